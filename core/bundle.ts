@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.ts';
+
+/**
+ * A version's files as bytes, and the canonical bundle document built from them. The bundle's
+ * bytes are what `/bundles/<slug>/<version>.json` serves and what `integrity` hashes, so a
+ * client can check any delivery against the registry without trusting the transport.
+ */
+
+export type Encoding = 'utf8' | 'base64';
+
+export interface FileBytes {
+  filename: string;
+  bytes: Uint8Array;
+  /** How the author sent it; binary content is always delivered as base64. */
+  encoding: Encoding;
+}
+
+export interface FileEntry {
+  filename: string;
+  size: number;
+  sha256: string;
+}
+
+export interface WireFile {
+  filename: string;
+  content: string;
+  encoding?: 'base64';
+}
+
+export function sha256Hex(bytes: Uint8Array | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+export function sha256Base64(bytes: Uint8Array | string): string {
+  return createHash('sha256').update(bytes).digest('base64');
+}
+
+/** Decodes a file as sent over the API. Returns null when base64 content is malformed. */
+export function decodeFile(file: { filename: string; content: string; encoding?: Encoding }): FileBytes | null {
+  const encoding = file.encoding ?? 'utf8';
+  if (encoding === 'utf8') return { filename: file.filename, bytes: Buffer.from(file.content, 'utf8'), encoding };
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(file.content) || file.content.length % 4 !== 0) return null;
+  return { filename: file.filename, bytes: Buffer.from(file.content, 'base64'), encoding };
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The wire form of a file: text when it was sent as text and is valid UTF-8, else base64. */
+export function toWireFile(file: FileBytes): WireFile {
+  if (file.encoding === 'utf8') {
+    try {
+      return { filename: file.filename, content: utf8.decode(file.bytes) };
+    } catch {
+      // fall through: bytes that are not UTF-8 can only travel as base64
+    }
+  }
+  return { filename: file.filename, content: Buffer.from(file.bytes).toString('base64'), encoding: 'base64' };
+}
+
+export function byFilename<T extends { filename: string }>(a: T, b: T): number {
+  return a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0;
+}
+
+/** The canonical bundle bytes: `{"files":[{filename, content, encoding?}]}` sorted by filename. */
+export function bundleBytes(files: FileBytes[]): string {
+  return canonicalJson({ files: files.map(toWireFile).sort(byFilename) });
+}
+
+/** Subresource-integrity style digest of the canonical bundle: `sha256-<base64>`. */
+export function bundleIntegrity(files: FileBytes[]): string {
+  return `sha256-${sha256Base64(bundleBytes(files))}`;
+}
+
+export function fileEntries(files: FileBytes[]): FileEntry[] {
+  return files.map((f) => ({ filename: f.filename, size: f.bytes.byteLength, sha256: sha256Hex(f.bytes) })).sort(byFilename);
+}

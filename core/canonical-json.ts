@@ -1,0 +1,20 @@
+/**
+ * Deterministic JSON: object keys sorted, no insignificant white space, `undefined` members
+ * dropped. Equal values always give equal bytes, so static files get stable ETags.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === 'object') {
+    const sorted: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const member = (value as Record<string, unknown>)[key];
+      if (member !== undefined) sorted[key] = sortKeys(member);
+    }
+    return sorted;
+  }
+  return value;
+}

@@ -1,0 +1,59 @@
+/**
+ * Domain errors. Every failure the service reports has a stable `code`; the HTTP layer maps
+ * codes to statuses with {@link statusOf} (DESIGN.md §4) and nothing else decides a status.
+ */
+
+export const errorStatus = {
+  invalid_request: 400,
+  unauthenticated: 401,
+  payment_required: 402,
+  forbidden: 403,
+  csrf_rejected: 403,
+  not_found: 404,
+  version_exists: 409,
+  slug_taken: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+/** An error the caller can act on. `details` must never carry secrets or paid content. */
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+/** Rejected because the caller sent too many requests; carries what the headers need. */
+export class RateLimitedError extends DomainError {
+  constructor(
+    readonly limit: number,
+    readonly windowSeconds: number,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('rate_limited', `Publish limit of ${limit} per ${windowSeconds} seconds reached; retry in ${retryAfterSeconds} s`);
+    this.name = 'RateLimitedError';
+  }
+}
+
+export const invalidRequest = (message: string, details?: unknown) => new DomainError('invalid_request', message, details);
+export const unauthenticated = (message = 'Missing or invalid credentials') => new DomainError('unauthenticated', message);
+export const forbidden = (message = 'Only the skill author may do this') => new DomainError('forbidden', message);
+export const notFound = (message = 'Not found') => new DomainError('not_found', message);
+export const payloadTooLarge = (message: string) => new DomainError('payload_too_large', message);
+
+export function statusOf(code: ErrorCode): number {
+  return errorStatus[code];
+}
+
+export function isDomainError(error: unknown): error is DomainError {
+  return error instanceof DomainError;
+}

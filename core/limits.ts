@@ -1,0 +1,13 @@
+/** The limits of DESIGN.md §6, in one place so the API, the CLI and the docs agree. */
+export const limits = {
+  bodyBytes: 6 * 1024 * 1024,
+  filesPerVersion: 200,
+  fileBytes: 1024 * 1024,
+  versionBytes: 5 * 1024 * 1024,
+  filenameChars: 255,
+  publishPerWindow: 5,
+  publishWindowSeconds: 60,
+  registryVersions: 5,
+  sessionSeconds: 30 * 24 * 60 * 60,
+  downloadToken: { minSeconds: 60, maxSeconds: 2_592_000, defaultSeconds: 86_400 },
+} as const;

@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { duplicateFilenameIndex, filenameProblem } from './filename.ts';
+import { limits } from './limits.ts';
+import { isValidRange } from './semver-order.ts';
+import { CATEGORY_PATTERN, normaliseCategory, SLUG_PATTERN } from './slug.ts';
+
+/**
+ * Request and response schemas. One schema serves the API (validation and handler types), the
+ * OpenAPI document, the CLI and the site. Objects are strict: unknown fields are rejected.
+ */
+
+const visibleText = (max: number) =>
+  z.string().min(1).max(max).refine((s) => s.trim().length > 0, 'must not be blank');
+
+export const slugSchema = z.string().regex(SLUG_PATTERN, 'lower-case letters, digits and hyphens, 1 to 64');
+
+export const fileInputSchema = z.strictObject({
+  filename: z.string().superRefine((name, ctx) => {
+    const problem = filenameProblem(name);
+    if (problem) ctx.addIssue({ code: 'custom', message: `filename ${problem}` });
+  }),
+  content: z.string(),
+  encoding: z.enum(['utf8', 'base64']).optional(),
+});
+
+const filesSchema = z.array(fileInputSchema).superRefine((files, ctx) => {
+  const dup = duplicateFilenameIndex(files.map((f) => f.filename));
+  if (dup >= 0) ctx.addIssue({ code: 'custom', path: [dup, 'filename'], message: 'filename repeats another file (names are compared ignoring case)' });
+});
+
+export const dependenciesSchema = z.record(
+  slugSchema,
+  z.string().refine(isValidRange, 'must be a semver range such as ^1.2.0'),
+);
+
+const changelogSchema = z.string().max(20_000);
+
+export const publishBodySchema = z.strictObject({
+  name: visibleText(100),
+  description: visibleText(1024),
+  category: z.string().max(200).transform(normaliseCategory).pipe(z.string().regex(CATEGORY_PATTERN, '1 to 40 of a-z, 0-9 and -')),
+  slug: slugSchema.optional(),
+  paid: z.boolean().default(false),
+  files: filesSchema.default([]),
+  changelog: changelogSchema.optional(),
+  formats: z.array(z.string().min(1).max(40)).min(1).max(16).default(['agent-skills']),
+  dependencies: dependenciesSchema.default({}),
+});
+export type PublishBody = z.output<typeof publishBodySchema>;
+
+export const versionBodySchema = z.strictObject({
+  version: z.string().min(1).max(256),
+  changelog: changelogSchema.optional(),
+  files: filesSchema.default([]),
+  dependencies: dependenciesSchema.default({}),
+});
+export type VersionBody = z.output<typeof versionBodySchema>;
+
+export const apiKeyBodySchema = z.strictObject({ name: visibleText(100) });
+
+export const LOGIN_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
+export const loginSchema = z.string().regex(LOGIN_PATTERN, 'a GitHub-style login: letters, digits and hyphens, up to 39');
+export const devLoginBodySchema = z.strictObject({ login: loginSchema });
+
+export const downloadTokenBodySchema = z.strictObject({
+  expiresInSeconds: z
+    .number()
+    .int()
+    .min(limits.downloadToken.minSeconds)
+    .max(limits.downloadToken.maxSeconds)
+    .default(limits.downloadToken.defaultSeconds),
+  maxUses: z.number().int().min(1).max(1_000_000).optional(),
+});
+
+export const grantBodySchema = z.strictObject({ login: loginSchema });
+
+export const deliverySourceSchema = z.enum(['cli', 'web', 'api']);
+export type DeliverySource = z.output<typeof deliverySourceSchema>;
+
+// Response shapes, for the OpenAPI document and typed clients.
+
+export const userSchema = z.object({
+  id: z.string(),
+  login: z.string(),
+  name: z.string().optional(),
+  avatarUrl: z.string().optional(),
+});
+export type User = z.output<typeof userSchema>;
+
+export const skillSchema = z.object({
+  id: z.string(),
+  slug: z.string(),
+  name: z.string(),
+  description: z.string(),
+  category: z.string(),
+  author: z.string(),
+  paid: z.boolean(),
+  currentVersion: z.string(),
+  formats: z.array(z.string()),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type Skill = z.output<typeof skillSchema>;
+
+export const fileEntrySchema = z.object({ filename: z.string(), size: z.number(), sha256: z.string() });
+
+export const versionCreatedSchema = z.object({
+  skillId: z.string(),
+  version: z.string(),
+  changelog: z.string(),
+  publishedAt: z.string(),
+  files: z.array(fileEntrySchema),
+  currentVersion: z.string(),
+});
+
+export const apiKeyCreatedSchema = z.object({
+  id: z.string(),
+  key: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  createdAt: z.string(),
+});
+
+export const apiKeyListSchema = z.object({
+  keys: z.array(
+    z.object({ id: z.string(), name: z.string(), prefix: z.string(), createdAt: z.string(), lastUsedAt: z.string().nullable() }),
+  ),
+});
+
+export const errorBodySchema = z.object({
+  error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }),
+});
+
+/** Turns zod issues into the `details` of an invalid_request error. */
+export function issueDetails(error: z.ZodError): { issues: { path: (string | number)[]; message: string }[] } {
+  return {
+    issues: error.issues.slice(0, 20).map((issue) => ({
+      path: issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
+      message: issue.message,
+    })),
+  };
+}

@@ -1,0 +1,6 @@
+// Lambda entry: sign-in, /api/me, sign-out, health and the OpenAPI document.
+import { lambdaHandler } from './http/lambda.ts';
+import { authRoutes } from './routes/auth.ts';
+import { metaRoutes } from './routes/meta.ts';
+
+export const handler = lambdaHandler([authRoutes, metaRoutes]);

@@ -1,0 +1,58 @@
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { Config } from '../config.ts';
+
+/** The S3 client, set up for AWS or for the embedded s3rver (DESIGN.md §8). */
+export function createS3(config: Config): S3Client {
+  return new S3Client({
+    region: config.region,
+    ...(config.s3Endpoint
+      ? {
+          endpoint: config.s3Endpoint,
+          forcePathStyle: true,
+          credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+        }
+      : {}),
+    // s3rver stores streamed uploads corrupted when the SDK adds its default checksums.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    maxAttempts: 4,
+  });
+}
+
+export function isMissing(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | null;
+  return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;
+}
+
+/** Reads an object's bytes, or undefined when it does not exist. */
+export async function getObjectBytes(s3: S3Client, bucket: string, key: string): Promise<Uint8Array | undefined> {
+  try {
+    const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    return await out.Body!.transformToByteArray();
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+}
+
+export async function objectExists(s3: S3Client, bucket: string, key: string): Promise<boolean> {
+  try {
+    await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+    return true;
+  } catch (error) {
+    if (isMissing(error)) return false;
+    throw error;
+  }
+}
+
+export async function putObject(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  body: Uint8Array | string,
+  meta: { contentType: string; cacheControl?: string },
+): Promise<void> {
+  await s3.send(
+    new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: meta.contentType, CacheControl: meta.cacheControl }),
+  );
+}

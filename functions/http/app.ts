@@ -1,0 +1,40 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { notFound, payloadTooLarge } from '#core/errors';
+import { limits } from '#core/limits';
+import type { Deps } from '../deps.ts';
+import type { AppEnv, RouteGroup } from './env.ts';
+import { domainErrorResponse, errorResponse } from './errors.ts';
+
+/**
+ * The HTTP application: the same Hono app runs in every Lambda (with the route groups of its
+ * concern), under `npm start` (with all of them) and in tests through `app.request()`.
+ */
+export function createApp(deps: Deps, groups: RouteGroup[]): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.use('*', async (c, next) => {
+    c.set('deps', deps);
+    const started = performance.now();
+    await next();
+    if (c.req.path.startsWith('/api/') && !c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store');
+    // Path only: query strings can carry download tokens.
+    deps.log.debug('request', { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) });
+  });
+
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: limits.bodyBytes,
+      onError: () => {
+        throw payloadTooLarge(`The request body is over ${limits.bodyBytes} bytes`);
+      },
+    }),
+  );
+
+  for (const group of groups) group(app);
+
+  app.notFound((c) => domainErrorResponse(c, notFound('No such route')));
+  app.onError((error, c) => errorResponse(error, c, deps.log));
+  return app;
+}

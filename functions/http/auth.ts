@@ -1,0 +1,104 @@
+import type { Context } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { DomainError, unauthenticated } from '#core/errors';
+import type { User } from '#core/schemas';
+import { authenticateApiKey } from '../store/api-keys.ts';
+import { sessionUserId } from '../store/sessions.ts';
+import { getUser, toUser } from '../store/users.ts';
+import type { AppEnv } from './env.ts';
+
+/**
+ * Who is calling. Each endpoint says which credentials it accepts (DESIGN.md §3): a session
+ * cookie (browser), an API key (`Authorization: Bearer sk_...`), or either.
+ */
+
+export const SESSION_COOKIE = 'skillpress_session';
+
+export interface Caller {
+  user: User;
+  via: 'session' | 'api-key';
+}
+
+type Ctx = Context<AppEnv>;
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The caller's session, for endpoints that take only a session. API keys are refused with 401. */
+export async function requireSession(c: Ctx): Promise<Caller> {
+  const caller = await sessionCaller(c);
+  if (!caller) {
+    throw unauthenticated(
+      c.req.header('authorization') ? 'This endpoint accepts only a browser session, not an API key' : 'Sign in first',
+    );
+  }
+  checkOrigin(c);
+  return caller;
+}
+
+/** The caller's API key, for endpoints that take only a key (publishing from CI). */
+export async function requireApiKey(c: Ctx): Promise<Caller> {
+  const caller = await apiKeyCaller(c);
+  if (!caller) throw unauthenticated('Send a valid API key as Authorization: Bearer sk_...');
+  return caller;
+}
+
+/** An API key when an Authorization header is present, else the session. */
+export async function requireSessionOrApiKey(c: Ctx): Promise<Caller> {
+  if (c.req.header('authorization') !== undefined) return requireApiKey(c);
+  return requireSession(c);
+}
+
+/** The session's caller if there is a live one; never throws for a bad cookie. */
+export async function sessionCaller(c: Ctx): Promise<Caller | undefined> {
+  const token = getCookie(c, SESSION_COOKIE);
+  if (!token || token.length > 200) return undefined;
+  const { db, clock } = c.var.deps;
+  const userId = await sessionUserId(db, token, clock());
+  if (!userId) return undefined;
+  const user = await getUser(db, userId);
+  return user ? { user: toUser(user), via: 'session' } : undefined;
+}
+
+async function apiKeyCaller(c: Ctx): Promise<Caller | undefined> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '');
+  if (!match) return undefined;
+  const { db, clock } = c.var.deps;
+  const key = await authenticateApiKey(db, match[1]!, clock());
+  if (!key) return undefined;
+  const user = await getUser(db, key.userId);
+  return user ? { user: toUser(user), via: 'api-key' } : undefined;
+}
+
+/**
+ * CSRF defence for cookie-authenticated writes: the browser's Origin must be the site's. API
+ * keys are exempt because a browser never attaches them on its own.
+ */
+function checkOrigin(c: Ctx): void {
+  if (SAFE_METHODS.has(c.req.method)) return;
+  const expected = c.var.deps.config.siteOrigin ?? new URL(c.req.url).origin;
+  if (c.req.header('origin') !== expected) {
+    throw new DomainError('csrf_rejected', `Session-authenticated writes must send Origin: ${expected}`);
+  }
+}
+
+export function setSessionCookie(c: Ctx, token: string, expires: Date): void {
+  setCookie(c, SESSION_COOKIE, token, {
+    httpOnly: true,
+    sameSite: 'Lax',
+    path: '/',
+    secure: isHttps(c),
+    expires,
+  });
+}
+
+export function clearSessionCookie(c: Ctx): void {
+  deleteCookie(c, SESSION_COOKIE, { path: '/', secure: isHttps(c) });
+}
+
+export function sessionToken(c: Ctx): string | undefined {
+  return getCookie(c, SESSION_COOKIE);
+}
+
+function isHttps(c: Ctx): boolean {
+  return new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
+}

@@ -1,0 +1,127 @@
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { notFound } from '#core/errors';
+import { hashSecret, newId, newSecret } from '../secrets.ts';
+import { type Db, isConditionFailed, queryAll, tableKeys } from './db.ts';
+
+/**
+ * API keys. The item is keyed by the key's SHA-256 so authentication is one consistent read and
+ * a revoked key fails at once; the owner's listing reads a GSI partition per user.
+ */
+
+export const apiKeyKey = (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' });
+const ownerPartition = (userId: string) => `KEYS#${userId}`;
+
+export const API_KEY_PREFIX = 'sk_';
+/** How much of a key the owner sees again in listings, to tell keys apart. */
+const VISIBLE_PREFIX_CHARS = 7;
+/** lastUsedAt is a hint, not an audit log: refresh it at most once a minute per key. */
+const LAST_USED_GRANULARITY_MS = 60_000;
+
+export interface ApiKeyItem {
+  id: string;
+  userId: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+export interface CreatedApiKey {
+  id: string;
+  key: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+}
+
+export async function createApiKey(db: Db, userId: string, name: string, now: Date): Promise<CreatedApiKey> {
+  const key = newSecret(API_KEY_PREFIX);
+  const item: ApiKeyItem = {
+    id: newId(),
+    userId,
+    name,
+    prefix: key.slice(0, VISIBLE_PREFIX_CHARS),
+    createdAt: now.toISOString(),
+    lastUsedAt: null,
+  };
+  await db.doc.send(
+    new PutCommand({
+      TableName: db.table,
+      Item: { ...apiKeyKey(hashSecret(key)), ...item, gsi1pk: ownerPartition(userId), gsi1sk: `${item.createdAt}#${item.id}` },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  return { id: item.id, key, name: item.name, prefix: item.prefix, createdAt: item.createdAt };
+}
+
+/** The key's record when `key` is a live API key, else undefined. Refreshes lastUsedAt. */
+export async function authenticateApiKey(db: Db, key: string, now: Date): Promise<ApiKeyItem | undefined> {
+  if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return undefined;
+  const keyHash = hashSecret(key);
+  const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: apiKeyKey(keyHash), ConsistentRead: true }));
+  if (!Item) return undefined;
+  const item = toApiKeyItem(Item);
+  const lastUsed = item.lastUsedAt ? Date.parse(item.lastUsedAt) : 0;
+  if (now.getTime() - lastUsed >= LAST_USED_GRANULARITY_MS) {
+    try {
+      await db.doc.send(
+        new UpdateCommand({
+          TableName: db.table,
+          Key: apiKeyKey(keyHash),
+          UpdateExpression: 'SET lastUsedAt = :now',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':now': now.toISOString() },
+        }),
+      );
+    } catch (error) {
+      // Revoked between the read and this write: the key no longer authenticates.
+      if (isConditionFailed(error)) return undefined;
+      throw error;
+    }
+  }
+  return item;
+}
+
+export async function listApiKeys(db: Db, userId: string): Promise<ApiKeyItem[]> {
+  const items = await queryAll(db, {
+    IndexName: tableKeys.byOwner.name,
+    KeyConditionExpression: 'gsi1pk = :owner',
+    ExpressionAttributeValues: { ':owner': ownerPartition(userId) },
+  });
+  return items.map(toApiKeyItem);
+}
+
+/** Deletes the caller's key `id`. Someone else's key is as unknown as a missing one. */
+export async function revokeApiKey(db: Db, userId: string, id: string): Promise<void> {
+  const [found] = await queryAll(db, {
+    IndexName: tableKeys.byOwner.name,
+    KeyConditionExpression: 'gsi1pk = :owner',
+    FilterExpression: 'id = :id',
+    ExpressionAttributeValues: { ':owner': ownerPartition(userId), ':id': id },
+  });
+  if (!found) throw notFound('No such API key');
+  try {
+    await db.doc.send(
+      new DeleteCommand({
+        TableName: db.table,
+        Key: { pk: found.pk, sk: found.sk },
+        ConditionExpression: 'userId = :user',
+        ExpressionAttributeValues: { ':user': userId },
+      }),
+    );
+  } catch (error) {
+    if (isConditionFailed(error)) throw notFound('No such API key');
+    throw error;
+  }
+}
+
+function toApiKeyItem(raw: Record<string, unknown>): ApiKeyItem {
+  return {
+    id: raw.id as string,
+    userId: raw.userId as string,
+    name: raw.name as string,
+    prefix: raw.prefix as string,
+    createdAt: raw.createdAt as string,
+    lastUsedAt: (raw.lastUsedAt as string | null | undefined) ?? null,
+  };
+}

@@ -1,0 +1,48 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { Config } from '../config.ts';
+
+/** The DynamoDB document client and the single table it talks to. */
+export interface Db {
+  doc: DynamoDBDocumentClient;
+  table: string;
+}
+
+export function createDb(config: Config): Db {
+  const client = new DynamoDBClient({
+    region: config.region,
+    ...(config.dynamoEndpoint
+      ? { endpoint: config.dynamoEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
+    maxAttempts: 4,
+  });
+  return {
+    doc: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }),
+    table: config.tableName,
+  };
+}
+
+/** True for the error DynamoDB returns when a condition expression does not hold. */
+export function isConditionFailed(error: unknown): boolean {
+  return (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
+}
+
+/** Index names and key attributes of the single table (DESIGN.md §7). */
+export const tableKeys = {
+  partition: 'pk',
+  sort: 'sk',
+  byOwner: { name: 'gsi1', partition: 'gsi1pk', sort: 'gsi1sk' },
+  ttl: 'expiresAt',
+} as const;
+
+/** Runs a Query to the end, following LastEvaluatedKey. Callers bound the partition's size. */
+export async function queryAll(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.doc.send(new QueryCommand({ ...input, TableName: db.table, ExclusiveStartKey }));
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}

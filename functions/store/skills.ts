@@ -1,0 +1,316 @@
+import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DomainError } from '#core/errors';
+import { isRelease, releaseKey } from '#core/semver-order';
+import { type Db, isConditionFailed, queryAll, tableKeys } from './db.ts';
+
+/**
+ * Skills, their versions and the slug index. A skill is three kinds of item:
+ * `SKILL#<id>/META` (listing and current version), `SKILL#<id>/VERSION#<v>` (immutable),
+ * and `SLUG#<slug>` (unique claim). Writes are ordered so that a crash leaves nothing visible
+ * half-done: the slug is claimed first, the version stored next, and META — the item the
+ * rebuild reads — is written last.
+ */
+
+export const skillKey = (id: string) => ({ pk: `SKILL#${id}`, sk: 'META' });
+export const versionKey = (skillId: string, version: string) => ({ pk: `SKILL#${skillId}`, sk: `VERSION#${version}` });
+export const slugKey = (slug: string) => ({ pk: `SLUG#${slug}`, sk: 'SLUG' });
+const authorPartition = (userId: string) => `AUTHOR#${userId}`;
+
+/** A slug claim with no META behind it this long after claiming is a crashed publish's leftover. */
+const ORPHAN_CLAIM_MS = 60_000;
+
+export interface SkillItem {
+  id: string;
+  slug: string;
+  name: string;
+  description: string;
+  category: string;
+  authorId: string;
+  authorLogin: string;
+  paid: boolean;
+  formats: string[];
+  currentVersion: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface StoredFile {
+  filename: string;
+  size: number;
+  sha256: string;
+  encoding: 'utf8' | 'base64';
+}
+
+export interface VersionItem {
+  skillId: string;
+  version: string;
+  changelog: string;
+  publishedAt: string;
+  files: StoredFile[];
+  dependencies: Record<string, string>;
+  /** `sha256-<base64>` of the canonical bundle. */
+  integrity: string;
+}
+
+export async function getSkill(db: Db, id: string): Promise<SkillItem | undefined> {
+  const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: skillKey(id), ConsistentRead: true }));
+  return Item ? toSkillItem(Item) : undefined;
+}
+
+export async function skillIdForSlug(db: Db, slug: string): Promise<string | undefined> {
+  const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: slugKey(slug), ConsistentRead: true }));
+  return Item?.skillId as string | undefined;
+}
+
+export async function getSkillBySlug(db: Db, slug: string): Promise<SkillItem | undefined> {
+  const id = await skillIdForSlug(db, slug);
+  return id ? getSkill(db, id) : undefined;
+}
+
+/**
+ * Claims `slug` for a new skill. Throws slug_taken when another skill holds it, unless that
+ * claim is a crashed publish's leftover, which is taken over.
+ */
+export async function claimSlug(db: Db, slug: string, skillId: string, authorId: string, now: Date): Promise<void> {
+  const item = { ...slugKey(slug), skillId, authorId, claimedAt: now.toISOString() };
+  try {
+    await db.doc.send(new PutCommand({ TableName: db.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+    return;
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+  }
+  const { Item: held } = await db.doc.send(new GetCommand({ TableName: db.table, Key: slugKey(slug), ConsistentRead: true }));
+  const holder = held ? await getSkill(db, held.skillId as string) : undefined;
+  const orphan = held && !holder && now.getTime() - Date.parse(held.claimedAt as string) > ORPHAN_CLAIM_MS;
+  if (!orphan) throw slugTaken(slug, holder, authorId);
+  try {
+    await db.doc.send(
+      new PutCommand({
+        TableName: db.table,
+        Item: item,
+        ConditionExpression: 'skillId = :old',
+        ExpressionAttributeValues: { ':old': held.skillId },
+      }),
+    );
+  } catch (error) {
+    if (isConditionFailed(error)) throw slugTaken(slug, undefined, authorId);
+    throw error;
+  }
+}
+
+/** Throws slug_taken when `slug` is held by another skill; read-only, for failing early. */
+export async function assertSlugFree(db: Db, slug: string, callerId: string, now: Date): Promise<void> {
+  const { Item: held } = await db.doc.send(new GetCommand({ TableName: db.table, Key: slugKey(slug), ConsistentRead: true }));
+  if (!held) return;
+  const holder = await getSkill(db, held.skillId as string);
+  if (holder || now.getTime() - Date.parse(held.claimedAt as string) <= ORPHAN_CLAIM_MS) throw slugTaken(slug, holder, callerId);
+}
+
+function slugTaken(slug: string, holder: SkillItem | undefined, callerId: string): DomainError {
+  if (holder && holder.authorId === callerId) {
+    return new DomainError('slug_taken', `You already publish "${slug}"; add a version with POST /api/skills/${holder.id}/versions`, {
+      skillId: holder.id,
+    });
+  }
+  return new DomainError('slug_taken', `The slug "${slug}" belongs to another skill`);
+}
+
+/** Undoes {@link claimSlug} after a failed publish, only if the claim is still ours. */
+export async function releaseSlug(db: Db, slug: string, skillId: string): Promise<void> {
+  try {
+    await db.doc.send(
+      new DeleteCommand({ TableName: db.table, Key: slugKey(slug), ConditionExpression: 'skillId = :id', ExpressionAttributeValues: { ':id': skillId } }),
+    );
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+  }
+}
+
+/** Stores an immutable version; throws version_exists when the skill already has it. */
+export async function putVersion(db: Db, item: VersionItem): Promise<void> {
+  try {
+    await db.doc.send(
+      new PutCommand({
+        TableName: db.table,
+        Item: { ...versionKey(item.skillId, item.version), ...item },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  } catch (error) {
+    if (isConditionFailed(error)) throw new DomainError('version_exists', `Version ${item.version} is already published; versions are immutable`);
+    throw error;
+  }
+}
+
+export async function getVersion(db: Db, skillId: string, version: string): Promise<VersionItem | undefined> {
+  const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: versionKey(skillId, version), ConsistentRead: true }));
+  return Item ? toVersionItem(Item) : undefined;
+}
+
+/** Removes a version that never became visible (its skill's META write failed). */
+export async function deleteVersion(db: Db, skillId: string, version: string): Promise<void> {
+  await db.doc.send(new DeleteCommand({ TableName: db.table, Key: versionKey(skillId, version) }));
+}
+
+export async function listVersions(db: Db, skillId: string): Promise<VersionItem[]> {
+  const items = await queryAll(db, {
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': `SKILL#${skillId}`, ':prefix': 'VERSION#' },
+    ConsistentRead: true,
+  });
+  return items.map(toVersionItem);
+}
+
+/** Creates the skill's META item: the commit point of a first publish. */
+export async function putSkill(db: Db, skill: SkillItem): Promise<void> {
+  await db.doc.send(
+    new PutCommand({
+      TableName: db.table,
+      Item: {
+        ...skillKey(skill.id),
+        ...skill,
+        currentKey: releaseKey(skill.currentVersion),
+        gsi1pk: authorPartition(skill.authorId),
+        gsi1sk: `${skill.createdAt}#${skill.id}`,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}
+
+/**
+ * Records that `version` was published: bumps updatedAt and, when it outranks the current
+ * version, makes it current. The condition on the sortable key makes concurrent publishes
+ * converge on the highest version without transactions. Returns the skill afterwards.
+ */
+export async function recordPublished(db: Db, skillId: string, version: string, now: Date): Promise<SkillItem> {
+  if (isRelease(version)) {
+    try {
+      const { Attributes } = await db.doc.send(
+        new UpdateCommand({
+          TableName: db.table,
+          Key: skillKey(skillId),
+          UpdateExpression: 'SET currentVersion = :v, currentKey = :k, updatedAt = :now',
+          ConditionExpression: 'attribute_exists(pk) AND currentKey < :k',
+          ExpressionAttributeValues: { ':v': version, ':k': releaseKey(version), ':now': now.toISOString() },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toSkillItem(Attributes!);
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+    }
+  }
+  try {
+    const { Attributes } = await db.doc.send(
+      new UpdateCommand({
+        TableName: db.table,
+        Key: skillKey(skillId),
+        UpdateExpression: 'SET updatedAt = :now',
+        ConditionExpression: 'attribute_exists(pk) AND updatedAt < :now',
+        ExpressionAttributeValues: { ':now': now.toISOString() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toSkillItem(Attributes!);
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+    const skill = await getSkill(db, skillId);
+    if (!skill) throw new Error(`skill ${skillId} vanished while publishing`);
+    return skill;
+  }
+}
+
+/**
+ * Rewrites META's current version from the versions themselves: the repair for a publish that
+ * stored its version but crashed before {@link recordPublished}.
+ */
+export async function setCurrentVersion(db: Db, skillId: string, version: string): Promise<void> {
+  await db.doc.send(
+    new UpdateCommand({
+      TableName: db.table,
+      Key: skillKey(skillId),
+      UpdateExpression: 'SET currentVersion = :v, currentKey = :k',
+      ConditionExpression: 'attribute_exists(pk) AND currentKey < :k',
+      ExpressionAttributeValues: { ':v': version, ':k': releaseKey(version) },
+    }),
+  ).catch((error: unknown) => {
+    if (!isConditionFailed(error)) throw error;
+  });
+}
+
+export async function listSkillsByAuthor(db: Db, userId: string): Promise<SkillItem[]> {
+  const items = await queryAll(db, {
+    IndexName: tableKeys.byOwner.name,
+    KeyConditionExpression: 'gsi1pk = :author',
+    ExpressionAttributeValues: { ':author': authorPartition(userId) },
+  });
+  return items.map(toSkillItem);
+}
+
+/** Every skill, for the full rebuild (the repair path; never on a request path). */
+export async function* scanSkills(db: Db): AsyncGenerator<SkillItem[]> {
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.doc.send(
+      new ScanCommand({
+        TableName: db.table,
+        FilterExpression: 'sk = :meta',
+        ExpressionAttributeValues: { ':meta': 'META' },
+        ExclusiveStartKey,
+      }),
+    );
+    yield (page.Items ?? []).map(toSkillItem);
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+}
+
+function toSkillItem(raw: Record<string, unknown>): SkillItem {
+  return {
+    id: raw.id as string,
+    slug: raw.slug as string,
+    name: raw.name as string,
+    description: raw.description as string,
+    category: raw.category as string,
+    authorId: raw.authorId as string,
+    authorLogin: raw.authorLogin as string,
+    paid: raw.paid as boolean,
+    formats: raw.formats as string[],
+    currentVersion: raw.currentVersion as string,
+    createdAt: raw.createdAt as string,
+    updatedAt: raw.updatedAt as string,
+  };
+}
+
+function toVersionItem(raw: Record<string, unknown>): VersionItem {
+  return {
+    skillId: raw.skillId as string,
+    version: raw.version as string,
+    changelog: raw.changelog as string,
+    publishedAt: raw.publishedAt as string,
+    files: raw.files as StoredFile[],
+    dependencies: (raw.dependencies as Record<string, string> | undefined) ?? {},
+    integrity: raw.integrity as string,
+  };
+}
+
+/** Test builder for a skill item. */
+export function makeSkill(overrides: Partial<SkillItem> = {}): SkillItem {
+  const id = overrides.id ?? crypto.randomUUID();
+  const now = new Date().toISOString();
+  return {
+    id,
+    slug: `skill-${id.slice(0, 8)}`,
+    name: 'A skill',
+    description: 'Does a thing',
+    category: 'testing',
+    authorId: 'dev:alice',
+    authorLogin: 'alice',
+    paid: false,
+    formats: ['agent-skills'],
+    currentVersion: '1.0.0',
+    createdAt: now,
+    updatedAt: now,
+    ...overrides,
+  };
+}

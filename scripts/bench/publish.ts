@@ -1,0 +1,49 @@
+import { runPool } from './load.ts';
+import { latencyRows, round, type Row } from './table.ts';
+import { signInWithKey, startBenchStack } from './stack.ts';
+
+/** Publish latency: new skills and new versions, one at a time and 16 at once, over real HTTP. */
+export async function benchPublish(): Promise<Row[]> {
+  const stack = await startBenchStack({ SKILLPRESS_PUBLISH_LIMIT: '100000' });
+  try {
+    const { key } = await signInWithKey(stack.baseUrl, 'bench');
+    const post = async (path: string, body: unknown) => {
+      const started = performance.now();
+      const res = await fetch(stack.baseUrl + path, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const text = await res.text();
+      if (res.status !== 201) throw new Error(`${path} → ${res.status} ${text}`);
+      return { ms: performance.now() - started, body: JSON.parse(text) as { id: string } };
+    };
+    const files = [
+      { filename: 'SKILL.md', content: '---\nname: bench\ndescription: benchmark skill\n---\n' + 'Instructions. '.repeat(200) },
+      { filename: 'scripts/run.sh', content: '#!/bin/sh\necho hi\n' },
+    ];
+    const skillTimes: number[] = [];
+    let skillId = '';
+    for (let i = 0; i < 60; i++) {
+      const { ms, body } = await post('/api/publish', { name: `Bench skill ${i}`, description: 'bench', category: 'bench', files });
+      if (i >= 10) skillTimes.push(ms); // the first requests warm connections and JIT
+      skillId = body.id;
+    }
+    const versionTimes: number[] = [];
+    for (let i = 1; i <= 100; i++) {
+      const { ms } = await post(`/api/skills/${skillId}/versions`, { version: `1.${i}.0`, changelog: `change ${i}`, files });
+      versionTimes.push(ms);
+    }
+    const started = performance.now();
+    const concurrent = await runPool(160, 16, (i) => post(`/api/skills/${skillId}/versions`, { version: `2.${i}.0`, files }));
+    const seconds = (performance.now() - started) / 1000;
+    return [
+      ...latencyRows('publish', 'new skill (sequential)', skillTimes),
+      ...latencyRows('publish', 'new version (sequential)', versionTimes),
+      ...latencyRows('publish', 'new version (16 at once)', concurrent.map((c) => c.ms)),
+      { section: 'publish', metric: 'versions/s (16 at once)', value: round(160 / seconds), unit: 'req/s' },
+    ];
+  } finally {
+    await stack.stop();
+  }
+}

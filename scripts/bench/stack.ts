@@ -1,0 +1,58 @@
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { randomBytes } from 'node:crypto';
+import { configFromEnv } from '#functions/config';
+import { createDeps, type Deps } from '#functions/deps';
+import { createApp } from '#functions/http/app';
+import { allRoutes } from '#functions/http/all-routes';
+import { createLogger } from '#functions/log';
+import { ensureStorage, startEmbeddedServices } from '../local-stack.ts';
+
+/** The local runtime on an ephemeral loopback port, with fresh storage, for one benchmark run. */
+export interface BenchStack {
+  baseUrl: string;
+  deps: Deps;
+  stop(): Promise<void>;
+}
+
+export async function startBenchStack(env: Record<string, string> = {}, overrides: Partial<Deps> = {}): Promise<BenchStack> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const services = await startEmbeddedServices();
+  const suffix = randomBytes(4).toString('hex');
+  const config = configFromEnv({
+    TABLE_NAME: `bench-${suffix}`,
+    CONTENT_BUCKET: `bench-content-${suffix}`,
+    STATIC_BUCKET: `bench-static-${suffix}`,
+    DYNAMODB_ENDPOINT: services.dynamoEndpoint,
+    S3_ENDPOINT: services.s3Endpoint,
+    SKILLPRESS_DEV_LOGIN: '1',
+    ...env,
+  });
+  const deps = createDeps(config, { log: createLogger('warn'), ...overrides });
+  await ensureStorage(config, deps.s3);
+  const app = createApp(deps, allRoutes);
+  const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    deps,
+    stop: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await services.stop();
+    },
+  };
+}
+
+/** Signs in with the dev sign-in and creates an API key; returns the cookie and the key. */
+export async function signInWithKey(baseUrl: string, login: string): Promise<{ cookie: string; key: string }> {
+  const res = await fetch(`${baseUrl}/api/auth/dev-login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login }) });
+  const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
+  const keyRes = await fetch(`${baseUrl}/api/api-keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie, origin: baseUrl },
+    body: JSON.stringify({ name: 'bench' }),
+  });
+  const { key } = (await keyRes.json()) as { key: string };
+  return { cookie, key };
+}

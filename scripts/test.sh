@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# npm test: type-check, then every vitest suite (unit, HTTP against embedded dynalite/s3rver,
+# end-to-end against the local runtime). Fails when no test ran.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p test/artifacts
+
+if [ -x scripts/ensure-test-deps.sh ]; then bash scripts/ensure-test-deps.sh || exit 1; fi
+
+npx tsc --noEmit || { echo "typecheck failed"; exit 1; }
+
+npx vitest run --reporter=default --reporter=json --outputFile.json=test/artifacts/vitest.json "$@"
+status=$?
+node scripts/test-summary.mjs test/artifacts/vitest.json || status=1
+exit $status

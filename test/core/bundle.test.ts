@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { bundleBytes, bundleIntegrity, decodeFile, fileEntries, sha256Base64, toWireFile } from '../../core/bundle.ts';
+import { canonicalJson } from '../../core/canonical-json.ts';
+
+const text = (filename: string, content: string) => decodeFile({ filename, content })!;
+
+describe('canonical JSON', () => {
+  it('sorts keys at every depth and drops undefined', () => {
+    expect(canonicalJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: undefined } })).toBe('{"a":{"d":[{"y":2,"z":1}]},"b":1}');
+  });
+});
+
+describe('bundles', () => {
+  it('gives the same bytes and integrity whatever the order files were sent in', () => {
+    const a = [text('b.md', 'B'), text('SKILL.md', '# S')];
+    const b = [text('SKILL.md', '# S'), text('b.md', 'B')];
+    expect(bundleBytes(a)).toBe(bundleBytes(b));
+    expect(bundleIntegrity(a)).toBe(`sha256-${sha256Base64(bundleBytes(b))}`);
+  });
+
+  it('changes integrity when any byte changes', () => {
+    expect(bundleIntegrity([text('SKILL.md', 'a')])).not.toBe(bundleIntegrity([text('SKILL.md', 'b')]));
+  });
+
+  it('keeps binary content as base64 and text as text', () => {
+    const binary = decodeFile({ filename: 'x.bin', content: Buffer.from([0xff, 0xfe, 0x00]).toString('base64'), encoding: 'base64' })!;
+    expect(toWireFile(binary)).toEqual({ filename: 'x.bin', content: '//4A', encoding: 'base64' });
+    expect(toWireFile(text('a.md', 'héllo'))).toEqual({ filename: 'a.md', content: 'héllo' });
+  });
+
+  it('refuses malformed base64', () => {
+    expect(decodeFile({ filename: 'x', content: 'not base64!', encoding: 'base64' })).toBeNull();
+  });
+
+  it('lists file sizes in bytes and hex SHA-256, sorted by name', () => {
+    expect(fileEntries([text('z', 'é'), text('a', '')])).toEqual([
+      { filename: 'a', size: 0, sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' },
+      { filename: 'z', size: 2, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    ]);
+  });
+});

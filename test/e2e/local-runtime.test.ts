@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startServer } from '../support/server-process.ts';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'skillpress-e2e-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function call(base: string, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  const res = await fetch(base + path, {
+    method: init.method ?? 'GET',
+    headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+describe('npm start', () => {
+  it('runs sign-in, keys, publish and versions, and keeps them across a restart', async () => {
+    const first = await startServer({ DATA_DIR: dataDir });
+    const base = first.baseUrl;
+    const login = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' } });
+    expect(login.status).toBe(200);
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    const key = await call(base, '/api/api-keys', { method: 'POST', body: { name: 'ci' }, headers: { cookie, origin: base } });
+    expect(key.status).toBe(201);
+    const auth = { authorization: `Bearer ${key.body.key}` };
+    const skill = await call(base, '/api/publish', { method: 'POST', headers: auth, body: { name: 'Restart Proof', description: 'd', category: 'testing' } });
+    expect(skill.status).toBe(201);
+    const v = await call(base, `/api/skills/${skill.body.id}/versions`, { method: 'POST', headers: auth, body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# hi' }] } });
+    expect(v.status).toBe(201);
+    expect(await first.stop('SIGINT')).toBe(0);
+
+    const second = await startServer({ DATA_DIR: dataDir });
+    try {
+      const again = await call(second.baseUrl, `/api/skills/${skill.body.id}/versions`, { method: 'POST', headers: auth, body: { version: '1.1.0' } });
+      expect(again.status).toBe(409);
+      expect(again.body.error.code).toBe('version_exists');
+      const me = await call(second.baseUrl, '/api/me', { headers: { cookie } });
+      expect(me.body).toEqual({ user: { id: 'dev:alice', login: 'alice' } });
+      const slug = await call(second.baseUrl, '/api/publish', { method: 'POST', headers: auth, body: { name: 'Restart Proof', description: 'd', category: 'testing' } });
+      expect(slug.status).toBe(409);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('prints the listening line and stops its embedded services on Ctrl-C', async () => {
+    const server = await startServer({ DATA_DIR: dataDir });
+    expect(server.output()).toMatch(/^Skillpress listening on http:\/\/127\.0\.0\.1:\d+$/m);
+    const { execFileSync } = await import('node:child_process');
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(server.child.pid)]).toString().trim().split(/\s+/).map(Number);
+    expect(children.length).toBeGreaterThanOrEqual(2);
+    expect(await server.stop('SIGINT')).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const alive = children.filter((pid) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    expect(alive).toEqual([]);
+  });
+});

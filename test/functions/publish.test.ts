@@ -1,0 +1,175 @@
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
+
+let stack: TestStack;
+let alice: Client;
+let aliceKey: string;
+
+beforeAll(async () => {
+  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+  alice = await Client.signIn(stack, 'alice');
+  aliceKey = await alice.createKey();
+});
+
+async function tableItems(s: TestStack = stack): Promise<Record<string, unknown>[]> {
+  const { Items } = await s.deps.db.doc.send(new ScanCommand({ TableName: s.deps.db.table }));
+  return Items ?? [];
+}
+
+async function contentKeys(s: TestStack = stack): Promise<string[]> {
+  const out = await s.deps.s3.send(new ListObjectsV2Command({ Bucket: s.config.contentBucket }));
+  return (out.Contents ?? []).map((o) => o.Key!);
+}
+
+describe('POST /api/publish', () => {
+  it('creates the skill at 1.0.0 and answers 201 with the skill object', async () => {
+    const res = await withKey(stack, aliceKey, '/api/publish', { body: { name: 'Pretty JSON', description: 'Formats JSON', category: ' Dev Tools ' } });
+    expect(res.status).toBe(201);
+    const skill = await json(res);
+    expect(skill).toEqual({
+      id: expect.any(String),
+      slug: 'pretty-json',
+      name: 'Pretty JSON',
+      description: 'Formats JSON',
+      category: 'dev-tools',
+      author: 'alice',
+      paid: false,
+      currentVersion: '1.0.0',
+      formats: ['agent-skills'],
+      createdAt: expect.any(String),
+      updatedAt: skill.createdAt,
+    });
+  });
+
+  it('stores content by SHA-256 in S3', async () => {
+    const res = await withKey(stack, aliceKey, '/api/publish', { body: skillBody({ files: [{ filename: 'SKILL.md', content: 'unique-content-42' }] }) });
+    expect(res.status).toBe(201);
+    const sha = (await import('node:crypto')).createHash('sha256').update('unique-content-42').digest('hex');
+    expect(await contentKeys()).toContain(`blobs/${sha.slice(0, 2)}/${sha}`);
+  });
+
+  it('refuses publishing without a key, with a bogus key, with a revoked key and with a session (401)', async () => {
+    const body = JSON.stringify(skillBody());
+    const cases: Record<string, string>[] = [{}, { authorization: 'Bearer sk_bogus' }, { authorization: 'Basic abc' }, { cookie: alice.cookie! }];
+    const { id, key } = await json(await alice.session('/api/api-keys', { method: 'POST', body: { name: 'revoked' } }));
+    await alice.session(`/api/api-keys/${id}`, { method: 'DELETE' });
+    cases.push({ authorization: `Bearer ${key}` });
+    for (const headers of cases) {
+      const res = await stack.request('/api/publish', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+      expect(res.status, JSON.stringify(headers)).toBe(401);
+      expect(await json(res)).toEqual({ error: { code: 'unauthenticated', message: expect.any(String) } });
+    }
+  });
+
+  it('rejects a slug that belongs to another skill with 409 slug_taken', async () => {
+    const bob = await Client.signIn(stack, 'bob');
+    const bobKey = await bob.createKey();
+    expect((await withKey(stack, aliceKey, '/api/publish', { body: skillBody({ slug: 'taken-slug' }) })).status).toBe(201);
+    const res = await withKey(stack, bobKey, '/api/publish', { body: skillBody({ slug: 'taken-slug' }) });
+    expect(res.status).toBe(409);
+    expect((await json(res)).error.code).toBe('slug_taken');
+    const again = await withKey(stack, aliceKey, '/api/publish', { body: skillBody({ slug: 'taken-slug' }) });
+    expect(again.status).toBe(409);
+    expect((await json(again)).error).toMatchObject({ code: 'slug_taken', details: { skillId: expect.any(String) } });
+  });
+
+  it('gives exactly one 201 when 8 publishes race for one slug', async () => {
+    const results = await Promise.all(Array.from({ length: 8 }, () => withKey(stack, aliceKey, '/api/publish', { body: skillBody({ slug: 'race-slug' }) })));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
+    const metas = (await tableItems()).filter((i) => i.sk === 'META' && i.slug === 'race-slug');
+    expect(metas).toHaveLength(1);
+  });
+
+  it('requires dependencies to name existing skills', async () => {
+    const base = await json(await withKey(stack, aliceKey, '/api/publish', { body: skillBody() }));
+    const ok = await withKey(stack, aliceKey, '/api/publish', { body: skillBody({ dependencies: { [base.slug]: '^1.0.0' } }) });
+    expect(ok.status).toBe(201);
+    const bad = await withKey(stack, aliceKey, '/api/publish', { body: skillBody({ dependencies: { 'no-such-skill': '^1.0.0' } }) });
+    expect(bad.status).toBe(400);
+    expect((await json(bad)).error.details.issues[0].path).toEqual(['dependencies', 'no-such-skill']);
+  });
+
+  it.each([
+    ['malformed JSON', '{"name":', 400, 'invalid_request'],
+    ['an array', '[]', 400, 'invalid_request'],
+    ['an unknown field', JSON.stringify({ ...skillBody(), admin: true }), 400, 'invalid_request'],
+    ['a missing category', JSON.stringify({ name: 'x', description: 'y' }), 400, 'invalid_request'],
+    ['a traversal filename', JSON.stringify(skillBody({ files: [{ filename: '../../etc/passwd', content: 'x' }] })), 400, 'invalid_request'],
+    ['an absolute filename', JSON.stringify(skillBody({ files: [{ filename: '/etc/passwd', content: 'x' }] })), 400, 'invalid_request'],
+    ['a backslash filename', JSON.stringify(skillBody({ files: [{ filename: '..\\x', content: 'x' }] })), 400, 'invalid_request'],
+    ['bad base64', JSON.stringify(skillBody({ files: [{ filename: 'a.bin', content: '***', encoding: 'base64' }] })), 400, 'invalid_request'],
+    ['a name without letters', JSON.stringify(skillBody({ name: '!!!' })), 400, 'invalid_request'],
+    ['201 files', JSON.stringify(skillBody({ files: Array.from({ length: 201 }, (_, i) => ({ filename: `f${i}`, content: '' })) })), 413, 'payload_too_large'],
+    ['a file over 1 MiB', JSON.stringify(skillBody({ files: [{ filename: 'big', content: 'x'.repeat(1024 * 1024 + 1) }] })), 413, 'payload_too_large'],
+    ['files over 5 MiB in total', JSON.stringify(skillBody({ files: Array.from({ length: 6 }, (_, i) => ({ filename: `f${i}`, content: 'x'.repeat(1000 * 1000) })) })), 413, 'payload_too_large'],
+  ])('rejects %s with %i %s and stores nothing', async (_, body, status, code) => {
+    const before = await tableItems();
+    const blobsBefore = await contentKeys();
+    const res = await stack.request('/api/publish', { method: 'POST', headers: { authorization: `Bearer ${aliceKey}`, 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(status);
+    expect(await json(res)).toMatchObject({ error: { code, message: expect.any(String) } });
+    const after = await tableItems();
+    expect(after.filter((i) => i.sk !== 'APIKEY')).toEqual(before.filter((i) => i.sk !== 'APIKEY'));
+    expect(await contentKeys()).toEqual(blobsBefore);
+  });
+
+  it('rejects a body over 6 MiB with 413 and stores nothing', async () => {
+    const before = await tableItems();
+    const body = JSON.stringify(skillBody({ files: [{ filename: 'big', content: 'x'.repeat(6 * 1024 * 1024 + 10) }] }));
+    const res = await stack.request('/api/publish', { method: 'POST', headers: { authorization: `Bearer ${aliceKey}`, 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(413);
+    expect((await json(res)).error.code).toBe('payload_too_large');
+    expect((await tableItems()).filter((i) => i.sk !== 'APIKEY')).toEqual(before.filter((i) => i.sk !== 'APIKEY'));
+  });
+
+  it('rejects a write without a JSON content type with 415', async () => {
+    const res = await stack.request('/api/publish', { method: 'POST', headers: { authorization: `Bearer ${aliceKey}` }, body: JSON.stringify(skillBody()) });
+    expect(res.status).toBe(415);
+    expect((await json(res)).error.code).toBe('unsupported_media_type');
+  });
+});
+
+describe('publish rate limit', () => {
+  it('answers the 6th publish within a minute with 429, Retry-After and RateLimit headers, and stores it not', async () => {
+    const limited = await createTestStack();
+    const carol = await Client.signIn(limited, 'carol');
+    const [k1, k2] = [await carol.createKey('one'), await carol.createKey('two')];
+    for (let i = 0; i < 5; i++) {
+      const res = await withKey(limited, i % 2 ? k1 : k2, '/api/publish', { body: skillBody() });
+      expect(res.status).toBe(201);
+      expect(res.headers.get('ratelimit-remaining')).toBe(String(4 - i));
+    }
+    const sixth = await withKey(limited, k1, '/api/publish', { body: skillBody({ slug: 'sixth' }) });
+    expect(sixth.status).toBe(429);
+    expect((await json(sixth)).error.code).toBe('rate_limited');
+    const retryAfter = Number(sixth.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(sixth.headers.get('ratelimit-limit')).toBe('5');
+    expect(sixth.headers.get('ratelimit-remaining')).toBe('0');
+    expect((await tableItems(limited)).some((i) => i.slug === 'sixth')).toBe(false);
+
+    limited.setNow(new Date(Date.now() + 61_000));
+    expect((await withKey(limited, k1, '/api/publish', { body: skillBody() })).status).toBe(201);
+  });
+
+  it('admits exactly 5 of a burst of 12 concurrent publishes', async () => {
+    const limited = await createTestStack();
+    const dave = await Client.signIn(limited, 'dave');
+    const key = await dave.createKey();
+    const results = await Promise.all(Array.from({ length: 12 }, () => withKey(limited, key, '/api/publish', { body: skillBody() })));
+    const counts = results.reduce<Record<number, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
+    expect(counts).toEqual({ 201: 5, 429: 7 });
+  });
+
+  it('does not spend the limit on rejected requests', async () => {
+    const limited = await createTestStack();
+    const erin = await Client.signIn(limited, 'erin');
+    const key = await erin.createKey();
+    for (let i = 0; i < 6; i++) expect((await withKey(limited, key, '/api/publish', { body: { name: 'x' } })).status).toBe(400);
+    for (let i = 0; i < 5; i++) expect((await withKey(limited, key, '/api/publish', { body: skillBody() })).status).toBe(201);
+  });
+});

@@ -1,0 +1,136 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { getSkill, listVersions } from '../../functions/store/skills.ts';
+import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
+
+let stack: TestStack;
+let alice: Client;
+let aliceKey: string;
+let bobKey: string;
+
+beforeAll(async () => {
+  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+  alice = await Client.signIn(stack, 'alice');
+  aliceKey = await alice.createKey();
+  bobKey = await (await Client.signIn(stack, 'bob')).createKey();
+});
+
+async function newSkill(overrides: Record<string, unknown> = {}): Promise<{ id: string; slug: string }> {
+  const res = await withKey(stack, aliceKey, '/api/publish', { body: skillBody(overrides) });
+  expect(res.status).toBe(201);
+  return json(res);
+}
+
+const version = (v: string, extra: Record<string, unknown> = {}) => ({ version: v, changelog: `Changes in ${v}`, files: [{ filename: 'SKILL.md', content: `# v${v}` }], ...extra });
+
+describe('POST /api/skills/<id>/versions', () => {
+  it('publishes a new version with an API key: 201, files hashed, currentVersion updated', async () => {
+    const { id } = await newSkill();
+    const res = await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version('1.1.0') });
+    expect(res.status).toBe(201);
+    expect(await json(res)).toEqual({
+      skillId: id,
+      version: '1.1.0',
+      changelog: 'Changes in 1.1.0',
+      publishedAt: expect.any(String),
+      files: [{ filename: 'SKILL.md', size: 8, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }],
+      currentVersion: '1.1.0',
+    });
+    expect((await getSkill(stack.deps.db, id))!.currentVersion).toBe('1.1.0');
+  });
+
+  it('publishes with a session from the site origin', async () => {
+    const { id } = await newSkill();
+    const res = await alice.session(`/api/skills/${id}/versions`, { method: 'POST', body: version('2.0.0') });
+    expect(res.status).toBe(201);
+    expect((await json(res)).currentVersion).toBe('2.0.0');
+  });
+
+  it('rejects a version by someone who is not the author with 403 and stores nothing', async () => {
+    const { id } = await newSkill();
+    const res = await withKey(stack, bobKey, `/api/skills/${id}/versions`, { body: version('1.1.0') });
+    expect(res.status).toBe(403);
+    expect((await json(res)).error.code).toBe('forbidden');
+    expect((await listVersions(stack.deps.db, id)).map((v) => v.version)).toEqual(['1.0.0']);
+  });
+
+  it('rejects a version without credentials (401) and for an unknown skill (404)', async () => {
+    const { id } = await newSkill();
+    const anon = await stack.request(`/api/skills/${id}/versions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(version('1.1.0')) });
+    expect(anon.status).toBe(401);
+    const missing = await withKey(stack, aliceKey, '/api/skills/does-not-exist/versions', { body: version('1.1.0') });
+    expect(missing.status).toBe(404);
+    expect((await json(missing)).error.code).toBe('not_found');
+  });
+
+  it('rejects a second 1.1.0 with version_exists, and 1.0.0 too', async () => {
+    const { id } = await newSkill();
+    expect((await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version('1.1.0') })).status).toBe(201);
+    for (const v of ['1.1.0', '1.0.0']) {
+      const res = await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version(v, { changelog: 'sneaky' }) });
+      expect(res.status).toBe(409);
+      expect((await json(res)).error.code).toBe('version_exists');
+    }
+    const stored = (await listVersions(stack.deps.db, id)).find((v) => v.version === '1.1.0')!;
+    expect(stored.changelog).toBe('Changes in 1.1.0');
+  });
+
+  it.each(['v1.2.0', '1.2', 'one', '1.2.0+build', ' 1.2.0'])('rejects version %j with 400', async (v) => {
+    const { id } = await newSkill();
+    const res = await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version(v) });
+    expect(res.status).toBe(400);
+    expect((await json(res)).error.code).toBe('invalid_request');
+  });
+
+  it('keeps the current version for a backport and a prerelease, and says so', async () => {
+    const { id } = await newSkill();
+    await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version('2.0.0') });
+    const backport = await json(await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version('1.0.1') }));
+    expect(backport).toMatchObject({ version: '1.0.1', currentVersion: '2.0.0' });
+    const pre = await json(await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version('3.0.0-rc.1') }));
+    expect(pre).toMatchObject({ version: '3.0.0-rc.1', currentVersion: '2.0.0' });
+    expect((await listVersions(stack.deps.db, id)).map((v) => v.version).sort()).toEqual(['1.0.0', '1.0.1', '2.0.0', '3.0.0-rc.1']);
+  });
+
+  it('gives exactly one 201 for 16 concurrent publishes of the same version', async () => {
+    const { id } = await newSkill();
+    const results = await Promise.all(Array.from({ length: 16 }, (_, i) => withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version('1.5.0', { changelog: `attempt ${i}` }) })));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(15);
+    expect((await listVersions(stack.deps.db, id)).filter((v) => v.version === '1.5.0')).toHaveLength(1);
+  });
+
+  it('stores all of 16 concurrent different versions and makes the highest current', async () => {
+    const { id } = await newSkill();
+    const versions = Array.from({ length: 16 }, (_, i) => `2.${(i * 7) % 16}.${i % 3}`);
+    const results = await Promise.all(versions.map((v) => withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version(v) })));
+    expect(results.map((r) => r.status)).toEqual(versions.map(() => 201));
+    expect((await listVersions(stack.deps.db, id)).map((v) => v.version).sort()).toEqual(['1.0.0', ...versions].sort());
+    expect((await getSkill(stack.deps.db, id))!.currentVersion).toBe('2.15.0');
+  });
+
+  it('rejects a traversal filename in a version with 400 and stores nothing', async () => {
+    const { id } = await newSkill();
+    for (const filename of ['../x', 'a/../../x', '/abs', 'a\\b', '']) {
+      const res = await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: { version: '1.9.0', files: [{ filename, content: 'x' }] } });
+      expect(res.status, filename).toBe(400);
+    }
+    expect((await listVersions(stack.deps.db, id)).map((v) => v.version)).toEqual(['1.0.0']);
+  });
+
+  it('rejects a session write from another origin with csrf_rejected', async () => {
+    const { id } = await newSkill();
+    const res = await alice.session(`/api/skills/${id}/versions`, { method: 'POST', body: version('1.1.0'), headers: { origin: 'https://evil.example' } });
+    expect(res.status).toBe(403);
+    expect((await json(res)).error.code).toBe('csrf_rejected');
+  });
+
+  it('never stores a secret in the table', async () => {
+    const { Items } = await stack.deps.db.doc.send(new ScanCommand({ TableName: stack.deps.db.table }));
+    const dump = JSON.stringify(Items);
+    expect(dump).not.toContain(aliceKey);
+    expect(dump).not.toContain(bobKey);
+    expect(dump).not.toContain(alice.cookie!.split('=')[1]);
+  });
+});

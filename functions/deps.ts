@@ -1,9 +1,10 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { Blobs } from './content/blobs.ts';
+import { type Blobs, createBlobs } from './content/blobs.ts';
 import { createS3 } from './content/s3.ts';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createDb, type Db } from './store/db.ts';
+import { StaticStore } from './static/static-store.ts';
 
 /** What the handlers need from the outside world, created once per process. */
 export interface Deps {
@@ -11,6 +12,8 @@ export interface Deps {
   db: Db;
   s3: S3Client;
   blobs: Blobs;
+  /** The bucket the CDN serves (registry JSON, bundles, catalog, discovery index, site). */
+  staticStore: StaticStore;
   clock: () => Date;
   log: Logger;
   /**
@@ -26,7 +29,8 @@ export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config
     config,
     db: overrides.db ?? createDb(config),
     s3,
-    blobs: overrides.blobs ?? { s3, bucket: config.contentBucket },
+    blobs: overrides.blobs ?? createBlobs(s3, config.contentBucket),
+    staticStore: overrides.staticStore ?? new StaticStore(s3, config.staticBucket),
     clock: overrides.clock ?? (() => new Date()),
     log: overrides.log ?? createLogger(),
     changed: overrides.changed ?? (() => {}),

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { benchPublish } from './publish.ts';
+import { benchRebuild } from './rebuild.ts';
 import { printTable, type Row } from './table.ts';
 
 /**
@@ -8,6 +9,7 @@ import { printTable, type Row } from './table.ts';
  */
 const sections: Record<string, () => Promise<Row[]>> = {
   publish: benchPublish,
+  rebuild: () => benchRebuild(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -17,6 +17,16 @@ async function call(base: string, path: string, init: { method?: string; body?: 
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
 }
 
+/** Calls `probe` until `ready` holds (a rebuild is asynchronous), for at most 10 s. */
+async function eventually<T>(probe: () => Promise<T>, ready: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = await probe();
+    if (ready(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 describe('npm start', () => {
   it('runs sign-in, keys, publish and versions, and keeps them across a restart', async () => {
     const first = await startServer({ DATA_DIR: dataDir });
@@ -31,6 +41,10 @@ describe('npm start', () => {
     expect(skill.status).toBe(201);
     const v = await call(base, `/api/skills/${skill.body.id}/versions`, { method: 'POST', headers: auth, body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# hi' }] } });
     expect(v.status).toBe(201);
+    const registry = await eventually(() => call(base, `/api/registry/${skill.body.slug}`), (r) => r.body?.currentVersion === '1.1.0');
+    expect(registry.body.versions.map((x: { version: string }) => x.version)).toEqual(['1.1.0', '1.0.0']);
+    const catalog = await eventually(() => call(base, '/.well-known/skills.json'), (r) => r.body?.skills?.some((s: { slug: string; currentVersion: string }) => s.slug === skill.body.slug && s.currentVersion === '1.1.0'));
+    expect(catalog.headers.get('cache-control')).toBe('public, max-age=300');
     expect(await first.stop('SIGINT')).toBe(0);
 
     const second = await startServer({ DATA_DIR: dataDir });
@@ -40,6 +54,8 @@ describe('npm start', () => {
       expect(again.body.error.code).toBe('version_exists');
       const me = await call(second.baseUrl, '/api/me', { headers: { cookie } });
       expect(me.body).toEqual({ user: { id: 'dev:alice', login: 'alice' } });
+      const served = await call(second.baseUrl, `/api/registry/${skill.body.slug}`);
+      expect(served.body.currentVersion).toBe('1.1.0');
       const slug = await call(second.baseUrl, '/api/publish', { method: 'POST', headers: auth, body: { name: 'Restart Proof', description: 'd', category: 'testing' } });
       expect(slug.status).toBe(409);
     } finally {

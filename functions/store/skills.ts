@@ -52,7 +52,11 @@ export interface VersionItem {
   integrity: string;
 }
 
+/** Skill ids are UUIDs; anything much longer names no skill and could exceed DynamoDB's key size. */
+const MAX_ID_CHARS = 128;
+
 export async function getSkill(db: Db, id: string): Promise<SkillItem | undefined> {
+  if (id.length > MAX_ID_CHARS) return undefined;
   const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: skillKey(id), ConsistentRead: true }));
   return Item ? toSkillItem(Item) : undefined;
 }
@@ -143,6 +147,7 @@ export async function putVersion(db: Db, item: VersionItem): Promise<void> {
 }
 
 export async function getVersion(db: Db, skillId: string, version: string): Promise<VersionItem | undefined> {
+  if (skillId.length > MAX_ID_CHARS) return undefined;
   const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: versionKey(skillId, version), ConsistentRead: true }));
   return Item ? toVersionItem(Item) : undefined;
 }

@@ -1,4 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
+import { BlobCache } from './content/blob-cache.ts';
 import type { Blobs } from './content/blobs.ts';
 import { createS3 } from './content/s3.ts';
 import type { Config } from './config.ts';
@@ -20,13 +21,16 @@ export interface Deps {
   changed: (skillIds: string[]) => void;
 }
 
+/** Small enough for a 256 MB Lambda; large enough for the hot skills' files. */
+const BLOB_CACHE_BYTES = 32 * 1024 * 1024;
+
 export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config'>> = {}): Deps {
   const s3 = overrides.s3 ?? createS3(config);
   return {
     config,
     db: overrides.db ?? createDb(config),
     s3,
-    blobs: overrides.blobs ?? { s3, bucket: config.contentBucket },
+    blobs: overrides.blobs ?? { s3, bucket: config.contentBucket, cache: new BlobCache(BLOB_CACHE_BYTES) },
     clock: overrides.clock ?? (() => new Date()),
     log: overrides.log ?? createLogger(),
     changed: overrides.changed ?? (() => {}),

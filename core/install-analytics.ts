@@ -41,10 +41,12 @@ export function lastUtcDays(now: Date, count: number): string[] {
   return Array.from({ length: count }, (_, i) => utcDay(new Date(today - (count - 1 - i) * DAY_MS)));
 }
 
+/** Counts of a skill nobody has downloaded yet. */
 export function zeroCounts(): SourceCounts {
   return { cli: 0, web: 0, api: 0 };
 }
 
+/** All sources together. */
 export function sumCounts(counts: SourceCounts): number {
   return counts.cli + counts.web + counts.api;
 }

@@ -32,6 +32,11 @@ export interface Delivery {
   files: WireFile[];
 }
 
+/**
+ * The content of the requested version (the current one by default), counted as one install
+ * from `request.source`. Throws 400 for a malformed version, 404 for an unknown skill or version,
+ * and 401/402 for paid content without access (see core/paid-access.ts).
+ */
 export async function deliver(deps: Deps, request: DeliveryRequest): Promise<Delivery> {
   const { db, clock } = deps;
   const wanted = request.version === undefined ? undefined : assertStrictVersion(request.version);

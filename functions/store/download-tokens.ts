@@ -39,6 +39,7 @@ export interface NewToken {
   maxUses?: number;
 }
 
+/** Issues a token for one skill; the secret is in the result only, the table keeps its hash. */
 export async function createDownloadToken(db: Db, input: NewToken, now: Date): Promise<CreatedDownloadToken> {
   const token = newSecret(DOWNLOAD_TOKEN_PREFIX);
   const id = newId();

@@ -39,11 +39,13 @@ export async function putGrant(db: Db, grant: GrantItem): Promise<GrantItem> {
   return Item ? toGrantItem(Item) : putGrant(db, grant);
 }
 
+/** Whether `userId` was granted `skillId`: one consistent read, on the paid delivery path. */
 export async function hasGrant(db: Db, skillId: string, userId: string): Promise<boolean> {
   const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: grantKey(skillId, userId), ConsistentRead: true }));
   return Item !== undefined;
 }
 
+/** Every grant of the skill, for its author's dashboard. */
 export async function listGrants(db: Db, skillId: string): Promise<GrantItem[]> {
   return (await queryOwned(db, skillPartition(skillId))).map(toGrantItem);
 }

@@ -63,7 +63,11 @@ export const skillRecord = (skill: SkillItem) => ({
 export const versionRecord = (item: VersionItem) => ({ ...versionKey(item.skillId, item.version), ...item });
 export const slugRecord = (slug: string, skillId: string, authorId: string, now: Date) => ({ ...slugKey(slug), skillId, authorId, claimedAt: now.toISOString() });
 
+/** Skill ids are UUIDs; anything much longer names no skill and could exceed DynamoDB's key size. */
+const MAX_ID_CHARS = 128;
+
 export async function getSkill(db: Db, id: string): Promise<SkillItem | undefined> {
+  if (id.length > MAX_ID_CHARS) return undefined;
   const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: skillKey(id), ConsistentRead: true }));
   return Item ? toSkillItem(Item) : undefined;
 }
@@ -154,6 +158,7 @@ export async function putVersion(db: Db, item: VersionItem): Promise<void> {
 }
 
 export async function getVersion(db: Db, skillId: string, version: string): Promise<VersionItem | undefined> {
+  if (skillId.length > MAX_ID_CHARS) return undefined;
   const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: versionKey(skillId, version), ConsistentRead: true }));
   return Item ? toVersionItem(Item) : undefined;
 }

@@ -2,20 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startServer } from '../support/server-process.ts';
+import { call, startServer } from '../support/server-process.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'skillpress-e2e-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-async function call(base: string, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
-  const res = await fetch(base + path, {
-    method: init.method ?? 'GET',
-    headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
-}
 
 /** Calls `probe` until `ready` holds (a rebuild is asynchronous), for at most 10 s. */
 async function eventually<T>(probe: () => Promise<T>, ready: (value: T) => boolean): Promise<T> {

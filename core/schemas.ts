@@ -189,21 +189,10 @@ export function issueDetails(error: z.ZodError): { issues: { path: (string | num
 
 const versionSummarySchema = z.object({ version: z.string(), changelog: z.string(), publishedAt: z.string(), integrity: z.string() });
 
-export const registryDocumentSchema = z.object({
-  id: z.string(),
-  slug: z.string(),
-  name: z.string(),
-  description: z.string(),
-  category: z.string(),
-  author: z.string(),
-  paid: z.boolean(),
-  currentVersion: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+export const registryDocumentSchema = skillSchema.extend({
   files: z.array(fileEntrySchema),
   versions: z.array(versionSummarySchema),
   dependencies: z.record(z.string(), z.string()),
-  formats: z.array(z.string()),
   delivery: z.object({ url: z.string(), bundle: z.string().optional() }),
 });
 
@@ -214,18 +203,9 @@ export const versionsDocumentSchema = z.object({
   versions: z.array(versionSummarySchema),
 });
 
-export const catalogEntrySchema = z.object({
-  id: z.string(),
-  slug: z.string(),
-  name: z.string(),
-  description: z.string(),
-  category: z.string(),
-  author: z.string(),
-  currentVersion: z.string(),
-  paid: z.boolean(),
-  updatedAt: z.string(),
-  registry: z.string(),
-});
+export const catalogEntrySchema = skillSchema
+  .pick({ id: true, slug: true, name: true, description: true, category: true, author: true, currentVersion: true, paid: true, updatedAt: true })
+  .extend({ registry: z.string() });
 
 export const catalogDocumentSchema = z.object({
   schemaVersion: z.literal(1),

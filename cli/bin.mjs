@@ -60,7 +60,11 @@ async function bundledEntry() {
   } catch {
     rmSync(temp, { recursive: true, force: true }); // another run finished the same bundle first
   }
-  for (const old of readdirSync(cacheRoot)) if (old !== key && !old.endsWith('.tmp')) rmSync(join(cacheRoot, old), { recursive: true, force: true });
+  // Older bundles go once nothing can still be running them (a lazy chunk may load late).
+  for (const old of readdirSync(cacheRoot)) {
+    const path = join(cacheRoot, old);
+    if (old !== key && Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path, { recursive: true, force: true });
+  }
   return entry;
 }
 

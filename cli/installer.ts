@@ -130,7 +130,8 @@ async function resolveOne(ctx: InstallContext, request: Request, lock: Lockfile,
   if (!summary) throw new CliError('bad_response', `the registry lists ${request.slug}@${version} as current but publishes no integrity for it`);
 
   const current = version === doc.currentVersion;
-  if (!current && Object.keys(doc.dependencies).length > 0) {
+  const locked = lock.skills[request.slug];
+  if (!current && locked?.version !== version && Object.keys(doc.dependencies).length > 0) {
     ui.warn(`the registry publishes dependencies only for ${request.slug}'s current version (${doc.currentVersion}); those of ${version} are not installed`);
   }
   return {
@@ -138,11 +139,13 @@ async function resolveOne(ctx: InstallContext, request: Request, lock: Lockfile,
     id: doc.id,
     version,
     integrity: summary.integrity,
-    ...(current ? { files: doc.files, dependencies: doc.dependencies } : {}),
+    // Per-file digests and dependencies are published for the current version only; for an
+    // older one the lockfile may still know them from when it was installed.
+    ...(current ? { files: doc.files, dependencies: doc.dependencies } : locked?.version === version && locked.integrity === summary.integrity ? { files: locked.files, dependencies: locked.dependencies } : {}),
     paid: doc.paid,
     registry: client.base,
     spec: request.spec,
-    direct: request.direct || lock.skills[request.slug]?.direct === true,
+    direct: request.direct || locked?.direct === true,
     path: request.path,
     currentVersion: doc.currentVersion,
     ...(available ? { available } : {}),

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sha256Hex } from '../../core/bundle.ts';
 import { closedPort, type CliResult, runCli, startTamperProxy } from '../support/cli-process.ts';
 import { call, type ServerProcess, startServer } from '../support/server-process.ts';
@@ -10,6 +10,9 @@ import { call, type ServerProcess, startServer } from '../support/server-process
  * The `skillpress` client as people run it: a child process against the local runtime started as
  * `npm start` starts it, with HOME and the XDG folders in a temporary directory.
  */
+
+// Each test launches several processes; on a busy two-core machine that can take a while.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 const work = mkdtempSync(join(tmpdir(), 'skillpress-cli-'));
 const env = {
@@ -222,6 +225,16 @@ describe('skillpress install', () => {
       ['needs-helper', '1.0.0', true, '.claude/skills/needs-helper'],
       ['helper', '1.4.0', false, '.claude/skills/helper'],
     ]);
+    // Once 1.0.0 is no longer current the registry no longer lists its dependencies; asking for
+    // it again must keep what the lockfile knows rather than drop helper as an orphan.
+    const needs = (await registry('needs-helper')).id;
+    expect((await call(base, `/api/skills/${needs}/versions`, { method: 'POST', headers: auth(), body: { version: '1.1.0', files: [], dependencies: { helper: '^1.0.0' } } })).status).toBe(201);
+    await registry('needs-helper', (doc) => doc?.currentVersion === '1.1.0');
+    const again = await cli(dir, 'install', 'needs-helper@1.0.0', '--json');
+    expectExit(again, 0);
+    expect(again.json).toMatchObject({ installed: [], unchanged: [{ slug: 'needs-helper', version: '1.0.0' }], removed: [] });
+    expect(list(join(dir, '.claude/skills'))).toEqual(['helper', 'needs-helper']);
+
     const removed = await cli(dir, 'uninstall', 'needs-helper', '--json');
     expectExit(removed, 0);
     expect(removed.json).toEqual({ removed: ['helper', 'needs-helper'], kept: [], lockfile: 'skills-lock.json' });

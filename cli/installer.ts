@@ -9,7 +9,7 @@ import { commitStaged, discardStaged, exists, folderMatches, removeFolder, type 
 import type { Io } from './io.ts';
 import { LOCKFILE_NAME, type LockedSkill, type Lockfile, pruneOrphans } from './lockfile.ts';
 import { RegistryClient } from './registry-client.ts';
-import type { Ui } from './ui.ts';
+import { plural, type Ui } from './ui.ts';
 import { needsAllVersions, resolveVersion, satisfies } from './version-spec.ts';
 import { verifyDelivery } from './verify-delivery.ts';
 
@@ -77,7 +77,8 @@ export function projectRelativeRoot(cwd: string, dir: string): string {
   return rel;
 }
 
-const parentOf = (path: string) => path.slice(0, path.lastIndexOf('/'));
+/** The install root of a skill folder path (`.skills/x` → `.skills`). */
+export const parentOf = (path: string) => path.slice(0, path.lastIndexOf('/'));
 
 /**
  * Resolves `requests` to exact versions, then their declared dependencies, breadth first with
@@ -194,8 +195,8 @@ export async function applyTargets(ctx: InstallContext, targets: Target[], lock:
   }
 
   let done = 0;
-  const report = () => ui.progress(`Downloading ${done}/${toFetch.length} skill${toFetch.length === 1 ? '' : 's'}…`);
-  report();
+  const report = () => ui.progress(`Downloading and verifying ${done}/${plural(toFetch.length, 'skill')}…`);
+  if (toFetch.length > 0) report();
   let downloads: FileBytes[][];
   try {
     downloads = await mapLimit(toFetch, 4, async (t) => {
@@ -238,7 +239,7 @@ export async function applyTargets(ctx: InstallContext, targets: Target[], lock:
     });
   }
   const unchanged = targets.filter((_, i) => intact[i]).map((t) => {
-    skills[t.slug] = { ...lockEntry(t, lock.skills[t.slug]!.files) };
+    skills[t.slug] = lockEntry(t, lock.skills[t.slug]!.files);
     return { slug: t.slug, version: t.version, path: t.path };
   });
   const pruned = pruneOrphans({ ...lock, skills });

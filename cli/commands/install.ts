@@ -1,6 +1,6 @@
 import { usage } from '../cli-error.ts';
 import { readLockfile } from '../install-tree.ts';
-import { applyTargets, DEFAULT_ROOT, type InstallOutcome, projectRelativeRoot, resolveTargets, targetFromLock } from '../installer.ts';
+import { applyTargets, DEFAULT_ROOT, type InstallOutcome, parentOf, projectRelativeRoot, resolveTargets, targetFromLock } from '../installer.ts';
 import type { CommandIo } from '../io.ts';
 import { emptyLockfile, LOCKFILE_NAME } from '../lockfile.ts';
 import { RegistryClient } from '../registry-client.ts';
@@ -63,27 +63,28 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
     const requests = options.specs.map(parseRequest).map((r) => ({
       ...r,
       direct: true,
-      path: `${root ?? parentOf(lock.skills[r.slug]?.path) ?? DEFAULT_ROOT}/${r.slug}`,
+      // An explicit --dir/--agent wins; otherwise a skill stays where it is installed.
+      path: `${root ?? (lock.skills[r.slug] ? parentOf(lock.skills[r.slug]!.path) : DEFAULT_ROOT)}/${r.slug}`,
     }));
     const repeated = requests.find((r, i) => requests.findIndex((o) => o.slug === r.slug) !== i);
     if (repeated) throw usage(`${repeated.slug} is named twice`);
     const targets = await resolveTargets(ctx, requests, lock);
     outcome = await applyTargets(ctx, targets, lock, io.cwd, clientFor);
   }
-  printOutcome(io.ui, outcome, io.now() - started);
+  printOutcome(io.ui, outcome, io.now() - started, options.specs.length > 0);
   return outcome;
 }
 
-const parentOf = (path: string | undefined) => (path === undefined ? undefined : path.slice(0, path.lastIndexOf('/')));
-
-export function printOutcome(ui: Ui, outcome: InstallOutcome, ms: number): void {
+/** The human summary; unchanged skills are named one by one only when the user named them. */
+export function printOutcome(ui: Ui, outcome: InstallOutcome, ms: number, nameUnchanged: boolean): void {
   const { c } = ui;
   for (const s of outcome.installed) {
     const where = c.dim(`${s.path} · ${plural(s.files, 'file')}, ${formatBytes(s.bytes)}${s.direct ? '' : ' · dependency'}`);
     if (s.previous && s.previous !== s.version) ui.line(`${c.green('↑')} ${c.bold(s.slug)} ${s.previous} → ${c.green(s.version)}  ${where}`);
     else ui.line(`${c.green('+')} ${c.bold(s.slug)}@${s.version}  ${where}`);
   }
-  for (const s of outcome.unchanged) ui.line(`${c.dim('=')} ${s.slug}@${s.version} ${c.dim('already installed')}`);
+  if (nameUnchanged) for (const s of outcome.unchanged) ui.line(`${c.dim('=')} ${s.slug}@${s.version} ${c.dim('already installed')}`);
+  else if (outcome.unchanged.length > 0) ui.line(`${c.dim('=')} ${plural(outcome.unchanged.length, 'skill')} ${c.dim('already installed and intact')}`);
   for (const slug of outcome.removed) ui.line(`${c.red('-')} ${slug} ${c.dim('(no longer needed)')}`);
   const seconds = (ms / 1000).toFixed(1);
   if (outcome.installed.length === 0) ui.line(c.dim(`Everything is up to date (${seconds} s).`));

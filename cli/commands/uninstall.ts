@@ -38,6 +38,6 @@ export async function uninstall(options: UninstallOptions, io: CommandIo): Promi
   const { ui } = io;
   const { c } = ui;
   for (const slug of removed) ui.line(`${c.red('-')} ${slug} ${c.dim(`(${skills[slug]!.path})`)}`);
-  for (const k of kept) ui.line(`${c.dim('=')} ${k.slug} ${c.dim(`stays: ${k.neededBy.join(', ')} depends on it`)}`);
+  for (const k of kept) ui.line(`${c.dim('=')} ${k.slug} ${c.dim(`stays: ${k.neededBy.join(', ')} ${k.neededBy.length === 1 ? 'depends' : 'depend'} on it`)}`);
   return { removed, kept, lockfile: LOCKFILE_NAME };
 }

@@ -88,7 +88,7 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
   }
   ui.line();
   const outcome = await applyTargets({ io, ui, client, token: options.token }, targets, lock, io.cwd, (registry) => (registry === client.base ? client : new RegistryClient(registry, io)));
-  printOutcome(ui, outcome, io.now() - started);
+  printOutcome(ui, outcome, io.now() - started, false);
   return { dryRun: false, updates, held, ...outcome };
 }
 

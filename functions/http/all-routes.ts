@@ -1,8 +1,9 @@
 import { apiKeyRoutes } from '../routes/api-keys.ts';
 import { authRoutes } from '../routes/auth.ts';
+import { githubAuthRoutes } from '../routes/github-auth.ts';
 import { metaRoutes } from '../routes/meta.ts';
 import { publishRoutes, versionRoutes } from '../routes/publish.ts';
 import type { RouteGroup } from './env.ts';
 
 /** Every route group, for the single-process runtime (`npm start`) and the HTTP tests. */
-export const allRoutes: RouteGroup[] = [metaRoutes, authRoutes, apiKeyRoutes, publishRoutes, versionRoutes];
+export const allRoutes: RouteGroup[] = [metaRoutes, authRoutes, githubAuthRoutes, apiKeyRoutes, publishRoutes, versionRoutes];

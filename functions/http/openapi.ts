@@ -75,6 +75,19 @@ function build(): object {
           responses: { 200: { description: 'Signed in', ...json(z.object({ user: s.userSchema })) }, ...errors(400, 404, 415) },
         },
       },
+      '/api/auth/github': {
+        get: { summary: 'Start GitHub sign-in: 302 to GitHub with a state cookie', responses: { 302: { description: 'To GitHub' }, ...errors(404) } },
+      },
+      '/api/auth/github/callback': {
+        get: {
+          summary: 'Finish GitHub sign-in: 302 to /dashboard/ with a session cookie',
+          parameters: [
+            { name: 'code', in: 'query', required: true, schema: { type: 'string' } },
+            { name: 'state', in: 'query', required: true, schema: { type: 'string' } },
+          ],
+          responses: { 302: { description: 'Signed in' }, ...errors(400, 404) },
+        },
+      },
       '/api/me': {
         get: { summary: 'The signed-in user', security: [{ session: [] }], responses: { 200: { description: 'OK', ...json(z.object({ user: s.userSchema })) }, ...errors(401) } },
       },

@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { benchBundles } from './bundles.ts';
 import { benchPublish } from './publish.ts';
 import { printTable, type Row } from './table.ts';
 
@@ -8,6 +9,7 @@ import { printTable, type Row } from './table.ts';
  */
 const sections: Record<string, () => Promise<Row[]>> = {
   publish: benchPublish,
+  bundles: benchBundles,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

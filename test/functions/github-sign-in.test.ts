@@ -1,7 +1,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../functions/log.ts';
-import { type FakeGitHub, type GitHubUser, startFakeGitHub } from '../support/fake-github.ts';
+import { type FakeGitHub, fakeGitHubEnv, type GitHubUser, startFakeGitHub } from '../support/fake-github.ts';
 import { createTestStack, json, type TestStack } from '../support/stack.ts';
 
 let github: FakeGitHub;
@@ -10,18 +10,9 @@ const logLines: string[] = [];
 
 beforeAll(async () => {
   github = await startFakeGitHub();
-  stack = await createTestStack({ log: createLogger('debug', (line) => logLines.push(line) > 0) }, githubEnv(github));
+  stack = await createTestStack({ log: createLogger('debug', (line) => logLines.push(line) > 0) }, fakeGitHubEnv(github));
 });
 afterAll(() => github.close());
-
-function githubEnv(fake: FakeGitHub): Record<string, string> {
-  return {
-    GITHUB_CLIENT_ID: fake.clientId,
-    GITHUB_CLIENT_SECRET: fake.clientSecret,
-    GITHUB_BASE_URL: fake.baseUrl,
-    GITHUB_OAUTH_BASE_URL: fake.baseUrl,
-  };
-}
 
 /** Set-Cookie values by cookie name. */
 function cookiesOf(res: Response): Map<string, string> {
@@ -77,7 +68,7 @@ describe('GET /api/auth/github', () => {
   });
 
   it('marks the state cookie Secure and uses SITE_ORIGIN for the callback over https', async () => {
-    const prod = await createTestStack({}, { ...githubEnv(github), SITE_ORIGIN: 'https://skillpress.example' });
+    const prod = await createTestStack({}, { ...fakeGitHubEnv(github), SITE_ORIGIN: 'https://skillpress.example' });
     const res = await prod.request('https://skillpress.example/api/auth/github');
     expect(cookiesOf(res).get('skillpress_oauth_state')).toMatch(/Secure/);
     expect(new URL(res.headers.get('location')!).searchParams.get('redirect_uri')).toBe('https://skillpress.example/api/auth/github/callback');

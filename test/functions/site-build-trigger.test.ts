@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../functions/log.ts';
 import { flushPendingSiteBuild, runScheduledSiteBuild, triggerSiteBuild } from '../../functions/site-build-trigger.ts';
 import { readLock } from '../../functions/store/site-build-lock.ts';
-import { type FakeGitHub, startFakeGitHub } from '../support/fake-github.ts';
+import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '../support/fake-github.ts';
 import { createTestStack, type TestStack } from '../support/stack.ts';
 
 let github: FakeGitHub;
@@ -17,14 +17,7 @@ afterAll(() => github.close());
 async function siteStack(env: Record<string, string> = {}): Promise<TestStack> {
   const stack = await createTestStack(
     { log: createLogger('debug', (line) => logLines.push(line) > 0) },
-    {
-      GITHUB_BASE_URL: github.baseUrl,
-      GITHUB_REPO: 'skillpress/site',
-      GITHUB_WORKFLOW: 'site.yml',
-      GITHUB_WORKFLOW_REF: 'release',
-      GITHUB_TOKEN: github.dispatchToken,
-      ...env,
-    },
+    { ...fakeGitHubEnv(github), GITHUB_WORKFLOW_REF: 'release', ...env },
   );
   stack.setNow(T0);
   return stack;

@@ -154,3 +154,16 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
 function send(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
 }
+
+/** The environment that points GitHub sign-in and the site build at `fake`. */
+export function fakeGitHubEnv(fake: FakeGitHub): Record<string, string> {
+  return {
+    GITHUB_CLIENT_ID: fake.clientId,
+    GITHUB_CLIENT_SECRET: fake.clientSecret,
+    GITHUB_BASE_URL: fake.baseUrl,
+    GITHUB_OAUTH_BASE_URL: fake.baseUrl,
+    GITHUB_REPO: 'skillpress/site',
+    GITHUB_WORKFLOW: 'site.yml',
+    GITHUB_TOKEN: fake.dispatchToken,
+  };
+}

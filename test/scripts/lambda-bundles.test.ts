@@ -1,0 +1,168 @@
+import { readFileSync } from 'node:fs';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { blobKey } from '../../functions/content/blobs.ts';
+import { objectExists } from '../../functions/content/s3.ts';
+import { versionKey } from '../../functions/store/skills.ts';
+import { banner } from '../../scripts/lambda-bundles.ts';
+import { bundleDir, lambdas } from '../../infra/lambdas.ts';
+import { sha256Hex } from '../../core/bundle.ts';
+import { httpApiEvent, routeEvent } from '../support/api-gateway-event.ts';
+import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '../support/fake-github.ts';
+import { invokeBundle, resultOf } from '../support/lambda-bundle.ts';
+import { Client, createTestStack, type TestStack } from '../support/stack.ts';
+
+/**
+ * Every Lambda bundle, as built by `npm run build`, imported in a fresh Node process and invoked
+ * with real-shaped API Gateway v2 events against the embedded DynamoDB and S3.
+ */
+const SITE = 'https://skillpress.example';
+const BUDGET_BYTES = 600 * 1024;
+
+let stack: TestStack;
+let github: FakeGitHub;
+let env: Record<string, string>;
+let cookie: string;
+let key: string;
+
+beforeAll(async () => {
+  stack = await createTestStack();
+  github = await startFakeGitHub();
+  const { dynamoEndpoint, s3Endpoint } = inject('services');
+  env = {
+    AWS_REGION: 'eu-west-1',
+    LOG_LEVEL: 'silent',
+    TABLE_NAME: stack.config.tableName,
+    CONTENT_BUCKET: stack.config.contentBucket,
+    STATIC_BUCKET: stack.config.staticBucket,
+    DYNAMODB_ENDPOINT: dynamoEndpoint,
+    S3_ENDPOINT: s3Endpoint,
+    SITE_ORIGIN: SITE,
+    SKILLPRESS_DEV_LOGIN: '1',
+    ...fakeGitHubEnv(github),
+  };
+  const alice = await Client.signIn(stack, 'alice');
+  cookie = alice.cookie!;
+  key = await alice.createKey('bundles');
+});
+afterAll(() => github.close());
+
+const bodyOf = (result: APIGatewayProxyStructuredResultV2) => JSON.parse(result.body ?? 'null');
+
+describe('the bundles', () => {
+  it.each(lambdas.map((l) => l.name))('%s is ESM with the createRequire banner, within the size budget at cold start', (name) => {
+    const report = inject('bundles').find((b) => b.name === name)!;
+    const source = readFileSync(`${bundleDir(name)}/index.mjs`, 'utf8');
+    expect(source.startsWith(banner)).toBe(true);
+    expect(source).toMatch(/export\s*\{[^}]*\bhandler\b/);
+    expect(report.loadedBytes).toBeLessThanOrEqual(BUDGET_BYTES);
+  });
+
+  it('answers every route each Lambda is given, rather than the 404 of an unknown route', async () => {
+    for (const lambda of lambdas.filter((l) => l.routes)) {
+      const invocation = await invokeBundle(lambda.name, lambda.routes!.map((route) => routeEvent(route)), env);
+      lambda.routes!.forEach((route, i) => {
+        const result = resultOf(invocation, i);
+        expect(result.statusCode, `${lambda.name}: ${route}`).toBeLessThan(500);
+        if (result.statusCode === 404) expect(bodyOf(result).error.message, `${lambda.name}: ${route}`).not.toBe('No such route');
+      });
+    }
+  });
+});
+
+describe('auth', () => {
+  it('signs in, answers /api/me from the cookies array, and answers an unknown path with the JSON 404', async () => {
+    const invocation = await invokeBundle(
+      'auth',
+      [
+        httpApiEvent('POST', '/api/auth/dev-login', { headers: { 'content-type': 'application/json' }, body: { login: 'bob' } }),
+        httpApiEvent('GET', '/api/me', { cookies: [cookie, 'other=1'] }),
+        httpApiEvent('GET', '/api/nothing/here', { routeKey: '$default' }),
+        httpApiEvent('POST', '/api/auth/dev-login', { headers: { 'content-type': 'application/json' }, body: '{"login":' }),
+        httpApiEvent('GET', '/api/health'),
+      ],
+      env,
+    );
+    const login = resultOf(invocation, 0);
+    expect(login.statusCode).toBe(200);
+    expect(login.cookies?.[0]).toMatch(/^skillpress_session=[\w-]{43}; .*HttpOnly.*Secure/);
+    expect(bodyOf(resultOf(invocation, 1))).toEqual({ user: { id: 'dev:alice', login: 'alice' } });
+    expect(resultOf(invocation, 2).statusCode).toBe(404);
+    expect(bodyOf(resultOf(invocation, 2)).error.code).toBe('not_found');
+    expect(resultOf(invocation, 3).statusCode).toBe(400);
+    expect(bodyOf(resultOf(invocation, 4))).toEqual({ ok: true });
+  });
+
+  it('runs GitHub sign-in end to end against the fake GitHub', async () => {
+    const code = github.issueCode({ id: 1001, login: 'gh-bundle', name: 'Bundle Tester' });
+    const state = 'S'.repeat(43);
+    const invocation = await invokeBundle(
+      'auth',
+      [
+        httpApiEvent('GET', '/api/auth/github'),
+        httpApiEvent('GET', '/api/auth/github/callback', { query: { code, state }, cookies: [`skillpress_oauth_state=${state}`] }),
+      ],
+      env,
+    );
+    const start = resultOf(invocation, 0);
+    expect(start.statusCode).toBe(302);
+    const location = new URL(String(start.headers!.location));
+    expect(location.searchParams.get('redirect_uri')).toBe(`${SITE}/api/auth/github/callback`);
+    const done = resultOf(invocation, 1);
+    expect(done.statusCode).toBe(302);
+    expect(done.headers!.location).toBe('/dashboard/');
+    expect(done.cookies!.some((c) => c.startsWith('skillpress_session='))).toBe(true);
+    expect(github.exchanges.filter((e) => e.code === code)).toHaveLength(1);
+  });
+});
+
+describe('api-keys, publish and versions', () => {
+  it('creates and lists API keys from a session, with the site Origin', async () => {
+    const invocation = await invokeBundle(
+      'api-keys',
+      [
+        httpApiEvent('POST', '/api/api-keys', { cookies: [cookie], headers: { origin: SITE, 'content-type': 'application/json' }, body: { name: 'from the bundle' } }),
+        httpApiEvent('GET', '/api/api-keys', { cookies: [cookie] }),
+        httpApiEvent('POST', '/api/api-keys', { cookies: [cookie], headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: { name: 'csrf' } }),
+      ],
+      env,
+    );
+    expect(resultOf(invocation, 0).statusCode).toBe(201);
+    expect(bodyOf(resultOf(invocation, 0)).key).toMatch(/^sk_/);
+    expect(bodyOf(resultOf(invocation, 1)).keys.map((k: { name: string }) => k.name)).toContain('from the bundle');
+    expect(resultOf(invocation, 2).statusCode).toBe(403);
+  });
+
+  it('publishes a skill from a base64-encoded body, then a version, storing content in S3 and items in DynamoDB', async () => {
+    const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const skill = { name: 'Bundle Skill', description: 'Published through the bundle', category: 'Testing', files: [{ filename: 'SKILL.md', content: '# v1' }] };
+    const published = await invokeBundle('publish', [httpApiEvent('POST', '/api/publish', { headers: auth, body: skill, base64: true })], env);
+    const created = resultOf(published, 0);
+    expect(created.statusCode).toBe(201);
+    expect(created.headers!['ratelimit-remaining']).toBe('4');
+    const { id } = bodyOf(created);
+
+    const versioned = await invokeBundle(
+      'versions',
+      [httpApiEvent('POST', `/api/skills/${id}/versions`, { routeKey: 'POST /api/skills/{id}/versions', pathParameters: { id }, headers: auth, body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# v1.1' }] } })],
+      env,
+    );
+    expect(resultOf(versioned, 0).statusCode).toBe(201);
+    expect(bodyOf(resultOf(versioned, 0)).currentVersion).toBe('1.1.0');
+
+    const { Item } = await stack.deps.db.doc.send(new GetCommand({ TableName: stack.deps.db.table, Key: versionKey(id, '1.1.0') }));
+    expect(Item?.version).toBe('1.1.0');
+    const sha = sha256Hex(new TextEncoder().encode('# v1.1'));
+    expect(await objectExists(stack.deps.s3, stack.config.contentBucket, blobKey(sha))).toBe(true);
+  });
+});
+
+describe('site-build', () => {
+  it('dispatches the site workflow on the daily schedule and has nothing to flush afterwards', async () => {
+    github.dispatches.length = 0;
+    const invocation = await invokeBundle<string>('site-build', [{ action: 'full' }, { action: 'flush' }], env);
+    expect(invocation.results).toEqual([{ ok: 'dispatched' }, { ok: 'idle' }]);
+    expect(github.dispatches).toHaveLength(1);
+  });
+});

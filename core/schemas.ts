@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { duplicateFilenameIndex, filenameProblem } from './filename.ts';
+import { SOURCES } from './install-analytics.ts';
 import { limits } from './limits.ts';
 import { isValidRange } from './semver-order.ts';
 import { CATEGORY_PATTERN, normaliseCategory, SLUG_PATTERN } from './slug.ts';
@@ -74,8 +75,19 @@ export const downloadTokenBodySchema = z.strictObject({
 
 export const grantBodySchema = z.strictObject({ login: loginSchema });
 
-export const deliverySourceSchema = z.enum(['cli', 'web', 'api']);
+export const deliverySourceSchema = z.enum(SOURCES);
 export type DeliverySource = z.output<typeof deliverySourceSchema>;
+
+/**
+ * The query of GET /api/deliver/<skillId>. `version` is checked as strict semver by the handler;
+ * `token` is bounded so a huge value is a 400, never a hashing or storage problem.
+ */
+export const deliverQuerySchema = z.object({
+  version: z.string().min(1).max(256).optional(),
+  source: deliverySourceSchema.default('api'),
+  token: z.string().min(1).max(512).optional(),
+});
+export type DeliverQuery = z.output<typeof deliverQuerySchema>;
 
 // Response shapes, for the OpenAPI document and typed clients.
 
@@ -125,6 +137,38 @@ export const apiKeyListSchema = z.object({
   keys: z.array(
     z.object({ id: z.string(), name: z.string(), prefix: z.string(), createdAt: z.string(), lastUsedAt: z.string().nullable() }),
   ),
+});
+
+export const deliverySchema = z.object({
+  skillId: z.string(),
+  slug: z.string(),
+  version: z.string(),
+  files: z.array(z.object({ filename: z.string(), content: z.string(), encoding: z.literal('base64').optional() })),
+});
+
+const tokenFields = {
+  id: z.string(),
+  expiresAt: z.string().describe('ISO 8601; the token stops working at this instant'),
+  maxUses: z.number().nullable().describe('null: any number of uses until it expires'),
+};
+
+export const downloadTokenCreatedSchema = z.object({ ...tokenFields, token: z.string().describe('shown once; send it as ?token=') });
+
+export const downloadTokenListSchema = z.object({
+  tokens: z.array(z.object({ ...tokenFields, createdAt: z.string(), uses: z.number(), lastUsedAt: z.string().nullable() })),
+});
+
+export const grantSchema = z.object({ skillId: z.string(), login: z.string(), grantedAt: z.string() });
+export const grantListSchema = z.object({ grants: z.array(grantSchema) });
+
+const sourceCountsSchema = z.object({ cli: z.number(), web: z.number(), api: z.number() });
+
+export const analyticsSchema = z.object({
+  total: z.number(),
+  last7d: z.number().describe('today and the 6 previous UTC days'),
+  last30d: z.number(),
+  bySource: sourceCountsSchema.describe('all time'),
+  daily: z.array(sourceCountsSchema.extend({ date: z.string() })).describe('the last 30 UTC days, oldest first'),
 });
 
 export const errorBodySchema = z.object({

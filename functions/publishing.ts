@@ -1,9 +1,10 @@
 import { bundleIntegrity, decodeFile, type FileBytes, fileEntries } from '#core/bundle';
-import { forbidden, invalidRequest, notFound, payloadTooLarge } from '#core/errors';
+import { invalidRequest, payloadTooLarge } from '#core/errors';
 import { limits } from '#core/limits';
 import type { PublishBody, Skill, User, VersionBody } from '#core/schemas';
 import { assertStrictVersion } from '#core/semver-order';
 import { slugify } from '#core/slug';
+import { authoredSkill } from './authorship.ts';
 import { putBlobs } from './content/blobs.ts';
 import type { Deps } from './deps.ts';
 import { returnPublishSlot, type SlotTaken, takePublishSlot } from './store/rate-limit.ts';
@@ -11,7 +12,6 @@ import {
   assertSlugFree,
   claimSlug,
   deleteVersion,
-  getSkill,
   putSkill,
   putVersion,
   recordPublished,
@@ -94,9 +94,7 @@ export interface VersionCreated {
 export async function publishVersion(deps: Deps, author: User, skillId: string, body: VersionBody): Promise<VersionCreated> {
   const { db, clock } = deps;
   const version = assertStrictVersion(body.version);
-  const skill = await getSkill(db, skillId);
-  if (!skill) throw notFound(`No skill with id ${skillId}`);
-  if (skill.authorId !== author.id) throw forbidden('Only the author of this skill may publish its versions');
+  const skill = await authoredSkill(db, skillId, author, 'publish its versions');
   const files = prepareFiles(body.files);
   await checkDependencies(deps, body.dependencies, skill.slug);
 

@@ -7,7 +7,8 @@ import { claimWindow, markPending, readLock, releaseWindow } from './store/site-
  * The production site build (DESIGN.md §5): the Astro site is rebuilt by a GitHub Actions
  * workflow, started with `workflow_dispatch`. Rebuild batches ask for it after every change; the
  * lock item lets at most one dispatch through per interval (5 minutes) and remembers the asks in
- * between, which the scheduled flush then serves. Skill pages newer than the last site build
+ * between, which the scheduled flush then serves; the daily full rebuild asks once more, the
+ * safety net for anything both missed. Skill pages newer than the last site build
  * still render from the registry JSON in the browser, so a few minutes' delay costs nothing.
  *
  * Configured by GITHUB_REPO (owner/name), GITHUB_WORKFLOW (file name or id), GITHUB_WORKFLOW_REF
@@ -46,7 +47,10 @@ export async function triggerSiteBuild(deps: Deps): Promise<SiteBuildOutcome> {
   }
 }
 
-/** The scheduled flush: dispatches a build that was deferred, once its window has ended. */
+/**
+ * The scheduled flush (every few minutes): dispatches a build that was deferred, once its window
+ * has ended, so every change reaches the site within two intervals even if no batch follows it.
+ */
 export async function flushPendingSiteBuild(deps: Deps): Promise<SiteBuildOutcome> {
   if (!workflowOf(deps)) return 'disabled';
   const lock = await readLock(deps.db);
@@ -77,19 +81,6 @@ async function dispatchOrRelease(deps: Deps, windowEndsAt: number): Promise<Site
     await releaseWindow(deps.db, windowEndsAt);
     return 'failed';
   }
-}
-
-/**
- * The EventBridge schedules (see infra): `{"action":"flush"}` every few minutes serves builds
- * deferred by the lock; `{"action":"full"}` once a day asks for a build whatever happened, the
- * safety net for anything a stream batch or a flush missed.
- */
-export async function runScheduledSiteBuild(deps: Deps, event: unknown): Promise<SiteBuildOutcome> {
-  const action = (event as { action?: unknown } | null)?.action;
-  if (action === 'flush') return flushPendingSiteBuild(deps);
-  if (action === 'full') return triggerSiteBuild(deps);
-  deps.log.warn('unknown site build schedule action', { action: typeof action === 'string' ? action.slice(0, 40) : typeof action });
-  return 'idle';
 }
 
 function workflowOf(deps: Deps): { owner: string; repo: string; id: string } | undefined {

@@ -33,8 +33,8 @@ export interface LambdaSpec {
   github?: readonly ('sign-in' | 'site-build')[];
   /** Consumes the table's stream, only for items whose partition key has one of these prefixes. */
   stream?: { keyPrefixes: readonly string[] };
-  /** EventBridge schedules, each delivering `input` as the event. */
-  schedules?: readonly { id: string; expression: string; input: Record<string, unknown> }[];
+  /** EventBridge schedules (rate or cron expressions) that invoke it. */
+  schedules?: readonly { id: string; expression: string }[];
   memoryMb?: number;
   timeoutSeconds?: number;
 }
@@ -80,15 +80,64 @@ export const lambdas: readonly LambdaSpec[] = [
     memoryMb: 1024,
   },
   {
+    name: 'deliver',
+    description: "Deliver a version's files, paid ones with a token or an entitled session, counting each",
+    routes: ['GET /api/deliver/{skillId}'],
+    // DL#: the download counters (ADD only); TOKEN#: a download token's uses.
+    table: { read: true, write: ['DL#', 'TOKEN#'] },
+    content: 'read',
+    memoryMb: 1024,
+  },
+  {
+    name: 'access',
+    description: 'Download tokens and grants of paid skills (author only)',
+    routes: [
+      'POST /api/skills/{id}/download-tokens',
+      'GET /api/skills/{id}/download-tokens',
+      'DELETE /api/skills/{id}/download-tokens/{tokenId}',
+      'POST /api/skills/{id}/grants',
+      'GET /api/skills/{id}/grants',
+      'DELETE /api/skills/{id}/grants/{login}',
+    ],
+    table: { read: true, write: ['APIKEY#', 'TOKEN#', 'GRANT#'] },
+  },
+  {
+    name: 'analytics',
+    description: 'Install analytics of a skill (session, author only)',
+    routes: ['GET /api/analytics/{skillId}'],
+    table: { read: true, write: [] },
+  },
+  {
+    name: 'rebuild',
+    description: 'The incremental static rebuild, driven by the table stream; then asks for a site build',
+    stream: { keyPrefixes: ['SKILL#'] },
+    // SKILL#: repairs a META whose currentVersion a crashed publish left behind; LOCK#: the
+    // catalog lease and the site-build window.
+    table: { read: true, write: ['SKILL#', 'LOCK#'] },
+    content: 'read',
+    static: 'write',
+    github: ['site-build'],
+    memoryMb: 1024,
+    timeoutSeconds: 120,
+  },
+  {
     name: 'site-build',
-    description: 'Scheduled site builds: flush deferred dispatches, and a daily build as the safety net',
+    description: 'Flushes site builds the 5-minute window deferred',
     table: { read: true, write: ['LOCK#'] },
     github: ['site-build'],
-    schedules: [
-      { id: 'FlushSiteBuild', expression: 'rate(5 minutes)', input: { action: 'flush' } },
-      { id: 'DailySiteBuild', expression: 'cron(15 3 * * ? *)', input: { action: 'full' } },
-    ],
+    schedules: [{ id: 'FlushSiteBuild', expression: 'rate(5 minutes)' }],
     timeoutSeconds: 60,
+  },
+  {
+    name: 'full-rebuild',
+    description: 'Daily full static rebuild from DynamoDB (the safety net under the stream), then a site build',
+    table: { read: true, scan: true, write: ['SKILL#', 'LOCK#'] },
+    content: 'read',
+    static: 'write',
+    github: ['site-build'],
+    schedules: [{ id: 'DailyFullRebuild', expression: 'cron(15 3 * * ? *)' }],
+    memoryMb: 2048,
+    timeoutSeconds: 900,
   },
 ];
 

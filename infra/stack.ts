@@ -56,7 +56,7 @@ export const edgeTtl = {
   catalog: 300,
   registry: 300,
   site: 300,
-  bundles: 31_536_000,
+  immutable: 31_536_000,
 } as const;
 
 export class SkillpressStack extends Stack {
@@ -163,7 +163,7 @@ export class SkillpressStack extends Stack {
       for (const schedule of spec.schedules ?? []) {
         new events.Rule(this, schedule.id, {
           schedule: events.Schedule.expression(schedule.expression),
-          targets: [new targets.LambdaFunction(fn, { event: events.RuleTargetInput.fromObject(schedule.input), retryAttempts: 2 })],
+          targets: [new targets.LambdaFunction(fn, { retryAttempts: 2 })],
         });
       }
     }
@@ -296,6 +296,7 @@ export class SkillpressStack extends Stack {
       responseHeadersPolicy: cloudfront.ResponseHeadersPolicy.SECURITY_HEADERS,
     });
 
+    const immutable = ttlPolicy('ImmutableCachePolicy', edgeTtl.immutable, 'Immutable version bundles and archives: 1 year');
     const distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: 'Skillpress',
       defaultRootObject: 'index.html',
@@ -318,8 +319,10 @@ export class SkillpressStack extends Stack {
           cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
           originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
         },
+        // Before /.well-known/*: the archives of the discovery index never change.
+        '/.well-known/agent-skills/*.tar.gz': fromStatic(immutable),
         '/.well-known/*': fromStatic(ttlPolicy('CatalogCachePolicy', edgeTtl.catalog, 'Catalog and discovery index: 5 minutes')),
-        '/bundles/*': fromStatic(ttlPolicy('BundleCachePolicy', edgeTtl.bundles, 'Immutable version bundles: 1 year')),
+        '/bundles/*': fromStatic(immutable),
       },
     });
     // What CDK warns about (a listing at the root path) is answered by defaultRootObject, and

@@ -1,10 +1,8 @@
 import { resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import { configFromEnv } from '#functions/config';
-import { createDeps } from '#functions/deps';
-import { createApp } from '#functions/http/app';
-import { allRoutes } from '#functions/http/all-routes';
 import { ensureStorage, startEmbeddedServices } from './local-stack.ts';
+import { createLocalRuntime } from './local-runtime.ts';
 
 /**
  * `npm start`: the whole service on one machine. The same handlers as on AWS, the same SDK calls,
@@ -24,19 +22,24 @@ const config = configFromEnv({
   S3_ENDPOINT: services.s3Endpoint,
   SKILLPRESS_DEV_LOGIN: process.env.SKILLPRESS_DEV_LOGIN ?? '1',
 });
-const deps = createDeps(config);
-await ensureStorage(config, deps.s3);
-const app = createApp(deps, allRoutes);
+const runtime = createLocalRuntime(config);
+await ensureStorage(config, runtime.deps.s3);
+const app = runtime.app;
 
 const server = serve({ fetch: app.fetch, hostname: host, port }, (info) => {
   console.log(`Skillpress listening on http://${host}:${info.port}`);
 });
+
+// Longer than clients' idle pools, so a reused connection is never closed under a request.
+(server as import('node:http').Server).keepAliveTimeout = 65_000;
 
 let stopping = false;
 async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;
   server.close();
+  runtime.trigger.stop();
+  await Promise.race([runtime.idle(), new Promise((resolve) => setTimeout(resolve, 5000))]);
   await services.stop();
   process.exit(0);
 }

@@ -1,6 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { FileBytes } from '#core/bundle';
 import { sha256Hex } from '#core/bundle';
+import type { BlobCache } from './blob-cache.ts';
 import { getObjectBytes, objectExists, putObject } from './s3.ts';
 
 /**
@@ -10,6 +11,8 @@ import { getObjectBytes, objectExists, putObject } from './s3.ts';
 export interface Blobs {
   s3: S3Client;
   bucket: string;
+  /** Read-through cache for {@link getBlob}; safe because a blob's bytes never change. */
+  cache?: BlobCache;
 }
 
 export const blobKey = (sha256: string) => `blobs/${sha256.slice(0, 2)}/${sha256}`;
@@ -19,15 +22,24 @@ export async function putBlobs(blobs: Blobs, files: FileBytes[]): Promise<void> 
   const unique = new Map(files.map((f) => [sha256Hex(f.bytes), f.bytes]));
   await Promise.all(
     [...unique].map(async ([sha, bytes]) => {
-      if (await objectExists(blobs.s3, blobs.bucket, blobKey(sha))) return;
-      await putObject(blobs.s3, blobs.bucket, blobKey(sha), bytes, { contentType: 'application/octet-stream' });
+      if (!(await objectExists(blobs.s3, blobs.bucket, blobKey(sha)))) {
+        await putObject(blobs.s3, blobs.bucket, blobKey(sha), bytes, { contentType: 'application/octet-stream' });
+      }
+      blobs.cache?.remember(sha, bytes);
     }),
   );
 }
 
-/** Reads the bytes of one blob; throws if it is missing, which means the store is damaged. */
+/**
+ * Reads the bytes of one blob and checks them against their name. Throws if the blob is missing
+ * or its bytes do not hash to `sha256`, which both mean the store is damaged.
+ */
 export async function getBlob(blobs: Blobs, sha256: string): Promise<Uint8Array> {
-  const bytes = await getObjectBytes(blobs.s3, blobs.bucket, blobKey(sha256));
-  if (!bytes) throw new Error(`content blob ${sha256} is missing`);
-  return bytes;
+  const read = async () => {
+    const bytes = await getObjectBytes(blobs.s3, blobs.bucket, blobKey(sha256));
+    if (!bytes) throw new Error(`content blob ${sha256} is missing`);
+    if (sha256Hex(bytes) !== sha256) throw new Error(`content blob ${sha256} does not match its hash`);
+    return bytes;
+  };
+  return blobs.cache ? blobs.cache.load(sha256, read) : read();
 }

@@ -50,9 +50,16 @@ export async function putObject(
   bucket: string,
   key: string,
   body: Uint8Array | string,
-  meta: { contentType: string; cacheControl?: string },
+  meta: { contentType: string; cacheControl?: string; metadata?: Record<string, string> },
 ): Promise<void> {
   await s3.send(
-    new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: meta.contentType, CacheControl: meta.cacheControl }),
+    new PutObjectCommand({
+      Bucket: bucket,
+      Key: key,
+      Body: body,
+      ContentType: meta.contentType,
+      CacheControl: meta.cacheControl,
+      Metadata: meta.metadata,
+    }),
   );
 }

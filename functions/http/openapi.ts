@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SOURCES } from '#core/install-analytics';
 import * as s from '#core/schemas';
 
 /**
@@ -16,8 +17,19 @@ const json = (schema: z.ZodType, io: 'input' | 'output' = 'output') => ({
   content: { 'application/json': { schema: z.toJSONSchema(schema, { io, unrepresentable: 'any' }) } },
 });
 
+const pathId = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
+
 const errors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((status) => [status, { description: 'Error', ...json(s.errorBodySchema) }]));
+
+/** An operation only a skill's author may call, with a session or an API key. */
+const authorOp = (summary: string, ids: string[], success: Record<number, object>, body?: z.ZodType) => ({
+  summary: `${summary} (author only)`,
+  security: [{ apiKey: [] }, { session: [] }],
+  parameters: ids.map(pathId),
+  ...(body ? { requestBody: { required: true, ...json(body, 'input') } } : {}),
+  responses: { ...success, ...(body ? errors(400, 401, 403, 404, 415) : errors(401, 403, 404)) },
+});
 
 function build(): object {
   return {
@@ -27,6 +39,7 @@ function build(): object {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'An sk_ API key' },
         session: { type: 'apiKey', in: 'cookie', name: 'skillpress_session' },
+        downloadToken: { type: 'apiKey', in: 'query', name: 'token', description: 'A download token issued by the author' },
       },
     },
     paths: {
@@ -45,6 +58,44 @@ function build(): object {
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
           requestBody: { required: true, ...json(s.versionBodySchema, 'input') },
           responses: { 201: { description: 'Created', ...json(s.versionCreatedSchema) }, ...errors(400, 401, 403, 404, 409, 413, 415) },
+        },
+      },
+      '/api/deliver/{skillId}': {
+        get: {
+          summary: 'Deliver a version of a skill and count the download (paid: token or entitled session)',
+          security: [{}, { downloadToken: [] }, { session: [] }],
+          parameters: [
+            pathId('skillId'),
+            { name: 'version', in: 'query', schema: { type: 'string' }, description: 'exact semver; default the current version' },
+            { name: 'source', in: 'query', schema: { type: 'string', enum: [...SOURCES], default: 'api' } },
+            { name: 'token', in: 'query', schema: { type: 'string' }, description: 'a download token for this skill (paid skills)' },
+          ],
+          responses: {
+            200: { description: 'The files; Cache-Control: private, no-store', ...json(s.deliverySchema) },
+            ...errors(400, 401, 402, 404),
+          },
+        },
+      },
+      '/api/skills/{id}/download-tokens': {
+        post: authorOp('Issue a download token for a paid skill; the token is shown once', ['id'], { 201: { description: 'Created', ...json(s.downloadTokenCreatedSchema) } }, s.downloadTokenBodySchema),
+        get: authorOp("List the skill's download tokens, without their secrets", ['id'], { 200: { description: 'OK', ...json(s.downloadTokenListSchema) } }),
+      },
+      '/api/skills/{id}/download-tokens/{tokenId}': {
+        delete: authorOp('Revoke a download token; it stops working at once', ['id', 'tokenId'], { 204: { description: 'Revoked' } }),
+      },
+      '/api/skills/{id}/grants': {
+        post: authorOp("Let a user's session download the skill", ['id'], { 201: { description: 'Granted', ...json(s.grantSchema) } }, s.grantBodySchema),
+        get: authorOp("List the skill's grants", ['id'], { 200: { description: 'OK', ...json(s.grantListSchema) } }),
+      },
+      '/api/skills/{id}/grants/{login}': {
+        delete: authorOp('Revoke a grant', ['id', 'login'], { 204: { description: 'Revoked' } }),
+      },
+      '/api/analytics/{skillId}': {
+        get: {
+          summary: 'Install analytics of a skill (session only; author only)',
+          security: [{ session: [] }],
+          parameters: [pathId('skillId')],
+          responses: { 200: { description: 'OK', ...json(s.analyticsSchema) }, ...errors(401, 403, 404) },
         },
       },
       '/api/api-keys': {

@@ -46,3 +46,16 @@ export async function queryAll(db: Db, input: Omit<QueryCommandInput, 'TableName
   } while (ExclusiveStartKey);
   return items;
 }
+
+/**
+ * The items of one owner partition of the GSI (a user's keys, a skill's tokens or grants),
+ * optionally only those with sort key `sortEquals`. The caller bounds the partition's size.
+ */
+export function queryOwned(db: Db, partition: string, sortEquals?: string): Promise<Record<string, unknown>[]> {
+  const { name, partition: pk, sort: sk } = tableKeys.byOwner;
+  return queryAll(db, {
+    IndexName: name,
+    KeyConditionExpression: sortEquals === undefined ? `${pk} = :pk` : `${pk} = :pk AND ${sk} = :sk`,
+    ExpressionAttributeValues: sortEquals === undefined ? { ':pk': partition } : { ':pk': partition, ':sk': sortEquals },
+  });
+}

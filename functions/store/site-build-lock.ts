@@ -1,14 +1,16 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Db, isConditionFailed } from './db.ts';
+import { lockKey } from './locks.ts';
 
 /**
- * The site-build lock: one item that says until when the last site build's window runs, and
- * whether changes arrived during it. Every rebuild Lambda (one per stream shard) races for it
+ * The site-build window: one item that says until when the last site build's window runs, and
+ * whether changes arrived during it. Unlike the lease locks of `locks.ts` it is never released
+ * early: it throttles, it does not guard a critical section. Every rebuild Lambda (one per stream shard) races for it
  * with a conditional write, so at most one build is dispatched per window without a
  * transaction or a coordinator.
  */
 
-export const siteBuildLockKey = { pk: 'LOCK#site-build', sk: 'LOCK' } as const;
+export const siteBuildLockKey = lockKey('site-build');
 
 // Long enough that `pending` outlives any gap between scheduled flushes; TTL only tidies up.
 const KEEP_SECONDS = 7 * 24 * 3600;

@@ -52,7 +52,22 @@ export interface VersionItem {
   integrity: string;
 }
 
+/** The stored form of each item, shared by the conditional writes here and bulk seeding. */
+export const skillRecord = (skill: SkillItem) => ({
+  ...skillKey(skill.id),
+  ...skill,
+  currentKey: releaseKey(skill.currentVersion),
+  gsi1pk: authorPartition(skill.authorId),
+  gsi1sk: `${skill.createdAt}#${skill.id}`,
+});
+export const versionRecord = (item: VersionItem) => ({ ...versionKey(item.skillId, item.version), ...item });
+export const slugRecord = (slug: string, skillId: string, authorId: string, now: Date) => ({ ...slugKey(slug), skillId, authorId, claimedAt: now.toISOString() });
+
+/** Skill ids are UUIDs; anything much longer names no skill and could exceed DynamoDB's key size. */
+const MAX_ID_CHARS = 128;
+
 export async function getSkill(db: Db, id: string): Promise<SkillItem | undefined> {
+  if (id.length > MAX_ID_CHARS) return undefined;
   const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: skillKey(id), ConsistentRead: true }));
   return Item ? toSkillItem(Item) : undefined;
 }
@@ -72,7 +87,7 @@ export async function getSkillBySlug(db: Db, slug: string): Promise<SkillItem | 
  * claim is a crashed publish's leftover, which is taken over.
  */
 export async function claimSlug(db: Db, slug: string, skillId: string, authorId: string, now: Date): Promise<void> {
-  const item = { ...slugKey(slug), skillId, authorId, claimedAt: now.toISOString() };
+  const item = slugRecord(slug, skillId, authorId, now);
   try {
     await db.doc.send(new PutCommand({ TableName: db.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
     return;
@@ -132,7 +147,7 @@ export async function putVersion(db: Db, item: VersionItem): Promise<void> {
     await db.doc.send(
       new PutCommand({
         TableName: db.table,
-        Item: { ...versionKey(item.skillId, item.version), ...item },
+        Item: versionRecord(item),
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -143,6 +158,7 @@ export async function putVersion(db: Db, item: VersionItem): Promise<void> {
 }
 
 export async function getVersion(db: Db, skillId: string, version: string): Promise<VersionItem | undefined> {
+  if (skillId.length > MAX_ID_CHARS) return undefined;
   const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: versionKey(skillId, version), ConsistentRead: true }));
   return Item ? toVersionItem(Item) : undefined;
 }
@@ -166,13 +182,7 @@ export async function putSkill(db: Db, skill: SkillItem): Promise<void> {
   await db.doc.send(
     new PutCommand({
       TableName: db.table,
-      Item: {
-        ...skillKey(skill.id),
-        ...skill,
-        currentKey: releaseKey(skill.currentVersion),
-        gsi1pk: authorPartition(skill.authorId),
-        gsi1sk: `${skill.createdAt}#${skill.id}`,
-      },
+      Item: skillRecord(skill),
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -265,7 +275,7 @@ export async function* scanSkills(db: Db): AsyncGenerator<SkillItem[]> {
   } while (ExclusiveStartKey);
 }
 
-function toSkillItem(raw: Record<string, unknown>): SkillItem {
+export function toSkillItem(raw: Record<string, unknown>): SkillItem {
   return {
     id: raw.id as string,
     slug: raw.slug as string,
@@ -282,7 +292,7 @@ function toSkillItem(raw: Record<string, unknown>): SkillItem {
   };
 }
 
-function toVersionItem(raw: Record<string, unknown>): VersionItem {
+export function toVersionItem(raw: Record<string, unknown>): VersionItem {
   return {
     skillId: raw.skillId as string,
     version: raw.version as string,

@@ -4,8 +4,8 @@
 //   /api/registry/<slug>          -> /registry/<slug>.json
 //   /api/registry/<slug>/versions -> /registry/<slug>/versions.json
 // Anything else under /api/registry/ cannot name a skill and is answered 404 at the edge.
-// The slug rule is core/slug.ts SLUG_PATTERN; a test checks the two agree.
-var REGISTRY_PATH = /^\/api\/registry\/([a-z0-9-]{1,64})(\/versions)?$/;
+// The mapping is core/static-paths.ts keyForPath (the local CDN); a test checks the two agree.
+var REGISTRY_PATH = /^\/api\/registry\/([a-z0-9-]{1,64})(\/versions)?\/?$/;
 
 function handler(event) {
   var request = event.request;

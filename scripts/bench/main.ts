@@ -1,6 +1,8 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { benchBundles } from './bundles.ts';
+import { benchDeliver } from './deliver.ts';
 import { benchPublish } from './publish.ts';
+import { benchRebuild } from './rebuild.ts';
 import { printTable, type Row } from './table.ts';
 
 /**
@@ -9,6 +11,8 @@ import { printTable, type Row } from './table.ts';
  */
 const sections: Record<string, () => Promise<Row[]>> = {
   publish: benchPublish,
+  deliver: benchDeliver,
+  rebuild: () => benchRebuild(),
   bundles: benchBundles,
 };
 
@@ -20,6 +24,10 @@ for (const [name, run] of Object.entries(sections)) {
   rows.push(...(await run()));
 }
 printTable(rows);
+// Running some sections keeps the last figures of the others, so the file always has them all.
+const latest = 'bench/results/latest.json';
+const ran = new Set(rows.map((r) => r.section));
+const kept = existsSync(latest) ? (JSON.parse(readFileSync(latest, 'utf8')) as { rows: Row[] }).rows.filter((r) => !ran.has(r.section)) : [];
 mkdirSync('bench/results', { recursive: true });
-writeFileSync('bench/results/latest.json', JSON.stringify({ when: new Date().toISOString(), rows }, null, 2) + '\n');
+writeFileSync(latest, JSON.stringify({ when: new Date().toISOString(), rows: [...kept, ...rows] }, null, 2) + '\n');
 process.exit(0);

@@ -2,20 +2,20 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { randomBytes } from 'node:crypto';
 import { configFromEnv } from '#functions/config';
-import { createDeps, type Deps } from '#functions/deps';
-import { createApp } from '#functions/http/app';
-import { allRoutes } from '#functions/http/all-routes';
+import type { Deps } from '#functions/deps';
 import { createLogger } from '#functions/log';
 import { ensureStorage, startEmbeddedServices } from '../local-stack.ts';
+import { createLocalRuntime, type LocalRuntime } from '../local-runtime.ts';
 
 /** The local runtime on an ephemeral loopback port, with fresh storage, for one benchmark run. */
 export interface BenchStack {
   baseUrl: string;
   deps: Deps;
+  runtime: LocalRuntime;
   stop(): Promise<void>;
 }
 
-export async function startBenchStack(env: Record<string, string> = {}, overrides: Partial<Deps> = {}): Promise<BenchStack> {
+export async function startBenchStack(env: Record<string, string> = {}, overrides: Partial<Omit<Deps, 'config' | 'changed'>> = {}): Promise<BenchStack> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const services = await startEmbeddedServices();
   const suffix = randomBytes(4).toString('hex');
@@ -28,17 +28,21 @@ export async function startBenchStack(env: Record<string, string> = {}, override
     SKILLPRESS_DEV_LOGIN: '1',
     ...env,
   });
-  const deps = createDeps(config, { log: createLogger('warn'), ...overrides });
+  const runtime = createLocalRuntime(config, { log: createLogger('warn'), ...overrides });
+  const { deps, app } = runtime;
   await ensureStorage(config, deps.s3);
-  const app = createApp(deps, allRoutes);
   const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
+  // Longer than clients' idle pools, so a reused connection is never closed under a request.
+  (server as import('node:http').Server).keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     deps,
+    runtime,
     stop: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      runtime.trigger.stop();
       await services.stop();
     },
   };

@@ -2,19 +2,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startServer } from '../support/server-process.ts';
+import { call, startServer } from '../support/server-process.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'skillpress-e2e-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-async function call(base: string, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
-  const res = await fetch(base + path, {
-    method: init.method ?? 'GET',
-    headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+/** Calls `probe` until `ready` holds (a rebuild is asynchronous), for at most 10 s. */
+async function eventually<T>(probe: () => Promise<T>, ready: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = await probe();
+    if (ready(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 describe('npm start', () => {
@@ -31,6 +31,10 @@ describe('npm start', () => {
     expect(skill.status).toBe(201);
     const v = await call(base, `/api/skills/${skill.body.id}/versions`, { method: 'POST', headers: auth, body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# hi' }] } });
     expect(v.status).toBe(201);
+    const registry = await eventually(() => call(base, `/api/registry/${skill.body.slug}`), (r) => r.body?.currentVersion === '1.1.0');
+    expect(registry.body.versions.map((x: { version: string }) => x.version)).toEqual(['1.1.0', '1.0.0']);
+    const catalog = await eventually(() => call(base, '/.well-known/skills.json'), (r) => r.body?.skills?.some((s: { slug: string; currentVersion: string }) => s.slug === skill.body.slug && s.currentVersion === '1.1.0'));
+    expect(catalog.headers.get('cache-control')).toBe('public, max-age=300');
     expect(await first.stop('SIGINT')).toBe(0);
 
     const second = await startServer({ DATA_DIR: dataDir });
@@ -40,6 +44,8 @@ describe('npm start', () => {
       expect(again.body.error.code).toBe('version_exists');
       const me = await call(second.baseUrl, '/api/me', { headers: { cookie } });
       expect(me.body).toEqual({ user: { id: 'dev:alice', login: 'alice' } });
+      const served = await call(second.baseUrl, `/api/registry/${skill.body.slug}`);
+      expect(served.body.currentVersion).toBe('1.1.0');
       const slug = await call(second.baseUrl, '/api/publish', { method: 'POST', headers: auth, body: { name: 'Restart Proof', description: 'd', category: 'testing' } });
       expect(slug.status).toBe(409);
     } finally {

@@ -106,6 +106,7 @@ describe('POST /api/publish', () => {
     ['a file over 1 MiB', JSON.stringify(skillBody({ files: [{ filename: 'big', content: 'x'.repeat(1024 * 1024 + 1) }] })), 413, 'payload_too_large'],
     ['files over 5 MiB in total', JSON.stringify(skillBody({ files: Array.from({ length: 6 }, (_, i) => ({ filename: `f${i}`, content: 'x'.repeat(1000 * 1000) })) })), 413, 'payload_too_large'],
   ])('rejects %s with %i %s and stores nothing', async (_, body, status, code) => {
+    await stack.idle();
     const before = await tableItems();
     const blobsBefore = await contentKeys();
     const res = await stack.request('/api/publish', { method: 'POST', headers: { authorization: `Bearer ${aliceKey}`, 'content-type': 'application/json' }, body });
@@ -117,6 +118,7 @@ describe('POST /api/publish', () => {
   });
 
   it('rejects a body over 6 MiB with 413 and stores nothing', async () => {
+    await stack.idle();
     const before = await tableItems();
     const body = JSON.stringify(skillBody({ files: [{ filename: 'big', content: 'x'.repeat(6 * 1024 * 1024 + 10) }] }));
     const res = await stack.request('/api/publish', { method: 'POST', headers: { authorization: `Bearer ${aliceKey}`, 'content-type': 'application/json' }, body });

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../functions/log.ts';
-import { flushPendingSiteBuild, runScheduledSiteBuild, triggerSiteBuild } from '../../functions/site-build-trigger.ts';
+import { fullRebuild } from '../../functions/rebuild/full-rebuild.ts';
+import { flushPendingSiteBuild, triggerSiteBuild } from '../../functions/site-build-trigger.ts';
+import { CATALOG_KEY } from '../../core/static-paths.ts';
 import { readLock } from '../../functions/store/site-build-lock.ts';
 import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '../support/fake-github.ts';
-import { createTestStack, type TestStack } from '../support/stack.ts';
+import { Client, createTestStack, skillBody, type TestStack, withKey } from '../support/stack.ts';
 
 let github: FakeGitHub;
 const logLines: string[] = [];
@@ -102,29 +104,31 @@ describe('scheduled site builds', () => {
     stack.setNow(at(4 * MIN));
     expect(await flushPendingSiteBuild(stack.deps)).toBe('deferred');
     stack.setNow(at(5 * MIN));
-    expect(await runScheduledSiteBuild(stack.deps, { action: 'flush' })).toBe('dispatched');
+    expect(await flushPendingSiteBuild(stack.deps)).toBe('dispatched');
     stack.setNow(at(11 * MIN));
-    expect(await runScheduledSiteBuild(stack.deps, { action: 'flush' })).toBe('idle');
+    expect(await flushPendingSiteBuild(stack.deps)).toBe('idle');
     expect(github.dispatches).toHaveLength(2);
   });
 
   it('has nothing to flush when no build was asked for', async () => {
     const stack = await siteStack();
-    expect(await runScheduledSiteBuild(stack.deps, { action: 'flush' })).toBe('idle');
+    expect(await flushPendingSiteBuild(stack.deps)).toBe('idle');
     expect(github.dispatches).toHaveLength(0);
   });
 
-  it('asks for a build on the daily full schedule even when nothing is owed', async () => {
+  it('rebuilds every static file from DynamoDB on the daily full rebuild, then asks for a site build', async () => {
     const stack = await siteStack();
-    expect(await runScheduledSiteBuild(stack.deps, { action: 'full' })).toBe('dispatched');
+    stack.setNow(new Date()); // session cookies must expire within 400 days of the real time
+    const alice = await Client.signIn(stack, 'alice');
+    const res = await withKey(stack, await alice.createKey(), '/api/publish', { body: skillBody() });
+    const { slug } = (await res.json()) as { slug: string };
+    await stack.idle();
+    // A static file lost or gone stale (a dead-lettered stream batch, a bad deploy) ...
+    await stack.deps.staticStore.put(CATALOG_KEY, '{}');
+    const result = await fullRebuild(stack.deps);
+    expect(result).toMatchObject({ skills: 1, site: 'dispatched' });
+    const catalog = JSON.parse(Buffer.from((await stack.deps.staticStore.get(CATALOG_KEY))!).toString('utf8')) as { skills: { slug: string }[] };
+    expect(catalog.skills.map((s) => s.slug)).toEqual([slug]);
     expect(github.dispatches).toHaveLength(1);
-  });
-
-  it('ignores an event it does not know', async () => {
-    const stack = await siteStack();
-    for (const event of [{}, null, 'flush', { action: 'x'.repeat(10_000) }]) {
-      expect(await runScheduledSiteBuild(stack.deps, event)).toBe('idle');
-    }
-    expect(github.dispatches).toHaveLength(0);
   });
 });

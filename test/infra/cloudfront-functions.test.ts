@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SLUG_PATTERN } from '../../core/slug.ts';
+import { keyForPath } from '../../core/static-paths.ts';
 
 /**
  * The CloudFront Functions, run here as CloudFront runs them: the file's `handler` called with a
  * viewer-request event. They are plain JavaScript (cloudfront-js-2.0) and import nothing, so the
- * slug rule is repeated in the registry rewrite; a property test keeps it equal to core's.
+ * registry mapping is repeated there; a property test keeps it equal to the one the local CDN
+ * uses (core/static-paths.ts).
  */
 type CfRequest = { method: string; uri: string; querystring: Record<string, { value: string }>; headers: Record<string, { value: string }> };
 type CfResult = CfRequest | { statusCode: number; headers: Record<string, { value: string }> };
@@ -39,13 +40,18 @@ describe('registry-rewrite.js', () => {
     },
   );
 
-  it('accepts exactly the slugs core accepts', () => {
+  it('maps exactly the registry paths the local CDN maps, to the same objects', () => {
+    const tails = fc.oneof(fc.constant(''), fc.constant('/'), fc.constant('/versions'), fc.constant('/versions/'), fc.string({ unit: fc.constantFrom(...'/versin.'.split('')), maxLength: 10 }));
+    const slugs = fc.string({ unit: fc.constantFrom(...'abcz09-_A./%'.split('')), minLength: 0, maxLength: 70 });
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom(...'abcz09-_A./%'.split('')), minLength: 0, maxLength: 70 }), (slug) => {
-        const result = handler(viewerRequest(`/api/registry/${slug}`));
-        expect('uri' in result && result.uri === `/registry/${slug}.json`).toBe(SLUG_PATTERN.test(slug));
+      fc.property(slugs, tails, (slug, tail) => {
+        const path = `/api/registry/${slug}${tail}`;
+        const result = handler(viewerRequest(path));
+        const key = keyForPath(path);
+        if (key?.startsWith('registry/')) expect(result).toMatchObject({ uri: `/${key}` });
+        else expect(result).toMatchObject({ statusCode: 404 });
       }),
-      { numRuns: 2000 },
+      { numRuns: 3000 },
     );
   });
 });

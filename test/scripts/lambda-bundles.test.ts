@@ -1,16 +1,19 @@
 import { readFileSync } from 'node:fs';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { blobKey } from '../../functions/content/blobs.ts';
 import { objectExists } from '../../functions/content/s3.ts';
+import { siteBuildLockKey } from '../../functions/store/site-build-lock.ts';
 import { versionKey } from '../../functions/store/skills.ts';
+import { CATALOG_KEY, registryKey } from '../../core/static-paths.ts';
 import { banner } from '../../scripts/lambda-bundles.ts';
 import { bundleDir, lambdas } from '../../infra/lambdas.ts';
 import { sha256Hex } from '../../core/bundle.ts';
 import { httpApiEvent, routeEvent } from '../support/api-gateway-event.ts';
 import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '../support/fake-github.ts';
 import { invokeBundle, resultOf } from '../support/lambda-bundle.ts';
+import { scheduledEvent, streamRecord } from '../support/lambda-events.ts';
 import { Client, createTestStack, type TestStack } from '../support/stack.ts';
 
 /**
@@ -117,7 +120,10 @@ describe('auth', () => {
   });
 });
 
-describe('api-keys, publish and versions', () => {
+describe('the write path, the stream rebuild, delivery and the schedules', () => {
+  let skill: { id: string; slug: string };
+  const auth = () => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
+
   it('creates and lists API keys from a session, with the site Origin', async () => {
     const invocation = await invokeBundle(
       'api-keys',
@@ -135,34 +141,67 @@ describe('api-keys, publish and versions', () => {
   });
 
   it('publishes a skill from a base64-encoded body, then a version, storing content in S3 and items in DynamoDB', async () => {
-    const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const skill = { name: 'Bundle Skill', description: 'Published through the bundle', category: 'Testing', files: [{ filename: 'SKILL.md', content: '# v1' }] };
-    const published = await invokeBundle('publish', [httpApiEvent('POST', '/api/publish', { headers: auth, body: skill, base64: true })], env);
+    const body = { name: 'Bundle Skill', description: 'Published through the bundle', category: 'Testing', files: [{ filename: 'SKILL.md', content: '# v1' }] };
+    const published = await invokeBundle('publish', [httpApiEvent('POST', '/api/publish', { headers: auth(), body, base64: true })], env);
     const created = resultOf(published, 0);
     expect(created.statusCode).toBe(201);
     expect(created.headers!['ratelimit-remaining']).toBe('4');
-    const { id } = bodyOf(created);
+    skill = bodyOf(created);
 
     const versioned = await invokeBundle(
       'versions',
-      [httpApiEvent('POST', `/api/skills/${id}/versions`, { routeKey: 'POST /api/skills/{id}/versions', pathParameters: { id }, headers: auth, body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# v1.1' }] } })],
+      [httpApiEvent('POST', `/api/skills/${skill.id}/versions`, { routeKey: 'POST /api/skills/{id}/versions', pathParameters: { id: skill.id }, headers: auth(), body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# v1.1' }] } })],
       env,
     );
     expect(resultOf(versioned, 0).statusCode).toBe(201);
     expect(bodyOf(resultOf(versioned, 0)).currentVersion).toBe('1.1.0');
 
-    const { Item } = await stack.deps.db.doc.send(new GetCommand({ TableName: stack.deps.db.table, Key: versionKey(id, '1.1.0') }));
+    const { Item } = await stack.deps.db.doc.send(new GetCommand({ TableName: stack.deps.db.table, Key: versionKey(skill.id, '1.1.0') }));
     expect(Item?.version).toBe('1.1.0');
     const sha = sha256Hex(new TextEncoder().encode('# v1.1'));
     expect(await objectExists(stack.deps.s3, stack.config.contentBucket, blobKey(sha))).toBe(true);
   });
-});
 
-describe('site-build', () => {
-  it('dispatches the site workflow on the daily schedule and has nothing to flush afterwards', async () => {
+  it('rebuilds the static files from a stream batch, ignoring other entities, and dispatches the site build', async () => {
     github.dispatches.length = 0;
-    const invocation = await invokeBundle<string>('site-build', [{ action: 'full' }, { action: 'flush' }], env);
-    expect(invocation.results).toEqual([{ ok: 'dispatched' }, { ok: 'idle' }]);
+    const batch = { Records: [streamRecord(`SKILL#${skill.id}`, 'META'), streamRecord(`SKILL#${skill.id}`, 'VERSION#1.1.0'), streamRecord(`DL#${skill.id}`, 'TOTAL', 'MODIFY')] };
+    const invocation = await invokeBundle<void>('rebuild', [batch, { Records: [streamRecord('SESSION#x', 'SESSION', 'REMOVE')] }], env);
+    expect(invocation.results).toEqual([{}, {}]); // resolved without a value, twice
+    const registry = JSON.parse(Buffer.from((await stack.deps.staticStore.get(registryKey(skill.slug)))!).toString('utf8'));
+    expect(registry).toMatchObject({ id: skill.id, currentVersion: '1.1.0' });
+    expect((await stack.deps.staticStore.get(CATALOG_KEY))?.byteLength).toBeGreaterThan(0);
     expect(github.dispatches).toHaveLength(1);
+  });
+
+  it('delivers a free skill, counts it, and shows the count in analytics', async () => {
+    const delivered = await invokeBundle('deliver', [httpApiEvent('GET', `/api/deliver/${skill.id}`, { routeKey: 'GET /api/deliver/{skillId}', query: { source: 'cli' }, pathParameters: { skillId: skill.id } })], env);
+    const result = resultOf(delivered, 0);
+    expect(result.statusCode).toBe(200);
+    expect(result.headers!['cache-control']).toBe('private, no-store');
+    expect(bodyOf(result)).toMatchObject({ skillId: skill.id, version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# v1.1' }] });
+
+    const analytics = await invokeBundle('analytics', [httpApiEvent('GET', `/api/analytics/${skill.id}`, { cookies: [cookie] })], env);
+    expect(bodyOf(resultOf(analytics, 0))).toMatchObject({ total: 1, bySource: { cli: 1, web: 0, api: 0 } });
+  });
+
+  it('issues a download token for the author', async () => {
+    const path = `/api/skills/${skill.id}/download-tokens`;
+    const invocation = await invokeBundle('access', [httpApiEvent('POST', path, { headers: auth(), body: { maxUses: 2 } })], env);
+    expect(resultOf(invocation, 0).statusCode).toBe(201);
+    expect(bodyOf(resultOf(invocation, 0))).toMatchObject({ maxUses: 2 });
+  });
+
+  it('runs the daily full rebuild and the scheduled flush', async () => {
+    github.dispatches.length = 0;
+    const setLock = (pending: boolean) => stack.deps.db.doc.send(new PutCommand({ TableName: stack.deps.db.table, Item: { ...siteBuildLockKey, windowEndsAt: 0, pending } }));
+    await setLock(false);
+    const full = await invokeBundle('full-rebuild', [scheduledEvent('DailyFullRebuild')], env);
+    expect(full.results).toEqual([{ ok: { skills: 1, written: expect.any(Number), site: 'dispatched' } }]);
+
+    // A build deferred by an earlier window that has ended: the flush dispatches it, once.
+    await setLock(true);
+    const flush = await invokeBundle('site-build', [scheduledEvent('FlushSiteBuild'), scheduledEvent('FlushSiteBuild')], env);
+    expect(flush.results).toEqual([{ ok: 'dispatched' }, { ok: 'idle' }]);
+    expect(github.dispatches).toHaveLength(2);
   });
 });

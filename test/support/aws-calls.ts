@@ -5,9 +5,15 @@ import type { Deps } from '../../functions/deps.ts';
  * Records every DynamoDB and S3 call a stack's handlers make, in IAM terms (action, partition
  * keys, which bucket), by adding middleware to the SDK clients the handlers share.
  */
+export interface RecordedCall {
+  /** Whatever `ownerOf` said when the call was made (the Lambda it belongs to). */
+  owner?: string;
+  call: AwsCall;
+}
+
 export interface AwsCallRecorder {
   /** The calls since the last take. */
-  take(): AwsCall[];
+  take(): RecordedCall[];
 }
 
 const s3Actions: Record<string, string> = {
@@ -20,12 +26,12 @@ const s3Actions: Record<string, string> = {
   HeadBucket: 's3:ListBucket',
 };
 
-export function recordAwsCalls(deps: Deps): AwsCallRecorder {
-  let calls: AwsCall[] = [];
+export function recordAwsCalls(deps: Deps, ownerOf: () => string | undefined = () => undefined): AwsCallRecorder {
+  let calls: RecordedCall[] = [];
   deps.db.doc.middlewareStack.add(
     (next, context) => async (args) => {
       const name = (context.commandName ?? '').replace(/Command$/, '');
-      calls.push({ service: 'dynamodb', action: `dynamodb:${name}`, partitionKeys: partitionKeys(args.input as Record<string, unknown>) });
+      calls.push({ owner: ownerOf(), call: { service: 'dynamodb', action: `dynamodb:${name}`, partitionKeys: partitionKeys(args.input as Record<string, unknown>) } });
       return next(args);
     },
     { step: 'serialize', name: 'recordDynamoCalls' },
@@ -34,7 +40,7 @@ export function recordAwsCalls(deps: Deps): AwsCallRecorder {
     (next, context) => async (args) => {
       const name = (context.commandName ?? '').replace(/Command$/, '');
       const bucket = (args.input as { Bucket?: string }).Bucket;
-      calls.push({ service: 's3', bucket: bucket === deps.config.contentBucket ? 'content' : 'static', action: s3Actions[name] ?? `s3:${name}` });
+      calls.push({ owner: ownerOf(), call: { service: 's3', bucket: bucket === deps.config.contentBucket ? 'content' : 'static', action: s3Actions[name] ?? `s3:${name}` } });
       return next(args);
     },
     { step: 'initialize', name: 'recordS3Calls' },

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { type Config, configFromEnv } from '../../functions/config.ts';
-import { createDeps, type Deps } from '../../functions/deps.ts';
-import { createApp } from '../../functions/http/app.ts';
-import { allRoutes } from '../../functions/http/all-routes.ts';
+import type { Deps } from '../../functions/deps.ts';
 import { ensureStorage } from '../../scripts/local-stack.ts';
+import { createLocalRuntime, type LocalRuntime } from '../../scripts/local-runtime.ts';
 
 /**
  * A fresh, isolated service for one test file: its own table and buckets on the shared embedded
@@ -13,6 +12,9 @@ import { ensureStorage } from '../../scripts/local-stack.ts';
 export interface TestStack {
   deps: Deps;
   config: Config;
+  runtime: LocalRuntime;
+  /** Resolves once every committed write so far has been rebuilt into static files. */
+  idle(): Promise<void>;
   request(path: string, init?: RequestInit): Promise<Response>;
   /** Sets the clock every handler reads. */
   setNow(date: Date | string): void;
@@ -20,7 +22,7 @@ export interface TestStack {
 
 export const ORIGIN = 'http://localhost';
 
-export async function createTestStack(overrides: Partial<Deps> = {}, env: Record<string, string> = {}): Promise<TestStack> {
+export async function createTestStack(overrides: Partial<Omit<Deps, 'config' | 'changed'>> = {}, env: Record<string, string> = {}): Promise<TestStack> {
   const { dynamoEndpoint, s3Endpoint } = inject('services');
   const suffix = randomBytes(4).toString('hex');
   const config = configFromEnv({
@@ -33,12 +35,14 @@ export async function createTestStack(overrides: Partial<Deps> = {}, env: Record
     ...env,
   });
   let now: Date | undefined;
-  const deps = createDeps(config, { clock: () => now ?? new Date(), ...overrides });
+  const runtime = createLocalRuntime(config, { clock: () => now ?? new Date(), ...overrides });
+  const { deps, app } = runtime;
   await ensureStorage(config, deps.s3);
-  const app = createApp(deps, allRoutes);
   return {
     deps,
     config,
+    runtime,
+    idle: () => runtime.idle(),
     request: async (path, init) => app.request(path, init),
     setNow: (date) => {
       now = new Date(date);

@@ -1,0 +1,86 @@
+import { DISCOVERY_SCHEMA, archivePath, registryPath } from './static-paths.ts';
+import type { SkillFacts } from './registry-document.ts';
+
+/**
+ * The catalog `/.well-known/skills.json` and the Agent Skills discovery index. Both are kept as
+ * maps keyed by slug so a rebuild replaces one skill's entry without reading any other skill.
+ */
+
+export interface CatalogEntry {
+  id: string;
+  slug: string;
+  name: string;
+  description: string;
+  category: string;
+  author: string;
+  currentVersion: string;
+  paid: boolean;
+  updatedAt: string;
+  registry: string;
+}
+
+export interface CatalogDocument {
+  schemaVersion: 1;
+  generatedAt: string;
+  count: number;
+  skills: CatalogEntry[];
+}
+
+export function catalogEntry(skill: SkillFacts, currentVersion: string): CatalogEntry {
+  return {
+    id: skill.id,
+    slug: skill.slug,
+    name: skill.name,
+    description: skill.description,
+    category: skill.category,
+    author: skill.authorLogin,
+    currentVersion,
+    paid: skill.paid,
+    updatedAt: skill.updatedAt,
+    registry: registryPath(skill.slug),
+  };
+}
+
+/** Orders by a string key in code-unit order, which is stable across locales. */
+const byKey =
+  <T>(key: (item: T) => string) =>
+  (a: T, b: T): number => {
+    const x = key(a);
+    const y = key(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
+
+export function catalogDocument(entries: Iterable<CatalogEntry>, generatedAt: string): CatalogDocument {
+  const skills = [...entries].sort(byKey((e) => e.slug));
+  return { schemaVersion: 1, generatedAt, count: skills.length, skills };
+}
+
+export interface DiscoveryEntry {
+  name: string;
+  type: 'archive';
+  description: string;
+  url: string;
+  digest: string;
+  version: string;
+}
+
+export interface DiscoveryDocument {
+  $schema: string;
+  skills: DiscoveryEntry[];
+}
+
+/** A free skill's discovery entry: its current version as a `.tar.gz` with a `sha256:` digest. */
+export function discoveryEntry(skill: SkillFacts, version: string, archiveSha256Hex: string): DiscoveryEntry {
+  return {
+    name: skill.slug,
+    type: 'archive',
+    description: skill.description,
+    url: archivePath(skill.slug, version),
+    digest: `sha256:${archiveSha256Hex}`,
+    version,
+  };
+}
+
+export function discoveryDocument(entries: Iterable<DiscoveryEntry>): DiscoveryDocument {
+  return { $schema: DISCOVERY_SCHEMA, skills: [...entries].sort(byKey((e) => e.name)) };
+}

@@ -1,0 +1,112 @@
+import { limits } from './limits.ts';
+import { byPrecedenceDesc, currentOf } from './semver-order.ts';
+import { bundlePath, registryPath } from './static-paths.ts';
+
+/**
+ * The registry documents of one skill (DESIGN.md §4): `/api/registry/<slug>` and its
+ * `/versions` list. Pure: the rebuild feeds them what DynamoDB holds and writes the result.
+ */
+
+export interface SkillFacts {
+  id: string;
+  slug: string;
+  name: string;
+  description: string;
+  category: string;
+  authorLogin: string;
+  paid: boolean;
+  formats: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface VersionFacts {
+  version: string;
+  changelog: string;
+  publishedAt: string;
+  files: { filename: string; size: number; sha256: string }[];
+  dependencies: Record<string, string>;
+  integrity: string;
+}
+
+export interface VersionSummary {
+  version: string;
+  changelog: string;
+  publishedAt: string;
+  integrity: string;
+}
+
+export interface RegistryDocument {
+  id: string;
+  slug: string;
+  name: string;
+  description: string;
+  category: string;
+  author: string;
+  paid: boolean;
+  currentVersion: string;
+  createdAt: string;
+  updatedAt: string;
+  files: { filename: string; size: number; sha256: string }[];
+  versions: VersionSummary[];
+  dependencies: Record<string, string>;
+  formats: string[];
+  delivery: { url: string; bundle?: string };
+}
+
+/** Newest publication first; versions published in the same instant by descending precedence. */
+export function byPublishedDesc(a: VersionFacts, b: VersionFacts): number {
+  if (a.publishedAt !== b.publishedAt) return a.publishedAt < b.publishedAt ? 1 : -1;
+  return byPrecedenceDesc(a.version, b.version);
+}
+
+/** The current version, derived from the versions themselves (the source of truth). */
+export function currentVersionOf(versions: VersionFacts[]): VersionFacts {
+  const current = currentOf(versions.map((v) => v.version));
+  const found = versions.find((v) => v.version === current);
+  if (!found) throw new Error('a skill needs at least one release version');
+  return found;
+}
+
+const summary = (v: VersionFacts): VersionSummary => ({ version: v.version, changelog: v.changelog, publishedAt: v.publishedAt, integrity: v.integrity });
+
+export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): RegistryDocument {
+  const current = currentVersionOf(versions);
+  return {
+    id: skill.id,
+    slug: skill.slug,
+    name: skill.name,
+    description: skill.description,
+    category: skill.category,
+    author: skill.authorLogin,
+    paid: skill.paid,
+    currentVersion: current.version,
+    createdAt: skill.createdAt,
+    updatedAt: skill.updatedAt,
+    files: current.files.map(({ filename, size, sha256 }) => ({ filename, size, sha256 })),
+    versions: [...versions].sort(byPublishedDesc).slice(0, limits.registryVersions).map(summary),
+    dependencies: current.dependencies,
+    formats: skill.formats,
+    delivery: {
+      url: `/api/deliver/${skill.id}`,
+      ...(skill.paid ? {} : { bundle: bundlePath(skill.slug, current.version) }),
+    },
+  };
+}
+
+export interface VersionsDocument {
+  id: string;
+  slug: string;
+  currentVersion: string;
+  versions: VersionSummary[];
+}
+
+/** Every version, newest publication first, so old installs and ranges always resolve. */
+export function versionsDocument(skill: SkillFacts, versions: VersionFacts[]): VersionsDocument {
+  return {
+    id: skill.id,
+    slug: skill.slug,
+    currentVersion: currentVersionOf(versions).version,
+    versions: [...versions].sort(byPublishedDesc).map(summary),
+  };
+}

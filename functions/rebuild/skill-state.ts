@@ -1,0 +1,29 @@
+import { currentOf } from '#core/semver-order';
+import type { Db } from '../store/db.ts';
+import { getSkill, listVersions, type SkillItem, setCurrentVersion, type VersionItem } from '../store/skills.ts';
+
+/** A skill with all its versions, as the rebuild reads them from DynamoDB. */
+export interface SkillState {
+  skill: SkillItem;
+  versions: VersionItem[];
+}
+
+/** Reads one skill; undefined when it has no META (never published, or a publish in flight). */
+export async function loadSkillState(db: Db, skillId: string): Promise<SkillState | undefined> {
+  const [skill, versions] = await Promise.all([getSkill(db, skillId), listVersions(db, skillId)]);
+  if (!skill || versions.length === 0) return undefined;
+  return repairCurrentVersion(db, { skill, versions });
+}
+
+/**
+ * The versions are the truth for `currentVersion`; META caches it. A publish that crashed after
+ * storing its version but before moving META is repaired here.
+ */
+export async function repairCurrentVersion(db: Db, state: SkillState): Promise<SkillState> {
+  const current = currentOf(state.versions.map((v) => v.version));
+  if (current && current !== state.skill.currentVersion) {
+    await setCurrentVersion(db, state.skill.id, current);
+    return { ...state, skill: { ...state.skill, currentVersion: current } };
+  }
+  return state;
+}

@@ -1,0 +1,21 @@
+import { deliverQuerySchema } from '#core/schemas';
+import { deliver } from '../delivery.ts';
+import { sessionCaller } from '../http/auth.ts';
+import type { RouteGroup } from '../http/env.ts';
+import { readQuery } from '../http/query.ts';
+
+/** Counted delivery of a skill version's content; free skills need no credentials (DESIGN.md §4). */
+export const deliverRoutes: RouteGroup = (app) => {
+  app.get('/api/deliver/:skillId', async (c) => {
+    const query = readQuery(c, deliverQuerySchema);
+    const delivery = await deliver(c.var.deps, {
+      ...query,
+      skillId: c.req.param('skillId'),
+      sessionUser: async () => (await sessionCaller(c))?.user,
+      // Hono routes HEAD to GET handlers; a HEAD must not count as an install.
+      install: c.req.method !== 'HEAD',
+    });
+    // Every response is counted and may be paid content: no shared or browser cache may keep it.
+    return c.json(delivery, 200, { 'Cache-Control': 'private, no-store' });
+  });
+};

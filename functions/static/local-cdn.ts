@@ -1,0 +1,127 @@
+import { createHash } from 'node:crypto';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import type { Context } from 'hono';
+import { notFound } from '#core/errors';
+import { headersForKey, keyForPath } from '#core/static-paths';
+import type { AppEnv, RouteGroup } from '../http/env.ts';
+import { domainErrorResponse } from '../http/errors.ts';
+import type { StaticStore } from './static-store.ts';
+
+/**
+ * What CloudFront does in production, for the local runtime: serves the static bucket at its
+ * public paths with the stored Cache-Control, a strong ETag, 304 on If-None-Match, and gzip or
+ * brotli on request. Objects are cached in memory; every write to the bucket through
+ * {@link StaticStore} refreshes the cache, so a rebuild is visible on the next request.
+ */
+
+interface Cached {
+  body: Buffer;
+  etag: string;
+  contentType: string;
+  cacheControl: string;
+  gzip?: Buffer;
+  br?: Buffer;
+}
+
+const MAX_CACHED_BYTES = 256 * 1024 * 1024;
+/** Brotli's best quality is slow on large files; the catalog trades a little size for speed. */
+const BROTLI_FAST_ABOVE = 256 * 1024;
+
+export class LocalCdn {
+  private readonly cache = new Map<string, Cached>();
+  private cachedBytes = 0;
+
+  constructor(private readonly store: StaticStore) {
+    store.onWrite((key, body) => {
+      this.evict(key);
+      if (body.byteLength <= 4 * 1024 * 1024) this.remember(key, Buffer.from(body));
+    });
+  }
+
+  readonly routes: RouteGroup = (app) => {
+    const serve = (c: Context<AppEnv>) => this.serve(c);
+    app.on(['GET', 'HEAD'], '/api/registry/*', serve);
+    app.on(['GET', 'HEAD'], '/.well-known/*', serve);
+    app.on(['GET', 'HEAD'], '/bundles/*', serve);
+  };
+
+  private async serve(c: Context<AppEnv>): Promise<Response> {
+    const key = keyForPath(c.req.path);
+    const object = key ? await this.lookup(key) : undefined;
+    if (!object) {
+      const what = c.req.path.startsWith('/api/registry/') ? 'No skill with that slug' : 'No such file';
+      return domainErrorResponse(c, notFound(what));
+    }
+    const encoding = pickEncoding(c.req.header('accept-encoding') ?? '', object.body.byteLength);
+    const etag = encoding ? `"${object.etag}-${encoding === 'br' ? 'br' : 'gz'}"` : `"${object.etag}"`;
+    const headers: Record<string, string> = {
+      'Content-Type': object.contentType,
+      'Cache-Control': object.cacheControl,
+      ETag: etag,
+      Vary: 'Accept-Encoding',
+    };
+    if (matches(c.req.header('if-none-match'), object.etag)) return c.body(null, 304, headers);
+    let body = object.body;
+    if (encoding === 'br') body = object.br ??= brotli(object.body);
+    if (encoding === 'gzip') body = object.gzip ??= gzipSync(object.body);
+    if (encoding) headers['Content-Encoding'] = encoding;
+    headers['Content-Length'] = String(body.byteLength);
+    if (c.req.method === 'HEAD') return c.body(null, 200, headers);
+    return c.body(new Uint8Array(body), 200, headers);
+  }
+
+  private async lookup(key: string): Promise<Cached | undefined> {
+    const hit = this.cache.get(key);
+    if (hit) return hit;
+    const bytes = await this.store.get(key);
+    return bytes ? this.remember(key, Buffer.from(bytes)) : undefined;
+  }
+
+  private remember(key: string, body: Buffer): Cached {
+    const entry: Cached = { body, etag: createHash('sha256').update(body).digest('base64url').slice(0, 32), ...headersForKey(key) };
+    this.cache.set(key, entry);
+    this.cachedBytes += body.byteLength;
+    for (const [oldest, value] of this.cache) {
+      if (this.cachedBytes <= MAX_CACHED_BYTES) break;
+      this.cache.delete(oldest);
+      this.cachedBytes -= value.body.byteLength;
+    }
+    return entry;
+  }
+
+  private evict(key: string): void {
+    const old = this.cache.get(key);
+    if (!old) return;
+    this.cache.delete(key);
+    this.cachedBytes -= old.body.byteLength;
+  }
+}
+
+function brotli(body: Buffer): Buffer {
+  const quality = body.byteLength > BROTLI_FAST_ABOVE ? 5 : constants.BROTLI_MAX_QUALITY;
+  return brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength } });
+}
+
+/** br over gzip when both are accepted; nothing for tiny bodies or archives (already compressed). */
+function pickEncoding(accept: string, size: number): 'br' | 'gzip' | undefined {
+  if (size < 256) return undefined;
+  const accepted = new Map(
+    accept.split(',').map((part) => {
+      const [name, ...params] = part.trim().toLowerCase().split(';');
+      const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find(Boolean);
+      return [name!.trim(), q === undefined ? 1 : Number(q)] as const;
+    }),
+  );
+  if ((accepted.get('br') ?? 0) > 0) return 'br';
+  if ((accepted.get('gzip') ?? 0) > 0) return 'gzip';
+  return undefined;
+}
+
+/** If-None-Match against any representation of the object (plain, gzip or br), or `*`. */
+function matches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((candidate) => {
+    const tag = candidate.trim().replace(/^W\//, '');
+    return tag === '*' || tag === `"${etag}"` || tag === `"${etag}-br"` || tag === `"${etag}-gz"`;
+  });
+}

@@ -1,0 +1,82 @@
+import { brotliCompressSync, constants } from 'node:zlib';
+import { seedSkills } from '../seed-store.ts';
+import { latencyRows, round, type Row } from './table.ts';
+import { signInWithKey, startBenchStack } from './stack.ts';
+
+/**
+ * The static pipeline at 1,000 and 10,000 skills: full rebuild time, then publish-to-visible —
+ * from a version POST returning to the new version showing in the registry and in the catalog.
+ */
+export async function benchRebuild(sizes = [1000, 10_000], publishes = 25): Promise<Row[]> {
+  const rows: Row[] = [];
+  const registryP50: Record<number, number> = {};
+  for (const size of sizes) {
+    const stack = await startBenchStack({ SKILLPRESS_PUBLISH_LIMIT: '100000' });
+    try {
+      const section = `rebuild ${size / 1000}k`;
+      const { key } = await signInWithKey(stack.baseUrl, 'bench');
+      const skills = await seedSkills(stack.deps, { count: size, authorLogin: 'bench', manyVersionsEvery: 100, manyVersions: 50 });
+      const started = performance.now();
+      const report = await stack.runtime.rebuilder.rebuildAll();
+      const seconds = (performance.now() - started) / 1000;
+      process.stderr.write(`bench: ${size} skills seeded and rebuilt in ${seconds.toFixed(1)} s\n`);
+      rows.push({ section, metric: 'full rebuild', value: round(seconds, 2), unit: 's', ...(size === 10_000 ? { target: '≤ 10', ok: seconds <= 10 } : {}) });
+      rows.push({ section, metric: 'full rebuild rate', value: Math.round(report.skills / seconds), unit: 'skills/s' });
+
+      const catalog = Buffer.from(await (await fetch(`${stack.baseUrl}/.well-known/skills.json`)).arrayBuffer());
+      rows.push({ section, metric: 'catalog raw', value: catalog.byteLength, unit: 'bytes' });
+      rows.push({ section, metric: 'catalog brotli (q11)', value: brotliCompressSync(catalog, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).byteLength, unit: 'bytes' });
+      const served = await fetch(`${stack.baseUrl}/.well-known/skills.json`, { headers: { 'accept-encoding': 'br' } });
+      rows.push({ section, metric: 'catalog brotli (as served)', value: (await served.arrayBuffer()).byteLength, unit: 'bytes' });
+
+      const registryMs: number[] = [];
+      const catalogMs: number[] = [];
+      for (let i = 0; i < publishes; i++) {
+        const skill = skills[(i * 397) % skills.length]!;
+        const version = `9.${i}.0`;
+        const res = await fetch(`${stack.baseUrl}/api/skills/${skill.id}/versions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ version, changelog: 'bench', files: [{ filename: 'SKILL.md', content: `# ${version}` }] }),
+        });
+        if (res.status !== 201) throw new Error(`publish → ${res.status} ${await res.text()}`);
+        await res.arrayBuffer();
+        const acknowledged = performance.now();
+        const [registryAt, catalogAt] = await Promise.all([
+          waitFor(`${stack.baseUrl}/api/registry/${skill.slug}`, (text) => text.includes(`"currentVersion":"${version}"`)),
+          waitFor(`${stack.baseUrl}/.well-known/skills.json`, (text) => text.includes(`"currentVersion":"${version}","description":"${skill.description}"`)),
+        ]);
+        registryMs.push(registryAt - acknowledged);
+        catalogMs.push(catalogAt - acknowledged);
+        await stack.runtime.idle();
+      }
+      rows.push(...latencyRows(section, 'publish→registry visible', registryMs, size === 10_000 ? { p50: 50 } : {}));
+      rows.push(...latencyRows(section, 'publish→catalog visible', catalogMs, size === 10_000 ? { p50: 250 } : {}));
+      registryP50[size] = [...registryMs].sort((a, b) => a - b)[Math.floor(registryMs.length / 2)]!;
+    } finally {
+      await stack.stop();
+    }
+  }
+  if (registryP50[1000] && registryP50[10_000]) {
+    const ratio = round(registryP50[10_000] / registryP50[1000], 2);
+    rows.push({ section: 'rebuild', metric: 'registry visible p50 10k/1k', value: ratio, unit: 'ratio', target: '≤ 1.5', ok: ratio <= 1.5 });
+  }
+  return rows;
+}
+
+/** Polls `url` (If-None-Match, so unchanged files cost a 304) until `ready(body)`; returns when. */
+async function waitFor(url: string, ready: (text: string) => boolean, timeoutMs = 30_000): Promise<number> {
+  const deadline = performance.now() + timeoutMs;
+  let etag = '';
+  while (performance.now() < deadline) {
+    const res = await fetch(url, { headers: etag ? { 'if-none-match': etag } : {} });
+    if (res.status === 200) {
+      etag = res.headers.get('etag') ?? '';
+      if (ready(await res.text())) return performance.now();
+    } else {
+      await res.arrayBuffer();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  throw new Error(`${url} did not become ready in ${timeoutMs} ms`);
+}

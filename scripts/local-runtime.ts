@@ -1,0 +1,33 @@
+import type { Hono } from 'hono';
+import type { Config } from '#functions/config';
+import { createDeps, type Deps } from '#functions/deps';
+import { createApp } from '#functions/http/app';
+import { allRoutes } from '#functions/http/all-routes';
+import type { AppEnv } from '#functions/http/env';
+import { LocalRebuildTrigger } from '#functions/rebuild/local-trigger';
+import { Rebuilder } from '#functions/rebuild/rebuilder';
+import { LocalCdn } from '#functions/static/local-cdn';
+
+/**
+ * The single-process service: every route group, the rebuild run in-process after each
+ * committed write (on AWS a DynamoDB stream does this), and the CDN emulation serving the static
+ * bucket. `npm start`, the HTTP tests and the benchmarks all run exactly this.
+ */
+export interface LocalRuntime {
+  deps: Deps;
+  app: Hono<AppEnv>;
+  rebuilder: Rebuilder;
+  trigger: LocalRebuildTrigger;
+  /** Resolves once every committed write so far has been rebuilt. */
+  idle(): Promise<void>;
+}
+
+export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps, 'config' | 'changed'>> = {}): LocalRuntime {
+  let trigger: LocalRebuildTrigger | undefined;
+  const deps = createDeps(config, { ...overrides, changed: (ids) => trigger!.enqueue(ids) });
+  const rebuilder = new Rebuilder(deps);
+  trigger = new LocalRebuildTrigger((ids) => rebuilder.rebuild(ids), deps.log);
+  const cdn = new LocalCdn(deps.staticStore);
+  const app = createApp(deps, [...allRoutes, cdn.routes]);
+  return { deps, app, rebuilder, trigger, idle: () => trigger.idle() };
+}

@@ -1,0 +1,73 @@
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { bundleIntegrity, decodeFile, fileEntries } from '#core/bundle';
+import { mapLimit } from '#core/map-limit';
+import { putBlobs } from '#functions/content/blobs';
+import type { Deps } from '#functions/deps';
+import { type SkillItem, skillRecord, slugRecord, type VersionItem, versionRecord } from '#functions/store/skills';
+import { upsertUser } from '#functions/store/users';
+
+/**
+ * Bulk seeding straight into the store (not through the rate-limited API), in the same item
+ * shapes the publish path writes, for benchmarks and large local demos.
+ */
+export interface SeedOptions {
+  count: number;
+  authorLogin?: string;
+  /** Every `manyVersionsEvery`-th skill gets `manyVersions` versions instead of one. */
+  manyVersionsEvery?: number;
+  manyVersions?: number;
+  slugPrefix?: string;
+}
+
+export async function seedSkills(deps: Deps, options: SeedOptions): Promise<SkillItem[]> {
+  const login = options.authorLogin ?? 'seed';
+  const author = await upsertUser(deps.db, { id: `dev:${login}`, login }, deps.clock());
+  const files = [
+    decodeFile({ filename: 'SKILL.md', content: '---\nname: seeded\ndescription: A seeded skill\n---\n# Seeded\n\nFollow these steps.\n' })!,
+    decodeFile({ filename: 'scripts/run.sh', content: '#!/bin/sh\necho seeded\n' })!,
+  ];
+  await putBlobs(deps.blobs, files);
+  const stored = fileEntries(files).map((f) => ({ ...f, encoding: 'utf8' as const }));
+  const integrity = bundleIntegrity(files);
+  const now = deps.clock();
+  const skills: SkillItem[] = [];
+  const records: Record<string, unknown>[] = [];
+  for (let i = 0; i < options.count; i++) {
+    const many = options.manyVersionsEvery && i % options.manyVersionsEvery === 0 ? (options.manyVersions ?? 50) : 1;
+    const versions = Array.from({ length: many }, (_, v) => `1.${v}.0`);
+    const at = new Date(now.getTime() - (options.count - i) * 1000).toISOString();
+    const skill: SkillItem = {
+      id: crypto.randomUUID(),
+      slug: `${options.slugPrefix ?? 'seeded'}-${String(i).padStart(6, '0')}`,
+      name: `Seeded skill ${i}`,
+      description: `Seeded skill number ${i} for benchmarks and demos`,
+      category: ['dev-tools', 'writing', 'data', 'testing', 'ops'][i % 5]!,
+      authorId: author.id,
+      authorLogin: author.login,
+      paid: false,
+      formats: ['agent-skills'],
+      currentVersion: versions.at(-1)!,
+      createdAt: at,
+      updatedAt: at,
+    };
+    skills.push(skill);
+    records.push(skillRecord(skill), slugRecord(skill.slug, skill.id, author.id, now));
+    for (const [n, version] of versions.entries()) {
+      const item: VersionItem = { skillId: skill.id, version, changelog: `Release ${version}`, publishedAt: new Date(Date.parse(at) + n).toISOString(), files: stored, dependencies: {}, integrity };
+      records.push(versionRecord(item));
+    }
+  }
+  const batches = Array.from({ length: Math.ceil(records.length / 25) }, (_, i) => records.slice(i * 25, i * 25 + 25));
+  await mapLimit(batches, 8, (batch) => writeBatch(deps, batch));
+  return skills;
+}
+
+async function writeBatch(deps: Deps, items: Record<string, unknown>[]): Promise<void> {
+  let requests = items.map((Item) => ({ PutRequest: { Item } }));
+  for (let attempt = 0; requests.length > 0; attempt++) {
+    if (attempt > 10) throw new Error('seeding: DynamoDB keeps returning unprocessed items');
+    const out = await deps.db.doc.send(new BatchWriteCommand({ RequestItems: { [deps.db.table]: requests } }));
+    requests = (out.UnprocessedItems?.[deps.db.table] ?? []) as typeof requests;
+    if (requests.length > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
+  }
+}

@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../core/canonical-json.ts';
+import { catalogDocument, catalogEntry, discoveryDocument, discoveryEntry } from '../../core/catalog.ts';
+import { registryDocument, type SkillFacts, type VersionFacts, versionsDocument } from '../../core/registry-document.ts';
+import { skillArchive } from '../../core/skill-archive.ts';
+import { decodeFile, sha256Hex } from '../../core/bundle.ts';
+import { keyForPath } from '../../core/static-paths.ts';
+import { Parser } from 'tar';
+
+const skill = (overrides: Partial<SkillFacts> = {}): SkillFacts => ({
+  id: 'id-1',
+  slug: 'pretty-json',
+  name: 'Pretty JSON',
+  description: 'Formats JSON',
+  category: 'dev-tools',
+  authorLogin: 'alice',
+  paid: false,
+  formats: ['agent-skills'],
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-09T00:00:00.000Z',
+  ...overrides,
+});
+
+const version = (v: string, day: number, extra: Partial<VersionFacts> = {}): VersionFacts => ({
+  version: v,
+  changelog: `notes ${v}`,
+  publishedAt: `2026-01-${String(day).padStart(2, '0')}T00:00:00.000Z`,
+  files: [{ filename: 'SKILL.md', size: 3, sha256: `sha-${v}` }],
+  dependencies: { [`dep-of-${v.replaceAll('.', '-')}`]: '^1.0.0' },
+  integrity: `sha256-${v}`,
+  ...extra,
+});
+
+describe('registry document', () => {
+  const versions = ['1.0.0', '1.1.0', '1.2.0', '2.0.0', '2.1.0', '2.2.0', '1.2.1'].map((v, i) => version(v, i + 1));
+
+  it('lists the 5 most recently published versions, newest first, with changelogs', () => {
+    const doc = registryDocument(skill(), versions);
+    expect(doc.versions.map((v) => v.version)).toEqual(['1.2.1', '2.2.0', '2.1.0', '2.0.0', '1.2.0']);
+    expect(doc.versions[0]).toEqual({ version: '1.2.1', changelog: 'notes 1.2.1', publishedAt: '2026-01-07T00:00:00.000Z', integrity: 'sha256-1.2.1' });
+  });
+
+  it('takes files and dependencies from the current version, the highest release', () => {
+    const doc = registryDocument(skill(), [...versions, version('3.0.0-rc.1', 20)]);
+    expect(doc.currentVersion).toBe('2.2.0');
+    expect(doc.files).toEqual([{ filename: 'SKILL.md', size: 3, sha256: 'sha-2.2.0' }]);
+    expect(doc.dependencies).toEqual({ 'dep-of-2-2-0': '^1.0.0' });
+  });
+
+  it('points free skills at their bundle and paid skills only at delivery', () => {
+    expect(registryDocument(skill(), versions).delivery).toEqual({ url: '/api/deliver/id-1', bundle: '/bundles/pretty-json/2.2.0.json' });
+    expect(registryDocument(skill({ paid: true }), versions).delivery).toEqual({ url: '/api/deliver/id-1' });
+  });
+
+  it('has exactly the fields of DESIGN.md §4', () => {
+    expect(Object.keys(registryDocument(skill(), versions)).sort()).toEqual(
+      ['id', 'slug', 'name', 'description', 'category', 'author', 'paid', 'currentVersion', 'createdAt', 'updatedAt', 'files', 'versions', 'dependencies', 'formats', 'delivery'].sort(),
+    );
+  });
+
+  it('serialises to the same bytes whatever order the versions come in', () => {
+    const shuffled = [...versions].reverse();
+    expect(canonicalJson(registryDocument(skill(), shuffled))).toBe(canonicalJson(registryDocument(skill(), versions)));
+    expect(canonicalJson(versionsDocument(skill(), shuffled))).toBe(canonicalJson(versionsDocument(skill(), versions)));
+  });
+
+  it('lists every version in the versions document', () => {
+    const doc = versionsDocument(skill(), versions);
+    expect(doc.versions).toHaveLength(7);
+    expect(doc.currentVersion).toBe('2.2.0');
+  });
+});
+
+describe('catalog and discovery index', () => {
+  it('sorts the catalog by slug and counts it', () => {
+    const entries = ['zeta', 'alpha', 'mid'].map((slug) => catalogEntry(skill({ slug, id: slug }), '1.0.0'));
+    const doc = catalogDocument(entries, '2026-01-01T00:00:00.000Z');
+    expect(doc.skills.map((s) => s.slug)).toEqual(['alpha', 'mid', 'zeta']);
+    expect(doc).toMatchObject({ schemaVersion: 1, generatedAt: '2026-01-01T00:00:00.000Z', count: 3 });
+    expect(doc.skills[0]).toEqual({
+      id: 'alpha', slug: 'alpha', name: 'Pretty JSON', description: 'Formats JSON', category: 'dev-tools', author: 'alice',
+      currentVersion: '1.0.0', paid: false, updatedAt: '2026-01-09T00:00:00.000Z', registry: '/api/registry/alpha',
+    });
+  });
+
+  it('describes free skills as archives with sha256 digests', () => {
+    const doc = discoveryDocument([discoveryEntry(skill(), '1.2.0', 'ab'.repeat(32))]);
+    expect(doc).toEqual({
+      $schema: 'https://schemas.agentskills.io/discovery/0.2.0/schema.json',
+      skills: [{ name: 'pretty-json', type: 'archive', description: 'Formats JSON', url: '/.well-known/agent-skills/pretty-json/1.2.0.tar.gz', digest: `sha256:${'ab'.repeat(32)}`, version: '1.2.0' }],
+    });
+  });
+});
+
+describe('skill archives', () => {
+  const files = [decodeFile({ filename: 'scripts/run.sh', content: 'echo hi\n' })!, decodeFile({ filename: 'SKILL.md', content: '# Skill\n' })!, decodeFile({ filename: `deep/${'x'.repeat(150)}.md`, content: 'long' })!];
+
+  it('is byte-identical across builds and input orders', () => {
+    expect(sha256Hex(skillArchive(files))).toBe(sha256Hex(skillArchive([...files].reverse())));
+  });
+
+  it('is a tar with SKILL.md at the root, sorted paths and long names intact', async () => {
+    const entries: { path: string; size: number; mtime: number; body: string }[] = [];
+    const parser = new Parser({
+      onReadEntry: (entry) => {
+        let body = '';
+        entry.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        entry.on('end', () => entries.push({ path: entry.path, size: entry.size ?? 0, mtime: entry.mtime?.getTime() ?? -1, body }));
+      },
+    });
+    await new Promise<void>((resolve, reject) => {
+      parser.on('end', resolve);
+      parser.on('error', reject);
+      parser.end(Buffer.from(skillArchive(files)));
+    });
+    expect(entries.map((e) => e.path)).toEqual(['SKILL.md', `deep/${'x'.repeat(150)}.md`, 'scripts/run.sh']);
+    expect(entries[0]).toEqual({ path: 'SKILL.md', size: 8, mtime: 0, body: '# Skill\n' });
+  });
+});
+
+describe('static paths', () => {
+  it.each([
+    ['/api/registry/pretty-json', 'registry/pretty-json.json'],
+    ['/api/registry/pretty-json/versions', 'registry/pretty-json/versions.json'],
+    ['/.well-known/skills.json', '.well-known/skills.json'],
+    ['/.well-known/agent-skills/index.json', '.well-known/agent-skills/index.json'],
+    ['/.well-known/agent-skills/a/1.0.0.tar.gz', '.well-known/agent-skills/a/1.0.0.tar.gz'],
+    ['/bundles/a/1.0.0.json', 'bundles/a/1.0.0.json'],
+  ])('serves %s from %s', (path, key) => {
+    expect(keyForPath(path)).toBe(key);
+  });
+
+  it.each(['/api/registry/../secret', '/api/registry/UPPER', '/bundles/../../etc/passwd', '/bundles/a%2F..', '/api/registry/a/b', '/.well-known/other.json', '/anything'])('maps nothing for %s', (path) => {
+    expect(keyForPath(path)).toBeUndefined();
+  });
+});

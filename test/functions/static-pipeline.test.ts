@@ -1,0 +1,246 @@
+import { ListObjectsV2Command, GetObjectCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Rebuilder } from '../../functions/rebuild/rebuilder.ts';
+import { seedSkills } from '../../scripts/seed-store.ts';
+import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
+
+let stack: TestStack;
+let key: string;
+
+beforeAll(async () => {
+  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+  key = await (await Client.signIn(stack, 'alice')).createKey();
+});
+
+async function publish(s: TestStack, k: string, overrides: Record<string, unknown> = {}) {
+  const res = await withKey(s, k, '/api/publish', { body: skillBody(overrides) });
+  expect(res.status).toBe(201);
+  return json<{ id: string; slug: string }>(res);
+}
+
+async function addVersion(s: TestStack, k: string, id: string, version: string, files = [{ filename: 'SKILL.md', content: `# ${version}` }]) {
+  const res = await withKey(s, k, `/api/skills/${id}/versions`, { body: { version, changelog: `Changes in ${version}`, files } });
+  expect(res.status).toBe(201);
+}
+
+async function get(s: TestStack, path: string, headers: Record<string, string> = {}) {
+  const res = await s.request(path, { headers });
+  return { res, body: (res.status === 200 && (res.headers.get('content-type') ?? '').includes('json') && !res.headers.get('content-encoding') ? await res.json() : undefined) as any };
+}
+
+async function staticTree(s: TestStack): Promise<Map<string, Buffer>> {
+  const out = await s.deps.s3.send(new ListObjectsV2Command({ Bucket: s.config.staticBucket }));
+  const tree = new Map<string, Buffer>();
+  for (const object of out.Contents ?? []) {
+    const body = await s.deps.s3.send(new GetObjectCommand({ Bucket: s.config.staticBucket, Key: object.Key! }));
+    tree.set(object.Key!, Buffer.from(await body.Body!.transformToByteArray()));
+  }
+  return tree;
+}
+
+describe('publishing emits the static files', () => {
+  it('writes registry, versions list, bundle, catalog entry and discovery archive for a new free skill', async () => {
+    const { id, slug } = await publish(stack, key, { files: [{ filename: 'SKILL.md', content: '# Hello' }, { filename: 'scripts/run.sh', content: 'echo hi' }] });
+    await stack.idle();
+    const registry = (await get(stack, `/api/registry/${slug}`)).body;
+    expect(registry).toMatchObject({ id, slug, currentVersion: '1.0.0', paid: false, delivery: { url: `/api/deliver/${id}`, bundle: `/bundles/${slug}/1.0.0.json` } });
+    expect(registry.files.map((f: { filename: string }) => f.filename)).toEqual(['SKILL.md', 'scripts/run.sh']);
+    expect(registry.versions).toEqual([{ version: '1.0.0', changelog: '', publishedAt: expect.any(String), integrity: expect.stringMatching(/^sha256-/) }]);
+
+    const bundle = await stack.request(`/bundles/${slug}/1.0.0.json`);
+    const bundleText = await bundle.text();
+    expect(JSON.parse(bundleText)).toEqual({ files: [{ filename: 'SKILL.md', content: '# Hello' }, { filename: 'scripts/run.sh', content: 'echo hi' }] });
+    expect(`sha256-${createHash('sha256').update(bundleText).digest('base64')}`).toBe(registry.versions[0].integrity);
+
+    const catalog = (await get(stack, '/.well-known/skills.json')).body;
+    expect(catalog.skills.find((s: { slug: string }) => s.slug === slug)).toMatchObject({ id, currentVersion: '1.0.0', registry: `/api/registry/${slug}` });
+    expect(catalog.count).toBe(catalog.skills.length);
+
+    const index = (await get(stack, '/.well-known/agent-skills/index.json')).body;
+    const entry = index.skills.find((s: { name: string }) => s.name === slug);
+    expect(entry).toMatchObject({ type: 'archive', version: '1.0.0', url: `/.well-known/agent-skills/${slug}/1.0.0.tar.gz` });
+    const archive = Buffer.from(await (await stack.request(entry.url)).arrayBuffer());
+    expect(`sha256:${createHash('sha256').update(archive).digest('hex')}`).toBe(entry.digest);
+  });
+
+  it('shows a new version in the registry and catalog, keeping 5 versions newest first', async () => {
+    const { id, slug } = await publish(stack, key);
+    for (const v of ['1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0']) await addVersion(stack, key, id, v);
+    await stack.idle();
+    const registry = (await get(stack, `/api/registry/${slug}`)).body;
+    expect(registry.currentVersion).toBe('1.6.0');
+    expect(registry.versions.map((v: { version: string }) => v.version)).toEqual(['1.6.0', '1.5.0', '1.4.0', '1.3.0', '1.2.0']);
+    expect(registry.versions[0].changelog).toBe('Changes in 1.6.0');
+    const all = (await get(stack, `/api/registry/${slug}/versions`)).body;
+    expect(all.versions).toHaveLength(7);
+    const catalog = (await get(stack, '/.well-known/skills.json')).body;
+    expect(catalog.skills.find((s: { slug: string }) => s.slug === slug).currentVersion).toBe('1.6.0');
+    for (const v of ['1.0.0', '1.3.0', '1.6.0']) expect((await stack.request(`/bundles/${slug}/${v}.json`)).status).toBe(200);
+  });
+
+  it('keeps the catalog on the current version after a backport, and bundles the backport', async () => {
+    const { id, slug } = await publish(stack, key);
+    await addVersion(stack, key, id, '2.0.0');
+    await addVersion(stack, key, id, '1.0.1');
+    await stack.idle();
+    const registry = (await get(stack, `/api/registry/${slug}`)).body;
+    expect(registry.currentVersion).toBe('2.0.0');
+    expect(registry.versions[0].version).toBe('1.0.1');
+    expect((await stack.request(`/bundles/${slug}/1.0.1.json`)).status).toBe(200);
+    const index = (await get(stack, '/.well-known/agent-skills/index.json')).body;
+    expect(index.skills.find((s: { name: string }) => s.name === slug).version).toBe('2.0.0');
+  });
+
+  it('rewrites only the changed skill and the two indexes, however many skills exist', async () => {
+    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+    const k = await (await Client.signIn(own, 'bob')).createKey();
+    for (let i = 0; i < 12; i++) await publish(own, k);
+    await own.idle();
+    const written: string[] = [];
+    own.deps.staticStore.onWrite((objectKey) => written.push(objectKey));
+    const { slug } = await publish(own, k);
+    await own.idle();
+    expect(written.sort()).toEqual(
+      [`registry/${slug}.json`, `registry/${slug}/versions.json`, `bundles/${slug}/1.0.0.json`, `.well-known/agent-skills/${slug}/1.0.0.tar.gz`, '.well-known/skills.json', '.well-known/agent-skills/index.json'].sort(),
+    );
+  });
+});
+
+describe('several rebuilders (Lambda containers side by side)', () => {
+  it('never drops another rebuilder\'s catalog entries', async () => {
+    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+    const k = await (await Client.signIn(own, 'erin')).createKey();
+    const a = await publish(own, k);
+    await own.idle();
+    // Another container rebuilds a skill this process never heard of.
+    const [seeded] = await seedSkills(own.deps, { count: 1, slugPrefix: 'elsewhere' });
+    await new Rebuilder(own.deps).rebuild([seeded!.id]);
+    const b = await publish(own, k);
+    await own.idle();
+    const slugs = (await get(own, '/.well-known/skills.json')).body.skills.map((s: { slug: string }) => s.slug);
+    expect(slugs).toEqual(expect.arrayContaining([a.slug, b.slug, seeded!.slug]));
+  });
+});
+
+describe('paid skills', () => {
+  it('list files and hashes but put no content anywhere in the static tree', async () => {
+    const secret = `PAID-SECRET-${Date.now()}-a1b2c3`;
+    const binarySecret = Buffer.from(`BINARY-${secret}`).toString('base64');
+    const { id, slug } = await publish(stack, key, { paid: true, files: [{ filename: 'SKILL.md', content: `# Paid\n${secret}\n` }, { filename: 'data.bin', content: binarySecret, encoding: 'base64' }] });
+    await addVersion(stack, key, id, '1.1.0', [{ filename: 'SKILL.md', content: `# Paid v2\n${secret}\n` }]);
+    await stack.idle();
+    const registry = (await get(stack, `/api/registry/${slug}`)).body;
+    expect(registry.paid).toBe(true);
+    expect(registry.delivery).toEqual({ url: `/api/deliver/${id}` });
+    expect(registry.files).toEqual([{ filename: 'SKILL.md', size: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
+    expect((await stack.request(`/bundles/${slug}/1.0.0.json`)).status).toBe(404);
+    const index = (await get(stack, '/.well-known/agent-skills/index.json')).body;
+    expect(index.skills.some((s: { name: string }) => s.name === slug)).toBe(false);
+
+    const tree = await staticTree(stack);
+    expect(tree.size).toBeGreaterThan(3);
+    for (const [objectKey, body] of tree) {
+      const plain = objectKey.endsWith('.tar.gz') ? gunzipSync(body) : body;
+      for (const needle of [secret, binarySecret, Buffer.from(secret).toString('base64')]) {
+        expect(plain.includes(needle), `${objectKey} contains paid content`).toBe(false);
+      }
+    }
+  });
+});
+
+describe('serving like the CDN', () => {
+  it('answers with the cache headers of DESIGN.md §5, a strong ETag and 304 on If-None-Match', async () => {
+    const { slug } = await publish(stack, key);
+    await stack.idle();
+    const cases: [string, string][] = [
+      [`/api/registry/${slug}`, 'public, max-age=60, s-maxage=300, stale-while-revalidate=60'],
+      [`/api/registry/${slug}/versions`, 'public, max-age=60, s-maxage=300, stale-while-revalidate=60'],
+      ['/.well-known/skills.json', 'public, max-age=300'],
+      ['/.well-known/agent-skills/index.json', 'public, max-age=300'],
+      [`/bundles/${slug}/1.0.0.json`, 'public, max-age=31536000, immutable'],
+      [`/.well-known/agent-skills/${slug}/1.0.0.tar.gz`, 'public, max-age=31536000, immutable'],
+    ];
+    for (const [path, cacheControl] of cases) {
+      const res = await stack.request(path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('cache-control'), path).toBe(cacheControl);
+      expect(res.headers.get('content-type'), path).toBe(path.endsWith('.tar.gz') ? 'application/gzip' : 'application/json');
+      const etag = res.headers.get('etag')!;
+      expect(etag).toMatch(/^"[^"]+"$/);
+      const again = await stack.request(path, { headers: { 'if-none-match': etag } });
+      expect(again.status, path).toBe(304);
+      expect(await again.text()).toBe('');
+    }
+  });
+
+  it('compresses with brotli or gzip when asked, to the same bytes', async () => {
+    const plain = Buffer.from(await (await stack.request('/.well-known/skills.json')).arrayBuffer());
+    const br = await stack.request('/.well-known/skills.json', { headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(br.headers.get('content-encoding')).toBe('br');
+    expect(br.headers.get('vary')).toBe('Accept-Encoding');
+    expect(brotliDecompressSync(Buffer.from(await br.arrayBuffer())).equals(plain)).toBe(true);
+    const gz = await stack.request('/.well-known/skills.json', { headers: { 'accept-encoding': 'gzip' } });
+    expect(gz.headers.get('content-encoding')).toBe('gzip');
+    expect(gunzipSync(Buffer.from(await gz.arrayBuffer())).equals(plain)).toBe(true);
+  });
+
+  it('answers an unknown slug or file with a 404 JSON error', async () => {
+    for (const path of ['/api/registry/no-such-skill', '/api/registry/no-such-skill/versions', '/bundles/no-such-skill/1.0.0.json', '/api/registry/Bad_Slug']) {
+      const res = await stack.request(path);
+      expect(res.status, path).toBe(404);
+      expect(await res.json()).toEqual({ error: { code: 'not_found', message: expect.any(String) } });
+    }
+  });
+
+  it('keeps ETags stable when nothing changed', async () => {
+    const { slug } = await publish(stack, key);
+    await stack.idle();
+    const first = (await stack.request(`/api/registry/${slug}`)).headers.get('etag');
+    await stack.runtime.rebuilder.rebuild([(await get(stack, `/api/registry/${slug}`)).body.id]);
+    expect((await stack.request(`/api/registry/${slug}`)).headers.get('etag')).toBe(first);
+  });
+});
+
+describe('repair', () => {
+  it('retries a failed rebuild until the files appear', async () => {
+    const flaky = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+    const k = await (await Client.signIn(flaky, 'carol')).createKey();
+    const store = flaky.deps.staticStore;
+    const realPut = store.put.bind(store);
+    let failures = 3;
+    store.put = async (...args) => {
+      if (failures-- > 0) throw new Error('injected S3 outage');
+      return realPut(...args);
+    };
+    const { slug } = await publish(flaky, k);
+    await flaky.idle();
+    expect(failures).toBeLessThan(0);
+    expect((await flaky.request(`/api/registry/${slug}`)).status).toBe(200);
+  });
+
+  it('regenerates every file, byte for byte, with the full rebuild', async () => {
+    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+    const k = await (await Client.signIn(own, 'dave')).createKey();
+    const a = await publish(own, k);
+    await addVersion(own, k, a.id, '1.1.0');
+    await publish(own, k, { paid: true });
+    await own.idle();
+    const before = await staticTree(own);
+    for (const objectKey of before.keys()) await own.deps.s3.send(new DeleteObjectCommand({ Bucket: own.config.staticBucket, Key: objectKey }));
+    const report = await own.runtime.rebuilder.rebuildAll();
+    expect(report.skills).toBe(2);
+    const after = await staticTree(own);
+    // Archives of versions that are no longer current stay where they were; nothing refers to them.
+    const referenced = [...before.keys()].filter((k) => k !== `.well-known/agent-skills/${a.slug}/1.0.0.tar.gz`);
+    expect([...after.keys()].sort()).toEqual(referenced.sort());
+    for (const objectKey of referenced) {
+      const body = before.get(objectKey)!;
+      if (objectKey === '.well-known/skills.json') continue; // generatedAt moves
+      expect(after.get(objectKey)!.equals(body), objectKey).toBe(true);
+    }
+    const again = await own.runtime.rebuilder.rebuildAll();
+    expect(again.written).toBe(2); // only the two indexes: everything else is unchanged
+  });
+});

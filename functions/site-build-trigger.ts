@@ -8,12 +8,12 @@ import { claimWindow, markPending, readLock, releaseWindow } from './store/site-
  * workflow, started with `workflow_dispatch`. Rebuild batches ask for it after every change; the
  * lock item lets at most one dispatch through per interval (5 minutes) and remembers the asks in
  * between, which the scheduled flush then serves; the daily full rebuild asks once more, the
- * safety net for anything both missed. Skill pages newer than the last site build
- * still render from the registry JSON in the browser, so a few minutes' delay costs nothing.
+ * safety net for anything both missed. Skill pages newer than the last site build still render
+ * from the registry JSON in the browser, so a few minutes' delay costs nothing.
  *
  * Configured by GITHUB_REPO (owner/name), GITHUB_WORKFLOW (file name or id), GITHUB_WORKFLOW_REF
  * and the token (GITHUB_TOKEN locally, GITHUB_TOKEN_SECRET_NAME on AWS). Without a repository
- * and workflow it does nothing, which is the local case: `npm start` rebuilds the site itself.
+ * and workflow it does nothing: the local runtime has no workflow to start.
  */
 
 export type SiteBuildOutcome =

@@ -47,6 +47,12 @@ function cachePolicyFor(pathPattern?: string): { id: string; config?: any } {
   return { id: id.Ref, config: resources[id.Ref]!.Properties.CachePolicyConfig };
 }
 
+describe('synthesis', () => {
+  it('refuses to synthesize without the bundles, naming the fix', () => {
+    expect(() => new SkillpressStack(new App(), 'NoBundles', { bundleRoot: '/nonexistent' })).toThrow(/npm run build/);
+  });
+});
+
 describe('static artifacts at the edge (DESIGN.md §5)', () => {
   it('caches the catalog and discovery index for 300 s', () => {
     const { config } = cachePolicyFor('/.well-known/*');
@@ -263,6 +269,15 @@ describe('least-privilege IAM', () => {
         }
       }
     }
+  });
+
+  it('does not let publish read any other table: its DynamoDB access names this table and its index only', () => {
+    const [tableId] = ofType('AWS::DynamoDB::Table')[0]!;
+    const dynamo = statementsOf(byName('publish')).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+    expect(dynamo.length).toBeGreaterThan(0);
+    const resourcesNamed = dynamo.flatMap((s) => [s.Resource].flat()).map((r) => JSON.stringify(r));
+    expect(resourcesNamed.every((r) => r.includes(`"${tableId}"`))).toBe(true);
+    expect(resourcesNamed.map((r) => (r.includes('/index/*') ? 'index' : 'table')).sort()).toEqual(['index', 'table', 'table']);
   });
 
   it('lets each Lambda write only the items it owns (dynamodb:LeadingKeys)', () => {

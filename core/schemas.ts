@@ -184,3 +184,39 @@ export function issueDetails(error: z.ZodError): { issues: { path: (string | num
     })),
   };
 }
+
+// Static documents (DESIGN.md §4–§5): what the rebuild writes and the CLI and site read.
+
+const versionSummarySchema = z.object({ version: z.string(), changelog: z.string(), publishedAt: z.string(), integrity: z.string() });
+
+export const registryDocumentSchema = skillSchema.extend({
+  files: z.array(fileEntrySchema),
+  versions: z.array(versionSummarySchema),
+  dependencies: z.record(z.string(), z.string()),
+  delivery: z.object({ url: z.string(), bundle: z.string().optional() }),
+});
+
+export const versionsDocumentSchema = z.object({
+  id: z.string(),
+  slug: z.string(),
+  currentVersion: z.string(),
+  versions: z.array(versionSummarySchema),
+});
+
+export const catalogEntrySchema = skillSchema
+  .pick({ id: true, slug: true, name: true, description: true, category: true, author: true, currentVersion: true, paid: true, updatedAt: true })
+  .extend({ registry: z.string() });
+
+export const catalogDocumentSchema = z.object({
+  schemaVersion: z.literal(1),
+  generatedAt: z.string(),
+  count: z.number(),
+  skills: z.array(catalogEntrySchema),
+});
+
+export const discoveryDocumentSchema = z.object({
+  $schema: z.string(),
+  skills: z.array(
+    z.object({ name: z.string(), type: z.literal('archive'), description: z.string(), url: z.string(), digest: z.string(), version: z.string() }),
+  ),
+});

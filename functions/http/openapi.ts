@@ -145,6 +145,26 @@ function build(): object {
       '/api/auth/logout': {
         post: { summary: 'Sign out', security: [{ session: [] }], responses: { 204: { description: 'Signed out' }, ...errors(401, 403) } },
       },
+      '/api/registry/{slug}': {
+        get: {
+          summary: 'Registry metadata of a skill (static file; 5 newest versions)',
+          parameters: [{ name: 'slug', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: { description: 'OK', ...json(s.registryDocumentSchema) }, 304: { description: 'Not modified' }, ...errors(404) },
+        },
+      },
+      '/api/registry/{slug}/versions': {
+        get: {
+          summary: 'Every version of a skill (static file)',
+          parameters: [{ name: 'slug', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: { description: 'OK', ...json(s.versionsDocumentSchema) }, 304: { description: 'Not modified' }, ...errors(404) },
+        },
+      },
+      '/.well-known/skills.json': {
+        get: { summary: 'The full catalog (static file, cached 5 minutes)', responses: { 200: { description: 'OK', ...json(s.catalogDocumentSchema) } } },
+      },
+      '/.well-known/agent-skills/index.json': {
+        get: { summary: 'Agent Skills discovery index of free skills (static file)', responses: { 200: { description: 'OK', ...json(s.discoveryDocumentSchema) } } },
+      },
       '/api/health': { get: { summary: 'Liveness', responses: { 200: { description: 'OK' } } } },
     },
   };

@@ -19,6 +19,8 @@ import { bundleDir, type LambdaSpec, lambdas } from '../infra/lambdas.ts';
  *   lands in chunks that are loaded only when called, so they cost nothing at cold start. The
  *   budget (600 KB) is therefore held against the bytes a cold start loads; the deployed total
  *   is reported beside it.
+ * - A Lambda granted no bucket gets `scripts/lambda-stubs/s3-client.ts` instead of the S3 client:
+ *   what IAM denies, the bundle need not carry.
  */
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -59,11 +61,12 @@ async function buildLambda(spec: LambdaSpec, outRoot: string): Promise<BundleRep
     treeShaking: true,
     // Imported only by the SDK's browser user-agent code, which never runs on Node.
     external: ['bowser'],
+    alias: spec.content || spec.static ? {} : { '@aws-sdk/client-s3': join(root, 'scripts/lambda-stubs/s3-client.ts') },
     banner: { js: banner },
     metafile: true,
     logLevel: 'warning',
   });
-  return report(spec.name, outdir, result.metafile);
+  return report(spec.name, outdir, result.metafile!);
 }
 
 function report(name: string, outdir: string, metafile: Metafile): BundleReport {

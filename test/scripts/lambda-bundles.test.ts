@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -60,6 +61,14 @@ describe('the bundles', () => {
     expect(source.startsWith(banner)).toBe(true);
     expect(source).toMatch(/export\s*\{[^}]*\bhandler\b/);
     expect(report.loadedBytes).toBeLessThanOrEqual(BUDGET_BYTES);
+  });
+
+  it('carries the S3 client only in Lambdas granted a bucket', () => {
+    const carriesS3 = (name: string) =>
+      readdirSync(bundleDir(name), { recursive: true, encoding: 'utf8' })
+        .filter((file) => file.endsWith('.mjs'))
+        .some((file) => readFileSync(join(bundleDir(name), file), 'utf8').includes('com.amazonaws.s3#'));
+    for (const l of lambdas) expect(carriesS3(l.name), l.name).toBe(Boolean(l.content || l.static));
   });
 
   it('answers every route each Lambda is given, rather than the 404 of an unknown route', async () => {

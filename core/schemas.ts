@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { duplicateFilenameIndex, filenameProblem } from './filename.ts';
 import { SOURCES } from './install-analytics.ts';
 import { limits } from './limits.ts';

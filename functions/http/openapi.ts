@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { SOURCES } from '#core/install-analytics';
 import * as s from '#core/schemas';
 
@@ -124,6 +124,19 @@ function build(): object {
           summary: 'Local sign-in (SKILLPRESS_DEV_LOGIN=1 only)',
           requestBody: { required: true, ...json(s.devLoginBodySchema, 'input') },
           responses: { 200: { description: 'Signed in', ...json(z.object({ user: s.userSchema })) }, ...errors(400, 404, 415) },
+        },
+      },
+      '/api/auth/github': {
+        get: { summary: 'Start GitHub sign-in: 302 to GitHub with a state cookie', responses: { 302: { description: 'To GitHub' }, ...errors(404) } },
+      },
+      '/api/auth/github/callback': {
+        get: {
+          summary: 'Finish GitHub sign-in: 302 to /dashboard/ with a session cookie',
+          parameters: [
+            { name: 'code', in: 'query', required: true, schema: { type: 'string' } },
+            { name: 'state', in: 'query', required: true, schema: { type: 'string' } },
+          ],
+          responses: { 302: { description: 'Signed in' }, ...errors(400, 404) },
         },
       },
       '/api/me': {

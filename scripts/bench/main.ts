@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { benchBundles } from './bundles.ts';
 import { benchDeliver } from './deliver.ts';
 import { benchPublish } from './publish.ts';
 import { benchRebuild } from './rebuild.ts';
@@ -12,6 +13,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
   publish: benchPublish,
   deliver: benchDeliver,
   rebuild: () => benchRebuild(),
+  bundles: benchBundles,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

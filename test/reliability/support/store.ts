@@ -23,7 +23,7 @@ export async function scanItems(db: Db): Promise<Item[]> {
   return items;
 }
 
-/** Every key of a bucket with its ETag. */
+/** Every key of a bucket with its ETag, following the listing's pages. */
 export async function listObjects(s3: S3Client, bucket: string): Promise<Map<string, string>> {
   const keys = new Map<string, string>();
   let ContinuationToken: string | undefined;

@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { catalogDocumentSchema, catalogEntrySchema } from './schemas.ts';
 import { DISCOVERY_SCHEMA, archivePath, registryPath } from './static-paths.ts';
 import type { SkillFacts } from './registry-document.ts';
 
@@ -6,25 +8,9 @@ import type { SkillFacts } from './registry-document.ts';
  * maps keyed by slug so a rebuild replaces one skill's entry without reading any other skill.
  */
 
-export interface CatalogEntry {
-  id: string;
-  slug: string;
-  name: string;
-  description: string;
-  category: string;
-  author: string;
-  currentVersion: string;
-  paid: boolean;
-  updatedAt: string;
-  registry: string;
-}
-
-export interface CatalogDocument {
-  schemaVersion: 1;
-  generatedAt: string;
-  count: number;
-  skills: CatalogEntry[];
-}
+/** An entry of the catalog; the schema is the shape readers parse. */
+export type CatalogEntry = z.output<typeof catalogEntrySchema>;
+export type CatalogDocument = z.output<typeof catalogDocumentSchema>;
 
 export function catalogEntry(skill: SkillFacts, currentVersion: string): CatalogEntry {
   return {

@@ -1,5 +1,7 @@
+import type { z } from 'zod';
 import { limits } from './limits.ts';
 import { byPrecedenceDesc, currentOf } from './semver-order.ts';
+import type { registryDocumentSchema, versionsDocumentSchema, versionSummarySchema } from './schemas.ts';
 import { bundlePath, registryPath } from './static-paths.ts';
 
 /**
@@ -29,30 +31,9 @@ export interface VersionFacts {
   integrity: string;
 }
 
-export interface VersionSummary {
-  version: string;
-  changelog: string;
-  publishedAt: string;
-  integrity: string;
-}
-
-export interface RegistryDocument {
-  id: string;
-  slug: string;
-  name: string;
-  description: string;
-  category: string;
-  author: string;
-  paid: boolean;
-  currentVersion: string;
-  createdAt: string;
-  updatedAt: string;
-  files: { filename: string; size: number; sha256: string }[];
-  versions: VersionSummary[];
-  dependencies: Record<string, string>;
-  formats: string[];
-  delivery: { url: string; bundle?: string };
-}
+export type VersionSummary = z.output<typeof versionSummarySchema>;
+/** `/api/registry/<slug>`; the schema is the shape readers parse. */
+export type RegistryDocument = z.output<typeof registryDocumentSchema>;
 
 /** Newest publication first; versions published in the same instant by descending precedence. */
 export function byPublishedDesc(a: VersionFacts, b: VersionFacts): number {
@@ -94,12 +75,7 @@ export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): R
   };
 }
 
-export interface VersionsDocument {
-  id: string;
-  slug: string;
-  currentVersion: string;
-  versions: VersionSummary[];
-}
+export type VersionsDocument = z.output<typeof versionsDocumentSchema>;
 
 /** Every version, newest publication first, so old installs and ranges always resolve. */
 export function versionsDocument(skill: SkillFacts, versions: VersionFacts[]): VersionsDocument {

@@ -4,6 +4,7 @@ import { apiKeyRoutes } from '../routes/api-keys.ts';
 import { authRoutes } from '../routes/auth.ts';
 import { deliverRoutes } from '../routes/deliver.ts';
 import { metaRoutes } from '../routes/meta.ts';
+import { mySkillsRoutes } from '../routes/my-skills.ts';
 import { publishRoutes, versionRoutes } from '../routes/publish.ts';
 import type { RouteGroup } from './env.ts';
 
@@ -11,6 +12,7 @@ import type { RouteGroup } from './env.ts';
 export const allRoutes: RouteGroup[] = [
   metaRoutes,
   authRoutes,
+  mySkillsRoutes,
   apiKeyRoutes,
   publishRoutes,
   versionRoutes,

@@ -126,11 +126,38 @@ function build(): object {
           responses: { 200: { description: 'Signed in', ...json(z.object({ user: s.userSchema })) }, ...errors(400, 404, 415) },
         },
       },
+      '/api/auth/methods': {
+        get: { summary: 'Which sign-in methods this server offers besides GitHub', responses: { 200: { description: 'OK', ...json(z.object({ devLogin: z.boolean() })) } } },
+      },
       '/api/me': {
         get: { summary: 'The signed-in user', security: [{ session: [] }], responses: { 200: { description: 'OK', ...json(z.object({ user: s.userSchema })) }, ...errors(401) } },
       },
+      '/api/me/skills': {
+        get: {
+          summary: "The signed-in author's skills, newest first (session only)",
+          security: [{ session: [] }],
+          responses: { 200: { description: 'OK', ...json(s.skillListSchema) }, ...errors(401) },
+        },
+      },
       '/api/auth/logout': {
         post: { summary: 'Sign out', security: [{ session: [] }], responses: { 204: { description: 'Signed out' }, ...errors(401, 403) } },
+      },
+      '/api/registry/{slug}': {
+        get: {
+          summary: 'Registry metadata of a skill (a static file behind the CDN)',
+          parameters: [pathId('slug')],
+          responses: { 200: { description: 'OK', ...json(s.registryDocumentSchema) }, ...errors(404) },
+        },
+      },
+      '/api/registry/{slug}/versions': {
+        get: {
+          summary: 'Every version of a skill (a static file behind the CDN)',
+          parameters: [pathId('slug')],
+          responses: { 200: { description: 'OK', ...json(s.versionsDocumentSchema) }, ...errors(404) },
+        },
+      },
+      '/.well-known/skills.json': {
+        get: { summary: 'The full catalog, sorted by slug (a static file; cached for 5 minutes)', responses: { 200: { description: 'OK', ...json(s.catalogDocumentSchema) } } },
       },
       '/api/health': { get: { summary: 'Liveness', responses: { 200: { description: 'OK' } } } },
     },

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import { configFromEnv } from '#functions/config';
 import { ensureStorage, startEmbeddedServices } from './local-stack.ts';
@@ -6,7 +6,9 @@ import { createLocalRuntime } from './local-runtime.ts';
 
 /**
  * `npm start`: the whole service on one machine. The same handlers as on AWS, the same SDK calls,
- * against embedded DynamoDB and S3 that persist under DATA_DIR.
+ * against embedded DynamoDB and S3 that persist under DATA_DIR, and the catalog site at `/`,
+ * rebuilt a few seconds after writes (SKILLPRESS_SITE=0 turns the site off;
+ * SKILLPRESS_SITE_DEBOUNCE_MS sets the pause it waits for).
  */
 // The SDK warns that Node 20 leaves support in 2027; the Lambdas run Node 22, and locally it is noise.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -22,9 +24,12 @@ const config = configFromEnv({
   S3_ENDPOINT: services.s3Endpoint,
   SKILLPRESS_DEV_LOGIN: process.env.SKILLPRESS_DEV_LOGIN ?? '1',
 });
-const runtime = createLocalRuntime(config);
+const siteOn = process.env.SKILLPRESS_SITE !== '0';
+const debounceMs = Number(process.env.SKILLPRESS_SITE_DEBOUNCE_MS) || undefined;
+const runtime = createLocalRuntime(config, {}, { site: siteOn ? { workDir: join(dataDir, 'site'), debounceMs } : undefined });
 await ensureStorage(config, runtime.deps.s3);
 const app = runtime.app;
+await runtime.site?.start();
 
 const server = serve({ fetch: app.fetch, hostname: host, port }, (info) => {
   console.log(`Skillpress listening on http://${host}:${info.port}`);
@@ -39,6 +44,7 @@ async function stop(): Promise<void> {
   stopping = true;
   server.close();
   runtime.trigger.stop();
+  await runtime.site?.stop();
   await Promise.race([runtime.idle(), new Promise((resolve) => setTimeout(resolve, 5000))]);
   await services.stop();
   process.exit(0);

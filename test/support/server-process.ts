@@ -1,7 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-/** The local runtime as `npm start` runs it, in a child process, for end-to-end tests. */
+/**
+ * The local runtime as `npm start` runs it, in a child process, for end-to-end tests. The site
+ * build is off unless a test asks for it (SKILLPRESS_SITE=1): it costs seconds of CPU that only
+ * the site's own tests need.
+ */
 export interface ServerProcess {
   baseUrl: string;
   child: ChildProcess;
@@ -14,7 +18,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: root,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', SKILLPRESS_SITE: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { limits } from './limits.ts';
-import type { registryDocumentSchema, versionsDocumentSchema } from './schemas.ts';
 import { byPrecedenceDesc, currentOf } from './semver-order.ts';
+import type { registryDocumentSchema, versionsDocumentSchema, versionSummarySchema } from './schemas.ts';
 import { bundlePath, registryPath } from './static-paths.ts';
 
 /**
@@ -31,7 +31,8 @@ export interface VersionFacts {
   integrity: string;
 }
 
-export type VersionSummary = RegistryDocument['versions'][number];
+export type VersionSummary = z.output<typeof versionSummarySchema>;
+/** `/api/registry/<slug>`; the schema is the shape readers parse. */
 export type RegistryDocument = z.output<typeof registryDocumentSchema>;
 
 /** Newest publication first; versions published in the same instant by descending precedence. */

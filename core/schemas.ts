@@ -114,6 +114,8 @@ export const skillSchema = z.object({
 });
 export type Skill = z.output<typeof skillSchema>;
 
+export const skillListSchema = z.object({ skills: z.array(skillSchema) });
+
 export const fileEntrySchema = z.object({ filename: z.string(), size: z.number(), sha256: z.string() });
 
 export const versionCreatedSchema = z.object({
@@ -171,6 +173,45 @@ export const analyticsSchema = z.object({
   daily: z.array(sourceCountsSchema.extend({ date: z.string() })).describe('the last 30 UTC days, oldest first'),
 });
 
+// The static documents (DESIGN.md §4–5). Readers (the site build, the CLI) parse them with these;
+// the builders in catalog.ts and registry-document.ts produce exactly these types. Not strict:
+// a reader must accept fields added by a newer rebuild.
+
+export const catalogEntrySchema = skillSchema
+  .pick({ id: true, slug: true, name: true, description: true, category: true, author: true, currentVersion: true, paid: true, updatedAt: true })
+  .extend({ registry: z.string().describe('/api/registry/<slug>') });
+
+export const catalogDocumentSchema = z.object({
+  schemaVersion: z.literal(1),
+  generatedAt: z.string(),
+  count: z.number(),
+  skills: z.array(catalogEntrySchema),
+});
+
+export const versionSummarySchema = z.object({
+  version: z.string(),
+  changelog: z.string(),
+  publishedAt: z.string(),
+  integrity: z.string().describe('sha256-<base64> of the canonical bundle'),
+});
+
+export const registryDocumentSchema = skillSchema.extend({
+  files: z.array(fileEntrySchema).describe('of the current version'),
+  versions: z.array(versionSummarySchema).describe('the 5 most recently published, newest first'),
+  dependencies: z.record(z.string(), z.string()),
+  delivery: z.object({ url: z.string(), bundle: z.string().optional().describe('free skills: the immutable bundle of the current version') }),
+});
+
+export const versionsDocumentSchema = z.object({
+  id: z.string(),
+  slug: z.string(),
+  currentVersion: z.string(),
+  versions: z.array(versionSummarySchema).describe('every version, newest first'),
+});
+
+/** `/bundles/<slug>/<version>.json`: a free version's files, as delivery returns them. */
+export const bundleDocumentSchema = deliverySchema.pick({ files: true });
+
 export const errorBodySchema = z.object({
   error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }),
 });
@@ -185,35 +226,7 @@ export function issueDetails(error: z.ZodError): { issues: { path: (string | num
   };
 }
 
-// Static documents (DESIGN.md §4–§5): what the rebuild writes and the CLI and site read.
-
-const versionSummarySchema = z.object({ version: z.string(), changelog: z.string(), publishedAt: z.string(), integrity: z.string() });
-
-export const registryDocumentSchema = skillSchema.extend({
-  files: z.array(fileEntrySchema),
-  versions: z.array(versionSummarySchema),
-  dependencies: z.record(z.string(), z.string()),
-  delivery: z.object({ url: z.string(), bundle: z.string().optional() }),
-});
-
-export const versionsDocumentSchema = z.object({
-  id: z.string(),
-  slug: z.string(),
-  currentVersion: z.string(),
-  versions: z.array(versionSummarySchema),
-});
-
-export const catalogEntrySchema = skillSchema
-  .pick({ id: true, slug: true, name: true, description: true, category: true, author: true, currentVersion: true, paid: true, updatedAt: true })
-  .extend({ registry: z.string() });
-
-export const catalogDocumentSchema = z.object({
-  schemaVersion: z.literal(1),
-  generatedAt: z.string(),
-  count: z.number(),
-  skills: z.array(catalogEntrySchema),
-});
-
+/** `/.well-known/agent-skills/index.json` (agentskills.io discovery 0.2.0). */
 export const discoveryDocumentSchema = z.object({
   $schema: z.string(),
   skills: z.array(

@@ -31,18 +31,70 @@ export function keyForPath(path: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The site (Astro's output) lives at the bucket's root beside the data tree: `/` is
+ * `index.html`, `/skills/<slug>/` is `skills/<slug>/index.html`, `/_astro/*` are its hashed
+ * assets. These prefixes belong to the data tree or the site builder, never to a page.
+ */
+const NOT_SITE = /^\/(?:api|registry|bundles|\.well-known|_site)(?:\/|$)/;
+
+/** Served in place of a skill page the last site build did not make (it renders in the browser). */
+export const SKILL_FALLBACK_KEY = 'skills/_/index.html';
+/** Served, with status 404, for any other site path that has no page. */
+export const NOT_FOUND_KEY = '404.html';
+/** What the last site upload wrote: its files' hashes and the sources it was built from. */
+export const SITE_MANIFEST_KEY = '_site/manifest.json';
+
+export const skillPagePath = (slug: string) => `/skills/${slug}/`;
+export const categoryPagePath = (category: string) => `/categories/${category}/`;
+
+/**
+ * The site object behind a public path (folders map to their `index.html`, as CloudFront's
+ * viewer function does), or undefined for paths of the data tree and odd paths.
+ */
+export function siteKeyForPath(path: string): string | undefined {
+  if (path.includes('..') || path.includes('//') || !/^\/[A-Za-z0-9._~/+-]*$/.test(path) || NOT_SITE.test(path)) return undefined;
+  if (path.endsWith('/')) return `${path.slice(1)}index.html`;
+  const last = path.slice(path.lastIndexOf('/') + 1);
+  return last.includes('.') ? path.slice(1) : `${path.slice(1)}/index.html`;
+}
+
+/** The slug of a skill page path (`/skills/<slug>/`), else undefined. */
+export function skillSlugOfPath(path: string): string | undefined {
+  return /^\/skills\/([a-z0-9-]{1,64})\/?$/.exec(path)?.[1];
+}
+
 export interface ObjectHeaders {
   contentType: string;
   cacheControl: string;
 }
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
+const SITE = 'public, max-age=300';
+
+const CONTENT_TYPES: Record<string, string> = {
+  html: 'text/html; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  mjs: 'text/javascript; charset=utf-8',
+  json: 'application/json',
+  svg: 'image/svg+xml',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  webp: 'image/webp',
+  ico: 'image/x-icon',
+  woff2: 'font/woff2',
+  txt: 'text/plain; charset=utf-8',
+  xml: 'application/xml',
+  webmanifest: 'application/manifest+json',
+  gz: 'application/gzip',
+};
 
 export function headersForKey(key: string): ObjectHeaders {
   if (key.startsWith('registry/')) return { contentType: 'application/json', cacheControl: 'public, max-age=60, s-maxage=300, stale-while-revalidate=60' };
-  if (key.startsWith('bundles/')) return { contentType: 'application/json', cacheControl: IMMUTABLE };
-  if (key.endsWith('.tar.gz')) return { contentType: 'application/gzip', cacheControl: IMMUTABLE };
-  if (key.endsWith('.json')) return { contentType: 'application/json', cacheControl: 'public, max-age=300' };
-  if (key.endsWith('.html')) return { contentType: 'text/html; charset=utf-8', cacheControl: 'public, max-age=300' };
-  return { contentType: 'application/octet-stream', cacheControl: 'public, max-age=300' };
+  const extension = key.slice(key.lastIndexOf('.') + 1).toLowerCase();
+  const contentType = CONTENT_TYPES[extension] ?? 'application/octet-stream';
+  // Bundles and archives never change; Astro's assets carry their content hash in their names.
+  if (key.startsWith('bundles/') || key.endsWith('.tar.gz') || key.startsWith('_astro/')) return { contentType, cacheControl: IMMUTABLE };
+  return { contentType, cacheControl: SITE };
 }

@@ -7,27 +7,39 @@ import type { AppEnv } from '#functions/http/env';
 import { LocalRebuildTrigger } from '#functions/rebuild/local-trigger';
 import { Rebuilder } from '#functions/rebuild/rebuilder';
 import { LocalCdn } from '#functions/static/local-cdn';
+import { LocalSiteBuilder, type LocalSiteOptions } from './site/local-site-builder.ts';
 
 /**
  * The single-process service: every route group, the rebuild run in-process after each
  * committed write (on AWS a DynamoDB stream does this), and the CDN emulation serving the static
- * bucket. `npm start`, the HTTP tests and the benchmarks all run exactly this.
+ * bucket. `npm start`, the HTTP tests and the benchmarks all run exactly this. With `site`, the
+ * Astro site is rebuilt (debounced, in a child process) after the registry files change.
  */
 export interface LocalRuntime {
   deps: Deps;
   app: Hono<AppEnv>;
   rebuilder: Rebuilder;
   trigger: LocalRebuildTrigger;
-  /** Resolves once every committed write so far has been rebuilt. */
+  /** The site rebuild, when this runtime serves the site. */
+  site?: LocalSiteBuilder;
+  /** Resolves once every committed write so far has been rebuilt (registry files, not the site). */
   idle(): Promise<void>;
 }
 
-export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps, 'config' | 'changed'>> = {}): LocalRuntime {
+export interface LocalRuntimeOptions {
+  site?: LocalSiteOptions;
+}
+
+export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps, 'config' | 'changed'>> = {}, options: LocalRuntimeOptions = {}): LocalRuntime {
   let trigger: LocalRebuildTrigger | undefined;
   const deps = createDeps(config, { ...overrides, changed: (ids) => trigger!.enqueue(ids) });
   const rebuilder = new Rebuilder(deps);
-  trigger = new LocalRebuildTrigger((ids) => rebuilder.rebuild(ids), deps.log);
+  const site = options.site ? new LocalSiteBuilder(deps.staticStore, config, deps.log, options.site) : undefined;
+  trigger = new LocalRebuildTrigger(async (ids) => {
+    await rebuilder.rebuild(ids);
+    site?.changed();
+  }, deps.log);
   const cdn = new LocalCdn(deps.staticStore);
   const app = createApp(deps, [...allRoutes, cdn.routes]);
-  return { deps, app, rebuilder, trigger, idle: () => trigger.idle() };
+  return { deps, app, rebuilder, trigger, site, idle: () => trigger.idle() };
 }

@@ -24,7 +24,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 export async function startServer(env: Record<string, string>, startTimeoutMs = 60_000): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: root,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    // The site build costs seconds of CPU that only the site's own tests need: off unless asked.
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', SKILLPRESS_SITE: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import { configFromEnv } from '#functions/config';
 import { markCleanStop, takeCleanStopMarker } from './clean-stop.ts';
@@ -7,7 +7,9 @@ import { createLocalRuntime } from './local-runtime.ts';
 
 /**
  * `npm start`: the whole service on one machine. The same handlers as on AWS, the same SDK calls,
- * against embedded DynamoDB and S3 that persist under DATA_DIR.
+ * against embedded DynamoDB and S3 that persist under DATA_DIR, and the catalog site at `/`,
+ * rebuilt a few seconds after writes (SKILLPRESS_SITE=0 turns the site off;
+ * SKILLPRESS_SITE_DEBOUNCE_MS sets the pause it waits for).
  */
 // The SDK warns that Node 20 leaves support in 2027; the Lambdas run Node 22, and locally it is noise.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -24,7 +26,9 @@ const config = configFromEnv({
   S3_ENDPOINT: services.s3Endpoint,
   SKILLPRESS_DEV_LOGIN: process.env.SKILLPRESS_DEV_LOGIN ?? '1',
 });
-const runtime = createLocalRuntime(config);
+const siteOn = process.env.SKILLPRESS_SITE !== '0';
+const debounceMs = Number(process.env.SKILLPRESS_SITE_DEBOUNCE_MS) || undefined;
+const runtime = createLocalRuntime(config, {}, { site: siteOn ? { workDir: join(dataDir, 'site'), debounceMs } : undefined });
 await ensureStorage(config, runtime.deps.s3);
 if (!stoppedCleanly) {
   // The last run crashed: rebuilds of its last writes may have been lost with it.
@@ -33,6 +37,7 @@ if (!stoppedCleanly) {
   console.log(`Skillpress did not stop cleanly last time; rebuilt the static files of ${skills} skills in ${Math.round(performance.now() - started)} ms`);
 }
 const app = runtime.app;
+await runtime.site?.start();
 
 const server = serve({ fetch: app.fetch, hostname: host, port }, (info) => {
   console.log(`Skillpress listening on http://${host}:${info.port}`);
@@ -47,6 +52,7 @@ async function stop(): Promise<void> {
   stopping = true;
   server.close();
   runtime.trigger.stop();
+  await runtime.site?.stop();
   const drained = await Promise.race([runtime.idle().then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 5000))]);
   await services.stop();
   // Rebuilds still pending after 5 s are left to the next start's repair.

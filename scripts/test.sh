@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # npm test: type-check, then every vitest suite (unit, HTTP against embedded dynalite/s3rver,
-# end-to-end against the local runtime). Fails when no test ran.
+# end-to-end against the local runtime, the site in real Chromium). Fails when no test ran.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p test/artifacts
@@ -8,6 +8,10 @@ mkdir -p test/artifacts
 if [ -x scripts/ensure-test-deps.sh ]; then bash scripts/ensure-test-deps.sh || exit 1; fi
 
 npx tsc --noEmit || { echo "typecheck failed"; exit 1; }
+# The site's own TypeScript (browser scripts, the content loader): Astro generates the types of
+# its virtual modules first.
+ASTRO_TELEMETRY_DISABLED=1 node node_modules/astro/astro.js sync --root site >/dev/null || { echo "astro sync failed"; exit 1; }
+npx tsc --noEmit -p site || { echo "site typecheck failed"; exit 1; }
 
 npx vitest run --reporter=default --reporter=json --outputFile.json=test/artifacts/vitest.json "$@"
 status=$?

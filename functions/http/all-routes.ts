@@ -5,6 +5,7 @@ import { authRoutes } from '../routes/auth.ts';
 import { deliverRoutes } from '../routes/deliver.ts';
 import { githubAuthRoutes } from '../routes/github-auth.ts';
 import { metaRoutes } from '../routes/meta.ts';
+import { mySkillsRoutes } from '../routes/my-skills.ts';
 import { publishRoutes, versionRoutes } from '../routes/publish.ts';
 import type { RouteGroup } from './env.ts';
 
@@ -13,6 +14,7 @@ export const allRoutes: RouteGroup[] = [
   metaRoutes,
   authRoutes,
   githubAuthRoutes,
+  mySkillsRoutes,
   apiKeyRoutes,
   publishRoutes,
   versionRoutes,

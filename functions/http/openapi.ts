@@ -139,31 +139,41 @@ function build(): object {
           responses: { 302: { description: 'Signed in' }, ...errors(400, 404) },
         },
       },
+      '/api/auth/methods': {
+        get: { summary: 'Which sign-in methods this server offers besides GitHub', responses: { 200: { description: 'OK', ...json(z.object({ devLogin: z.boolean() })) } } },
+      },
       '/api/me': {
         get: { summary: 'The signed-in user', security: [{ session: [] }], responses: { 200: { description: 'OK', ...json(z.object({ user: s.userSchema })) }, ...errors(401) } },
+      },
+      '/api/me/skills': {
+        get: {
+          summary: "The signed-in author's skills, newest first (session only)",
+          security: [{ session: [] }],
+          responses: { 200: { description: 'OK', ...json(s.skillListSchema) }, ...errors(401) },
+        },
       },
       '/api/auth/logout': {
         post: { summary: 'Sign out', security: [{ session: [] }], responses: { 204: { description: 'Signed out' }, ...errors(401, 403) } },
       },
       '/api/registry/{slug}': {
         get: {
-          summary: 'Registry metadata of a skill (static file; 5 newest versions)',
-          parameters: [{ name: 'slug', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: { 200: { description: 'OK', ...json(s.registryDocumentSchema) }, 304: { description: 'Not modified' }, ...errors(404) },
+          summary: 'Registry metadata of a skill (a static file behind the CDN)',
+          parameters: [pathId('slug')],
+          responses: { 200: { description: 'OK', ...json(s.registryDocumentSchema) }, ...errors(404) },
         },
       },
       '/api/registry/{slug}/versions': {
         get: {
-          summary: 'Every version of a skill (static file)',
-          parameters: [{ name: 'slug', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: { 200: { description: 'OK', ...json(s.versionsDocumentSchema) }, 304: { description: 'Not modified' }, ...errors(404) },
+          summary: 'Every version of a skill (a static file behind the CDN)',
+          parameters: [pathId('slug')],
+          responses: { 200: { description: 'OK', ...json(s.versionsDocumentSchema) }, ...errors(404) },
         },
       },
       '/.well-known/skills.json': {
-        get: { summary: 'The full catalog (static file, cached 5 minutes)', responses: { 200: { description: 'OK', ...json(s.catalogDocumentSchema) } } },
+        get: { summary: 'The full catalog, sorted by slug (a static file; cached for 5 minutes)', responses: { 200: { description: 'OK', ...json(s.catalogDocumentSchema) } } },
       },
       '/.well-known/agent-skills/index.json': {
-        get: { summary: 'Agent Skills discovery index of free skills (static file)', responses: { 200: { description: 'OK', ...json(s.discoveryDocumentSchema) } } },
+        get: { summary: 'Agent Skills discovery index of free skills (a static file)', responses: { 200: { description: 'OK', ...json(s.discoveryDocumentSchema) } } },
       },
       '/api/health': { get: { summary: 'Liveness', responses: { 200: { description: 'OK' } } } },
     },

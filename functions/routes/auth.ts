@@ -18,6 +18,9 @@ export const authRoutes: RouteGroup = (app) => {
     return c.json({ user });
   });
 
+  // Which sign-in forms the dashboard offers; GitHub's is always offered.
+  app.get('/api/auth/methods', (c) => c.json({ devLogin: c.var.deps.config.devLogin }));
+
   app.get('/api/me', async (c) => {
     const { user } = await requireSession(c);
     return c.json({ user });

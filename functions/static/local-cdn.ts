@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Context } from 'hono';
 import { notFound } from '#core/errors';
-import { headersForKey, keyForPath } from '#core/static-paths';
+import { headersForKey, keyForPath, NOT_FOUND_KEY, SKILL_FALLBACK_KEY, siteKeyForPath, skillSlugOfPath } from '#core/static-paths';
 import type { AppEnv, RouteGroup } from '../http/env.ts';
 import { domainErrorResponse } from '../http/errors.ts';
 import type { StaticStore } from './static-store.ts';
@@ -12,6 +12,10 @@ import type { StaticStore } from './static-store.ts';
  * public paths with the stored Cache-Control, a strong ETag, 304 on If-None-Match, and gzip or
  * brotli on request. Objects are cached in memory; every write to the bucket through
  * {@link StaticStore} refreshes the cache, so a rebuild is visible on the next request.
+ *
+ * Every other GET is a site page. A skill page the last site build did not make is answered
+ * with the skill fallback page, which renders the skill from its registry JSON in the browser;
+ * any other missing page with the site's 404 page.
  */
 
 interface Cached {
@@ -43,6 +47,8 @@ export class LocalCdn {
     app.on(['GET', 'HEAD'], '/api/registry/*', serve);
     app.on(['GET', 'HEAD'], '/.well-known/*', serve);
     app.on(['GET', 'HEAD'], '/bundles/*', serve);
+    // Last of all routes: whatever no API route answered.
+    app.on(['GET', 'HEAD'], '*', (c) => this.serveSite(c));
   };
 
   private async serve(c: Context<AppEnv>): Promise<Response> {
@@ -52,6 +58,22 @@ export class LocalCdn {
       const what = c.req.path.startsWith('/api/registry/') ? 'No skill with that slug' : 'No such file';
       return domainErrorResponse(c, notFound(what));
     }
+    return this.respond(c, object);
+  }
+
+  private async serveSite(c: Context<AppEnv>): Promise<Response> {
+    const key = siteKeyForPath(c.req.path);
+    const page = key ? await this.lookup(key) : undefined;
+    if (page) return this.respond(c, page);
+    if (!key) return domainErrorResponse(c, notFound('No such route'));
+    const fallback = skillSlugOfPath(c.req.path) ? await this.lookup(SKILL_FALLBACK_KEY) : undefined;
+    if (fallback) return this.respond(c, fallback);
+    const missing = await this.lookup(NOT_FOUND_KEY);
+    if (missing) return this.respond(c, missing, 404);
+    return domainErrorResponse(c, notFound('No such page (the site is not built yet?)'));
+  }
+
+  private respond(c: Context<AppEnv>, object: Cached, status: 200 | 404 = 200): Response {
     const encoding = pickEncoding(c.req.header('accept-encoding') ?? '', object.body.byteLength);
     const etag = encoding ? `"${object.etag}-${encoding === 'br' ? 'br' : 'gz'}"` : `"${object.etag}"`;
     const headers: Record<string, string> = {
@@ -60,14 +82,14 @@ export class LocalCdn {
       ETag: etag,
       Vary: 'Accept-Encoding',
     };
-    if (matches(c.req.header('if-none-match'), object.etag)) return c.body(null, 304, headers);
+    if (status === 200 && matches(c.req.header('if-none-match'), object.etag)) return c.body(null, 304, headers);
     let body = object.body;
     if (encoding === 'br') body = object.br ??= brotli(object.body);
     if (encoding === 'gzip') body = object.gzip ??= gzipSync(object.body);
     if (encoding) headers['Content-Encoding'] = encoding;
     headers['Content-Length'] = String(body.byteLength);
-    if (c.req.method === 'HEAD') return c.body(null, 200, headers);
-    return c.body(new Uint8Array(body), 200, headers);
+    if (c.req.method === 'HEAD') return c.body(null, status, headers);
+    return c.body(new Uint8Array(body), status, headers);
   }
 
   private async lookup(key: string): Promise<Cached | undefined> {

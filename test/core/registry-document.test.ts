@@ -4,7 +4,7 @@ import { catalogDocument, catalogEntry, discoveryDocument, discoveryEntry } from
 import { registryDocument, type SkillFacts, type VersionFacts, versionsDocument } from '../../core/registry-document.ts';
 import { skillArchive } from '../../core/skill-archive.ts';
 import { decodeFile, sha256Hex } from '../../core/bundle.ts';
-import { keyForPath } from '../../core/static-paths.ts';
+import { headersForKey, keyForPath, siteKeyForPath, skillSlugOfPath } from '../../core/static-paths.ts';
 import { catalogDocumentSchema, discoveryDocumentSchema, registryDocumentSchema, versionsDocumentSchema } from '../../core/schemas.ts';
 import { Parser } from 'tar';
 
@@ -34,6 +34,17 @@ const version = (v: string, day: number, extra: Partial<VersionFacts> = {}): Ver
 
 describe('registry document', () => {
   const versions = ['1.0.0', '1.1.0', '1.2.0', '2.0.0', '2.1.0', '2.2.0', '1.2.1'].map((v, i) => version(v, i + 1));
+
+  it('is exactly what the readers\' schemas parse, for free and paid skills (the site and CLI rely on it)', () => {
+    for (const paid of [false, true]) {
+      const doc = registryDocument(skill({ paid }), versions);
+      expect(registryDocumentSchema.parse(doc)).toEqual(doc);
+      const all = versionsDocument(skill({ paid }), versions);
+      expect(versionsDocumentSchema.parse(all)).toEqual(all);
+    }
+    const catalog = catalogDocument([catalogEntry(skill(), '2.2.0')], '2026-01-10T00:00:00.000Z');
+    expect(catalogDocumentSchema.parse(JSON.parse(canonicalJson(catalog)))).toEqual(catalog);
+  });
 
   it('lists the 5 most recently published versions, newest first, with changelogs', () => {
     const doc = registryDocument(skill(), versions);
@@ -140,5 +151,37 @@ describe('static paths', () => {
 
   it.each(['/api/registry/../secret', '/api/registry/UPPER', '/bundles/../../etc/passwd', '/bundles/a%2F..', '/api/registry/a/b', '/.well-known/other.json', '/anything'])('maps nothing for %s', (path) => {
     expect(keyForPath(path)).toBeUndefined();
+  });
+
+  it.each([
+    ['/', 'index.html'],
+    ['/skills/pretty-json/', 'skills/pretty-json/index.html'],
+    ['/skills/pretty-json', 'skills/pretty-json/index.html'],
+    ['/categories/data/2/', 'categories/data/2/index.html'],
+    ['/_astro/page.C9Yg6hkc.js', '_astro/page.C9Yg6hkc.js'],
+    ['/favicon.svg', 'favicon.svg'],
+  ])('serves the site page %s from %s', (path, key) => {
+    expect(siteKeyForPath(path)).toBe(key);
+  });
+
+  it.each(['/api/me', '/api', '/registry/a.json', '/bundles/a/1.0.0.json', '/.well-known/skills.json', '/_site/manifest.json', '/a/../b', '//x', '/a b'])('maps no site page for %s', (path) => {
+    expect(siteKeyForPath(path)).toBeUndefined();
+  });
+
+  it('knows a skill page path by its slug', () => {
+    expect(skillSlugOfPath('/skills/pretty-json/')).toBe('pretty-json');
+    expect(skillSlugOfPath('/skills/pretty-json')).toBe('pretty-json');
+    expect(skillSlugOfPath('/skills/')).toBeUndefined();
+    expect(skillSlugOfPath('/skills/a/b/')).toBeUndefined();
+    expect(skillSlugOfPath('/skills/Upper/')).toBeUndefined();
+  });
+
+  it('gives site pages 5 minutes, hashed assets a year, and each file its type', () => {
+    expect(headersForKey('skills/a/index.html')).toEqual({ contentType: 'text/html; charset=utf-8', cacheControl: 'public, max-age=300' });
+    expect(headersForKey('_astro/x.abc.js')).toEqual({ contentType: 'text/javascript; charset=utf-8', cacheControl: 'public, max-age=31536000, immutable' });
+    expect(headersForKey('favicon.svg').contentType).toBe('image/svg+xml');
+    expect(headersForKey('registry/a.json').cacheControl).toBe('public, max-age=60, s-maxage=300, stale-while-revalidate=60');
+    expect(headersForKey('bundles/a/1.0.0.json')).toEqual({ contentType: 'application/json', cacheControl: 'public, max-age=31536000, immutable' });
+    expect(headersForKey('.well-known/agent-skills/a/1.0.0.tar.gz')).toEqual({ contentType: 'application/gzip', cacheControl: 'public, max-age=31536000, immutable' });
   });
 });

@@ -1,0 +1,68 @@
+import { configFromEnv } from '#functions/config';
+import { createS3, getObjectBytes } from '#functions/content/s3';
+import type { CatalogDocument } from '#core/catalog';
+import type { RegistryDocument } from '#core/registry-document';
+import { catalogDocumentSchema, registryDocumentSchema } from '#core/schemas';
+import { CATALOG_KEY, registryKey, registryPath } from '#core/static-paths';
+
+/**
+ * Where the site build reads the catalog and the registry documents, named by SKILLPRESS_DATA:
+ * - `s3://<static bucket>`: the bucket itself (the local runtime; S3_ENDPOINT names s3rver);
+ * - `http(s)://<origin>`: a running Skillpress through its CDN (a CI build of production);
+ * - unset: no skills (the pages for skills published later render in the browser).
+ * Documents are parsed with the zod schemas the rebuild's output is typed by.
+ */
+export interface StaticSource {
+  readonly description: string;
+  catalog(): Promise<CatalogDocument | undefined>;
+  registry(slug: string): Promise<RegistryDocument | undefined>;
+}
+
+export function sourceFromEnv(env: NodeJS.ProcessEnv = process.env): StaticSource {
+  const data = env.SKILLPRESS_DATA?.trim();
+  if (!data) return emptySource;
+  const url = new URL(data);
+  if (url.protocol === 's3:') return bucketSource(url.hostname, env);
+  if (url.protocol === 'http:' || url.protocol === 'https:') return httpSource(url.origin);
+  throw new Error(`SKILLPRESS_DATA must be s3://<bucket> or an http(s) origin, not ${data}`);
+}
+
+const emptySource: StaticSource = {
+  description: 'no data source (SKILLPRESS_DATA unset)',
+  catalog: async () => undefined,
+  registry: async () => undefined,
+};
+
+function bucketSource(bucket: string, env: NodeJS.ProcessEnv): StaticSource {
+  const s3 = createS3(configFromEnv(env));
+  const read = async (key: string) => {
+    const bytes = await getObjectBytes(s3, bucket, key);
+    return bytes ? (JSON.parse(Buffer.from(bytes).toString('utf8')) as unknown) : undefined;
+  };
+  return {
+    description: `s3://${bucket}`,
+    catalog: async () => parseOptional(catalogDocumentSchema, await read(CATALOG_KEY), CATALOG_KEY),
+    registry: async (slug) => parseOptional(registryDocumentSchema, await read(registryKey(slug)), registryKey(slug)),
+  };
+}
+
+function httpSource(origin: string): StaticSource {
+  const read = async (path: string) => {
+    const res = await fetch(origin + path, { headers: { accept: 'application/json' } });
+    if (res.status === 404) return undefined;
+    if (!res.ok) throw new Error(`GET ${origin}${path} answered ${res.status}`);
+    return (await res.json()) as unknown;
+  };
+  return {
+    description: origin,
+    catalog: async () => parseOptional(catalogDocumentSchema, await read('/.well-known/skills.json'), 'the catalog'),
+    registry: async (slug) => parseOptional(registryDocumentSchema, await read(registryPath(slug)), registryPath(slug)),
+  };
+}
+
+function parseOptional<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: Error } }, value: unknown, what: string): T | undefined {
+  if (value === undefined) return undefined;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new Error(`${what} does not match its schema: ${parsed.error.message}`);
+  return parsed.data;
+}

@@ -1,0 +1,34 @@
+/** Small display formats shared by the pages (at build time) and the browser scripts. */
+
+/** `1234` → `1.2 kB`; sizes as people read them, in SI units like npm. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  const units = ['kB', 'MB', 'GB'];
+  let value = bytes / 1000;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
+
+/** The UTC day of an ISO timestamp, `yyyy-mm-dd`: the same on every machine and in every page. */
+export function utcDay(iso: string): string {
+  return iso.slice(0, 10);
+}
+
+/** `1234567` → `1,234,567`. */
+export function formatCount(n: number): string {
+  return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+export function installCommand(slug: string): string {
+  return `npx skillpress install ${slug}`;
+}
+
+/** `2026-11-01T14:05:09.123Z` → `2026-11-01 14:05 UTC`; '' stays '' (never used). */
+export function formatTimestamp(iso: string | null | undefined): string {
+  if (!iso) return 'never';
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}

@@ -1,0 +1,49 @@
+/**
+ * The dashboard's calls to the API, with the session cookie. The browser sends the page's Origin
+ * on every POST and DELETE, which is what the API's CSRF check asks of session writes.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function api<T = unknown>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  const res = await fetch(path, {
+    method,
+    credentials: 'same-origin',
+    headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (res.status === 204) return undefined as T;
+  const payload = (await res.json().catch(() => undefined)) as { error?: { code: string; message: string } } | undefined;
+  if (!res.ok) throw new ApiError(res.status, payload?.error?.code ?? 'unknown', payload?.error?.message ?? `The server answered ${res.status}`);
+  return payload as T;
+}
+
+/** A message for the visitor from whatever a call threw. */
+export function messageOf(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  return 'The server could not be reached. Check your connection and try again.';
+}
+
+/**
+ * Destructive buttons ask twice: the first click turns the label into a confirmation for a few
+ * seconds, the second acts. Returns true when this click should act.
+ */
+export function confirmed(button: HTMLButtonElement): boolean {
+  if (button.dataset.confirming === 'true') return true;
+  const label = button.textContent ?? '';
+  button.dataset.confirming = 'true';
+  button.textContent = 'Click again to revoke';
+  setTimeout(() => {
+    if (!button.isConnected) return;
+    button.dataset.confirming = 'false';
+    button.textContent = label;
+  }, 4000);
+  return false;
+}

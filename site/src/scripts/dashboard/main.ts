@@ -1,0 +1,90 @@
+import type { Skill, User } from '#core/schemas';
+import { utcDay } from '../../lib/format.ts';
+import { skillHref } from '../../lib/skill-links.ts';
+import { fill, renderList } from '../fill.ts';
+import { api, ApiError, messageOf } from './api.ts';
+import { wireKeys } from './keys.ts';
+import { wireSkillPanel } from './skill-panel.ts';
+
+/**
+ * The dashboard: who is signed in decides what shows. Signed out: GitHub sign-in, and the dev
+ * sign-in form when the server has it on. Signed in: my skills, the selected skill's analytics
+ * and paid access, and API keys.
+ */
+const root = document.getElementById('dashboard');
+if (root) void start(root);
+
+async function start(root: HTMLElement): Promise<void> {
+  const part = <T extends HTMLElement = HTMLElement>(role: string) => root.querySelector<T>(`[data-role="${role}"]`)!;
+  const signedOut = part('signed-out');
+  const signedIn = part('signed-in');
+  const builtFrom = root.dataset.builtFrom ?? '';
+  const panel = wireSkillPanel(part('skill-panel'));
+  const keys = wireKeys(root);
+  let byId = new Map<string, Skill>();
+
+  const show = async () => {
+    let user: User | undefined;
+    try {
+      user = (await api<{ user: User }>('GET', '/api/me')).user;
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 401)) part('signin-error').textContent = messageOf(error);
+    }
+    part('loading').hidden = true;
+    root.removeAttribute('aria-busy');
+    signedOut.hidden = Boolean(user);
+    signedIn.hidden = !user;
+    if (!user) {
+      const methods = await api<{ devLogin: boolean }>('GET', '/api/auth/methods').catch(() => ({ devLogin: false }));
+      part('dev-login').hidden = !methods.devLogin;
+      return;
+    }
+    fill(signedIn.querySelector('.dash-head')!, { login: user.login });
+    await Promise.all([showSkills(), keys.refresh()]);
+  };
+
+  const showSkills = async () => {
+    const { skills } = await api<{ skills: Skill[] }>('GET', '/api/me/skills');
+    renderList(
+      root,
+      'skills',
+      skills.map((s) => ({ ...s, href: skillHref(s, builtFrom), price: s.paid ? 'Paid' : 'Free', priceClass: `badge ${s.paid ? 'paid' : 'free'}`, updated: utcDay(s.updatedAt) })),
+    );
+    part('no-skills').hidden = skills.length > 0;
+    part('skills-table').hidden = skills.length === 0;
+    byId = new Map(skills.map((s) => [s.id, s]));
+    // The first skill's numbers are what an author most often comes for.
+    if (skills[0]) {
+      root.querySelector('[data-list=skills] tr')?.setAttribute('aria-selected', 'true');
+      await panel.open(skills[0], false);
+    }
+  };
+
+  root.querySelector('[data-list=skills]')!.addEventListener('click', (event) => {
+    const button = (event.target as Element).closest<HTMLButtonElement>('button[data-action=select-skill]');
+    const skill = button && byId.get(button.value);
+    if (!skill) return;
+    for (const row of root.querySelectorAll('[data-list=skills] tr')) row.setAttribute('aria-selected', String(row.contains(button)));
+    void panel.open(skill, true);
+  });
+
+  part<HTMLFormElement>('dev-login').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const login = (form.elements.namedItem('login') as HTMLInputElement).value.trim();
+    try {
+      await api('POST', '/api/auth/dev-login', { login });
+      part('signin-error').textContent = '';
+      await show();
+    } catch (error) {
+      part('signin-error').textContent = messageOf(error);
+    }
+  });
+
+  root.querySelector('[data-action=logout]')!.addEventListener('click', async () => {
+    await api('POST', '/api/auth/logout').catch(() => undefined);
+    location.reload();
+  });
+
+  await show();
+}

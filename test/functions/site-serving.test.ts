@@ -1,0 +1,98 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SITE_MANIFEST_KEY } from '../../core/static-paths.ts';
+import { readSiteManifest, uploadSite } from '../../scripts/site/upload-site.ts';
+import { createTestStack, type TestStack } from '../support/stack.ts';
+
+let stack: TestStack;
+const dist = mkdtempSync(join(tmpdir(), 'skillpress-site-dist-'));
+afterAll(() => rmSync(dist, { recursive: true, force: true }));
+
+function write(path: string, content: string): void {
+  mkdirSync(dirname(join(dist, path)), { recursive: true });
+  writeFileSync(join(dist, path), content);
+}
+
+const page = (title: string) => `<!doctype html><title>${title}</title><link rel="stylesheet" href="/_astro/site.abc123.css"><h1>${title}</h1>`;
+
+beforeAll(async () => {
+  stack = await createTestStack();
+  write('index.html', page('Home'));
+  write('skills/pretty-json/index.html', page('Pretty JSON'));
+  write('skills/_/index.html', page('Skill fallback'));
+  write('dashboard/index.html', page('Dashboard'));
+  write('404.html', page('Page not found'));
+  write('_astro/site.abc123.css', 'body{margin:0}'.repeat(40));
+  write('favicon.svg', '<svg xmlns="http://www.w3.org/2000/svg"/>');
+});
+
+describe('uploading a site build into the static bucket', () => {
+  it('writes every file the first time, then only what changed', async () => {
+    const first = await uploadSite(stack.deps.staticStore, dist, { sourceHash: 'src-1' });
+    expect(first).toMatchObject({ files: 7, uploaded: 7 });
+    write('skills/pretty-json/index.html', page('Pretty JSON 2.0'));
+    write('skills/new-skill/index.html', page('New skill'));
+    const second = await uploadSite(stack.deps.staticStore, dist, { sourceHash: 'src-1' });
+    expect(second).toMatchObject({ files: 8, uploaded: 2 });
+    const manifest = await readSiteManifest(stack.deps.staticStore);
+    expect(manifest?.sourceHash).toBe('src-1');
+    expect(Object.keys(manifest!.files)).toHaveLength(8);
+  });
+
+  it('uploads assets before the pages that reference them', async () => {
+    const order: string[] = [];
+    const stop = stack.deps.staticStore.onWrite((key) => order.push(key));
+    write('_astro/site.def456.css', 'p{}');
+    write('index.html', page('Home, restyled'));
+    await uploadSite(stack.deps.staticStore, dist, { sourceHash: 'src-2' });
+    stop();
+    expect(order).toEqual(['_astro/site.def456.css', 'index.html', SITE_MANIFEST_KEY]);
+  });
+});
+
+describe('the local CDN serving the site', () => {
+  it('serves pages at folder paths, with or without the trailing slash, as cacheable HTML', async () => {
+    for (const [path, title] of [['/', 'Home, restyled'], ['/skills/pretty-json/', 'Pretty JSON 2.0'], ['/skills/pretty-json', 'Pretty JSON 2.0'], ['/dashboard/', 'Dashboard']] as const) {
+      const res = await stack.request(path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+      expect(await res.text()).toContain(`<h1>${title}</h1>`);
+    }
+  });
+
+  it('serves hashed assets as immutable, with ETag, 304 and compression', async () => {
+    const res = await stack.request('/_astro/site.abc123.css', { headers: { 'accept-encoding': 'gzip' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(res.headers.get('content-encoding')).toBe('gzip');
+    const again = await stack.request('/_astro/site.abc123.css', { headers: { 'if-none-match': res.headers.get('etag')! } });
+    expect(again.status).toBe(304);
+    expect((await stack.request('/favicon.svg')).headers.get('content-type')).toBe('image/svg+xml');
+  });
+
+  it('answers a skill page the build did not make with the fallback page, which renders it in the browser', async () => {
+    const res = await stack.request('/skills/published-after-the-build/');
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('<h1>Skill fallback</h1>');
+  });
+
+  it('answers other missing pages with the 404 page, and API paths with JSON', async () => {
+    const missing = await stack.request('/no/such/page/');
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toContain('Page not found');
+    for (const path of ['/api/nothing-here', '/registry/pretty-json.json', '/_site/manifest.json']) {
+      const res = await stack.request(path);
+      expect(res.status, path).toBe(404);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('not_found');
+    }
+  });
+
+  it('still answers the API and the data tree as before', async () => {
+    expect((await stack.request('/api/health')).status).toBe(200);
+    expect((await stack.request('/.well-known/skills.json')).status).toBe(404); // nothing published yet
+  });
+});

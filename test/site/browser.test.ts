@@ -1,0 +1,327 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, type TestBrowser } from '../support/browser.ts';
+import { call, type ServerProcess, startServer } from '../support/server-process.ts';
+import { addVersion, publish, publishFixture, type SiteFixture, XSS_DESCRIPTION, XSS_NAME } from '../support/site-fixture.ts';
+
+/**
+ * The catalog site and the dashboard in real headless Chromium, against the local runtime
+ * started as `npm start` starts it: the site is built by the runtime's own debounced rebuild
+ * from what the fixture publishes through the API, and served by its CDN at `/`.
+ */
+const dataDir = mkdtempSync(join(tmpdir(), 'skillpress-site-'));
+let server: ServerProcess;
+let base: string;
+let fixture: SiteFixture;
+let browser: TestBrowser;
+let page: Page;
+
+beforeAll(async () => {
+  server = await startServer({ DATA_DIR: dataDir, SKILLPRESS_SITE: '1', SKILLPRESS_SITE_DEBOUNCE_MS: '300', SKILLPRESS_PUBLISH_LIMIT: '100' });
+  base = server.baseUrl;
+  fixture = await publishFixture(base);
+  // The runtime rebuilds the site after the writes settle; wait until every skill has its page.
+  await until(async () => {
+    const pages = await Promise.all(Object.values(fixture.skills).map((s) => fetchText(`/skills/${s.slug}/`)));
+    return pages.every((html, i) => html.includes(`data-slug="${Object.values(fixture.skills)[i]!.slug}"`)) && (await fetchText(`/skills/${fixture.skills.pretty.slug}/`)).includes('2.0.0');
+  }, 240_000);
+  browser = await launchBrowser();
+  await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  page = await browser.page();
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function fetchText(path: string): Promise<string> {
+  return (await fetch(base + path)).text();
+}
+
+async function until(ready: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await ready())) {
+    if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms:\n${server.output().slice(-3000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+async function signInAs(login: string): Promise<void> {
+  await browser.context.clearCookies();
+  await page.goto(`${base}/dashboard/`);
+  await page.getByLabel('Dev sign-in: GitHub-style login').fill(login);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.getByText(`Signed in as ${login}`).waitFor();
+}
+
+/** The page's cumulative layout shift so far (Chromium's layout-shift entries). */
+function layoutShift(p: Page): Promise<number> {
+  return p.evaluate(
+    () =>
+      new Promise<number>((resolve) => {
+        let total = 0;
+        new PerformanceObserver((list) => {
+          for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[]) if (!entry.hadRecentInput) total += entry.value;
+        }).observe({ type: 'layout-shift', buffered: true });
+        setTimeout(() => resolve(total), 300);
+      }),
+  );
+}
+
+describe('the catalog', () => {
+  it('finds a skill with the instant search and links to its page', async () => {
+    await page.goto(`${base}/`);
+    await page.getByRole('searchbox', { name: 'Search skills' }).fill('json');
+    const results = page.locator('#skill-list .card');
+    await expect.poll(() => results.locator('h3').allTextContents()).toEqual(['Pretty JSON']);
+    await expect.poll(() => page.locator('#search-status').textContent()).toBe('1 skill matches.');
+    expect(new URL(page.url()).searchParams.get('q')).toBe('json');
+
+    await page.getByRole('searchbox', { name: 'Search skills' }).fill('explain postgresql');
+    await expect.poll(() => results.locator('h3').allTextContents()).toEqual(['SQL Explainer']);
+    await page.getByRole('searchbox', { name: 'Search skills' }).fill('no such thing anywhere');
+    await expect.poll(() => page.locator('#search-status').textContent()).toBe('No skills match “no such thing anywhere”.');
+
+    await page.getByRole('searchbox', { name: 'Search skills' }).fill('pretty');
+    await page.getByRole('link', { name: 'Pretty JSON' }).click();
+    await page.waitForURL(`${base}/skills/${fixture.skills.pretty.slug}/`);
+    expect(await page.locator('h1').textContent()).toBe('Pretty JSON');
+  });
+
+  it('shows a skill page with its versions, changelogs, install command and files', async () => {
+    await page.goto(`${base}/skills/${fixture.skills.pretty.slug}/`);
+    const versions = page.locator('[data-list=versions] > li');
+    expect(await versions.locator('[data-field=version]').allTextContents()).toEqual(['2.0.0', '1.1.0', '1.0.0']);
+    expect(await versions.locator('.changelog').allTextContents()).toEqual(['Breaking: requires jq 1.7.\nAdds --check to fail on unformatted files.', 'Sorts keys by default.', 'First release']);
+    expect(await versions.nth(0).getByText('current').isVisible()).toBe(true);
+    expect(await versions.nth(1).getByText('current').isVisible()).toBe(false);
+    expect(await page.locator('#install-command').textContent()).toBe('npx skillpress install pretty-json');
+    expect(await page.locator('.facts').innerText()).toMatch(/Author\s+alice\s+Version\s+2\.0\.0\s+Category\s+dev-tools\s+Price\s+Free/);
+    expect(await page.locator('[data-list=files] [data-field=filename]').allTextContents()).toEqual(['SKILL.md', 'examples/input.json', 'scripts/format.sh']);
+    expect(await layoutShift(page)).toBeLessThan(0.01);
+
+    // The copy button, from the keyboard.
+    await page.locator('#install-command ~ button').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#install-command ~ button').textContent()).toBe('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('npx skillpress install pretty-json');
+
+    // The file viewer shows a free skill's file.
+    await page.getByRole('button', { name: 'examples/input.json' }).click();
+    await expect.poll(() => page.locator('[data-role=viewer-content]').textContent()).toBe('{"b": 1, "a": [1, 2, 3]}\n');
+    expect(await page.locator('[data-role=viewer-name]').textContent()).toBe('examples/input.json');
+    await page.screenshot({ path: 'test/artifacts/site-skill.png', fullPage: true });
+  });
+
+  it('lists a paid skill without a file viewer', async () => {
+    await page.goto(`${base}/skills/${fixture.skills.sql.slug}/`);
+    expect(await page.locator('.facts').innerText()).toContain('Paid');
+    expect(await page.locator('[data-list=files] button').count()).toBe(0);
+    expect(await page.locator('[data-list=files] [data-field=filename]').allTextContents()).toEqual(['SKILL.md']);
+  });
+
+  it('lists every version on request when the registry shows only the latest five', async () => {
+    const { key } = fixture;
+    const many = await publish(base, key, { name: 'Many Versions', description: 'Has seven versions', category: 'testing' });
+    for (let minor = 1; minor <= 6; minor++) await addVersion(base, key, many.id, `1.${minor}.0`, `Minor ${minor}`, []);
+    await until(async () => (await call(base, `/api/registry/${many.slug}`)).body?.currentVersion === '1.6.0', 20_000);
+    await page.goto(`${base}/skills/${many.slug}/`);
+    await expect.poll(() => page.locator('[data-list=versions] [data-field=version]').count()).toBe(5);
+    await page.getByRole('button', { name: 'Show every version' }).click();
+    await expect.poll(() => page.locator('[data-list=versions] [data-field=version]').allTextContents()).toEqual(['1.6.0', '1.5.0', '1.4.0', '1.3.0', '1.2.0', '1.1.0', '1.0.0']);
+  });
+
+  it('renders a skill published after the site build, from its registry JSON', async () => {
+    const fresh = await publish(base, fixture.key, { name: 'Fresh Off The Press', description: 'Published after the last site build', category: 'writing', files: [{ filename: 'SKILL.md', content: '# Fresh' }] });
+    await until(async () => (await call(base, `/api/registry/${fresh.slug}`)).status === 200, 10_000);
+    // The site has no page for it yet: the CDN answers with the fallback page…
+    const served = await fetchText(`/skills/${fresh.slug}/`);
+    expect(served).not.toContain(fresh.slug);
+    // …which the browser fills from /api/registry/<slug>.
+    await page.goto(`${base}/skills/${fresh.slug}/`);
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Fresh Off The Press');
+    expect(await page.locator('#install-command').textContent()).toBe(`npx skillpress install ${fresh.slug}`);
+    expect(await page.locator('[data-list=versions] [data-field=version]').allTextContents()).toEqual(['1.0.0']);
+    expect(await page.title()).toBe('Fresh Off The Press · Skillpress');
+
+    // The search reads the live catalog, finds it, and links it to the fallback page that works on any host.
+    await page.goto(`${base}/`);
+    await page.getByRole('searchbox', { name: 'Search skills' }).fill('fresh off');
+    const link = page.getByRole('link', { name: 'Fresh Off The Press' });
+    await link.waitFor();
+    expect(await link.getAttribute('href')).toBe(`/skills/_/?slug=${fresh.slug}`);
+    await link.click();
+    await expect.poll(() => page.locator('.lede').textContent()).toBe('Published after the last site build');
+
+    await page.goto(`${base}/skills/_/?slug=no-such-skill`);
+    await expect.poll(() => page.locator('[data-role=error]').textContent()).toBe('There is no skill “no-such-skill”.');
+  });
+
+  it('works without JavaScript: home, categories and skill pages are complete HTML', async () => {
+    const noJs = await launchBrowser({ javaScript: false });
+    try {
+      const p = await noJs.page();
+      await p.goto(`${base}/`);
+      expect(await p.getByRole('searchbox').isVisible()).toBe(false);
+      await p.getByRole('link', { name: /^data/ }).first().click();
+      await p.waitForURL(`${base}/categories/data/`);
+      expect(await p.locator('.card h3').allTextContents()).toEqual(['CSV Cleaner', 'SQL Explainer']);
+      await p.getByRole('link', { name: 'CSV Cleaner' }).click();
+      expect(await p.locator('h1').textContent()).toBe('CSV Cleaner');
+      await p.goto(`${base}/skills/${fixture.skills.pretty.slug}/`);
+      expect(await p.locator('[data-list=versions] [data-field=version]').allTextContents()).toEqual(['2.0.0', '1.1.0', '1.0.0']);
+      expect(await p.getByRole('button', { name: /Copy/ }).isVisible()).toBe(false);
+    } finally {
+      await noJs.close();
+    }
+  });
+
+  it('is keyboard-usable from the first Tab, and the home page does not shift', async () => {
+    await page.goto(`${base}/`);
+    expect(await layoutShift(page)).toBeLessThan(0.01);
+    await page.screenshot({ path: 'test/artifacts/site-home.png', fullPage: true });
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+  });
+});
+
+describe('the dashboard', () => {
+  it('signs in with the dev sign-in, shows a new API key once, and never again after a reload', async () => {
+    await browser.context.clearCookies();
+    await page.goto(`${base}/dashboard/`);
+    expect(await page.getByRole('link', { name: 'Sign in with GitHub' }).getAttribute('href')).toBe('/api/auth/github');
+    await signInAs('bob');
+    await page.locator('[data-role=no-skills]').waitFor();
+
+    await page.getByLabel('Name', { exact: true }).fill('laptop');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = page.locator('[data-role=new-key]');
+    await secret.waitFor();
+    const key = (await secret.locator('code').textContent())!;
+    expect(key).toMatch(/^sk_[A-Za-z0-9_-]{40,}$/);
+    expect(await secret.innerText()).toContain('It is shown only once');
+    await page.screenshot({ path: 'test/artifacts/site-dashboard-new-key.png', fullPage: true });
+    const rows = page.locator('[data-list=keys] tr');
+    await expect.poll(() => rows.locator('td').first().textContent()).toBe('laptop');
+
+    // The key is real: it publishes.
+    const published = await call(base, '/api/publish', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: { name: 'Bob Skill', description: 'by bob', category: 'testing' } });
+    expect(published.status).toBe(201);
+
+    await page.reload();
+    await page.getByText('Signed in as bob').waitFor();
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await secret.isVisible()).toBe(false);
+    expect(await page.content()).not.toContain(key);
+    const masked = (await rows.locator('code').textContent())!;
+    expect(masked).toMatch(/^sk_.{1,12}…$/);
+    expect(key.startsWith(masked.slice(0, -1))).toBe(true);
+
+    // Revoking asks twice, then the key stops working at once.
+    await rows.getByRole('button', { name: 'Revoke' }).click();
+    await rows.getByRole('button', { name: 'Click again to revoke' }).click();
+    await expect.poll(() => rows.count()).toBe(0);
+    const refused = await call(base, '/api/publish', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: { name: 'Bob Again', description: 'x', category: 'testing' } });
+    expect(refused.status).toBe(401);
+  });
+
+  it('charts the analytics of a skill with the numbers /api/analytics gives', async () => {
+    await signInAs('alice');
+    const row = page.locator('[data-list=skills] tr', { hasText: 'Pretty JSON' });
+    await row.getByRole('button', { name: 'Analytics and access' }).click();
+    await expect.poll(() => page.locator('#skill-panel-heading').textContent()).toBe('Analytics for Pretty JSON');
+    const api = (await call(base, `/api/analytics/${fixture.skills.pretty.id}`, { headers: { cookie: fixture.cookie } })).body;
+    expect(api).toMatchObject({ total: 8, bySource: { cli: 5, web: 2, api: 1 } });
+
+    await expect.poll(() => page.locator('[data-stat=total]').textContent()).toBe(String(api.total));
+    const stats = await page.locator('[data-stat]').evaluateAll((els) => Object.fromEntries(els.map((e) => [(e as HTMLElement).dataset.stat, e.textContent])));
+    expect(stats).toEqual({ total: String(api.total), last7d: String(api.last7d), last30d: String(api.last30d), cli: '5', web: '2', api: '1' });
+
+    const drawn = await page.locator('svg[data-role=chart] g.bar').evaluateAll((bars) =>
+      bars.map((bar) => {
+        const rects = [...bar.querySelectorAll('rect')];
+        const value = (source: string) => Number(rects.find((r) => r.getAttribute('data-source') === source)?.getAttribute('data-value'));
+        return { date: bar.getAttribute('data-date'), cli: value('cli'), web: value('web'), api: value('api'), heights: rects.map((r) => Number(r.getAttribute('height'))) };
+      }),
+    );
+    expect(drawn).toHaveLength(30);
+    expect(drawn.map(({ date, cli, web, api: a }) => ({ date, cli, web, api: a }))).toEqual(api.daily);
+    // Only today's bar has height: the fixture's installs all happened today.
+    expect(drawn.slice(0, -1).every((d) => d.heights.every((h) => h === 0))).toBe(true);
+    expect(drawn.at(-1)!.heights.every((h) => h > 0)).toBe(true);
+    expect(await page.locator('svg[data-role=chart] desc').textContent()).toContain('8 installs in the last 30 days');
+
+    await page.screenshot({ path: 'test/artifacts/site-dashboard.png', fullPage: true });
+    await page.getByText('Daily installs as a table').click();
+    const table = await page.locator('[data-list=daily] tr').evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => c.textContent)));
+    expect(table).toHaveLength(30);
+    expect(table.at(-1)).toEqual([api.daily.at(-1).date, '5', '2', '1', '8']);
+  });
+
+  it('issues and revokes download tokens and grants for a paid skill', async () => {
+    await signInAs('alice');
+    await page.locator('[data-list=skills] tr', { hasText: 'SQL Explainer' }).getByRole('button', { name: 'Analytics and access' }).click();
+    await page.getByLabel('Maximum uses (optional)').fill('3');
+    await page.getByRole('button', { name: 'Issue token' }).click();
+    const secret = page.locator('[data-role=new-token]');
+    await secret.waitFor();
+    const token = (await secret.locator('#new-token-value').textContent())!;
+    expect((await call(base, `/api/deliver/${fixture.skills.sql.id}?token=${token}`)).status).toBe(200);
+    const tokens = page.locator('[data-list=tokens] tr');
+    await expect.poll(() => tokens.count()).toBe(1);
+    await tokens.getByRole('button', { name: 'Revoke' }).click();
+    await tokens.getByRole('button', { name: 'Click again to revoke' }).click();
+    await expect.poll(() => tokens.count()).toBe(0);
+    expect((await call(base, `/api/deliver/${fixture.skills.sql.id}?token=${token}`)).status).toBe(401);
+
+    await page.getByLabel('GitHub login').fill('bob');
+    await page.getByRole('button', { name: 'Grant access' }).click();
+    const grants = page.locator('[data-list=grants] tr');
+    await expect.poll(() => grants.locator('td').first().textContent()).toBe('bob');
+    await grants.getByRole('button', { name: 'Revoke' }).click();
+    await grants.getByRole('button', { name: 'Click again to revoke' }).click();
+    await expect.poll(() => grants.count()).toBe(0);
+  });
+});
+
+describe('hostile skill names', () => {
+  it('render as text everywhere: no dialog, no injected element', async () => {
+    const injected = () => page.evaluate(() => document.querySelectorAll('img[src="x"], b, script:not([src]):not([type=module])').length);
+
+    await page.goto(`${base}/skills/${fixture.skills.xss.slug}/`);
+    expect(await page.locator('h1').textContent()).toBe(XSS_NAME);
+    expect(await page.locator('.lede').textContent()).toBe(XSS_DESCRIPTION);
+    await page.getByRole('button', { name: 'SKILL.md' }).click();
+    await expect.poll(() => page.locator('[data-role=viewer-content]').textContent()).toBe('<img src=x onerror=alert(3)>');
+    expect(await injected()).toBe(0);
+
+    // Rendered in the browser from the registry JSON, as for a skill newer than the build.
+    await page.goto(`${base}/skills/_/?slug=${fixture.skills.xss.slug}`);
+    await expect.poll(() => page.locator('h1').textContent()).toBe(XSS_NAME);
+    expect(await injected()).toBe(0);
+
+    await page.goto(`${base}/`);
+    expect(await page.locator('#skill-list').innerText()).toContain(XSS_NAME);
+    await page.getByRole('searchbox', { name: 'Search skills' }).fill('onerror');
+    await expect.poll(() => page.locator('#skill-list .card h3').allTextContents()).toEqual([XSS_NAME]);
+    expect(await injected()).toBe(0);
+
+    await signInAs('alice');
+    await page.locator('[data-list=skills] tr', { hasText: 'onerror' }).getByRole('button', { name: 'Analytics and access' }).click();
+    await expect.poll(() => page.locator('#skill-panel-heading').textContent()).toBe(`Analytics for ${XSS_NAME}`);
+    expect(await injected()).toBe(0);
+
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(browser.dialogs).toEqual([]);
+    expect(browser.pageErrors).toEqual([]);
+  });
+});

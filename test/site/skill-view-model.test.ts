@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { formatBytes, formatTimestamp, installCommand } from '../../site/src/lib/format.ts';
+import { skillHref, newestUpdate } from '../../site/src/lib/skill-links.ts';
+import { skillViewModel } from '../../site/src/lib/skill-view-model.ts';
+import type { RegistryDocument } from '../../core/registry-document.ts';
+
+const doc = (overrides: Partial<RegistryDocument> = {}): RegistryDocument => ({
+  id: 'id-1',
+  slug: 'pretty-json',
+  name: 'Pretty JSON',
+  description: 'Formats JSON',
+  category: 'dev-tools',
+  author: 'alice',
+  paid: false,
+  currentVersion: '1.1.0',
+  createdAt: '2026-11-01T10:00:00.000Z',
+  updatedAt: '2026-11-02T10:00:00.000Z',
+  files: [{ filename: 'SKILL.md', size: 1234, sha256: 'x' }],
+  versions: [
+    { version: '1.1.0', changelog: 'Sorts keys', publishedAt: '2026-11-02T10:00:00.000Z', integrity: 'sha256-a' },
+    { version: '1.0.0', changelog: '', publishedAt: '2026-11-01T10:00:00.000Z', integrity: 'sha256-b' },
+  ],
+  dependencies: { 'b-dep': '^1.0.0', 'a-dep': '~2.1.0' },
+  formats: ['agent-skills'],
+  delivery: { url: '/api/deliver/id-1', bundle: '/bundles/pretty-json/1.1.0.json' },
+  ...overrides,
+});
+
+describe('the skill page model', () => {
+  it('shows what the registry says, with the install command and the current version marked', () => {
+    const model = skillViewModel(doc());
+    expect(model).toMatchObject({
+      name: 'Pretty JSON',
+      install: 'npx skillpress install pretty-json',
+      categoryHref: '/categories/dev-tools/',
+      price: 'Free',
+      updated: '2026-11-02',
+      bundle: '/bundles/pretty-json/1.1.0.json',
+      moreVersions: false,
+      hasDependencies: true,
+    });
+    expect(model.versions.map((v) => [v.version, v.current, v.published])).toEqual([
+      ['1.1.0', true, '2026-11-02'],
+      ['1.0.0', false, '2026-11-01'],
+    ]);
+    expect(model.files).toEqual([{ filename: 'SKILL.md', size: '1.2 kB' }]);
+    expect(model.dependencies.map((d) => d.slug)).toEqual(['a-dep', 'b-dep']);
+  });
+
+  it('offers no viewer for a paid skill and says older versions may exist when the registry lists five', () => {
+    const five = Array.from({ length: 5 }, (_, i) => ({ version: `1.${i}.0`, changelog: '', publishedAt: `2026-11-0${i + 1}T00:00:00.000Z`, integrity: 'sha256-x' }));
+    const model = skillViewModel(doc({ paid: true, delivery: { url: '/api/deliver/id-1' }, versions: five }));
+    expect(model.bundle).toBeUndefined();
+    expect(model.price).toBe('Paid');
+    expect(model.moreVersions).toBe(true);
+  });
+
+  it('links skills newer than the site build to the fallback page', () => {
+    const builtFrom = newestUpdate([{ updatedAt: '2026-11-02T00:00:00.000Z' }, { updatedAt: '2026-11-01T00:00:00.000Z' }]);
+    expect(builtFrom).toBe('2026-11-02T00:00:00.000Z');
+    expect(skillHref({ slug: 'old', updatedAt: '2026-11-01T00:00:00.000Z' }, builtFrom)).toBe('/skills/old/');
+    expect(skillHref({ slug: 'new-one', updatedAt: '2026-11-03T00:00:00.000Z' }, builtFrom)).toBe('/skills/_/?slug=new-one');
+  });
+
+  it('formats sizes, timestamps and the install command', () => {
+    expect([0, 999, 1000, 1234, 56_789, 1_234_567].map(formatBytes)).toEqual(['0 B', '999 B', '1.0 kB', '1.2 kB', '57 kB', '1.2 MB']);
+    expect(formatTimestamp('2026-11-01T14:05:09.123Z')).toBe('2026-11-01 14:05 UTC');
+    expect(formatTimestamp(null)).toBe('never');
+    expect(installCommand('a-b')).toBe('npx skillpress install a-b');
+  });
+});

@@ -21,8 +21,14 @@ export interface ServerProcess {
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-export async function startServer(env: Record<string, string>, startTimeoutMs = 60_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+export interface StartOptions {
+  /** Extra flags for node, e.g. `--cpu-prof` to profile the server under a benchmark. */
+  nodeArgs?: string[];
+  startTimeoutMs?: number;
+}
+
+export async function startServer(env: Record<string, string>, { nodeArgs = [], startTimeoutMs = 60_000 }: StartOptions = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'scripts/start.ts'], {
     cwd: root,
     // The site build costs seconds of CPU that only the site's own tests need: off unless asked.
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', SKILLPRESS_SITE: '0', ...env },

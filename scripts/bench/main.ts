@@ -3,6 +3,7 @@ import { benchBundles } from './bundles.ts';
 import { benchDeliver } from './deliver.ts';
 import { benchPublish } from './publish.ts';
 import { benchRebuild } from './rebuild.ts';
+import { benchVerdaccio } from './verdaccio.ts';
 import { printTable, type Row } from './table.ts';
 
 /**
@@ -14,6 +15,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
   deliver: benchDeliver,
   rebuild: () => benchRebuild(),
   bundles: benchBundles,
+  verdaccio: () => benchVerdaccio(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

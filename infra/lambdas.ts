@@ -25,7 +25,10 @@ export interface LambdaSpec {
     /** Partition key prefixes of the items it may put, update and delete (`dynamodb:LeadingKeys`). */
     write: readonly string[];
   };
-  /** The private content bucket (file bytes by SHA-256). `write` includes read. */
+  /**
+   * The private content bucket (file bytes by SHA-256). `write` includes read. A Lambda granted
+   * neither bucket is bundled without the S3 client (`scripts/lambda-bundles.ts`).
+   */
   content?: 'read' | 'write';
   /** The static bucket behind the CDN (registry JSON, bundles, catalog, site). */
   static?: 'read' | 'write';

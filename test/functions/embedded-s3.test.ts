@@ -11,4 +11,27 @@ describe('the embedded S3', () => {
     const listed = [...(await stack.deps.staticStore.list('')).keys()];
     expect(listed).toEqual([...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
   });
+
+  it('never answers a read with part of an object that is being written', async () => {
+    const stack = await createTestStack();
+    const seen: string[] = [];
+    for (let round = 1; round <= 12; round++) {
+      // Each version of the object is one byte value repeated, so any mix or cut shows.
+      const body = Buffer.alloc(1_000_000 + round * 1000, round);
+      const writing = stack.deps.staticStore.put('race/object.bin', body);
+      const reads: Promise<Uint8Array | undefined>[] = [];
+      for (let i = 0; i < 20; i++) {
+        reads.push(stack.deps.staticStore.get('race/object.bin'));
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      await writing;
+      for (const bytes of [...(await Promise.all(reads)), await stack.deps.staticStore.get('race/object.bin')]) {
+        if (!bytes) continue; // before the first write
+        const version = bytes[0]!;
+        if (bytes.byteLength !== 1_000_000 + version * 1000 || !bytes.every((b) => b === version)) seen.push(`round ${round}: ${bytes.byteLength} bytes`);
+      }
+      expect(Buffer.from((await stack.deps.staticStore.get('race/object.bin'))!).equals(body)).toBe(true);
+    }
+    expect(seen).toEqual([]);
+  });
 });

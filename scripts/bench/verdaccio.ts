@@ -45,6 +45,8 @@ export interface CompareOptions {
 
 export function compareOptions(env: NodeJS.ProcessEnv = process.env): CompareOptions {
   const n = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
+  // Each publish of a pass goes to its own package, so the new version is the latest one.
+  if (n('BENCH_PUBLISHES', 200) > n('BENCH_SKILLS', 1000)) throw new Error('BENCH_PUBLISHES must not exceed BENCH_SKILLS');
   return {
     skills: n('BENCH_SKILLS', 1000),
     manyVersionsEvery: 100,
@@ -59,6 +61,8 @@ const SECTION = 'vs verdaccio';
 const WARM_SECONDS = 1;
 const KEY_SEQUENCE = 50_000;
 const VISIBLE_PUBLISHES = 50;
+
+type System = 'ours' | 'peer';
 
 interface Seeded {
   id: string;
@@ -151,6 +155,18 @@ const READ_CELLS: ReadCell[] = [
 
 async function readWorkloads(options: CompareOptions, skills: Seeded[], oursBase: string, peerBase: string): Promise<Row[]> {
   const rows: Row[] = [];
+  // Both are measured warm: every key is read once first. Our cold read goes through the local
+  // CDN's cache to S3 (s3rver), where CloudFront would answer in production; Verdaccio's comes
+  // from the files it just wrote, in the page cache.
+  for (const [base, path] of [
+    [oursBase, (s: Seeded) => `/api/registry/${s.slug}`],
+    [peerBase, (s: Seeded) => `/${s.slug}`],
+    [oursBase, (s: Seeded) => `/api/deliver/${s.id}?source=cli`],
+    [peerBase, (s: Seeded) => tarballPath(s.slug, s.latest)],
+  ] as const) {
+    const paths = skills.map(path);
+    await runLoad({ baseUrl: base, paths, connections: 8, seconds: 0, amount: paths.length });
+  }
   for (const [index, cell] of READ_CELLS.entries()) {
     const keys = cell.keys === 'random' ? uniformKeys(skills.length, KEY_SEQUENCE, index + 1) : zipfKeys(skills.length, KEY_SEQUENCE, index + 1);
     const paths = {
@@ -207,20 +223,55 @@ async function countCheck(base: string, cookie: string, skills: Seeded[]): Promi
 async function publishWorkloads(options: CompareOptions, skills: Seeded[], oursBase: string, key: string, peer: VerdaccioServer): Promise<Row[]> {
   const rows: Row[] = [];
   const files = (version: string) => SEED_FILES.map((f) => ({ ...f, content: f.filename === 'SKILL.md' ? `${f.content}\nRelease ${version}\n` : f.content }));
-  const timed = async (send: () => Promise<void>) => {
-    const started = performance.now();
-    await send();
-    return performance.now() - started;
-  };
   const oursPost = async (path: string, body: unknown) => {
     const res = await fetch(oursBase + path, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const text = await res.text();
     if (res.status !== 201) throw new Error(`${path} → ${res.status} ${text.slice(0, 200)}`);
   };
+  /** Whether a metadata read shows `version` as the latest of `slug` yet. */
+  const shows: Record<System, (slug: string, version: string) => Promise<boolean>> = {
+    ours: async (slug, version) => {
+      const res = await fetch(`${oursBase}/api/registry/${slug}`);
+      return res.ok && ((await res.json()) as { currentVersion: string }).currentVersion === version;
+    },
+    peer: async (slug, version) => {
+      const res = await fetch(`${peer.baseUrl}/${slug}`);
+      return res.ok && ((await res.json()) as { 'dist-tags': { latest: string } })['dist-tags'].latest === version;
+    },
+  };
+  const untilShown = async (system: System, slug: string, version: string) => {
+    while (!(await shows[system](slug, version))) await new Promise((resolve) => setTimeout(resolve, 1));
+  };
+
+  /**
+   * One publishing pass of one system: `publishes` publishes, `connections` at a time; then
+   * waits until metadata reads show every one of them, so no rebuild spills into the next pass.
+   */
+  const pass = async (system: System, connections: number, publish: (i: number) => { slug: string; version: string; send: () => Promise<void> }) => {
+    const started = performance.now();
+    const planned = Array.from({ length: options.publishes }, (_, i) => publish(i));
+    const latencies = await runPool(planned.length, connections, async (i) => {
+      const at = performance.now();
+      await planned[i]!.send();
+      return performance.now() - at;
+    });
+    const acknowledged = performance.now();
+    await mapLimit(planned, 8, (p) => untilShown(system, p.slug, p.version));
+    const seconds = (at: number) => (at - started) / 1000;
+    return { rate: planned.length / seconds(acknowledged), visibleRate: planned.length / seconds(performance.now()), latencies: latencies.sort((a, b) => a - b) };
+  };
+  const compare = (what: string, unit: string, results: Record<System, Awaited<ReturnType<typeof pass>>>) => {
+    progress(`${what}: ours ${results.ours.rate.toFixed(0)}/s, verdaccio ${results.peer.rate.toFixed(0)}/s`);
+    rows.push(compared(SECTION, `${what}: rate acknowledged`, unit, results.ours.rate, results.peer.rate, { atLeast: 5 }));
+    rows.push(compared(SECTION, `${what}: rate until all visible`, unit, results.ours.visibleRate, results.peer.visibleRate));
+    rows.push(compared(SECTION, `${what}: p50`, 'ms', percentile(results.ours.latencies, 50), percentile(results.peer.latencies, 50)));
+    rows.push(compared(SECTION, `${what}: p99`, 'ms', percentile(results.ours.latencies, 99), percentile(results.peer.latencies, 99)));
+  };
+
   const target = (mode: number, i: number) => skills[(mode * options.publishes + i) % skills.length]!;
-  const publishVersion = {
-    ours: (mode: number, i: number, version: string) => oursPost(`/api/skills/${target(mode, i).id}/versions`, { version, changelog: `bench ${version}`, files: files(version) }),
-    peer: (mode: number, i: number, version: string) => npmPublish(peer, target(mode, i).slug, version, files(version)),
+  const newVersion: Record<System, (mode: number, i: number, version: string) => Promise<void>> = {
+    ours: (mode, i, version) => oursPost(`/api/skills/${target(mode, i).id}/versions`, { version, changelog: `bench ${version}`, files: files(version) }),
+    peer: (mode, i, version) => npmPublish(peer, target(mode, i).slug, version, files(version)),
   };
   const modes = [
     { label: 'one at a time', connections: 1 },
@@ -228,47 +279,39 @@ async function publishWorkloads(options: CompareOptions, skills: Seeded[], oursB
     { label: '16 at once', connections: 16 },
   ];
   for (const [mode, { label, connections }] of modes.entries()) {
-    const measured: Record<'ours' | 'peer', { rate: number; latencies: number[] }> = { ours: { rate: 0, latencies: [] }, peer: { rate: 0, latencies: [] } };
+    const results = {} as Record<System, Awaited<ReturnType<typeof pass>>>;
     for (const system of mode % 2 === 0 ? (['ours', 'peer'] as const) : (['peer', 'ours'] as const)) {
-      const started = performance.now();
-      const latencies = await runPool(options.publishes, connections, (i) => timed(() => publishVersion[system](mode, i, `2.${mode}.${i}`)));
-      measured[system] = { rate: options.publishes / ((performance.now() - started) / 1000), latencies: latencies.sort((a, b) => a - b) };
+      results[system] = await pass(system, connections, (i) => {
+        const version = `2.${mode}.${i}`;
+        return { slug: target(mode, i).slug, version, send: () => newVersion[system](mode, i, version) };
+      });
     }
-    progress(`W3 new version, ${label}: ours ${measured.ours.rate.toFixed(0)}/s, verdaccio ${measured.peer.rate.toFixed(0)}/s`);
-    rows.push(compared(SECTION, `W3 publish ${options.publishes} new versions, ${label}: rate`, 'versions/s', measured.ours.rate, measured.peer.rate, { atLeast: 5 }));
-    rows.push(compared(SECTION, `W3 publish new versions, ${label}: p50`, 'ms', percentile(measured.ours.latencies, 50), percentile(measured.peer.latencies, 50)));
-    rows.push(compared(SECTION, `W3 publish new versions, ${label}: p99`, 'ms', percentile(measured.ours.latencies, 99), percentile(measured.peer.latencies, 99)));
+    compare(`W3 publish ${options.publishes} new versions, ${label}`, 'versions/s', results);
   }
 
   // New skills / packages, 16 at once: the path the raised publish limit is for.
-  const fresh: Record<'ours' | 'peer', { rate: number; latencies: number[] }> = { ours: { rate: 0, latencies: [] }, peer: { rate: 0, latencies: [] } };
+  const fresh = {} as Record<System, Awaited<ReturnType<typeof pass>>>;
   for (const system of ['peer', 'ours'] as const) {
-    const started = performance.now();
-    const latencies = await runPool(options.publishes, 16, (i) =>
-      timed(() =>
+    fresh[system] = await pass(system, 16, (i) => ({
+      slug: `fresh-${i}`,
+      version: '1.0.0',
+      send: () =>
         system === 'ours'
           ? oursPost('/api/publish', { name: `Fresh ${i}`, slug: `fresh-${i}`, description: 'bench', category: 'bench', files: files('1.0.0') })
           : npmPublish(peer, `fresh-${i}`, '1.0.0', files('1.0.0')),
-      ),
-    );
-    fresh[system] = { rate: options.publishes / ((performance.now() - started) / 1000), latencies: latencies.sort((a, b) => a - b) };
+    }));
   }
-  rows.push(compared(SECTION, `W3 publish ${options.publishes} new skills/packages, 16 at once: rate`, 'publishes/s', fresh.ours.rate, fresh.peer.rate, { atLeast: 5 }));
-  rows.push(compared(SECTION, 'W3 publish new skills/packages, 16 at once: p50', 'ms', percentile(fresh.ours.latencies, 50), percentile(fresh.peer.latencies, 50)));
+  compare(`W3 publish ${options.publishes} new skills/packages, 16 at once`, 'publishes/s', fresh);
 
-  // Publish-to-visible: from sending a version to the first metadata read that shows it.
-  const visible: Record<'ours' | 'peer', number[]> = { ours: [], peer: [] };
-  const shows = {
-    ours: async (slug: string, version: string) => ((await (await fetch(`${oursBase}/api/registry/${slug}`)).json()) as { currentVersion: string }).currentVersion === version,
-    peer: async (slug: string, version: string) => ((await (await fetch(`${peer.baseUrl}/${slug}`)).json()) as { 'dist-tags': { latest: string } })['dist-tags'].latest === version,
-  };
+  // Publish-to-visible, one at a time: from sending a version to the first read that shows it.
+  const visible: Record<System, number[]> = { ours: [], peer: [] };
   const count = Math.min(VISIBLE_PUBLISHES, options.publishes);
   for (let i = 0; i < count; i++) {
     for (const system of i % 2 === 0 ? (['ours', 'peer'] as const) : (['peer', 'ours'] as const)) {
       const version = `3.0.${i}`;
       const started = performance.now();
-      await publishVersion[system](3, i, version);
-      while (!(await shows[system](target(3, i).slug, version))) await new Promise((resolve) => setTimeout(resolve, 1));
+      await newVersion[system](3, i, version);
+      await untilShown(system, target(3, i).slug, version);
       visible[system].push(performance.now() - started);
     }
   }

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { benchDeliver } from './deliver.ts';
 import { benchPublish } from './publish.ts';
 import { benchRebuild } from './rebuild.ts';
+import { benchSite } from './site.ts';
 import { printTable, type Row } from './table.ts';
 
 /**
@@ -12,6 +13,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
   publish: benchPublish,
   deliver: benchDeliver,
   rebuild: () => benchRebuild(),
+  site: () => benchSite(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -1,12 +1,21 @@
 import { defineConfig } from 'vitest/config';
 
+/** What every suite shares: one embedded dynalite and s3rver for the run, and quiet logs. */
+export const shared = {
+  globalSetup: ['test/support/global-setup.ts'],
+  env: { LOG_LEVEL: 'silent', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+  passWithNoTests: false,
+};
+
+/** `npm test`: unit, HTTP and end-to-end suites. The reliability suite has its own config. */
 export default defineConfig({
   test: {
+    ...shared,
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
-    env: { LOG_LEVEL: 'silent', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    // The Lambda bundle tests import what `npm run build` makes; build it once per run.
+    globalSetup: [...shared.globalSetup, 'test/support/build-bundles.ts'],
+    exclude: ['test/reliability/**', '**/node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    passWithNoTests: false,
   },
 });

@@ -1,16 +1,17 @@
-import type { z } from 'zod';
-import type { catalogDocumentSchema, catalogEntrySchema } from './schemas.ts';
 import { DISCOVERY_SCHEMA, archivePath, registryPath } from './static-paths.ts';
+import type { z } from 'zod';
 import type { SkillFacts } from './registry-document.ts';
+import type { catalogDocumentSchema, catalogEntrySchema, discoveryDocumentSchema } from './schemas.ts';
 
 /**
  * The catalog `/.well-known/skills.json` and the Agent Skills discovery index. Both are kept as
  * maps keyed by slug so a rebuild replaces one skill's entry without reading any other skill.
  */
 
-/** An entry of the catalog; the schema is the shape readers parse. */
 export type CatalogEntry = z.output<typeof catalogEntrySchema>;
 export type CatalogDocument = z.output<typeof catalogDocumentSchema>;
+export type DiscoveryDocument = z.output<typeof discoveryDocumentSchema>;
+export type DiscoveryEntry = DiscoveryDocument['skills'][number];
 
 export function catalogEntry(skill: SkillFacts, currentVersion: string): CatalogEntry {
   return {
@@ -39,20 +40,6 @@ const byKey =
 export function catalogDocument(entries: Iterable<CatalogEntry>, generatedAt: string): CatalogDocument {
   const skills = [...entries].sort(byKey((e) => e.slug));
   return { schemaVersion: 1, generatedAt, count: skills.length, skills };
-}
-
-export interface DiscoveryEntry {
-  name: string;
-  type: 'archive';
-  description: string;
-  url: string;
-  digest: string;
-  version: string;
-}
-
-export interface DiscoveryDocument {
-  $schema: string;
-  skills: DiscoveryEntry[];
 }
 
 /** A free skill's discovery entry: its current version as a `.tar.gz` with a `sha256:` digest. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { duplicateFilenameIndex, filenameProblem } from './filename.ts';
 import { SOURCES } from './install-analytics.ts';
 import { limits } from './limits.ts';
@@ -225,3 +225,11 @@ export function issueDetails(error: z.ZodError): { issues: { path: (string | num
     })),
   };
 }
+
+/** `/.well-known/agent-skills/index.json` (agentskills.io discovery 0.2.0). */
+export const discoveryDocumentSchema = z.object({
+  $schema: z.string(),
+  skills: z.array(
+    z.object({ name: z.string(), type: z.literal('archive'), description: z.string(), url: z.string(), digest: z.string(), version: z.string() }),
+  ),
+});

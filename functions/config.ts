@@ -15,6 +15,37 @@ export interface Config {
   devLogin: boolean;
   /** Publishes per rolling window and author; raised only by benchmarks. */
   publishLimit: number;
+  github: GitHubConfig;
+  siteBuild: SiteBuildConfig;
+}
+
+/**
+ * A secret setting: its value straight from the environment (local runs, tests), or the name of
+ * the AWS Secrets Manager secret that holds it (production, so it never sits in a Lambda's
+ * configuration). Read through `functions/secret-values.ts`.
+ */
+export type SecretSource = { value: string } | { secretName: string } | undefined;
+
+/** GitHub sign-in (DESIGN.md §3). Sign-in is off (404) until a client id and secret are set. */
+export interface GitHubConfig {
+  clientId?: string;
+  clientSecret: SecretSource;
+  /** The REST API, `https://api.github.com` unless tests point it at a fake. */
+  apiBaseUrl: string;
+  /** The OAuth web flow host, `https://github.com` unless tests point it at a fake. */
+  oauthBaseUrl: string;
+}
+
+/** The production site build: a `workflow_dispatch` of the site workflow, at most once per interval. */
+export interface SiteBuildConfig {
+  /** `owner/name` of the repository whose workflow builds the site; unset: no dispatch. */
+  repo?: string;
+  /** The workflow file name (`site.yml`) or id. */
+  workflow?: string;
+  /** The branch or tag the workflow runs on. */
+  ref: string;
+  token: SecretSource;
+  intervalSeconds: number;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
@@ -28,7 +59,30 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     siteOrigin: env.SITE_ORIGIN || undefined,
     devLogin: env.SKILLPRESS_DEV_LOGIN === '1',
     publishLimit: positiveInt(env.SKILLPRESS_PUBLISH_LIMIT) ?? limits.publishPerWindow,
+    github: {
+      clientId: env.GITHUB_CLIENT_ID || undefined,
+      clientSecret: secretSource(env.GITHUB_CLIENT_SECRET, env.GITHUB_CLIENT_SECRET_NAME),
+      apiBaseUrl: trimSlash(env.GITHUB_BASE_URL || 'https://api.github.com'),
+      oauthBaseUrl: trimSlash(env.GITHUB_OAUTH_BASE_URL || 'https://github.com'),
+    },
+    siteBuild: {
+      repo: env.GITHUB_REPO || undefined,
+      workflow: env.GITHUB_WORKFLOW || undefined,
+      ref: env.GITHUB_WORKFLOW_REF || 'main',
+      token: secretSource(env.GITHUB_TOKEN, env.GITHUB_TOKEN_SECRET_NAME),
+      intervalSeconds: positiveInt(env.SITE_BUILD_INTERVAL_SECONDS) ?? 300,
+    },
   };
+}
+
+function secretSource(value: string | undefined, secretName: string | undefined): SecretSource {
+  if (value) return { value };
+  if (secretName) return { secretName };
+  return undefined;
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
 }
 
 function positiveInt(value: string | undefined): number | undefined {

@@ -10,6 +10,7 @@ import type { Deps } from './deps.ts';
 import { returnPublishSlot, type SlotTaken, takePublishSlot } from './store/rate-limit.ts';
 import {
   assertSlugFree,
+  assertVersionFree,
   claimSlug,
   deleteVersion,
   putSkill,
@@ -96,7 +97,7 @@ export async function publishVersion(deps: Deps, author: User, skillId: string, 
   const version = assertStrictVersion(body.version);
   const skill = await authoredSkill(db, skillId, author, 'publish its versions');
   const files = prepareFiles(body.files);
-  await checkDependencies(deps, body.dependencies, skill.slug);
+  await Promise.all([checkDependencies(deps, body.dependencies, skill.slug), assertVersionFree(db, skillId, version)]);
 
   const now = clock();
   const item = versionItem(skillId, version, body.changelog, now, files, body.dependencies);

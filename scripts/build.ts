@@ -1,14 +1,30 @@
 import { join } from 'node:path';
+import { buildLambdas } from './lambda-bundles.ts';
 import { buildSite, SITE_DIR } from './site/build-site.ts';
 
 /**
- * `npm run build`: the catalog site under site/dist, from SKILLPRESS_DATA (an http(s) origin of
- * a running Skillpress, or s3://<static bucket>; unset builds it without skills, whose pages
- * then render in the browser). `npm start` builds and serves the site by itself; this build is
- * for deploying (scripts/upload-site.ts puts it into a static bucket).
+ * `npm run build`: the Lambda bundles under dist/functions (the CDK app deploys them), then the
+ * catalog site under site/dist from SKILLPRESS_DATA (an http(s) origin of a running Skillpress,
+ * or s3://<static bucket>; unset builds it without skills, whose pages then render in the
+ * browser). `npm start` builds and serves the site by itself; `npm run upload-site` deploys it.
+ * `--lambdas-only` skips the site (the CDK synth and the bundle tests need only the Lambdas).
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-const data = process.env.SKILLPRESS_DATA;
-const outDir = join(SITE_DIR, 'dist');
-const { pages, ms } = await buildSite({ data, outDir, cacheDir: join(SITE_DIR, '.astro', 'cache') });
-console.log(`site: ${pages} pages in ${(ms / 1000).toFixed(1)} s from ${data || 'no data (SKILLPRESS_DATA unset)'} → ${outDir}`);
+
+const started = performance.now();
+const reports = await buildLambdas();
+for (const r of reports) {
+  console.log(`${r.file.padEnd(40)} ${kb(r.loadedBytes).padStart(8)} loaded at cold start  ${kb(r.totalBytes).padStart(8)} in ${r.files} files`);
+}
+console.log(`built ${reports.length} Lambda bundles in ${Math.round(performance.now() - started)} ms`);
+
+if (!process.argv.includes('--lambdas-only')) {
+  const data = process.env.SKILLPRESS_DATA;
+  const outDir = join(SITE_DIR, 'dist');
+  const { pages, ms } = await buildSite({ data, outDir, cacheDir: join(SITE_DIR, '.astro', 'cache') });
+  console.log(`site: ${pages} pages in ${(ms / 1000).toFixed(1)} s from ${data || 'no data (SKILLPRESS_DATA unset)'} → ${outDir}`);
+}
+
+function kb(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} KB`;
+}

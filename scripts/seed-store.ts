@@ -19,13 +19,24 @@ export interface SeedOptions {
   slugPrefix?: string;
 }
 
+/** The files of every seeded version (benchmarks give a peer registry the same ones). */
+export const SEED_FILES = [
+  { filename: 'SKILL.md', content: '---\nname: seeded\ndescription: A seeded skill\n---\n# Seeded\n\nFollow these steps.\n' },
+  { filename: 'scripts/run.sh', content: '#!/bin/sh\necho seeded\n' },
+] as const;
+
+/** The versions of the `index`-th seeded skill, oldest first. */
+export function seedVersions(index: number, options: Pick<SeedOptions, 'manyVersionsEvery' | 'manyVersions'>): string[] {
+  const many = options.manyVersionsEvery && index % options.manyVersionsEvery === 0 ? (options.manyVersions ?? 50) : 1;
+  return Array.from({ length: many }, (_, v) => `1.${v}.0`);
+}
+
+export const seedSlug = (index: number, prefix = 'seeded') => `${prefix}-${String(index).padStart(6, '0')}`;
+
 export async function seedSkills(deps: Deps, options: SeedOptions): Promise<SkillItem[]> {
   const login = options.authorLogin ?? 'seed';
   const author = await upsertUser(deps.db, { id: `dev:${login}`, login }, deps.clock());
-  const files = [
-    decodeFile({ filename: 'SKILL.md', content: '---\nname: seeded\ndescription: A seeded skill\n---\n# Seeded\n\nFollow these steps.\n' })!,
-    decodeFile({ filename: 'scripts/run.sh', content: '#!/bin/sh\necho seeded\n' })!,
-  ];
+  const files = SEED_FILES.map((f) => decodeFile(f)!);
   await putBlobs(deps.blobs, files);
   const stored = fileEntries(files).map((f) => ({ ...f, encoding: 'utf8' as const }));
   const integrity = bundleIntegrity(files);
@@ -33,12 +44,11 @@ export async function seedSkills(deps: Deps, options: SeedOptions): Promise<Skil
   const skills: SkillItem[] = [];
   const records: Record<string, unknown>[] = [];
   for (let i = 0; i < options.count; i++) {
-    const many = options.manyVersionsEvery && i % options.manyVersionsEvery === 0 ? (options.manyVersions ?? 50) : 1;
-    const versions = Array.from({ length: many }, (_, v) => `1.${v}.0`);
+    const versions = seedVersions(i, options);
     const at = new Date(now.getTime() - (options.count - i) * 1000).toISOString();
     const skill: SkillItem = {
       id: crypto.randomUUID(),
-      slug: `${options.slugPrefix ?? 'seeded'}-${String(i).padStart(6, '0')}`,
+      slug: seedSlug(i, options.slugPrefix),
       name: `Seeded skill ${i}`,
       description: `Seeded skill number ${i} for benchmarks and demos`,
       category: ['dev-tools', 'writing', 'data', 'testing', 'ops'][i % 5]!,

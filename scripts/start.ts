@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import { configFromEnv } from '#functions/config';
+import { markCleanStop, takeCleanStopMarker } from './clean-stop.ts';
 import { ensureStorage, startEmbeddedServices } from './local-stack.ts';
 import { createLocalRuntime } from './local-runtime.ts';
 
@@ -17,6 +18,7 @@ const host = process.env.HOST ?? '127.0.0.1';
 const port = Number(process.env.PORT ?? 8787);
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
 
+const stoppedCleanly = takeCleanStopMarker(dataDir);
 const services = await startEmbeddedServices(dataDir);
 const config = configFromEnv({
   ...process.env,
@@ -28,6 +30,12 @@ const siteOn = process.env.SKILLPRESS_SITE !== '0';
 const debounceMs = Number(process.env.SKILLPRESS_SITE_DEBOUNCE_MS) || undefined;
 const runtime = createLocalRuntime(config, {}, { site: siteOn ? { workDir: join(dataDir, 'site'), debounceMs } : undefined });
 await ensureStorage(config, runtime.deps.s3);
+if (!stoppedCleanly) {
+  // The last run crashed: rebuilds of its last writes may have been lost with it.
+  const started = performance.now();
+  const { skills } = await runtime.rebuilder.rebuildAll();
+  console.log(`Skillpress did not stop cleanly last time; rebuilt the static files of ${skills} skills in ${Math.round(performance.now() - started)} ms`);
+}
 const app = runtime.app;
 await runtime.site?.start();
 
@@ -45,8 +53,10 @@ async function stop(): Promise<void> {
   server.close();
   runtime.trigger.stop();
   await runtime.site?.stop();
-  await Promise.race([runtime.idle(), new Promise((resolve) => setTimeout(resolve, 5000))]);
+  const drained = await Promise.race([runtime.idle().then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 5000))]);
   await services.stop();
+  // Rebuilds still pending after 5 s are left to the next start's repair.
+  if (drained) markCleanStop(dataDir);
   process.exit(0);
 }
 process.on('SIGINT', stop);

@@ -3,6 +3,7 @@ import { analyticsRoutes } from '../routes/analytics.ts';
 import { apiKeyRoutes } from '../routes/api-keys.ts';
 import { authRoutes } from '../routes/auth.ts';
 import { deliverRoutes } from '../routes/deliver.ts';
+import { githubAuthRoutes } from '../routes/github-auth.ts';
 import { metaRoutes } from '../routes/meta.ts';
 import { mySkillsRoutes } from '../routes/my-skills.ts';
 import { publishRoutes, versionRoutes } from '../routes/publish.ts';
@@ -12,6 +13,7 @@ import type { RouteGroup } from './env.ts';
 export const allRoutes: RouteGroup[] = [
   metaRoutes,
   authRoutes,
+  githubAuthRoutes,
   mySkillsRoutes,
   apiKeyRoutes,
   publishRoutes,

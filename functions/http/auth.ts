@@ -99,6 +99,7 @@ export function sessionToken(c: Ctx): string | undefined {
   return getCookie(c, SESSION_COOKIE);
 }
 
-function isHttps(c: Ctx): boolean {
+/** True when the browser reached us over https (directly or through CloudFront), so cookies get Secure. */
+export function isHttps(c: Ctx): boolean {
   return new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { SOURCES } from '#core/install-analytics';
 import * as s from '#core/schemas';
 
@@ -126,6 +126,19 @@ function build(): object {
           responses: { 200: { description: 'Signed in', ...json(z.object({ user: s.userSchema })) }, ...errors(400, 404, 415) },
         },
       },
+      '/api/auth/github': {
+        get: { summary: 'Start GitHub sign-in: 302 to GitHub with a state cookie', responses: { 302: { description: 'To GitHub' }, ...errors(404) } },
+      },
+      '/api/auth/github/callback': {
+        get: {
+          summary: 'Finish GitHub sign-in: 302 to /dashboard/ with a session cookie',
+          parameters: [
+            { name: 'code', in: 'query', required: true, schema: { type: 'string' } },
+            { name: 'state', in: 'query', required: true, schema: { type: 'string' } },
+          ],
+          responses: { 302: { description: 'Signed in' }, ...errors(400, 404) },
+        },
+      },
       '/api/auth/methods': {
         get: { summary: 'Which sign-in methods this server offers besides GitHub', responses: { 200: { description: 'OK', ...json(z.object({ devLogin: z.boolean() })) } } },
       },
@@ -158,6 +171,9 @@ function build(): object {
       },
       '/.well-known/skills.json': {
         get: { summary: 'The full catalog, sorted by slug (a static file; cached for 5 minutes)', responses: { 200: { description: 'OK', ...json(s.catalogDocumentSchema) } } },
+      },
+      '/.well-known/agent-skills/index.json': {
+        get: { summary: 'Agent Skills discovery index of free skills (a static file)', responses: { 200: { description: 'OK', ...json(s.discoveryDocumentSchema) } } },
       },
       '/api/health': { get: { summary: 'Liveness', responses: { 200: { description: 'OK' } } } },
     },

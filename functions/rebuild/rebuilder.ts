@@ -30,7 +30,7 @@ import { loadSkillState, repairCurrentVersion, type SkillState } from './skill-s
  */
 export class Rebuilder {
   /** The last catalog and index this process wrote, to patch without re-reading them. */
-  private catalog?: { entries: Map<string, CatalogEntry>; bytes: string };
+  private catalog?: { entries: Map<string, CatalogEntry>; etag?: string };
   private discovery?: { entries: Map<string, DiscoveryEntry>; bytes: string };
 
   constructor(private readonly deps: Deps) {}
@@ -141,20 +141,28 @@ export class Rebuilder {
     const generatedAt = this.deps.clock().toISOString();
     const catalogBytes = canonicalJson(catalogDocument(catalog.values(), generatedAt));
     const discoveryBytes = canonicalJson(discoveryDocument(discovery.values()));
-    await this.deps.staticStore.put(CATALOG_KEY, catalogBytes);
-    this.catalog = { entries: catalog, bytes: catalogBytes };
+    const etag = await this.deps.staticStore.put(CATALOG_KEY, catalogBytes);
+    this.catalog = { entries: catalog, etag };
     if (storedDiscovery !== discoveryBytes) await this.deps.staticStore.put(DISCOVERY_INDEX_KEY, discoveryBytes);
     this.discovery = { entries: discovery, bytes: discoveryBytes };
   }
 
-  /** The catalog as it stands: this process's copy when the bucket still holds it, else the bucket's. */
+  /**
+   * The catalog as it stands. This process's copy is used while the bucket still holds what it
+   * last wrote (a conditional GET answers 304 without moving the file); otherwise the bucket's.
+   */
   private async loadCatalog(): Promise<Map<string, CatalogEntry>> {
-    const stored = await this.deps.staticStore.get(CATALOG_KEY);
-    if (!stored) return this.catalog?.entries ?? new Map();
-    const text = Buffer.from(stored).toString('utf8');
-    if (this.catalog?.bytes === text) return this.catalog.entries;
-    const doc = JSON.parse(text) as CatalogDocument;
+    const cached = this.catalog;
+    const stored = cached?.etag ? await this.deps.staticStore.getIfChanged(CATALOG_KEY, cached.etag) : await this.readCatalog();
+    if (stored === 'unchanged') return new Map(cached!.entries);
+    if (!stored) return new Map();
+    const doc = JSON.parse(Buffer.from(stored.bytes).toString('utf8')) as CatalogDocument;
     return new Map(doc.skills.map((e) => [e.slug, e]));
+  }
+
+  private async readCatalog(): Promise<{ bytes: Uint8Array } | undefined> {
+    const bytes = await this.deps.staticStore.get(CATALOG_KEY);
+    return bytes ? { bytes } : undefined;
   }
 
   /** The discovery index as the bucket holds it (entries, and its bytes when present). */

@@ -1,6 +1,6 @@
-import { HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { headersForKey } from '#core/static-paths';
-import { getObjectBytes, isMissing, putObject } from '../content/s3.ts';
+import { getObjectBytes, isMissing } from '../content/s3.ts';
 
 /**
  * The static bucket: the files the CDN serves. Every write carries the headers DESIGN.md §5
@@ -22,15 +22,34 @@ export class StaticStore {
     return () => this.listeners.delete(listener);
   }
 
-  async put(key: string, body: Uint8Array | string, metadata?: Record<string, string>): Promise<void> {
+  /** Writes an object with its kind's headers; returns the ETag S3 gave it. */
+  async put(key: string, body: Uint8Array | string, metadata?: Record<string, string>): Promise<string | undefined> {
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     const headers = headersForKey(key);
-    await putObject(this.s3, this.bucket, key, bytes, { ...headers, metadata });
+    const out = await this.s3.send(
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: headers.contentType, CacheControl: headers.cacheControl, Metadata: metadata }),
+    );
     for (const listener of this.listeners) listener(key, bytes);
+    return out.ETag;
   }
 
   get(key: string): Promise<Uint8Array | undefined> {
     return getObjectBytes(this.s3, this.bucket, key);
+  }
+
+  /**
+   * The object unless it still has ETag `etag` ('unchanged': a 304, no body moved), or
+   * undefined when it does not exist. Lets a rebuild trust its copy of a large shared file.
+   */
+  async getIfChanged(key: string, etag: string): Promise<{ bytes: Uint8Array; etag?: string } | 'unchanged' | undefined> {
+    try {
+      const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, IfNoneMatch: etag }));
+      return { bytes: await out.Body!.transformToByteArray(), etag: out.ETag };
+    } catch (error) {
+      if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 304) return 'unchanged';
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
   }
 
   /** User metadata of an object, or undefined when it does not exist. */

@@ -152,9 +152,21 @@ export async function putVersion(db: Db, item: VersionItem): Promise<void> {
       }),
     );
   } catch (error) {
-    if (isConditionFailed(error)) throw new DomainError('version_exists', `Version ${item.version} is already published; versions are immutable`);
+    if (isConditionFailed(error)) throw versionExists(item.version);
     throw error;
   }
+}
+
+/**
+ * Throws version_exists when the skill already has `version`: a read, for failing before any of
+ * the request's content is stored. {@link putVersion}'s condition still decides races.
+ */
+export async function assertVersionFree(db: Db, skillId: string, version: string): Promise<void> {
+  if (await getVersion(db, skillId, version)) throw versionExists(version);
+}
+
+function versionExists(version: string): DomainError {
+  return new DomainError('version_exists', `Version ${version} is already published; versions are immutable`);
 }
 
 export async function getVersion(db: Db, skillId: string, version: string): Promise<VersionItem | undefined> {

@@ -1,8 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { benchBundles } from './bundles.ts';
 import { benchDeliver } from './deliver.ts';
 import { benchPublish } from './publish.ts';
 import { benchRebuild } from './rebuild.ts';
 import { benchSite } from './site.ts';
+import { benchVerdaccio } from './verdaccio.ts';
 import { printTable, type Row } from './table.ts';
 
 /**
@@ -13,6 +15,8 @@ const sections: Record<string, () => Promise<Row[]>> = {
   publish: benchPublish,
   deliver: benchDeliver,
   rebuild: () => benchRebuild(),
+  bundles: benchBundles,
+  verdaccio: () => benchVerdaccio(),
   site: () => benchSite(),
 };
 

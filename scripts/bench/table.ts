@@ -6,6 +6,10 @@ export interface Row {
   unit: string;
   target?: string;
   ok?: boolean;
+  /** The same figure measured on the peer (Verdaccio), when the section compares the two. */
+  peer?: number;
+  /** value / peer. */
+  ratio?: number;
 }
 
 export function percentile(sorted: number[], p: number): number {
@@ -26,11 +30,28 @@ export function latencyRows(section: string, metric: string, samples: number[], 
 
 export const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
+/** A row comparing our figure with the peer's; `ratio` is ours / theirs. */
+export function compared(section: string, metric: string, unit: string, ours: number, peer: number, target?: { atLeast: number }): Row {
+  const ratio = round(ours / peer, 2);
+  return { section, metric, value: round(ours), peer: round(peer), ratio, unit, ...(target ? { target: `≥ ${target.atLeast}×`, ok: ratio >= target.atLeast } : {}) };
+}
+
 export function printTable(rows: Row[]): void {
-  const header = ['section', 'metric', 'value', 'unit', 'target', ''];
-  const body = rows.map((r) => [r.section, r.metric, String(r.value), r.unit, r.target ?? '', r.ok === undefined ? '' : r.ok ? 'ok' : 'MISS']);
+  // The peer columns appear only when some row compares.
+  const peers = rows.some((r) => r.peer !== undefined);
+  const header = ['section', 'metric', peers ? 'ours' : 'value', ...(peers ? ['verdaccio', 'ours/verdaccio'] : []), 'unit', 'target', ''];
+  const numeric = new Set(peers ? [2, 3, 4] : [2]);
+  const body = rows.map((r) => [
+    r.section,
+    r.metric,
+    String(r.value),
+    ...(peers ? [r.peer === undefined ? '' : String(r.peer), r.ratio === undefined ? '' : `${r.ratio}×`] : []),
+    r.unit,
+    r.target ?? '',
+    r.ok === undefined ? '' : r.ok ? 'ok' : 'MISS',
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) => '| ' + cells.map((c, i) => (i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ') + ' |';
+  const line = (cells: string[]) => '| ' + cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ') + ' |';
   console.log(line(header));
   console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|');
   for (const b of body) console.log(line(b));

@@ -5,8 +5,8 @@ import { registryDocument, type SkillFacts, type VersionFacts, versionsDocument 
 import { skillArchive } from '../../core/skill-archive.ts';
 import { decodeFile, sha256Hex } from '../../core/bundle.ts';
 import { headersForKey, keyForPath, siteKeyForPath, skillSlugOfPath } from '../../core/static-paths.ts';
+import { catalogDocumentSchema, discoveryDocumentSchema, registryDocumentSchema, versionsDocumentSchema } from '../../core/schemas.ts';
 import { Parser } from 'tar';
-import { catalogDocumentSchema, registryDocumentSchema, versionsDocumentSchema } from '../../core/schemas.ts';
 
 const skill = (overrides: Partial<SkillFacts> = {}): SkillFacts => ({
   id: 'id-1',
@@ -64,6 +64,11 @@ describe('registry document', () => {
     expect(registryDocument(skill({ paid: true }), versions).delivery).toEqual({ url: '/api/deliver/id-1' });
   });
 
+  it('matches the published schema exactly (no extra fields)', () => {
+    expect(registryDocumentSchema.strict().safeParse(registryDocument(skill({ paid: true }), versions)).success).toBe(true);
+    expect(versionsDocumentSchema.strict().safeParse(versionsDocument(skill(), versions)).success).toBe(true);
+  });
+
   it('has exactly the fields of DESIGN.md §4', () => {
     expect(Object.keys(registryDocument(skill(), versions)).sort()).toEqual(
       ['id', 'slug', 'name', 'description', 'category', 'author', 'paid', 'currentVersion', 'createdAt', 'updatedAt', 'files', 'versions', 'dependencies', 'formats', 'delivery'].sort(),
@@ -89,6 +94,7 @@ describe('catalog and discovery index', () => {
     const doc = catalogDocument(entries, '2026-01-01T00:00:00.000Z');
     expect(doc.skills.map((s) => s.slug)).toEqual(['alpha', 'mid', 'zeta']);
     expect(doc).toMatchObject({ schemaVersion: 1, generatedAt: '2026-01-01T00:00:00.000Z', count: 3 });
+    expect(catalogDocumentSchema.safeParse(doc).success).toBe(true);
     expect(doc.skills[0]).toEqual({
       id: 'alpha', slug: 'alpha', name: 'Pretty JSON', description: 'Formats JSON', category: 'dev-tools', author: 'alice',
       currentVersion: '1.0.0', paid: false, updatedAt: '2026-01-09T00:00:00.000Z', registry: '/api/registry/alpha',
@@ -97,6 +103,7 @@ describe('catalog and discovery index', () => {
 
   it('describes free skills as archives with sha256 digests', () => {
     const doc = discoveryDocument([discoveryEntry(skill(), '1.2.0', 'ab'.repeat(32))]);
+    expect(discoveryDocumentSchema.safeParse(doc).success).toBe(true);
     expect(doc).toEqual({
       $schema: 'https://schemas.agentskills.io/discovery/0.2.0/schema.json',
       skills: [{ name: 'pretty-json', type: 'archive', description: 'Formats JSON', url: '/.well-known/agent-skills/pretty-json/1.2.0.tar.gz', digest: `sha256:${'ab'.repeat(32)}`, version: '1.2.0' }],

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { childPids } from '../../scripts/server-process.ts';
 import { call, startServer } from '../support/server-process.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'skillpress-e2e-'));
@@ -56,8 +57,7 @@ describe('npm start', () => {
   it('prints the listening line and stops its embedded services on Ctrl-C', async () => {
     const server = await startServer({ DATA_DIR: dataDir });
     expect(server.output()).toMatch(/^Skillpress listening on http:\/\/127\.0\.0\.1:\d+$/m);
-    const { execFileSync } = await import('node:child_process');
-    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(server.child.pid)]).toString().trim().split(/\s+/).map(Number);
+    const children = childPids(server.child.pid!);
     expect(children.length).toBeGreaterThanOrEqual(2);
     expect(await server.stop('SIGINT')).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 200));

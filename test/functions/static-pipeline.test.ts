@@ -2,6 +2,8 @@ import { ListObjectsV2Command, GetObjectCommand, DeleteObjectCommand } from '@aw
 import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Rebuilder } from '../../functions/rebuild/rebuilder.ts';
+import { seedSkills } from '../../scripts/seed-store.ts';
 import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
 
 let stack: TestStack;
@@ -103,6 +105,22 @@ describe('publishing emits the static files', () => {
     expect(written.sort()).toEqual(
       [`registry/${slug}.json`, `registry/${slug}/versions.json`, `bundles/${slug}/1.0.0.json`, `.well-known/agent-skills/${slug}/1.0.0.tar.gz`, '.well-known/skills.json', '.well-known/agent-skills/index.json'].sort(),
     );
+  });
+});
+
+describe('several rebuilders (Lambda containers side by side)', () => {
+  it('never drops another rebuilder\'s catalog entries', async () => {
+    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+    const k = await (await Client.signIn(own, 'erin')).createKey();
+    const a = await publish(own, k);
+    await own.idle();
+    // Another container rebuilds a skill this process never heard of.
+    const [seeded] = await seedSkills(own.deps, { count: 1, slugPrefix: 'elsewhere' });
+    await new Rebuilder(own.deps).rebuild([seeded!.id]);
+    const b = await publish(own, k);
+    await own.idle();
+    const slugs = (await get(own, '/.well-known/skills.json')).body.skills.map((s: { slug: string }) => s.slug);
+    expect(slugs).toEqual(expect.arrayContaining([a.slug, b.slug, seeded!.slug]));
   });
 });
 

@@ -3,26 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../functions/log.ts';
 import { LocalRebuildTrigger } from '../../functions/rebuild/local-trigger.ts';
 import { changedSkillIds } from '../../functions/rebuild/stream-event.ts';
-
-/** A record as DynamoDB Streams delivers it to Lambda (NEW_AND_OLD_IMAGES). */
-function record(pk: string, sk: string, eventName: 'INSERT' | 'MODIFY' | 'REMOVE' = 'INSERT') {
-  return {
-    eventID: `${pk}-${sk}`,
-    eventName,
-    eventVersion: '1.1',
-    eventSource: 'aws:dynamodb',
-    awsRegion: 'us-east-1',
-    dynamodb: {
-      ApproximateCreationDateTime: 1_763_000_000,
-      Keys: { pk: { S: pk }, sk: { S: sk } },
-      NewImage: eventName === 'REMOVE' ? undefined : { pk: { S: pk }, sk: { S: sk } },
-      SequenceNumber: '111',
-      SizeBytes: 26,
-      StreamViewType: 'NEW_AND_OLD_IMAGES' as const,
-    },
-    eventSourceARN: 'arn:aws:dynamodb:us-east-1:123456789012:table/skillpress/stream/2026-01-01T00:00:00.000',
-  };
-}
+import { streamRecord as record } from '../support/lambda-events.ts';
 
 describe('DynamoDB stream adapter', () => {
   it('names each changed skill once and ignores other entities', () => {

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getSkill, listVersions } from '../../functions/store/skills.ts';
@@ -73,6 +75,16 @@ describe('POST /api/skills/<id>/versions', () => {
     }
     const stored = (await listVersions(stack.deps.db, id)).find((v) => v.version === '1.1.0')!;
     expect(stored.changelog).toBe('Changes in 1.1.0');
+  });
+
+  it('rejects a repeated version before storing any of its content', async () => {
+    const { id } = await newSkill();
+    const content = `never stored ${crypto.randomUUID()}`;
+    const res = await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version('1.0.0', { files: [{ filename: 'SKILL.md', content }] }) });
+    expect(res.status).toBe(409);
+    const sha = createHash('sha256').update(content).digest('hex');
+    const blobs = await stack.deps.s3.send(new ListObjectsV2Command({ Bucket: stack.config.contentBucket, Prefix: `blobs/${sha.slice(0, 2)}/` }));
+    expect((blobs.Contents ?? []).map((o) => o.Key)).not.toContain(`blobs/${sha.slice(0, 2)}/${sha}`);
   });
 
   it.each(['v1.2.0', '1.2', 'one', '1.2.0+build', ' 1.2.0'])('rejects version %j with 400', async (v) => {

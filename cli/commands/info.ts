@@ -1,0 +1,36 @@
+import type { RegistryDocument } from '#core/registry-document';
+import type { CommandIo } from '../io.ts';
+import { RegistryClient } from '../registry-client.ts';
+import { columns, formatBytes } from '../ui.ts';
+import { parseRequest } from '../version-spec.ts';
+
+export interface InfoOptions {
+  registry: string;
+  slug: string;
+}
+
+/** `skillpress info <slug>`: the registry document, readable; `--json` prints it as served. */
+export async function info(options: InfoOptions, io: CommandIo): Promise<RegistryDocument> {
+  const { slug } = parseRequest(options.slug);
+  const doc = await new RegistryClient(options.registry, io).skill(slug);
+  const { ui } = io;
+  const { c } = ui;
+  ui.line(`${c.bold(doc.name)}${doc.name === doc.slug ? '' : ` ${c.dim(`(${doc.slug})`)}`} ${c.green(doc.currentVersion)}${doc.paid ? ` ${c.yellow('paid')}` : ''}`);
+  ui.line(doc.description);
+  ui.line(c.dim(`by ${doc.author} · ${doc.category} · updated ${doc.updatedAt.slice(0, 10)}`));
+  ui.line();
+  ui.line(c.bold('Versions') + c.dim(' (newest first)'));
+  for (const row of columns(doc.versions.map((v) => [`  ${v.version}`, c.dim(v.publishedAt.slice(0, 10)), v.changelog.split('\n')[0] || c.dim('no changelog')]))) ui.line(row);
+  ui.line();
+  ui.line(`${c.bold('Files')} ${c.dim(`of ${doc.currentVersion}`)}`);
+  for (const row of columns(doc.files.map((f) => [`  ${f.filename}`, c.dim(formatBytes(f.size))]))) ui.line(row);
+  const deps = Object.entries(doc.dependencies);
+  if (deps.length > 0) {
+    ui.line();
+    ui.line(c.bold('Dependencies'));
+    for (const row of columns(deps.map(([name, range]) => [`  ${name}`, range]))) ui.line(row);
+  }
+  ui.line();
+  ui.line(`Install: ${c.cyan(`skillpress install ${doc.slug}${doc.paid ? ' --token <token>' : ''}`)}`);
+  return doc;
+}

@@ -1,0 +1,93 @@
+import { usage } from '../cli-error.ts';
+import { readLockfile } from '../install-tree.ts';
+import { applyTargets, DEFAULT_ROOT, type InstallOutcome, parentOf, projectRelativeRoot, resolveTargets, targetFromLock } from '../installer.ts';
+import type { CommandIo } from '../io.ts';
+import { emptyLockfile, LOCKFILE_NAME } from '../lockfile.ts';
+import { RegistryClient } from '../registry-client.ts';
+import { formatBytes, plural, type Ui } from '../ui.ts';
+import { parseRequest } from '../version-spec.ts';
+
+export interface InstallOptions {
+  registry: string;
+  /** The registry was chosen by the user (flag or environment), not defaulted. */
+  registryChosen: boolean;
+  /** `slug`, `slug@1.2.3` or `slug@range`; none reproduces the lockfile. */
+  specs: string[];
+  dir?: string;
+  agent?: string;
+  token?: string;
+  /** Replace an existing folder that skillpress did not install. */
+  force?: boolean;
+}
+
+/** Agents whose skills folder is known, for `--agent`. */
+export const AGENT_FOLDERS: Record<string, string> = { claude: '.claude/skills' };
+
+/** The install root the options ask for, or undefined when they leave it to the lockfile. */
+export function chosenRoot(options: { dir?: string; agent?: string }, cwd: string): string | undefined {
+  if (options.dir !== undefined && options.agent !== undefined) throw usage('use --dir or --agent, not both');
+  if (options.agent !== undefined) {
+    const folder = AGENT_FOLDERS[options.agent];
+    if (!folder) throw usage(`unknown agent "${options.agent}"`, `known agents: ${Object.keys(AGENT_FOLDERS).join(', ')}; or choose a folder with --dir`);
+    return folder;
+  }
+  return options.dir === undefined ? undefined : projectRelativeRoot(cwd, options.dir);
+}
+
+/**
+ * `skillpress install [slug[@version|@range]...]`: resolves, downloads, verifies and installs
+ * the named skills and their dependencies. With no names it reproduces `skills-lock.json`
+ * exactly, and fails with `integrity_mismatch` (exit 3) if the registry now serves other bytes.
+ */
+export async function install(options: InstallOptions, io: CommandIo): Promise<InstallOutcome> {
+  const started = io.now();
+  const root = chosenRoot(options, io.cwd);
+  const client = new RegistryClient(options.registry, io);
+  const clients = new Map([[client.base, client]]);
+  const clientFor = (registry: string) => {
+    const base = options.registryChosen ? client.base : registry;
+    if (!clients.has(base)) clients.set(base, new RegistryClient(base, io));
+    return clients.get(base)!;
+  };
+  const ctx = { io, ui: io.ui, client, token: options.token, force: options.force };
+  const existing = await readLockfile(io.cwd);
+
+  let outcome: InstallOutcome;
+  if (options.specs.length === 0) {
+    if (!existing) throw usage(`nothing to install: there is no ${LOCKFILE_NAME} here`, 'install a skill by name: skillpress install <slug>');
+    if (root !== undefined) throw usage('--dir and --agent apply to named skills; the lockfile already says where each skill goes');
+    const targets = Object.entries(existing.skills).map(([slug, entry]) => targetFromLock(slug, entry));
+    outcome = await applyTargets(ctx, targets, existing, io.cwd, clientFor);
+  } else {
+    const lock = existing ?? emptyLockfile();
+    const requests = options.specs.map(parseRequest).map((r) => ({
+      ...r,
+      direct: true,
+      // An explicit --dir/--agent wins; otherwise a skill stays where it is installed.
+      path: `${root ?? (lock.skills[r.slug] ? parentOf(lock.skills[r.slug]!.path) : DEFAULT_ROOT)}/${r.slug}`,
+    }));
+    const repeated = requests.find((r, i) => requests.findIndex((o) => o.slug === r.slug) !== i);
+    if (repeated) throw usage(`${repeated.slug} is named twice`);
+    const targets = await resolveTargets(ctx, requests, lock);
+    outcome = await applyTargets(ctx, targets, lock, io.cwd, clientFor);
+  }
+  printOutcome(io.ui, outcome, io.now() - started, options.specs.length > 0);
+  return outcome;
+}
+
+/** The human summary; unchanged skills are named one by one only when the user named them. */
+export function printOutcome(ui: Ui, outcome: InstallOutcome, ms: number, nameUnchanged: boolean): void {
+  const { c } = ui;
+  for (const s of outcome.installed) {
+    const where = c.dim(`${s.path} · ${plural(s.files, 'file')}, ${formatBytes(s.bytes)}${s.direct ? '' : ' · dependency'}`);
+    if (s.previous && s.previous !== s.version) ui.line(`${c.green('↑')} ${c.bold(s.slug)} ${s.previous} → ${c.green(s.version)}  ${where}`);
+    else ui.line(`${c.green('+')} ${c.bold(s.slug)}@${s.version}  ${where}`);
+  }
+  if (nameUnchanged) for (const s of outcome.unchanged) ui.line(`${c.dim('=')} ${s.slug}@${s.version} ${c.dim('already installed')}`);
+  else if (outcome.unchanged.length > 0) ui.line(`${c.dim('=')} ${plural(outcome.unchanged.length, 'skill')} ${c.dim('already installed and intact')}`);
+  for (const slug of outcome.removed) ui.line(`${c.red('-')} ${slug} ${c.dim('(no longer needed)')}`);
+  const seconds = (ms / 1000).toFixed(1);
+  if (outcome.installed.length === 0) ui.line(c.dim(`Everything is up to date (${seconds} s).`));
+  else ui.line(c.dim(`Installed ${plural(outcome.installed.length, 'skill')} in ${seconds} s; ${outcome.lockfile} updated.`));
+}
+

@@ -1,0 +1,86 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import semver from 'semver';
+import { mapLimit } from '#core/map-limit';
+import { CliError } from '../cli-error.ts';
+import { folderMatches, readLockfile } from '../install-tree.ts';
+import type { CommandIo } from '../io.ts';
+import { RegistryClient } from '../registry-client.ts';
+import { columns, plural } from '../ui.ts';
+
+export interface ListOptions {
+  registry: string;
+  registryChosen: boolean;
+  /** Skip the registry: no outdated marks, no network. */
+  offline: boolean;
+}
+
+export interface ListedSkill {
+  slug: string;
+  version: string;
+  /** The registry's current version; null when it could not be asked. */
+  latest: string | null;
+  outdated: boolean;
+  path: string;
+  direct: boolean;
+  paid: boolean;
+  /** `ok`, or what `skillpress install` would repair: files changed or gone since the install. */
+  state: 'ok' | 'modified' | 'missing';
+}
+
+export interface ListResult {
+  skills: ListedSkill[];
+}
+
+/** `skillpress list`: installed skills from the lockfile, checked on disk and against the registry. */
+export async function list(options: ListOptions, io: CommandIo): Promise<ListResult> {
+  const { ui } = io;
+  const { c } = ui;
+  const lock = await readLockfile(io.cwd);
+  const entries = Object.entries(lock?.skills ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
+  const clients = new Map<string, RegistryClient>();
+  let unreachable = false;
+  const skills = await mapLimit(entries, 8, async ([slug, entry]): Promise<ListedSkill> => {
+    const base = options.registryChosen ? options.registry : entry.registry;
+    if (!clients.has(base)) clients.set(base, new RegistryClient(base, io));
+    const [latest, onDisk] = await Promise.all([
+      options.offline
+        ? null
+        : clients.get(base)!.skill(slug).then(
+            (doc) => doc.currentVersion,
+            (error: unknown) => {
+              if (error instanceof CliError && error.code === 'network_error') unreachable = true;
+              return null;
+            },
+          ),
+      folderMatches(join(io.cwd, entry.path), entry.files),
+    ]);
+    const state = onDisk ? 'ok' : (await exists(join(io.cwd, entry.path))) ? 'modified' : 'missing';
+    return { slug, version: entry.version, latest, outdated: latest !== null && semver.gt(latest, entry.version), path: entry.path, direct: entry.direct, paid: entry.paid, state };
+  });
+  if (unreachable) ui.warn('the registry could not be reached; showing installed versions only');
+
+  if (skills.length === 0) {
+    ui.line('No skills installed here. Find some with: skillpress search <words>');
+    return { skills };
+  }
+  const rows = skills.map((s) => [
+    c.bold(s.slug),
+    s.version,
+    s.latest === null ? c.dim('?') : s.outdated ? c.yellow(`${s.latest} available`) : c.green('latest'),
+    c.dim(s.path),
+    [s.direct ? '' : 'dependency', s.paid ? 'paid' : '', s.state === 'ok' ? '' : c.red(s.state)].filter(Boolean).join(', '),
+  ]);
+  for (const row of columns(rows)) ui.line(row);
+  const outdated = skills.filter((s) => s.outdated).length;
+  const broken = skills.filter((s) => s.state !== 'ok').length;
+  const notes = [outdated ? `${outdated} outdated: skillpress update` : '', broken ? `${broken} changed on disk: skillpress install restores them` : ''].filter(Boolean);
+  ui.line(c.dim(`${plural(skills.length, 'skill')}${notes.length ? `; ${notes.join('; ')}` : ''}.`));
+  return { skills };
+}
+
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );

@@ -1,0 +1,43 @@
+import { join } from 'node:path';
+import { CliError, usage } from '../cli-error.ts';
+import { readLockfile, removeFolder, writeLockfile } from '../install-tree.ts';
+import type { CommandIo } from '../io.ts';
+import { LOCKFILE_NAME, pruneOrphans } from '../lockfile.ts';
+
+export interface UninstallOptions {
+  slugs: string[];
+}
+
+export interface UninstallResult {
+  removed: string[];
+  /** Named skills kept because another installed skill depends on them. */
+  kept: { slug: string; neededBy: string[] }[];
+  lockfile: string;
+}
+
+/**
+ * `skillpress uninstall <slug...>`: removes the skills, and the dependencies nothing else needs.
+ * A skill that another installed skill depends on stays, no longer counted as asked for.
+ */
+export async function uninstall(options: UninstallOptions, io: CommandIo): Promise<UninstallResult> {
+  if (options.slugs.length === 0) throw usage('name the skills to remove: skillpress uninstall <slug...>');
+  const lock = await readLockfile(io.cwd);
+  for (const slug of options.slugs) {
+    if (!lock?.skills[slug]) throw new CliError('not_installed', `${slug} is not installed here (see skillpress list)`);
+  }
+  const skills = { ...lock!.skills };
+  for (const slug of options.slugs) skills[slug] = { ...skills[slug]!, direct: false };
+  const { lock: next, removed } = pruneOrphans({ ...lock!, skills });
+  const kept = options.slugs
+    .filter((slug) => next.skills[slug])
+    .map((slug) => ({ slug, neededBy: Object.keys(next.skills).filter((other) => next.skills[other]!.dependencies?.[slug] !== undefined).sort() }));
+
+  await writeLockfile(io.cwd, next);
+  for (const slug of removed) await removeFolder(join(io.cwd, skills[slug]!.path));
+
+  const { ui } = io;
+  const { c } = ui;
+  for (const slug of removed) ui.line(`${c.red('-')} ${slug} ${c.dim(`(${skills[slug]!.path})`)}`);
+  for (const k of kept) ui.line(`${c.dim('=')} ${k.slug} ${c.dim(`stays: ${k.neededBy.join(', ')} ${k.neededBy.length === 1 ? 'depends' : 'depend'} on it`)}`);
+  return { removed, kept, lockfile: LOCKFILE_NAME };
+}

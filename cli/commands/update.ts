@@ -1,0 +1,94 @@
+import semver from 'semver';
+import { CliError, usage } from '../cli-error.ts';
+import { readLockfile } from '../install-tree.ts';
+import { applyTargets, type InstallOutcome, resolveTargets } from '../installer.ts';
+import type { CommandIo } from '../io.ts';
+import { LOCKFILE_NAME } from '../lockfile.ts';
+import { RegistryClient } from '../registry-client.ts';
+import { plural } from '../ui.ts';
+import { type Changelog, changelogsBetween, LATEST } from '../version-spec.ts';
+import { printOutcome } from './install.ts';
+
+export interface UpdateOptions {
+  registry: string;
+  registryChosen: boolean;
+  /** Skills to update; none updates every installed skill. */
+  slugs: string[];
+  token?: string;
+  dryRun: boolean;
+}
+
+export interface PlannedUpdate {
+  slug: string;
+  from: string;
+  to: string;
+  /** Oldest first: what changed between the installed version and the target. */
+  changelogs: Changelog[];
+}
+
+export interface UpdateResult extends InstallOutcome {
+  dryRun: boolean;
+  updates: PlannedUpdate[];
+  /** Skills pinned to a spec that a newer release does not satisfy. */
+  held: { slug: string; version: string; spec: string; latest: string }[];
+}
+
+/**
+ * `skillpress update [slug...]`: moves installed skills to the newest version their spec allows
+ * (`latest` for a plain install, the highest match for a range), printing every changelog in
+ * between first. `--dry-run` stops after the preview.
+ */
+export async function update(options: UpdateOptions, io: CommandIo): Promise<UpdateResult> {
+  const started = io.now();
+  const { ui } = io;
+  const { c } = ui;
+  const lock = await readLockfile(io.cwd);
+  if (!lock || Object.keys(lock.skills).length === 0) throw new CliError('not_installed', `nothing to update: no skills in ${LOCKFILE_NAME} here`);
+  for (const slug of options.slugs) {
+    if (!lock.skills[slug]) throw new CliError('not_installed', `${slug} is not installed here`, { hint: `install it first: skillpress install ${slug}` });
+  }
+  if (new Set(options.slugs).size !== options.slugs.length) throw usage('a skill is named twice');
+
+  const names = options.slugs.length > 0 ? options.slugs : Object.keys(lock.skills).sort();
+  const registries = new Set(names.map((slug) => lock.skills[slug]!.registry));
+  const base = options.registryChosen || registries.size !== 1 ? options.registry : [...registries][0]!;
+  const client = new RegistryClient(base, io);
+  const requests = names.map((slug) => ({ slug, spec: lock.skills[slug]!.spec, direct: lock.skills[slug]!.direct, path: lock.skills[slug]!.path }));
+  const targets = await resolveTargets({ io, ui, client, token: options.token }, requests, lock, { allVersions: true });
+
+  const updates: PlannedUpdate[] = [];
+  const held: UpdateResult['held'] = [];
+  for (const t of targets) {
+    const installed = lock.skills[t.slug];
+    const available = t.available ?? [];
+    if (installed && installed.version !== t.version) {
+      updates.push({ slug: t.slug, from: installed.version, to: t.version, changelogs: changelogsBetween(available, installed.version, t.version) });
+    }
+    const latest = t.currentVersion;
+    if (latest && semver.gt(latest, t.version) && t.spec !== LATEST && names.includes(t.slug)) {
+      held.push({ slug: t.slug, version: t.version, spec: t.spec, latest });
+    }
+  }
+
+  for (const u of updates) {
+    ui.line(`${c.bold(u.slug)} ${u.from} → ${c.green(u.to)}`);
+    if (u.changelogs.length === 0) ui.line(c.dim('  (a lower version: no changelogs to show)'));
+    for (const entry of u.changelogs) {
+      const [first = '', ...rest] = (entry.changelog || c.dim('no changelog')).split('\n');
+      ui.line(`  ${c.cyan(entry.version.padEnd(10))} ${first}`);
+      for (const line of rest) ui.line(`  ${' '.repeat(10)} ${line}`);
+    }
+  }
+  for (const h of held) ui.line(c.dim(`${h.slug} stays at ${h.version} (asked for ${h.spec}); ${h.latest} is out: skillpress install ${h.slug}@${h.latest}`));
+
+  if (options.dryRun || updates.length === 0) {
+    if (updates.length === 0) ui.line(c.dim('Everything is up to date.'));
+    else ui.line(c.dim(`Dry run: ${plural(updates.length, 'update')} not applied.`));
+    return { dryRun: options.dryRun, updates, held, installed: [], unchanged: [], removed: [], lockfile: LOCKFILE_NAME };
+  }
+  ui.line();
+  const outcome = await applyTargets({ io, ui, client, token: options.token }, targets, lock, io.cwd, (registry) => (registry === client.base ? client : new RegistryClient(registry, io)));
+  printOutcome(ui, outcome, io.now() - started, false);
+  return { dryRun: false, updates, held, ...outcome };
+}
+

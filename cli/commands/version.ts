@@ -1,0 +1,80 @@
+import { resolve } from 'node:path';
+import { assertStrictVersion } from '#core/semver-order';
+import { slugify } from '#core/slug';
+import { CliError } from '../cli-error.ts';
+import { apiKeyFor } from '../credentials.ts';
+import type { CommandIo } from '../io.ts';
+import { RegistryClient, type VersionCreated } from '../registry-client.ts';
+import { readSkillFolder } from '../skill-folder.ts';
+import { formatBytes, plural } from '../ui.ts';
+import { fromDomainError, validated } from '../validated.ts';
+import { describeFiles, printFiles, type PublishedFile, reportSkipped } from './publish.ts';
+
+export interface VersionOptions {
+  registry: string;
+  dir: string;
+  version: string;
+  changelog?: string;
+  slug?: string;
+  dryRun: boolean;
+}
+
+export interface VersionResult {
+  dryRun: boolean;
+  slug: string;
+  version: string;
+  /** The registry's answer; null on a dry run. */
+  created: VersionCreated | null;
+  files: PublishedFile[];
+}
+
+/**
+ * `skillpress version [dir] <semver> --changelog <text>`: publishes the folder's files as a new
+ * version of the skill its `SKILL.md` names (or `--slug`). Versions are immutable.
+ */
+export async function version(options: VersionOptions, io: CommandIo): Promise<VersionResult> {
+  const { ui } = io;
+  const { c } = ui;
+  try {
+    assertStrictVersion(options.version);
+  } catch (error) {
+    throw fromDomainError(error);
+  }
+  const folder = await readSkillFolder(resolve(io.cwd, options.dir));
+  const slug = options.slug ?? folder.slug ?? slugify(folder.name);
+  const body = await validated('version', {
+    version: options.version,
+    ...(options.changelog ? { changelog: options.changelog } : {}),
+    files: folder.files,
+    dependencies: folder.dependencies,
+  });
+  const files = describeFiles(folder);
+  reportSkipped(ui, folder);
+  if (!options.changelog) ui.warn('no --changelog: people updating will see no notes for this version');
+
+  if (options.dryRun) {
+    printFiles(ui, files);
+    ui.line(c.dim(`Dry run: ${slug}@${options.version} would be published with ${plural(files.length, 'file')} (${formatBytes(folder.bytes)}); nothing was sent.`));
+    return { dryRun: true, slug, version: options.version, created: null, files };
+  }
+
+  const client = new RegistryClient(options.registry, io);
+  const doc = await client.skill(slug).catch((error: unknown) => {
+    if (error instanceof CliError && error.code === 'not_found') {
+      throw new CliError('not_found', `${slug} is not published in ${client.base} yet`, { status: 404, hint: 'publish it first: skillpress publish' });
+    }
+    throw error;
+  });
+  const key = await apiKeyFor(io.env, client.base);
+  const created = await client.createVersion(key, doc.id, body).catch((error: unknown) => {
+    if (error instanceof CliError && error.code === 'version_exists') {
+      throw new CliError(error.code, error.message, { ...error.options, hint: 'versions are immutable: publish a higher one' });
+    }
+    throw error;
+  });
+  ui.line(`${c.green('Published')} ${c.bold(slug)}@${created.version} ${c.dim(`(${plural(files.length, 'file')}, ${formatBytes(folder.bytes)})`)}`);
+  if (created.currentVersion !== created.version) {
+    ui.line(c.dim(`${created.currentVersion} stays the current version (${created.version} is lower or a prerelease); install it with skillpress install ${slug}@${created.version}`));
+  }
+  return { dryRun: false, slug, version: created.version, created, files };
+}

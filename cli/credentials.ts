@@ -1,0 +1,62 @@
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CliError } from './cli-error.ts';
+import type { Io } from './io.ts';
+import { configDir } from './paths.ts';
+
+/**
+ * API keys per registry, in `<XDG config>/skillpress/credentials.json`, readable by the owner
+ * only (0600, folder 0700). SKILLPRESS_API_KEY takes precedence, for CI.
+ */
+
+interface CredentialsFile {
+  registries: Record<string, { apiKey: string; savedAt: string }>;
+}
+
+export const credentialsPath = (env: Io['env']) => join(configDir(env), 'credentials.json');
+
+async function load(env: Io['env']): Promise<CredentialsFile> {
+  try {
+    const parsed = JSON.parse(await readFile(credentialsPath(env), 'utf8')) as CredentialsFile;
+    return parsed && typeof parsed.registries === 'object' ? parsed : { registries: {} };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { registries: {} };
+    throw new CliError('io_error', `cannot read ${credentialsPath(env)}: ${(error as Error).message}`);
+  }
+}
+
+async function save(env: Io['env'], file: CredentialsFile): Promise<void> {
+  const path = credentialsPath(env);
+  await mkdir(configDir(env), { recursive: true, mode: 0o700 });
+  const temp = `${path}.${process.pid}.tmp`;
+  // Created 0600 from the start, so the key is never readable by others, even for an instant.
+  await writeFile(temp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+  await chmod(temp, 0o600);
+  await rename(temp, path);
+}
+
+export async function saveApiKey(env: Io['env'], registry: string, apiKey: string, now: Date): Promise<string> {
+  const file = await load(env);
+  file.registries[registry] = { apiKey, savedAt: now.toISOString() };
+  await save(env, file);
+  return credentialsPath(env);
+}
+
+/** Forgets the key for `registry`; true when there was one. */
+export async function removeApiKey(env: Io['env'], registry: string): Promise<boolean> {
+  const file = await load(env);
+  if (!file.registries[registry]) return false;
+  delete file.registries[registry];
+  if (Object.keys(file.registries).length === 0) await rm(credentialsPath(env), { force: true });
+  else await save(env, file);
+  return true;
+}
+
+export async function apiKeyFor(env: Io['env'], registry: string): Promise<string> {
+  if (env.SKILLPRESS_API_KEY) return env.SKILLPRESS_API_KEY;
+  const stored = (await load(env)).registries[registry]?.apiKey;
+  if (stored) return stored;
+  throw new CliError('unauthenticated', `no API key for ${registry}`, {
+    hint: 'create one in the dashboard, then run skillpress login (or set SKILLPRESS_API_KEY)',
+  });
+}

@@ -1,0 +1,147 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { sha256Hex } from '#core/bundle';
+import packageJson from '../package.json' with { type: 'json' };
+import { CliError } from './cli-error.ts';
+import type { Io } from './io.ts';
+
+/**
+ * JSON over HTTP for the client. Server errors keep their code (`{"error":{code,message}}`);
+ * an unreachable or broken server becomes `network_error` / `bad_response`. Idempotent GETs are
+ * retried twice on network failures and 502/503/504. Registry metadata can be revalidated from
+ * an on-disk cache with If-None-Match, so an unchanged document costs a 304 and no body.
+ */
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST';
+  body?: unknown;
+  apiKey?: string;
+  query?: Record<string, string | undefined>;
+  /** Keep the body with its ETag and revalidate it next time (public metadata only). */
+  revalidate?: boolean;
+}
+
+interface CachedResponse {
+  url: string;
+  etag: string;
+  body: string;
+}
+
+const TIMEOUT_MS = 30_000;
+const RETRY_DELAYS_MS = [250, 750];
+const RETRY_STATUSES = new Set([502, 503, 504]);
+
+export const CLI_VERSION: string = packageJson.version;
+
+export class Http {
+  constructor(
+    readonly base: string,
+    private readonly io: Io,
+    private readonly cacheFolder?: string,
+  ) {}
+
+  async json<T>(path: string, options: RequestOptions = {}): Promise<T> {
+    const method = options.method ?? 'GET';
+    const url = new URL(this.base + path);
+    for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, value);
+    // What messages may show: never the query, which can carry a download token.
+    const shown = `${method} ${this.base}${path}`;
+    const cached = options.revalidate ? await this.readCache(url.href) : undefined;
+
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `skillpress-cli/${CLI_VERSION} node/${process.versions.node}` };
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+    if (cached) headers['if-none-match'] = cached.etag;
+
+    const response = await this.send(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) }, shown);
+    if (response.status === 304 && cached) return parse<T>(cached.body, shown);
+    const text = await response.text().catch((error: Error) => {
+      throw new CliError('network_error', `${shown}: the connection broke while reading the answer (${error.message})`);
+    });
+    if (!response.ok) throw errorFrom(response, text, shown);
+    const value = parse<T>(text, shown);
+    const etag = response.headers.get('etag');
+    if (options.revalidate && etag && !/no-store|private/.test(response.headers.get('cache-control') ?? '')) {
+      await this.writeCache({ url: url.href, etag, body: text });
+    }
+    return value;
+  }
+
+  private async send(url: URL, init: RequestInit & { method: string }, shown: string): Promise<Response> {
+    for (let attempt = 0; ; attempt++) {
+      const retry = init.method === 'GET' && attempt < RETRY_DELAYS_MS.length;
+      try {
+        const response = await this.io.fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
+        if (!retry || !RETRY_STATUSES.has(response.status)) return response;
+        await response.body?.cancel();
+      } catch (error) {
+        // Nothing listening is not a blip: say so at once instead of after the retries.
+        const refused = (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
+        if (!retry || refused) throw networkError(error, shown, this.base);
+      }
+      await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt]));
+    }
+  }
+
+  private cacheFile(url: string): string | undefined {
+    return this.cacheFolder && join(this.cacheFolder, 'http', `${sha256Hex(url)}.json`);
+  }
+
+  private async readCache(url: string): Promise<CachedResponse | undefined> {
+    const file = this.cacheFile(url);
+    if (!file) return undefined;
+    try {
+      const entry = JSON.parse(await readFile(file, 'utf8')) as CachedResponse;
+      return entry.url === url && typeof entry.etag === 'string' && typeof entry.body === 'string' ? entry : undefined;
+    } catch {
+      return undefined; // no entry yet, or a damaged one: fetch afresh
+    }
+  }
+
+  /** Best effort: a read-only or full cache folder must never fail a command. */
+  private async writeCache(entry: CachedResponse): Promise<void> {
+    const file = this.cacheFile(entry.url);
+    if (!file) return;
+    try {
+      await mkdir(join(this.cacheFolder!, 'http'), { recursive: true });
+      const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
+      await writeFile(temp, JSON.stringify(entry));
+      await rename(temp, file);
+    } catch {
+      // caching is an optimisation only
+    }
+  }
+}
+
+function parse<T>(text: string, shown: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new CliError('bad_response', `${shown} did not answer with JSON`);
+  }
+}
+
+function errorFrom(response: Response, text: string, shown: string): CliError {
+  let body: { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const error = body?.error;
+  const retryAfter = response.headers.get('retry-after');
+  const hint = response.status === 429 && retryAfter ? `try again in ${retryAfter} s` : undefined;
+  if (error && typeof error.code === 'string' && typeof error.message === 'string') {
+    return new CliError(error.code, error.message, { status: response.status, details: error.details, hint });
+  }
+  return new CliError('bad_response', `${shown} answered HTTP ${response.status} without an error body`, { status: response.status });
+}
+
+function networkError(error: unknown, shown: string, base: string): CliError {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  const name = (error as Error).name;
+  const reason = name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : (cause?.code ?? cause?.message ?? (error as Error).message);
+  return new CliError('network_error', `${shown}: could not reach the registry (${reason})`, {
+    hint: `is ${base} running? Choose a registry with --registry <url> or SKILLPRESS_REGISTRY`,
+  });
+}

@@ -1,0 +1,190 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve, sep } from 'node:path';
+import { type FileBytes, type FileEntry, sha256Hex } from '#core/bundle';
+import { CliError } from './cli-error.ts';
+import { LOCKFILE_NAME, type Lockfile, parseLockfile, serialiseLockfile } from './lockfile.ts';
+
+/**
+ * The project on disk: install folders and the lockfile. Every change is staged next to its
+ * target and swapped in with rename(2), so a reader sees the old folder or the new one, never a
+ * half-written one, and an install that fails at any point leaves the previous install as it was.
+ */
+
+export interface Staged {
+  slug: string;
+  target: string;
+  stage: string;
+}
+
+const STAGE_PREFIX = '.skillpress-stage-';
+const OLD_PREFIX = '.skillpress-old-';
+
+const sibling = (target: string, prefix: string) => join(dirname(target), `${prefix}${basename(target)}-${randomBytes(4).toString('hex')}`);
+
+/**
+ * Temporary folders that exist right now, each with the install folder it must go back to if it
+ * holds a previous install. An agent scanning `.claude/skills/` must not find a half-staged copy
+ * after Ctrl-C, and an interrupted swap must not lose the previous install, so `cli/main.ts`
+ * calls {@link settlePendingSync} when the process is interrupted.
+ */
+const pending = new Map<string, string | undefined>();
+
+export function settlePendingSync(): void {
+  for (const [path, restoreTo] of pending) {
+    if (restoreTo !== undefined && !existsSync(restoreTo)) renameSync(path, restoreTo);
+    else rmSync(path, { recursive: true, force: true });
+  }
+  pending.clear();
+}
+
+async function removeTemporary(path: string): Promise<void> {
+  await rm(path, { recursive: true, force: true }).catch(() => undefined);
+  pending.delete(path);
+}
+
+/** Writes a skill's files into a fresh folder beside `target`; nothing at `target` changes yet. */
+export async function stageFiles(slug: string, target: string, files: readonly FileBytes[]): Promise<Staged> {
+  const stage = sibling(target, STAGE_PREFIX);
+  try {
+    await mkdir(dirname(target), { recursive: true });
+    pending.set(stage, undefined);
+    await mkdir(stage);
+    for (const file of files) {
+      const path = resolve(stage, ...file.filename.split('/'));
+      // Names were checked against core/filename.ts already; this guards the join itself.
+      if (!path.startsWith(stage + sep)) throw new CliError('unsafe_filename', `${file.filename} would be written outside ${target}`);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, file.bytes, { flag: 'wx' });
+    }
+  } catch (error) {
+    await removeTemporary(stage);
+    throw ioError(error, `cannot write ${target}`);
+  }
+  return { slug, target, stage };
+}
+
+/**
+ * Moves every staged folder into place. If one swap fails, the swaps already made are undone, so
+ * either all targets change or none does.
+ */
+export async function commitStaged(staged: readonly Staged[]): Promise<void> {
+  const done: { item: Staged; old?: string }[] = [];
+  try {
+    for (const item of staged) {
+      const old = (await exists(item.target)) ? sibling(item.target, OLD_PREFIX) : undefined;
+      if (old) {
+        pending.set(old, item.target);
+        await rename(item.target, old);
+      }
+      try {
+        await rename(item.stage, item.target);
+        pending.delete(item.stage);
+      } catch (error) {
+        if (old) await rename(old, item.target);
+        throw error;
+      }
+      done.push({ item, old });
+    }
+  } catch (error) {
+    for (const { item, old } of done.reverse()) {
+      await rename(item.target, item.stage).catch(() => undefined);
+      if (old) await rename(old, item.target).then(() => pending.delete(old), () => undefined);
+    }
+    await discardStaged(staged);
+    throw ioError(error, 'cannot move the new files into place; the previous install is unchanged');
+  }
+  await Promise.all(done.map(({ old }) => old && removeTemporary(old)));
+}
+
+export async function discardStaged(staged: readonly Staged[]): Promise<void> {
+  await Promise.all(staged.map((s) => removeTemporary(s.stage)));
+}
+
+/** Removes an install folder; it disappears at once (renamed away first), then is deleted. */
+export async function removeFolder(target: string): Promise<boolean> {
+  if (!(await exists(target))) return false;
+  const old = sibling(target, OLD_PREFIX);
+  pending.set(old, undefined);
+  await rename(target, old);
+  await removeTemporary(old);
+  return true;
+}
+
+/** Whether `dir` holds exactly `files` (same names, same bytes, nothing else, no links). */
+export async function folderMatches(dir: string, files: readonly FileEntry[]): Promise<boolean> {
+  const found = await listFiles(dir);
+  if (!found || found.length !== files.length) return false;
+  const names = new Set(found);
+  for (const file of files) {
+    if (!names.has(file.filename)) return false;
+    const bytes = await readFile(join(dir, ...file.filename.split('/'))).catch(() => undefined);
+    if (!bytes || bytes.byteLength !== file.size || sha256Hex(bytes) !== file.sha256) return false;
+  }
+  return true;
+}
+
+/** Relative names of the regular files under `dir`, or undefined if it is missing or holds a link. */
+async function listFiles(dir: string, prefix = ''): Promise<string[] | undefined> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  const names: string[] = [];
+  for (const entry of entries) {
+    const name = prefix + entry.name;
+    if (entry.isDirectory()) {
+      const inner = await listFiles(join(dir, entry.name), `${name}/`);
+      if (!inner) return undefined;
+      names.push(...inner);
+    } else if (entry.isFile()) {
+      names.push(name);
+    } else {
+      return undefined;
+    }
+  }
+  return names;
+}
+
+export const lockfilePath = (cwd: string) => join(cwd, LOCKFILE_NAME);
+
+/** The project's lockfile, or undefined when there is none yet. */
+export async function readLockfile(cwd: string): Promise<Lockfile | undefined> {
+  let text: string;
+  try {
+    text = await readFile(lockfilePath(cwd), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw ioError(error, `cannot read ${LOCKFILE_NAME}`);
+  }
+  return parseLockfile(text);
+}
+
+export async function writeLockfile(cwd: string, lock: Lockfile): Promise<void> {
+  const path = lockfilePath(cwd);
+  const temp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+  pending.set(temp, undefined);
+  try {
+    await writeFile(temp, serialiseLockfile(lock));
+    await rename(temp, path);
+    pending.delete(temp);
+  } catch (error) {
+    await removeTemporary(temp);
+    throw ioError(error, `cannot write ${LOCKFILE_NAME}`);
+  }
+}
+
+export async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+function ioError(error: unknown, what: string): CliError {
+  if (error instanceof CliError) return error;
+  return new CliError('io_error', `${what}: ${(error as Error).message}`);
+}

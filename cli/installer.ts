@@ -1,0 +1,285 @@
+import { isAbsolute, join, relative, sep } from 'node:path';
+import type { FileBytes, FileEntry } from '#core/bundle';
+import { fileEntries } from '#core/bundle';
+import { mapLimit } from '#core/map-limit';
+import type { VersionSummary } from '#core/registry-document';
+import { filenameProblem } from '#core/filename';
+import { CliError, usage } from './cli-error.ts';
+import { commitStaged, discardStaged, exists, folderMatches, removeFolder, type Staged, stageFiles, writeLockfile } from './install-tree.ts';
+import type { Io } from './io.ts';
+import { LOCKFILE_NAME, type LockedSkill, type Lockfile, pruneOrphans } from './lockfile.ts';
+import { RegistryClient } from './registry-client.ts';
+import { plural, type Ui } from './ui.ts';
+import { needsAllVersions, resolveVersion, satisfies } from './version-spec.ts';
+import { verifyDelivery } from './verify-delivery.ts';
+
+/**
+ * The install pipeline shared by `install`, `update` and lockfile reproduction:
+ * resolve (registry metadata → exact versions, dependencies included) → download everything →
+ * verify everything → stage every folder → swap them in → write the lockfile. Nothing in the
+ * project changes until every download has passed its integrity check.
+ */
+
+export interface InstallContext {
+  io: Io;
+  ui: Ui;
+  /** The registry for new resolutions. */
+  client: RegistryClient;
+  /** A download token for paid skills (`--token`). */
+  token?: string;
+  /** Replace folders that exist but were not installed by skillpress (`--force`). */
+  force?: boolean;
+}
+
+/** One skill to bring to an exact version. */
+export interface Target {
+  slug: string;
+  id: string;
+  version: string;
+  integrity: string;
+  /** Per-file digests when known (the registry's current version, or the lockfile). */
+  files?: FileEntry[];
+  paid: boolean;
+  registry: string;
+  /** Undefined when the registry does not publish them (versions other than the current one). */
+  dependencies?: Record<string, string>;
+  spec: string;
+  direct: boolean;
+  /** Install folder relative to the project, `/`-separated. */
+  path: string;
+  /** Every published version with its changelog, when they were fetched. */
+  available?: VersionSummary[];
+  /** The registry's current version when this target was resolved. */
+  currentVersion?: string;
+}
+
+export interface Request {
+  slug: string;
+  spec: string;
+  direct: boolean;
+  /** Install folder relative to the project, `/`-separated. */
+  path: string;
+}
+
+export interface ResolveOptions {
+  /** Fetch every version (for changelogs), not only what resolution needs. */
+  allVersions?: boolean;
+}
+
+export const DEFAULT_ROOT = '.skills';
+
+/** The install root as a `/`-separated path inside the project; refuses folders outside it. */
+export function projectRelativeRoot(cwd: string, dir: string): string {
+  const rel = relative(cwd, isAbsolute(dir) ? dir : join(cwd, dir)).split(sep).join('/');
+  if (rel === '' || filenameProblem(rel)) {
+    throw usage(`--dir ${dir} must be a folder inside this project (${cwd})`, `${LOCKFILE_NAME} records install folders relative to the project`);
+  }
+  return rel;
+}
+
+/** The install root of a skill folder path (`.skills/x` → `.skills`). */
+export const parentOf = (path: string) => path.slice(0, path.lastIndexOf('/'));
+
+/**
+ * Resolves `requests` to exact versions, then their declared dependencies, breadth first with
+ * the lookups of each level in parallel. A dependency that the lockfile already satisfies is
+ * kept as it is, and a dependency lands beside the skill that needs it. Skills are installed
+ * once per project, so a range that the chosen version does not satisfy is reported, not forced.
+ */
+export async function resolveTargets(ctx: InstallContext, requests: Request[], lock: Lockfile, options: ResolveOptions = {}): Promise<Target[]> {
+  const chosen = new Map<string, Target>();
+  let level: (Request & { wantedBy?: string })[] = requests;
+  while (level.length > 0) {
+    const todo = new Map<string, Request>();
+    for (const item of level) {
+      if (todo.has(item.slug)) continue;
+      const existing = chosen.get(item.slug) ?? (item.wantedBy ? lock.skills[item.slug] : undefined);
+      if (!existing) {
+        todo.set(item.slug, item);
+      } else if (!satisfies(existing.version, item.spec)) {
+        ctx.ui.warn(`${item.wantedBy ?? 'you'} asked for ${item.slug}@${item.spec}, but ${item.slug}@${existing.version} stays installed (a skill is installed once per project)`);
+      }
+    }
+    const resolved = await mapLimit([...todo.values()], 6, (item) => resolveOne(ctx, item, lock, options));
+    level = [];
+    for (const target of resolved) {
+      chosen.set(target.slug, target);
+      for (const [slug, range] of Object.entries(target.dependencies ?? {})) {
+        level.push({ slug, spec: range, direct: false, path: lock.skills[slug]?.path ?? `${parentOf(target.path)}/${slug}`, wantedBy: `${target.slug}@${target.version}` });
+      }
+    }
+  }
+  return [...chosen.values()];
+}
+
+async function resolveOne(ctx: InstallContext, request: Request, lock: Lockfile, options: ResolveOptions): Promise<Target> {
+  const { client, ui } = ctx;
+  const doc = await client.skill(request.slug);
+  const newest = doc.versions.map((v) => v.version);
+  let available: VersionSummary[] | undefined;
+  const all = async () => (available ??= (await client.versions(request.slug)).versions);
+  if (options.allVersions || needsAllVersions(request.spec, newest, doc.currentVersion)) await all();
+
+  const list = available ?? doc.versions;
+  const version = resolveVersion(request.spec, list.map((v) => v.version), doc.currentVersion);
+  if (!version) {
+    const shown = list.slice(0, 8).map((v) => v.version).join(', ');
+    throw new CliError('no_matching_version', `no version of ${request.slug} matches ${request.spec} (published: ${shown}${list.length > 8 ? ', …' : ''})`);
+  }
+  // The current version can be missing from the 5 newest when backports were published after it.
+  const summary = list.find((v) => v.version === version) ?? (await all()).find((v) => v.version === version);
+  if (!summary) throw new CliError('bad_response', `the registry lists ${request.slug}@${version} as current but publishes no integrity for it`);
+
+  const current = version === doc.currentVersion;
+  const locked = lock.skills[request.slug];
+  if (!current && locked?.version !== version && Object.keys(doc.dependencies).length > 0) {
+    ui.warn(`the registry publishes dependencies only for ${request.slug}'s current version (${doc.currentVersion}); those of ${version} are not installed`);
+  }
+  return {
+    slug: request.slug,
+    id: doc.id,
+    version,
+    integrity: summary.integrity,
+    // Per-file digests and dependencies are published for the current version only; for an
+    // older one the lockfile may still know them from when it was installed.
+    ...(current ? { files: doc.files, dependencies: doc.dependencies } : locked?.version === version && locked.integrity === summary.integrity ? { files: locked.files, dependencies: locked.dependencies } : {}),
+    paid: doc.paid,
+    registry: client.base,
+    spec: request.spec,
+    direct: request.direct || locked?.direct === true,
+    path: request.path,
+    currentVersion: doc.currentVersion,
+    ...(available ? { available } : {}),
+  };
+}
+
+/** A lockfile entry turned back into a target, for `install` with no arguments. */
+export function targetFromLock(slug: string, entry: LockedSkill): Target {
+  return { slug, ...entry };
+}
+
+export interface InstalledReport {
+  slug: string;
+  version: string;
+  previous: string | null;
+  path: string;
+  integrity: string;
+  files: number;
+  bytes: number;
+  direct: boolean;
+}
+
+export interface InstallOutcome {
+  installed: InstalledReport[];
+  unchanged: { slug: string; version: string; path: string }[];
+  removed: string[];
+  lockfile: string;
+}
+
+/**
+ * Brings the project to `targets`: skips what is already installed intact, downloads and verifies
+ * the rest, then swaps folders in and writes the lockfile.
+ */
+export async function applyTargets(ctx: InstallContext, targets: Target[], lock: Lockfile, cwd: string, clientFor: (registry: string) => RegistryClient): Promise<InstallOutcome> {
+  const { ui } = ctx;
+  const intact = await mapLimit(targets, 8, async (t) => {
+    const locked = lock.skills[t.slug];
+    return locked !== undefined && locked.version === t.version && locked.integrity === t.integrity && locked.path === t.path && (await folderMatches(join(cwd, t.path), locked.files));
+  });
+  const toFetch = targets.filter((_, i) => !intact[i]);
+  for (const t of toFetch) {
+    // A folder the lockfile does not own may be someone's own work: never replace it silently.
+    if (!ctx.force && lock.skills[t.slug]?.path !== t.path && (await exists(join(cwd, t.path)))) {
+      throw new CliError('folder_exists', `${t.path} already exists and was not installed by skillpress`, { hint: 'move it away, or pass --force to replace it' });
+    }
+  }
+
+  let done = 0;
+  const report = () => ui.progress(`Downloading and verifying ${done}/${plural(toFetch.length, 'skill')}…`);
+  if (toFetch.length > 0) report();
+  let downloads: FileBytes[][];
+  try {
+    downloads = await mapLimit(toFetch, 4, async (t) => {
+      const delivery = await deliver(ctx, clientFor(t.registry), t);
+      const files = verifyDelivery(delivery, { slug: t.slug, version: t.version, integrity: t.integrity, files: t.files });
+      done++;
+      report();
+      return files;
+    });
+  } finally {
+    ui.endProgress();
+  }
+
+  const staged: Staged[] = [];
+  try {
+    for (const [i, t] of toFetch.entries()) staged.push(await stageFiles(t.slug, join(cwd, t.path), downloads[i]!));
+  } catch (error) {
+    await discardStaged(staged);
+    throw error;
+  }
+  await commitStaged(staged);
+
+  const skills = { ...lock.skills };
+  const moved: string[] = [];
+  const installed: InstalledReport[] = [];
+  for (const [i, t] of toFetch.entries()) {
+    const files = downloads[i]!;
+    const previous = skills[t.slug];
+    if (previous && previous.path !== t.path) moved.push(previous.path);
+    skills[t.slug] = lockEntry(t, fileEntries(files));
+    installed.push({
+      slug: t.slug,
+      version: t.version,
+      previous: previous?.version ?? null,
+      path: t.path,
+      integrity: t.integrity,
+      files: files.length,
+      bytes: files.reduce((n, f) => n + f.bytes.byteLength, 0),
+      direct: t.direct,
+    });
+  }
+  const unchanged = targets.filter((_, i) => intact[i]).map((t) => {
+    skills[t.slug] = lockEntry(t, lock.skills[t.slug]!.files);
+    return { slug: t.slug, version: t.version, path: t.path };
+  });
+  const pruned = pruneOrphans({ ...lock, skills });
+  for (const slug of pruned.removed) moved.push(skills[slug]!.path);
+  await writeLockfile(cwd, pruned.lock);
+  for (const path of moved) await removeFolder(join(cwd, path)).catch((error: Error) => ui.warn(`could not remove ${path}: ${error.message}`));
+  return { installed, unchanged, removed: pruned.removed, lockfile: LOCKFILE_NAME };
+}
+
+function lockEntry(t: Target, files: FileEntry[]): LockedSkill {
+  return {
+    version: t.version,
+    integrity: t.integrity,
+    files,
+    id: t.id,
+    registry: t.registry,
+    path: t.path,
+    spec: t.spec,
+    direct: t.direct,
+    paid: t.paid,
+    ...(t.dependencies ? { dependencies: t.dependencies } : {}),
+  };
+}
+
+/** Downloads one version, turning paid-access refusals into advice the user can follow. */
+async function deliver(ctx: InstallContext, client: RegistryClient, t: Target): Promise<unknown> {
+  const token = t.paid ? ctx.token : undefined;
+  try {
+    return await client.deliver(t.id, t.version, token);
+  } catch (error) {
+    if (error instanceof CliError && error.code === 'payment_required') {
+      throw new CliError(error.code, `${t.slug} is a paid skill: ${error.message}`, {
+        ...error.options,
+        hint: `ask its author for a download token, then run skillpress install ${t.slug} --token <token>`,
+      });
+    }
+    if (error instanceof CliError && error.code === 'unauthenticated' && token) {
+      throw new CliError(error.code, `${t.slug}: the download token was refused: ${error.message}`, { ...error.options, hint: 'tokens expire, can be revoked or used up, and work for one skill only' });
+    }
+    throw error;
+  }
+}
+

@@ -1,0 +1,130 @@
+import { readableCanonicalJson } from '#core/canonical-json';
+import { byFilename, type FileEntry } from '#core/bundle';
+import { filenameProblem } from '#core/filename';
+import { isValidSlug } from '#core/slug';
+import { CliError } from './cli-error.ts';
+
+/**
+ * `skills-lock.json`: what a project has installed, pinned so `skillpress install` with no
+ * arguments puts back exactly the same bytes. Each skill records the version, the bundle
+ * integrity the registry published for it, every file's SHA-256, where it came from and where it
+ * lives. The text is deterministic (sorted keys, two-space indent, final newline), so the same
+ * install gives the same bytes and a diff shows only real changes. Pure: no file system access.
+ */
+
+export const LOCKFILE_NAME = 'skills-lock.json';
+export const LOCKFILE_VERSION = 1;
+
+export interface LockedSkill {
+  version: string;
+  /** `sha256-<base64>` of the canonical bundle, as in the registry's `versions[].integrity`. */
+  integrity: string;
+  files: FileEntry[];
+  /** The registry's skill id (the delivery path needs it). */
+  id: string;
+  /** Base URL of the registry it was resolved from. */
+  registry: string;
+  /** Folder of the installed files, relative to the project, `/`-separated. */
+  path: string;
+  /** What was asked for: `latest`, an exact version or a range; `update` stays within it. */
+  spec: string;
+  /** Installed because the user named it (true) or as another skill's dependency (false). */
+  direct: boolean;
+  paid: boolean;
+  /** Declared dependencies of this version, when the registry published them. */
+  dependencies?: Record<string, string>;
+}
+
+export interface Lockfile {
+  lockfileVersion: typeof LOCKFILE_VERSION;
+  skills: Record<string, LockedSkill>;
+}
+
+export function emptyLockfile(): Lockfile {
+  return { lockfileVersion: LOCKFILE_VERSION, skills: {} };
+}
+
+export function serialiseLockfile(lock: Lockfile): string {
+  const skills = Object.fromEntries(
+    Object.entries(lock.skills).map(([slug, entry]) => [slug, { ...entry, files: [...entry.files].sort(byFilename) }]),
+  );
+  return readableCanonicalJson({ lockfileVersion: lock.lockfileVersion, skills });
+}
+
+/** Reads a lockfile, refusing anything that could make an install write outside its folder. */
+export function parseLockfile(text: string): Lockfile {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw invalid(`it is not JSON (${(error as Error).message})`);
+  }
+  if (!isObject(value) || value.lockfileVersion !== LOCKFILE_VERSION || !isObject(value.skills)) {
+    throw invalid(`expected {"lockfileVersion": ${LOCKFILE_VERSION}, "skills": {...}}`);
+  }
+  const skills: Record<string, LockedSkill> = {};
+  for (const [slug, entry] of Object.entries(value.skills)) skills[slug] = checkEntry(slug, entry);
+  return { lockfileVersion: LOCKFILE_VERSION, skills };
+}
+
+function checkEntry(slug: string, entry: unknown): LockedSkill {
+  const where = `skills["${slug}"]`;
+  if (!isValidSlug(slug)) throw invalid(`${where}: not a skill slug`);
+  if (!isObject(entry)) throw invalid(`${where} must be an object`);
+  for (const field of ['version', 'integrity', 'id', 'registry', 'path', 'spec'] as const) {
+    if (typeof entry[field] !== 'string' || entry[field] === '') throw invalid(`${where}.${field} must be a non-empty string`);
+  }
+  if (!/^sha256-[A-Za-z0-9+/]{43}=$/.test(entry.integrity as string)) throw invalid(`${where}.integrity must be sha256-<base64>`);
+  const path = entry.path as string;
+  if (filenameProblem(path)) throw invalid(`${where}.path must be a relative folder inside the project (${filenameProblem(path)})`);
+  if (!Array.isArray(entry.files)) throw invalid(`${where}.files must be a list`);
+  const files = entry.files.map((file, index): FileEntry => {
+    if (!isObject(file) || typeof file.filename !== 'string' || typeof file.sha256 !== 'string' || typeof file.size !== 'number') {
+      throw invalid(`${where}.files[${index}] must be {filename, sha256, size}`);
+    }
+    const problem = filenameProblem(file.filename);
+    if (problem) throw invalid(`${where}.files[${index}].filename ${problem}`);
+    if (!/^[0-9a-f]{64}$/.test(file.sha256)) throw invalid(`${where}.files[${index}].sha256 must be 64 hex digits`);
+    return { filename: file.filename, sha256: file.sha256, size: file.size };
+  });
+  const dependencies = entry.dependencies;
+  if (dependencies !== undefined && (!isObject(dependencies) || Object.values(dependencies).some((r) => typeof r !== 'string'))) {
+    throw invalid(`${where}.dependencies must map slugs to ranges`);
+  }
+  return {
+    version: entry.version as string,
+    integrity: entry.integrity as string,
+    files,
+    id: entry.id as string,
+    registry: entry.registry as string,
+    path,
+    spec: entry.spec as string,
+    direct: entry.direct !== false,
+    paid: entry.paid === true,
+    ...(dependencies === undefined ? {} : { dependencies: dependencies as Record<string, string> }),
+  };
+}
+
+/**
+ * Drops skills that were installed only as dependencies and that no remaining skill needs any
+ * more (after an uninstall or an update that changed dependencies). Returns the slugs dropped.
+ */
+export function pruneOrphans(lock: Lockfile): { lock: Lockfile; removed: string[] } {
+  const needed = new Set<string>();
+  const visit = (slug: string) => {
+    if (needed.has(slug) || !lock.skills[slug]) return;
+    needed.add(slug);
+    for (const dep of Object.keys(lock.skills[slug]!.dependencies ?? {})) visit(dep);
+  };
+  for (const [slug, entry] of Object.entries(lock.skills)) if (entry.direct) visit(slug);
+  const removed = Object.keys(lock.skills).filter((slug) => !needed.has(slug)).sort();
+  const skills = Object.fromEntries(Object.entries(lock.skills).filter(([slug]) => needed.has(slug)));
+  return { lock: { ...lock, skills }, removed };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+const invalid = (reason: string) =>
+  new CliError('lockfile_invalid', `${LOCKFILE_NAME} is not a valid lockfile: ${reason}`, {
+    hint: `fix or delete ${LOCKFILE_NAME}, then run skillpress install <slug>`,
+  });

@@ -1,0 +1,313 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { CliError, EXIT, type ExitCode, usage } from './cli-error.ts';
+import { info } from './commands/info.ts';
+import { install } from './commands/install.ts';
+import { list } from './commands/list.ts';
+import { login, logout } from './commands/login.ts';
+import { publish } from './commands/publish.ts';
+import { search } from './commands/search.ts';
+import { uninstall } from './commands/uninstall.ts';
+import { update } from './commands/update.ts';
+import { version } from './commands/version.ts';
+import { CLI_VERSION } from './http.ts';
+import { settlePendingSync } from './install-tree.ts';
+import { type CommandIo, type Io, processIo } from './io.ts';
+import { DEFAULT_REGISTRY, registryUrl } from './registry-client.ts';
+import { createUi, type Ui } from './ui.ts';
+import { fromDomainError } from './validated.ts';
+
+/**
+ * The `skillpress` command: parses arguments (node:util parseArgs), runs one command function,
+ * prints its result (as JSON with `--json`) or its error, and turns the outcome into the exit
+ * code. The only place that ends the process.
+ */
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+type Values = Record<string, string | boolean | undefined>;
+
+interface Context {
+  io: CommandIo;
+  values: Values;
+  positionals: string[];
+  registry: () => string;
+  registryChosen: boolean;
+}
+
+interface Command {
+  usage: string;
+  summary: string;
+  /** Shorter usage for the command list, when `usage` is long. */
+  synopsis?: string;
+  /** Longer text for `skillpress <command> --help`; the summary when absent. */
+  description?: string;
+  options: Options;
+  optionHelp: [string, string][];
+  run(ctx: Context): Promise<unknown>;
+}
+
+const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
+
+const registryHelp: [string, string] = ['--registry <url>', `registry to use (env SKILLPRESS_REGISTRY; default ${DEFAULT_REGISTRY})`];
+
+const commands: Record<string, Command> = {
+  search: {
+    usage: 'search [words...]',
+    summary: 'Search the catalog (name, description, category, author)',
+    options: { limit: { type: 'string' } },
+    optionHelp: [['--limit <n>', 'show at most n results (default 20)'], registryHelp],
+    run: ({ io, values, positionals, registry }) => {
+      const limit = Number(str(values.limit) ?? 20);
+      if (!Number.isInteger(limit) || limit < 1) throw usage('--limit must be a positive whole number');
+      return search({ registry: registry(), words: positionals, limit }, io);
+    },
+  },
+  info: {
+    usage: 'info <slug>',
+    summary: 'Show a skill: versions and changelogs, files, dependencies',
+    options: {},
+    optionHelp: [registryHelp],
+    run: ({ io, positionals, registry }) => {
+      if (positionals.length !== 1) throw usage('name one skill: skillpress info <slug>');
+      return info({ registry: registry(), slug: positionals[0]! }, io);
+    },
+  },
+  install: {
+    usage: 'install [slug[@version|@range]...]',
+    summary: 'Install skills and their dependencies; no names: reproduce skills-lock.json',
+    description: `Install skills (the latest version by default, or the highest match of a range) and
+the dependencies they declare. Every file's SHA-256 and the bundle integrity are checked against
+the registry before anything is written, and each folder is swapped in whole, so a failed install
+leaves the previous one as it was. With no names, reproduce skills-lock.json exactly.`,
+    options: { dir: { type: 'string' }, agent: { type: 'string' }, token: { type: 'string' }, force: { type: 'boolean' } },
+    optionHelp: [
+      ['--dir <folder>', 'install into <folder>/<slug> (default .skills)'],
+      ['--agent claude', 'install where the agent looks: .claude/skills/<slug>'],
+      ['--token <token>', 'download token for a paid skill (from its author)'],
+      ['--force', 'replace a folder that skillpress did not install'],
+      registryHelp,
+    ],
+    run: ({ io, values, positionals, registry, registryChosen }) =>
+      install({ registry: registry(), registryChosen, specs: positionals, dir: str(values.dir), agent: str(values.agent), token: str(values.token), force: values.force === true }, io),
+  },
+  update: {
+    usage: 'update [slug...]',
+    summary: 'Show the changelogs up to the newest allowed versions, then update',
+    options: { 'dry-run': { type: 'boolean' }, token: { type: 'string' } },
+    optionHelp: [['--dry-run', 'show the changelogs, change nothing'], ['--token <token>', 'download token for a paid skill'], registryHelp],
+    run: ({ io, values, positionals, registry, registryChosen }) =>
+      update({ registry: registry(), registryChosen, slugs: positionals, token: str(values.token), dryRun: values['dry-run'] === true }, io),
+  },
+  uninstall: {
+    usage: 'uninstall <slug...>',
+    summary: 'Remove skills, and the dependencies nothing else needs',
+    options: {},
+    optionHelp: [],
+    run: ({ io, positionals }) => uninstall({ slugs: positionals }, io),
+  },
+  list: {
+    usage: 'list',
+    summary: 'Installed skills, marked when outdated or changed on disk',
+    options: { offline: { type: 'boolean' } },
+    optionHelp: [['--offline', 'do not ask the registry for newer versions'], registryHelp],
+    run: ({ io, values, positionals, registry, registryChosen }) => {
+      if (positionals.length > 0) throw usage('list takes no arguments');
+      return list({ registry: registry(), registryChosen, offline: values.offline === true }, io);
+    },
+  },
+  login: {
+    usage: 'login',
+    summary: 'Store an API key for publishing (stdin or a hidden prompt)',
+    options: { key: { type: 'string' } },
+    optionHelp: [['--key <sk_...>', 'the key itself (shells keep it in their history; prefer stdin)'], registryHelp],
+    run: ({ io, values, registry }) => login({ registry: registry(), key: str(values.key) }, io),
+  },
+  logout: {
+    usage: 'logout',
+    summary: 'Forget the stored API key for the registry',
+    options: {},
+    optionHelp: [registryHelp],
+    run: ({ io, registry }) => logout({ registry: registry() }, io),
+  },
+  publish: {
+    usage: 'publish [dir]',
+    summary: 'Publish a folder with a SKILL.md as a new skill (1.0.0)',
+    description: `Publish a folder as a new skill at 1.0.0. Name and description come from the SKILL.md
+front matter (also read: category, slug, dependencies); the files are the folder's minus what
+.gitignore and .skillignore exclude, and never .git, node_modules or .skills. Binary files are
+sent as base64. For later versions use skillpress version.`,
+    options: { category: { type: 'string' }, slug: { type: 'string' }, paid: { type: 'boolean' }, changelog: { type: 'string' }, 'dry-run': { type: 'boolean' } },
+    optionHelp: [
+      ['--category <label>', 'category (or "category:" in the front matter)'],
+      ['--slug <slug>', 'registry slug (default: from the name)'],
+      ['--paid', 'a paid skill: delivered only with a download token or a grant'],
+      ['--changelog <text>', 'notes for 1.0.0'],
+      ['--dry-run', 'list the files that would be sent, send nothing'],
+      registryHelp,
+    ],
+    run: ({ io, values, positionals, registry }) => {
+      if (positionals.length > 1) throw usage('publish takes one folder');
+      return publish(
+        { registry: registry(), dir: positionals[0] ?? '.', category: str(values.category), slug: str(values.slug), paid: values.paid === true, changelog: str(values.changelog), dryRun: values['dry-run'] === true },
+        io,
+      );
+    },
+  },
+  version: {
+    usage: 'version [dir] <semver> --changelog <text>',
+    synopsis: 'version [dir] <semver>',
+    summary: 'Publish the folder as a new version of its skill',
+    options: { changelog: { type: 'string' }, slug: { type: 'string' }, 'dry-run': { type: 'boolean' } },
+    optionHelp: [
+      ['--changelog <text>', 'what changed; shown by skillpress update and info'],
+      ['--slug <slug>', 'the skill (default: from the SKILL.md name)'],
+      ['--dry-run', 'list the files that would be sent, send nothing'],
+      registryHelp,
+    ],
+    run: ({ io, values, positionals, registry }) => {
+      if (positionals.length < 1 || positionals.length > 2) throw usage('usage: skillpress version [dir] <semver> --changelog <text>');
+      const [dir, semver] = positionals.length === 2 ? positionals : ['.', positionals[0]!];
+      return version({ registry: registry(), dir: dir!, version: semver!, changelog: str(values.changelog), slug: str(values.slug), dryRun: values['dry-run'] === true }, io);
+    },
+  },
+};
+
+const globalOptions: Options = {
+  registry: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+};
+
+const allOptions: Options = Object.assign({}, globalOptions, ...Object.values(commands).map((c) => c.options));
+
+export const EXIT_CODES_HELP = `Exit codes:
+  0  success
+  1  user error: bad arguments, unknown skill or version, paid skill without a valid token,
+     missing API key, rejected publish (the server's error code is printed)
+  2  network or server error: registry unreachable, 5xx, rate limited (429), malformed answer
+  3  integrity failure: the download differs from the registry's or the lockfile's digests,
+     or names an unsafe path; nothing was written`;
+
+function topHelp(): string {
+  const synopsis = (c: Command) => c.synopsis ?? c.usage;
+  const width = Math.max(...Object.values(commands).map((c) => synopsis(c).length));
+  const lines = Object.values(commands).map((c) => `  ${synopsis(c).padEnd(width)}  ${c.summary}`);
+  return `skillpress ${CLI_VERSION} — find, install and publish agent skills
+
+Usage: skillpress <command> [options]
+
+Commands:
+${lines.join('\n')}
+
+Options for every command:
+  --registry <url>  registry (env SKILLPRESS_REGISTRY; default ${DEFAULT_REGISTRY})
+  --json            print one JSON document on stdout; errors as {"error":{code,message,hint?,details?}}
+  -h, --help        help for a command: skillpress <command> --help
+  -v, --version     print the client version
+
+Skills install into ./.skills/<slug>/ (--dir, --agent claude) and are pinned in skills-lock.json.
+
+${EXIT_CODES_HELP}
+
+Environment: SKILLPRESS_REGISTRY, SKILLPRESS_API_KEY (instead of login), NO_COLOR, FORCE_COLOR,
+XDG_CONFIG_HOME (credentials), XDG_CACHE_HOME (registry metadata cache).
+`;
+}
+
+function commandHelp(name: string, command: Command): string {
+  const rows: [string, string][] = [...command.optionHelp, ['--json', 'print the result as JSON']];
+  const width = Math.max(...rows.map(([flag]) => flag.length));
+  return `Usage: skillpress ${command.usage}
+
+${command.description ?? command.summary}
+
+Options:
+${rows.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`).join('\n')}
+${name === 'install' || name === 'update' ? `\n${EXIT_CODES_HELP}\n` : ''}`;
+}
+
+/** Runs the client with `argv` (without the node and script paths) and returns the exit code. */
+export async function main(argv: string[], io: Io): Promise<ExitCode> {
+  const json = argv.includes('--json');
+  const ui = createUi(io, json);
+  try {
+    const first = parseArgs({ args: argv, options: allOptions, allowPositionals: true, strict: false });
+    const name = first.positionals[0];
+    if (first.values.version === true && name === undefined) {
+      io.stdout.write(json ? `${JSON.stringify({ version: CLI_VERSION })}\n` : `${CLI_VERSION}\n`);
+      return EXIT.ok;
+    }
+    if (name === undefined || (name === 'help' && first.positionals.length === 1)) {
+      io.stdout.write(topHelp());
+      return first.values.help === true || name === 'help' ? EXIT.ok : EXIT.user;
+    }
+    const helpFor = name === 'help' ? first.positionals[1]! : name;
+    const command = Object.hasOwn(commands, helpFor) ? commands[helpFor]! : undefined;
+    if (!command) throw usage(`unknown command "${helpFor}"`, `commands: ${Object.keys(commands).join(', ')}`);
+    if (name === 'help' || first.values.help === true) {
+      io.stdout.write(commandHelp(helpFor, command));
+      return EXIT.ok;
+    }
+
+    let parsed;
+    try {
+      parsed = parseArgs({ args: argv, options: { ...globalOptions, ...command.options }, allowPositionals: true, strict: true });
+    } catch (error) {
+      throw usage((error as Error).message.split('\n')[0]!.replace(/\. To specify a positional.*$/, '').replace(/^Unknown option/, 'unknown option'), `see skillpress ${name} --help`);
+    }
+    const values = parsed.values as Values;
+    let registry: string | undefined;
+    const result = await command.run({
+      io: { ...io, ui },
+      values,
+      positionals: parsed.positionals.slice(1),
+      registry: () => (registry ??= registryUrl(str(values.registry), io.env)),
+      registryChosen: values.registry !== undefined || io.env.SKILLPRESS_REGISTRY !== undefined,
+    });
+    if (json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return EXIT.ok;
+  } catch (error) {
+    return reportError(fromDomainError(error), io, ui);
+  }
+}
+
+function reportError(error: unknown, io: Io, ui: Ui): ExitCode {
+  ui.endProgress();
+  const known = error instanceof CliError ? error : undefined;
+  const code = known?.code ?? 'internal';
+  const message = known?.message ?? `unexpected failure: ${(error as Error)?.message ?? String(error)}`;
+  const { hint, details } = known?.options ?? {};
+  if (ui.json) {
+    io.stdout.write(`${JSON.stringify({ error: { code, message, ...(hint ? { hint } : {}), ...(details === undefined ? {} : { details }) } }, null, 2)}\n`);
+  } else {
+    const { e } = ui;
+    io.stderr.write(`${e.red('error')} ${e.bold(code)}: ${message}\n`);
+    for (const line of detailLines(details)) io.stderr.write(`  ${line}\n`);
+    if (hint) io.stderr.write(`  ${e.dim('hint:')} ${hint.replace(/\n/g, '\n        ')}\n`);
+    if (!known && io.env.SKILLPRESS_DEBUG) io.stderr.write(`${(error as Error)?.stack ?? ''}\n`);
+  }
+  return known?.exitCode ?? EXIT.user;
+}
+
+/** Server `details` made readable: zod issues as `path: message`, flat objects as `key: value`. */
+function detailLines(details: unknown): string[] {
+  if (details === null || typeof details !== 'object') return [];
+  const issues = (details as { issues?: unknown }).issues;
+  if (Array.isArray(issues)) {
+    return issues.map((i: { path?: unknown[]; message?: string }) => `- ${(i.path ?? []).join('.') || '(body)'}: ${i.message ?? ''}`);
+  }
+  return Object.entries(details).map(([key, value]) => `${key}: ${Array.isArray(value) ? value.join(', ') || '(none)' : typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+}
+
+/** The process entry used by `cli/bin.mjs`: runs `main` and exits with its code. */
+export async function runFromProcess(): Promise<never> {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      // Leave no half-staged folder behind and put back a folder caught mid-swap.
+      settlePendingSync();
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    });
+  }
+  const code = await main(process.argv.slice(2), processIo());
+  process.exit(code);
+}

@@ -1,0 +1,19 @@
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+
+/**
+ * Where the client keeps its state, per the XDG Base Directory spec: credentials under
+ * `$XDG_CONFIG_HOME/skillpress` (default `~/.config/skillpress`), cached registry metadata under
+ * `$XDG_CACHE_HOME/skillpress` (default `~/.cache/skillpress`). Relative XDG values are ignored,
+ * as the spec says.
+ */
+type Env = Record<string, string | undefined>;
+
+function xdg(env: Env, variable: 'XDG_CONFIG_HOME' | 'XDG_CACHE_HOME', fallback: string): string {
+  const value = env[variable];
+  const base = value && isAbsolute(value) ? value : join(env.HOME || homedir(), fallback);
+  return join(base, 'skillpress');
+}
+
+export const configDir = (env: Env) => xdg(env, 'XDG_CONFIG_HOME', '.config');
+export const cacheDir = (env: Env) => xdg(env, 'XDG_CACHE_HOME', '.cache');

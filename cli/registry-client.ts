@@ -1,0 +1,78 @@
+import type { z } from 'zod';
+import type { CatalogDocument } from '#core/catalog';
+import type { RegistryDocument, VersionsDocument } from '#core/registry-document';
+import type { deliverySchema, PublishBody, Skill, VersionBody, versionCreatedSchema } from '#core/schemas';
+import { registryPath } from '#core/static-paths';
+import { CliError, usage } from './cli-error.ts';
+import { Http } from './http.ts';
+import type { Io } from './io.ts';
+import { cacheDir } from './paths.ts';
+
+/**
+ * The registry's endpoints as the client uses them (DESIGN.md §4): metadata from the static
+ * registry files, content from the delivery endpoint with `source=cli`, writes with an API key.
+ */
+
+export const DEFAULT_REGISTRY = 'http://127.0.0.1:8787';
+
+// Types only: zod itself stays off the install path.
+export type Delivery = z.output<typeof deliverySchema>;
+export type VersionCreated = z.output<typeof versionCreatedSchema>;
+
+/** `--registry`, else SKILLPRESS_REGISTRY, else the local default; no trailing slash. */
+export function registryUrl(option: string | undefined, env: Io['env']): string {
+  const value = option ?? env.SKILLPRESS_REGISTRY ?? DEFAULT_REGISTRY;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw usage(`--registry ${JSON.stringify(value)} is not a URL`, 'e.g. --registry https://skillpress.example');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usage(`--registry must be an http(s) URL, got ${url.protocol}`);
+  url.search = '';
+  url.hash = '';
+  return url.href.replace(/\/+$/, '');
+}
+
+export class RegistryClient {
+  private readonly http: Http;
+
+  constructor(
+    readonly base: string,
+    io: Io,
+  ) {
+    this.http = new Http(base, io, cacheDir(io.env));
+  }
+
+  catalog(): Promise<CatalogDocument> {
+    return this.http.json('/.well-known/skills.json', { revalidate: true });
+  }
+
+  skill(slug: string): Promise<RegistryDocument> {
+    return this.http.json<RegistryDocument>(registryPath(slug), { revalidate: true }).catch(notFoundAs(`no skill "${slug}" in ${this.base}`, 'search for it with skillpress search <words>'));
+  }
+
+  versions(slug: string): Promise<VersionsDocument> {
+    return this.http.json<VersionsDocument>(`${registryPath(slug)}/versions`, { revalidate: true }).catch(notFoundAs(`no skill "${slug}" in ${this.base}`));
+  }
+
+  deliver(id: string, version: string, token?: string): Promise<Delivery> {
+    return this.http.json(`/api/deliver/${encodeURIComponent(id)}`, { query: { version, source: 'cli', token } });
+  }
+
+  publish(apiKey: string, body: PublishBody): Promise<Skill> {
+    return this.http.json('/api/publish', { method: 'POST', body, apiKey });
+  }
+
+  createVersion(apiKey: string, id: string, body: VersionBody): Promise<VersionCreated> {
+    return this.http.json(`/api/skills/${encodeURIComponent(id)}/versions`, { method: 'POST', body, apiKey });
+  }
+}
+
+/** Keeps the server's `not_found` code, with a message that names what was looked up. */
+function notFoundAs(message: string, hint?: string) {
+  return (error: unknown): never => {
+    if (error instanceof CliError && error.code === 'not_found') throw new CliError('not_found', message, { status: 404, hint });
+    throw error;
+  };
+}

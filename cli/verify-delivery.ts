@@ -1,0 +1,80 @@
+import { bundleIntegrity, decodeFile, type FileBytes, type FileEntry, sha256Hex } from '#core/bundle';
+import { duplicateFilenameIndex, filenameProblem } from '#core/filename';
+import { CliError, integrityMismatch } from './cli-error.ts';
+
+/**
+ * The check between download and disk. A delivery is trusted only when it is byte for byte what
+ * the registry (or the lockfile) published: the right skill and version, only safe file names,
+ * every file's SHA-256 when it is known, and the canonical bundle's integrity. Nothing is written
+ * before this passes, so a tampered or corrupted download never reaches an install folder.
+ * Pure: the delivery's JSON in, the files' bytes out.
+ */
+
+export interface Expected {
+  slug: string;
+  version: string;
+  /** `sha256-<base64>` of the canonical bundle. */
+  integrity: string;
+  /** Per-file digests: the registry's `files` for its current version, or the lockfile's. */
+  files?: readonly FileEntry[];
+}
+
+export function verifyDelivery(delivery: unknown, expected: Expected): FileBytes[] {
+  const who = `${expected.slug}@${expected.version}`;
+  const wire = deliveredFiles(delivery, who);
+  const { slug, version } = delivery as { slug?: unknown; version?: unknown };
+  if (slug !== expected.slug || version !== expected.version) {
+    throw integrityMismatch(`asked for ${who} but the server delivered ${String(slug)}@${String(version)}`);
+  }
+
+  for (const file of wire) {
+    const problem = filenameProblem(file.filename);
+    if (problem) {
+      throw new CliError('unsafe_filename', `${who}: refusing the delivered file name ${JSON.stringify(file.filename.slice(0, 80))}: it ${problem}`);
+    }
+  }
+  const duplicate = duplicateFilenameIndex(wire.map((f) => f.filename));
+  if (duplicate >= 0) {
+    throw new CliError('unsafe_filename', `${who}: the delivered file ${JSON.stringify(wire[duplicate]!.filename)} repeats another name (ignoring case), which would overwrite it`);
+  }
+
+  const files = wire.map((file) => {
+    const decoded = decodeFile(file);
+    if (!decoded) throw integrityMismatch(`${who}: ${file.filename} is not valid base64`);
+    return decoded;
+  });
+
+  if (expected.files) checkFileDigests(who, files, expected.files);
+  const actual = bundleIntegrity(files);
+  if (actual !== expected.integrity) {
+    throw integrityMismatch(`${who}: the downloaded content does not match the published integrity`, { expected: expected.integrity, actual });
+  }
+  return files;
+}
+
+function deliveredFiles(delivery: unknown, who: string): { filename: string; content: string; encoding?: 'base64' }[] {
+  const files = (delivery as { files?: unknown } | null)?.files;
+  const wellFormed =
+    Array.isArray(files) &&
+    files.every(
+      (f) => f !== null && typeof f === 'object' && typeof f.filename === 'string' && typeof f.content === 'string' && (f.encoding === undefined || f.encoding === 'base64' || f.encoding === 'utf8'),
+    );
+  if (!wellFormed) throw new CliError('bad_response', `${who}: the delivery is not {files:[{filename, content, encoding?}]}`);
+  return files;
+}
+
+function checkFileDigests(who: string, files: FileBytes[], expected: readonly FileEntry[]): void {
+  const byName = new Map(files.map((f) => [f.filename, f]));
+  const missing = expected.filter((e) => !byName.has(e.filename)).map((e) => e.filename);
+  const known = new Set(expected.map((e) => e.filename));
+  const extra = files.filter((f) => !known.has(f.filename)).map((f) => f.filename);
+  if (missing.length > 0 || extra.length > 0) {
+    throw integrityMismatch(`${who}: the delivered file list differs from the published one`, { missing, unexpected: extra });
+  }
+  for (const entry of expected) {
+    const actual = sha256Hex(byName.get(entry.filename)!.bytes);
+    if (actual !== entry.sha256) {
+      throw integrityMismatch(`${who}: ${entry.filename} does not match its published SHA-256`, { file: entry.filename, expected: entry.sha256, actual });
+    }
+  }
+}

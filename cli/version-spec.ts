@@ -1,0 +1,71 @@
+import semver from 'semver';
+import { isValidSlug } from '#core/slug';
+import { isRelease, isValidRange, maxSatisfying } from '#core/semver-order';
+import { usage } from './cli-error.ts';
+
+/**
+ * What a user asks for on the command line (`slug`, `slug@1.2.0`, `slug@^1.0.0`, `slug@latest`)
+ * and the rules that turn it into one published version. Pure: the caller fetches the lists.
+ */
+
+export const LATEST = 'latest';
+
+export interface SkillRequest {
+  slug: string;
+  /** `latest`, an exact version or a semver range. */
+  spec: string;
+}
+
+export function parseRequest(arg: string): SkillRequest {
+  const at = arg.indexOf('@');
+  const slug = at < 0 ? arg : arg.slice(0, at);
+  const spec = at < 0 ? LATEST : arg.slice(at + 1).trim() || LATEST;
+  if (!isValidSlug(slug)) throw usage(`"${arg}" does not start with a skill slug (lower-case letters, digits and hyphens)`, 'e.g. skillpress install pretty-json@^1.2.0');
+  if (spec !== LATEST && !isValidRange(spec)) throw usage(`"${spec}" is neither a version nor a semver range`, 'use 1.2.3, ^1.2.0, ~1.2, >=1.0.0 <2 or latest');
+  return { slug, spec };
+}
+
+/**
+ * The version a spec selects: `latest` is the registry's current version (the highest release);
+ * an exact version must exist; a range takes the highest satisfying version, and like npm it
+ * skips prereleases unless the range itself names one. Null when nothing matches.
+ */
+export function resolveVersion(spec: string, versions: readonly string[], currentVersion: string): string | null {
+  if (spec === LATEST) return currentVersion;
+  const exact = semver.valid(spec);
+  if (exact) return versions.includes(exact) ? exact : null;
+  return maxSatisfying([...versions], spec);
+}
+
+/** Whether a spec can be answered from the registry document alone (no `/versions` fetch). */
+export function needsAllVersions(spec: string, newest: readonly string[], currentVersion: string): boolean {
+  if (spec === LATEST) return false;
+  // A range is only safe to answer from all versions: an old backport may be its best match.
+  const exact = semver.valid(spec);
+  return !(exact && (exact === currentVersion || newest.includes(exact)));
+}
+
+/** Whether an installed version still answers a spec (a prerelease only when the spec names it). */
+export function satisfies(version: string, spec: string): boolean {
+  if (spec === LATEST) return true;
+  return semver.satisfies(version, spec);
+}
+
+export interface Changelog {
+  version: string;
+  changelog: string;
+  publishedAt: string;
+}
+
+/**
+ * The changelogs a user should read when moving from `from` to `to`: every version above `from`
+ * up to and including `to`, oldest first. Prereleases on the way are left out (they are not
+ * what anyone installs), unless `to` is one.
+ */
+export function changelogsBetween(versions: readonly Changelog[], from: string, to: string): Changelog[] {
+  if (!semver.gt(to, from)) return [];
+  return versions
+    .filter((v) => semver.gt(v.version, from) && semver.lte(v.version, to) && (isRelease(v.version) || v.version === to))
+    .sort((a, b) => semver.compare(a.version, b.version))
+    .map(({ version, changelog, publishedAt }) => ({ version, changelog, publishedAt }));
+}

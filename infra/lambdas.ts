@@ -1,0 +1,150 @@
+/**
+ * The Lambda functions of the service, one per concern, as data. `scripts/build.ts` bundles each
+ * one's entry file `functions/<name>.ts` into `dist/functions/<name>/index.mjs`; `infra/stack.ts`
+ * gives it its HTTP routes or triggers and exactly the access declared here (least privilege).
+ * Adding a Lambda is adding one entry; a test checks that every route the HTTP app serves is
+ * mapped here, and that each Lambda's bundle really answers the routes given to it.
+ */
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/** An API Gateway route key: method and path, with `{param}` placeholders. */
+export type RouteKey = `${HttpMethod} /api/${string}`;
+
+export interface LambdaSpec {
+  /** The entry `functions/<name>.ts`, the bundle `dist/functions/<name>/`, the function's name. */
+  name: string;
+  description: string;
+  routes?: readonly RouteKey[];
+  /** Also answers requests no route matches (API Gateway's `$default`), with the JSON 404. */
+  catchAll?: boolean;
+  table: {
+    /** GetItem, BatchGetItem and Query on the table and its index. */
+    read: boolean;
+    /** Scan: only the repair paths that walk the whole table. */
+    scan?: boolean;
+    /** Partition key prefixes of the items it may put, update and delete (`dynamodb:LeadingKeys`). */
+    write: readonly string[];
+  };
+  /**
+   * The private content bucket (file bytes by SHA-256). `write` includes read. A Lambda granted
+   * neither bucket is bundled without the S3 client (`scripts/lambda-bundles.ts`).
+   */
+  content?: 'read' | 'write';
+  /** The static bucket behind the CDN (registry JSON, bundles, catalog, site). */
+  static?: 'read' | 'write';
+  /** GitHub settings it is given: the OAuth app (sign-in) or the site workflow (dispatch). */
+  github?: readonly ('sign-in' | 'site-build')[];
+  /** Consumes the table's stream, only for items whose partition key has one of these prefixes. */
+  stream?: { keyPrefixes: readonly string[] };
+  /** EventBridge schedules (rate or cron expressions) that invoke it. */
+  schedules?: readonly { id: string; expression: string }[];
+  memoryMb?: number;
+  timeoutSeconds?: number;
+}
+
+export const lambdas: readonly LambdaSpec[] = [
+  {
+    name: 'auth',
+    description: 'Dev and GitHub sign-in, /api/me and the author\'s skills, sign-out, health, the OpenAPI document and the JSON 404',
+    routes: [
+      'GET /api/auth/methods',
+      'GET /api/me/skills',
+      'GET /api/auth/github',
+      'GET /api/auth/github/callback',
+      'POST /api/auth/dev-login',
+      'GET /api/me',
+      'POST /api/auth/logout',
+      'GET /api/health',
+      'GET /api/openapi.json',
+    ],
+    catchAll: true,
+    table: { read: true, write: ['USER#', 'LOGIN#', 'SESSION#'] },
+    github: ['sign-in'],
+  },
+  {
+    name: 'api-keys',
+    description: 'Create, list and revoke API keys (session only)',
+    routes: ['POST /api/api-keys', 'GET /api/api-keys', 'DELETE /api/api-keys/{id}'],
+    table: { read: true, write: ['APIKEY#'] },
+  },
+  {
+    name: 'publish',
+    description: 'Publish a new skill at 1.0.0 (API key, rate limited)',
+    routes: ['POST /api/publish'],
+    // APIKEY#: the key's lastUsedAt; RL#: the publish rate limit; SLUG#: the slug claim.
+    table: { read: true, write: ['APIKEY#', 'RL#', 'SLUG#', 'SKILL#'] },
+    content: 'write',
+    memoryMb: 1024,
+  },
+  {
+    name: 'versions',
+    description: 'Publish a new version of a skill (author only)',
+    routes: ['POST /api/skills/{id}/versions'],
+    table: { read: true, write: ['APIKEY#', 'SKILL#'] },
+    content: 'write',
+    memoryMb: 1024,
+  },
+  {
+    name: 'deliver',
+    description: "Deliver a version's files, paid ones with a token or an entitled session, counting each",
+    routes: ['GET /api/deliver/{skillId}'],
+    // DL#: the download counters (ADD only); TOKEN#: a download token's uses.
+    table: { read: true, write: ['DL#', 'TOKEN#'] },
+    content: 'read',
+    memoryMb: 1024,
+  },
+  {
+    name: 'access',
+    description: 'Download tokens and grants of paid skills (author only)',
+    routes: [
+      'POST /api/skills/{id}/download-tokens',
+      'GET /api/skills/{id}/download-tokens',
+      'DELETE /api/skills/{id}/download-tokens/{tokenId}',
+      'POST /api/skills/{id}/grants',
+      'GET /api/skills/{id}/grants',
+      'DELETE /api/skills/{id}/grants/{login}',
+    ],
+    table: { read: true, write: ['APIKEY#', 'TOKEN#', 'GRANT#'] },
+  },
+  {
+    name: 'analytics',
+    description: 'Install analytics of a skill (session, author only)',
+    routes: ['GET /api/analytics/{skillId}'],
+    table: { read: true, write: [] },
+  },
+  {
+    name: 'rebuild',
+    description: 'The incremental static rebuild, driven by the table stream; then asks for a site build',
+    stream: { keyPrefixes: ['SKILL#'] },
+    // SKILL#: repairs a META whose currentVersion a crashed publish left behind; LOCK#: the
+    // catalog lease and the site-build window.
+    table: { read: true, write: ['SKILL#', 'LOCK#'] },
+    content: 'read',
+    static: 'write',
+    github: ['site-build'],
+    memoryMb: 1024,
+    timeoutSeconds: 120,
+  },
+  {
+    name: 'site-build',
+    description: 'Flushes site builds the 5-minute window deferred',
+    table: { read: true, write: ['LOCK#'] },
+    github: ['site-build'],
+    schedules: [{ id: 'FlushSiteBuild', expression: 'rate(5 minutes)' }],
+    timeoutSeconds: 60,
+  },
+  {
+    name: 'full-rebuild',
+    description: 'Daily full static rebuild from DynamoDB (the safety net under the stream), then a site build',
+    table: { read: true, scan: true, write: ['SKILL#', 'LOCK#'] },
+    content: 'read',
+    static: 'write',
+    github: ['site-build'],
+    schedules: [{ id: 'DailyFullRebuild', expression: 'cron(15 3 * * ? *)' }],
+    memoryMb: 2048,
+    timeoutSeconds: 900,
+  },
+];
+
+/** The bundle directory of a Lambda, relative to the repository root. */
+export const bundleDir = (name: string) => `dist/functions/${name}`;

@@ -1,0 +1,338 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Annotations, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secrets from 'aws-cdk-lib/aws-secretsmanager';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { tableKeys } from '../functions/store/db.ts';
+import { bucketActions, tableActions } from './access.ts';
+import { bundleDir, type LambdaSpec, lambdas as allLambdas } from './lambdas.ts';
+
+/**
+ * Skillpress on AWS (DESIGN.md §1, §5, §7): the single DynamoDB table, the private content and
+ * static buckets, one Lambda per concern behind an HTTP API, and CloudFront in front of both,
+ * serving the static registry, bundles, catalog and site from S3 and only `/api/*` from code.
+ *
+ * Synthesis needs no AWS account, no Docker and no network: the Lambdas are the bundles
+ * `npm run build` writes under dist/functions, taken as they are.
+ */
+export interface SkillpressStackProps extends StackProps {
+  /** Where dist/functions is; the repository root by default. */
+  bundleRoot?: string;
+  /** The Lambdas to deploy; `infra/lambdas.ts` by default. */
+  lambdas?: readonly LambdaSpec[];
+  /** The GitHub OAuth app's client id (not secret); GitHub sign-in is off without it. */
+  githubClientId?: string;
+  /** `owner/name` of the repository whose workflow builds the site; dispatch is off without it. */
+  siteRepo?: string;
+  siteWorkflow?: string;
+  siteWorkflowRef?: string;
+}
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Names of the secrets the operator fills in after the first deploy (docs/deploy.md). */
+export const secretNames = {
+  githubClientSecret: 'skillpress/github-oauth-client-secret',
+  siteBuildToken: 'skillpress/site-build-token',
+} as const;
+
+/** Edge cache lifetimes, seconds (DESIGN.md §5). */
+export const edgeTtl = {
+  catalog: 300,
+  registry: 300,
+  site: 300,
+  immutable: 31_536_000,
+} as const;
+
+export class SkillpressStack extends Stack {
+  readonly table: dynamodb.Table;
+  readonly functions = new Map<string, lambda.Function>();
+
+  constructor(scope: Construct, id: string, props: SkillpressStackProps = {}) {
+    super(scope, id, props);
+    const specs = props.lambdas ?? allLambdas;
+
+    // ---- State: the single table (DESIGN.md §7) ----
+    this.table = new dynamodb.Table(this, 'Table', {
+      partitionKey: { name: tableKeys.partition, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: tableKeys.sort, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: tableKeys.ttl,
+      stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.table.addGlobalSecondaryIndex({
+      indexName: tableKeys.byOwner.name,
+      partitionKey: { name: tableKeys.byOwner.partition, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: tableKeys.byOwner.sort, type: dynamodb.AttributeType.STRING },
+      projectionType: dynamodb.ProjectionType.ALL,
+    });
+
+    // ---- Content: both buckets private; only CloudFront (OAC) and the Lambdas read them ----
+    const privateBucket = (bucketId: string) =>
+      new s3.Bucket(this, bucketId, {
+        blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+        encryption: s3.BucketEncryption.S3_MANAGED,
+        enforceSSL: true,
+        objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+        versioned: true,
+        lifecycleRules: [{ noncurrentVersionExpiration: Duration.days(30), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+        removalPolicy: RemovalPolicy.RETAIN,
+      });
+    const contentBucket = privateBucket('ContentBucket');
+    const staticBucket = privateBucket('StaticBucket');
+
+    // Filled in by the operator (docs/deploy.md); the stack only creates them, empty of meaning.
+    const githubClientSecret = new secrets.Secret(this, 'GitHubClientSecret', {
+      secretName: secretNames.githubClientSecret,
+      description: 'Client secret of the GitHub OAuth app used for sign-in',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const siteBuildToken = new secrets.Secret(this, 'SiteBuildToken', {
+      secretName: secretNames.siteBuildToken,
+      description: 'GitHub token allowed to dispatch the site workflow (actions: write on the site repository)',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    // ---- CloudFront: the one public entry point ----
+    const api = new apigw.HttpApi(this, 'Api', { description: 'Skillpress API (behind CloudFront)', createDefaultStage: false });
+    new apigw.HttpStage(this, 'ApiStage', {
+      httpApi: api,
+      stageName: '$default',
+      autoDeploy: true,
+      // A ceiling on what a flood can cost; raise with the Lambda concurrency (docs/deploy.md).
+      throttle: { rateLimit: 1000, burstLimit: 2000 },
+    });
+    const distribution = this.distribution(api, staticBucket);
+    const siteOrigin = `https://${distribution.distributionDomainName}`;
+
+    // ---- Code: one Lambda per concern, each with exactly its declared access ----
+    const buckets = { content: contentBucket, static: staticBucket };
+    for (const spec of specs) {
+      const fn = this.lambda(spec, props.bundleRoot ?? root, {
+        TABLE_NAME: this.table.tableName,
+        CONTENT_BUCKET: contentBucket.bucketName,
+        STATIC_BUCKET: staticBucket.bucketName,
+        SITE_ORIGIN: siteOrigin,
+        LOG_LEVEL: 'info',
+        ...(spec.github?.includes('sign-in')
+          ? { ...(props.githubClientId ? { GITHUB_CLIENT_ID: props.githubClientId } : {}), GITHUB_CLIENT_SECRET_NAME: secretNames.githubClientSecret }
+          : {}),
+        ...(spec.github?.includes('site-build')
+          ? {
+              ...(props.siteRepo ? { GITHUB_REPO: props.siteRepo } : {}),
+              GITHUB_WORKFLOW: props.siteWorkflow ?? 'site.yml',
+              GITHUB_WORKFLOW_REF: props.siteWorkflowRef ?? 'main',
+              GITHUB_TOKEN_SECRET_NAME: secretNames.siteBuildToken,
+            }
+          : {}),
+      });
+      this.grantTable(fn, spec);
+      for (const which of ['content', 'static'] as const) {
+        const level = spec[which];
+        if (level) this.grantBucket(fn, buckets[which], level);
+      }
+      if (spec.github?.includes('sign-in')) githubClientSecret.grantRead(fn);
+      if (spec.github?.includes('site-build')) siteBuildToken.grantRead(fn);
+
+      const integration = new HttpLambdaIntegration(`${pascal(spec.name)}Integration`, fn);
+      for (const route of spec.routes ?? []) {
+        const [method, path] = route.split(' ') as [apigw.HttpMethod, string];
+        new apigw.HttpRoute(this, `Route ${route.replace(/[/{}]/g, '-')}`, { httpApi: api, routeKey: apigw.HttpRouteKey.with(path, method), integration });
+      }
+      // Unknown /api/* paths get the service's JSON 404 instead of API Gateway's own body.
+      if (spec.catchAll) new apigw.HttpRoute(this, 'Route $default', { httpApi: api, routeKey: apigw.HttpRouteKey.DEFAULT, integration });
+      if (spec.stream) this.consumeStream(fn, spec);
+      for (const schedule of spec.schedules ?? []) {
+        new events.Rule(this, schedule.id, {
+          schedule: events.Schedule.expression(schedule.expression),
+          targets: [new targets.LambdaFunction(fn, { retryAttempts: 2 })],
+        });
+      }
+    }
+
+    new CfnOutput(this, 'SiteUrl', { value: siteOrigin });
+    new CfnOutput(this, 'DistributionId', { value: distribution.distributionId });
+    new CfnOutput(this, 'StaticBucketName', { value: staticBucket.bucketName });
+    new CfnOutput(this, 'GitHubCallbackUrl', { value: `${siteOrigin}/api/auth/github/callback` });
+  }
+
+  private lambda(spec: LambdaSpec, bundleRoot: string, environment: Record<string, string>): lambda.Function {
+    const dir = join(bundleRoot, bundleDir(spec.name));
+    if (!existsSync(join(dir, 'index.mjs'))) throw new Error(`${dir}/index.mjs is missing: run npm run build first`);
+    const id = pascal(spec.name);
+    const fn = new lambda.Function(this, `${id}Function`, {
+      description: spec.description,
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      handler: 'index.handler',
+      code: lambda.Code.fromAsset(dir),
+      memorySize: spec.memoryMb ?? 512,
+      timeout: Duration.seconds(spec.timeoutSeconds ?? 10),
+      environment,
+      logGroup: new logs.LogGroup(this, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
+    });
+    this.functions.set(spec.name, fn);
+    return fn;
+  }
+
+  /** Reads on the table and its index; writes only to the key prefixes the Lambda owns. */
+  private grantTable(fn: lambda.Function, spec: LambdaSpec): void {
+    const { table } = this;
+    if (spec.table.read) {
+      fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...tableActions.read], resources: [table.tableArn, `${table.tableArn}/index/*`] }));
+    }
+    if (spec.table.scan) fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...tableActions.scan], resources: [table.tableArn] }));
+    if (spec.table.write.length > 0) {
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: [...tableActions.write],
+          resources: [table.tableArn],
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': spec.table.write.map((prefix) => `${prefix}*`) } },
+        }),
+      );
+    }
+  }
+
+  private grantBucket(fn: lambda.Function, bucket: s3.Bucket, level: 'read' | 'write'): void {
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...bucketActions[level]], resources: [bucket.arnForObjects('*')] }));
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...bucketActions.list], resources: [bucket.bucketArn] }));
+  }
+
+  /**
+   * The table's stream drives the incremental rebuild (DESIGN.md §5): batched, filtered to the
+   * items that change static files, split in halves on error to isolate a bad record, retried,
+   * and parked in a dead-letter queue (with an alarm) rather than blocking the shard.
+   */
+  private consumeStream(fn: lambda.Function, spec: LambdaSpec): void {
+    const id = pascal(spec.name);
+    const dlq = new sqs.Queue(this, `${id}DeadLetters`, {
+      retentionPeriod: Duration.days(14),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    new cloudwatch.Alarm(this, `${id}DeadLettersAlarm`, {
+      alarmDescription: `${spec.name}: stream records failed every retry; see docs/deploy.md`,
+      metric: dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    fn.addEventSource(
+      new DynamoEventSource(this.table, {
+        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        maxBatchingWindow: Duration.seconds(5),
+        bisectBatchOnError: true,
+        retryAttempts: 5,
+        maxRecordAge: Duration.hours(24),
+        onFailure: new SqsDlq(dlq),
+        filters: spec.stream!.keyPrefixes.map((prefix) =>
+          lambda.FilterCriteria.filter({ dynamodb: { Keys: { [tableKeys.partition]: { S: lambda.FilterRule.beginsWith(prefix) } } } }),
+        ),
+      }),
+    );
+  }
+
+  /**
+   * `/api/registry/*` is rewritten to the registry JSON in the static bucket by a CloudFront
+   * Function; the rest of `/api/*` goes to the HTTP API uncached with every viewer header, cookie
+   * and query string but Host (API Gateway routes on its own host name); everything else is the
+   * static bucket with the cache lifetimes of DESIGN.md §5.
+   */
+  private distribution(api: apigw.HttpApi, staticBucket: s3.Bucket): cloudfront.Distribution {
+    // LIST as well as READ: a missing registry file must be a 404, not S3's 403.
+    const staticOrigin = origins.S3BucketOrigin.withOriginAccessControl(staticBucket, {
+      originAccessLevels: [cloudfront.AccessLevel.READ, cloudfront.AccessLevel.LIST],
+    });
+    const apiOrigin = new origins.HttpOrigin(Fn.parseDomainName(api.apiEndpoint), { protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY });
+
+    const ttlPolicy = (policyId: string, seconds: number, comment: string) =>
+      new cloudfront.CachePolicy(this, policyId, {
+        comment,
+        defaultTtl: Duration.seconds(seconds),
+        maxTtl: Duration.seconds(seconds),
+        minTtl: Duration.seconds(0),
+        enableAcceptEncodingGzip: true,
+        enableAcceptEncodingBrotli: true,
+        queryStringBehavior: cloudfront.CacheQueryStringBehavior.none(),
+        headerBehavior: cloudfront.CacheHeaderBehavior.none(),
+        cookieBehavior: cloudfront.CacheCookieBehavior.none(),
+      });
+    const viewerFunction = (functionId: string, file: string, comment: string) => [
+      {
+        function: new cloudfront.Function(this, functionId, {
+          code: cloudfront.FunctionCode.fromFile({ filePath: join(root, 'infra/cloudfront', file) }),
+          runtime: cloudfront.FunctionRuntime.JS_2_0,
+          comment,
+        }),
+        eventType: cloudfront.FunctionEventType.VIEWER_REQUEST,
+      },
+    ];
+    const fromStatic = (cachePolicy: cloudfront.ICachePolicy): cloudfront.BehaviorOptions => ({
+      origin: staticOrigin,
+      viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
+      cachePolicy,
+      compress: true,
+      responseHeadersPolicy: cloudfront.ResponseHeadersPolicy.SECURITY_HEADERS,
+    });
+
+    const immutable = ttlPolicy('ImmutableCachePolicy', edgeTtl.immutable, 'Immutable version bundles and archives: 1 year');
+    const distribution = new cloudfront.Distribution(this, 'Distribution', {
+      comment: 'Skillpress',
+      defaultRootObject: 'index.html',
+      priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
+      httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
+      defaultBehavior: {
+        ...fromStatic(ttlPolicy('SiteCachePolicy', edgeTtl.site, 'Site pages: 5 minutes')),
+        functionAssociations: viewerFunction('SiteIndexFunction', 'site-index.js', 'Folder paths to their index.html'),
+      },
+      additionalBehaviors: {
+        // Before /api/*: CloudFront takes the first pattern that matches.
+        '/api/registry/*': {
+          ...fromStatic(ttlPolicy('RegistryCachePolicy', edgeTtl.registry, 'Registry JSON: 5 minutes at the edge')),
+          functionAssociations: viewerFunction('RegistryRewriteFunction', 'registry-rewrite.js', '/api/registry/<slug> to registry/<slug>.json'),
+        },
+        '/api/*': {
+          origin: apiOrigin,
+          viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
+          allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+          cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
+          originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+        },
+        // Before /.well-known/*: the archives of the discovery index never change.
+        '/.well-known/agent-skills/*.tar.gz': fromStatic(immutable),
+        '/.well-known/*': fromStatic(ttlPolicy('CatalogCachePolicy', edgeTtl.catalog, 'Catalog and discovery index: 5 minutes')),
+        '/bundles/*': fromStatic(immutable),
+      },
+    });
+    // What CDK warns about (a listing at the root path) is answered by defaultRootObject, and
+    // the static bucket holds only public artifacts (DESIGN.md §5) anyway.
+    Annotations.of(this).acknowledgeWarning('@aws-cdk/aws-cloudfront-origins:listBucketSecurityRisk', 'defaultRootObject is set; the bucket holds only public files');
+    return distribution;
+  }
+}
+
+/** `api-keys` → `ApiKeys`, for construct ids. */
+function pascal(name: string): string {
+  return name.replace(/(^|-)([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());
+}

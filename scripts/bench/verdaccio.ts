@@ -1,0 +1,283 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { mapLimit } from '#core/map-limit';
+import { configFromEnv } from '#functions/config';
+import { createDeps } from '#functions/deps';
+import { createLogger } from '#functions/log';
+import { Rebuilder } from '#functions/rebuild/rebuilder';
+import { markCleanStop } from '../clean-stop.ts';
+import { ensureStorage, startEmbeddedServices } from '../local-stack.ts';
+import { SEED_FILES, seedSkills, seedSlug, seedVersions } from '../seed-store.ts';
+import { type ServerProcess, startServer } from '../server-process.ts';
+import { uniformKeys, zipfKeys } from './key-choice.ts';
+import { runLoad, runPool } from './load.ts';
+import type { LoadResult } from './load-worker.ts';
+import { signInWithKey } from './stack.ts';
+import { compared, percentile, round, type Row } from './table.ts';
+import { ensureVerdaccio, npmPublish, startVerdaccio, tarballPath, type VerdaccioServer } from './verdaccio-registry.ts';
+
+/**
+ * Skillpress against Verdaccio 6.8.0 on this machine, in one run. Both start from the same
+ * 1,000 packages (a few with 55 versions), both run as their own processes (ours exactly as
+ * `npm start` runs it), and every workload alternates between the two:
+ * - W1 metadata reads: `/api/registry/<slug>` against Verdaccio's packument `/<name>`, at 1 and
+ *   16 connections, with uniformly random and with Zipf-skewed keys;
+ * - W2 content downloads: our counted free delivery `/api/deliver/<id>?source=cli` against
+ *   Verdaccio's tarballs, then every delivery must show in the install counts;
+ * - W3 publishing: 200 new versions one at a time, 4 and 16 at once, new skills/packages 16 at
+ *   once, and publish-to-visible (until the metadata read shows the new version).
+ * Sizes come from the environment (BENCH_SKILLS, BENCH_SECONDS, BENCH_ROUNDS, BENCH_PUBLISHES)
+ * so a trial run can be small.
+ */
+
+export interface CompareOptions {
+  skills: number;
+  manyVersionsEvery: number;
+  manyVersions: number;
+  /** Length of one measured load run. */
+  seconds: number;
+  /** Measured runs per system and read workload, in alternating order. */
+  rounds: number;
+  /** Publishes per publishing workload. */
+  publishes: number;
+}
+
+export function compareOptions(env: NodeJS.ProcessEnv = process.env): CompareOptions {
+  const n = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
+  return {
+    skills: n('BENCH_SKILLS', 1000),
+    manyVersionsEvery: 100,
+    manyVersions: 55,
+    seconds: n('BENCH_SECONDS', 5),
+    rounds: n('BENCH_ROUNDS', 2),
+    publishes: n('BENCH_PUBLISHES', 200),
+  };
+}
+
+const SECTION = 'vs verdaccio';
+const WARM_SECONDS = 1;
+const KEY_SEQUENCE = 50_000;
+const VISIBLE_PUBLISHES = 50;
+
+interface Seeded {
+  id: string;
+  slug: string;
+  latest: string;
+}
+
+export async function benchVerdaccio(options = compareOptions()): Promise<Row[]> {
+  const rows: Row[] = [{ section: SECTION, metric: 'load average (1 min) at start', value: round(loadavg()[0]!, 2), unit: '' }];
+  const bin = ensureVerdaccio(resolve(process.env.VERDACCIO_DIR ?? join(tmpdir(), 'skillpress-bench-verdaccio')));
+  const runDir = mkdtempSync(join(tmpdir(), 'skillpress-vs-verdaccio-'));
+  let ours: ServerProcess | undefined;
+  let peer: VerdaccioServer | undefined;
+  try {
+    let started = performance.now();
+    const skills = await seedSkillpress(join(runDir, 'skillpress'), options);
+    const oursSeeded = (performance.now() - started) / 1000;
+    ours = await startServer({ DATA_DIR: join(runDir, 'skillpress'), SKILLPRESS_PUBLISH_LIMIT: '1000000', LOG_LEVEL: 'warn' });
+    peer = await startVerdaccio(bin, join(runDir, 'verdaccio'));
+    started = performance.now();
+    await seedVerdaccio(peer, options);
+    const peerSeeded = (performance.now() - started) / 1000;
+    progress(`seeded ${skills.length} skills in ${oursSeeded.toFixed(1)} s (bulk) and packages in ${peerSeeded.toFixed(1)} s (publish API)`);
+    rows.push({ section: SECTION, metric: `seed ${skills.length} skills/packages (ours: bulk + full rebuild; Verdaccio: publish API, 8 at once)`, value: round(oursSeeded), peer: round(peerSeeded), unit: 's' });
+
+    const oursBase = ours.baseUrl;
+    const peerBase = peer.baseUrl;
+    const { cookie, key } = await signInWithKey(oursBase, 'bench');
+    rows.push(...(await readWorkloads(options, skills, oursBase, peerBase)));
+    rows.push(await countCheck(oursBase, cookie, skills));
+    rows.push(...(await publishWorkloads(options, skills, oursBase, key, peer)));
+    rows.push({ section: SECTION, metric: 'load average (1 min) at end', value: round(loadavg()[0]!, 2), unit: '' });
+    return rows;
+  } finally {
+    await ours?.stop('SIGINT');
+    await peer?.stop();
+    rmSync(runDir, { recursive: true, force: true });
+  }
+}
+
+/** Our side of the seed: straight into the store, then the full rebuild, as `npm run rebuild` does. */
+async function seedSkillpress(dataDir: string, options: CompareOptions): Promise<Seeded[]> {
+  const services = await startEmbeddedServices(dataDir);
+  try {
+    const config = configFromEnv({ DYNAMODB_ENDPOINT: services.dynamoEndpoint, S3_ENDPOINT: services.s3Endpoint });
+    const deps = createDeps(config, { log: createLogger('warn') });
+    await ensureStorage(config, deps.s3);
+    const skills = await seedSkills(deps, { count: options.skills, authorLogin: 'bench', manyVersionsEvery: options.manyVersionsEvery, manyVersions: options.manyVersions });
+    await new Rebuilder(deps).rebuildAll();
+    deps.s3.destroy();
+    deps.db.doc.destroy();
+    return skills.map((s) => ({ id: s.id, slug: s.slug, latest: s.currentVersion }));
+  } finally {
+    await services.stop();
+    // The static files are complete: `npm start` need not repeat the rebuild.
+    markCleanStop(dataDir);
+  }
+}
+
+/** Verdaccio's side: it has no bulk path, so every version goes through `npm publish`'s API. */
+async function seedVerdaccio(peer: VerdaccioServer, options: CompareOptions): Promise<void> {
+  let done = 0;
+  await mapLimit(
+    Array.from({ length: options.skills }, (_, i) => i),
+    8,
+    async (i) => {
+      // One package's versions in order, as a maintainer would publish them.
+      for (const version of seedVersions(i, options)) await npmPublish(peer, seedSlug(i), version, SEED_FILES);
+      if (++done % 100 === 0) progress(`verdaccio: ${done} packages published`);
+    },
+  );
+}
+
+interface ReadCell {
+  name: string;
+  what: 'metadata' | 'download';
+  keys: 'random' | 'skewed';
+  connections: number;
+  atLeast: number;
+}
+
+const READ_CELLS: ReadCell[] = [
+  { name: 'W1 metadata, random keys, 1 connection', what: 'metadata', keys: 'random', connections: 1, atLeast: 5 },
+  { name: 'W1 metadata, skewed keys, 1 connection', what: 'metadata', keys: 'skewed', connections: 1, atLeast: 5 },
+  { name: 'W1 metadata, random keys, 16 connections', what: 'metadata', keys: 'random', connections: 16, atLeast: 5 },
+  { name: 'W1 metadata, skewed keys, 16 connections', what: 'metadata', keys: 'skewed', connections: 16, atLeast: 5 },
+  { name: 'W2 download, random keys, 1 connection', what: 'download', keys: 'random', connections: 1, atLeast: 1 },
+  { name: 'W2 download, random keys, 16 connections', what: 'download', keys: 'random', connections: 16, atLeast: 1 },
+];
+
+async function readWorkloads(options: CompareOptions, skills: Seeded[], oursBase: string, peerBase: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const [index, cell] of READ_CELLS.entries()) {
+    const keys = cell.keys === 'random' ? uniformKeys(skills.length, KEY_SEQUENCE, index + 1) : zipfKeys(skills.length, KEY_SEQUENCE, index + 1);
+    const paths = {
+      ours: keys.map((k) => (cell.what === 'metadata' ? `/api/registry/${skills[k]!.slug}` : `/api/deliver/${skills[k]!.id}?source=cli`)),
+      peer: keys.map((k) => (cell.what === 'metadata' ? `/${skills[k]!.slug}` : tarballPath(skills[k]!.slug, skills[k]!.latest))),
+    };
+    const bases = { ours: oursBase, peer: peerBase };
+    const run = (system: 'ours' | 'peer', seconds: number) => runLoad({ baseUrl: bases[system], paths: paths[system], connections: cell.connections, seconds });
+    await run('ours', WARM_SECONDS);
+    await run('peer', WARM_SECONDS);
+    const results: Record<'ours' | 'peer', LoadResult[]> = { ours: [], peer: [] };
+    for (let round = 0; round < options.rounds; round++) {
+      // ABBA: alternate who goes first, so drift in the machine's load falls on both alike.
+      for (const system of round % 2 === 0 ? (['ours', 'peer'] as const) : (['peer', 'ours'] as const)) results[system].push(await run(system, options.seconds));
+    }
+    const [o, p] = [combine(results.ours), combine(results.peer)];
+    progress(`${cell.name}: ours ${o.rps.toFixed(0)} req/s, verdaccio ${p.rps.toFixed(0)} req/s`);
+    rows.push(compared(SECTION, `${cell.name}: throughput`, 'req/s', o.rps, p.rps, { atLeast: cell.atLeast }));
+    rows.push(compared(SECTION, `${cell.name}: p50`, 'ms', o.p50, p.p50));
+    rows.push(compared(SECTION, `${cell.name}: p99`, 'ms', o.p99, p.p99));
+    if (o.failed + p.failed > 0) rows.push({ section: SECTION, metric: `${cell.name}: non-2xx or errors`, value: o.failed, peer: p.failed, unit: 'req', target: '= 0', ok: false });
+  }
+  return rows;
+}
+
+/** Several runs of one system as one: total requests over total time; latencies pooled. */
+function combine(results: LoadResult[]): { rps: number; p50: number; p99: number; failed: number } {
+  const latencies = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const requests = results.reduce((sum, r) => sum + r.requests, 0);
+  const seconds = results.reduce((sum, r) => sum + r.seconds, 0);
+  const ok = latencies.length;
+  return { rps: requests / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failed: requests - ok + results.reduce((sum, r) => sum + r.errors, 0) };
+}
+
+/**
+ * Every delivery we answer with 200 shows in the install counts, exactly. A timed run stops
+ * with requests in flight that the server may have answered (and counted) unseen, so this
+ * sends a fixed number, 16 at once, to a few skills and compares their counts before and after.
+ */
+async function countCheck(base: string, cookie: string, skills: Seeded[]): Promise<Row> {
+  const counted = skills.slice(0, 20);
+  const totals = async () => {
+    const each = await mapLimit(counted, 8, async (skill) => ((await (await fetch(`${base}/api/analytics/${skill.id}`, { headers: { cookie } })).json()) as { total: number }).total);
+    return each.reduce((a, b) => a + b, 0);
+  };
+  const before = await totals();
+  const paths = uniformKeys(counted.length, 2000, 99).map((k) => `/api/deliver/${counted[k]!.id}?source=cli`);
+  const run = await runLoad({ baseUrl: base, paths, connections: 16, seconds: 0, amount: paths.length });
+  const served = run.statuses['200'] ?? 0;
+  const drift = (await totals()) - before - served;
+  return { section: SECTION, metric: `W2 installs counted − deliveries answered 200 (${served} of ${paths.length}, 16 at once)`, value: drift, unit: 'installs', target: '= 0', ok: drift === 0 && served === paths.length };
+}
+
+async function publishWorkloads(options: CompareOptions, skills: Seeded[], oursBase: string, key: string, peer: VerdaccioServer): Promise<Row[]> {
+  const rows: Row[] = [];
+  const files = (version: string) => SEED_FILES.map((f) => ({ ...f, content: f.filename === 'SKILL.md' ? `${f.content}\nRelease ${version}\n` : f.content }));
+  const timed = async (send: () => Promise<void>) => {
+    const started = performance.now();
+    await send();
+    return performance.now() - started;
+  };
+  const oursPost = async (path: string, body: unknown) => {
+    const res = await fetch(oursBase + path, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status !== 201) throw new Error(`${path} → ${res.status} ${text.slice(0, 200)}`);
+  };
+  const target = (mode: number, i: number) => skills[(mode * options.publishes + i) % skills.length]!;
+  const publishVersion = {
+    ours: (mode: number, i: number, version: string) => oursPost(`/api/skills/${target(mode, i).id}/versions`, { version, changelog: `bench ${version}`, files: files(version) }),
+    peer: (mode: number, i: number, version: string) => npmPublish(peer, target(mode, i).slug, version, files(version)),
+  };
+  const modes = [
+    { label: 'one at a time', connections: 1 },
+    { label: '4 at once', connections: 4 },
+    { label: '16 at once', connections: 16 },
+  ];
+  for (const [mode, { label, connections }] of modes.entries()) {
+    const measured: Record<'ours' | 'peer', { rate: number; latencies: number[] }> = { ours: { rate: 0, latencies: [] }, peer: { rate: 0, latencies: [] } };
+    for (const system of mode % 2 === 0 ? (['ours', 'peer'] as const) : (['peer', 'ours'] as const)) {
+      const started = performance.now();
+      const latencies = await runPool(options.publishes, connections, (i) => timed(() => publishVersion[system](mode, i, `2.${mode}.${i}`)));
+      measured[system] = { rate: options.publishes / ((performance.now() - started) / 1000), latencies: latencies.sort((a, b) => a - b) };
+    }
+    progress(`W3 new version, ${label}: ours ${measured.ours.rate.toFixed(0)}/s, verdaccio ${measured.peer.rate.toFixed(0)}/s`);
+    rows.push(compared(SECTION, `W3 publish ${options.publishes} new versions, ${label}: rate`, 'versions/s', measured.ours.rate, measured.peer.rate, { atLeast: 5 }));
+    rows.push(compared(SECTION, `W3 publish new versions, ${label}: p50`, 'ms', percentile(measured.ours.latencies, 50), percentile(measured.peer.latencies, 50)));
+    rows.push(compared(SECTION, `W3 publish new versions, ${label}: p99`, 'ms', percentile(measured.ours.latencies, 99), percentile(measured.peer.latencies, 99)));
+  }
+
+  // New skills / packages, 16 at once: the path the raised publish limit is for.
+  const fresh: Record<'ours' | 'peer', { rate: number; latencies: number[] }> = { ours: { rate: 0, latencies: [] }, peer: { rate: 0, latencies: [] } };
+  for (const system of ['peer', 'ours'] as const) {
+    const started = performance.now();
+    const latencies = await runPool(options.publishes, 16, (i) =>
+      timed(() =>
+        system === 'ours'
+          ? oursPost('/api/publish', { name: `Fresh ${i}`, slug: `fresh-${i}`, description: 'bench', category: 'bench', files: files('1.0.0') })
+          : npmPublish(peer, `fresh-${i}`, '1.0.0', files('1.0.0')),
+      ),
+    );
+    fresh[system] = { rate: options.publishes / ((performance.now() - started) / 1000), latencies: latencies.sort((a, b) => a - b) };
+  }
+  rows.push(compared(SECTION, `W3 publish ${options.publishes} new skills/packages, 16 at once: rate`, 'publishes/s', fresh.ours.rate, fresh.peer.rate, { atLeast: 5 }));
+  rows.push(compared(SECTION, 'W3 publish new skills/packages, 16 at once: p50', 'ms', percentile(fresh.ours.latencies, 50), percentile(fresh.peer.latencies, 50)));
+
+  // Publish-to-visible: from sending a version to the first metadata read that shows it.
+  const visible: Record<'ours' | 'peer', number[]> = { ours: [], peer: [] };
+  const shows = {
+    ours: async (slug: string, version: string) => ((await (await fetch(`${oursBase}/api/registry/${slug}`)).json()) as { currentVersion: string }).currentVersion === version,
+    peer: async (slug: string, version: string) => ((await (await fetch(`${peer.baseUrl}/${slug}`)).json()) as { 'dist-tags': { latest: string } })['dist-tags'].latest === version,
+  };
+  const count = Math.min(VISIBLE_PUBLISHES, options.publishes);
+  for (let i = 0; i < count; i++) {
+    for (const system of i % 2 === 0 ? (['ours', 'peer'] as const) : (['peer', 'ours'] as const)) {
+      const version = `3.0.${i}`;
+      const started = performance.now();
+      await publishVersion[system](3, i, version);
+      while (!(await shows[system](target(3, i).slug, version))) await new Promise((resolve) => setTimeout(resolve, 1));
+      visible[system].push(performance.now() - started);
+    }
+  }
+  for (const list of Object.values(visible)) list.sort((a, b) => a - b);
+  rows.push(compared(SECTION, `W3 publish→visible in metadata (${count}, one at a time): p50`, 'ms', percentile(visible.ours, 50), percentile(visible.peer, 50)));
+  rows.push(compared(SECTION, 'W3 publish→visible in metadata: p99', 'ms', percentile(visible.ours, 99), percentile(visible.peer, 99)));
+  return rows;
+}
+
+function progress(line: string): void {
+  process.stderr.write(`bench: ${line}\n`);
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { emptyLockfile, type LockedSkill, type Lockfile, parseLockfile, pruneOrphans, serialiseLockfile } from '../../cli/lockfile.ts';
+
+const entry = (overrides: Partial<LockedSkill> = {}): LockedSkill => ({
+  version: '1.0.0',
+  integrity: `sha256-${'A'.repeat(43)}=`,
+  files: [
+    { filename: 'SKILL.md', size: 3, sha256: 'a'.repeat(64) },
+    { filename: 'NOTES.md', size: 1, sha256: 'b'.repeat(64) },
+  ],
+  id: 'id-1',
+  registry: 'http://127.0.0.1:8787',
+  path: '.skills/x',
+  spec: 'latest',
+  direct: true,
+  paid: false,
+  dependencies: {},
+  ...overrides,
+});
+
+const lockOf = (skills: Record<string, LockedSkill>): Lockfile => ({ ...emptyLockfile(), skills });
+
+describe('skills-lock.json', () => {
+  it('serialises deterministically: sorted keys and files, two-space indent, final newline', () => {
+    const a = serialiseLockfile(lockOf({ zeta: entry({ path: '.skills/zeta' }), alpha: entry({ path: '.skills/alpha' }) }));
+    const b = serialiseLockfile(lockOf({ alpha: entry({ path: '.skills/alpha' }), zeta: entry({ path: '.skills/zeta' }) }));
+    expect(a).toBe(b);
+    expect(a.endsWith('}\n')).toBe(true);
+    expect(a.indexOf('"alpha"')).toBeLessThan(a.indexOf('"zeta"'));
+    expect(a.indexOf('NOTES.md')).toBeLessThan(a.indexOf('SKILL.md'));
+    expect(a).toContain('\n  "lockfileVersion": 1,\n');
+  });
+
+  it('reads back exactly what it wrote', () => {
+    const lock = lockOf({ x: entry({ path: '.skills/x' }) });
+    const text = serialiseLockfile(lock);
+    expect(serialiseLockfile(parseLockfile(text))).toBe(text);
+  });
+
+  it('refuses lockfiles that could write outside the project or are malformed', () => {
+    const bad = (skills: unknown) => () => parseLockfile(JSON.stringify({ lockfileVersion: 1, skills }));
+    expect(() => parseLockfile('{')).toThrow(/not JSON/);
+    expect(() => parseLockfile('{"lockfileVersion":2,"skills":{}}')).toThrow(/lockfileVersion/);
+    expect(bad({ x: entry({ path: '../outside' }) })).toThrow(/path must be a relative folder/);
+    expect(bad({ x: entry({ path: '/etc' }) })).toThrow(/path/);
+    expect(bad({ x: entry({ files: [{ filename: '../../.bashrc', size: 1, sha256: 'a'.repeat(64) }] }) })).toThrow(/filename must not contain \.\./);
+    expect(bad({ '../x': entry() })).toThrow(/not a skill slug/);
+    expect(bad({ x: entry({ integrity: 'md5-abc' }) })).toThrow(/integrity/);
+  });
+
+  it('gives the lockfile_invalid code, so the CLI exits 1 with advice', () => {
+    try {
+      parseLockfile('[]');
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'lockfile_invalid', exitCode: 1 });
+    }
+  });
+
+  it('prunes dependencies that nothing installed on purpose needs any more', () => {
+    const lock = lockOf({
+      app: entry({ dependencies: { helper: '^1.0.0' } }),
+      helper: entry({ direct: false, dependencies: { leaf: '^1.0.0' } }),
+      leaf: entry({ direct: false }),
+      stray: entry({ direct: false }),
+    });
+    expect(pruneOrphans(lock).removed).toEqual(['stray']);
+    const without = pruneOrphans(lockOf({ ...lock.skills, app: entry({ direct: false, dependencies: { helper: '^1.0.0' } }) }));
+    expect(without.removed).toEqual(['app', 'helper', 'leaf', 'stray']);
+    expect(without.lock.skills).toEqual({});
+  });
+});

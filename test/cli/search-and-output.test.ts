@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import type { CatalogEntry } from '../../core/catalog.ts';
+import type { Io } from '../../cli/io.ts';
+import { searchCatalog } from '../../cli/search-rank.ts';
+import { columns, createUi, formatBytes } from '../../cli/ui.ts';
+
+const skill = (slug: string, over: Partial<CatalogEntry> = {}): CatalogEntry => ({
+  id: slug,
+  slug,
+  name: slug,
+  description: '',
+  category: 'misc',
+  author: 'alice',
+  currentVersion: '1.0.0',
+  paid: false,
+  updatedAt: '',
+  registry: `/api/registry/${slug}`,
+  ...over,
+});
+
+describe('catalog search', () => {
+  const catalog = [
+    skill('csv-tools', { description: 'Reads CSV and writes JSON' }),
+    skill('json-format', { name: 'JSON Format', description: 'Pretty prints' }),
+    skill('yaml', { category: 'json-adjacent' }),
+    skill('other'),
+  ];
+
+  it('needs every word, ignoring case, and ranks name matches first', () => {
+    expect(searchCatalog(catalog, ['JSON']).map((s) => s.slug)).toEqual(['json-format', 'yaml', 'csv-tools']);
+    expect(searchCatalog(catalog, ['json', 'csv']).map((s) => s.slug)).toEqual(['csv-tools']);
+    expect(searchCatalog(catalog, ['nothing'])).toEqual([]);
+  });
+
+  it('lists everything for no words, and puts an exact slug first', () => {
+    expect(searchCatalog(catalog, [])).toHaveLength(4);
+    expect(searchCatalog([skill('a-json-b', { name: 'json' }), skill('json')], ['json'])[0]!.slug).toBe('json');
+  });
+});
+
+function fakeIo(env: Record<string, string>, tty: boolean): Io & { out: string; err: string } {
+  const io = {
+    out: '',
+    err: '',
+    cwd: '/',
+    env,
+    stdout: { isTTY: tty, write: (s: string) => (io.out += s) },
+    stderr: { isTTY: tty, write: (s: string) => (io.err += s) },
+    stdin: { isTTY: false, async *[Symbol.asyncIterator]() {} },
+    fetch,
+    now: () => 0,
+  };
+  return io;
+}
+
+describe('terminal output', () => {
+  it('colours only a terminal, never with NO_COLOR, always with FORCE_COLOR', () => {
+    const paint = (env: Record<string, string>, tty: boolean) => createUi(fakeIo(env, tty), false).c.red('x');
+    expect(paint({}, true)).toBe('\u001b[31mx\u001b[39m');
+    expect(paint({}, false)).toBe('x');
+    expect(paint({ NO_COLOR: '1' }, true)).toBe('x');
+    expect(paint({ FORCE_COLOR: '1' }, false)).toContain('\u001b[31m');
+    expect(paint({ NO_COLOR: '1', FORCE_COLOR: '1' }, true)).toBe('x');
+  });
+
+  it('shows progress on an interactive stderr only, and never in --json mode', () => {
+    const tty = fakeIo({}, true);
+    createUi(tty, false).progress('Downloading 1/2');
+    expect(tty.err).toContain('Downloading 1/2');
+    const piped = fakeIo({}, false);
+    createUi(piped, false).progress('Downloading 1/2');
+    const json = fakeIo({}, true);
+    createUi(json, true).progress('Downloading 1/2');
+    expect(piped.err + json.err).toBe('');
+  });
+
+  it('keeps human text off stdout in --json mode', () => {
+    const io = fakeIo({}, false);
+    const ui = createUi(io, true);
+    ui.line('hello');
+    ui.warn('careful');
+    expect(io.out).toBe('');
+    expect(io.err).toBe('warning careful\n');
+  });
+
+  it('aligns columns and prints sizes the way people read them', () => {
+    expect(columns([['a', 'bb', 'c'], ['ccc', 'd', 'e']])).toEqual(['a    bb  c', 'ccc  d   e']);
+    expect([formatBytes(999), formatBytes(1500), formatBytes(12_345_678)]).toEqual(['999 B', '1.5 kB', '12 MB']);
+  });
+});

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { bundleIntegrity, decodeFile, fileEntries } from '../../core/bundle.ts';
+import { verifyDelivery } from '../../cli/verify-delivery.ts';
+
+const wire = [
+  { filename: 'SKILL.md', content: '# Skill' },
+  { filename: 'bin/logo.png', content: Buffer.from([0x89, 0x50, 0x00, 0xff]).toString('base64'), encoding: 'base64' as const },
+];
+const bytes = wire.map((f) => decodeFile(f)!);
+const expected = { slug: 'x', version: '1.0.0', integrity: bundleIntegrity(bytes), files: fileEntries(bytes) };
+const delivery = (files: unknown[], over: Record<string, unknown> = {}) => ({ skillId: 'id', slug: 'x', version: '1.0.0', files, ...over });
+
+const failure = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (error) {
+    return error as { code: string; exitCode: number; message: string };
+  }
+  throw new Error('expected a failure');
+};
+
+describe('delivery verification', () => {
+  it('returns the bytes when names, per-file digests and bundle integrity all match', () => {
+    const files = verifyDelivery(delivery(wire), expected);
+    expect(files.map((f) => [f.filename, f.bytes.byteLength])).toEqual([
+      ['SKILL.md', 7],
+      ['bin/logo.png', 4],
+    ]);
+    expect(verifyDelivery(delivery([...wire].reverse()), { ...expected, files: undefined })).toHaveLength(2);
+  });
+
+  it('fails with exit 3 on one changed byte, naming the file', () => {
+    const tampered = [{ ...wire[0]!, content: '# Skil!' }, wire[1]!];
+    expect(failure(() => verifyDelivery(delivery(tampered), expected))).toMatchObject({ code: 'integrity_mismatch', exitCode: 3, message: expect.stringContaining('SKILL.md') });
+    // Without per-file digests (an older version), the bundle integrity still catches it.
+    expect(failure(() => verifyDelivery(delivery(tampered), { ...expected, files: undefined }))).toMatchObject({ code: 'integrity_mismatch' });
+  });
+
+  it('fails when a file is added, dropped or the wrong version is served', () => {
+    expect(failure(() => verifyDelivery(delivery([...wire, { filename: 'extra.md', content: '' }]), expected)).code).toBe('integrity_mismatch');
+    expect(failure(() => verifyDelivery(delivery([wire[0]]), expected)).code).toBe('integrity_mismatch');
+    expect(failure(() => verifyDelivery(delivery(wire, { version: '1.0.1' }), expected)).message).toMatch(/delivered x@1.0.1/);
+  });
+
+  it('refuses unsafe file names before anything else, even with matching digests', () => {
+    for (const filename of ['../escape.md', '/etc/passwd', 'a\\b', 'C:/x', 'a/./b', 'x\u0000y']) {
+      const evil = [{ filename, content: 'x' }];
+      const evilBytes = evil.map((f) => decodeFile(f)!);
+      const err = failure(() => verifyDelivery(delivery(evil), { slug: 'x', version: '1.0.0', integrity: bundleIntegrity(evilBytes) }));
+      expect(err, filename).toMatchObject({ code: 'unsafe_filename', exitCode: 3 });
+    }
+    const twins = [
+      { filename: 'README.md', content: 'a' },
+      { filename: 'readme.md', content: 'b' },
+    ];
+    expect(failure(() => verifyDelivery(delivery(twins), expected)).code).toBe('unsafe_filename');
+  });
+
+  it('calls a malformed answer a bad response (exit 2)', () => {
+    expect(failure(() => verifyDelivery({ files: 'nope' }, expected))).toMatchObject({ code: 'bad_response', exitCode: 2 });
+    expect(failure(() => verifyDelivery(delivery([{ filename: 'a', content: '***', encoding: 'base64' }]), expected)).code).toBe('integrity_mismatch');
+  });
+});

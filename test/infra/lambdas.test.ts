@@ -1,0 +1,154 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configFromEnv } from '../../functions/config.ts';
+import { createDeps } from '../../functions/deps.ts';
+import { allRoutes } from '../../functions/http/all-routes.ts';
+import { createApp } from '../../functions/http/app.ts';
+import { fullRebuild } from '../../functions/rebuild/full-rebuild.ts';
+import { flushPendingSiteBuild, triggerSiteBuild } from '../../functions/site-build-trigger.ts';
+import { allows } from '../../infra/access.ts';
+import { type LambdaSpec, lambdas } from '../../infra/lambdas.ts';
+import { type AwsCallRecorder, recordAwsCalls } from '../support/aws-calls.ts';
+import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '../support/fake-github.ts';
+import { Client, createTestStack, type TestStack, withKey } from '../support/stack.ts';
+
+/** `GET /api/skills/{id}/versions` → a matcher for `GET /api/skills/abc/versions`. */
+function routeMatcher(route: string): (method: string, path: string) => boolean {
+  const [method, template] = route.split(' ') as [string, string];
+  const pattern = new RegExp(`^${template.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+  return (m, path) => m === method && pattern.test(path);
+}
+
+/** The Lambda API Gateway sends a request to: the one whose route matches, else the catch-all. */
+function lambdaFor(method: string, path: string): LambdaSpec {
+  const owner = lambdas.find((l) => l.routes?.some((r) => routeMatcher(r)(method, path)));
+  return owner ?? lambdas.find((l) => l.catchAll)!;
+}
+
+describe('the Lambda manifest', () => {
+  it('has one entry file per Lambda and unique names', () => {
+    expect(new Set(lambdas.map((l) => l.name)).size).toBe(lambdas.length);
+    for (const l of lambdas) expect(existsSync(`functions/${l.name}.ts`), l.name).toBe(true);
+  });
+
+  it('maps every route the HTTP app serves to exactly one Lambda', () => {
+    const app = createApp(createDeps(configFromEnv({})), allRoutes);
+    const served = app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`);
+    expect(served.length).toBeGreaterThan(10);
+    for (const route of served) {
+      const owners = lambdas.filter((l) => l.routes?.includes(route as never));
+      expect(owners.map((l) => l.name), route).toHaveLength(1);
+    }
+    // And nothing is mapped that the app does not serve.
+    for (const l of lambdas) for (const route of l.routes ?? []) expect(served, `${l.name}: ${route}`).toContain(route);
+  });
+
+  it('has exactly one catch-all for unknown paths, and every Lambda is reachable', () => {
+    expect(lambdas.filter((l) => l.catchAll)).toHaveLength(1);
+    for (const l of lambdas) expect(l.routes?.length || l.stream || l.schedules?.length, l.name).toBeTruthy();
+  });
+});
+
+describe('least privilege is enough', () => {
+  let stack: TestStack;
+  let recorder: AwsCallRecorder;
+  let github: FakeGitHub;
+  // Which Lambda a call belongs to follows the async context: requests run as the Lambda that
+  // serves their route, and the in-process rebuild (started by writes, as the stream would) as
+  // the rebuild Lambda, even when it runs while a request is still in flight.
+  const owner = new AsyncLocalStorage<string>();
+
+  beforeAll(async () => {
+    github = await startFakeGitHub();
+    stack = await createTestStack({}, fakeGitHubEnv(github));
+    recorder = recordAwsCalls(stack.deps, () => owner.getStore());
+    const { rebuilder } = stack.runtime;
+    const rebuild = rebuilder.rebuild.bind(rebuilder);
+    rebuilder.rebuild = (ids) => owner.run('rebuild', () => rebuild(ids));
+  });
+  afterAll(() => github.close());
+
+  /** A request through the app, as the Lambda that API Gateway would send it to. */
+  async function request(method: string, path: string, send: () => Promise<Response>): Promise<Response> {
+    const res = await owner.run(lambdaFor(method, path).name, send);
+    expect(res.status, `${method} ${path}`).toBeLessThan(500);
+    return res;
+  }
+
+  it('covers what each Lambda does on its routes, stream and schedules', async () => {
+    let alice!: Client;
+    let bob!: Client;
+    await request('POST', '/api/auth/dev-login', async () => {
+      alice = await Client.signIn(stack, 'alice');
+      bob = await Client.signIn(stack, 'bob');
+      return new Response(null, { status: 200 });
+    });
+    await request('GET', '/api/me', () => alice.session('/api/me'));
+    const created = await request('POST', '/api/api-keys', () => alice.session('/api/api-keys', { method: 'POST', body: { name: 'ci' } }));
+    const { key, id: keyId } = (await created.json()) as { key: string; id: string };
+    await request('GET', '/api/api-keys', () => alice.session('/api/api-keys'));
+
+    const body = (name: string, paid = false) => ({ name, description: 'd', category: 'testing', paid, files: [{ filename: 'SKILL.md', content: `# ${name}` }] });
+    const free = (await (await request('POST', '/api/publish', () => withKey(stack, key, '/api/publish', { body: body('Access Free') }))).json()) as { id: string };
+    const paid = (await (await request('POST', '/api/publish', () => withKey(stack, key, '/api/publish', { body: body('Access Paid', true) }))).json()) as { id: string };
+    // The same slug again: rejected after reading, writing nothing it may not.
+    await request('POST', '/api/publish', () => withKey(stack, key, '/api/publish', { body: body('Access Free') }));
+    const versions = `/api/skills/${free.id}/versions`;
+    await request('POST', versions, () => withKey(stack, key, versions, { body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# 1.1' }] } }));
+    await request('POST', versions, () => alice.session(versions, { method: 'POST', body: { version: '1.2.0' } }));
+    await request('POST', versions, () => alice.session(versions, { method: 'POST', body: { version: '1.2.0' } }));
+
+    const tokens = `/api/skills/${paid.id}/download-tokens`;
+    const token = (await (await request('POST', tokens, () => withKey(stack, key, tokens, { body: { maxUses: 5 } }))).json()) as { id: string; token: string };
+    await request('GET', tokens, () => alice.session(tokens));
+    const grants = `/api/skills/${paid.id}/grants`;
+    await request('POST', grants, () => alice.session(grants, { method: 'POST', body: { login: 'bob' } }));
+    await request('GET', grants, () => withKey(stack, key, grants, { method: 'GET' }));
+    await request('GET', `/api/deliver/${free.id}`, () => stack.request(`/api/deliver/${free.id}?source=cli`));
+    await request('GET', `/api/deliver/${paid.id}`, () => stack.request(`/api/deliver/${paid.id}?token=${token.token}`));
+    await request('GET', `/api/deliver/${paid.id}`, () => bob.session(`/api/deliver/${paid.id}?source=web`));
+    await request('GET', `/api/deliver/${paid.id}`, () => stack.request(`/api/deliver/${paid.id}`));
+    await request('GET', `/api/analytics/${free.id}`, () => alice.session(`/api/analytics/${free.id}`));
+    await request('DELETE', `${grants}/bob`, () => alice.session(`${grants}/bob`, { method: 'DELETE' }));
+    await request('DELETE', `${tokens}/${token.id}`, () => alice.session(`${tokens}/${token.id}`, { method: 'DELETE' }));
+
+    const started = await request('GET', '/api/auth/github', () => stack.request('/api/auth/github'));
+    const state = new URL(started.headers.get('location')!).searchParams.get('state')!;
+    const code = github.issueCode({ id: 31337, login: 'access-check' });
+    await request('GET', '/api/auth/github/callback', () =>
+      stack.request(`/api/auth/github/callback?code=${code}&state=${state}`, { headers: { cookie: `skillpress_oauth_state=${state}` } }),
+    );
+    await request('GET', '/api/nowhere', () => stack.request('/api/nowhere'));
+    await request('DELETE', `/api/api-keys/${keyId}`, () => alice.session(`/api/api-keys/${keyId}`, { method: 'DELETE' }));
+    await request('POST', '/api/auth/logout', () => alice.session('/api/auth/logout', { method: 'POST' }));
+
+    await stack.idle();
+    await owner.run('rebuild', () => triggerSiteBuild(stack.deps));
+    await owner.run('site-build', () => flushPendingSiteBuild(stack.deps));
+    await owner.run('full-rebuild', () => fullRebuild(stack.deps));
+
+    const calls = recorder.take();
+    for (const { owner: name, call } of calls) {
+      const lambda = lambdas.find((l) => l.name === name);
+      expect(lambda, `a call outside any Lambda: ${JSON.stringify(call)}`).toBeDefined();
+      expect(allows(lambda!, call), `${name} made ${JSON.stringify(call)}`).toBe(true);
+    }
+    expect([...new Set(calls.map((c) => c.owner))].sort()).toEqual(lambdas.map((l) => l.name).sort());
+  });
+
+  it('refuses what a Lambda is not granted', () => {
+    const apiKeys = lambdas.find((l) => l.name === 'api-keys')!;
+    expect(allows(apiKeys, { service: 'dynamodb', action: 'dynamodb:PutItem', partitionKeys: ['SKILL#x'] })).toBe(false);
+    expect(allows(apiKeys, { service: 'dynamodb', action: 'dynamodb:UpdateItem', partitionKeys: ['APIKEY#x', 'SKILL#x'] })).toBe(false);
+    expect(allows(apiKeys, { service: 'dynamodb', action: 'dynamodb:Scan', partitionKeys: [] })).toBe(false);
+    expect(allows(apiKeys, { service: 's3', bucket: 'content', action: 's3:GetObject' })).toBe(false);
+    const deliver = lambdas.find((l) => l.name === 'deliver')!;
+    expect(allows(deliver, { service: 'dynamodb', action: 'dynamodb:PutItem', partitionKeys: ['SKILL#x'] })).toBe(false);
+    expect(allows(deliver, { service: 'dynamodb', action: 'dynamodb:UpdateItem', partitionKeys: ['DL#x'] })).toBe(true);
+    expect(allows(deliver, { service: 's3', bucket: 'content', action: 's3:PutObject' })).toBe(false);
+    const publish = lambdas.find((l) => l.name === 'publish')!;
+    expect(allows(publish, { service: 's3', bucket: 'static', action: 's3:PutObject' })).toBe(false);
+    expect(allows(publish, { service: 'dynamodb', action: 'dynamodb:DeleteTable', partitionKeys: [] })).toBe(false);
+  });
+});

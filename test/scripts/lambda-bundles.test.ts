@@ -1,0 +1,217 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { blobKey } from '../../functions/content/blobs.ts';
+import { objectExists } from '../../functions/content/s3.ts';
+import { siteBuildLockKey } from '../../functions/store/site-build-lock.ts';
+import { versionKey } from '../../functions/store/skills.ts';
+import { CATALOG_KEY, registryKey } from '../../core/static-paths.ts';
+import { banner } from '../../scripts/lambda-bundles.ts';
+import { bundleDir, lambdas } from '../../infra/lambdas.ts';
+import { sha256Hex } from '../../core/bundle.ts';
+import { httpApiEvent, routeEvent } from '../support/api-gateway-event.ts';
+import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '../support/fake-github.ts';
+import { invokeBundle, resultOf } from '../support/lambda-bundle.ts';
+import { scheduledEvent, streamRecord } from '../support/lambda-events.ts';
+import { Client, createTestStack, type TestStack } from '../support/stack.ts';
+
+/**
+ * Every Lambda bundle, as built by `npm run build`, imported in a fresh Node process and invoked
+ * with real-shaped API Gateway v2 events against the embedded DynamoDB and S3.
+ */
+const SITE = 'https://skillpress.example';
+const BUDGET_BYTES = 600 * 1024;
+
+let stack: TestStack;
+let github: FakeGitHub;
+let env: Record<string, string>;
+let cookie: string;
+let key: string;
+
+beforeAll(async () => {
+  stack = await createTestStack();
+  github = await startFakeGitHub();
+  const { dynamoEndpoint, s3Endpoint } = inject('services');
+  env = {
+    AWS_REGION: 'eu-west-1',
+    LOG_LEVEL: 'silent',
+    TABLE_NAME: stack.config.tableName,
+    CONTENT_BUCKET: stack.config.contentBucket,
+    STATIC_BUCKET: stack.config.staticBucket,
+    DYNAMODB_ENDPOINT: dynamoEndpoint,
+    S3_ENDPOINT: s3Endpoint,
+    SITE_ORIGIN: SITE,
+    SKILLPRESS_DEV_LOGIN: '1',
+    ...fakeGitHubEnv(github),
+  };
+  const alice = await Client.signIn(stack, 'alice');
+  cookie = alice.cookie!;
+  key = await alice.createKey('bundles');
+});
+afterAll(() => github.close());
+
+const bodyOf = (result: APIGatewayProxyStructuredResultV2) => JSON.parse(result.body ?? 'null');
+
+describe('the bundles', () => {
+  it.each(lambdas.map((l) => l.name))('%s is ESM with the createRequire banner, within the size budget at cold start', (name) => {
+    const report = inject('bundles').find((b) => b.name === name)!;
+    const source = readFileSync(`${bundleDir(name)}/index.mjs`, 'utf8');
+    expect(source.startsWith(banner)).toBe(true);
+    expect(source).toMatch(/export\s*\{[^}]*\bhandler\b/);
+    expect(report.loadedBytes).toBeLessThanOrEqual(BUDGET_BYTES);
+  });
+
+  it('carries the S3 client only in Lambdas granted a bucket', () => {
+    const carriesS3 = (name: string) =>
+      readdirSync(bundleDir(name), { recursive: true, encoding: 'utf8' })
+        .filter((file) => file.endsWith('.mjs'))
+        .some((file) => readFileSync(join(bundleDir(name), file), 'utf8').includes('com.amazonaws.s3#'));
+    for (const l of lambdas) expect(carriesS3(l.name), l.name).toBe(Boolean(l.content || l.static));
+  });
+
+  it('answers every route each Lambda is given, rather than the 404 of an unknown route', async () => {
+    const http = lambdas.filter((l) => l.routes);
+    const invocations = await Promise.all(http.map((lambda) => invokeBundle(lambda.name, lambda.routes!.map((route) => routeEvent(route)), env)));
+    http.forEach((lambda, n) => {
+      lambda.routes!.forEach((route, i) => {
+        const result = resultOf(invocations[n]!, i);
+        expect(result.statusCode, `${lambda.name}: ${route}`).toBeLessThan(500);
+        if (result.statusCode === 404) expect(bodyOf(result).error.message, `${lambda.name}: ${route}`).not.toBe('No such route');
+      });
+    });
+  }, 120_000);
+});
+
+describe('auth', () => {
+  it('signs in, answers /api/me from the cookies array, and answers an unknown path with the JSON 404', async () => {
+    const invocation = await invokeBundle(
+      'auth',
+      [
+        httpApiEvent('POST', '/api/auth/dev-login', { headers: { 'content-type': 'application/json' }, body: { login: 'bob' } }),
+        httpApiEvent('GET', '/api/me', { cookies: [cookie, 'other=1'] }),
+        httpApiEvent('GET', '/api/nothing/here', { routeKey: '$default' }),
+        httpApiEvent('POST', '/api/auth/dev-login', { headers: { 'content-type': 'application/json' }, body: '{"login":' }),
+        httpApiEvent('GET', '/api/health'),
+      ],
+      env,
+    );
+    const login = resultOf(invocation, 0);
+    expect(login.statusCode).toBe(200);
+    expect(login.cookies?.[0]).toMatch(/^skillpress_session=[\w-]{43}; .*HttpOnly.*Secure/);
+    expect(bodyOf(resultOf(invocation, 1))).toEqual({ user: { id: 'dev:alice', login: 'alice' } });
+    expect(resultOf(invocation, 2).statusCode).toBe(404);
+    expect(bodyOf(resultOf(invocation, 2)).error.code).toBe('not_found');
+    expect(resultOf(invocation, 3).statusCode).toBe(400);
+    expect(bodyOf(resultOf(invocation, 4))).toEqual({ ok: true });
+  });
+
+  it('runs GitHub sign-in end to end against the fake GitHub', async () => {
+    const code = github.issueCode({ id: 1001, login: 'gh-bundle', name: 'Bundle Tester' });
+    const state = 'S'.repeat(43);
+    const invocation = await invokeBundle(
+      'auth',
+      [
+        httpApiEvent('GET', '/api/auth/github'),
+        httpApiEvent('GET', '/api/auth/github/callback', { query: { code, state }, cookies: [`skillpress_oauth_state=${state}`] }),
+      ],
+      env,
+    );
+    const start = resultOf(invocation, 0);
+    expect(start.statusCode).toBe(302);
+    const location = new URL(String(start.headers!.location));
+    expect(location.searchParams.get('redirect_uri')).toBe(`${SITE}/api/auth/github/callback`);
+    const done = resultOf(invocation, 1);
+    expect(done.statusCode).toBe(302);
+    expect(done.headers!.location).toBe('/dashboard/');
+    expect(done.cookies!.some((c) => c.startsWith('skillpress_session='))).toBe(true);
+    expect(github.exchanges.filter((e) => e.code === code)).toHaveLength(1);
+  });
+});
+
+describe('the write path, the stream rebuild, delivery and the schedules', () => {
+  let skill: { id: string; slug: string };
+  const auth = () => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
+
+  it('creates and lists API keys from a session, with the site Origin', async () => {
+    const invocation = await invokeBundle(
+      'api-keys',
+      [
+        httpApiEvent('POST', '/api/api-keys', { cookies: [cookie], headers: { origin: SITE, 'content-type': 'application/json' }, body: { name: 'from the bundle' } }),
+        httpApiEvent('GET', '/api/api-keys', { cookies: [cookie] }),
+        httpApiEvent('POST', '/api/api-keys', { cookies: [cookie], headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: { name: 'csrf' } }),
+      ],
+      env,
+    );
+    expect(resultOf(invocation, 0).statusCode).toBe(201);
+    expect(bodyOf(resultOf(invocation, 0)).key).toMatch(/^sk_/);
+    expect(bodyOf(resultOf(invocation, 1)).keys.map((k: { name: string }) => k.name)).toContain('from the bundle');
+    expect(resultOf(invocation, 2).statusCode).toBe(403);
+  });
+
+  it('publishes a skill from a base64-encoded body, then a version, storing content in S3 and items in DynamoDB', async () => {
+    const body = { name: 'Bundle Skill', description: 'Published through the bundle', category: 'Testing', files: [{ filename: 'SKILL.md', content: '# v1' }] };
+    const published = await invokeBundle('publish', [httpApiEvent('POST', '/api/publish', { headers: auth(), body, base64: true })], env);
+    const created = resultOf(published, 0);
+    expect(created.statusCode).toBe(201);
+    expect(created.headers!['ratelimit-remaining']).toBe('4');
+    skill = bodyOf(created);
+
+    const versioned = await invokeBundle(
+      'versions',
+      [httpApiEvent('POST', `/api/skills/${skill.id}/versions`, { routeKey: 'POST /api/skills/{id}/versions', pathParameters: { id: skill.id }, headers: auth(), body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# v1.1' }] } })],
+      env,
+    );
+    expect(resultOf(versioned, 0).statusCode).toBe(201);
+    expect(bodyOf(resultOf(versioned, 0)).currentVersion).toBe('1.1.0');
+
+    const { Item } = await stack.deps.db.doc.send(new GetCommand({ TableName: stack.deps.db.table, Key: versionKey(skill.id, '1.1.0') }));
+    expect(Item?.version).toBe('1.1.0');
+    const sha = sha256Hex(new TextEncoder().encode('# v1.1'));
+    expect(await objectExists(stack.deps.s3, stack.config.contentBucket, blobKey(sha))).toBe(true);
+  });
+
+  it('rebuilds the static files from a stream batch, ignoring other entities, and dispatches the site build', async () => {
+    github.dispatches.length = 0;
+    const batch = { Records: [streamRecord(`SKILL#${skill.id}`, 'META'), streamRecord(`SKILL#${skill.id}`, 'VERSION#1.1.0'), streamRecord(`DL#${skill.id}`, 'TOTAL', 'MODIFY')] };
+    const invocation = await invokeBundle<void>('rebuild', [batch, { Records: [streamRecord('SESSION#x', 'SESSION', 'REMOVE')] }], env);
+    expect(invocation.results).toEqual([{}, {}]); // resolved without a value, twice
+    const registry = JSON.parse(Buffer.from((await stack.deps.staticStore.get(registryKey(skill.slug)))!).toString('utf8'));
+    expect(registry).toMatchObject({ id: skill.id, currentVersion: '1.1.0' });
+    expect((await stack.deps.staticStore.get(CATALOG_KEY))?.byteLength).toBeGreaterThan(0);
+    expect(github.dispatches).toHaveLength(1);
+  });
+
+  it('delivers a free skill, counts it, and shows the count in analytics', async () => {
+    const delivered = await invokeBundle('deliver', [httpApiEvent('GET', `/api/deliver/${skill.id}`, { routeKey: 'GET /api/deliver/{skillId}', query: { source: 'cli' }, pathParameters: { skillId: skill.id } })], env);
+    const result = resultOf(delivered, 0);
+    expect(result.statusCode).toBe(200);
+    expect(result.headers!['cache-control']).toBe('private, no-store');
+    expect(bodyOf(result)).toMatchObject({ skillId: skill.id, version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# v1.1' }] });
+
+    const analytics = await invokeBundle('analytics', [httpApiEvent('GET', `/api/analytics/${skill.id}`, { cookies: [cookie] })], env);
+    expect(bodyOf(resultOf(analytics, 0))).toMatchObject({ total: 1, bySource: { cli: 1, web: 0, api: 0 } });
+  });
+
+  it('issues a download token for the author', async () => {
+    const path = `/api/skills/${skill.id}/download-tokens`;
+    const invocation = await invokeBundle('access', [httpApiEvent('POST', path, { headers: auth(), body: { maxUses: 2 } })], env);
+    expect(resultOf(invocation, 0).statusCode).toBe(201);
+    expect(bodyOf(resultOf(invocation, 0))).toMatchObject({ maxUses: 2 });
+  });
+
+  it('runs the daily full rebuild and the scheduled flush', async () => {
+    github.dispatches.length = 0;
+    const setLock = (pending: boolean) => stack.deps.db.doc.send(new PutCommand({ TableName: stack.deps.db.table, Item: { ...siteBuildLockKey, windowEndsAt: 0, pending } }));
+    await setLock(false);
+    const full = await invokeBundle('full-rebuild', [scheduledEvent('DailyFullRebuild')], env);
+    expect(full.results).toEqual([{ ok: { skills: 1, written: expect.any(Number), site: 'dispatched' } }]);
+
+    // A build deferred by an earlier window that has ended: the flush dispatches it, once.
+    await setLock(true);
+    const flush = await invokeBundle('site-build', [scheduledEvent('FlushSiteBuild'), scheduledEvent('FlushSiteBuild')], env);
+    expect(flush.results).toEqual([{ ok: 'dispatched' }, { ok: 'idle' }]);
+    expect(github.dispatches).toHaveLength(2);
+  });
+});

@@ -1,5 +1,7 @@
 import type { Io, OutputStream } from './io.ts';
 
+export { formatBytes } from '#core/format-bytes';
+
 /**
  * How the client talks to people. Human text goes to stdout and is silent under `--json` (the
  * command's result is printed as one JSON document instead); warnings and progress go to stderr.
@@ -69,17 +71,6 @@ export function createUi(io: Io, json: boolean): Ui {
   };
 }
 
-export function formatBytes(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  const units = ['kB', 'MB', 'GB'];
-  let value = bytes / 1000;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
-}
 
 const ANSI = /\u001b\[[0-9;]*m/g;
 const width = (text: string) => text.replace(ANSI, '').length;

@@ -13,6 +13,8 @@ export default defineConfig({
   cacheDir: process.env.SKILLPRESS_SITE_CACHE || './.astro/cache',
   build: {
     format: 'directory',
+    // Overlaps the writes of several pages: about a fifth off generating 10,000 pages here.
+    concurrency: 4,
     // One hashed, immutable stylesheet instead of the same CSS inlined into every page.
     inlineStylesheets: 'never',
   },

@@ -3,6 +3,7 @@ import { benchBundles } from './bundles.ts';
 import { benchDeliver } from './deliver.ts';
 import { benchPublish } from './publish.ts';
 import { benchRebuild } from './rebuild.ts';
+import { benchSite } from './site.ts';
 import { benchVerdaccio } from './verdaccio.ts';
 import { printTable, type Row } from './table.ts';
 
@@ -16,6 +17,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
   rebuild: () => benchRebuild(),
   bundles: benchBundles,
   verdaccio: () => benchVerdaccio(),
+  site: () => benchSite(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -1,21 +1,28 @@
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
  * Runs `astro build` for site/ in a child process: the build is CPU-heavy and must never block
  * the API's event loop, and a child can be stopped (Ctrl-C) and reniced. The data comes from
- * SKILLPRESS_DATA (see site/src/data/source.ts); output and content cache go where asked.
+ * SKILLPRESS_DATA (see site/src/data/source.ts); output and cache go where asked.
  */
 export const SITE_DIR = fileURLToPath(new URL('../../site/', import.meta.url));
+/**
+ * Where builds that are uploaded and thrown away put their output: inside site/, because the
+ * server chunks Astro stages there import packages from the project's node_modules.
+ */
+export const BUILDS_DIR = join(SITE_DIR, '.builds');
 // astro/astro.js is not among the package's exports; the bin file sits beside package.json.
 const ASTRO_BIN = fileURLToPath(new URL('../../node_modules/astro/astro.js', import.meta.url));
 
 export interface SiteBuildOptions {
   /** `s3://<bucket>` or an http(s) origin; unset builds a site without skills. */
   data?: string;
+  /** Under site/ (see BUILDS_DIR), one per build when builds may run at the same time. */
   outDir: string;
-  /** Astro's cache, holding the skills collection between builds (incremental loading). */
+  /** Astro's cacheDir, also holding the registry documents between builds (incremental reads). */
   cacheDir: string;
   /** Extra environment for the build (S3_ENDPOINT, AWS_REGION, …). */
   env?: Record<string, string | undefined>;
@@ -32,6 +39,8 @@ export interface SiteBuildResult {
 export async function buildSite(options: SiteBuildOptions): Promise<SiteBuildResult> {
   const started = performance.now();
   const child = spawn(process.execPath, [ASTRO_BIN, 'build', '--root', SITE_DIR], {
+    // Astro stages its server chunks in the output folder when that is under the working
+    // directory, else in ./.astro/ there, shared by every build: outDir should be under site/.
     cwd: SITE_DIR,
     env: {
       ...process.env,

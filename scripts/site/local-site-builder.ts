@@ -1,9 +1,10 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '#functions/config';
 import { errorFields, type Logger } from '#functions/log';
 import type { StaticStore } from '#functions/static/static-store';
-import { buildSite } from './build-site.ts';
+import { BUILDS_DIR, buildSite } from './build-site.ts';
 import { DebouncedJob } from './debounced-job.ts';
 import { siteSourceHash } from './site-sources.ts';
 import { readSiteManifest, uploadSite } from './upload-site.ts';
@@ -16,12 +17,14 @@ import { readSiteManifest, uploadSite } from './upload-site.ts';
  * the browser from their registry JSON. A failed build is logged and left for the next write.
  */
 export interface LocalSiteOptions {
-  /** Holds the build output and Astro's cache (the skills collection, kept between builds). */
+  /** Holds Astro's cache and the registry documents kept between builds (the output goes to site/.builds). */
   workDir: string;
   /** The pause in writes a build waits for (default 2 s)… */
   debounceMs?: number;
   /** …but never longer than this after the first unbuilt write (default 15 s). */
   maxWaitMs?: number;
+  /** Build at low CPU priority, so the API stays responsive (default true). */
+  nice?: boolean;
 }
 
 export interface SiteBuildReport {
@@ -35,6 +38,8 @@ export interface SiteBuildReport {
 export class LocalSiteBuilder {
   private readonly job: DebouncedJob;
   private readonly abort = new AbortController();
+  private sequence = 0;
+  private readonly removals = new Set<Promise<void>>();
   /** The last successful build, for logs, tests and the benchmark. */
   last?: SiteBuildReport;
   builds = 0;
@@ -55,6 +60,7 @@ export class LocalSiteBuilder {
 
   /** Builds at once when the bucket holds no site, or one built from other sources. */
   async start(): Promise<void> {
+    this.removeAbandonedBuilds();
     const manifest = await readSiteManifest(this.store);
     if (manifest?.sourceHash === siteSourceHash()) return;
     this.log.info(manifest ? 'site sources changed; rebuilding the site' : 'no site yet; building it');
@@ -71,28 +77,75 @@ export class LocalSiteBuilder {
     return this.job.idle();
   }
 
+  /** Builds and uploads now (after a running build), for benchmarks; undefined when it failed. */
+  async buildNow(): Promise<SiteBuildReport | undefined> {
+    const before = this.builds;
+    this.job.request(0);
+    await this.job.idle();
+    return this.builds > before ? this.last : undefined;
+  }
+
   /** Stops the running build (its child process) and cancels pending ones. */
   async stop(): Promise<void> {
     this.abort.abort();
     await this.job.stop();
+    await Promise.all(this.removals);
   }
 
   private async buildAndUpload(): Promise<void> {
-    const outDir = join(this.options.workDir, 'dist');
+    // A fresh folder per build, removed after the upload: builds of several runtimes in one
+    // checkout never share one, and Astro never has to empty 10,000 folders before building.
+    const outDir = join(BUILDS_DIR, `${process.pid}-${++this.sequence}`);
     const cacheDir = join(this.options.workDir, 'cache');
     mkdirSync(cacheDir, { recursive: true });
     const sourceHash = siteSourceHash();
-    const build = await buildSite({
-      data: `s3://${this.config.staticBucket}`,
-      outDir,
-      cacheDir,
-      env: { S3_ENDPOINT: this.config.s3Endpoint, AWS_REGION: this.config.region },
-      signal: this.abort.signal,
-      nice: true,
-    });
-    const upload = await uploadSite(this.store, outDir, { sourceHash });
-    this.last = { pages: build.pages, buildMs: build.ms, files: upload.files, uploaded: upload.uploaded, uploadMs: upload.ms };
-    this.builds += 1;
+    try {
+      const build = await buildSite({
+        data: `s3://${this.config.staticBucket}`,
+        outDir,
+        cacheDir,
+        env: { S3_ENDPOINT: this.config.s3Endpoint, AWS_REGION: this.config.region },
+        signal: this.abort.signal,
+        nice: this.options.nice ?? true,
+      });
+      const upload = await uploadSite(this.store, outDir, { sourceHash });
+      this.last = { pages: build.pages, buildMs: build.ms, files: upload.files, uploaded: upload.uploaded, uploadMs: upload.ms };
+      this.builds += 1;
+    } finally {
+      this.remove(outDir);
+    }
     this.log.info('site rebuilt', { ...this.last });
+  }
+
+  /** Build folders of runtimes that died before removing them. */
+  private removeAbandonedBuilds(): void {
+    let names: string[] = [];
+    try {
+      names = readdirSync(BUILDS_DIR);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const pid = Number(name.split('-')[0]);
+      if (pid !== process.pid && !isAlive(pid)) this.remove(join(BUILDS_DIR, name));
+    }
+  }
+
+  /** Removes a build folder in the background; stop() waits for it. */
+  private remove(dir: string): void {
+    const removal = rm(dir, { recursive: true, force: true })
+      .catch((error: unknown) => this.log.warn('could not remove a site build folder', errorFields(error)))
+      .finally(() => this.removals.delete(removal));
+    this.removals.add(removal);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { launchBrowser, type TestBrowser } from '../support/browser.ts';
 import { call, type ServerProcess, startServer } from '../support/server-process.ts';
 import { addVersion, publish, publishFixture, type SiteFixture, XSS_DESCRIPTION, XSS_NAME } from '../support/site-fixture.ts';
@@ -14,6 +14,10 @@ import { addVersion, publish, publishFixture, type SiteFixture, XSS_DESCRIPTION,
  * started as `npm start` starts it: the site is built by the runtime's own debounced rebuild
  * from what the fixture publishes through the API, and served by its CDN at `/`.
  */
+// A browser on a busy 2-core machine: give pages time rather than fail on a slow second.
+vi.setConfig({ testTimeout: 90_000 });
+const eventually = <T>(probe: () => T | Promise<T>) => expect.poll(probe, { timeout: 15_000, interval: 100 });
+
 const dataDir = mkdtempSync(join(tmpdir(), 'skillpress-site-'));
 let server: ServerProcess;
 let base: string;
@@ -80,14 +84,14 @@ describe('the catalog', () => {
     await page.goto(`${base}/`);
     await page.getByRole('searchbox', { name: 'Search skills' }).fill('json');
     const results = page.locator('#skill-list .card');
-    await expect.poll(() => results.locator('h3').allTextContents()).toEqual(['Pretty JSON']);
-    await expect.poll(() => page.locator('#search-status').textContent()).toBe('1 skill matches.');
+    await eventually(() => results.locator('h3').allTextContents()).toEqual(['Pretty JSON']);
+    await eventually(() => page.locator('#search-status').textContent()).toBe('1 skill matches.');
     expect(new URL(page.url()).searchParams.get('q')).toBe('json');
 
     await page.getByRole('searchbox', { name: 'Search skills' }).fill('explain postgresql');
-    await expect.poll(() => results.locator('h3').allTextContents()).toEqual(['SQL Explainer']);
+    await eventually(() => results.locator('h3').allTextContents()).toEqual(['SQL Explainer']);
     await page.getByRole('searchbox', { name: 'Search skills' }).fill('no such thing anywhere');
-    await expect.poll(() => page.locator('#search-status').textContent()).toBe('No skills match “no such thing anywhere”.');
+    await eventually(() => page.locator('#search-status').textContent()).toBe('No skills match “no such thing anywhere”.');
 
     await page.getByRole('searchbox', { name: 'Search skills' }).fill('pretty');
     await page.getByRole('link', { name: 'Pretty JSON' }).click();
@@ -110,12 +114,12 @@ describe('the catalog', () => {
     // The copy button, from the keyboard.
     await page.locator('#install-command ~ button').focus();
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.locator('#install-command ~ button').textContent()).toBe('Copied');
+    await eventually(() => page.locator('#install-command ~ button').textContent()).toBe('Copied');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('npx skillpress install pretty-json');
 
     // The file viewer shows a free skill's file.
     await page.getByRole('button', { name: 'examples/input.json' }).click();
-    await expect.poll(() => page.locator('[data-role=viewer-content]').textContent()).toBe('{"b": 1, "a": [1, 2, 3]}\n');
+    await eventually(() => page.locator('[data-role=viewer-content]').textContent()).toBe('{"b": 1, "a": [1, 2, 3]}\n');
     expect(await page.locator('[data-role=viewer-name]').textContent()).toBe('examples/input.json');
     await page.screenshot({ path: 'test/artifacts/site-skill.png', fullPage: true });
   });
@@ -133,9 +137,9 @@ describe('the catalog', () => {
     for (let minor = 1; minor <= 6; minor++) await addVersion(base, key, many.id, `1.${minor}.0`, `Minor ${minor}`, []);
     await until(async () => (await call(base, `/api/registry/${many.slug}`)).body?.currentVersion === '1.6.0', 20_000);
     await page.goto(`${base}/skills/${many.slug}/`);
-    await expect.poll(() => page.locator('[data-list=versions] [data-field=version]').count()).toBe(5);
+    await eventually(() => page.locator('[data-list=versions] [data-field=version]').count()).toBe(5);
     await page.getByRole('button', { name: 'Show every version' }).click();
-    await expect.poll(() => page.locator('[data-list=versions] [data-field=version]').allTextContents()).toEqual(['1.6.0', '1.5.0', '1.4.0', '1.3.0', '1.2.0', '1.1.0', '1.0.0']);
+    await eventually(() => page.locator('[data-list=versions] [data-field=version]').allTextContents()).toEqual(['1.6.0', '1.5.0', '1.4.0', '1.3.0', '1.2.0', '1.1.0', '1.0.0']);
   });
 
   it('renders a skill published after the site build, from its registry JSON', async () => {
@@ -146,7 +150,7 @@ describe('the catalog', () => {
     expect(served).not.toContain(fresh.slug);
     // …which the browser fills from /api/registry/<slug>.
     await page.goto(`${base}/skills/${fresh.slug}/`);
-    await expect.poll(() => page.locator('h1').textContent()).toBe('Fresh Off The Press');
+    await eventually(() => page.locator('h1').textContent()).toBe('Fresh Off The Press');
     expect(await page.locator('#install-command').textContent()).toBe(`npx skillpress install ${fresh.slug}`);
     expect(await page.locator('[data-list=versions] [data-field=version]').allTextContents()).toEqual(['1.0.0']);
     expect(await page.title()).toBe('Fresh Off The Press · Skillpress');
@@ -158,10 +162,10 @@ describe('the catalog', () => {
     await link.waitFor();
     expect(await link.getAttribute('href')).toBe(`/skills/_/?slug=${fresh.slug}`);
     await link.click();
-    await expect.poll(() => page.locator('.lede').textContent()).toBe('Published after the last site build');
+    await eventually(() => page.locator('.lede').textContent()).toBe('Published after the last site build');
 
     await page.goto(`${base}/skills/_/?slug=no-such-skill`);
-    await expect.poll(() => page.locator('[data-role=error]').textContent()).toBe('There is no skill “no-such-skill”.');
+    await eventually(() => page.locator('[data-role=error]').textContent()).toBe('There is no skill “no-such-skill”.');
   });
 
   it('works without JavaScript: home, categories and skill pages are complete HTML', async () => {
@@ -211,7 +215,7 @@ describe('the dashboard', () => {
     expect(await secret.innerText()).toContain('It is shown only once');
     await page.screenshot({ path: 'test/artifacts/site-dashboard-new-key.png', fullPage: true });
     const rows = page.locator('[data-list=keys] tr');
-    await expect.poll(() => rows.locator('td').first().textContent()).toBe('laptop');
+    await eventually(() => rows.locator('td').first().textContent()).toBe('laptop');
 
     // The key is real: it publishes.
     const published = await call(base, '/api/publish', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: { name: 'Bob Skill', description: 'by bob', category: 'testing' } });
@@ -219,7 +223,7 @@ describe('the dashboard', () => {
 
     await page.reload();
     await page.getByText('Signed in as bob').waitFor();
-    await expect.poll(() => rows.count()).toBe(1);
+    await eventually(() => rows.count()).toBe(1);
     expect(await secret.isVisible()).toBe(false);
     expect(await page.content()).not.toContain(key);
     const masked = (await rows.locator('code').textContent())!;
@@ -229,7 +233,7 @@ describe('the dashboard', () => {
     // Revoking asks twice, then the key stops working at once.
     await rows.getByRole('button', { name: 'Revoke' }).click();
     await rows.getByRole('button', { name: 'Click again to revoke' }).click();
-    await expect.poll(() => rows.count()).toBe(0);
+    await eventually(() => rows.count()).toBe(0);
     const refused = await call(base, '/api/publish', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: { name: 'Bob Again', description: 'x', category: 'testing' } });
     expect(refused.status).toBe(401);
   });
@@ -238,11 +242,11 @@ describe('the dashboard', () => {
     await signInAs('alice');
     const row = page.locator('[data-list=skills] tr', { hasText: 'Pretty JSON' });
     await row.getByRole('button', { name: 'Analytics and access' }).click();
-    await expect.poll(() => page.locator('#skill-panel-heading').textContent()).toBe('Analytics for Pretty JSON');
+    await eventually(() => page.locator('#skill-panel-heading').textContent()).toBe('Analytics for Pretty JSON');
     const api = (await call(base, `/api/analytics/${fixture.skills.pretty.id}`, { headers: { cookie: fixture.cookie } })).body;
     expect(api).toMatchObject({ total: 8, bySource: { cli: 5, web: 2, api: 1 } });
 
-    await expect.poll(() => page.locator('[data-stat=total]').textContent()).toBe(String(api.total));
+    await eventually(() => page.locator('[data-stat=total]').textContent()).toBe(String(api.total));
     const stats = await page.locator('[data-stat]').evaluateAll((els) => Object.fromEntries(els.map((e) => [(e as HTMLElement).dataset.stat, e.textContent])));
     expect(stats).toEqual({ total: String(api.total), last7d: String(api.last7d), last30d: String(api.last30d), cli: '5', web: '2', api: '1' });
 
@@ -277,19 +281,19 @@ describe('the dashboard', () => {
     const token = (await secret.locator('#new-token-value').textContent())!;
     expect((await call(base, `/api/deliver/${fixture.skills.sql.id}?token=${token}`)).status).toBe(200);
     const tokens = page.locator('[data-list=tokens] tr');
-    await expect.poll(() => tokens.count()).toBe(1);
+    await eventually(() => tokens.count()).toBe(1);
     await tokens.getByRole('button', { name: 'Revoke' }).click();
     await tokens.getByRole('button', { name: 'Click again to revoke' }).click();
-    await expect.poll(() => tokens.count()).toBe(0);
+    await eventually(() => tokens.count()).toBe(0);
     expect((await call(base, `/api/deliver/${fixture.skills.sql.id}?token=${token}`)).status).toBe(401);
 
     await page.getByLabel('GitHub login').fill('bob');
     await page.getByRole('button', { name: 'Grant access' }).click();
     const grants = page.locator('[data-list=grants] tr');
-    await expect.poll(() => grants.locator('td').first().textContent()).toBe('bob');
+    await eventually(() => grants.locator('td').first().textContent()).toBe('bob');
     await grants.getByRole('button', { name: 'Revoke' }).click();
     await grants.getByRole('button', { name: 'Click again to revoke' }).click();
-    await expect.poll(() => grants.count()).toBe(0);
+    await eventually(() => grants.count()).toBe(0);
   });
 });
 
@@ -301,23 +305,23 @@ describe('hostile skill names', () => {
     expect(await page.locator('h1').textContent()).toBe(XSS_NAME);
     expect(await page.locator('.lede').textContent()).toBe(XSS_DESCRIPTION);
     await page.getByRole('button', { name: 'SKILL.md' }).click();
-    await expect.poll(() => page.locator('[data-role=viewer-content]').textContent()).toBe('<img src=x onerror=alert(3)>');
+    await eventually(() => page.locator('[data-role=viewer-content]').textContent()).toBe('<img src=x onerror=alert(3)>');
     expect(await injected()).toBe(0);
 
     // Rendered in the browser from the registry JSON, as for a skill newer than the build.
     await page.goto(`${base}/skills/_/?slug=${fixture.skills.xss.slug}`);
-    await expect.poll(() => page.locator('h1').textContent()).toBe(XSS_NAME);
+    await eventually(() => page.locator('h1').textContent()).toBe(XSS_NAME);
     expect(await injected()).toBe(0);
 
     await page.goto(`${base}/`);
     expect(await page.locator('#skill-list').innerText()).toContain(XSS_NAME);
     await page.getByRole('searchbox', { name: 'Search skills' }).fill('onerror');
-    await expect.poll(() => page.locator('#skill-list .card h3').allTextContents()).toEqual([XSS_NAME]);
+    await eventually(() => page.locator('#skill-list .card h3').allTextContents()).toEqual([XSS_NAME]);
     expect(await injected()).toBe(0);
 
     await signInAs('alice');
     await page.locator('[data-list=skills] tr', { hasText: 'onerror' }).getByRole('button', { name: 'Analytics and access' }).click();
-    await expect.poll(() => page.locator('#skill-panel-heading').textContent()).toBe(`Analytics for ${XSS_NAME}`);
+    await eventually(() => page.locator('#skill-panel-heading').textContent()).toBe(`Analytics for ${XSS_NAME}`);
     expect(await injected()).toBe(0);
 
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -1,15 +1,23 @@
-import { getCollection } from 'astro:content';
+import { join } from 'node:path';
 import type { RegistryDocument } from '#core/registry-document';
+import { loadSkills } from './skills-cache.ts';
+import { sourceFromEnv } from './source.ts';
 
 /**
- * The skills the build knows, as the registry documents the loader validated. Astro's
- * collection entries are untyped here (the schema is zod 4, Astro's own is zod 3), so the type
- * comes from the same schema the loader parsed with.
+ * The skills this build knows: every catalog skill's registry document, read once per build
+ * from SKILLPRESS_DATA (see source.ts), validated by the zod schemas, through the cache in
+ * SKILLPRESS_SITE_CACHE (Astro's cacheDir). Sorted by slug.
  */
 let cached: Promise<RegistryDocument[]> | undefined;
 
 export function allSkills(): Promise<RegistryDocument[]> {
-  cached ??= getCollection('skills').then((entries) => entries.map((e) => e.data as RegistryDocument).sort((a, b) => (a.slug < b.slug ? -1 : 1)));
+  cached ??= (async () => {
+    const source = sourceFromEnv();
+    const cacheFile = join(process.env.SKILLPRESS_SITE_CACHE || join(process.cwd(), '.astro', 'cache'), 'skillpress-skills.json');
+    const { skills, read, missing } = await loadSkills(source, cacheFile);
+    console.log(`[skillpress] ${skills.length} skills from ${source.description}; ${read} registry ${read === 1 ? 'document' : 'documents'} read${missing ? `, ${missing} missing` : ''}`);
+    return skills.sort((a, b) => (a.slug < b.slug ? -1 : 1));
+  })();
   return cached;
 }
 

@@ -1,17 +1,6 @@
 /** Small display formats shared by the pages (at build time) and the browser scripts. */
 
-/** `1234` → `1.2 kB`; sizes as people read them, in SI units like npm. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  const units = ['kB', 'MB', 'GB'];
-  let value = bytes / 1000;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit += 1;
-  }
-  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
-}
+export { formatBytes } from '#core/format-bytes';
 
 /** The UTC day of an ISO timestamp, `yyyy-mm-dd`: the same on every machine and in every page. */
 export function utcDay(iso: string): string {

@@ -55,7 +55,7 @@ async function start(root: HTMLElement): Promise<void> {
     byId = new Map(skills.map((s) => [s.id, s]));
     // The first skill's numbers are what an author most often comes for.
     if (skills[0]) {
-      root.querySelector('[data-list=skills] tr')?.setAttribute('aria-selected', 'true');
+      root.querySelector('[data-list=skills] tr')?.setAttribute('aria-current', 'true');
       await panel.open(skills[0], false);
     }
   };
@@ -64,7 +64,7 @@ async function start(root: HTMLElement): Promise<void> {
     const button = (event.target as Element).closest<HTMLButtonElement>('button[data-action=select-skill]');
     const skill = button && byId.get(button.value);
     if (!skill) return;
-    for (const row of root.querySelectorAll('[data-list=skills] tr')) row.setAttribute('aria-selected', String(row.contains(button)));
+    for (const row of root.querySelectorAll('[data-list=skills] tr')) row.setAttribute('aria-current', String(row.contains(button)));
     void panel.open(skill, true);
   });
 

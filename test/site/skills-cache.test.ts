@@ -1,13 +1,16 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { skillsLoader } from '../../site/src/data/skills-loader.ts';
+import { loadSkills } from '../../site/src/data/skills-cache.ts';
 import { sourceFromEnv, type StaticSource } from '../../site/src/data/source.ts';
 import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
 
 /**
  * Where the site build reads its data: the static bucket (local runtime) or a running
- * Skillpress over HTTP (a CI build of production), and the incremental content loader.
+ * Skillpress over HTTP (a CI build of production), and the cache that makes it incremental.
  */
 let stack: TestStack;
 let key: string;
@@ -49,43 +52,39 @@ describe('the site data source', () => {
   });
 });
 
-/** Just enough of Astro's DataStore for the loader. */
-function memoryStore() {
-  const entries = new Map<string, { id: string; data: Record<string, unknown>; digest?: string }>();
-  return {
-    entries,
-    get: (id: string) => entries.get(id),
-    set: (entry: { id: string; data: Record<string, unknown>; digest?: string }) => {
-      entries.set(entry.id, entry);
-      return true;
-    },
-    delete: (id: string) => void entries.delete(id),
-    keys: () => [...entries.keys()],
-  };
-}
-
-describe('the incremental skills loader', () => {
+describe('the incremental skill cache', () => {
   it('reads only the registry documents of skills that changed since the last build', async () => {
     const source = sources()[0]![1];
     let reads = 0;
     const counting: StaticSource = { ...source, catalog: () => source.catalog(), registry: (slug) => ((reads += 1), source.registry(slug)) };
-    const store = memoryStore();
-    const logger = { info: () => {} };
-    const load = () => skillsLoader(counting).load({ store, logger } as never);
+    const dir = mkdtempSync(join(tmpdir(), 'skillpress-skill-cache-'));
+    const cacheFile = join(dir, 'skills.json');
+    try {
+      const first = await loadSkills(counting, cacheFile);
+      expect(reads).toBe(3);
+      expect(first.skills.map((s) => s.slug).sort()).toEqual([...slugs].sort());
 
-    await load();
-    expect(reads).toBe(3);
-    expect([...store.entries.keys()].sort()).toEqual([...slugs].sort());
+      reads = 0;
+      expect((await loadSkills(counting, cacheFile)).read).toBe(0);
+      expect(reads).toBe(0);
 
-    reads = 0;
-    await load();
-    expect(reads).toBe(0);
+      const changed = first.skills.find((s) => s.slug === slugs[1])!;
+      expect((await withKey(stack, key, `/api/skills/${changed.id}/versions`, { body: { version: '1.1.0', changelog: 'More' } })).status).toBe(201);
+      await stack.idle();
+      const third = await loadSkills(counting, cacheFile);
+      expect(reads).toBe(1);
+      expect(third.skills.find((s) => s.slug === slugs[1])!.currentVersion).toBe('1.1.0');
+      // The next build sees the change too: the cache was written with it.
+      reads = 0;
+      expect((await loadSkills(counting, cacheFile)).skills.find((s) => s.slug === slugs[1])!.currentVersion).toBe('1.1.0');
+      expect(reads).toBe(0);
 
-    const id = store.get(slugs[1]!)!.data.id as string;
-    expect((await withKey(stack, key, `/api/skills/${id}/versions`, { body: { version: '1.1.0', changelog: 'More' } })).status).toBe(201);
-    await stack.idle();
-    await load();
-    expect(reads).toBe(1);
-    expect(store.get(slugs[1]!)!.data.currentVersion).toBe('1.1.0');
+      writeFileSync(cacheFile, '{not json');
+      reads = 0;
+      expect((await loadSkills(counting, cacheFile)).skills).toHaveLength(3);
+      expect(reads).toBe(3);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -4,7 +4,7 @@
 // are corrected here, before the server starts.
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, rename } from 'node:fs/promises';
+import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Readable, Transform } from 'node:stream';
@@ -37,7 +37,7 @@ fsExtra.readdirSync = function sortedReaddirSync(path, options) {
 // the bytes from another; so a GET during (or just after) a PUT answered 200 with a truncated
 // or mixed object. S3 is read-after-write consistent and never serves part of an object. Every
 // file of an object is now written beside it and renamed into place once complete, and a GET
-// reads the length and the bytes from the one file it opened.
+// takes the bytes, their length and their ETag from the one file it opened.
 const writeAtomically = async (path, source) => {
   const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   await pipeline(source, createWriteStream(temp));
@@ -71,24 +71,32 @@ FilesystemStore.prototype.getObject = async function getObject(bucket, key, opti
   let file;
   try {
     file = await open(this.getResourcePath(bucket, key, 'object'), 'r');
-    const { size, mtime } = await file.stat();
-    const metadata = { ...(await this.getMetadata(bucket, key)), 'content-length': size, 'last-modified': mtime.toUTCString() };
-    const range = { start: options?.start || 0, end: Math.min(options?.end || Infinity, Math.max(0, size - 1)) };
-    const ranged = options && (options.start !== undefined || options.end);
-    let content = null;
-    if (range.start >= 0 && range.end >= range.start) {
-      content = file.createReadStream({ ...range, autoClose: true });
-      file = undefined; // the stream closes it
-    }
-    const object = new S3Object(bucket, key, content, metadata);
-    if (ranged) object.range = range;
-    return object;
   } catch (error) {
     if (error.code === 'ENOENT') return null;
     throw error;
-  } finally {
-    await file?.close();
   }
+  // One open file gives the bytes, their length and their ETag, so they always agree. The
+  // bytes are read whole (objects here are a few MB at most) and the file closed at once: a
+  // stream left open would hold its descriptor until garbage collection whenever s3rver
+  // answers 304 without reading it.
+  let bytes, mtime;
+  try {
+    [bytes, { mtime }] = await Promise.all([file.readFile(), file.stat()]);
+  } finally {
+    await file.close();
+  }
+  const stored = await readFile(this.getResourcePath(bucket, key, 'metadata.json'), 'utf8').then(JSON.parse, (error) => (error.code === 'ENOENT' ? {} : Promise.reject(error)));
+  const metadata = {
+    ...stored,
+    etag: JSON.stringify(createHash('md5').update(bytes).digest('hex')),
+    'content-length': bytes.length,
+    'last-modified': mtime.toUTCString(),
+  };
+  const range = { start: options?.start || 0, end: Math.min(options?.end || Infinity, Math.max(0, bytes.length - 1)) };
+  const satisfiable = range.start >= 0 && range.end >= range.start;
+  const object = new S3Object(bucket, key, satisfiable ? Readable.from([bytes.subarray(range.start, range.end + 1)]) : null, metadata);
+  if (options && (options.start !== undefined || options.end)) object.range = range;
+  return object;
 };
 
 const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: process.env.EMBEDDED_PATH });

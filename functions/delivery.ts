@@ -1,20 +1,19 @@
-import { type FileBytes, toWireFile, type WireFile } from '#core/bundle';
+import { type FileBytes, toWireFile } from '#core/bundle';
 import { notFound } from '#core/errors';
 import { type AccessRoute, decideAccess, type SessionStanding, tokenProblem, tokenRejected } from '#core/paid-access';
 import type { DeliverQuery, User } from '#core/schemas';
 import { assertStrictVersion } from '#core/semver-order';
 import { getBlob } from './content/blobs.ts';
 import type { Deps } from './deps.ts';
-import { findDownloadToken, refundDownloadToken, spendDownloadToken } from './store/download-tokens.ts';
-import { recordDownload } from './store/downloads.ts';
+import { findDownloadToken, spendDownloadToken } from './store/download-tokens.ts';
 import { hasGrant } from './store/grants.ts';
 import { getSkill, getVersion, type SkillItem, type StoredFile } from './store/skills.ts';
 
 /**
  * Delivery of a skill version's content (DESIGN.md §4). The steps are ordered so that a request
  * that fails changes nothing: every check and every content read comes first, then the token's
- * use is spent, then the download is counted, and only then does the response go out. A count
- * that fails gives the token use back.
+ * use is spent, and only then is the download counted (written behind the response, see
+ * DownloadCounter) and the response sent.
  */
 
 export interface DeliveryRequest extends DeliverQuery {
@@ -29,7 +28,8 @@ export interface Delivery {
   skillId: string;
   slug: string;
   version: string;
-  files: WireFile[];
+  /** The response body `{skillId, slug, version, files}`, serialised once per version. */
+  json: string;
 }
 
 /**
@@ -38,35 +38,30 @@ export interface Delivery {
  * and 401/402 for paid content without access (see core/paid-access.ts).
  */
 export async function deliver(deps: Deps, request: DeliveryRequest): Promise<Delivery> {
-  const { db, clock } = deps;
+  const { db, clock, delivery: cache } = deps;
   const wanted = request.version === undefined ? undefined : assertStrictVersion(request.version);
-  // With an explicit version the two reads are independent; without one, META names it.
-  const [skill, explicit] = await Promise.all([getSkill(db, request.skillId), wanted ? getVersion(db, request.skillId, wanted) : undefined]);
+  const skill = await cache.skill(request.skillId, () => getSkill(db, request.skillId));
   if (!skill) throw notFound(`No skill with id ${request.skillId}`);
-  const version = wanted ? explicit : await getVersion(db, skill.id, skill.currentVersion);
-  if (!version) throw notFound(`${skill.slug} has no version ${wanted ?? skill.currentVersion}`);
+  const version = wanted ?? skill.currentVersion;
+  const delivery = await cache.payloads.load(`${skill.id}@${version}`, () => readDelivery(deps, skill, version));
 
   const route = await accessRoute(deps, skill, request);
-  const files = await readFiles(deps, version.files);
-
-  const delivery = { skillId: skill.id, slug: skill.slug, version: version.version, files: files.map(toWireFile) };
   if (!request.install) return delivery;
   const token = route === 'token' ? request.token! : undefined;
   if (token && !(await spendDownloadToken(db, token, skill.id, clock()))) {
     // Lost a race for the last use, or revoked or expired while the content was read.
     throw tokenRejected(tokenProblem(await findDownloadToken(db, token), skill.id, clock()) ?? 'used_up');
   }
-  try {
-    await recordDownload(db, skill.id, request.source, clock());
-  } catch (error) {
-    if (token) {
-      await refundDownloadToken(db, token).catch((refundError: unknown) => {
-        deps.log.error('could not give back a download token use', { skillId: skill.id, error: (refundError as Error).name });
-      });
-    }
-    throw error;
-  }
+  deps.downloads.add(skill.id, request.source, clock());
   return delivery;
+}
+
+/** Reads and serialises one version's payload; a version that does not exist is a 404 (not kept). */
+async function readDelivery(deps: Deps, skill: SkillItem, version: string): Promise<Delivery> {
+  const item = await getVersion(deps.db, skill.id, version);
+  if (!item) throw notFound(`${skill.slug} has no version ${version}`);
+  const files = (await readFiles(deps, item.files)).map(toWireFile);
+  return { skillId: skill.id, slug: skill.slug, version, json: JSON.stringify({ skillId: skill.id, slug: skill.slug, version, files }) };
 }
 
 /** Gathers only the facts the decision needs: nothing for free skills, no token read for entitled sessions. */

@@ -22,7 +22,7 @@ export interface LocalRuntime {
   trigger: LocalRebuildTrigger;
   /** The site rebuild, when this runtime serves the site. */
   site?: LocalSiteBuilder;
-  /** Resolves once every committed write so far has been rebuilt (registry files, not the site). */
+  /** Resolves once every committed write so far has been rebuilt (registry files, not the site) and every delivery counted. */
   idle(): Promise<void>;
 }
 
@@ -41,5 +41,9 @@ export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps,
   }, deps.log);
   const cdn = new LocalCdn(deps.staticStore);
   const app = createApp(deps, [...allRoutes, cdn.routes]);
-  return { deps, app, rebuilder, trigger, site, idle: () => trigger.idle() };
+  return { deps, app, rebuilder, trigger, site, idle: async () => {
+      await trigger.idle();
+      await deps.downloads.flush();
+    },
+  };
 }

@@ -7,7 +7,18 @@ import type { RouteGroup } from './env.ts';
 /** Clients and logger are created once per Lambda container and shared by its invocations. */
 const deps = createDeps(configFromEnv());
 
-/** A Lambda handler for API Gateway HTTP API (v2) events serving `groups`. */
+/**
+ * A Lambda handler for API Gateway HTTP API (v2) events serving `groups`. Install counts are
+ * written before the invocation returns: a frozen or recycled container must not hold any. A
+ * count that cannot be written stays pending for the next invocation's flush.
+ */
 export function lambdaHandler(groups: RouteGroup[]) {
-  return handle(createApp(deps, groups));
+  const serve = handle(createApp(deps, groups));
+  return async (...args: Parameters<typeof serve>): Promise<Awaited<ReturnType<typeof serve>>> => {
+    try {
+      return await serve(...args);
+    } finally {
+      await deps.downloads.flush().catch((error: unknown) => deps.log.error('could not write download counts; will retry', { error: (error as Error).name }));
+    }
+  };
 }

@@ -87,12 +87,6 @@ export function spendDownloadToken(db: Db, token: string, skillId: string, now: 
   });
 }
 
-/** Gives back a use spent by a delivery that then failed, so a failed request costs nothing. */
-export async function refundDownloadToken(db: Db, token: string): Promise<void> {
-  // False when the token was revoked meanwhile: there is nothing left to give back to.
-  await updateIf(db, token, { UpdateExpression: 'ADD uses :minusOne', ConditionExpression: 'uses > :zero', ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 } });
-}
-
 async function updateIf(db: Db, token: string, update: { UpdateExpression: string; ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> }): Promise<boolean> {
   try {
     await db.doc.send(new UpdateCommand({ TableName: db.table, Key: downloadTokenKey(hashSecret(token)), ...update }));

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { analytics, authorStack, deliver, issueToken, publish } from '../support/delivery.ts';
+import { analytics, authorStack, commandsDuring, deliver, issueToken, publish } from '../support/delivery.ts';
 import { Client, json, type TestStack, withKey } from '../support/stack.ts';
 
 let stack: TestStack;
@@ -105,18 +105,8 @@ describe('GET /api/analytics/<skillId> over time', () => {
   it('reads with one bounded Query and one GetItem of the totals, never a Scan', async () => {
     const skill = await publish(stack, aliceKey);
     await deliver(stack, skill.id);
-    const doc = stack.deps.db.doc;
-    const original = doc.send.bind(doc);
-    const sent: { name: string; input: Record<string, unknown> }[] = [];
-    doc.send = ((command: { constructor: { name: string }; input: Record<string, unknown> }, ...rest: unknown[]) => {
-      sent.push({ name: command.constructor.name, input: command.input });
-      return (original as (...args: unknown[]) => unknown)(command, ...rest);
-    }) as typeof doc.send;
-    try {
-      await analytics(alice, skill.id);
-    } finally {
-      doc.send = original;
-    }
+    await stack.idle(); // the count is written behind the response; only the read is measured
+    const sent = await commandsDuring(stack, () => analytics(alice, skill.id));
     const counters = sent.filter((c) => JSON.stringify(c.input).includes(`DL#${skill.id}`));
     expect(counters.map((c) => c.name).sort()).toEqual(['GetCommand', 'QueryCommand']);
     expect(sent.map((c) => c.name)).not.toContain('ScanCommand');

@@ -49,3 +49,20 @@ export async function issueToken(author: Client, skillId: string, body: Record<s
   expect(res.status, await res.clone().text()).toBe(201);
   return json(res);
 }
+
+/** Every DynamoDB command `stack` sends while `run` runs, in order. */
+export async function commandsDuring(stack: TestStack, run: () => Promise<unknown>): Promise<{ name: string; input: Record<string, unknown> }[]> {
+  const doc = stack.deps.db.doc;
+  const original = doc.send.bind(doc);
+  const sent: { name: string; input: Record<string, unknown> }[] = [];
+  doc.send = ((command: { constructor: { name: string }; input: Record<string, unknown> }, ...rest: unknown[]) => {
+    sent.push({ name: command.constructor.name, input: command.input });
+    return (original as (...args: unknown[]) => unknown)(command, ...rest);
+  }) as typeof doc.send;
+  try {
+    await run();
+  } finally {
+    doc.send = original;
+  }
+  return sent;
+}

@@ -1,0 +1,46 @@
+import { BoundedCache } from '#core/bounded-cache';
+import type { Delivery } from './delivery.ts';
+import type { SkillItem } from './store/skills.ts';
+
+/**
+ * What delivery keeps between requests, one per process. A version's payload never changes
+ * (versions are immutable), so it is bounded by size and never invalidated. A skill's META is
+ * kept for `skillTtlMs`: of what delivery reads from it only `currentVersion` ever changes, and
+ * a write in this process forgets it at once (so the local runtime always delivers the new
+ * version); another process (a deliver Lambda) may default to the previous version for that
+ * long, well inside the CDN's 5-minute registry TTL. Unknown skills are not remembered.
+ */
+export class DeliveryCache {
+  private readonly skills = new Map<string, { skill: SkillItem; until: number }>();
+  /** Bumped by every forget, so a read that started before a write is not kept after it. */
+  private generation = 0;
+  readonly payloads: BoundedCache<string, Delivery>;
+
+  constructor(
+    readonly skillTtlMs: number,
+    payloadChars: number,
+    private readonly maxSkills = 50_000,
+  ) {
+    this.payloads = new BoundedCache(payloadChars, (d) => d.json.length);
+  }
+
+  async skill(id: string, read: () => Promise<SkillItem | undefined>): Promise<SkillItem | undefined> {
+    const now = performance.now();
+    const held = this.skills.get(id);
+    if (held && held.until > now) return held.skill;
+    const generation = this.generation;
+    const skill = await read();
+    if (skill && generation === this.generation) {
+      this.skills.delete(id);
+      this.skills.set(id, { skill, until: now + this.skillTtlMs });
+      if (this.skills.size > this.maxSkills) this.skills.delete(this.skills.keys().next().value!);
+    }
+    return skill;
+  }
+
+  /** Called with the skills a committed write changed. */
+  forget(ids: string[]): void {
+    this.generation += 1;
+    for (const id of ids) this.skills.delete(id);
+  }
+}

@@ -58,8 +58,11 @@ export class Rebuilder {
     const states = (await mapLimit(ids, 8, (id) => loadSkillState(this.deps.db, id))).filter((s): s is SkillState => s !== undefined);
     if (states.length === 0) return;
     const loaded = performance.now();
-    const archived = await mapLimit(states, 8, (state) => this.writeSkillFiles(state));
+    await mapLimit(states, 8, (state) => this.writeSkillFiles(state));
     const filesWritten = performance.now();
+    // Only the discovery index points at archives: they are written while the catalog is patched.
+    const archived = mapLimit(states, 8, (state) => this.archiveEntry(state, this.discovery?.list.get(state.skill.slug)));
+    archived.catch(() => {}); // awaited in patchIndexes, whose failure fails the rebuild
     await this.patchIndexes(states, archived);
     const ms = (a: number, b: number) => Math.round(b - a);
     this.deps.log.debug('rebuilt', { skills: states.length, loadMs: ms(started, loaded), filesMs: ms(loaded, filesWritten), indexesMs: ms(filesWritten, performance.now()) });
@@ -91,25 +94,19 @@ export class Rebuilder {
       const entries = await mapLimit(states, 32, (state) => this.archiveEntry(state, previous.get(state.skill.slug), existing));
       const catalog = catalogList(states.map((s) => catalogEntry(s.skill, s.skill.currentVersion)));
       const discovery = discoveryList(entries.filter((e): e is DiscoveryEntry => e !== undefined));
-      await this.writeIndexes(catalog, { list: discovery });
+      await this.writeIndexes(catalog, Promise.resolve({ list: discovery }));
     });
     return { skills: states.length, written: written + 2 };
   }
 
-  /**
-   * One skill's own files: bundles of free versions (once: they are immutable), then the two
-   * registry documents, then the archive of the current version. Returns the skill's discovery
-   * entry (undefined for a paid skill).
-   */
-  private async writeSkillFiles(state: SkillState): Promise<DiscoveryEntry | undefined> {
+  /** A skill's registry files: bundles of free versions (once: they are immutable), then the two registry documents. */
+  private async writeSkillFiles(state: SkillState): Promise<void> {
     const { skill, versions } = state;
     if (!skill.paid) await this.writeBundles(state, await this.presentBundles(state));
     await Promise.all([
       this.deps.staticStore.put(registryKey(skill.slug), canonicalJson(registryDocument(skill, versions))),
       this.deps.staticStore.put(versionsKey(skill.slug), canonicalJson(versionsDocument(skill, versions))),
     ]);
-    // Only the discovery index points at the archive, so it need not hold the registry back.
-    return this.archiveEntry(state, this.discovery?.list.get(skill.slug));
   }
 
   /** Writes the bundles a free skill is missing; paid content never reaches the static bucket. */
@@ -168,21 +165,28 @@ export class Rebuilder {
     }));
   }
 
-  /** Sets the skills' entries in both shared indexes under the lease lock, and writes them. */
-  private async patchIndexes(states: SkillState[], archived: (DiscoveryEntry | undefined)[]): Promise<void> {
+  /**
+   * Sets the skills' entries in both shared indexes under the lease lock, and writes them: the
+   * catalog at once, the discovery index once the skills' archives (`archived`, each skill's
+   * discovery entry or undefined for a paid skill) are in the bucket.
+   */
+  private async patchIndexes(states: SkillState[], archived: Promise<(DiscoveryEntry | undefined)[]>): Promise<void> {
     await withLock(this.deps.db, 'static-indexes', async () => {
       try {
         const [catalog, discovery] = await Promise.all([
           this.loadIndex(CATALOG_KEY, this.catalog, parseCatalog),
           this.loadIndex(DISCOVERY_INDEX_KEY, this.discovery, parseDiscovery),
         ]);
-        for (const [i, { skill }] of states.entries()) {
-          catalog.list.set(catalogEntry(skill, skill.currentVersion));
-          const entry = archived[i];
-          if (entry) discovery.list.set(entry);
-          else discovery.list.delete(skill.slug);
-        }
-        await this.writeIndexes(catalog.list, discovery);
+        for (const { skill } of states) catalog.list.set(catalogEntry(skill, skill.currentVersion));
+        const patched = archived.then((entries) => {
+          for (const [i, { skill }] of states.entries()) {
+            const entry = entries[i];
+            if (entry) discovery.list.set(entry);
+            else discovery.list.delete(skill.slug);
+          }
+          return discovery;
+        });
+        await this.writeIndexes(catalog.list, patched);
       } catch (error) {
         // What this process holds may now differ from the bucket: read the bucket next time.
         this.catalog = undefined;
@@ -196,16 +200,16 @@ export class Rebuilder {
    * Writes the catalog (its generatedAt always moves) and the discovery index unless the bucket
    * already holds exactly its bytes, side by side.
    */
-  private async writeIndexes(catalog: SortedJsonList<CatalogEntry>, discovery: HeldIndex<DiscoveryEntry>): Promise<void> {
-    const catalogBytes = catalogJson(catalog, this.deps.clock().toISOString());
-    const discoveryBytes = discoveryJson(discovery.list);
-    const unchanged = discovery.etag !== undefined && discovery.bytes === discoveryBytes;
-    const [catalogEtag, discoveryEtag] = await Promise.all([
-      this.deps.staticStore.put(CATALOG_KEY, catalogBytes),
-      unchanged ? discovery.etag : this.deps.staticStore.put(DISCOVERY_INDEX_KEY, discoveryBytes),
-    ]);
+  private async writeIndexes(catalog: SortedJsonList<CatalogEntry>, patched: Promise<HeldIndex<DiscoveryEntry>>): Promise<void> {
+    const writeDiscovery = async () => {
+      const discovery = await patched;
+      const bytes = discoveryJson(discovery.list);
+      const unchanged = discovery.etag !== undefined && discovery.bytes === bytes;
+      return { list: discovery.list, etag: unchanged ? discovery.etag : await this.deps.staticStore.put(DISCOVERY_INDEX_KEY, bytes), bytes };
+    };
+    const [catalogEtag, discovery] = await Promise.all([this.deps.staticStore.put(CATALOG_KEY, catalogJson(catalog, this.deps.clock().toISOString())), writeDiscovery()]);
     this.catalog = { list: catalog, etag: catalogEtag };
-    this.discovery = { list: discovery.list, etag: discoveryEtag, bytes: discoveryBytes };
+    this.discovery = discovery;
   }
 
   /**

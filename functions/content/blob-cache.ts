@@ -29,6 +29,11 @@ export class BlobCache {
     return bytes;
   }
 
+  /** Whether the bytes of `sha256` are held (without counting as a use). */
+  has(sha256: string): boolean {
+    return this.entries.has(sha256);
+  }
+
   /** Bytes currently held, for tests and diagnostics. */
   get bytes(): number {
     return this.size;

@@ -140,15 +140,17 @@ export class Rebuilder {
 
   /**
    * A free skill's discovery entry, writing the archive of its current version unless `known`
-   * (an index entry for that version) or the bucket (`existing`, else a HEAD) already has it.
-   * Archives, like bundles, never change once written.
+   * (an index entry for that version) or the listing `existing` of a full rebuild says the
+   * bucket has it. Archives are deterministic, so without either (the current version just
+   * moved, almost always) the archive is written without asking first: a HEAD would cost a
+   * round trip on the way to the index to spare a rare rewrite of the same bytes.
    */
   private async archiveEntry({ skill, versions }: SkillState, known: DiscoveryEntry | undefined, existing?: Map<string, string>): Promise<DiscoveryEntry | undefined> {
     if (skill.paid) return undefined;
     const current = versions.find((v) => v.version === skill.currentVersion)!;
     if (known?.version === current.version) return discoveryEntry(skill, current.version, known.digest.slice('sha256:'.length));
     const key = archiveKey(skill.slug, current.version);
-    let digest = !existing || existing.has(key) ? (await this.deps.staticStore.metadata(key))?.sha256 : undefined;
+    let digest = existing?.has(key) ? (await this.deps.staticStore.metadata(key))?.sha256 : undefined;
     if (!digest) {
       const archive = skillArchive(await this.readFiles(current));
       digest = sha256Hex(archive);

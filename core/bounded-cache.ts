@@ -37,6 +37,11 @@ export class BoundedCache<K, V> {
     return hit;
   }
 
+  /** Whether `key` is held (without counting as a use). */
+  has(key: K): boolean {
+    return this.entries.has(key);
+  }
+
   /** Keeps a value made elsewhere (bytes just written), unless it is larger than the whole cache. */
   remember(key: K, value: V): void {
     const size = this.sizeOf(value);

@@ -2,6 +2,7 @@ import { DISCOVERY_SCHEMA, archivePath, registryPath } from './static-paths.ts';
 import type { z } from 'zod';
 import type { SkillFacts } from './registry-document.ts';
 import type { catalogDocumentSchema, catalogEntrySchema, discoveryDocumentSchema } from './schemas.ts';
+import { SortedJsonList } from './sorted-json-list.ts';
 
 /**
  * The catalog `/.well-known/skills.json` and the Agent Skills discovery index. Both are kept as
@@ -42,6 +43,14 @@ export function catalogDocument(entries: Iterable<CatalogEntry>, generatedAt: st
   return { schemaVersion: 1, generatedAt, count: skills.length, skills };
 }
 
+/** The catalog's entries as a rebuild keeps them between writes: serialising is a join. */
+export const catalogList = (entries: Iterable<CatalogEntry> = []) => new SortedJsonList<CatalogEntry>((e) => e.slug, entries);
+
+/** The bytes of {@link catalogDocument} for the entries of `list`, without walking each entry. */
+export function catalogJson(list: SortedJsonList<CatalogEntry>, generatedAt: string): string {
+  return list.serialise({ schemaVersion: 1, generatedAt, count: list.size }, 'skills');
+}
+
 /** A free skill's discovery entry: its current version as a `.tar.gz` with a `sha256:` digest. */
 export function discoveryEntry(skill: SkillFacts, version: string, archiveSha256Hex: string): DiscoveryEntry {
   return {
@@ -56,4 +65,11 @@ export function discoveryEntry(skill: SkillFacts, version: string, archiveSha256
 
 export function discoveryDocument(entries: Iterable<DiscoveryEntry>): DiscoveryDocument {
   return { $schema: DISCOVERY_SCHEMA, skills: [...entries].sort(byKey((e) => e.name)) };
+}
+
+export const discoveryList = (entries: Iterable<DiscoveryEntry> = []) => new SortedJsonList<DiscoveryEntry>((e) => e.name, entries);
+
+/** The bytes of {@link discoveryDocument} for the entries of `list`. */
+export function discoveryJson(list: SortedJsonList<DiscoveryEntry>): string {
+  return list.serialise({ $schema: DISCOVERY_SCHEMA }, 'skills');
 }

@@ -8,7 +8,11 @@ import type { Db } from './store/db.ts';
  * tokens, grants, analytics): 404 when there is no such skill, 403 when it is someone else's.
  */
 export async function authoredSkill(db: Db, skillId: string, user: User, action: string): Promise<SkillItem> {
-  const skill = await getSkill(db, skillId);
+  return assertAuthor(await getSkill(db, skillId), skillId, user, action);
+}
+
+/** {@link authoredSkill} for a skill already read (`skill` undefined: there is none). */
+export function assertAuthor(skill: SkillItem | undefined, skillId: string, user: User, action: string): SkillItem {
   if (!skill) throw notFound(`No skill with id ${skillId}`);
   if (skill.authorId !== user.id) throw forbidden(`Only the author of this skill may ${action}`);
   return skill;

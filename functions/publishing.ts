@@ -4,7 +4,7 @@ import { limits } from '#core/limits';
 import type { PublishBody, Skill, User, VersionBody } from '#core/schemas';
 import { assertStrictVersion } from '#core/semver-order';
 import { slugify } from '#core/slug';
-import { authoredSkill } from './authorship.ts';
+import { assertAuthor } from './authorship.ts';
 import { putBlobs } from './content/blobs.ts';
 import type { Deps } from './deps.ts';
 import { returnPublishSlot, type SlotTaken, takePublishSlot } from './store/rate-limit.ts';
@@ -13,6 +13,7 @@ import {
   assertVersionFree,
   claimSlug,
   deleteVersion,
+  getSkill,
   putSkill,
   putVersion,
   recordPublished,
@@ -41,8 +42,9 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody):
   const slug = body.slug ?? slugify(body.name);
   if (!slug) throw invalidRequest('The name has no letters or digits to make a slug from; send a slug', { issues: [{ path: ['slug'], message: 'required for this name' }] });
   const files = prepareFiles(body.files);
-  await checkDependencies(deps, body.dependencies, slug);
-  await assertSlugFree(db, slug, author.id, clock());
+  const [known, free] = await Promise.allSettled([findDependencies(deps, body.dependencies), assertSlugFree(db, slug, author.id, clock())]);
+  checkDependencies(body.dependencies, slug, settled(known));
+  settled(free);
 
   const window = { limit: deps.config.publishLimit, windowMs: 60_000 };
   const slot = await takePublishSlot(db, author.id, clock(), window);
@@ -95,9 +97,12 @@ export interface VersionCreated {
 export async function publishVersion(deps: Deps, author: User, skillId: string, body: VersionBody): Promise<VersionCreated> {
   const { db, clock } = deps;
   const version = assertStrictVersion(body.version);
-  const skill = await authoredSkill(db, skillId, author, 'publish its versions');
+  // Every read the checks need goes out at once; their verdicts still come in this order.
+  const [found, known, free] = await Promise.allSettled([getSkill(db, skillId), findDependencies(deps, body.dependencies), assertVersionFree(db, skillId, version)]);
+  const skill = assertAuthor(settled(found), skillId, author, 'publish its versions');
   const files = prepareFiles(body.files);
-  await Promise.all([checkDependencies(deps, body.dependencies, skill.slug), assertVersionFree(db, skillId, version)]);
+  checkDependencies(body.dependencies, skill.slug, settled(known));
+  settled(free);
 
   const now = clock();
   const item = versionItem(skillId, version, body.changelog, now, files, body.dependencies);
@@ -147,11 +152,17 @@ export function prepareFiles(files: PublishBody['files']): FileBytes[] {
   return decoded;
 }
 
-async function checkDependencies(deps: Deps, dependencies: Record<string, string>, ownSlug: string): Promise<void> {
+/** Which of the dependencies' slugs name a skill (a read, so it can go out beside the others). */
+async function findDependencies(deps: Deps, dependencies: Record<string, string>): Promise<Set<string>> {
+  const slugs = Object.keys(dependencies);
+  const found = await Promise.all(slugs.map((slug) => skillIdForSlug(deps.db, slug)));
+  return new Set(slugs.filter((_, i) => found[i]));
+}
+
+function checkDependencies(dependencies: Record<string, string>, ownSlug: string, known: Set<string>): void {
   const slugs = Object.keys(dependencies);
   if (slugs.includes(ownSlug)) throw invalidRequest('A skill cannot depend on itself', { issues: [{ path: ['dependencies', ownSlug], message: 'self-dependency' }] });
-  const found = await Promise.all(slugs.map((slug) => skillIdForSlug(deps.db, slug)));
-  const missing = slugs.filter((_, i) => !found[i]);
+  const missing = slugs.filter((slug) => !known.has(slug));
   if (missing.length > 0) {
     throw invalidRequest(`Unknown dependencies: ${missing.join(', ')}`, { issues: missing.map((slug) => ({ path: ['dependencies', slug], message: 'no such skill' })) });
   }
@@ -162,6 +173,12 @@ function versionItem(skillId: string, version: string, changelog: string | undef
   const encodings = new Map(files.map((f) => [f.filename, f.encoding]));
   const stored: StoredFile[] = entries.map((e) => ({ ...e, encoding: encodings.get(e.filename) ?? 'utf8' }));
   return { skillId, version, changelog: changelog ?? '', publishedAt: now.toISOString(), files: stored, dependencies, integrity: bundleIntegrity(files) };
+}
+
+/** The value of a settled read, or its error: lets reads run together and fail in a set order. */
+function settled<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === 'rejected') throw result.reason;
+  return result.value;
 }
 
 /** Runs compensating steps after a failed write; each is attempted even if another fails. */

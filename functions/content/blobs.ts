@@ -17,18 +17,26 @@ export interface Blobs {
 
 export const blobKey = (sha256: string) => `blobs/${sha256.slice(0, 2)}/${sha256}`;
 
-/** Stores every file's bytes, skipping ones already present. */
+/**
+ * Stores every file's bytes, skipping ones known to be present: held in the cache (blobs are
+ * content-addressed and never deleted, so a cached one is stored), or, for large files, found
+ * by a HEAD. A small file is put without asking first: storing the same bytes under their own
+ * hash again is harmless, and a HEAD would cost the same round trip as the PUT.
+ */
 export async function putBlobs(blobs: Blobs, files: FileBytes[]): Promise<void> {
   const unique = new Map(files.map((f) => [sha256Hex(f.bytes), f.bytes]));
   await Promise.all(
     [...unique].map(async ([sha, bytes]) => {
-      if (!(await objectExists(blobs.s3, blobs.bucket, blobKey(sha)))) {
-        await putObject(blobs.s3, blobs.bucket, blobKey(sha), bytes, { contentType: 'application/octet-stream' });
-      }
+      if (blobs.cache?.has(sha)) return;
+      const present = bytes.byteLength > PUT_WITHOUT_HEAD_BYTES && (await objectExists(blobs.s3, blobs.bucket, blobKey(sha)));
+      if (!present) await putObject(blobs.s3, blobs.bucket, blobKey(sha), bytes, { contentType: 'application/octet-stream' });
       blobs.cache?.remember(sha, bytes);
     }),
   );
 }
+
+/** Up to this size a blob is put without a HEAD first (see {@link putBlobs}). */
+const PUT_WITHOUT_HEAD_BYTES = 64 * 1024;
 
 /**
  * Reads the bytes of one blob and checks them against their name. Throws if the blob is missing

@@ -5,13 +5,16 @@ import { mapLimit } from '#core/map-limit';
 import {
   type CatalogDocument,
   type CatalogEntry,
-  catalogDocument,
   catalogEntry,
+  catalogJson,
+  catalogList,
   type DiscoveryDocument,
   type DiscoveryEntry,
-  discoveryDocument,
   discoveryEntry,
+  discoveryJson,
+  discoveryList,
 } from '#core/catalog';
+import type { SortedJsonList } from '#core/sorted-json-list';
 import { registryDocument, versionsDocument } from '#core/registry-document';
 import { skillArchive } from '#core/skill-archive';
 import { archiveKey, bundleKey, CATALOG_KEY, DISCOVERY_INDEX_KEY, registryKey, versionsKey } from '#core/static-paths';
@@ -29,13 +32,26 @@ import { loadSkillState, repairCurrentVersion, type SkillState } from './skill-s
  * Everything it writes is derived, so running it again is always safe.
  */
 export class Rebuilder {
-  /** The last catalog and index this process wrote, to patch without re-reading them. */
-  private catalog?: { entries: Map<string, CatalogEntry>; etag?: string };
-  private discovery?: { entries: Map<string, DiscoveryEntry>; bytes: string };
+  /**
+   * The catalog and discovery index as this process last wrote them, with the ETags the bucket
+   * gave them: while the bucket still holds those (a conditional GET answers 304 without moving
+   * the file), a rebuild patches these in place instead of reading and parsing megabytes.
+   */
+  private catalog?: HeldIndex<CatalogEntry>;
+  private discovery?: HeldIndex<DiscoveryEntry>;
+  /**
+   * Bundle keys known to be in the bucket. Bundles are immutable and never deleted, so the set
+   * only grows and is never stale; it spares most rebuilds any lookup of the bundles a skill has.
+   */
+  private readonly bundled = new Set<string>();
 
   constructor(private readonly deps: Deps) {}
 
-  /** Rebuilds the files of `skillIds` and their entries in the catalog and discovery index. */
+  /**
+   * Rebuilds the files of `skillIds`, then their entries in the catalog and discovery index.
+   * Each skill's files are complete (bundles before the registry documents that point at them,
+   * archives before the index that points at them) before either shared index is touched.
+   */
   async rebuild(skillIds: Iterable<string>): Promise<void> {
     const ids = [...new Set(skillIds)];
     const started = performance.now();
@@ -44,15 +60,10 @@ export class Rebuilder {
     const loaded = performance.now();
     await mapLimit(states, 8, (state) => this.writeSkillFiles(state));
     const filesWritten = performance.now();
-    await withLock(this.deps.db, 'static-indexes', async () => {
-      const catalog = await this.loadCatalog();
-      const discovery = await this.loadDiscovery();
-      for (const state of states) {
-        catalog.set(state.skill.slug, catalogEntry(state.skill, state.skill.currentVersion));
-        await this.patchDiscovery(discovery.entries, state);
-      }
-      await this.writeIndexes(catalog, discovery.entries, discovery.stored);
-    });
+    // Only the discovery index points at archives: they are written while the catalog is patched.
+    const archived = mapLimit(states, 8, (state) => this.archiveEntry(state, this.discovery?.list.get(state.skill.slug)));
+    archived.catch(() => {}); // awaited in patchIndexes, whose failure fails the rebuild
+    await this.patchIndexes(states, archived);
     const ms = (a: number, b: number) => Math.round(b - a);
     this.deps.log.debug('rebuilt', { skills: states.length, loadMs: ms(started, loaded), filesMs: ms(loaded, filesWritten), indexesMs: ms(filesWritten, performance.now()) });
   }
@@ -62,6 +73,7 @@ export class Rebuilder {
     const states = await this.scanAll();
     let written = 0;
     const existing = await this.deps.staticStore.list('');
+    for (const key of existing.keys()) if (key.startsWith('bundles/')) this.bundled.add(key);
     const putIfChanged = async (key: string, body: string) => {
       if (existing.get(key) === md5(body)) return;
       await this.deps.staticStore.put(key, body);
@@ -73,24 +85,24 @@ export class Rebuilder {
       await putIfChanged(versionsKey(state.skill.slug), canonicalJson(versionsDocument(state.skill, state.versions)));
     });
     await withLock(this.deps.db, 'static-indexes', async () => {
-      const previous = (await this.readDiscovery()).entries;
-      const catalog = new Map(states.map((s) => [s.skill.slug, catalogEntry(s.skill, s.skill.currentVersion)]));
-      const discovery = new Map<string, DiscoveryEntry>();
-      await mapLimit(states, 32, async (state) => {
-        const kept = previous.get(state.skill.slug);
-        const archived = existing.has(archiveKey(state.skill.slug, state.skill.currentVersion));
-        if (archived && kept?.version === state.skill.currentVersion) discovery.set(state.skill.slug, kept);
-        else await this.patchDiscovery(discovery, state, archived);
-      });
-      await this.writeIndexes(catalog, discovery);
+      let previous = discoveryList();
+      try {
+        previous = (await this.loadIndex(DISCOVERY_INDEX_KEY, undefined, parseDiscovery)).list;
+      } catch {
+        // a damaged index is rebuilt from scratch
+      }
+      const entries = await mapLimit(states, 32, (state) => this.archiveEntry(state, previous.get(state.skill.slug), existing));
+      const catalog = catalogList(states.map((s) => catalogEntry(s.skill, s.skill.currentVersion)));
+      const discovery = discoveryList(entries.filter((e): e is DiscoveryEntry => e !== undefined));
+      await this.writeIndexes(catalog, Promise.resolve({ list: discovery }));
     });
     return { skills: states.length, written: written + 2 };
   }
 
-  /** Bundles of free versions (once: they are immutable), then the two registry documents. */
+  /** A skill's registry files: bundles of free versions (once: they are immutable), then the two registry documents. */
   private async writeSkillFiles(state: SkillState): Promise<void> {
     const { skill, versions } = state;
-    await this.writeBundles(state, await this.deps.staticStore.list(`bundles/${skill.slug}/`));
+    if (!skill.paid) await this.writeBundles(state, await this.presentBundles(state));
     await Promise.all([
       this.deps.staticStore.put(registryKey(skill.slug), canonicalJson(registryDocument(skill, versions))),
       this.deps.staticStore.put(versionsKey(skill.slug), canonicalJson(versionsDocument(skill, versions))),
@@ -98,31 +110,53 @@ export class Rebuilder {
   }
 
   /** Writes the bundles a free skill is missing; paid content never reaches the static bucket. */
-  private async writeBundles({ skill, versions }: SkillState, existing: Map<string, string>): Promise<number> {
+  private async writeBundles({ skill, versions }: SkillState, existing: { has(key: string): boolean }): Promise<number> {
     if (skill.paid) return 0;
     const missing = versions.filter((v) => !existing.has(bundleKey(skill.slug, v.version)));
     await mapLimit(missing, 4, async (version) => {
-      await this.deps.staticStore.put(bundleKey(skill.slug, version.version), bundleBytes(await this.readFiles(version)));
+      const key = bundleKey(skill.slug, version.version);
+      await this.deps.staticStore.put(key, bundleBytes(await this.readFiles(version)));
+      this.bundled.add(key);
     });
     return missing.length;
   }
 
-  /** Sets or removes a skill's discovery entry, writing its archive when it has none yet. */
-  private async patchDiscovery(entries: Map<string, DiscoveryEntry>, { skill, versions }: SkillState, mayExist = true): Promise<void> {
-    if (skill.paid) {
-      entries.delete(skill.slug);
-      return;
+  /**
+   * Which of a free skill's bundles the bucket holds, asking only about versions not known yet:
+   * a HEAD each for a few (usually just the version being published), a listing of the skill's
+   * folder for more. Listing for every write was the one per-write cost that grew with the
+   * number of skills against s3rver, which walks the whole `bundles/` folder to list a prefix.
+   */
+  private async presentBundles({ skill, versions }: SkillState): Promise<Set<string>> {
+    const unknown = versions.map((v) => bundleKey(skill.slug, v.version)).filter((key) => !this.bundled.has(key));
+    if (unknown.length > HEAD_BUNDLES_AT_MOST) {
+      for (const key of (await this.deps.staticStore.list(`bundles/${skill.slug}/`)).keys()) this.bundled.add(key);
+    } else {
+      const found = await Promise.all(unknown.map((key) => this.deps.staticStore.metadata(key)));
+      for (const [i, key] of unknown.entries()) if (found[i]) this.bundled.add(key);
     }
+    return this.bundled;
+  }
+
+  /**
+   * A free skill's discovery entry, writing the archive of its current version unless `known`
+   * (an index entry for that version) or the listing `existing` of a full rebuild says the
+   * bucket has it. Archives are deterministic, so without either (the current version just
+   * moved, almost always) the archive is written without asking first: a HEAD would cost a
+   * round trip on the way to the index to spare a rare rewrite of the same bytes.
+   */
+  private async archiveEntry({ skill, versions }: SkillState, known: DiscoveryEntry | undefined, existing?: Map<string, string>): Promise<DiscoveryEntry | undefined> {
+    if (skill.paid) return undefined;
     const current = versions.find((v) => v.version === skill.currentVersion)!;
-    if (entries.get(skill.slug)?.version === current.version) return;
+    if (known?.version === current.version) return discoveryEntry(skill, current.version, known.digest.slice('sha256:'.length));
     const key = archiveKey(skill.slug, current.version);
-    let digest = mayExist ? (await this.deps.staticStore.metadata(key))?.sha256 : undefined;
+    let digest = existing?.has(key) ? (await this.deps.staticStore.metadata(key))?.sha256 : undefined;
     if (!digest) {
       const archive = skillArchive(await this.readFiles(current));
       digest = sha256Hex(archive);
       await this.deps.staticStore.put(key, archive, { sha256: digest });
     }
-    entries.set(skill.slug, discoveryEntry(skill, current.version, digest));
+    return discoveryEntry(skill, current.version, digest);
   }
 
   private async readFiles(version: VersionItem): Promise<FileBytes[]> {
@@ -134,52 +168,62 @@ export class Rebuilder {
   }
 
   /**
-   * Writes the catalog (its generatedAt always moves) and the discovery index unless the bucket
-   * already holds exactly these bytes (`storedDiscovery`).
+   * Sets the skills' entries in both shared indexes under the lease lock, and writes them: the
+   * catalog at once, the discovery index once the skills' archives (`archived`, each skill's
+   * discovery entry or undefined for a paid skill) are in the bucket.
    */
-  private async writeIndexes(catalog: Map<string, CatalogEntry>, discovery: Map<string, DiscoveryEntry>, storedDiscovery?: string): Promise<void> {
-    const generatedAt = this.deps.clock().toISOString();
-    const catalogBytes = canonicalJson(catalogDocument(catalog.values(), generatedAt));
-    const discoveryBytes = canonicalJson(discoveryDocument(discovery.values()));
-    const etag = await this.deps.staticStore.put(CATALOG_KEY, catalogBytes);
-    this.catalog = { entries: catalog, etag };
-    if (storedDiscovery !== discoveryBytes) await this.deps.staticStore.put(DISCOVERY_INDEX_KEY, discoveryBytes);
-    this.discovery = { entries: discovery, bytes: discoveryBytes };
+  private async patchIndexes(states: SkillState[], archived: Promise<(DiscoveryEntry | undefined)[]>): Promise<void> {
+    await withLock(this.deps.db, 'static-indexes', async () => {
+      try {
+        const [catalog, discovery] = await Promise.all([
+          this.loadIndex(CATALOG_KEY, this.catalog, parseCatalog),
+          this.loadIndex(DISCOVERY_INDEX_KEY, this.discovery, parseDiscovery),
+        ]);
+        for (const { skill } of states) catalog.list.set(catalogEntry(skill, skill.currentVersion));
+        const patched = archived.then((entries) => {
+          for (const [i, { skill }] of states.entries()) {
+            const entry = entries[i];
+            if (entry) discovery.list.set(entry);
+            else discovery.list.delete(skill.slug);
+          }
+          return discovery;
+        });
+        await this.writeIndexes(catalog.list, patched);
+      } catch (error) {
+        // What this process holds may now differ from the bucket: read the bucket next time.
+        this.catalog = undefined;
+        this.discovery = undefined;
+        throw error;
+      }
+    });
   }
 
   /**
-   * The catalog as it stands. This process's copy is used while the bucket still holds what it
-   * last wrote (a conditional GET answers 304 without moving the file); otherwise the bucket's.
+   * Writes the catalog (its generatedAt always moves) and the discovery index unless the bucket
+   * already holds exactly its bytes, side by side.
    */
-  private async loadCatalog(): Promise<Map<string, CatalogEntry>> {
-    const cached = this.catalog;
-    const stored = cached?.etag ? await this.deps.staticStore.getIfChanged(CATALOG_KEY, cached.etag) : await this.readCatalog();
-    if (stored === 'unchanged') return new Map(cached!.entries);
-    if (!stored) return new Map();
-    const doc = JSON.parse(Buffer.from(stored.bytes).toString('utf8')) as CatalogDocument;
-    return new Map(doc.skills.map((e) => [e.slug, e]));
+  private async writeIndexes(catalog: SortedJsonList<CatalogEntry>, patched: Promise<HeldIndex<DiscoveryEntry>>): Promise<void> {
+    const writeDiscovery = async () => {
+      const discovery = await patched;
+      const bytes = discoveryJson(discovery.list);
+      const unchanged = discovery.etag !== undefined && discovery.bytes === bytes;
+      return { list: discovery.list, etag: unchanged ? discovery.etag : await this.deps.staticStore.put(DISCOVERY_INDEX_KEY, bytes), bytes };
+    };
+    const [catalogEtag, discovery] = await Promise.all([this.deps.staticStore.put(CATALOG_KEY, catalogJson(catalog, this.deps.clock().toISOString())), writeDiscovery()]);
+    this.catalog = { list: catalog, etag: catalogEtag };
+    this.discovery = discovery;
   }
 
-  private async readCatalog(): Promise<{ bytes: Uint8Array } | undefined> {
-    const bytes = await this.deps.staticStore.get(CATALOG_KEY);
-    return bytes ? { bytes } : undefined;
-  }
-
-  /** The discovery index as the bucket holds it (entries, and its bytes when present). */
-  private async loadDiscovery(): Promise<{ entries: Map<string, DiscoveryEntry>; stored?: string }> {
-    const stored = await this.deps.staticStore.get(DISCOVERY_INDEX_KEY);
-    if (!stored) return { entries: new Map(this.discovery?.entries ?? []) };
-    const text = Buffer.from(stored).toString('utf8');
-    if (this.discovery?.bytes === text) return { entries: new Map(this.discovery.entries), stored: text };
-    return { entries: new Map((JSON.parse(text) as DiscoveryDocument).skills.map((e) => [e.name, e])), stored: text };
-  }
-
-  private async readDiscovery(): Promise<{ entries: Map<string, DiscoveryEntry>; stored?: string }> {
-    try {
-      return await this.loadDiscovery();
-    } catch {
-      return { entries: new Map() }; // a damaged index is rebuilt from scratch
-    }
+  /**
+   * A shared index as it stands: `held` while the bucket still has its ETag, else the bucket's
+   * copy (an empty list when there is none).
+   */
+  private async loadIndex<T>(key: string, held: HeldIndex<T> | undefined, parse: (text: string) => SortedJsonList<T>): Promise<HeldIndex<T>> {
+    const stored = await this.deps.staticStore.getIfChanged(key, held?.etag);
+    if (stored === 'unchanged') return held!;
+    if (!stored) return { list: parse('') };
+    const bytes = Buffer.from(stored.bytes).toString('utf8');
+    return { list: parse(bytes), etag: stored.etag, bytes };
   }
 
   private async scanAll(): Promise<SkillState[]> {
@@ -187,6 +231,19 @@ export class Rebuilder {
     return mapLimit(states, 16, (state) => repairCurrentVersion(this.deps.db, state));
   }
 }
+
+interface HeldIndex<T> {
+  list: SortedJsonList<T>;
+  etag?: string;
+  /** The document's bytes as the bucket holds them, when known. */
+  bytes?: string;
+}
+
+const parseCatalog = (text: string) => catalogList(text ? (JSON.parse(text) as CatalogDocument).skills : []);
+const parseDiscovery = (text: string) => discoveryList(text ? (JSON.parse(text) as DiscoveryDocument).skills : []);
+
+/** Up to this many unknown bundles are looked up one by one; more, and the skill's folder is listed. */
+const HEAD_BUNDLES_AT_MOST = 4;
 
 function md5(body: string): string {
   return createHash('md5').update(body).digest('hex');

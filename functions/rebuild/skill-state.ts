@@ -1,6 +1,6 @@
 import { currentOf } from '#core/semver-order';
 import type { Db } from '../store/db.ts';
-import { getSkill, listVersions, type SkillItem, setCurrentVersion, type VersionItem } from '../store/skills.ts';
+import { getSkillWithVersions, type SkillItem, setCurrentVersion, type VersionItem } from '../store/skills.ts';
 
 /** A skill with all its versions, as the rebuild reads them from DynamoDB. */
 export interface SkillState {
@@ -10,7 +10,7 @@ export interface SkillState {
 
 /** Reads one skill; undefined when it has no META (never published, or a publish in flight). */
 export async function loadSkillState(db: Db, skillId: string): Promise<SkillState | undefined> {
-  const [skill, versions] = await Promise.all([getSkill(db, skillId), listVersions(db, skillId)]);
+  const { skill, versions } = await getSkillWithVersions(db, skillId);
   if (!skill || versions.length === 0) return undefined;
   return repairCurrentVersion(db, { skill, versions });
 }

@@ -38,10 +38,11 @@ export class StaticStore {
   }
 
   /**
-   * The object unless it still has ETag `etag` ('unchanged': a 304, no body moved), or
-   * undefined when it does not exist. Lets a rebuild trust its copy of a large shared file.
+   * The object with its ETag unless it still has ETag `etag` ('unchanged': a 304, no body
+   * moved), or undefined when it does not exist. Lets a rebuild trust its copy of a large shared
+   * file.
    */
-  async getIfChanged(key: string, etag: string): Promise<{ bytes: Uint8Array; etag?: string } | 'unchanged' | undefined> {
+  async getIfChanged(key: string, etag?: string): Promise<{ bytes: Uint8Array; etag?: string } | 'unchanged' | undefined> {
     try {
       const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, IfNoneMatch: etag }));
       return { bytes: await out.Body!.transformToByteArray(), etag: out.ETag };

@@ -180,6 +180,17 @@ export async function deleteVersion(db: Db, skillId: string, version: string): P
   await db.doc.send(new DeleteCommand({ TableName: db.table, Key: versionKey(skillId, version) }));
 }
 
+/**
+ * A skill's META and all its versions in one consistent Query of its partition (they share it),
+ * for the rebuild: one round trip where a Get and a Query took two.
+ */
+export async function getSkillWithVersions(db: Db, skillId: string): Promise<{ skill?: SkillItem; versions: VersionItem[] }> {
+  if (skillId.length > MAX_ID_CHARS) return { versions: [] };
+  const items = await queryAll(db, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `SKILL#${skillId}` }, ConsistentRead: true });
+  const meta = items.find((item) => item.sk === 'META');
+  return { skill: meta && toSkillItem(meta), versions: items.filter((item) => (item.sk as string).startsWith('VERSION#')).map(toVersionItem) };
+}
+
 export async function listVersions(db: Db, skillId: string): Promise<VersionItem[]> {
   const items = await queryAll(db, {
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',

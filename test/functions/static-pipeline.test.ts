@@ -108,6 +108,40 @@ describe('publishing emits the static files', () => {
   });
 });
 
+describe('what a rebuild writes, and in which order', () => {
+  it('writes bundles before the registry that points at them, and the archive before the index that names it', async () => {
+    const order: string[] = [];
+    const stop = stack.deps.staticStore.onWrite((objectKey) => order.push(objectKey));
+    const { id, slug } = await publish(stack, key);
+    await addVersion(stack, key, id, '1.1.0');
+    await stack.idle();
+    stop();
+    const at = (objectKey: string) => order.lastIndexOf(objectKey);
+    expect(at(`bundles/${slug}/1.1.0.json`)).toBeGreaterThanOrEqual(0);
+    expect(at(`bundles/${slug}/1.1.0.json`)).toBeLessThan(at(`registry/${slug}.json`));
+    expect(at(`bundles/${slug}/1.1.0.json`)).toBeLessThan(at(`registry/${slug}/versions.json`));
+    expect(at(`.well-known/agent-skills/${slug}/1.1.0.tar.gz`)).toBeLessThan(at('.well-known/agent-skills/index.json'));
+    // The skill's own registry file is complete before the shared catalog is patched.
+    expect(at(`registry/${slug}.json`)).toBeLessThan(at('.well-known/skills.json'));
+  });
+
+  it('writes only the new version\'s bundle of a skill with many, whether or not the rebuilder saw the others', async () => {
+    const { id, slug } = await publish(stack, key);
+    for (const v of ['1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0']) await addVersion(stack, key, id, v);
+    await stack.idle();
+    const written: string[] = [];
+    const stop = stack.deps.staticStore.onWrite((objectKey) => written.push(objectKey));
+    await addVersion(stack, key, id, '1.7.0');
+    await stack.idle();
+    // A rebuilder that never saw this skill (another container, or after a restart) asks the bucket.
+    await new Rebuilder(stack.deps).rebuild([id]);
+    stop();
+    expect(written.filter((k) => k.startsWith('bundles/'))).toEqual([`bundles/${slug}/1.7.0.json`]);
+    const catalog = (await get(stack, '/.well-known/skills.json')).body;
+    expect(catalog.skills.find((s: { slug: string }) => s.slug === slug).currentVersion).toBe('1.7.0');
+  });
+});
+
 describe('several rebuilders (Lambda containers side by side)', () => {
   it('never drops another rebuilder\'s catalog entries', async () => {
     const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
@@ -121,6 +155,35 @@ describe('several rebuilders (Lambda containers side by side)', () => {
     await own.idle();
     const slugs = (await get(own, '/.well-known/skills.json')).body.skills.map((s: { slug: string }) => s.slug);
     expect(slugs).toEqual(expect.arrayContaining([a.slug, b.slug, seeded!.slug]));
+    const names = (await get(own, '/.well-known/agent-skills/index.json')).body.skills.map((s: { name: string }) => s.name);
+    expect(names).toEqual(expect.arrayContaining([a.slug, b.slug, seeded!.slug]));
+  });
+
+  it('recovers from a failed catalog write without losing what another rebuilder wrote meanwhile', async () => {
+    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+    const k = await (await Client.signIn(own, 'frank')).createKey();
+    const a = await publish(own, k);
+    await own.idle();
+    // Another container adds a skill to both indexes.
+    const [seeded] = await seedSkills(own.deps, { count: 1, slugPrefix: 'meanwhile' });
+    await new Rebuilder(own.deps).rebuild([seeded!.id]);
+    const store = own.deps.staticStore;
+    const realPut = store.put.bind(store);
+    let fail = true;
+    store.put = async (objectKey, ...rest) => {
+      if (fail && objectKey === '.well-known/skills.json') {
+        fail = false;
+        throw new Error('injected S3 outage');
+      }
+      return realPut(objectKey, ...rest);
+    };
+    const b = await publish(own, k);
+    await own.idle();
+    expect(fail).toBe(false);
+    const slugs = (await get(own, '/.well-known/skills.json')).body.skills.map((s: { slug: string }) => s.slug);
+    expect(slugs).toEqual(expect.arrayContaining([a.slug, b.slug, seeded!.slug]));
+    const names = (await get(own, '/.well-known/agent-skills/index.json')).body.skills.map((s: { name: string }) => s.name);
+    expect(names).toEqual(expect.arrayContaining([a.slug, b.slug, seeded!.slug]));
   });
 });
 

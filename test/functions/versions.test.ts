@@ -3,6 +3,7 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getSkill, listVersions } from '../../functions/store/skills.ts';
+import { recordAwsCalls } from '../support/aws-calls.ts';
 import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
 
 let stack: TestStack;
@@ -144,5 +145,37 @@ describe('POST /api/skills/<id>/versions', () => {
     expect(dump).not.toContain(aliceKey);
     expect(dump).not.toContain(bobKey);
     expect(dump).not.toContain(alice.cookie!.split('=')[1]);
+  });
+});
+
+describe('what a version publish costs in storage calls', () => {
+  it('puts only new content, reads what the checks need once, and rebuilds from one Query of the skill', async () => {
+    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+    const k = await (await Client.signIn(own, 'carol')).createKey();
+    const shared = { filename: 'scripts/run.sh', content: 'echo shared' };
+    const created = await withKey(own, k, '/api/publish', { body: skillBody({ files: [{ filename: 'SKILL.md', content: '# one' }, shared] }) });
+    const { id } = await json<{ id: string }>(created);
+    expect((await withKey(own, k, `/api/skills/${id}/versions`, { body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# two' }, shared] } })).status).toBe(201);
+    await own.idle();
+
+    const recorder = recordAwsCalls(own.deps);
+    const res = await withKey(own, k, `/api/skills/${id}/versions`, { body: { version: '1.2.0', files: [{ filename: 'SKILL.md', content: '# three' }, shared] } });
+    expect(res.status).toBe(201);
+    await own.idle();
+    const calls = recorder.take().map((r) => r.call);
+    // The unchanged file was stored by an earlier publish: no lookup, no second upload.
+    expect(calls.filter((c) => c.service === 's3' && c.bucket === 'content').map((c) => c.action)).toEqual(['s3:PutObject']);
+    const dynamo = calls.filter((c) => c.service === 'dynamodb').map((c) => c.action).sort();
+    expect(dynamo).toEqual([
+      'dynamodb:DeleteItem', // the rebuild's index lock, released
+      'dynamodb:GetItem', // the API key
+      'dynamodb:GetItem', // its user
+      'dynamodb:GetItem', // the skill
+      'dynamodb:GetItem', // the version, so a repeated one stores no content
+      'dynamodb:PutItem', // the version, conditionally
+      'dynamodb:PutItem', // the rebuild's index lock
+      'dynamodb:Query', // the rebuild: the skill and its versions
+      'dynamodb:UpdateItem', // the skill's current version
+    ]);
   });
 });

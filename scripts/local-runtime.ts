@@ -43,7 +43,7 @@ export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps,
   const app = createApp(deps, [...allRoutes, cdn.routes]);
   return { deps, app, rebuilder, trigger, site, idle: async () => {
       await trigger.idle();
-      await deps.downloads.flush();
+      await deps.downloads.written();
     },
   };
 }

@@ -10,8 +10,9 @@ export const analyticsRoutes: RouteGroup = (app) => {
     const { user } = await requireSession(c);
     const { db, clock } = c.var.deps;
     const skill = await authoredSkill(db, c.req.param('skillId'), user, 'read its analytics');
-    // Counts this process still holds are written first, so an author reads their own installs.
-    await c.var.deps.downloads.flush();
+    // Counts this process holds (the local runtime's deliveries) are written first, so an author
+    // reads their own installs. On AWS the deliver Lambda wrote them before it answered.
+    await c.var.deps.downloads.written();
     const now = clock();
     const days = lastUtcDays(now, ANALYTICS_DAYS);
     const { days: buckets, totals } = await readDownloads(db, skill.id, days[0]!, days.at(-1)!);

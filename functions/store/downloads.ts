@@ -34,7 +34,7 @@ export interface DownloadCounterOptions {
  * A count is held in memory until written: `flush()` waits for that, and the Lambda entry
  * flushes before every invocation returns, so on AWS a delivery is counted before its response
  * leaves. The long-running local server answers first and writes within `lingerMs`; counts it
- * holds when killed outright are lost (a clean stop flushes). A write that fails is kept and
+ * holds when killed outright are lost (a clean stop waits for them). A write that fails is kept and
  * retried with backoff, never dropped; a failed delivery adds nothing.
  */
 export class DownloadCounter {
@@ -42,6 +42,10 @@ export class DownloadCounter {
   private running: Promise<void> | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private failures = 0;
+  /** Deliveries counted so far, and how many of the first of them are all written. */
+  private added = 0;
+  private writtenUpTo = 0;
+  private waiters: { upTo: number; resolve: () => void }[] = [];
 
   constructor(
     private readonly db: Db,
@@ -52,7 +56,19 @@ export class DownloadCounter {
   /** Counts one delivery of `skillId` from `source` at `now`, in its day bucket and the total. */
   add(skillId: string, source: Source, now: Date): void {
     for (const key of [downloadDayKey(skillId, utcDay(now)), downloadTotalKey(skillId)]) this.merge(key, { [source]: 1 });
+    this.added += 1;
     this.schedule();
+  }
+
+  /**
+   * Resolves once every count added so far has been written by the rounds this counter runs on
+   * its own (within `lingerMs` unless writes fail); it never writes itself. The local runtime's
+   * analytics read waits for this, so an author reads their own installs, while the writes stay
+   * with the delivery that made them.
+   */
+  written(): Promise<void> {
+    if (this.writtenUpTo >= this.added) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ upTo: this.added, resolve }));
   }
 
   /** Resolves once every count added so far is written; rejects if a write fails (it stays pending). */
@@ -89,6 +105,7 @@ export class DownloadCounter {
     clearTimeout(this.timer);
     this.timer = undefined;
     const batch = [...this.pending.values()];
+    const upTo = this.added;
     this.pending = new Map();
     const run = (async () => {
       let failed: unknown;
@@ -102,6 +119,12 @@ export class DownloadCounter {
       });
       this.failures = failed ? this.failures + 1 : 0;
       if (failed) throw failed;
+      // Rounds run one at a time and a failed item goes into the next one, so a round that
+      // wrote everything it took completes every count added before it started.
+      this.writtenUpTo = upTo;
+      const ready = this.waiters.filter((w) => w.upTo <= upTo);
+      this.waiters = this.waiters.filter((w) => w.upTo > upTo);
+      for (const waiter of ready) waiter.resolve();
     })();
     this.running = run.finally(() => {
       this.running = undefined;

@@ -65,6 +65,16 @@ describe('counting deliveries behind the response', () => {
     await expect.poll(async () => (await counters(skill.id, '2026-02-03')).day?.api, { timeout: 10_000 }).toBe(1);
     expect(counter.unwritten).toBe(0);
   });
+
+  it('lets a reader wait until every count added so far is written', async () => {
+    const skill = await publish(stack, aliceKey);
+    const counter = new DownloadCounter(stack.deps.db, stack.deps.log, { lingerMs: 30, concurrency: 2 });
+    await counter.written(); // nothing added: at once
+    for (let i = 0; i < 4; i++) counter.add(skill.id, 'web', new Date('2026-05-06T07:08:09Z'));
+    await counter.written();
+    expect(counter.unwritten).toBe(0);
+    expect(await counters(skill.id, '2026-05-06')).toMatchObject({ day: { web: 4 }, total: { web: 4 } });
+  });
 });
 
 describe('what delivery keeps between requests', () => {

@@ -18,7 +18,8 @@ export class DeliveryCache {
 
   constructor(
     readonly skillTtlMs: number,
-    payloadChars: number,
+    /** Serialised version payloads (characters); the blobs behind them are cached separately. */
+    payloadChars = 32 * 1024 * 1024,
     private readonly maxSkills = 50_000,
   ) {
     this.payloads = new BoundedCache(payloadChars, (d) => d.json.length);

@@ -32,8 +32,6 @@ export interface Deps {
 
 /** Small enough for a 256 MB Lambda; large enough for the hot skills' files. */
 const BLOB_CACHE_BYTES = 32 * 1024 * 1024;
-/** Serialised version payloads (characters); the blobs behind them are cached separately. */
-const PAYLOAD_CACHE_CHARS = 32 * 1024 * 1024;
 /** How long another process's publish may take to move a delivery's default version. */
 const SKILL_TTL_MS = 5000;
 
@@ -41,7 +39,7 @@ export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config
   const s3 = overrides.s3 ?? createS3(config);
   const db = overrides.db ?? createDb(config);
   const log = overrides.log ?? createLogger();
-  const delivery = overrides.delivery ?? new DeliveryCache(SKILL_TTL_MS, PAYLOAD_CACHE_CHARS);
+  const delivery = overrides.delivery ?? new DeliveryCache(SKILL_TTL_MS);
   const changed = overrides.changed ?? (() => {});
   return {
     config,

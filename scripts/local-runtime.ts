@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import type { Config } from '#functions/config';
+import { DeliveryCache } from '#functions/delivery-cache';
 import { createDeps, type Deps } from '#functions/deps';
 import { createApp } from '#functions/http/app';
 import { allRoutes } from '#functions/http/all-routes';
@@ -30,9 +31,14 @@ export interface LocalRuntimeOptions {
   site?: LocalSiteOptions;
 }
 
+/** How long delivery keeps a skill's META when nothing in this process changed it. */
+const LOCAL_SKILL_TTL_MS = 60_000;
+
 export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps, 'config' | 'changed'>> = {}, options: LocalRuntimeOptions = {}): LocalRuntime {
   let trigger: LocalRebuildTrigger | undefined;
-  const deps = createDeps(config, { ...overrides, changed: (ids) => trigger!.enqueue(ids) });
+  // Every publish goes through this process and forgets the skills it changed, so delivery may
+  // keep a skill's META far longer than a deliver Lambda, which never hears of other writes.
+  const deps = createDeps(config, { delivery: new DeliveryCache(LOCAL_SKILL_TTL_MS), ...overrides, changed: (ids) => trigger!.enqueue(ids) });
   const rebuilder = new Rebuilder(deps);
   const site = options.site ? new LocalSiteBuilder(deps.staticStore, config, deps.log, options.site) : undefined;
   trigger = new LocalRebuildTrigger(async (ids) => {

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { type DeleteCommand, DynamoDBDocumentClient, type PutCommand, QueryCommand, type QueryCommandInput, type UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Config } from '../config.ts';
 
 /** The DynamoDB document client and the single table it talks to. */
@@ -25,6 +25,17 @@ export function createDb(config: Config): Db {
 /** True for the error DynamoDB returns when a condition expression does not hold. */
 export function isConditionFailed(error: unknown): boolean {
   return (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
+}
+
+/** Sends a conditional write: true when it was made, false when its condition did not hold. */
+export async function writeIf(db: Db, command: PutCommand | UpdateCommand | DeleteCommand): Promise<boolean> {
+  try {
+    await db.doc.send(command as PutCommand);
+    return true;
+  } catch (error) {
+    if (isConditionFailed(error)) return false;
+    throw error;
+  }
 }
 
 /** Index names and key attributes of the single table (DESIGN.md §7). */

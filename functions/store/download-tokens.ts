@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { notFound } from '#core/errors';
 import type { TokenFacts } from '#core/paid-access';
 import { hashSecret, newId, newSecret } from '../secrets.ts';
-import { type Db, isConditionFailed, queryOwned } from './db.ts';
+import { type Db, queryOwned, writeIf } from './db.ts';
 
 /**
  * Download tokens for paid skills. The item is keyed by the token's SHA-256, so checking a token
@@ -87,14 +87,8 @@ export function spendDownloadToken(db: Db, token: string, skillId: string, now: 
   });
 }
 
-async function updateIf(db: Db, token: string, update: { UpdateExpression: string; ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> }): Promise<boolean> {
-  try {
-    await db.doc.send(new UpdateCommand({ TableName: db.table, Key: downloadTokenKey(hashSecret(token)), ...update }));
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+function updateIf(db: Db, token: string, update: { UpdateExpression: string; ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> }): Promise<boolean> {
+  return writeIf(db, new UpdateCommand({ TableName: db.table, Key: downloadTokenKey(hashSecret(token)), ...update }));
 }
 
 /** Every token of the skill, live or not, without their secrets. */

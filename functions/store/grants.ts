@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '#core/errors';
 import { LOGIN_PATTERN } from '#core/schemas';
-import { type Db, isConditionFailed, queryOwned } from './db.ts';
+import { type Db, queryOwned, writeIf } from './db.ts';
 
 /**
  * Grants: the author lets a user's session download a paid skill. Checking access is one
@@ -22,18 +22,12 @@ export interface GrantItem {
 
 /** Grants access; granting again keeps the first grant (and its date) and returns it. */
 export async function putGrant(db: Db, grant: GrantItem): Promise<GrantItem> {
-  try {
-    await db.doc.send(
-      new PutCommand({
-        TableName: db.table,
-        Item: { ...grantKey(grant.skillId, grant.userId), ...grant, gsi1pk: skillPartition(grant.skillId), gsi1sk: grant.login.toLowerCase() },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-    return grant;
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-  }
+  const put = new PutCommand({
+    TableName: db.table,
+    Item: { ...grantKey(grant.skillId, grant.userId), ...grant, gsi1pk: skillPartition(grant.skillId), gsi1sk: grant.login.toLowerCase() },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
+  if (await writeIf(db, put)) return grant;
   const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: grantKey(grant.skillId, grant.userId), ConsistentRead: true }));
   // Revoked between the two calls: the caller asked for a grant, so make it again.
   return Item ? toGrantItem(Item) : putGrant(db, grant);

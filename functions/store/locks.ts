@@ -1,6 +1,6 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
-import { type Db, isConditionFailed } from './db.ts';
+import { type Db, writeIf } from './db.ts';
 
 /**
  * A lease lock in the table, for read-modify-write of shared static files (the catalog) by
@@ -17,32 +17,26 @@ export async function withLock<T>(db: Db, name: string, work: () => Promise<T>):
   const deadline = Date.now() + WAIT_MS;
   for (let attempt = 0; ; attempt++) {
     const now = Date.now();
-    try {
-      await db.doc.send(
-        new PutCommand({
-          TableName: db.table,
-          Item: { ...lockKey(name), owner, leaseUntil: now + LEASE_MS, expiresAt: Math.ceil((now + LEASE_MS) / 1000) + 60 },
-          ConditionExpression: 'attribute_not_exists(pk) OR leaseUntil < :now',
-          ExpressionAttributeValues: { ':now': now },
-        }),
-      );
-      break;
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-      if (Date.now() > deadline) throw new Error(`lock ${name}: still held after ${WAIT_MS} ms`);
-      await new Promise((resolve) => setTimeout(resolve, Math.min(200, 5 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random())));
-    }
+    const taken = await writeIf(
+      db,
+      new PutCommand({
+        TableName: db.table,
+        Item: { ...lockKey(name), owner, leaseUntil: now + LEASE_MS, expiresAt: Math.ceil((now + LEASE_MS) / 1000) + 60 },
+        ConditionExpression: 'attribute_not_exists(pk) OR leaseUntil < :now',
+        ExpressionAttributeValues: { ':now': now },
+      }),
+    );
+    if (taken) break;
+    if (Date.now() > deadline) throw new Error(`lock ${name}: still held after ${WAIT_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, Math.min(200, 5 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random())));
   }
   try {
     return await work();
   } finally {
-    await db.doc
-      .send(
-        new DeleteCommand({ TableName: db.table, Key: lockKey(name), ConditionExpression: '#o = :owner', ExpressionAttributeNames: { '#o': 'owner' }, ExpressionAttributeValues: { ':owner': owner } }),
-      )
-      .catch((error: unknown) => {
-        // Our lease expired and someone else holds it now: theirs to release.
-        if (!isConditionFailed(error)) throw error;
-      });
+    // False when our lease expired and someone else holds it now: theirs to release.
+    await writeIf(
+      db,
+      new DeleteCommand({ TableName: db.table, Key: lockKey(name), ConditionExpression: '#o = :owner', ExpressionAttributeNames: { '#o': 'owner' }, ExpressionAttributeValues: { ':owner': owner } }),
+    );
   }
 }

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { RateLimitedError } from '#core/errors';
-import { type Db, isConditionFailed } from './db.ts';
+import { type Db, writeIf } from './db.ts';
 
 /**
  * A rolling-window limiter per author: one item holds the timestamps of the window's publishes
@@ -58,20 +58,17 @@ async function mutate<T>(
     const revision = (Item?.revision as number | undefined) ?? 0;
     const live = ((Item?.stamps as number[] | undefined) ?? []).filter((t) => t > at - window.windowMs).sort((a, b) => a - b);
     const { stamps, result } = change(live);
-    try {
-      await db.doc.send(
-        new PutCommand({
-          TableName: db.table,
-          Item: { ...rateLimitKey(userId), stamps, revision: revision + 1, expiresAt: Math.ceil((at + window.windowMs) / 1000) + 60 },
-          ConditionExpression: Item ? 'revision = :revision' : 'attribute_not_exists(pk)',
-          ExpressionAttributeValues: Item ? { ':revision': revision } : undefined,
-        }),
-      );
-      return result;
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
-    }
+    const written = await writeIf(
+      db,
+      new PutCommand({
+        TableName: db.table,
+        Item: { ...rateLimitKey(userId), stamps, revision: revision + 1, expiresAt: Math.ceil((at + window.windowMs) / 1000) + 60 },
+        ConditionExpression: Item ? 'revision = :revision' : 'attribute_not_exists(pk)',
+        ExpressionAttributeValues: Item ? { ':revision': revision } : undefined,
+      }),
+    );
+    if (written) return result;
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
   }
   // Sustained contention on one author's window: ask the client to come back shortly.
   throw new RateLimitedError(window.limit, window.windowMs / 1000, 1);

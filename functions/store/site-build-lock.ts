@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type Db, isConditionFailed } from './db.ts';
+import { type Db, writeIf } from './db.ts';
 import { lockKey } from './locks.ts';
 
 /**
@@ -28,21 +28,17 @@ export interface SiteBuildLock {
  */
 export async function claimWindow(db: Db, now: Date, intervalMs: number): Promise<{ claimed: true; windowEndsAt: number } | { claimed: false }> {
   const windowEndsAt = now.getTime() + intervalMs;
-  try {
-    await db.doc.send(
-      new UpdateCommand({
-        TableName: db.table,
-        Key: siteBuildLockKey,
-        UpdateExpression: 'SET windowEndsAt = :end, pending = :false, expiresAt = :ttl',
-        ConditionExpression: 'attribute_not_exists(pk) OR windowEndsAt <= :now',
-        ExpressionAttributeValues: { ':end': windowEndsAt, ':false': false, ':now': now.getTime(), ':ttl': Math.ceil(windowEndsAt / 1000) + KEEP_SECONDS },
-      }),
-    );
-    return { claimed: true, windowEndsAt };
-  } catch (error) {
-    if (isConditionFailed(error)) return { claimed: false };
-    throw error;
-  }
+  const claimed = await writeIf(
+    db,
+    new UpdateCommand({
+      TableName: db.table,
+      Key: siteBuildLockKey,
+      UpdateExpression: 'SET windowEndsAt = :end, pending = :false, expiresAt = :ttl',
+      ConditionExpression: 'attribute_not_exists(pk) OR windowEndsAt <= :now',
+      ExpressionAttributeValues: { ':end': windowEndsAt, ':false': false, ':now': now.getTime(), ':ttl': Math.ceil(windowEndsAt / 1000) + KEEP_SECONDS },
+    }),
+  );
+  return claimed ? { claimed, windowEndsAt } : { claimed };
 }
 
 /** Records that a build is owed, for the scheduled flush to dispatch once the window ends. */
@@ -62,19 +58,16 @@ export async function markPending(db: Db): Promise<void> {
  * keeps the build owed. Only the window this caller opened is given back.
  */
 export async function releaseWindow(db: Db, windowEndsAt: number): Promise<void> {
-  try {
-    await db.doc.send(
-      new UpdateCommand({
-        TableName: db.table,
-        Key: siteBuildLockKey,
-        UpdateExpression: 'SET windowEndsAt = :zero, pending = :true',
-        ConditionExpression: 'windowEndsAt = :mine',
-        ExpressionAttributeValues: { ':zero': 0, ':true': true, ':mine': windowEndsAt },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-  }
+  await writeIf(
+    db,
+    new UpdateCommand({
+      TableName: db.table,
+      Key: siteBuildLockKey,
+      UpdateExpression: 'SET windowEndsAt = :zero, pending = :true',
+      ConditionExpression: 'windowEndsAt = :mine',
+      ExpressionAttributeValues: { ':zero': 0, ':true': true, ':mine': windowEndsAt },
+    }),
+  );
 }
 
 export async function readLock(db: Db): Promise<SiteBuildLock | undefined> {

@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError } from '#core/errors';
 import { isRelease, releaseKey } from '#core/semver-order';
-import { type Db, isConditionFailed, queryAll, tableKeys } from './db.ts';
+import { type Db, isConditionFailed, queryAll, tableKeys, writeIf } from './db.ts';
 
 /**
  * Skills, their versions and the slug index. A skill is three kinds of item:
@@ -88,12 +88,7 @@ export async function getSkillBySlug(db: Db, slug: string): Promise<SkillItem | 
  */
 export async function claimSlug(db: Db, slug: string, skillId: string, authorId: string, now: Date): Promise<void> {
   const item = slugRecord(slug, skillId, authorId, now);
-  try {
-    await db.doc.send(new PutCommand({ TableName: db.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
-    return;
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-  }
+  if (await writeIf(db, new PutCommand({ TableName: db.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }))) return;
   const { Item: held } = await db.doc.send(new GetCommand({ TableName: db.table, Key: slugKey(slug), ConsistentRead: true }));
   const holder = held ? await getSkill(db, held.skillId as string) : undefined;
   const orphan = held && !holder && now.getTime() - Date.parse(held.claimedAt as string) > ORPHAN_CLAIM_MS;
@@ -132,13 +127,7 @@ function slugTaken(slug: string, holder: SkillItem | undefined, callerId: string
 
 /** Undoes {@link claimSlug} after a failed publish, only if the claim is still ours. */
 export async function releaseSlug(db: Db, slug: string, skillId: string): Promise<void> {
-  try {
-    await db.doc.send(
-      new DeleteCommand({ TableName: db.table, Key: slugKey(slug), ConditionExpression: 'skillId = :id', ExpressionAttributeValues: { ':id': skillId } }),
-    );
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-  }
+  await writeIf(db, new DeleteCommand({ TableName: db.table, Key: slugKey(slug), ConditionExpression: 'skillId = :id', ExpressionAttributeValues: { ':id': skillId } }));
 }
 
 /** Stores an immutable version; throws version_exists when the skill already has it. */
@@ -259,7 +248,8 @@ export async function recordPublished(db: Db, skillId: string, version: string, 
  * stored its version but crashed before {@link recordPublished}.
  */
 export async function setCurrentVersion(db: Db, skillId: string, version: string): Promise<void> {
-  await db.doc.send(
+  await writeIf(
+    db,
     new UpdateCommand({
       TableName: db.table,
       Key: skillKey(skillId),
@@ -267,9 +257,7 @@ export async function setCurrentVersion(db: Db, skillId: string, version: string
       ConditionExpression: 'attribute_exists(pk) AND currentKey < :k',
       ExpressionAttributeValues: { ':v': version, ':k': releaseKey(version) },
     }),
-  ).catch((error: unknown) => {
-    if (!isConditionFailed(error)) throw error;
-  });
+  );
 }
 
 export async function listSkillsByAuthor(db: Db, userId: string): Promise<SkillItem[]> {

@@ -7,7 +7,7 @@ import type { Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { DeliveryCache } from './delivery-cache.ts';
 import { createDb, type Db } from './store/db.ts';
-import { DownloadCounter } from './store/downloads.ts';
+import { DownloadCounter, type InstallCounter } from './store/downloads.ts';
 
 /** What the handlers need from the outside world, created once per process. */
 export interface Deps {
@@ -27,7 +27,7 @@ export interface Deps {
   /** Skills and version payloads kept between deliveries. */
   delivery: DeliveryCache;
   /** Install counts, written behind the delivery response; flushed before a Lambda returns. */
-  downloads: DownloadCounter;
+  downloads: InstallCounter;
 }
 
 /** Small enough for a 256 MB Lambda; large enough for the hot skills' files. */

@@ -2,7 +2,7 @@
  * Structured one-line JSON logs. Callers pass only what is safe to keep: never a header, a query
  * string, a body, a key, a token or file content. LOG_LEVEL=silent turns it off (tests).
  */
-type Level = 'debug' | 'info' | 'warn' | 'error';
+export type Level = 'debug' | 'info' | 'warn' | 'error';
 const order: Record<Level | 'silent', number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
 export interface Logger {

@@ -5,51 +5,108 @@ import { createDeps, type Deps } from '#functions/deps';
 import { createApp } from '#functions/http/app';
 import { allRoutes } from '#functions/http/all-routes';
 import type { AppEnv } from '#functions/http/env';
+import { errorFields } from '#functions/log';
 import { LocalRebuildTrigger } from '#functions/rebuild/local-trigger';
-import { Rebuilder } from '#functions/rebuild/rebuilder';
+import { Rebuilder, type RebuildReport } from '#functions/rebuild/rebuilder';
 import { LocalCdn } from '#functions/static/local-cdn';
+import { BackgroundThread } from './background/thread.ts';
 import { LocalSiteBuilder, type LocalSiteOptions } from './site/local-site-builder.ts';
 
 /**
- * The single-process service: every route group, the rebuild run in-process after each
- * committed write (on AWS a DynamoDB stream does this), and the CDN emulation serving the static
- * bucket. `npm start`, the HTTP tests and the benchmarks all run exactly this. With `site`, the
- * Astro site is rebuilt (debounced, in a child process) after the registry files change.
+ * The one-machine service: every route group, the rebuild after each committed write (on AWS a
+ * DynamoDB stream does this), and the CDN emulation serving the static bucket. `npm start`, the
+ * HTTP tests and the benchmarks all run exactly this. With `site`, the Astro site is rebuilt
+ * (debounced, in a child process) after the registry files change.
+ *
+ * The rebuilds and the install-count writes run either in this thread (`inline`: the tests,
+ * which swap in failing storage or a fixed clock through `overrides`) or in a background thread
+ * with its own SDK clients (`thread`: `npm start` and the benchmarks), which keeps their storage
+ * calls off the thread that answers requests. Both run the same Rebuilder, trigger and counter.
  */
 export interface LocalRuntime {
   deps: Deps;
   app: Hono<AppEnv>;
-  rebuilder: Rebuilder;
-  trigger: LocalRebuildTrigger;
   /** The site rebuild, when this runtime serves the site. */
   site?: LocalSiteBuilder;
   /** Resolves once every committed write so far has been rebuilt (registry files, not the site) and every delivery counted. */
   idle(): Promise<void>;
+  /** The full rebuild from DynamoDB (the repair path), by the same Rebuilder as the incremental ones. */
+  rebuildAll(): Promise<RebuildReport>;
+  /** Stops background work: retries of failed rebuilds, and the background thread. Call `idle()` first to lose nothing. */
+  close(): Promise<void>;
 }
 
 export interface LocalRuntimeOptions {
   site?: LocalSiteOptions;
+  /** Where rebuilds and count writes run (see above); `inline` unless asked. */
+  background?: 'inline' | 'thread';
+  /** The background thread's log level (its logger cannot be passed in `overrides`). */
+  logLevel?: string;
+  /** The background thread died (a crash of the service): its pending work is lost. */
+  onBackgroundFailure?: (error: Error) => void;
 }
 
 /** How long delivery keeps a skill's META when nothing in this process changed it. */
 const LOCAL_SKILL_TTL_MS = 60_000;
 
 export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps, 'config' | 'changed'>> = {}, options: LocalRuntimeOptions = {}): LocalRuntime {
-  let trigger: LocalRebuildTrigger | undefined;
+  let background: Background | undefined;
+  let thread: BackgroundThread | undefined;
+  if (options.background === 'thread') {
+    thread = new BackgroundThread(config, {
+      logLevel: options.logLevel,
+      onWrite: (key, body) => deps.staticStore.announce(key, body),
+      onRebuilt: () => site?.changed(),
+      onFailure: (error) => {
+        deps.log.error('background thread failed', errorFields(error));
+        options.onBackgroundFailure?.(error);
+      },
+    });
+  }
   // Every publish goes through this process and forgets the skills it changed, so delivery may
   // keep a skill's META far longer than a deliver Lambda, which never hears of other writes.
-  const deps = createDeps(config, { delivery: new DeliveryCache(LOCAL_SKILL_TTL_MS), ...overrides, changed: (ids) => trigger!.enqueue(ids) });
-  const rebuilder = new Rebuilder(deps);
+  const deps = createDeps(config, {
+    delivery: new DeliveryCache(LOCAL_SKILL_TTL_MS),
+    ...(thread ? { downloads: thread } : {}),
+    ...overrides,
+    changed: (ids) => background!.changed(ids),
+  });
   const site = options.site ? new LocalSiteBuilder(deps.staticStore, config, deps.log, options.site) : undefined;
-  trigger = new LocalRebuildTrigger(async (ids) => {
-    await rebuilder.rebuild(ids);
-    site?.changed();
-  }, deps.log);
+  background = thread ?? inlineBackground(deps, () => site?.changed());
   const cdn = new LocalCdn(deps.staticStore);
   const app = createApp(deps, [...allRoutes, cdn.routes]);
-  return { deps, app, rebuilder, trigger, site, idle: async () => {
+  return {
+    deps,
+    app,
+    site,
+    idle: () => background.idle(),
+    rebuildAll: () => background.rebuildAll(),
+    close: () => background.close(),
+  };
+}
+
+/** Where rebuilds and count writes run: this thread, or {@link BackgroundThread}. */
+interface Background {
+  changed(ids: string[]): void;
+  idle(): Promise<void>;
+  rebuildAll(): Promise<RebuildReport>;
+  close(): Promise<void>;
+}
+
+/** Rebuilds and count writes in this thread. */
+function inlineBackground(deps: Deps, rebuilt: () => void): Background {
+  const rebuilder = new Rebuilder(deps);
+  const trigger = new LocalRebuildTrigger(async (ids) => {
+    await rebuilder.rebuild(ids);
+    rebuilt();
+  }, deps.log);
+  return {
+    changed: (ids: string[]) => trigger.enqueue(ids),
+    idle: async () => {
       await trigger.idle();
       await deps.downloads.written();
     },
+    rebuildAll: () => rebuilder.rebuildAll(),
+    close: async () => trigger.stop(),
   };
 }

@@ -28,12 +28,17 @@ const config = configFromEnv({
 });
 const siteOn = process.env.SKILLPRESS_SITE !== '0';
 const debounceMs = Number(process.env.SKILLPRESS_SITE_DEBOUNCE_MS) || undefined;
-const runtime = createLocalRuntime(config, {}, { site: siteOn ? { workDir: join(dataDir, 'site'), debounceMs } : undefined });
+const runtime = createLocalRuntime(config, {}, {
+  site: siteOn ? { workDir: join(dataDir, 'site'), debounceMs } : undefined,
+  background: 'thread',
+  // Rebuilds or counts were lost with the thread: stop as a crash would, so the next start repairs.
+  onBackgroundFailure: () => process.exit(1),
+});
 await ensureStorage(config, runtime.deps.s3);
 if (!stoppedCleanly) {
   // The last run crashed: rebuilds of its last writes may have been lost with it.
   const started = performance.now();
-  const { skills } = await runtime.rebuilder.rebuildAll();
+  const { skills } = await runtime.rebuildAll();
   console.log(`Skillpress did not stop cleanly last time; rebuilt the static files of ${skills} skills in ${Math.round(performance.now() - started)} ms`);
 }
 const app = runtime.app;
@@ -51,9 +56,9 @@ async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;
   server.close();
-  runtime.trigger.stop();
   await runtime.site?.stop();
   const drained = await Promise.race([runtime.idle().then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 5000))]);
+  await runtime.close();
   await services.stop();
   // Rebuilds still pending after 5 s are left to the next start's repair.
   if (drained) markCleanStop(dataDir);

@@ -69,7 +69,7 @@ export class Rebuilder {
   }
 
   /** Regenerates every skill's files and both indexes from DynamoDB: the repair path. */
-  async rebuildAll(): Promise<{ skills: number; written: number }> {
+  async rebuildAll(): Promise<RebuildReport> {
     const states = await this.scanAll();
     let written = 0;
     const existing = await this.deps.staticStore.list('');
@@ -230,6 +230,12 @@ export class Rebuilder {
     const states = await scanSkillStates(this.deps.db);
     return mapLimit(states, 16, (state) => repairCurrentVersion(this.deps.db, state));
   }
+}
+
+/** What a full rebuild did: skills rebuilt, objects written (unchanged ones are skipped). */
+export interface RebuildReport {
+  skills: number;
+  written: number;
 }
 
 interface HeldIndex<T> {

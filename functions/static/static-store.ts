@@ -29,8 +29,13 @@ export class StaticStore {
     const out = await this.s3.send(
       new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: headers.contentType, CacheControl: headers.cacheControl, Metadata: metadata }),
     );
-    for (const listener of this.listeners) listener(key, bytes);
+    this.announce(key, bytes);
     return out.ETag;
+  }
+
+  /** Tells the listeners that `key` now holds `body`: after every put, and for writes another thread made. */
+  announce(key: string, body: Uint8Array): void {
+    for (const listener of this.listeners) listener(key, body);
   }
 
   get(key: string): Promise<Uint8Array | undefined> {

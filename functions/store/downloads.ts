@@ -17,6 +17,16 @@ export const downloadTotalKey = (skillId: string) => ({ pk: partition(skillId), 
 
 type ItemKey = ReturnType<typeof downloadTotalKey>;
 
+/** What delivery and analytics need from whatever counts installs. */
+export interface InstallCounter {
+  /** Counts one delivery of `skillId` from `source` at `now`. */
+  add(skillId: string, source: Source, now: Date): void;
+  /** Resolves once every count added so far is written, by the counter's own rounds. */
+  written(): Promise<void>;
+  /** Writes every count added so far now; rejects if a write fails (the count stays pending). */
+  flush(): Promise<void>;
+}
+
 export interface DownloadCounterOptions {
   /** How long a count may wait to be written with the ones that follow it. */
   lingerMs: number;
@@ -37,7 +47,7 @@ export interface DownloadCounterOptions {
  * holds when killed outright are lost (a clean stop waits for them). A write that fails is kept and
  * retried with backoff, never dropped; a failed delivery adds nothing.
  */
-export class DownloadCounter {
+export class DownloadCounter implements InstallCounter {
   private pending = new Map<string, { key: ItemKey; counts: Partial<SourceCounts> }>();
   private running: Promise<void> | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;

@@ -24,7 +24,7 @@ export async function benchSite(sizes = [1000, 10_000]): Promise<Row[]> {
     try {
       const { key } = await signInWithKey(stack.baseUrl, 'bench');
       const skills = await seedSkills(stack.deps, { count: size, authorLogin: 'bench', manyVersionsEvery: 100, manyVersions: 50 });
-      await stack.runtime.rebuilder.rebuildAll();
+      await stack.runtime.rebuildAll();
 
       const cold = required(await site.buildNow());
       process.stderr.write(`bench: ${size} skills: ${cold.pages} pages built in ${(cold.buildMs / 1000).toFixed(1)} s\n`);

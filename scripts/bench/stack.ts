@@ -15,7 +15,7 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
-export async function startBenchStack(env: Record<string, string> = {}, overrides: Partial<Omit<Deps, 'config' | 'changed'>> = {}): Promise<BenchStack> {
+export async function startBenchStack(env: Record<string, string> = {}): Promise<BenchStack> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const services = await startEmbeddedServices();
   const suffix = randomBytes(4).toString('hex');
@@ -28,7 +28,8 @@ export async function startBenchStack(env: Record<string, string> = {}, override
     SKILLPRESS_DEV_LOGIN: '1',
     ...env,
   });
-  const runtime = createLocalRuntime(config, { log: createLogger('warn'), ...overrides });
+  // As `npm start` runs it: rebuilds and count writes in the background thread.
+  const runtime = createLocalRuntime(config, { log: createLogger('warn') }, { background: 'thread', logLevel: 'warn' });
   const { deps, app } = runtime;
   await ensureStorage(config, deps.s3);
   const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
@@ -42,7 +43,8 @@ export async function startBenchStack(env: Record<string, string> = {}, override
     runtime,
     stop: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      runtime.trigger.stop();
+      await runtime.idle();
+      await runtime.close();
       await services.stop();
     },
   };

@@ -261,7 +261,8 @@ describe('serving like the CDN', () => {
     const { slug } = await publish(stack, key);
     await stack.idle();
     const first = (await stack.request(`/api/registry/${slug}`)).headers.get('etag');
-    await stack.runtime.rebuilder.rebuild([(await get(stack, `/api/registry/${slug}`)).body.id]);
+    stack.deps.changed([(await get(stack, `/api/registry/${slug}`)).body.id]);
+    await stack.idle();
     expect((await stack.request(`/api/registry/${slug}`)).headers.get('etag')).toBe(first);
   });
 });
@@ -292,7 +293,7 @@ describe('repair', () => {
     await own.idle();
     const before = await staticTree(own);
     for (const objectKey of before.keys()) await own.deps.s3.send(new DeleteObjectCommand({ Bucket: own.config.staticBucket, Key: objectKey }));
-    const report = await own.runtime.rebuilder.rebuildAll();
+    const report = await own.runtime.rebuildAll();
     expect(report.skills).toBe(2);
     const after = await staticTree(own);
     // Archives of versions that are no longer current stay where they were; nothing refers to them.
@@ -303,7 +304,7 @@ describe('repair', () => {
       if (objectKey === '.well-known/skills.json') continue; // generatedAt moves
       expect(after.get(objectKey)!.equals(body), objectKey).toBe(true);
     }
-    const again = await own.runtime.rebuilder.rebuildAll();
+    const again = await own.runtime.rebuildAll();
     expect(again.written).toBe(2); // only the two indexes: everything else is unchanged
   });
 });

@@ -3,7 +3,7 @@ import { inject } from 'vitest';
 import { type Config, configFromEnv } from '../../functions/config.ts';
 import type { Deps } from '../../functions/deps.ts';
 import { ensureStorage } from '../../scripts/local-stack.ts';
-import { createLocalRuntime, type LocalRuntime } from '../../scripts/local-runtime.ts';
+import { createLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../../scripts/local-runtime.ts';
 
 /**
  * A fresh, isolated service for one test file: its own table and buckets on the shared embedded
@@ -22,7 +22,7 @@ export interface TestStack {
 
 export const ORIGIN = 'http://localhost';
 
-export async function createTestStack(overrides: Partial<Omit<Deps, 'config' | 'changed'>> = {}, env: Record<string, string> = {}): Promise<TestStack> {
+export async function createTestStack(overrides: Partial<Omit<Deps, 'config' | 'changed'>> = {}, env: Record<string, string> = {}, options: LocalRuntimeOptions = {}): Promise<TestStack> {
   const { dynamoEndpoint, s3Endpoint } = inject('services');
   const suffix = randomBytes(4).toString('hex');
   const config = configFromEnv({
@@ -35,7 +35,7 @@ export async function createTestStack(overrides: Partial<Omit<Deps, 'config' | '
     ...env,
   });
   let now: Date | undefined;
-  const runtime = createLocalRuntime(config, { clock: () => now ?? new Date(), ...overrides });
+  const runtime = createLocalRuntime(config, { clock: () => now ?? new Date(), ...overrides }, options);
   const { deps, app } = runtime;
   await ensureStorage(config, deps.s3);
   return {

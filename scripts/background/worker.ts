@@ -1,0 +1,51 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { createDeps } from '#functions/deps';
+import { createLogger, type Level } from '#functions/log';
+import { LocalRebuildTrigger } from '#functions/rebuild/local-trigger';
+import { Rebuilder } from '#functions/rebuild/rebuilder';
+import type { FromWorker, Request, ToWorker, WorkerSetup } from './thread.ts';
+
+/** The background thread's entry (see thread.ts): rebuilds and install-count writes. */
+
+const { config, logLevel } = (workerData as { setup: WorkerSetup }).setup;
+const port = parentPort!;
+const send = (message: FromWorker) => port.postMessage(message);
+
+const deps = createDeps(config, { log: createLogger(logLevel as Level | 'silent') });
+deps.staticStore.onWrite((key, body) => send({ kind: 'wrote', key, body }));
+const rebuilder = new Rebuilder(deps);
+const trigger = new LocalRebuildTrigger(async (ids) => {
+  await rebuilder.rebuild(ids);
+  send({ kind: 'rebuilt' });
+}, deps.log);
+
+const requests: Record<Request, () => Promise<unknown>> = {
+  idle: async () => {
+    await trigger.idle();
+    await deps.downloads.written();
+  },
+  written: () => deps.downloads.written(),
+  flush: () => deps.downloads.flush(),
+  rebuildAll: () => rebuilder.rebuildAll(),
+  close: async () => {
+    trigger.stop();
+    deps.s3.destroy();
+    deps.db.doc.destroy();
+  },
+};
+
+port.on('message', (message: ToWorker) => {
+  switch (message.kind) {
+    case 'changed':
+      trigger.enqueue(message.ids);
+      return;
+    case 'counts':
+      for (const [skillId, source, at] of message.counts) deps.downloads.add(skillId, source, new Date(at));
+      return;
+    default:
+      requests[message.kind]().then(
+        (value) => send({ kind: 'done', id: message.id, value }),
+        (error: unknown) => send({ kind: 'done', id: message.id, error: (error as Error).message ?? String(error) }),
+      );
+  }
+});

@@ -84,7 +84,7 @@ export class Rebuilder {
       await putIfChanged(registryKey(state.skill.slug), canonicalJson(registryDocument(state.skill, state.versions)));
       await putIfChanged(versionsKey(state.skill.slug), canonicalJson(versionsDocument(state.skill, state.versions)));
     });
-    await withLock(this.deps.db, 'static-indexes', async () => {
+    await withLock(this.deps.db, 'static-indexes', async (lease) => {
       let previous = discoveryList();
       try {
         previous = (await this.loadIndex(DISCOVERY_INDEX_KEY, undefined, parseDiscovery)).list;
@@ -95,6 +95,7 @@ export class Rebuilder {
       const catalog = catalogList(states.map((s) => catalogEntry(s.skill, s.skill.currentVersion)));
       const discovery = discoveryList(entries.filter((e): e is DiscoveryEntry => e !== undefined));
       await this.writeIndexes(catalog, Promise.resolve({ list: discovery }));
+      lease.leave(this.indexEtags());
     });
     return { skills: states.length, written: written + 2 };
   }
@@ -173,11 +174,11 @@ export class Rebuilder {
    * discovery entry or undefined for a paid skill) are in the bucket.
    */
   private async patchIndexes(states: SkillState[], archived: Promise<(DiscoveryEntry | undefined)[]>): Promise<void> {
-    await withLock(this.deps.db, 'static-indexes', async () => {
+    await withLock(this.deps.db, 'static-indexes', async (lease) => {
       try {
         const [catalog, discovery] = await Promise.all([
-          this.loadIndex(CATALOG_KEY, this.catalog, parseCatalog),
-          this.loadIndex(DISCOVERY_INDEX_KEY, this.discovery, parseDiscovery),
+          this.loadIndex(CATALOG_KEY, this.catalog, parseCatalog, lease.previous),
+          this.loadIndex(DISCOVERY_INDEX_KEY, this.discovery, parseDiscovery, lease.previous),
         ]);
         for (const { skill } of states) catalog.list.set(catalogEntry(skill, skill.currentVersion));
         const patched = archived.then((entries) => {
@@ -189,6 +190,7 @@ export class Rebuilder {
           return discovery;
         });
         await this.writeIndexes(catalog.list, patched);
+        lease.leave(this.indexEtags());
       } catch (error) {
         // What this process holds may now differ from the bucket: read the bucket next time.
         this.catalog = undefined;
@@ -214,11 +216,21 @@ export class Rebuilder {
     this.discovery = discovery;
   }
 
+  /** The ETags of the indexes as this process last wrote them, for the lock's memo. */
+  private indexEtags(): Record<string, string> {
+    const etags: Record<string, string> = {};
+    if (this.catalog?.etag) etags[CATALOG_KEY] = this.catalog.etag;
+    if (this.discovery?.etag) etags[DISCOVERY_INDEX_KEY] = this.discovery.etag;
+    return etags;
+  }
+
   /**
-   * A shared index as it stands: `held` while the bucket still has its ETag, else the bucket's
-   * copy (an empty list when there is none).
+   * A shared index as it stands: `held` when the lock's memo says the last holder wrote exactly
+   * that (this process, then: nothing to read), or while the bucket still has its ETag (a
+   * conditional GET, 304); else the bucket's copy (an empty list when there is none).
    */
-  private async loadIndex<T>(key: string, held: HeldIndex<T> | undefined, parse: (text: string) => SortedJsonList<T>): Promise<HeldIndex<T>> {
+  private async loadIndex<T>(key: string, held: HeldIndex<T> | undefined, parse: (text: string) => SortedJsonList<T>, lastWritten?: Record<string, string>): Promise<HeldIndex<T>> {
+    if (held?.etag !== undefined && lastWritten?.[key] === held.etag) return held;
     const stored = await this.deps.staticStore.getIfChanged(key, held?.etag);
     if (stored === 'unchanged') return held!;
     if (!stored) return { list: parse('') };

@@ -1,42 +1,74 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
-import { type Db, writeIf } from './db.ts';
+import { type Db, isConditionFailed, writeIf } from './db.ts';
 
 /**
  * A lease lock in the table, for read-modify-write of shared static files (the catalog) by
  * rebuilds that may run side by side on AWS. A holder that dies loses the lease when it expires.
+ *
+ * The lock item outlives its holders and carries a memo from one to the next: what the last
+ * holder whose work succeeded left with `leave` (the rebuild leaves the ETags of the indexes it
+ * wrote, so the next holder that wrote them itself need not ask the bucket whether they changed).
+ * A holder whose work fails leaves none, and clears the one it found.
  */
 
 export const lockKey = (name: string) => ({ pk: `LOCK#${name}`, sk: 'LOCK' });
 
+export interface Lease {
+  /** The memo of the previous holder, if its work succeeded. */
+  previous?: Record<string, string>;
+  /** Sets the memo stored with the release if the work succeeds. */
+  leave(memo: Record<string, string>): void;
+}
+
 const LEASE_MS = 30_000;
 const WAIT_MS = 60_000;
 
-export async function withLock<T>(db: Db, name: string, work: () => Promise<T>): Promise<T> {
+export async function withLock<T>(db: Db, name: string, work: (lease: Lease) => Promise<T>): Promise<T> {
   const owner = randomBytes(12).toString('base64url');
   const deadline = Date.now() + WAIT_MS;
+  let previous: Record<string, string> | undefined;
   for (let attempt = 0; ; attempt++) {
     const now = Date.now();
-    const taken = await writeIf(
-      db,
-      new PutCommand({
-        TableName: db.table,
-        Item: { ...lockKey(name), owner, leaseUntil: now + LEASE_MS, expiresAt: Math.ceil((now + LEASE_MS) / 1000) + 60 },
-        ConditionExpression: 'attribute_not_exists(pk) OR leaseUntil < :now',
-        ExpressionAttributeValues: { ':now': now },
-      }),
-    );
-    if (taken) break;
+    try {
+      const taken = await db.doc.send(
+        new UpdateCommand({
+          TableName: db.table,
+          Key: lockKey(name),
+          UpdateExpression: 'SET #o = :owner, leaseUntil = :until, expiresAt = :expires',
+          ConditionExpression: 'attribute_not_exists(pk) OR leaseUntil < :now',
+          ExpressionAttributeNames: { '#o': 'owner' },
+          ExpressionAttributeValues: { ':owner': owner, ':until': now + LEASE_MS, ':expires': Math.ceil((now + LEASE_MS) / 1000) + 86_400, ':now': now },
+          ReturnValues: 'ALL_OLD',
+        }),
+      );
+      previous = taken.Attributes?.memo as Record<string, string> | undefined;
+      break;
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+    }
     if (Date.now() > deadline) throw new Error(`lock ${name}: still held after ${WAIT_MS} ms`);
     await new Promise((resolve) => setTimeout(resolve, Math.min(200, 5 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random())));
   }
+  let memo: Record<string, string> | undefined;
+  let succeeded = false;
   try {
-    return await work();
+    const result = await work({ previous, leave: (m) => (memo = m) });
+    succeeded = true;
+    return result;
   } finally {
+    const keep = succeeded && memo !== undefined && Object.keys(memo).length > 0;
     // False when our lease expired and someone else holds it now: theirs to release.
     await writeIf(
       db,
-      new DeleteCommand({ TableName: db.table, Key: lockKey(name), ConditionExpression: '#o = :owner', ExpressionAttributeNames: { '#o': 'owner' }, ExpressionAttributeValues: { ':owner': owner } }),
+      new UpdateCommand({
+        TableName: db.table,
+        Key: lockKey(name),
+        UpdateExpression: keep ? 'SET leaseUntil = :free, memo = :memo REMOVE #o' : 'SET leaseUntil = :free REMOVE #o, memo',
+        ConditionExpression: '#o = :owner',
+        ExpressionAttributeNames: { '#o': 'owner' },
+        ExpressionAttributeValues: { ':owner': owner, ':free': 0, ...(keep ? { ':memo': memo } : {}) },
+      }),
     );
   }
 }

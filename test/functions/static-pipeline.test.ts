@@ -159,6 +159,32 @@ describe('several rebuilders (Lambda containers side by side)', () => {
     expect(names).toEqual(expect.arrayContaining([a.slug, b.slug, seeded!.slug]));
   });
 
+  it('reads neither index back while it wrote them last, and both once another rebuilder has', async () => {
+    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+    const k = await (await Client.signIn(own, 'gina')).createKey();
+    const a = await publish(own, k);
+    await own.idle();
+    const asked: string[] = [];
+    const store = own.deps.staticStore;
+    const realGet = store.getIfChanged.bind(store);
+    store.getIfChanged = (objectKey, etag) => {
+      asked.push(objectKey);
+      return realGet(objectKey, etag);
+    };
+    const b = await publish(own, k);
+    await own.idle();
+    // The index lock's memo names the ETags this process wrote: nothing to ask the bucket.
+    expect(asked).toEqual([]);
+    const [seeded] = await seedSkills(own.deps, { count: 1, slugPrefix: 'memo' });
+    await new Rebuilder(own.deps).rebuild([seeded!.id]);
+    asked.length = 0;
+    const c = await publish(own, k);
+    await own.idle();
+    expect(asked.sort()).toEqual(['.well-known/agent-skills/index.json', '.well-known/skills.json']);
+    const slugs = (await get(own, '/.well-known/skills.json')).body.skills.map((s: { slug: string }) => s.slug);
+    expect(slugs).toEqual(expect.arrayContaining([a.slug, b.slug, c.slug, seeded!.slug]));
+  });
+
   it('recovers from a failed catalog write without losing what another rebuilder wrote meanwhile', async () => {
     const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
     const k = await (await Client.signIn(own, 'frank')).createKey();

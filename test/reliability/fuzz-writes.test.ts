@@ -197,7 +197,9 @@ function account(path: string, init: RequestInit, res: Response, text: string, f
   const body = text ? JSON.parse(text) : undefined;
   const request = typeof init.body === 'string' ? safeParse(init.body) : undefined;
   const skillId = segments[2]!;
-  const statics = (slug: string) => footprint.allow(`static/registry/${slug}.json`, `static/registry/${slug}/versions.json`).allowPrefix(`static/bundles/${slug}/`, 'static/.well-known/');
+  // The rebuild of an accepted write also takes the index lock, whose item keeps the last holder's memo.
+  const statics = (slug: string) =>
+    footprint.allow(`static/registry/${slug}.json`, `static/registry/${slug}/versions.json`, 'LOCK#static-indexes|LOCK').allowPrefix(`static/bundles/${slug}/`, 'static/.well-known/');
   switch (`${route} ${res.status}`) {
     case 'POST /api/publish 201':
       slugOf.set(body.id, body.slug);

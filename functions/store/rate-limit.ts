@@ -5,12 +5,20 @@ import { type Db, writeIf } from './db.ts';
 /**
  * A rolling-window limiter per author: one item holds the timestamps of the window's publishes
  * and a revision number; every change is a conditional put on the revision it read, so a burst
- * of concurrent requests admits exactly `limit` of them.
+ * of concurrent requests admits exactly `limit` of them, across any number of processes.
+ *
+ * Within one process, the changes to one author's window go one at a time, starting from the
+ * item as this process last wrote or read it: a burst of one author's publishes costs one write
+ * each, where every request used to read, all but one fail their write, and retry (16 new skills
+ * at once took up to 2 s). A change another process made since fails the condition once, and the
+ * item is read again. Only a fresh read can refuse a slot: another process may have given one back.
  */
 
 export const rateLimitKey = (userId: string) => ({ pk: `RL#${userId}`, sk: 'PUBLISH' });
 
 const MAX_ATTEMPTS = 64;
+/** Authors whose window a process remembers; the least recently changed are forgotten first. */
+const REMEMBERED_AUTHORS = 1000;
 
 export interface Window {
   limit: number;
@@ -22,6 +30,15 @@ export interface SlotTaken {
   remaining: number;
   resetSeconds: number;
 }
+
+/** An author's window item as this process last saw it (revision 0: there was none). */
+interface Seen {
+  revision: number;
+  stamps: number[];
+}
+
+/** Per store: the windows this process knows, and the change running for each author. */
+const states = new WeakMap<Db, { seen: Map<string, Seen>; queues: Map<string, Promise<unknown>> }>();
 
 export async function takePublishSlot(db: Db, userId: string, now: Date, window: Window): Promise<SlotTaken> {
   const at = now.getTime();
@@ -46,30 +63,74 @@ export async function returnPublishSlot(db: Db, userId: string, stamp: number, w
   }, Date.now());
 }
 
-async function mutate<T>(
-  db: Db,
-  userId: string,
-  window: Window,
-  change: (live: number[]) => { stamps: number[]; result: T },
-  at: number,
-): Promise<T> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: rateLimitKey(userId), ConsistentRead: true }));
-    const revision = (Item?.revision as number | undefined) ?? 0;
-    const live = ((Item?.stamps as number[] | undefined) ?? []).filter((t) => t > at - window.windowMs).sort((a, b) => a - b);
-    const { stamps, result } = change(live);
-    const written = await writeIf(
-      db,
-      new PutCommand({
-        TableName: db.table,
-        Item: { ...rateLimitKey(userId), stamps, revision: revision + 1, expiresAt: Math.ceil((at + window.windowMs) / 1000) + 60 },
-        ConditionExpression: Item ? 'revision = :revision' : 'attribute_not_exists(pk)',
-        ExpressionAttributeValues: Item ? { ':revision': revision } : undefined,
-      }),
-    );
-    if (written) return result;
-    await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
-  }
-  // Sustained contention on one author's window: ask the client to come back shortly.
-  throw new RateLimitedError(window.limit, window.windowMs / 1000, 1);
+function mutate<T>(db: Db, userId: string, window: Window, change: (live: number[]) => { stamps: number[]; result: T }, at: number): Promise<T> {
+  let state = states.get(db);
+  if (!state) states.set(db, (state = { seen: new Map(), queues: new Map() }));
+  const { seen, queues } = state;
+  return oneAtATime(queues, userId, async () => {
+    let view = seen.get(userId);
+    let fresh = false;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      if (!view) {
+        view = remember(seen, userId, await read(db, userId));
+        fresh = true;
+      }
+      const live = view.stamps.filter((t) => t > at - window.windowMs).sort((a, b) => a - b);
+      let next: { stamps: number[]; result: T };
+      try {
+        next = change(live);
+      } catch (error) {
+        if (fresh) throw error;
+        view = undefined; // refused from memory: ask the table before refusing
+        continue;
+      }
+      const { stamps, result } = next;
+      const written = await writeIf(
+        db,
+        new PutCommand({
+          TableName: db.table,
+          Item: { ...rateLimitKey(userId), stamps, revision: view.revision + 1, expiresAt: Math.ceil((at + window.windowMs) / 1000) + 60 },
+          ConditionExpression: view.revision > 0 ? 'revision = :revision' : 'attribute_not_exists(pk)',
+          ExpressionAttributeValues: view.revision > 0 ? { ':revision': view.revision } : undefined,
+        }),
+      ).catch((error: unknown) => {
+        seen.delete(userId);
+        throw error;
+      });
+      if (written) {
+        remember(seen, userId, { revision: view.revision + 1, stamps });
+        return result;
+      }
+      // Another process changed the window since: read it again, after a pause when it is busy.
+      if (fresh) await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
+      view = undefined;
+    }
+    seen.delete(userId);
+    // Sustained contention on one author's window: ask the client to come back shortly.
+    throw new RateLimitedError(window.limit, window.windowMs / 1000, 1);
+  });
+}
+
+/** Keeps `view` as the newest of at most REMEMBERED_AUTHORS windows. */
+function remember(seen: Map<string, Seen>, userId: string, view: Seen): Seen {
+  seen.delete(userId);
+  seen.set(userId, view);
+  if (seen.size > REMEMBERED_AUTHORS) seen.delete(seen.keys().next().value!);
+  return view;
+}
+
+async function read(db: Db, userId: string): Promise<Seen> {
+  const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: rateLimitKey(userId), ConsistentRead: true }));
+  return { revision: (Item?.revision as number | undefined) ?? 0, stamps: (Item?.stamps as number[] | undefined) ?? [] };
+}
+
+/** Runs `task` after every task queued before it for `key` has settled. */
+function oneAtATime<T>(queues: Map<string, Promise<unknown>>, key: string, task: () => Promise<T>): Promise<T> {
+  const run = (queues.get(key) ?? Promise.resolve()).then(task, task);
+  const settled = run.catch(() => undefined);
+  queues.set(key, settled);
+  void settled.then(() => {
+    if (queues.get(key) === settled) queues.delete(key);
+  });
+  return run;
 }

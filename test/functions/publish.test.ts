@@ -1,6 +1,7 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { rateLimitKey, returnPublishSlot, takePublishSlot } from '../../functions/store/rate-limit.ts';
 import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
 
 let stack: TestStack;
@@ -165,6 +166,30 @@ describe('publish rate limit', () => {
     const results = await Promise.all(Array.from({ length: 12 }, () => withKey(limited, key, '/api/publish', { body: skillBody() })));
     const counts = results.reduce<Record<number, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
     expect(counts).toEqual({ 201: 5, 429: 7 });
+  });
+
+  it("counts another process's publishes and honours the slots it gives back", async () => {
+    const limited = await createTestStack();
+    const gus = await Client.signIn(limited, 'gus');
+    const key = await gus.createKey();
+    const userId = ((await json(await gus.session('/api/me'))) as { user: { id: string } }).user.id;
+    for (let i = 0; i < 2; i++) expect((await withKey(limited, key, '/api/publish', { body: skillBody() })).status).toBe(201);
+    // Another container takes the three remaining slots: this process's view of the window is stale.
+    const table = limited.deps.db;
+    const window = { limit: 5, windowMs: 60_000 };
+    const elsewhere = { ...table }; // another container: a Db this process never used
+    const stamps = await Promise.all([0, 1, 2].map(() => takePublishSlot(elsewhere, userId, new Date(), window)));
+    const refused = await withKey(limited, key, '/api/publish', { body: skillBody() });
+    expect(refused.status).toBe(429);
+    // It gives one back (its publish failed): the window has room again, though this process saw it full.
+    await returnPublishSlot(elsewhere, userId, stamps[0]!.stamp, window);
+    expect((await withKey(limited, key, '/api/publish', { body: skillBody() })).status).toBe(201);
+    expect((await withKey(limited, key, '/api/publish', { body: skillBody() })).status).toBe(429);
+    // This process last saw the window full; another slot given back elsewhere is still found.
+    await returnPublishSlot(elsewhere, userId, stamps[1]!.stamp, window);
+    expect((await withKey(limited, key, '/api/publish', { body: skillBody() })).status).toBe(201);
+    const item = (await table.doc.send(new GetCommand({ TableName: table.table, Key: rateLimitKey(userId), ConsistentRead: true }))).Item!;
+    expect(item.stamps).toHaveLength(5);
   });
 
   it('does not spend the limit on rejected requests', async () => {

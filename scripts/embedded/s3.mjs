@@ -56,15 +56,20 @@ FilesystemStore.prototype.putObject = async function putObject(object) {
       callback(null, chunk);
     },
   });
-  await writeAtomically(objectPath, content.pipe(measure));
-  const digest = md5.digest('hex');
-  await this.putMetadata(object.bucket, object.key, object.metadata, digest);
+  // The metadata does not depend on the bytes: it is written while they stream in.
+  const [digest] = await Promise.all([
+    writeAtomically(objectPath, content.pipe(measure)).then(() => md5.digest('hex')),
+    this.putMetadata(object.bucket, object.key, object.metadata),
+  ]);
+  await writeAtomically(this.getResourcePath(object.bucket, object.key, 'object.md5'), Readable.from([digest]));
   return { size, md5: digest };
 };
 FilesystemStore.prototype.putMetadata = async function putMetadata(bucket, key, metadata, md5) {
   const json = Object.fromEntries(Object.entries(metadata ?? {}).filter(([name]) => S3Object.ALLOWED_METADATA.includes(name) || name.startsWith('x-amz-meta-')));
-  if (md5) await writeAtomically(this.getResourcePath(bucket, key, 'object.md5'), Readable.from([md5]));
-  await writeAtomically(this.getResourcePath(bucket, key, 'metadata.json'), Readable.from([JSON.stringify(json, null, 2)]));
+  await Promise.all([
+    md5 ? writeAtomically(this.getResourcePath(bucket, key, 'object.md5'), Readable.from([md5])) : undefined,
+    writeAtomically(this.getResourcePath(bucket, key, 'metadata.json'), Readable.from([JSON.stringify(json, null, 2)])),
+  ]);
 };
 
 FilesystemStore.prototype.getObject = async function getObject(bucket, key, options) {

@@ -10,10 +10,9 @@ import type { Deps } from './deps.ts';
 import { returnPublishSlot, type SlotTaken, takePublishSlot } from './store/rate-limit.ts';
 import {
   assertSlugFree,
-  assertVersionFree,
   claimSlug,
   deleteVersion,
-  getSkill,
+  getSkillAndVersionCheck,
   putSkill,
   putVersion,
   recordPublished,
@@ -98,11 +97,12 @@ export async function publishVersion(deps: Deps, author: User, skillId: string, 
   const { db, clock } = deps;
   const version = assertStrictVersion(body.version);
   // Every read the checks need goes out at once; their verdicts still come in this order.
-  const [found, known, free] = await Promise.allSettled([getSkill(db, skillId), findDependencies(deps, body.dependencies), assertVersionFree(db, skillId, version)]);
-  const skill = assertAuthor(settled(found), skillId, author, 'publish its versions');
+  const [found, known] = await Promise.allSettled([getSkillAndVersionCheck(db, skillId, version), findDependencies(deps, body.dependencies)]);
+  const { skill: stored, taken } = settled(found);
+  const skill = assertAuthor(stored, skillId, author, 'publish its versions');
   const files = prepareFiles(body.files);
   checkDependencies(body.dependencies, skill.slug, settled(known));
-  settled(free);
+  if (taken) throw taken;
 
   const now = clock();
   const item = versionItem(skillId, version, body.changelog, now, files, body.dependencies);

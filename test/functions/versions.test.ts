@@ -167,10 +167,9 @@ describe('what a version publish costs in storage calls', () => {
     expect(calls.filter((c) => c.service === 's3' && c.bucket === 'content').map((c) => c.action)).toEqual(['s3:PutObject']);
     const dynamo = calls.filter((c) => c.service === 'dynamodb').map((c) => c.action).sort();
     expect(dynamo).toEqual([
+      'dynamodb:BatchGetItem', // the skill and the version (a repeated one stores no content), together
       'dynamodb:GetItem', // the API key
       'dynamodb:GetItem', // its user
-      'dynamodb:GetItem', // the skill
-      'dynamodb:GetItem', // the version, so a repeated one stores no content
       'dynamodb:PutItem', // the version, conditionally
       'dynamodb:Query', // the rebuild: the skill and its versions
       'dynamodb:UpdateItem', // the rebuild's index lock, taken (with the last holder's memo)

@@ -107,6 +107,7 @@ export class BackgroundThread implements InstallCounter {
 
   private request<T = void>(kind: Request): Promise<T> {
     if (this.failed) return Promise.reject(this.failed);
+    if (this.closed) return Promise.reject(new Error('the background thread is closed'));
     const id = this.nextId++;
     const done = new Promise<T>((resolve, reject) => this.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject }));
     this.post({ kind, id });

@@ -59,6 +59,14 @@ describe('the background thread', () => {
     expect(sent.filter((c) => c.name === 'UpdateCommand')).toEqual([]);
   });
 
+  it('refuses to wait once closed, instead of hanging', async () => {
+    const other = await createTestStack({}, {}, { background: 'thread', logLevel: 'silent' });
+    await other.idle();
+    await other.runtime.close();
+    await expect(other.idle()).rejects.toThrow('closed');
+    await other.runtime.close(); // twice is harmless
+  });
+
   it('reports its death, after which waiting on it fails instead of hanging', async () => {
     const thread = stack.deps.downloads as BackgroundThread;
     await (thread as unknown as { worker: Worker }).worker.terminate();

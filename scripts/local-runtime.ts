@@ -6,10 +6,10 @@ import { createApp } from '#functions/http/app';
 import { allRoutes } from '#functions/http/all-routes';
 import type { AppEnv } from '#functions/http/env';
 import { errorFields } from '#functions/log';
-import { LocalRebuildTrigger } from '#functions/rebuild/local-trigger';
-import { Rebuilder, type RebuildReport } from '#functions/rebuild/rebuilder';
+import type { RebuildReport } from '#functions/rebuild/rebuilder';
 import { LocalCdn } from '#functions/static/local-cdn';
 import { BackgroundThread } from './background/thread.ts';
+import { type BackgroundWork, backgroundWork } from './background/work.ts';
 import { LocalSiteBuilder, type LocalSiteOptions } from './site/local-site-builder.ts';
 
 /**
@@ -50,7 +50,7 @@ export interface LocalRuntimeOptions {
 const LOCAL_SKILL_TTL_MS = 60_000;
 
 export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps, 'config' | 'changed'>> = {}, options: LocalRuntimeOptions = {}): LocalRuntime {
-  let background: Background | undefined;
+  let background: BackgroundWork | undefined;
   let thread: BackgroundThread | undefined;
   if (options.background === 'thread') {
     thread = new BackgroundThread(config, {
@@ -72,7 +72,7 @@ export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps,
     changed: (ids) => background!.changed(ids),
   });
   const site = options.site ? new LocalSiteBuilder(deps.staticStore, config, deps.log, options.site) : undefined;
-  background = thread ?? inlineBackground(deps, () => site?.changed());
+  background = thread ?? backgroundWork(deps, () => site?.changed());
   const cdn = new LocalCdn(deps.staticStore);
   const app = createApp(deps, [...allRoutes, cdn.routes]);
   return {
@@ -82,31 +82,5 @@ export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps,
     idle: () => background.idle(),
     rebuildAll: () => background.rebuildAll(),
     close: () => background.close(),
-  };
-}
-
-/** Where rebuilds and count writes run: this thread, or {@link BackgroundThread}. */
-interface Background {
-  changed(ids: string[]): void;
-  idle(): Promise<void>;
-  rebuildAll(): Promise<RebuildReport>;
-  close(): Promise<void>;
-}
-
-/** Rebuilds and count writes in this thread. */
-function inlineBackground(deps: Deps, rebuilt: () => void): Background {
-  const rebuilder = new Rebuilder(deps);
-  const trigger = new LocalRebuildTrigger(async (ids) => {
-    await rebuilder.rebuild(ids);
-    rebuilt();
-  }, deps.log);
-  return {
-    changed: (ids: string[]) => trigger.enqueue(ids),
-    idle: async () => {
-      await trigger.idle();
-      await deps.downloads.written();
-    },
-    rebuildAll: () => rebuilder.rebuildAll(),
-    close: async () => trigger.stop(),
   };
 }

@@ -3,6 +3,7 @@ import type { Source } from '#core/install-analytics';
 import type { Config } from '#functions/config';
 import type { RebuildReport } from '#functions/rebuild/rebuilder';
 import type { InstallCounter } from '#functions/store/downloads';
+import type { BackgroundWork } from './work.ts';
 
 /**
  * The local runtime's background work in its own thread: the rebuilds that follow writes (a
@@ -12,8 +13,8 @@ import type { InstallCounter } from '#functions/store/downloads';
  * of its uncounted rate). Here they use the machine's other core, as the stream Lambda and the
  * deliver Lambdas' own containers do on AWS.
  *
- * The thread runs the same Rebuilder, LocalRebuildTrigger and DownloadCounter as the in-process
- * runtime, with its own SDK clients. Messages on a port keep their order, so a request that
+ * The thread runs the same background work as the in-process runtime ({@link backgroundWork}:
+ * the Rebuilder, its trigger and the DownloadCounter), with its own SDK clients. Messages on a port keep their order, so a request that
  * waits (`idle`, `written`, `flush`) covers everything sent before it, and every static write
  * the thread made is announced (through `onWrite`) before such a request resolves.
  */
@@ -48,7 +49,7 @@ export interface BackgroundThreadOptions {
   onFailure(error: Error): void;
 }
 
-export class BackgroundThread implements InstallCounter {
+export class BackgroundThread implements InstallCounter, BackgroundWork {
   private readonly worker: Worker;
   private counts: [string, Source, number][] = [];
   private nextId = 0;

@@ -1,9 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createDeps } from '#functions/deps';
 import { createLogger, type Level } from '#functions/log';
-import { LocalRebuildTrigger } from '#functions/rebuild/local-trigger';
-import { Rebuilder } from '#functions/rebuild/rebuilder';
 import type { FromWorker, Request, ToWorker, WorkerSetup } from './thread.ts';
+import { backgroundWork } from './work.ts';
 
 /** The background thread's entry (see thread.ts): rebuilds and install-count writes. */
 
@@ -13,22 +12,15 @@ const send = (message: FromWorker) => port.postMessage(message);
 
 const deps = createDeps(config, { log: createLogger(logLevel as Level | 'silent') });
 deps.staticStore.onWrite((key, body) => send({ kind: 'wrote', key, body }));
-const rebuilder = new Rebuilder(deps);
-const trigger = new LocalRebuildTrigger(async (ids) => {
-  await rebuilder.rebuild(ids);
-  send({ kind: 'rebuilt' });
-}, deps.log);
+const work = backgroundWork(deps, () => send({ kind: 'rebuilt' }));
 
 const requests: Record<Request, () => Promise<unknown>> = {
-  idle: async () => {
-    await trigger.idle();
-    await deps.downloads.written();
-  },
+  idle: () => work.idle(),
   written: () => deps.downloads.written(),
   flush: () => deps.downloads.flush(),
-  rebuildAll: () => rebuilder.rebuildAll(),
+  rebuildAll: () => work.rebuildAll(),
   close: async () => {
-    trigger.stop();
+    await work.close();
     deps.s3.destroy();
     deps.db.doc.destroy();
   },
@@ -37,7 +29,7 @@ const requests: Record<Request, () => Promise<unknown>> = {
 port.on('message', (message: ToWorker) => {
   switch (message.kind) {
     case 'changed':
-      trigger.enqueue(message.ids);
+      work.changed(message.ids);
       return;
     case 'counts':
       for (const [skillId, source, at] of message.counts) deps.downloads.add(skillId, source, new Date(at));

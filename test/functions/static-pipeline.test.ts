@@ -143,20 +143,26 @@ describe('what a rebuild writes, and in which order', () => {
 });
 
 describe('several rebuilders (Lambda containers side by side)', () => {
+  /** A skill stored and rebuilt by another rebuilder (another container): this process never saw it. */
+  async function rebuiltElsewhere(own: TestStack, slugPrefix: string) {
+    const [seeded] = await seedSkills(own.deps, { count: 1, slugPrefix });
+    await new Rebuilder(own.deps).rebuild([seeded!.id]);
+    return seeded!;
+  }
+
   it('never drops another rebuilder\'s catalog entries', async () => {
     const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
     const k = await (await Client.signIn(own, 'erin')).createKey();
     const a = await publish(own, k);
     await own.idle();
     // Another container rebuilds a skill this process never heard of.
-    const [seeded] = await seedSkills(own.deps, { count: 1, slugPrefix: 'elsewhere' });
-    await new Rebuilder(own.deps).rebuild([seeded!.id]);
+    const seeded = await rebuiltElsewhere(own, 'elsewhere');
     const b = await publish(own, k);
     await own.idle();
     const slugs = (await get(own, '/.well-known/skills.json')).body.skills.map((s: { slug: string }) => s.slug);
-    expect(slugs).toEqual(expect.arrayContaining([a.slug, b.slug, seeded!.slug]));
+    expect(slugs).toEqual(expect.arrayContaining([a.slug, b.slug, seeded.slug]));
     const names = (await get(own, '/.well-known/agent-skills/index.json')).body.skills.map((s: { name: string }) => s.name);
-    expect(names).toEqual(expect.arrayContaining([a.slug, b.slug, seeded!.slug]));
+    expect(names).toEqual(expect.arrayContaining([a.slug, b.slug, seeded.slug]));
   });
 
   it('reads neither index back while it wrote them last, and both once another rebuilder has', async () => {
@@ -175,14 +181,13 @@ describe('several rebuilders (Lambda containers side by side)', () => {
     await own.idle();
     // The index lock's memo names the ETags this process wrote: nothing to ask the bucket.
     expect(asked).toEqual([]);
-    const [seeded] = await seedSkills(own.deps, { count: 1, slugPrefix: 'memo' });
-    await new Rebuilder(own.deps).rebuild([seeded!.id]);
+    const seeded = await rebuiltElsewhere(own, 'memo');
     asked.length = 0;
     const c = await publish(own, k);
     await own.idle();
     expect(asked.sort()).toEqual(['.well-known/agent-skills/index.json', '.well-known/skills.json']);
     const slugs = (await get(own, '/.well-known/skills.json')).body.skills.map((s: { slug: string }) => s.slug);
-    expect(slugs).toEqual(expect.arrayContaining([a.slug, b.slug, c.slug, seeded!.slug]));
+    expect(slugs).toEqual(expect.arrayContaining([a.slug, b.slug, c.slug, seeded.slug]));
   });
 
   it('recovers from a failed catalog write without losing what another rebuilder wrote meanwhile', async () => {
@@ -191,8 +196,7 @@ describe('several rebuilders (Lambda containers side by side)', () => {
     const a = await publish(own, k);
     await own.idle();
     // Another container adds a skill to both indexes.
-    const [seeded] = await seedSkills(own.deps, { count: 1, slugPrefix: 'meanwhile' });
-    await new Rebuilder(own.deps).rebuild([seeded!.id]);
+    const seeded = await rebuiltElsewhere(own, 'meanwhile');
     const store = own.deps.staticStore;
     const realPut = store.put.bind(store);
     let fail = true;
@@ -207,9 +211,9 @@ describe('several rebuilders (Lambda containers side by side)', () => {
     await own.idle();
     expect(fail).toBe(false);
     const slugs = (await get(own, '/.well-known/skills.json')).body.skills.map((s: { slug: string }) => s.slug);
-    expect(slugs).toEqual(expect.arrayContaining([a.slug, b.slug, seeded!.slug]));
+    expect(slugs).toEqual(expect.arrayContaining([a.slug, b.slug, seeded.slug]));
     const names = (await get(own, '/.well-known/agent-skills/index.json')).body.skills.map((s: { name: string }) => s.name);
-    expect(names).toEqual(expect.arrayContaining([a.slug, b.slug, seeded!.slug]));
+    expect(names).toEqual(expect.arrayContaining([a.slug, b.slug, seeded.slug]));
   });
 });
 

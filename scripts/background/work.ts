@@ -1,0 +1,38 @@
+import type { Deps } from '#functions/deps';
+import { LocalRebuildTrigger } from '#functions/rebuild/local-trigger';
+import { type RebuildReport, Rebuilder } from '#functions/rebuild/rebuilder';
+
+/**
+ * The local runtime's background work: the rebuilds that follow committed writes (coalesced by
+ * the trigger, retried until they succeed) and the install counts `deps.downloads` writes.
+ * The runtime runs it in its own thread (`inline`) or in the background thread's worker; both
+ * build it here, so they behave alike.
+ */
+export interface BackgroundWork {
+  /** Skills a committed write changed. */
+  changed(ids: string[]): void;
+  /** Every change named so far is rebuilt and every count added so far written. */
+  idle(): Promise<void>;
+  /** The full rebuild, by the same Rebuilder as the incremental ones. */
+  rebuildAll(): Promise<RebuildReport>;
+  /** Stops retrying failed rebuilds. */
+  close(): Promise<void>;
+}
+
+/** The background work over `deps`; `rebuilt` is told after each successful rebuild. */
+export function backgroundWork(deps: Deps, rebuilt: () => void): BackgroundWork {
+  const rebuilder = new Rebuilder(deps);
+  const trigger = new LocalRebuildTrigger(async (ids) => {
+    await rebuilder.rebuild(ids);
+    rebuilt();
+  }, deps.log);
+  return {
+    changed: (ids) => trigger.enqueue(ids),
+    idle: async () => {
+      await trigger.idle();
+      await deps.downloads.written();
+    },
+    rebuildAll: () => rebuilder.rebuildAll(),
+    close: async () => trigger.stop(),
+  };
+}

@@ -17,6 +17,8 @@ import { tableKeys } from '#functions/store/db';
 export interface EmbeddedServices {
   dynamoEndpoint: string;
   s3Endpoint: string;
+  /** The two child processes (dynalite, s3rver). */
+  pids: number[];
   stop(): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export async function startEmbeddedServices(dataDir?: string): Promise<EmbeddedS
   return {
     dynamoEndpoint: `http://127.0.0.1:${dynamo.port}`,
     s3Endpoint: `http://127.0.0.1:${s3.port}`,
+    pids: [dynamo.child.pid!, s3.child.pid!],
     stop: async () => {
       await Promise.all([stopChild(dynamo.child), stopChild(s3.child)]);
       if (!dataDir) rmSync(s3Dir, { recursive: true, force: true });

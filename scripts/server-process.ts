@@ -80,7 +80,7 @@ export function childPids(pid: number): number[] {
   }
 }
 
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

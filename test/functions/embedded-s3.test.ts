@@ -1,5 +1,12 @@
+import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { ListBucketsCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { mapLimit } from '../../core/map-limit.ts';
+import { configFromEnv } from '../../functions/config.ts';
+import { createS3 } from '../../functions/content/s3.ts';
+import { createDb } from '../../functions/store/db.ts';
+import { startEmbeddedServices } from '../../scripts/local-stack.ts';
+import { isAlive } from '../../scripts/server-process.ts';
 import { createTestStack } from '../support/stack.ts';
 
 describe('the embedded S3', () => {
@@ -33,5 +40,30 @@ describe('the embedded S3', () => {
       expect(Buffer.from((await stack.deps.staticStore.get('race/object.bin'))!).equals(body)).toBe(true);
     }
     expect(seen).toEqual([]);
+  });
+});
+
+describe('the embedded services', () => {
+  it('keep serving through Ctrl-C and SIGTERM, and exit once their parent lets go', async () => {
+    const services = await startEmbeddedServices();
+    const config = configFromEnv({ DYNAMODB_ENDPOINT: services.dynamoEndpoint, S3_ENDPOINT: services.s3Endpoint });
+    const s3 = createS3(config);
+    const db = createDb(config);
+    try {
+      // A terminal's Ctrl-C reaches every process in the group, while the parent's stop still
+      // has counts to write.
+      for (const pid of services.pids) {
+        process.kill(pid, 'SIGINT');
+        process.kill(pid, 'SIGTERM');
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await expect(s3.send(new ListBucketsCommand({}))).resolves.toBeDefined();
+      await expect(db.doc.send(new ListTablesCommand({}))).resolves.toBeDefined();
+    } finally {
+      s3.destroy();
+      db.doc.destroy();
+      await services.stop();
+    }
+    expect(services.pids.filter(isAlive)).toEqual([]);
   });
 });

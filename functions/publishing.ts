@@ -93,11 +93,22 @@ export interface VersionCreated {
   currentVersion: string;
 }
 
-export async function publishVersion(deps: Deps, author: User, skillId: string, body: VersionBody): Promise<VersionCreated> {
+/**
+ * A new version of `skillId`. The author and the body come as promises (the key being checked,
+ * the body being read), so the reads the checks need go out at once instead of after the key;
+ * the verdicts still come in order: who is calling, the body, the skill and its author, the
+ * files, the dependencies, and whether the version is taken.
+ */
+export async function publishVersion(deps: Deps, caller: Promise<User>, skillId: string, request: Promise<VersionBody>): Promise<VersionCreated> {
   const { db, clock } = deps;
+  const reads = request.then((body) =>
+    Promise.allSettled([getSkillAndVersionCheck(db, skillId, assertStrictVersion(body.version)), findDependencies(deps, body.dependencies)]),
+  );
+  reads.catch(() => {}); // its failures are the body's, reported below in their turn
+  const author = await caller;
+  const body = await request;
   const version = assertStrictVersion(body.version);
-  // Every read the checks need goes out at once; their verdicts still come in this order.
-  const [found, known] = await Promise.allSettled([getSkillAndVersionCheck(db, skillId, version), findDependencies(deps, body.dependencies)]);
+  const [found, known] = await reads;
   const { skill: stored, taken } = settled(found);
   const skill = assertAuthor(stored, skillId, author, 'publish its versions');
   const files = prepareFiles(body.files);

@@ -63,10 +63,8 @@ async function apiKeyCaller(c: Ctx): Promise<Caller | undefined> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '');
   if (!match) return undefined;
   const { db, clock } = c.var.deps;
-  const key = await authenticateApiKey(db, match[1]!, clock());
-  if (!key) return undefined;
-  const user = await getUser(db, key.userId);
-  return user ? { user: toUser(user), via: 'api-key' } : undefined;
+  const owner = (await authenticateApiKey(db, match[1]!, clock()))?.owner;
+  return owner ? { user: toUser(owner), via: 'api-key' } : undefined;
 }
 
 /**

@@ -1,7 +1,9 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '#core/errors';
 import { hashSecret, newId, newSecret } from '../secrets.ts';
-import { type Db, isConditionFailed, queryAll, tableKeys } from './db.ts';
+import { BoundedCache } from '#core/bounded-cache';
+import { type Db, getItems, isConditionFailed, queryAll, tableKeys } from './db.ts';
+import { getUser, toUserItem, userKey, type UserItem } from './users.ts';
 
 /**
  * API keys. The item is keyed by the key's SHA-256 so authentication is one consistent read and
@@ -54,13 +56,29 @@ export async function createApiKey(db: Db, userId: string, name: string, now: Da
   return { id: item.id, key, name: item.name, prefix: item.prefix, createdAt: item.createdAt };
 }
 
-/** The key's record when `key` is a live API key, else undefined. Refreshes lastUsedAt. */
-export async function authenticateApiKey(db: Db, key: string, now: Date): Promise<ApiKeyItem | undefined> {
+/**
+ * Who owns the keys this process has authenticated, by key hash. A key never changes owner, so
+ * once its owner is known the key and the owner's user item are read together, consistently:
+ * one round trip, and a revoked key (or a changed login) still shows at once.
+ */
+const knownOwners = new WeakMap<Db, BoundedCache<string, string>>();
+const KNOWN_OWNERS_AT_MOST = 10_000;
+
+/**
+ * The key's record and its owner's user item when `key` is a live API key, else undefined.
+ * Refreshes lastUsedAt.
+ */
+export async function authenticateApiKey(db: Db, key: string, now: Date): Promise<{ key: ApiKeyItem; owner?: UserItem } | undefined> {
   if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return undefined;
   const keyHash = hashSecret(key);
-  const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: apiKeyKey(keyHash), ConsistentRead: true }));
+  let owners = knownOwners.get(db);
+  if (!owners) knownOwners.set(db, (owners = new BoundedCache(KNOWN_OWNERS_AT_MOST, () => 1)));
+  const knownOwner = owners.get(keyHash);
+  const found = await getItems(db, knownOwner ? [apiKeyKey(keyHash), userKey(knownOwner)] : [apiKeyKey(keyHash)]);
+  const Item = found.find((i) => i.sk === apiKeyKey(keyHash).sk);
   if (!Item) return undefined;
   const item = toApiKeyItem(Item);
+  owners.remember(keyHash, item.userId);
   const lastUsed = item.lastUsedAt ? Date.parse(item.lastUsedAt) : 0;
   if (now.getTime() - lastUsed >= LAST_USED_GRANULARITY_MS) {
     try {
@@ -79,7 +97,8 @@ export async function authenticateApiKey(db: Db, key: string, now: Date): Promis
       throw error;
     }
   }
-  return item;
+  const stored = found.find((i) => i.sk === userKey(item.userId).sk && i.pk === userKey(item.userId).pk);
+  return { key: item, owner: stored ? toUserItem(stored) : await getUser(db, item.userId) };
 }
 
 export async function listApiKeys(db: Db, userId: string): Promise<ApiKeyItem[]> {

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { type DeleteCommand, DynamoDBDocumentClient, type PutCommand, QueryCommand, type QueryCommandInput, type UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DeleteCommand, DynamoDBDocumentClient, type PutCommand, QueryCommand, type QueryCommandInput, type UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Config } from '../config.ts';
 
 /** The DynamoDB document client and the single table it talks to. */
@@ -45,6 +45,22 @@ export const tableKeys = {
   byOwner: { name: 'gsi1', partition: 'gsi1pk', sort: 'gsi1sk' },
   ttl: 'expiresAt',
 } as const;
+
+/**
+ * The items at `keys` that exist (in no particular order), read consistently in one
+ * BatchGetItem: several checks for the price of one round trip.
+ */
+export async function getItems(db: Db, keys: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+  const found: Record<string, unknown>[] = [];
+  for (let attempt = 0; keys.length > 0; attempt++) {
+    // DynamoDB may leave keys unprocessed under load: ask again for those, after a pause.
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(200, 10 * 2 ** attempt)));
+    const out = await db.doc.send(new BatchGetCommand({ RequestItems: { [db.table]: { Keys: keys, ConsistentRead: true } } }));
+    found.push(...(out.Responses?.[db.table] ?? []));
+    keys = out.UnprocessedKeys?.[db.table]?.Keys ?? [];
+  }
+  return found;
+}
 
 /** Runs a Query to the end, following LastEvaluatedKey. Callers bound the partition's size. */
 export async function queryAll(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Record<string, unknown>[]> {

@@ -1,7 +1,7 @@
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError } from '#core/errors';
 import { isRelease, releaseKey } from '#core/semver-order';
-import { type Db, isConditionFailed, queryAll, tableKeys, writeIf } from './db.ts';
+import { type Db, getItems, isConditionFailed, queryAll, tableKeys, writeIf } from './db.ts';
 
 /**
  * Skills, their versions and the slug index. A skill is three kinds of item:
@@ -147,24 +147,14 @@ export async function putVersion(db: Db, item: VersionItem): Promise<void> {
 }
 
 /**
- * Throws version_exists when the skill already has `version`: a read, for failing before any of
- * the request's content is stored. {@link putVersion}'s condition still decides races.
- */
-/**
  * What a version publish checks, in one consistent BatchGetItem instead of two GetItems: the
- * skill's META, and whether `version` is taken (then `taken` is the version_exists error).
+ * skill's META, and whether `version` is taken (then `taken` is the version_exists error), so
+ * the request fails before any of its content is stored. {@link putVersion}'s condition still
+ * decides races.
  */
 export async function getSkillAndVersionCheck(db: Db, skillId: string, version: string): Promise<{ skill?: SkillItem; taken?: DomainError }> {
   if (skillId.length > MAX_ID_CHARS) return {};
-  const found: Record<string, unknown>[] = [];
-  let keys: Record<string, unknown>[] = [skillKey(skillId), versionKey(skillId, version)];
-  for (let attempt = 0; keys.length > 0; attempt++) {
-    // DynamoDB may leave keys unprocessed under load: ask again for those, after a pause.
-    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(200, 10 * 2 ** attempt)));
-    const out = await db.doc.send(new BatchGetCommand({ RequestItems: { [db.table]: { Keys: keys, ConsistentRead: true } } }));
-    found.push(...(out.Responses?.[db.table] ?? []));
-    keys = out.UnprocessedKeys?.[db.table]?.Keys ?? [];
-  }
+  const found = await getItems(db, [skillKey(skillId), versionKey(skillId, version)]);
   const meta = found.find((item) => item.sk === 'META');
   return { skill: meta && toSkillItem(meta), taken: found.some((item) => item.sk === versionKey(skillId, version).sk) ? versionExists(version) : undefined };
 }

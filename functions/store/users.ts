@@ -22,7 +22,13 @@ export async function upsertUser(db: Db, user: User, now: Date): Promise<User> {
 
 export async function getUser(db: Db, id: string): Promise<UserItem | undefined> {
   const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: userKey(id), ConsistentRead: true }));
-  return Item as UserItem | undefined;
+  return Item && toUserItem(Item);
+}
+
+/** A user item as stored (without its table keys). */
+export function toUserItem(raw: Record<string, unknown>): UserItem {
+  const { pk: _pk, sk: _sk, ...item } = raw;
+  return item as unknown as UserItem;
 }
 
 export async function findUserByLogin(db: Db, login: string): Promise<UserItem | undefined> {

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Client, createTestStack, json, ORIGIN, type TestStack, withKey } from '../support/stack.ts';
+import { upsertUser } from '../../functions/store/users.ts';
+import { Client, createTestStack, json, ORIGIN, skillBody, type TestStack, withKey } from '../support/stack.ts';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 
 let stack: TestStack;
@@ -135,10 +136,23 @@ describe('API keys', () => {
     const alice = await Client.signIn(stack, 'keys-carol');
     const res = await alice.session('/api/api-keys', { method: 'POST', body: { name: 'old' } });
     const { id, key } = await json(res);
+    // Used once, so this process knows the key's owner and reads the two together from now on.
+    expect((await withKey(stack, key, '/api/publish', { body: {} })).status).toBe(400);
     expect((await alice.session(`/api/api-keys/${id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await withKey(stack, key, '/api/publish', { body: { name: 'x', description: 'y', category: 'z' } })).status).toBe(401);
     expect((await json(await alice.session('/api/api-keys'))).keys).toEqual([]);
     expect((await alice.session(`/api/api-keys/${id}`, { method: 'DELETE' })).status).toBe(404);
+  });
+
+  it('authenticates a key as its owner is now: a changed login shows on the next request', async () => {
+    const alice = await Client.signIn(stack, 'keys-renamed');
+    const key = await alice.createKey();
+    const first = await json(await withKey(stack, key, '/api/publish', { body: skillBody({ name: 'Before rename' }) }));
+    expect(first.author).toBe('keys-renamed');
+    // Signing in again after renaming the account on GitHub refreshes the user item.
+    await upsertUser(stack.deps.db, { id: 'dev:keys-renamed', login: 'keys-renamed-later' }, new Date());
+    const second = await json(await withKey(stack, key, '/api/publish', { body: skillBody({ name: 'After rename' }) }));
+    expect(second.author).toBe('keys-renamed-later');
   });
 
   it("cannot revoke someone else's key (404) and leaves it working", async () => {

@@ -66,6 +66,19 @@ describe('POST /api/skills/<id>/versions', () => {
     expect((await json(missing)).error.code).toBe('not_found');
   });
 
+  it('gives its verdicts in order though its reads go out together: caller, body, skill, version', async () => {
+    const { id } = await newSkill();
+    const post = (headers: Record<string, string>, body: string, skill = id) => stack.request(`/api/skills/${skill}/versions`, { method: 'POST', headers, body });
+    const taken = JSON.stringify(version('1.0.0'));
+    const code = async (res: Promise<Response>) => (await json(await res)).error.code;
+    expect(await code(post({ 'content-type': 'text/plain', authorization: 'Bearer sk_nope' }, 'x'))).toBe('unauthenticated');
+    expect(await code(post({ 'content-type': 'application/json', authorization: 'Bearer sk_nope' }, taken, 'no-such-skill'))).toBe('unauthenticated');
+    expect(await code(post({ 'content-type': 'text/plain', authorization: `Bearer ${aliceKey}` }, taken))).toBe('unsupported_media_type');
+    expect(await code(post({ 'content-type': 'application/json', authorization: `Bearer ${aliceKey}` }, '{"version":"1.x"}', 'no-such-skill'))).toBe('invalid_request');
+    expect(await code(post({ 'content-type': 'application/json', authorization: `Bearer ${aliceKey}` }, taken, 'no-such-skill'))).toBe('not_found');
+    expect(await code(post({ 'content-type': 'application/json', authorization: `Bearer ${aliceKey}` }, taken))).toBe('version_exists');
+  });
+
   it('rejects a second 1.1.0 with version_exists, and 1.0.0 too', async () => {
     const { id } = await newSkill();
     expect((await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version('1.1.0') })).status).toBe(201);
@@ -167,9 +180,8 @@ describe('what a version publish costs in storage calls', () => {
     expect(calls.filter((c) => c.service === 's3' && c.bucket === 'content').map((c) => c.action)).toEqual(['s3:PutObject']);
     const dynamo = calls.filter((c) => c.service === 'dynamodb').map((c) => c.action).sort();
     expect(dynamo).toEqual([
+      'dynamodb:BatchGetItem', // the API key and its (known) owner, together
       'dynamodb:BatchGetItem', // the skill and the version (a repeated one stores no content), together
-      'dynamodb:GetItem', // the API key
-      'dynamodb:GetItem', // its user
       'dynamodb:PutItem', // the version, conditionally
       'dynamodb:Query', // the rebuild: the skill and its versions
       'dynamodb:UpdateItem', // the rebuild's index lock, taken (with the last holder's memo)

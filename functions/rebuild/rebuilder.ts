@@ -44,8 +44,16 @@ export class Rebuilder {
    * only grows and is never stale; it spares most rebuilds any lookup of the bundles a skill has.
    */
   private readonly bundled = new Set<string>();
+  /**
+   * When this rebuilder started. The bundle of the version published last, when that was after
+   * this moment, is written without asking the bucket first: it is almost never there yet (only
+   * when another rebuilder already handled the same change; the same bytes again are harmless).
+   */
+  private readonly startedAt: number;
 
-  constructor(private readonly deps: Deps) {}
+  constructor(private readonly deps: Deps) {
+    this.startedAt = deps.clock().getTime();
+  }
 
   /**
    * Rebuilds the files of `skillIds`, then their entries in the catalog and discovery index.
@@ -123,13 +131,18 @@ export class Rebuilder {
   }
 
   /**
-   * Which of a free skill's bundles the bucket holds, asking only about versions not known yet:
-   * a HEAD each for a few (usually just the version being published), a listing of the skill's
-   * folder for more. Listing for every write was the one per-write cost that grew with the
-   * number of skills against s3rver, which walks the whole `bundles/` folder to list a prefix.
+   * Which of a free skill's bundles the bucket holds, asking only about versions not known yet,
+   * apart from one just published (see {@link startedAt}): a HEAD each for a few, a listing of
+   * the skill's folder for more. Listing for every write was the one per-write cost that grew
+   * with the number of skills against s3rver, which walks the whole `bundles/` folder to list a
+   * prefix.
    */
   private async presentBundles({ skill, versions }: SkillState): Promise<Set<string>> {
-    const unknown = versions.map((v) => bundleKey(skill.slug, v.version)).filter((key) => !this.bundled.has(key));
+    const last = versions.reduce((a, b) => (b.publishedAt > a.publishedAt ? b : a));
+    const unknown = versions
+      .filter((v) => v !== last || Date.parse(v.publishedAt) < this.startedAt)
+      .map((v) => bundleKey(skill.slug, v.version))
+      .filter((key) => !this.bundled.has(key));
     if (unknown.length > HEAD_BUNDLES_AT_MOST) {
       for (const key of (await this.deps.staticStore.list(`bundles/${skill.slug}/`)).keys()) this.bundled.add(key);
     } else {

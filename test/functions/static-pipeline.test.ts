@@ -140,6 +140,20 @@ describe('what a rebuild writes, and in which order', () => {
     const catalog = (await get(stack, '/.well-known/skills.json')).body;
     expect(catalog.skills.find((s: { slug: string }) => s.slug === slug).currentVersion).toBe('1.7.0');
   });
+  it('asks about every bundle but the one just published, even of versions newer than the rebuilder', async () => {
+    const { id, slug } = await publish(stack, key);
+    await stack.idle();
+    // Started before the next two versions; the stack's own rebuilder bundles them meanwhile.
+    const earlier = new Rebuilder(stack.deps);
+    for (const v of ['1.1.0', '1.2.0']) await addVersion(stack, key, id, v);
+    await stack.idle();
+    const written: string[] = [];
+    const stop = stack.deps.staticStore.onWrite((objectKey) => written.push(objectKey));
+    await earlier.rebuild([id]);
+    stop();
+    // 1.2.0 was published last, after `earlier` started: written again unasked, the same bytes.
+    expect(written.filter((k) => k.startsWith('bundles/'))).toEqual([`bundles/${slug}/1.2.0.json`]);
+  });
 });
 
 describe('several rebuilders (Lambda containers side by side)', () => {

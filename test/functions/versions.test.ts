@@ -178,6 +178,9 @@ describe('what a version publish costs in storage calls', () => {
     const calls = recorder.take().map((r) => r.call);
     // The unchanged file was stored by an earlier publish: no lookup, no second upload.
     expect(calls.filter((c) => c.service === 's3' && c.bucket === 'content').map((c) => c.action)).toEqual(['s3:PutObject']);
+    // The rebuild writes the new bundle without asking whether it is there (it was published
+    // after this rebuilder started), the two registry documents, the archive and both indexes.
+    expect(calls.filter((c) => c.service === 's3' && c.bucket === 'static').map((c) => c.action)).toEqual(Array(6).fill('s3:PutObject'));
     const dynamo = calls.filter((c) => c.service === 'dynamodb').map((c) => c.action).sort();
     expect(dynamo).toEqual([
       'dynamodb:BatchGetItem', // the API key and its (known) owner, together

@@ -71,6 +71,8 @@ export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps,
     ...overrides,
     changed: (ids) => background!.changed(ids),
   });
+  // Content a publish stored goes to the thread with the change, before it: no read back from S3.
+  if (thread) deps.blobs.cache?.onStored((sha256, bytes) => thread.stored(sha256, bytes));
   const site = options.site ? new LocalSiteBuilder(deps.staticStore, config, deps.log, options.site) : undefined;
   background = thread ?? backgroundWork(deps, () => site?.changed());
   const cdn = new LocalCdn(deps.staticStore);

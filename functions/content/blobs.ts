@@ -30,7 +30,7 @@ export async function putBlobs(blobs: Blobs, files: FileBytes[]): Promise<void> 
       if (blobs.cache?.has(sha)) return;
       const present = bytes.byteLength > PUT_WITHOUT_HEAD_BYTES && (await objectExists(blobs.s3, blobs.bucket, blobKey(sha)));
       if (!present) await putObject(blobs.s3, blobs.bucket, blobKey(sha), bytes, { contentType: 'application/octet-stream' });
-      blobs.cache?.remember(sha, bytes);
+      blobs.cache?.stored(sha, bytes);
     }),
   );
 }

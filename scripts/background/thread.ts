@@ -22,6 +22,7 @@ import type { BackgroundWork } from './work.ts';
 /** What the request thread sends. */
 export type ToWorker =
   | { kind: 'changed'; ids: string[] }
+  | { kind: 'blob'; sha256: string; bytes: Uint8Array }
   | { kind: 'counts'; counts: [skillId: string, source: Source, at: number][] }
   | { kind: Request; id: number };
 
@@ -72,6 +73,11 @@ export class BackgroundThread implements InstallCounter, BackgroundWork {
   /** Skills a committed write changed: rebuilt in the thread, bursts coalesced. */
   changed(ids: string[]): void {
     this.post({ kind: 'changed', ids });
+  }
+
+  /** Content a publish just stored: the thread's rebuild reads it from its cache, not from S3. */
+  stored(sha256: string, bytes: Uint8Array): void {
+    this.post({ kind: 'blob', sha256, bytes });
   }
 
   add(skillId: string, source: Source, now: Date): void {

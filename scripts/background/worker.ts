@@ -31,6 +31,9 @@ port.on('message', (message: ToWorker) => {
     case 'changed':
       work.changed(message.ids);
       return;
+    case 'blob':
+      deps.blobs.cache?.remember(message.sha256, message.bytes);
+      return;
     case 'counts':
       for (const [skillId, source, at] of message.counts) deps.downloads.add(skillId, source, new Date(at));
       return;

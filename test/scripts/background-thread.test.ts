@@ -1,4 +1,5 @@
 import type { Worker } from 'node:worker_threads';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BackgroundThread } from '../../scripts/background/thread.ts';
 import { analytics, commandsDuring, deliver, publish } from '../support/delivery.ts';
@@ -57,6 +58,25 @@ describe('the background thread', () => {
     });
     // This thread read the counts; it wrote none of them.
     expect(sent.filter((c) => c.name === 'UpdateCommand')).toEqual([]);
+  });
+
+  it('hands the thread the content a publish stored, so its rebuild does not read it back', async () => {
+    const other = await createTestStack({}, {}, { background: 'thread', logLevel: 'silent' });
+    try {
+      // The thread reads content from the configured bucket; this thread now stores it in
+      // another one, so the bundle can only be built from the bytes the thread was handed.
+      const elsewhere = `${other.config.contentBucket}-elsewhere`;
+      await other.deps.s3.send(new CreateBucketCommand({ Bucket: elsewhere }));
+      other.deps.blobs.bucket = elsewhere;
+      const key = await (await Client.signIn(other, 'handed')).createKey();
+      const skill = await publish(other, key, { files: [{ filename: 'SKILL.md', content: '---\nname: t\n---\n# Handed over\n' }] });
+      const settled = await Promise.race([other.idle().then(() => 'rebuilt'), new Promise((resolve) => setTimeout(() => resolve('still rebuilding'), 10_000))]);
+      expect(settled).toBe('rebuilt');
+      const bundle = await json<{ files: { content: string }[] }>(await other.request(`/bundles/${skill.slug}/1.0.0.json`));
+      expect(bundle.files[0]!.content).toContain('# Handed over');
+    } finally {
+      await other.runtime.close();
+    }
   });
 
   it('refuses to wait once closed, instead of hanging', async () => {

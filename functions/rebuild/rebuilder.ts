@@ -79,16 +79,26 @@ export class Rebuilder {
   /** Regenerates every skill's files and both indexes from DynamoDB: the repair path. */
   async rebuildAll(): Promise<RebuildReport> {
     const states = await this.scanAll();
+    // Counts every object this run writes (bundles, registry files, archives, indexes).
     let written = 0;
+    const stopCounting = this.deps.staticStore.onWrite(() => (written += 1));
+    try {
+      await this.regenerate(states);
+    } finally {
+      stopCounting();
+    }
+    return { skills: states.length, written };
+  }
+
+  private async regenerate(states: SkillState[]): Promise<void> {
     const existing = await this.deps.staticStore.list('');
     for (const key of existing.keys()) if (key.startsWith('bundles/')) this.bundled.add(key);
     const putIfChanged = async (key: string, body: string) => {
       if (existing.get(key) === md5(body)) return;
       await this.deps.staticStore.put(key, body);
-      written += 1;
     };
     await mapLimit(states, 32, async (state) => {
-      written += await this.writeBundles(state, existing);
+      await this.writeBundles(state, existing);
       await putIfChanged(registryKey(state.skill.slug), canonicalJson(registryDocument(state.skill, state.versions)));
       await putIfChanged(versionsKey(state.skill.slug), canonicalJson(versionsDocument(state.skill, state.versions)));
     });
@@ -105,7 +115,6 @@ export class Rebuilder {
       await this.writeIndexes(catalog, Promise.resolve({ list: discovery }));
       lease.leave(this.indexEtags());
     });
-    return { skills: states.length, written: written + 2 };
   }
 
   /** A skill's registry files: bundles of free versions (once: they are immutable), then the two registry documents. */
@@ -119,15 +128,14 @@ export class Rebuilder {
   }
 
   /** Writes the bundles a free skill is missing; paid content never reaches the static bucket. */
-  private async writeBundles({ skill, versions }: SkillState, existing: { has(key: string): boolean }): Promise<number> {
-    if (skill.paid) return 0;
+  private async writeBundles({ skill, versions }: SkillState, existing: { has(key: string): boolean }): Promise<void> {
+    if (skill.paid) return;
     const missing = versions.filter((v) => !existing.has(bundleKey(skill.slug, v.version)));
     await mapLimit(missing, 4, async (version) => {
       const key = bundleKey(skill.slug, version.version);
       await this.deps.staticStore.put(key, bundleBytes(await this.readFiles(version)));
       this.bundled.add(key);
     });
-    return missing.length;
   }
 
   /**

@@ -343,6 +343,7 @@ describe('repair', () => {
     // Archives of versions that are no longer current stay where they were; nothing refers to them.
     const referenced = [...before.keys()].filter((k) => k !== `.well-known/agent-skills/${a.slug}/1.0.0.tar.gz`);
     expect([...after.keys()].sort()).toEqual(referenced.sort());
+    expect(report.written).toBe(after.size); // every one of them, counted once
     for (const objectKey of referenced) {
       const body = before.get(objectKey)!;
       if (objectKey === '.well-known/skills.json') continue; // generatedAt moves

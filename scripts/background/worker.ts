@@ -1,3 +1,4 @@
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createDeps } from '#functions/deps';
 import { createLogger, type Level } from '#functions/log';
@@ -7,6 +8,17 @@ import { backgroundWork } from './work.ts';
 /** The background thread's entry (see thread.ts): rebuilds and install-count writes. */
 
 const { config, logLevel } = (workerData as { setup: WorkerSetup }).setup;
+
+// On AWS the rebuild runs on the stream Lambda's own machine and takes no CPU from requests;
+// here it shares two cores with them, so it yields: on Linux a priority set with no pid
+// applies to the calling thread only, this one. (Refused elsewhere: then it runs as before.)
+/** Nice 10 against the requests' 0: about a tenth of a contended core, all of an idle one. */
+const BACKGROUND_NICE = 10;
+try {
+  setPriority(BACKGROUND_NICE);
+} catch {
+  // keeps the default priority
+}
 const port = parentPort!;
 const send = (message: FromWorker) => port.postMessage(message);
 

@@ -106,7 +106,25 @@ describe('what delivery keeps between requests', () => {
     await recordPublished(stack.deps.db, skill.id, '2.0.0', new Date());
     expect(await read()).toMatchObject({ currentVersion: '1.0.0' });
     await new Promise((resolve) => setTimeout(resolve, 250));
+    // Past its TTL: the held copy answers at once while the skill is read again behind it.
+    expect(await read()).toMatchObject({ currentVersion: '1.0.0' });
+    const deadline = Date.now() + 2000;
+    while ((await read())?.currentVersion !== '2.0.0' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(await read()).toMatchObject({ currentVersion: '2.0.0' });
+  });
+
+  it('reads a skill before answering once its copy is older than twice the TTL', async () => {
+    const skill = await publish(stack, aliceKey);
+    const cache = new DeliveryCache(100, 1_000_000);
+    let reads = 0;
+    const read = () => cache.skill(skill.id, () => (reads++, getSkill(stack.deps.db, skill.id)));
+    expect(await read()).toMatchObject({ currentVersion: '1.0.0' });
+    await recordPublished(stack.deps.db, skill.id, '2.0.0', new Date());
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(await read()).toMatchObject({ currentVersion: '2.0.0' });
+    // Within the TTL again: answered from the cache, however many ask.
+    await Promise.all(Array.from({ length: 10 }, read));
+    expect(reads).toBe(2);
   });
 
   it('does not remember an unknown skill or version: one published later is delivered', async () => {

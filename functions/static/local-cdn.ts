@@ -20,7 +20,8 @@ import type { StaticStore } from './static-store.ts';
 
 interface Cached {
   body: Buffer;
-  etag: string;
+  /** Hashed on the first request that needs it, not on every write (see {@link etagOf}). */
+  etag?: string;
   contentType: string;
   cacheControl: string;
   gzip?: Buffer;
@@ -81,14 +82,15 @@ export class LocalCdn {
 
   private respond(c: Context<AppEnv>, object: Cached, status: 200 | 404 = 200): Response {
     const encoding = pickEncoding(c.req.header('accept-encoding') ?? '', object.body.byteLength);
-    const etag = encoding ? `"${object.etag}-${encoding === 'br' ? 'br' : 'gz'}"` : `"${object.etag}"`;
+    const tag = etagOf(object);
+    const etag = encoding ? `"${tag}-${encoding === 'br' ? 'br' : 'gz'}"` : `"${tag}"`;
     const headers: Record<string, string> = {
       'Content-Type': object.contentType,
       'Cache-Control': object.cacheControl,
       ETag: etag,
       Vary: 'Accept-Encoding',
     };
-    if (status === 200 && matches(c.req.header('if-none-match'), object.etag)) return c.body(null, 304, headers);
+    if (status === 200 && matches(c.req.header('if-none-match'), tag)) return c.body(null, 304, headers);
     let body = object.body;
     if (encoding === 'br') body = object.br ??= brotli(object.body);
     if (encoding === 'gzip') body = object.gzip ??= gzipSync(object.body, { level: object.body.byteLength > FAST_ABOVE ? 1 : constants.Z_DEFAULT_COMPRESSION });
@@ -106,7 +108,7 @@ export class LocalCdn {
   }
 
   private remember(key: string, body: Buffer): Cached {
-    const entry: Cached = { body, etag: createHash('sha256').update(body).digest('base64url').slice(0, 32), ...headersForKey(key) };
+    const entry: Cached = { body, ...headersForKey(key) };
     this.cache.set(key, entry);
     this.cachedBytes += body.byteLength;
     for (const [oldest, value] of this.cache) {
@@ -123,6 +125,15 @@ export class LocalCdn {
     this.cache.delete(key);
     this.cachedBytes -= old.body.byteLength;
   }
+}
+
+/**
+ * The object's strong ETag. Every rebuild rewrites the catalog and the discovery index, which
+ * hashing at each write cost the request thread 1.4 ms per 315 kB (13 ms for the 3.1 MB catalog
+ * of 10,000 skills) even when nobody asked for them before the next write.
+ */
+function etagOf(object: Cached): string {
+  return (object.etag ??= createHash('sha256').update(object.body).digest('base64url').slice(0, 32));
 }
 
 function brotli(body: Buffer): Buffer {

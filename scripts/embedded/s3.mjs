@@ -3,7 +3,7 @@
 // Two of s3rver's file-store habits break guarantees S3 gives and the service relies on; they
 // are corrected here, before the server starts.
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
@@ -42,17 +42,28 @@ fsExtra.readdirSync = function sortedReaddirSync(path, options) {
 // PUT take ~10 ms. Now the request body is read whole (objects here are a few MB at most), and
 // an object's files are read and written with synchronous calls, all in one turn of the event
 // loop: no other request can see some of its files new and others old, or a file half written.
-// They are overwritten in place: writing a temporary file and renaming it over the old one made
-// ext4 flush the new file at each rename (auto_da_alloc), about 1.7 ms a file instead of 0.04.
+// They are overwritten in place, and never emptied first: ext4 (auto_da_alloc) flushes a file
+// to disk when it is renamed over another or truncated to nothing and written again, which here
+// blocked the server for 1.3 ms per small file and 4 ms per 300 kB catalog, against 0.02 and
+// 0.04 ms to write over the old bytes and cut the file to its new length.
 // The process only ever stops between turns: it ignores SIGINT and SIGTERM and exits once its
 // parent has gone (see the end of this file).
-const writeWhole = (path, bytes) => writeFileSync(path, bytes);
 const missingAsNull = (read) => {
   try {
     return read();
   } catch (error) {
     if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
     throw error;
+  }
+};
+const writeWhole = (path, bytes) => {
+  const data = typeof bytes === 'string' ? Buffer.from(bytes) : bytes;
+  const file = missingAsNull(() => openSync(path, 'r+')) ?? openSync(path, 'w');
+  try {
+    for (let at = 0; at < data.length; ) at += writeSync(file, data, at, data.length - at, at);
+    ftruncateSync(file, data.length);
+  } finally {
+    closeSync(file);
   }
 };
 const metadataJson = (metadata) =>
@@ -116,17 +127,39 @@ FilesystemStore.prototype.existsObject = async function existsObject(bucket, key
 };
 
 // Asked on every request (the bucket) and on every object request (its CORS and website
-// configuration files, which are almost never there).
+// configuration files, which are almost never there: a bucket's are remembered, and forgotten
+// whenever any configuration is put or deleted).
 FilesystemStore.prototype.getBucket = async function getBucket(bucket) {
   const stat = missingAsNull(() => statSync(this.getBucketPath(bucket)));
   return stat?.isDirectory() ? new S3Bucket(bucket, stat.birthtime) : null;
 };
+const bucketConfigs = new Map();
 FilesystemStore.prototype.getSubresource = async function getSubresource(bucket, key, resourceType) {
-  const data = missingAsNull(() => readFileSync(this.getResourcePath(bucket, key, `${resourceType}.xml`)));
-  return data === null ? null : new (getConfigModel(resourceType))(data.toString());
+  const read = () => {
+    const data = missingAsNull(() => readFileSync(this.getResourcePath(bucket, key, `${resourceType}.xml`)));
+    return data === null ? null : new (getConfigModel(resourceType))(data.toString());
+  };
+  if (key !== undefined) return read();
+  const id = `${bucket}/${resourceType}`;
+  if (!bucketConfigs.has(id)) bucketConfigs.set(id, read());
+  return bucketConfigs.get(id);
 };
+for (const change of ['putSubresource', 'deleteSubresource', 'putBucket', 'deleteBucket']) {
+  const original = FilesystemStore.prototype[change];
+  FilesystemStore.prototype[change] = async function (...args) {
+    bucketConfigs.clear();
+    try {
+      return await original.apply(this, args);
+    } finally {
+      bucketConfigs.clear();
+    }
+  };
+}
 
 const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: process.env.EMBEDDED_PATH });
+// 4. Its request log. Silent still formats a coloured line for every response (koa-logger) and
+// hands it to a muted logger: a tenth of a millisecond a request, for nothing.
+server.middleware = server.middleware.filter((middleware) => middleware.name !== 'logger');
 const { port } = await server.run();
 process.send?.({ port });
 process.on('disconnect', () => server.close(() => process.exit(0)));

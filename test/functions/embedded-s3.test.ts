@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { ListBucketsCommand } from '@aws-sdk/client-s3';
+import { DeleteBucketCorsCommand, GetBucketCorsCommand, HeadObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutBucketCorsCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { mapLimit } from '../../core/map-limit.ts';
 import { configFromEnv } from '../../functions/config.ts';
-import { createS3 } from '../../functions/content/s3.ts';
+import { createS3, getObjectBytes, putObject } from '../../functions/content/s3.ts';
 import { createDb } from '../../functions/store/db.ts';
 import { startEmbeddedServices } from '../../scripts/local-stack.ts';
 import { isAlive } from '../../scripts/server-process.ts';
@@ -40,6 +41,32 @@ describe('the embedded S3', () => {
       expect(Buffer.from((await stack.deps.staticStore.get('race/object.bin'))!).equals(body)).toBe(true);
     }
     expect(seen).toEqual([]);
+  });
+});
+
+describe('the embedded S3 writing over objects', () => {
+  const md5 = (text: string) => JSON.stringify(createHash('md5').update(text).digest('hex'));
+
+  it('writes a shorter object over a longer one exactly, and serves its MD5 as the ETag everywhere', async () => {
+    const { deps } = await createTestStack();
+    const { s3, bucket } = deps.staticStore;
+    for (const body of ['first version, the longer one', 'second']) await putObject(s3, bucket, 'docs/a.txt', body, { contentType: 'text/plain', metadata: { kind: 'test' } });
+    expect(Buffer.from((await getObjectBytes(s3, bucket, 'docs/a.txt'))!).toString()).toBe('second');
+    const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'docs/a.txt' }));
+    expect([head.ETag, head.ContentType, head.Metadata]).toEqual([md5('second'), 'text/plain', { kind: 'test' }]);
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'docs/' }));
+    expect(listed.Contents?.map((o) => [o.Key, o.ETag, o.Size])).toEqual([['docs/a.txt', md5('second'), 6]]);
+  });
+
+  it('sees a bucket CORS configuration as soon as it is put or deleted', async () => {
+    const { deps } = await createTestStack();
+    const { s3, bucket } = deps.staticStore;
+    await expect(s3.send(new GetBucketCorsCommand({ Bucket: bucket }))).rejects.toMatchObject({ name: 'NoSuchCORSConfiguration' });
+    await putObject(s3, bucket, 'a.txt', 'written while the bucket has no CORS configuration', { contentType: 'text/plain' });
+    await s3.send(new PutBucketCorsCommand({ Bucket: bucket, CORSConfiguration: { CORSRules: [{ AllowedMethods: ['GET'], AllowedOrigins: ['https://example.com'] }] } }));
+    expect((await s3.send(new GetBucketCorsCommand({ Bucket: bucket }))).CORSRules?.[0]?.AllowedOrigins).toEqual(['https://example.com']);
+    await s3.send(new DeleteBucketCorsCommand({ Bucket: bucket }));
+    await expect(s3.send(new GetBucketCorsCommand({ Bucket: bucket }))).rejects.toMatchObject({ name: 'NoSuchCORSConfiguration' });
   });
 });
 

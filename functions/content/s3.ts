@@ -1,9 +1,10 @@
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../config.ts';
+import { withoutSdkLogging } from '../sdk-client.ts';
 
 /** The S3 client, set up for AWS or for the embedded s3rver (DESIGN.md §8). */
 export function createS3(config: Config): S3Client {
-  return new S3Client({
+  const client = new S3Client({
     region: config.region,
     ...(config.s3Endpoint
       ? {
@@ -17,6 +18,7 @@ export function createS3(config: Config): S3Client {
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 4,
   });
+  return withoutSdkLogging(client);
 }
 
 export function isMissing(error: unknown): boolean {

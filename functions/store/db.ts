@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, type DeleteCommand, DynamoDBDocumentClient, type PutCommand, QueryCommand, type QueryCommandInput, type UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Config } from '../config.ts';
+import { withoutSdkLogging } from '../sdk-client.ts';
 
 /** The DynamoDB document client and the single table it talks to. */
 export interface Db {
@@ -16,6 +17,7 @@ export function createDb(config: Config): Db {
       : {}),
     maxAttempts: 4,
   });
+  withoutSdkLogging(client);
   return {
     doc: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }),
     table: config.tableName,

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { DeleteBucketCorsCommand, GetBucketCorsCommand, HeadObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutBucketCorsCommand } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, CreateBucketCommand, DeleteBucketCorsCommand, GetBucketCorsCommand, HeadObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutBucketCorsCommand, type S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { mapLimit } from '../../core/map-limit.ts';
 import { configFromEnv } from '../../functions/config.ts';
@@ -67,6 +70,80 @@ describe('the embedded S3 writing over objects', () => {
     expect((await s3.send(new GetBucketCorsCommand({ Bucket: bucket }))).CORSRules?.[0]?.AllowedOrigins).toEqual(['https://example.com']);
     await s3.send(new DeleteBucketCorsCommand({ Bucket: bucket }));
     await expect(s3.send(new GetBucketCorsCommand({ Bucket: bucket }))).rejects.toMatchObject({ name: 'NoSuchCORSConfiguration' });
+  });
+});
+
+describe('the embedded S3 on disk', () => {
+  const BUCKET = 'disk-test';
+  /** A client of embedded services persisting under a fresh folder; the bucket's folder; a restart. */
+  async function onDisk(run: (s3: S3Client, bucketDir: string, restart: () => Promise<S3Client>) => Promise<void>): Promise<void> {
+    const dir = mkdtempSync(join(tmpdir(), 'skillpress-s3-disk-'));
+    let services = await startEmbeddedServices(dir);
+    const clients: S3Client[] = [];
+    const connect = () => {
+      const client = createS3(configFromEnv({ DYNAMODB_ENDPOINT: services.dynamoEndpoint, S3_ENDPOINT: services.s3Endpoint }));
+      clients.push(client);
+      return client;
+    };
+    try {
+      const s3 = connect();
+      await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
+      await run(s3, join(dir, 's3', BUCKET), async () => {
+        await services.stop();
+        services = await startEmbeddedServices(dir);
+        return connect();
+      });
+    } finally {
+      for (const client of clients) client.destroy();
+      await services.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const md5 = (text: string) => JSON.stringify(createHash('md5').update(text).digest('hex'));
+  const put = (s3: S3Client, key: string, body: string) => putObject(s3, BUCKET, key, body, { contentType: 'text/plain', metadata: { kind: 'test' } });
+
+  it('keeps an object as two files, its bytes and its metadata with the MD5', async () => {
+    await onDisk(async (s3, bucketDir) => {
+      await put(s3, 'docs/a.txt', 'some bytes');
+      expect(readdirSync(join(bucketDir, 'docs')).sort()).toEqual(['a.txt._S3rver_metadata.json', 'a.txt._S3rver_object']);
+      expect((await s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: 'docs/a.txt' }))).ETag).toBe(md5('some bytes'));
+    });
+  });
+
+  it('copies an object with its metadata, or with new metadata', async () => {
+    await onDisk(async (s3) => {
+      await put(s3, 'a.txt', 'copied bytes');
+      await s3.send(new CopyObjectCommand({ Bucket: BUCKET, Key: 'same.txt', CopySource: `${BUCKET}/a.txt` }));
+      await s3.send(new CopyObjectCommand({ Bucket: BUCKET, Key: 'new.txt', CopySource: `${BUCKET}/a.txt`, MetadataDirective: 'REPLACE', ContentType: 'text/markdown', Metadata: { kind: 'copy' } }));
+      for (const [key, type, metadata] of [['same.txt', 'text/plain', { kind: 'test' }], ['new.txt', 'text/markdown', { kind: 'copy' }]] as const) {
+        const head = await s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: key }));
+        expect([key, head.ETag, head.ContentType, head.Metadata]).toEqual([key, md5('copied bytes'), type, metadata]);
+        expect(Buffer.from((await getObjectBytes(s3, BUCKET, key))!).toString()).toBe('copied bytes');
+      }
+    });
+  });
+
+  it('reads folders written with a separate MD5 file, or with none', async () => {
+    await onDisk(async (s3, bucketDir, restart) => {
+      await put(s3, 'old.txt', 'from an older folder');
+      await put(s3, 'bare.txt', 'no checksum anywhere');
+      // As the earlier layout left them: the MD5 in a file beside the metadata, or nowhere.
+      for (const key of ['old.txt', 'bare.txt']) writeFileSync(join(bucketDir, `${key}._S3rver_metadata.json`), JSON.stringify({ 'content-type': 'text/plain' }));
+      writeFileSync(join(bucketDir, 'old.txt._S3rver_object.md5'), createHash('md5').update('from an older folder').digest('hex'));
+      const client = await restart();
+      const etags = async () => (await client.send(new ListObjectsV2Command({ Bucket: BUCKET }))).Contents?.map((o) => [o.Key, o.ETag]);
+      expect(await etags()).toEqual([
+        ['bare.txt', md5('no checksum anywhere')],
+        ['old.txt', md5('from an older folder')],
+      ]);
+      // Written again, the MD5 in its metadata wins over the stale file beside it.
+      await put(client, 'old.txt', 'new bytes');
+      expect((await client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: 'old.txt' }))).ETag).toBe(md5('new bytes'));
+      expect(await etags()).toEqual([
+        ['bare.txt', md5('no checksum anywhere')],
+        ['old.txt', md5('new bytes')],
+      ]);
+    });
   });
 });
 

@@ -79,6 +79,7 @@ const metadataJson = (metadata, md5) =>
     null,
     2,
   );
+const md5Hex = (bytes) => createHash('md5').update(bytes).digest('hex');
 const readStored = (store, bucket, key) => missingAsNull(() => JSON.parse(readFileSync(store.getResourcePath(bucket, key, 'metadata.json'), 'utf8')));
 /** The object's MD5 as stored, without reading its bytes; null when nothing says. */
 const storedMd5 = (store, bucket, key, stored) =>
@@ -86,7 +87,7 @@ const storedMd5 = (store, bucket, key, stored) =>
 
 FilesystemStore.prototype.putObject = async function putObject(object) {
   const bytes = Buffer.isBuffer(object.content) ? object.content : Buffer.concat(await object.content.toArray());
-  const digest = createHash('md5').update(bytes).digest('hex');
+  const digest = md5Hex(bytes);
   const objectPath = this.getResourcePath(object.bucket, object.key, 'object');
   try {
     writeWhole(objectPath, bytes);
@@ -99,7 +100,7 @@ FilesystemStore.prototype.putObject = async function putObject(object) {
   return { size: bytes.length, md5: digest };
 };
 FilesystemStore.prototype.putMetadata = async function putMetadata(bucket, key, metadata, md5) {
-  md5 ??= storedMd5(this, bucket, key, readStored(this, bucket, key)) ?? createHash('md5').update(readFileSync(this.getResourcePath(bucket, key, 'object'))).digest('hex');
+  md5 ??= storedMd5(this, bucket, key, readStored(this, bucket, key)) ?? md5Hex(readFileSync(this.getResourcePath(bucket, key, 'object')));
   writeWhole(this.getResourcePath(bucket, key, 'metadata.json'), metadataJson(metadata, md5));
 };
 FilesystemStore.prototype.copyObject = async function copyObject(srcBucket, srcKey, destBucket, destKey, replacementMetadata) {
@@ -122,7 +123,7 @@ FilesystemStore.prototype.getObject = async function getObject(bucket, key, opti
   const stored = readStored(this, bucket, key) ?? {};
   const metadata = {
     ...stored,
-    etag: JSON.stringify(createHash('md5').update(bytes).digest('hex')),
+    etag: JSON.stringify(md5Hex(bytes)),
     'content-length': bytes.length,
     'last-modified': mtime.toUTCString(),
   };
@@ -138,7 +139,7 @@ FilesystemStore.prototype.getMetadata = async function getMetadata(bucket, key) 
   const objectPath = this.getResourcePath(bucket, key, 'object');
   const { mtime, size } = statSync(objectPath); // throws for a missing object, as s3rver expects
   const stored = readStored(this, bucket, key);
-  const md5 = storedMd5(this, bucket, key, stored) ?? createHash('md5').update(readFileSync(objectPath)).digest('hex');
+  const md5 = storedMd5(this, bucket, key, stored) ?? md5Hex(readFileSync(objectPath));
   return { ...stored, etag: JSON.stringify(md5), 'last-modified': mtime.toUTCString(), 'content-length': size };
 };
 

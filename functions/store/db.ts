@@ -49,19 +49,50 @@ export const tableKeys = {
 } as const;
 
 /**
- * The items at `keys` that exist (in no particular order), read consistently in one
- * BatchGetItem: several checks for the price of one round trip.
+ * The items at `keys` that exist (in no particular order), read consistently. Reads asked for in
+ * the same turn of the event loop go out together in one BatchGetItem (up to its 100 keys), so
+ * checks that start side by side, even from different parts of a request, cost one round trip.
  */
-export async function getItems(db: Db, keys: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
-  const found: Record<string, unknown>[] = [];
-  for (let attempt = 0; keys.length > 0; attempt++) {
-    // DynamoDB may leave keys unprocessed under load: ask again for those, after a pause.
-    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(200, 10 * 2 ** attempt)));
-    const out = await db.doc.send(new BatchGetCommand({ RequestItems: { [db.table]: { Keys: keys, ConsistentRead: true } } }));
-    found.push(...(out.Responses?.[db.table] ?? []));
-    keys = out.UnprocessedKeys?.[db.table]?.Keys ?? [];
+export function getItems(db: Db, keys: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+  if (keys.length === 0) return Promise.resolve([]);
+  let batch = openBatches.get(db);
+  if (!batch || batch.keys.size + keys.length > BATCH_GET_KEYS_AT_MOST) {
+    const fresh: ReadBatch = { keys: new Map(), waiting: [] };
+    openBatches.set(db, fresh);
+    setImmediate(() => sendBatch(db, fresh));
+    batch = fresh;
   }
-  return found;
+  for (const key of keys) batch.keys.set(keyId(key), key);
+  const ids = keys.map(keyId);
+  const open = batch;
+  return new Promise((resolve, reject) => open.waiting.push({ resolve: (items) => resolve(ids.map((id) => items.get(id)).filter((item) => item !== undefined)), reject }));
+}
+
+interface ReadBatch {
+  keys: Map<string, Record<string, unknown>>;
+  waiting: { resolve: (items: Map<string, Record<string, unknown>>) => void; reject: (error: unknown) => void }[];
+}
+
+const BATCH_GET_KEYS_AT_MOST = 100;
+const openBatches = new WeakMap<Db, ReadBatch>();
+const keyId = (key: Record<string, unknown>) => `${String(key[tableKeys.partition])}\u0000${String(key[tableKeys.sort])}`;
+
+async function sendBatch(db: Db, batch: ReadBatch): Promise<void> {
+  if (openBatches.get(db) === batch) openBatches.delete(db);
+  try {
+    const found = new Map<string, Record<string, unknown>>();
+    let keys = [...batch.keys.values()];
+    for (let attempt = 0; keys.length > 0; attempt++) {
+      // DynamoDB may leave keys unprocessed under load: ask again for those, after a pause.
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(200, 10 * 2 ** attempt)));
+      const out = await db.doc.send(new BatchGetCommand({ RequestItems: { [db.table]: { Keys: keys, ConsistentRead: true } } }));
+      for (const item of out.Responses?.[db.table] ?? []) found.set(keyId(item), item);
+      keys = out.UnprocessedKeys?.[db.table]?.Keys ?? [];
+    }
+    for (const waiter of batch.waiting) waiter.resolve(found);
+  } catch (error) {
+    for (const waiter of batch.waiting) waiter.reject(error);
+  }
 }
 
 /** Runs a Query to the end, following LastEvaluatedKey. Callers bound the partition's size. */

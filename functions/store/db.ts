@@ -55,17 +55,20 @@ export const tableKeys = {
  */
 export function getItems(db: Db, keys: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
   if (keys.length === 0) return Promise.resolve([]);
-  let batch = openBatches.get(db);
-  if (!batch || batch.keys.size + keys.length > BATCH_GET_KEYS_AT_MOST) {
-    const fresh: ReadBatch = { keys: new Map(), waiting: [] };
-    openBatches.set(db, fresh);
-    setImmediate(() => sendBatch(db, fresh));
-    batch = fresh;
-  }
-  for (const key of keys) batch.keys.set(keyId(key), key);
+  const batch = batchWithRoom(db, keys.length);
   const ids = keys.map(keyId);
-  const open = batch;
-  return new Promise((resolve, reject) => open.waiting.push({ resolve: (items) => resolve(ids.map((id) => items.get(id)).filter((item) => item !== undefined)), reject }));
+  for (const [i, key] of keys.entries()) batch.keys.set(ids[i]!, key);
+  return new Promise((resolve, reject) => batch.waiting.push({ resolve: (items) => resolve(ids.map((id) => items.get(id)).filter((item) => item !== undefined)), reject }));
+}
+
+/** The batch this turn's reads join, or a new one (sent on `setImmediate`) when it has no room for `count` more keys. */
+function batchWithRoom(db: Db, count: number): ReadBatch {
+  const open = openBatches.get(db);
+  if (open && open.keys.size + count <= BATCH_GET_KEYS_AT_MOST) return open;
+  const fresh: ReadBatch = { keys: new Map(), waiting: [] };
+  openBatches.set(db, fresh);
+  setImmediate(() => sendBatch(db, fresh));
+  return fresh;
 }
 
 interface ReadBatch {

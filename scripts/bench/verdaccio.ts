@@ -259,7 +259,7 @@ async function publishWorkloads(options: CompareOptions, skills: Seeded[], oursB
    * One publishing pass of one system: `count` publishes, `connections` at a time; then waits
    * until metadata reads show every one of them, so no rebuild spills into the next pass.
    */
-  const pass = async (system: System, connections: number, publish: (i: number) => { slug: string; version: string; send: () => Promise<void> }, count = options.publishes): Promise<Pass> => {
+  const pass = async (system: System, connections: number, publish: (i: number) => { slug: string; version: string; send: () => Promise<void> }, count: number): Promise<Pass> => {
     const started = performance.now();
     const planned = Array.from({ length: count }, (_, i) => publish(i));
     const latencies = await runPool(planned.length, connections, async (i) => {

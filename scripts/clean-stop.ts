@@ -11,15 +11,15 @@ import { join } from 'node:path';
 const MARKER = 'stopped-cleanly';
 
 /**
- * Whether the last run over `dataDir` stopped cleanly (or there was none). Removes the marker,
- * so that a crash of this run is noticed by the next start.
+ * How the last run over `dataDir` ended: there was none (a new store), it stopped cleanly, or
+ * it did not. Removes the marker, so that a crash of this run is noticed by the next start.
  */
-export function takeCleanStopMarker(dataDir: string): boolean {
+export function takeLastStop(dataDir: string): 'none' | 'clean' | 'unclean' {
   const marker = join(dataDir, MARKER);
   const fresh = !existsSync(join(dataDir, 'dynamodb'));
   const clean = existsSync(marker);
   rmSync(marker, { force: true });
-  return fresh || clean;
+  return fresh ? 'none' : clean ? 'clean' : 'unclean';
 }
 
 /** Records that every committed write has been rebuilt and the store closed. */

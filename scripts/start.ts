@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import { configFromEnv } from '#functions/config';
-import { markCleanStop, takeCleanStopMarker } from './clean-stop.ts';
+import { markCleanStop, takeLastStop } from './clean-stop.ts';
 import { ensureStorage, startEmbeddedServices } from './local-stack.ts';
 import { createLocalRuntime } from './local-runtime.ts';
 
@@ -18,7 +18,7 @@ const host = process.env.HOST ?? '127.0.0.1';
 const port = Number(process.env.PORT ?? 8787);
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
 
-const stoppedCleanly = takeCleanStopMarker(dataDir);
+const lastStop = takeLastStop(dataDir);
 const services = await startEmbeddedServices(dataDir);
 const config = configFromEnv({
   ...process.env,
@@ -35,11 +35,13 @@ const runtime = createLocalRuntime(config, {}, {
   onBackgroundFailure: () => process.exit(1),
 });
 await ensureStorage(config, runtime.deps.s3);
-if (!stoppedCleanly) {
-  // The last run crashed: rebuilds of its last writes may have been lost with it.
+if (lastStop !== 'clean') {
+  // A new store has no catalog or discovery index yet (the rebuild after a write is what writes
+  // them), and a run that crashed may have lost the rebuilds of its last writes: the full
+  // rebuild writes both, from whatever DynamoDB holds.
   const started = performance.now();
   const { skills } = await runtime.rebuildAll();
-  console.log(`Skillpress did not stop cleanly last time; rebuilt the static files of ${skills} skills in ${Math.round(performance.now() - started)} ms`);
+  if (lastStop === 'unclean') console.log(`Skillpress did not stop cleanly last time; rebuilt the static files of ${skills} skills in ${Math.round(performance.now() - started)} ms`);
 }
 const app = runtime.app;
 await runtime.site?.start();

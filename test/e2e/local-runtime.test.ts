@@ -19,6 +19,21 @@ async function eventually<T>(probe: () => Promise<T>, ready: (value: T) => boole
 }
 
 describe('npm start', () => {
+  it('serves an empty catalog and discovery index from a new store, before anything is published', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'skillpress-e2e-empty-'));
+    const server = await startServer({ DATA_DIR: empty });
+    try {
+      const catalog = await call(server.baseUrl, '/.well-known/skills.json');
+      expect([catalog.status, catalog.body?.schemaVersion, catalog.body?.count, catalog.body?.skills]).toEqual([200, 1, 0, []]);
+      const discovery = await call(server.baseUrl, '/.well-known/agent-skills/index.json');
+      expect([discovery.status, discovery.body?.skills]).toEqual([200, []]);
+      expect(server.output()).not.toContain('did not stop cleanly');
+    } finally {
+      await server.stop('SIGINT');
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
   it('runs sign-in, keys, publish and versions, and keeps them across a restart', async () => {
     const first = await startServer({ DATA_DIR: dataDir });
     const base = first.baseUrl;

@@ -1,64 +1,122 @@
 import { errorFields, type Logger } from '../log.ts';
 
+/** The two halves of a rebuild, as the local trigger runs them. */
+export interface RebuildStages<S> {
+  /** Rebuilds the skills' own files; gives, by skill id, what the index stage needs of each. */
+  files(skillIds: string[]): Promise<Map<string, S>>;
+  /** Patches those skills' entries into the shared indexes. */
+  indexes(states: S[]): Promise<void>;
+}
+
+export interface LocalRebuildTriggerOptions {
+  /**
+   * The index stage starts at most this often. A write after a quiet spell is indexed at once;
+   * in a burst, each run patches every skill rebuilt since the last, instead of rewriting both
+   * indexes (hundreds of kB each, at 1,000 skills) for every write.
+   */
+  indexIntervalMs?: number;
+  maxBackoffMs?: number;
+}
+
 /**
- * The local stand-in for the DynamoDB stream (dynalite has none): committed writes name the
- * skills they changed, and one rebuild at a time runs for everything named since the last one,
- * so a burst of writes coalesces into few rebuilds. A failed rebuild keeps its skills pending
- * and is retried with backoff until it succeeds; nothing committed is left unbuilt.
+ * The local stand-in for the DynamoDB stream (dynalite has none). Committed writes name the
+ * skills they changed; a first stage rebuilds those skills' own files (bundles, registry
+ * documents), a second patches them into the catalog and the discovery index. Each stage runs
+ * one run at a time for everything handed to it since its last, so a burst of writes coalesces
+ * into few runs; a skill's files are always in the bucket before its index entries. A failed
+ * run keeps its work pending and is retried with backoff until it succeeds: nothing committed
+ * is left unbuilt.
  */
-export class LocalRebuildTrigger {
-  private pending = new Set<string>();
+export class LocalRebuildTrigger<S> {
+  private readonly files: Stage<string>;
+  private readonly indexes: Stage<S>;
+
+  constructor(stages: RebuildStages<S>, log: Logger, { indexIntervalMs = 0, maxBackoffMs = 30_000 }: LocalRebuildTriggerOptions = {}) {
+    this.indexes = new Stage('indexes', (states) => stages.indexes(states), log, indexIntervalMs, maxBackoffMs);
+    this.files = new Stage('files', async (ids) => this.indexes.add(await stages.files(ids)), log, 0, maxBackoffMs);
+  }
+
+  /** Notes that these skills changed; their files are rebuilt at once unless a run is under way. */
+  enqueue(skillIds: string[]): void {
+    this.files.add(new Map(skillIds.map((id) => [id, id])));
+  }
+
+  /** Resolves when both stages have nothing pending or running (tests, benchmarks, shutdown). */
+  async idle(): Promise<void> {
+    await this.files.idle();
+    await this.indexes.idle();
+  }
+
+  stop(): void {
+    this.files.stop();
+    this.indexes.stop();
+  }
+}
+
+/** One stage: pending work by skill id (the latest wins), one run at a time, retried with backoff. */
+class Stage<T> {
+  private pending = new Map<string, T>();
   private running?: Promise<void>;
   private failures = 0;
-  private retryTimer?: NodeJS.Timeout;
+  /** A retry after a failure, or a start held back by the interval. */
+  private timer?: NodeJS.Timeout;
+  private lastStart = -Infinity;
   private waiters: (() => void)[] = [];
 
   constructor(
-    private readonly rebuild: (skillIds: string[]) => Promise<void>,
+    private readonly name: string,
+    private readonly work: (items: T[]) => Promise<void>,
     private readonly log: Logger,
-    private readonly maxBackoffMs = 30_000,
+    private readonly intervalMs: number,
+    private readonly maxBackoffMs: number,
   ) {}
 
-  /** Notes that these skills changed; the rebuild starts at once unless one is running. */
-  enqueue(skillIds: string[]): void {
-    for (const id of skillIds) this.pending.add(id);
-    if (!this.retryTimer) this.pump();
+  add(items: Map<string, T>): void {
+    for (const [key, item] of items) this.pending.set(key, item);
+    if (!this.timer) this.pump();
   }
 
-  /** Resolves when nothing is pending or running (tests, benchmarks, shutdown). */
   idle(): Promise<void> {
     if (!this.running && this.pending.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
   stop(): void {
-    clearTimeout(this.retryTimer);
+    clearTimeout(this.timer);
   }
 
   private pump(): void {
     if (this.running || this.pending.size === 0) return;
-    const batch = [...this.pending];
-    this.pending.clear();
-    this.running = this.rebuild(batch).then(
+    const wait = this.lastStart + this.intervalMs - performance.now();
+    if (wait > 0) return this.after(wait);
+    this.lastStart = performance.now();
+    const batch = this.pending;
+    this.pending = new Map();
+    this.running = this.work([...batch.values()]).then(
       () => {
         this.failures = 0;
       },
       (error: unknown) => {
-        for (const id of batch) this.pending.add(id);
+        // Newer work for the same skill, handed over meanwhile, supersedes the failed item.
+        for (const [key, item] of batch) if (!this.pending.has(key)) this.pending.set(key, item);
         this.failures += 1;
         const delay = Math.min(this.maxBackoffMs, 50 * 2 ** Math.min(this.failures, 10));
-        this.log.error('rebuild failed; will retry', { skills: batch.length, attempt: this.failures, retryInMs: delay, ...errorFields(error) });
-        this.retryTimer = setTimeout(() => {
-          this.retryTimer = undefined;
-          this.pump();
-        }, delay);
-        this.retryTimer.unref();
+        this.log.error('rebuild failed; will retry', { stage: this.name, skills: batch.size, attempt: this.failures, retryInMs: delay, ...errorFields(error) });
+        this.after(delay);
       },
     );
     void this.running.finally(() => {
       this.running = undefined;
-      if (!this.retryTimer) this.pump();
+      if (!this.timer) this.pump();
       if (!this.running && this.pending.size === 0) for (const resolve of this.waiters.splice(0)) resolve();
     });
+  }
+
+  private after(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.pump();
+    }, delayMs);
+    this.timer.unref();
   }
 }

@@ -56,24 +56,39 @@ export class Rebuilder {
   }
 
   /**
-   * Rebuilds the files of `skillIds`, then their entries in the catalog and discovery index.
-   * Each skill's files are complete (bundles before the registry documents that point at them,
-   * archives before the index that points at them) before either shared index is touched.
+   * Rebuilds the files of `skillIds`, then their entries in the catalog and discovery index
+   * ({@link rebuildFiles} then {@link rebuildIndexes}: the stream Lambda runs both per batch).
    */
   async rebuild(skillIds: Iterable<string>): Promise<void> {
-    const ids = [...new Set(skillIds)];
+    await this.rebuildIndexes(await this.rebuildFiles(skillIds));
+  }
+
+  /**
+   * Rebuilds each skill's own files (bundles before the registry documents that point at them)
+   * and returns the skills as read, for {@link rebuildIndexes}. Skills without a published
+   * version are left out.
+   */
+  async rebuildFiles(skillIds: Iterable<string>): Promise<SkillState[]> {
     const started = performance.now();
-    const states = (await mapLimit(ids, 8, (id) => loadSkillState(this.deps.db, id))).filter((s): s is SkillState => s !== undefined);
-    if (states.length === 0) return;
-    const loaded = performance.now();
+    const states = (await mapLimit([...new Set(skillIds)], 8, (id) => loadSkillState(this.deps.db, id))).filter((s): s is SkillState => s !== undefined);
     await mapLimit(states, 8, (state) => this.writeSkillFiles(state));
-    const filesWritten = performance.now();
+    this.deps.log.debug('rebuilt files', { skills: states.length, ms: Math.round(performance.now() - started) });
+    return states;
+  }
+
+  /**
+   * Sets the skills' entries in the catalog and the discovery index, writing each free skill's
+   * archive before the index that points at it. `states` must be as {@link rebuildFiles} read
+   * them: their files are in the bucket.
+   */
+  async rebuildIndexes(states: SkillState[]): Promise<void> {
+    if (states.length === 0) return;
+    const started = performance.now();
     // Only the discovery index points at archives: they are written while the catalog is patched.
     const archived = mapLimit(states, 8, (state) => this.archiveEntry(state, this.discovery?.list.get(state.skill.slug)));
     archived.catch(() => {}); // awaited in patchIndexes, whose failure fails the rebuild
     await this.patchIndexes(states, archived);
-    const ms = (a: number, b: number) => Math.round(b - a);
-    this.deps.log.debug('rebuilt', { skills: states.length, loadMs: ms(started, loaded), filesMs: ms(loaded, filesWritten), indexesMs: ms(filesWritten, performance.now()) });
+    this.deps.log.debug('rebuilt indexes', { skills: states.length, ms: Math.round(performance.now() - started) });
   }
 
   /** Regenerates every skill's files and both indexes from DynamoDB: the repair path. */

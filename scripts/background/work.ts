@@ -1,5 +1,5 @@
 import type { Deps } from '#functions/deps';
-import { LocalRebuildTrigger } from '#functions/rebuild/local-trigger';
+import { LocalRebuildTrigger, type LocalRebuildTriggerOptions } from '#functions/rebuild/local-trigger';
 import { type RebuildReport, Rebuilder } from '#functions/rebuild/rebuilder';
 
 /**
@@ -19,13 +19,23 @@ export interface BackgroundWork {
   close(): Promise<void>;
 }
 
-/** The background work over `deps`; `rebuilt` is told after each successful rebuild. */
+/** See {@link LocalRebuildTriggerOptions.indexIntervalMs}. */
+const INDEX_INTERVAL_MS = 100;
+
+/** The background work over `deps`; `rebuilt` is told after each successful index run (the site reads the catalog). */
 export function backgroundWork(deps: Deps, rebuilt: () => void): BackgroundWork {
   const rebuilder = new Rebuilder(deps);
-  const trigger = new LocalRebuildTrigger(async (ids) => {
-    await rebuilder.rebuild(ids);
-    rebuilt();
-  }, deps.log);
+  const trigger = new LocalRebuildTrigger(
+    {
+      files: async (ids) => new Map((await rebuilder.rebuildFiles(ids)).map((state) => [state.skill.id, state])),
+      indexes: async (states) => {
+        await rebuilder.rebuildIndexes(states);
+        rebuilt();
+      },
+    },
+    deps.log,
+    { indexIntervalMs: INDEX_INTERVAL_MS },
+  );
   return {
     changed: (ids) => trigger.enqueue(ids),
     idle: async () => {

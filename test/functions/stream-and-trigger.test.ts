@@ -1,5 +1,5 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../functions/log.ts';
 import { LocalRebuildTrigger } from '../../functions/rebuild/local-trigger.ts';
 import { changedSkillIds } from '../../functions/rebuild/stream-event.ts';
@@ -28,30 +28,95 @@ describe('DynamoDB stream adapter', () => {
 
 describe('local rebuild trigger', () => {
   const silent = createLogger('silent');
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  it('coalesces a burst of writes into few rebuilds that cover every skill', async () => {
-    const batches: string[][] = [];
-    const trigger = new LocalRebuildTrigger(async (ids) => {
-      batches.push(ids);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }, silent);
-    for (let i = 0; i < 50; i++) trigger.enqueue([`s${i % 10}`]);
-    await trigger.idle();
-    expect(batches.length).toBeLessThanOrEqual(2);
-    expect(new Set(batches.flat())).toEqual(new Set(Array.from({ length: 10 }, (_, i) => `s${i}`)));
+  /** Stages that record their batches; a skill's "state" is its id and the run that read it. */
+  function recorder(options: { filesMs?: number; indexMs?: number; failFiles?: number; failIndexes?: number } = {}) {
+    const files: string[][] = [];
+    const indexes: string[][] = [];
+    let filesCalls = 0;
+    let indexCalls = 0;
+    const stages = {
+      files: async (ids: string[]) => {
+        filesCalls += 1;
+        if (filesCalls <= (options.failFiles ?? 0)) throw new Error('S3 is down');
+        files.push(ids);
+        if (options.filesMs) await pause(options.filesMs);
+        return new Map(ids.map((id) => [id, `${id}@${filesCalls}`]));
+      },
+      indexes: async (states: string[]) => {
+        indexCalls += 1;
+        if (options.indexMs) await pause(options.indexMs);
+        if (indexCalls <= (options.failIndexes ?? 0)) throw new Error('the lock table is down');
+        indexes.push(states);
+      },
+    };
+    return { stages, files, indexes };
+  }
+
+  afterEach(() => {
+    vi.useRealTimers();
   });
 
-  it('retries a failed rebuild until it succeeds', async () => {
-    let calls = 0;
-    const built: string[] = [];
-    const trigger = new LocalRebuildTrigger(async (ids) => {
-      calls += 1;
-      if (calls <= 2) throw new Error('S3 is down');
-      built.push(...ids);
-    }, silent);
+  it('coalesces a burst of writes into few runs of each stage that cover every skill', async () => {
+    const { stages, files, indexes } = recorder({ filesMs: 20 });
+    const trigger = new LocalRebuildTrigger(stages, silent);
+    for (let i = 0; i < 50; i++) trigger.enqueue([`s${i % 10}`]);
+    await trigger.idle();
+    const all = new Set(Array.from({ length: 10 }, (_, i) => `s${i}`));
+    expect(files.length).toBeLessThanOrEqual(2);
+    expect(new Set(files.flat())).toEqual(all);
+    expect(indexes.length).toBeLessThanOrEqual(files.length);
+    expect(new Set(indexes.flat().map((state) => state.split('@')[0]))).toEqual(all);
+  });
+
+  it('retries a failed file stage until it succeeds, then indexes what it read', async () => {
+    const { stages, files, indexes } = recorder({ failFiles: 2 });
+    const trigger = new LocalRebuildTrigger(stages, silent);
     trigger.enqueue(['x']);
     await trigger.idle();
-    expect(calls).toBe(3);
-    expect(built).toEqual(['x']);
+    expect(files).toEqual([['x']]);
+    expect(indexes).toEqual([['x@3']]);
+  });
+
+  it('retries a failed index stage, keeping a newer state handed over meanwhile', async () => {
+    const { stages, indexes } = recorder({ indexMs: 30, failIndexes: 1 });
+    const trigger = new LocalRebuildTrigger(stages, silent);
+    trigger.enqueue(['x']);
+    await pause(10); // the first index run (x@1) is under way, and will fail
+    trigger.enqueue(['x', 'y']);
+    await trigger.idle();
+    expect(indexes).toEqual([['x@2', 'y@2']]);
+  });
+
+  it('indexes a write after a quiet spell at once, and a burst at most once per interval', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const { stages, files, indexes } = recorder();
+    const trigger = new LocalRebuildTrigger(stages, silent, { indexIntervalMs: 100 });
+    trigger.enqueue(['a']);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(indexes).toEqual([['a@1']]);
+
+    await vi.advanceTimersByTimeAsync(30);
+    trigger.enqueue(['b']);
+    await vi.advanceTimersByTimeAsync(0);
+    trigger.enqueue(['c']);
+    await vi.advanceTimersByTimeAsync(0);
+    // Both skills' files are written at once; their index entries wait for the interval.
+    expect(files).toEqual([['a'], ['b'], ['c']]);
+    expect(indexes).toEqual([['a@1']]);
+    let idle = false;
+    void trigger.idle().then(() => (idle = true));
+    await vi.advanceTimersByTimeAsync(69);
+    expect(indexes).toHaveLength(1);
+    expect(idle).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(indexes).toEqual([['a@1'], ['b@2', 'c@3']]);
+    expect(idle).toBe(true);
+
+    await vi.advanceTimersByTimeAsync(500);
+    trigger.enqueue(['d']);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(indexes).toEqual([['a@1'], ['b@2', 'c@3'], ['d@4']]);
   });
 });

@@ -15,7 +15,7 @@ import {
   discoveryList,
 } from '#core/catalog';
 import type { SortedJsonList } from '#core/sorted-json-list';
-import { registryDocument, versionsDocument } from '#core/registry-document';
+import { registryDocument, type VersionsDocument, versionsDocument } from '#core/registry-document';
 import { skillArchive } from '#core/skill-archive';
 import { archiveKey, bundleKey, CATALOG_KEY, DISCOVERY_INDEX_KEY, registryKey, versionsKey } from '#core/static-paths';
 import { getBlob } from '../content/blobs.ts';
@@ -155,17 +155,21 @@ export class Rebuilder {
 
   /**
    * Which of a free skill's bundles the bucket holds, asking only about versions not known yet,
-   * apart from one just published (see {@link startedAt}): a HEAD each for a few, a listing of
-   * the skill's folder for more. Listing for every write was the one per-write cost that grew
-   * with the number of skills against s3rver, which walks the whole `bundles/` folder to list a
-   * prefix.
+   * apart from one just published (see {@link startedAt}). The skill's versions document answers
+   * first, in one GET for any number of versions: it is written only once the bundles of every
+   * version it lists are in the bucket (and a skill never turns from paid to free). Versions it
+   * does not list (a rebuild failed in between, or it is missing) get a HEAD each for a few, a
+   * listing of the skill's folder for more. Listing for every write was the one per-write cost
+   * that grew with the number of skills against s3rver, which walks the whole `bundles/` folder
+   * to list a prefix.
    */
   private async presentBundles({ skill, versions }: SkillState): Promise<Set<string>> {
     const last = versions.reduce((a, b) => (b.publishedAt > a.publishedAt ? b : a));
-    const unknown = versions
-      .filter((v) => v !== last || Date.parse(v.publishedAt) < this.startedAt)
-      .map((v) => bundleKey(skill.slug, v.version))
-      .filter((key) => !this.bundled.has(key));
+    const unknownOf = (candidates: VersionItem[]) => candidates.map((v) => bundleKey(skill.slug, v.version)).filter((key) => !this.bundled.has(key));
+    const older = versions.filter((v) => v !== last || Date.parse(v.publishedAt) < this.startedAt);
+    if (unknownOf(older).length === 0) return this.bundled;
+    for (const version of await this.listedVersions(skill.slug)) this.bundled.add(bundleKey(skill.slug, version));
+    const unknown = unknownOf(older);
     if (unknown.length > HEAD_BUNDLES_AT_MOST) {
       for (const key of (await this.deps.staticStore.list(`bundles/${skill.slug}/`)).keys()) this.bundled.add(key);
     } else {
@@ -173,6 +177,18 @@ export class Rebuilder {
       for (const [i, key] of unknown.entries()) if (found[i]) this.bundled.add(key);
     }
     return this.bundled;
+  }
+
+  /** The versions a skill's versions document lists; none when it is missing or unreadable. */
+  private async listedVersions(slug: string): Promise<string[]> {
+    const bytes = await this.deps.staticStore.get(versionsKey(slug));
+    if (!bytes) return [];
+    try {
+      const { versions } = JSON.parse(Buffer.from(bytes).toString('utf8')) as Partial<VersionsDocument>;
+      return Array.isArray(versions) ? versions.map((v) => v?.version).filter((v): v is string => typeof v === 'string') : [];
+    } catch {
+      return []; // damaged: the HEADs or the listing decide
+    }
   }
 
   /**

@@ -1,7 +1,7 @@
 import { ListObjectsV2Command, GetObjectCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Rebuilder } from '../../functions/rebuild/rebuilder.ts';
 import { seedSkills } from '../../scripts/seed-store.ts';
 import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
@@ -140,7 +140,7 @@ describe('what a rebuild writes, and in which order', () => {
     const catalog = (await get(stack, '/.well-known/skills.json')).body;
     expect(catalog.skills.find((s: { slug: string }) => s.slug === slug).currentVersion).toBe('1.7.0');
   });
-  it('asks about every bundle but the one just published, even of versions newer than the rebuilder', async () => {
+  it('learns every bundle the versions document lists, even of versions newer than the rebuilder', async () => {
     const { id, slug } = await publish(stack, key);
     await stack.idle();
     // Started before the next two versions; the stack's own rebuilder bundles them meanwhile.
@@ -151,8 +151,39 @@ describe('what a rebuild writes, and in which order', () => {
     const stop = stack.deps.staticStore.onWrite((objectKey) => written.push(objectKey));
     await earlier.rebuild([id]);
     stop();
-    // 1.2.0 was published last, after `earlier` started: written again unasked, the same bytes.
-    expect(written.filter((k) => k.startsWith('bundles/'))).toEqual([`bundles/${slug}/1.2.0.json`]);
+    // The versions document lists all three (the stack's rebuilder wrote it after their bundles).
+    expect(written.filter((k) => k.startsWith('bundles/'))).toEqual([]);
+  });
+
+  it('learns older bundles from the versions document, and asks the bucket about versions it does not list', async () => {
+    const { id, slug } = await publish(stack, key);
+    for (const v of ['1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0']) await addVersion(stack, key, id, v);
+    await stack.idle();
+    // As after rebuilds that failed before their documents: the list stops at 1.4.0, and 1.5.0's bundle is gone.
+    const versionsKey = `registry/${slug}/versions.json`;
+    const document = JSON.parse(Buffer.from((await stack.deps.staticStore.get(versionsKey))!).toString('utf8'));
+    document.versions = document.versions.filter((v: { version: string }) => !['1.5.0', '1.6.0'].includes(v.version));
+    await stack.deps.staticStore.put(versionsKey, JSON.stringify(document));
+    await stack.deps.s3.send(new DeleteObjectCommand({ Bucket: stack.config.staticBucket, Key: `bundles/${slug}/1.5.0.json` }));
+
+    const written: string[] = [];
+    const stop = stack.deps.staticStore.onWrite((objectKey) => written.push(objectKey));
+    const listed = vi.spyOn(stack.deps.staticStore, 'list');
+    const asked = vi.spyOn(stack.deps.staticStore, 'metadata');
+    let calls: { listed: unknown[][]; asked: string[] };
+    try {
+      await new Rebuilder(stack.deps).rebuild([id]);
+    } finally {
+      stop();
+      calls = { listed: [...listed.mock.calls], asked: asked.mock.calls.map(([objectKey]) => objectKey) };
+      listed.mockRestore();
+      asked.mockRestore();
+    }
+    // 1.5.0 and 1.6.0 get a HEAD each; 1.5.0, found missing, is written again. No folder listing.
+    expect(calls.listed).toEqual([]);
+    expect(calls.asked.filter((k) => k.startsWith('bundles/')).sort()).toEqual([`bundles/${slug}/1.5.0.json`, `bundles/${slug}/1.6.0.json`]);
+    expect(written.filter((k) => k.startsWith('bundles/'))).toEqual([`bundles/${slug}/1.5.0.json`]);
+    expect((await get(stack, `/bundles/${slug}/1.5.0.json`)).res.status).toBe(200);
   });
 });
 

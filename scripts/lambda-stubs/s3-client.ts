@@ -8,7 +8,7 @@
 const noAccess = () => Promise.reject(new Error('This Lambda has no S3 access (infra/lambdas.ts), so its bundle carries no S3 client'));
 
 export class S3Client {
-  readonly middlewareStack = { remove: (_name: string) => false };
+  readonly middlewareStack = { remove: (_name: string) => false, add: (..._middleware: unknown[]) => {} };
   constructor(readonly config?: unknown) {}
   send(_command: unknown): Promise<never> {
     return noAccess();

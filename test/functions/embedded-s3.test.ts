@@ -14,6 +14,26 @@ import { isAlive } from '../../scripts/server-process.ts';
 import { createTestStack } from '../support/stack.ts';
 
 describe('the embedded S3', () => {
+  it('takes uploads signed without a payload hash, and stores their bytes', async () => {
+    const stack = await createTestStack();
+    const sent: Record<string, string>[] = [];
+    // After signing: what goes on the wire.
+    stack.deps.s3.middlewareStack.add(
+      (next) => (args) => {
+        sent.push({ ...(args.request as { headers: Record<string, string> }).headers });
+        return next(args);
+      },
+      { step: 'finalizeRequest', name: 'recordSent', priority: 'low' },
+    );
+    const body = Buffer.from('{"skills":[]}'.repeat(1000));
+    await stack.deps.staticStore.put('.well-known/skills.json', body);
+    expect(Buffer.from((await stack.deps.staticStore.get('.well-known/skills.json'))!)).toEqual(body);
+    expect(sent[0]!['x-amz-content-sha256']).toBe('UNSIGNED-PAYLOAD');
+    expect(sent[0]!.authorization).toMatch(/^AWS4-HMAC-SHA256 .*SignedHeaders=[^,]*x-amz-content-sha256/);
+    // A read has no body to leave unsigned.
+    expect(sent[1]!['x-amz-content-sha256']).not.toBe('UNSIGNED-PAYLOAD');
+  });
+
   it('lists more than 1,000 keys across pages, each once and in key order', async () => {
     const stack = await createTestStack();
     // The static tree's shape: `registry/<slug>.json` beside the folder `registry/<slug>/`.

@@ -15,6 +15,15 @@ export interface LocalRebuildTriggerOptions {
    * indexes (hundreds of kB each, at 1,000 skills) for every write.
    */
   indexIntervalMs?: number;
+  /**
+   * While writes keep coming, the index stage starts at most this often instead. A run that
+   * patched more than {@link burstSkills} skills shows that writes arrive faster than the short
+   * interval takes them one by one; the run after it waits this long from its start. A burst then
+   * costs a few index writes a second, and the first write after one is indexed within this time.
+   */
+  burstIndexIntervalMs?: number;
+  /** See {@link burstIndexIntervalMs}: 2 unless set. */
+  burstSkills?: number;
   maxBackoffMs?: number;
 }
 
@@ -31,9 +40,11 @@ export class LocalRebuildTrigger<S> {
   private readonly files: Stage<string>;
   private readonly indexes: Stage<S>;
 
-  constructor(stages: RebuildStages<S>, log: Logger, { indexIntervalMs = 0, maxBackoffMs = 30_000 }: LocalRebuildTriggerOptions = {}) {
-    this.indexes = new Stage('indexes', (states) => stages.indexes(states), log, indexIntervalMs, maxBackoffMs);
-    this.files = new Stage('files', async (ids) => this.indexes.add(await stages.files(ids)), log, 0, maxBackoffMs);
+  constructor(stages: RebuildStages<S>, log: Logger, options: LocalRebuildTriggerOptions = {}) {
+    const { indexIntervalMs = 0, burstIndexIntervalMs = indexIntervalMs, burstSkills = 2, maxBackoffMs = 30_000 } = options;
+    const indexPace = (lastRun: number) => (lastRun > burstSkills ? burstIndexIntervalMs : indexIntervalMs);
+    this.indexes = new Stage('indexes', (states) => stages.indexes(states), log, indexPace, maxBackoffMs);
+    this.files = new Stage('files', async (ids) => this.indexes.add(await stages.files(ids)), log, () => 0, maxBackoffMs);
   }
 
   /** Notes that these skills changed; their files are rebuilt at once unless a run is under way. */
@@ -61,13 +72,16 @@ class Stage<T> {
   /** A retry after a failure, or a start held back by the interval. */
   private timer?: NodeJS.Timeout;
   private lastStart = -Infinity;
+  /** How many items the last run took. */
+  private lastRun = 0;
   private waiters: (() => void)[] = [];
 
   constructor(
     private readonly name: string,
     private readonly work: (items: T[]) => Promise<void>,
     private readonly log: Logger,
-    private readonly intervalMs: number,
+    /** The least time from one run's start to the next's, given how many items the last run took. */
+    private readonly intervalMs: (lastRun: number) => number,
     private readonly maxBackoffMs: number,
   ) {}
 
@@ -87,11 +101,12 @@ class Stage<T> {
 
   private pump(): void {
     if (this.running || this.pending.size === 0) return;
-    const wait = this.lastStart + this.intervalMs - performance.now();
+    const wait = this.lastStart + this.intervalMs(this.lastRun) - performance.now();
     if (wait > 0) return this.after(wait);
     this.lastStart = performance.now();
     const batch = this.pending;
     this.pending = new Map();
+    this.lastRun = batch.size;
     this.running = this.work([...batch.values()]).then(
       () => {
         this.failures = 0;

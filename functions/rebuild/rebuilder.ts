@@ -51,7 +51,10 @@ export class Rebuilder {
    */
   private readonly startedAt: number;
 
-  constructor(private readonly deps: Deps) {
+  constructor(
+    private readonly deps: Deps,
+    private readonly options: RebuilderOptions = {},
+  ) {
     this.startedAt = deps.clock().getTime();
   }
 
@@ -155,7 +158,9 @@ export class Rebuilder {
 
   /**
    * Which of a free skill's bundles the bucket holds, asking only about versions not known yet,
-   * apart from one just published (see {@link startedAt}). The skill's versions document answers
+   * apart from one just published (see {@link startedAt}); versions published before the start
+   * are known when the caller says the bucket was complete then
+   * ({@link RebuilderOptions.bundlesCompleteAtStart}). The skill's versions document answers
    * first, in one GET for any number of versions: it is written only once the bundles of every
    * version it lists are in the bucket (and a skill never turns from paid to free). Versions it
    * does not list (a rebuild failed in between, or it is missing) get a HEAD each for a few, a
@@ -164,9 +169,11 @@ export class Rebuilder {
    * to list a prefix.
    */
   private async presentBundles({ skill, versions }: SkillState): Promise<Set<string>> {
+    const beforeStart = (v: VersionItem) => Date.parse(v.publishedAt) < this.startedAt;
+    if (this.options.bundlesCompleteAtStart) for (const v of versions) if (beforeStart(v)) this.bundled.add(bundleKey(skill.slug, v.version));
     const last = versions.reduce((a, b) => (b.publishedAt > a.publishedAt ? b : a));
     const unknownOf = (candidates: VersionItem[]) => candidates.map((v) => bundleKey(skill.slug, v.version)).filter((key) => !this.bundled.has(key));
-    const older = versions.filter((v) => v !== last || Date.parse(v.publishedAt) < this.startedAt);
+    const older = versions.filter((v) => v !== last || beforeStart(v));
     if (unknownOf(older).length === 0) return this.bundled;
     for (const version of await this.listedVersions(skill.slug)) this.bundled.add(bundleKey(skill.slug, version));
     const unknown = unknownOf(older);
@@ -294,6 +301,18 @@ export class Rebuilder {
     const states = await scanSkillStates(this.deps.db);
     return mapLimit(states, 16, (state) => repairCurrentVersion(this.deps.db, state));
   }
+}
+
+export interface RebuilderOptions {
+  /**
+   * The caller knows that the bucket held the bundle of every free version published before
+   * this rebuilder started: the local runtime, after a clean stop (which waits until every write
+   * is rebuilt) or once the full rebuild it runs before any request is done. Those bundles are
+   * then taken as present, and only versions published since are looked up: the first write to
+   * each skill after a start spares a read of its versions document. The stream Lambda cannot
+   * know this and leaves it unset.
+   */
+  bundlesCompleteAtStart?: boolean;
 }
 
 /** What a full rebuild did: skills rebuilt, objects written (unchanged ones are skipped). */

@@ -2,7 +2,7 @@ import { access } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { Source } from '#core/install-analytics';
 import type { Config } from '#functions/config';
-import type { RebuildReport } from '#functions/rebuild/rebuilder';
+import type { RebuilderOptions, RebuildReport } from '#functions/rebuild/rebuilder';
 import type { InstallCounter } from '#functions/store/downloads';
 import type { BackgroundWork } from './work.ts';
 
@@ -39,10 +39,12 @@ export type FromWorker =
 export interface WorkerSetup {
   config: Config;
   logLevel: string;
+  rebuilder: RebuilderOptions;
 }
 
 export interface BackgroundThreadOptions {
   logLevel?: string;
+  rebuilder?: RebuilderOptions;
   /** A static file the thread wrote: the local CDN refreshes its copy. */
   onWrite(key: string, body: Uint8Array): void;
   /** A rebuild finished: the site may need building. */
@@ -60,7 +62,7 @@ export class BackgroundThread implements InstallCounter, BackgroundWork {
   private closed = false;
 
   constructor(config: Config, private readonly options: BackgroundThreadOptions) {
-    const setup: WorkerSetup = { config, logLevel: options.logLevel ?? process.env.LOG_LEVEL ?? 'info' };
+    const setup: WorkerSetup = { config, logLevel: options.logLevel ?? process.env.LOG_LEVEL ?? 'info', rebuilder: options.rebuilder ?? {} };
     // The thread lowers its own priority, and threads inherit it from the thread that starts
     // them. libuv starts the process's shared thread pool (file system, zlib, DNS lookups) on
     // first use: if the background thread came first, requests' compression and lookups would

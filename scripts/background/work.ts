@@ -1,6 +1,6 @@
 import type { Deps } from '#functions/deps';
 import { LocalRebuildTrigger, type LocalRebuildTriggerOptions } from '#functions/rebuild/local-trigger';
-import { type RebuildReport, Rebuilder } from '#functions/rebuild/rebuilder';
+import { type RebuildReport, Rebuilder, type RebuilderOptions } from '#functions/rebuild/rebuilder';
 
 /**
  * The local runtime's background work: the rebuilds that follow committed writes (coalesced by
@@ -30,8 +30,8 @@ const INDEX_INTERVAL_MS = 100;
 const BURST_INDEX_INTERVAL_MS = 500;
 
 /** The background work over `deps`; `rebuilt` is told after each successful index run (the site reads the catalog). */
-export function backgroundWork(deps: Deps, rebuilt: () => void): BackgroundWork {
-  const rebuilder = new Rebuilder(deps);
+export function backgroundWork(deps: Deps, rebuilt: () => void, rebuilderOptions: RebuilderOptions = {}): BackgroundWork {
+  const rebuilder = new Rebuilder(deps, rebuilderOptions);
   const trigger = new LocalRebuildTrigger(
     {
       files: async (ids) => new Map((await rebuilder.rebuildFiles(ids)).map((state) => [state.skill.id, state])),

@@ -185,6 +185,45 @@ describe('what a rebuild writes, and in which order', () => {
     expect(written.filter((k) => k.startsWith('bundles/'))).toEqual([`bundles/${slug}/1.5.0.json`]);
     expect((await get(stack, `/bundles/${slug}/1.5.0.json`)).res.status).toBe(200);
   });
+
+  it('takes older bundles as present when told the bucket was complete at its start, and still asks about later versions', async () => {
+    const { id, slug } = await publish(stack, key);
+    for (const v of ['1.1.0', '1.2.0']) await addVersion(stack, key, id, v);
+    await stack.idle();
+    const trusting = new Rebuilder(stack.deps, { bundlesCompleteAtStart: true });
+    const lookups = () => {
+      const read = vi.spyOn(stack.deps.staticStore, 'get');
+      const listed = vi.spyOn(stack.deps.staticStore, 'list');
+      const asked = vi.spyOn(stack.deps.staticStore, 'metadata');
+      const written: string[] = [];
+      const stop = stack.deps.staticStore.onWrite((objectKey) => written.push(objectKey));
+      return () => {
+        stop();
+        const seen = { read: read.mock.calls.map(([k]) => k), listed: listed.mock.calls.length, asked: asked.mock.calls.map(([k]) => k), bundles: written.filter((k) => k.startsWith('bundles/')) };
+        for (const spy of [read, listed, asked]) spy.mockRestore();
+        return seen;
+      };
+    };
+
+    // Every version predates the rebuilder: nothing is read or asked about its bundles.
+    let done = lookups();
+    await trusting.rebuild([id]);
+    expect(done()).toEqual({ read: [], listed: 0, asked: [], bundles: [] });
+
+    // Two versions after its start; the versions document (tampered) no longer lists 1.3.0, whose bundle is gone.
+    for (const v of ['1.3.0', '1.4.0']) await addVersion(stack, key, id, v);
+    await stack.idle();
+    const versionsKey = `registry/${slug}/versions.json`;
+    const document = JSON.parse(Buffer.from((await stack.deps.staticStore.get(versionsKey))!).toString('utf8'));
+    document.versions = document.versions.filter((v: { version: string }) => v.version !== '1.3.0');
+    await stack.deps.staticStore.put(versionsKey, JSON.stringify(document));
+    await stack.deps.s3.send(new DeleteObjectCommand({ Bucket: stack.config.staticBucket, Key: `bundles/${slug}/1.3.0.json` }));
+    done = lookups();
+    await trusting.rebuild([id]);
+    // 1.3.0 is looked up (the document, then a HEAD) and written again; the document lists 1.4.0.
+    expect(done()).toEqual({ read: [versionsKey], listed: 0, asked: [`bundles/${slug}/1.3.0.json`], bundles: [`bundles/${slug}/1.3.0.json`] });
+    expect((await get(stack, `/bundles/${slug}/1.3.0.json`)).res.status).toBe(200);
+  });
 });
 
 describe('several rebuilders (Lambda containers side by side)', () => {

@@ -4,7 +4,8 @@ import { type Db, isConditionFailed, writeIf } from './db.ts';
 
 /**
  * A lease lock in the table, for read-modify-write of shared static files (the catalog) by
- * rebuilds that may run side by side on AWS. A holder that dies loses the lease when it expires.
+ * rebuilds that may run side by side on AWS. A holder renews its lease while its work runs, and
+ * one that dies loses it when it expires.
  *
  * The lock item outlives its holders and carries a memo from one to the next: what the last
  * holder whose work succeeded left with `leave` (the rebuild leaves the ETags of the indexes it
@@ -24,7 +25,12 @@ export interface Lease {
 const LEASE_MS = 30_000;
 const WAIT_MS = 60_000;
 
-export async function withLock<T>(db: Db, name: string, work: (lease: Lease) => Promise<T>): Promise<T> {
+export interface LockOptions {
+  /** How long the lease lasts unless renewed: how long a dead holder keeps others out. */
+  leaseMs?: number;
+}
+
+export async function withLock<T>(db: Db, name: string, work: (lease: Lease) => Promise<T>, { leaseMs = LEASE_MS }: LockOptions = {}): Promise<T> {
   const owner = randomBytes(12).toString('base64url');
   const deadline = Date.now() + WAIT_MS;
   let previous: Record<string, string> | undefined;
@@ -38,7 +44,7 @@ export async function withLock<T>(db: Db, name: string, work: (lease: Lease) => 
           UpdateExpression: 'SET #o = :owner, leaseUntil = :until, expiresAt = :expires',
           ConditionExpression: 'attribute_not_exists(pk) OR leaseUntil < :now',
           ExpressionAttributeNames: { '#o': 'owner' },
-          ExpressionAttributeValues: { ':owner': owner, ':until': now + LEASE_MS, ':expires': Math.ceil((now + LEASE_MS) / 1000) + 86_400, ':now': now },
+          ExpressionAttributeValues: { ':owner': owner, ...leaseUntil(now, leaseMs), ':now': now },
           ReturnValues: 'ALL_OLD',
         }),
       );
@@ -52,11 +58,31 @@ export async function withLock<T>(db: Db, name: string, work: (lease: Lease) => 
   }
   let memo: Record<string, string> | undefined;
   let succeeded = false;
+  // The lease is renewed while the work runs: a full rebuild at 10,000 skills holds the lock for
+  // tens of seconds, and a lease that ran out midway would let another rebuilder patch the
+  // indexes, which the full rebuild's own write would then undo. A renewal that finds another
+  // owner (the lease ran out all the same) or fails changes nothing; the next one tries again.
+  const renewal = setInterval(() => {
+    const now = Date.now();
+    void writeIf(
+      db,
+      new UpdateCommand({
+        TableName: db.table,
+        Key: lockKey(name),
+        UpdateExpression: 'SET leaseUntil = :until, expiresAt = :expires',
+        ConditionExpression: '#o = :owner',
+        ExpressionAttributeNames: { '#o': 'owner' },
+        ExpressionAttributeValues: { ':owner': owner, ...leaseUntil(now, leaseMs) },
+      }),
+    ).catch(() => {});
+  }, leaseMs / 3);
+  renewal.unref();
   try {
     const result = await work({ previous, leave: (m) => (memo = m) });
     succeeded = true;
     return result;
   } finally {
+    clearInterval(renewal);
     const keep = succeeded && memo !== undefined && Object.keys(memo).length > 0;
     // False when our lease expired and someone else holds it now: theirs to release.
     await writeIf(
@@ -71,4 +97,9 @@ export async function withLock<T>(db: Db, name: string, work: (lease: Lease) => 
       }),
     );
   }
+}
+
+/** The lease's end, and when the table may delete the item (a day later: the memo outlives holders). */
+function leaseUntil(now: number, leaseMs: number): { ':until': number; ':expires': number } {
+  return { ':until': now + leaseMs, ':expires': Math.ceil((now + leaseMs) / 1000) + 86_400 };
 }

@@ -1,0 +1,39 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { lockKey, withLock } from '../../functions/store/locks.ts';
+import { createTestStack } from '../support/stack.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('the lease lock of the shared indexes', () => {
+  it('renews its lease while the work runs, so a holder busy for longer than the lease keeps others out', async () => {
+    const { deps } = await createTestStack();
+    const events: string[] = [];
+    const first = withLock(
+      deps.db,
+      'long',
+      async () => {
+        events.push('first in');
+        await sleep(1000); // three leases long
+        events.push('first out');
+      },
+      { leaseMs: 300 },
+    );
+    await sleep(100);
+    const second = withLock(deps.db, 'long', async () => void events.push('second in'), { leaseMs: 300 });
+    await Promise.all([first, second]);
+    expect(events).toEqual(['first in', 'first out', 'second in']);
+  });
+
+  it('lets the next holder in once the lease of a holder that died has run out', async () => {
+    const { deps } = await createTestStack();
+    // A holder that took the lock and died: nobody renews or releases it.
+    const leaseUntil = Date.now() + 400;
+    await deps.db.doc.send(new PutCommand({ TableName: deps.db.table, Item: { ...lockKey('orphan'), owner: 'dead', leaseUntil } }));
+    let gotIn = 0;
+    await withLock(deps.db, 'orphan', async () => {
+      gotIn = Date.now();
+    });
+    expect(gotIn).toBeGreaterThan(leaseUntil);
+  });
+});

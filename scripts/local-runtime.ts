@@ -44,11 +44,8 @@ export interface LocalRuntimeOptions {
   logLevel?: string;
   /** The background thread died (a crash of the service): its pending work is lost. */
   onBackgroundFailure?: (error: Error) => void;
-  /**
-   * The static bucket holds every file the writes so far call for, or will once `rebuildAll()`
-   * has run, before any request (see {@link RebuilderOptions.bundlesCompleteAtStart}).
-   */
-  staticFilesComplete?: boolean;
+  /** For the Rebuilder, in whichever thread it runs (see {@link RebuilderOptions}). */
+  rebuilder?: RebuilderOptions;
 }
 
 /** How long delivery keeps a skill's META when nothing in this process changed it. */
@@ -57,11 +54,10 @@ const LOCAL_SKILL_TTL_MS = 60_000;
 export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps, 'config' | 'changed'>> = {}, options: LocalRuntimeOptions = {}): LocalRuntime {
   let background: BackgroundWork | undefined;
   let thread: BackgroundThread | undefined;
-  const rebuilder: RebuilderOptions = { bundlesCompleteAtStart: options.staticFilesComplete };
   if (options.background === 'thread') {
     thread = new BackgroundThread(config, {
       logLevel: options.logLevel,
-      rebuilder,
+      rebuilder: options.rebuilder,
       onWrite: (key, body) => deps.staticStore.announce(key, body),
       onRebuilt: () => site?.changed(),
       onFailure: (error) => {
@@ -81,7 +77,7 @@ export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps,
   // Content a publish stored goes to the thread with the change, before it: no read back from S3.
   if (thread) deps.blobs.cache?.onStored((sha256, bytes) => thread.stored(sha256, bytes));
   const site = options.site ? new LocalSiteBuilder(deps.staticStore, config, deps.log, options.site) : undefined;
-  background = thread ?? backgroundWork(deps, () => site?.changed(), rebuilder);
+  background = thread ?? backgroundWork(deps, () => site?.changed(), options.rebuilder);
   const cdn = new LocalCdn(deps.staticStore);
   const app = createApp(deps, [...allRoutes, cdn.routes]);
   return {

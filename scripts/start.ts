@@ -34,7 +34,7 @@ const runtime = createLocalRuntime(config, {}, {
   // Rebuilds or counts were lost with the thread: stop as a crash would, so the next start repairs.
   onBackgroundFailure: () => process.exit(1),
   // A clean stop waited until every write was rebuilt; otherwise the full rebuild below runs first.
-  staticFilesComplete: true,
+  rebuilder: { bundlesCompleteAtStart: true },
 });
 await ensureStorage(config, runtime.deps.s3);
 if (lastStop !== 'clean') {

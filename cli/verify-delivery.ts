@@ -1,5 +1,5 @@
 import { bundleIntegrity, decodeFile, type FileBytes, type FileEntry, sha256Hex } from '#core/bundle';
-import { duplicateFilenameIndex, filenameProblem } from '#core/filename';
+import { filenameConflict, filenameProblem } from '#core/filename';
 import { CliError, integrityMismatch } from './cli-error.ts';
 
 /**
@@ -33,9 +33,9 @@ export function verifyDelivery(delivery: unknown, expected: Expected): FileBytes
       throw new CliError('unsafe_filename', `${who}: refusing the delivered file name ${JSON.stringify(file.filename.slice(0, 80))}: it ${problem}`);
     }
   }
-  const duplicate = duplicateFilenameIndex(wire.map((f) => f.filename));
-  if (duplicate >= 0) {
-    throw new CliError('unsafe_filename', `${who}: the delivered file ${JSON.stringify(wire[duplicate]!.filename)} repeats another name (ignoring case), which would overwrite it`);
+  const conflict = filenameConflict(wire.map((f) => f.filename));
+  if (conflict) {
+    throw new CliError('unsafe_filename', `${who}: refusing the delivered file ${JSON.stringify(wire[conflict.index]!.filename)}: its ${conflict.message}`);
   }
 
   const files = wire.map((file) => {

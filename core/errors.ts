@@ -1,6 +1,6 @@
 /**
  * Domain errors. Every failure the service reports has a stable `code`; the HTTP layer maps
- * codes to statuses with {@link statusOf} (DESIGN.md §4) and nothing else decides a status.
+ * codes to statuses with {@link statusOf} (docs/api.md, "Errors") and nothing else decides a status.
  */
 
 export const errorStatus = {
@@ -15,6 +15,8 @@ export const errorStatus = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  request_timeout: 408,
+  headers_too_large: 431,
   internal: 500,
 } as const;
 

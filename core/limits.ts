@@ -1,10 +1,13 @@
-/** The limits of DESIGN.md §6, in one place so the API, the CLI and the docs agree. */
+/** The limits of docs/api.md, in one place so the API, the CLI and the docs agree. */
 export const limits = {
   bodyBytes: 6 * 1024 * 1024,
   filesPerVersion: 200,
   fileBytes: 1024 * 1024,
   versionBytes: 5 * 1024 * 1024,
   filenameChars: 255,
+  /** Semver allows any length; 128 keeps every key and file name derived from a version short. */
+  versionChars: 128,
+  dependencies: 32,
   publishPerWindow: 5,
   publishWindowSeconds: 60,
   registryVersions: 5,

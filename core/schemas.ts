@@ -1,19 +1,32 @@
 import * as z from 'zod';
-import { duplicateFilenameIndex, filenameProblem } from './filename.ts';
+import { filenameConflict, filenameProblem } from './filename.ts';
 import { SOURCES } from './install-analytics.ts';
 import { limits } from './limits.ts';
 import { isValidRange } from './semver-order.ts';
-import { CATEGORY_PATTERN, normaliseCategory, SLUG_PATTERN } from './slug.ts';
+import { CATEGORY_PATTERN, isValidSlug, normaliseCategory, SLUG_PATTERN } from './slug.ts';
+import { multiLineTextProblem, singleLineTextProblem } from './text.ts';
 
 /**
  * Request and response schemas. One schema serves the API (validation and handler types), the
  * OpenAPI document, the CLI and the site. Objects are strict: unknown fields are rejected.
  */
 
-const visibleText = (max: number) =>
-  z.string().min(1).max(max).refine((s) => s.trim().length > 0, 'must not be blank');
+/** Refines a string schema with one of the text rules of text.ts. */
+const textRule = (problem: (text: string) => string | null) => (text: string, ctx: z.RefinementCtx) => {
+  const found = problem(text);
+  if (found) ctx.addIssue({ code: 'custom', message: found });
+};
 
-export const slugSchema = z.string().regex(SLUG_PATTERN, 'lower-case letters, digits and hyphens, 1 to 64');
+/** One line of visible text: a name, a description, a label. */
+const visibleText = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .refine((s) => s.trim().length > 0, 'must not be blank')
+    .superRefine(textRule(singleLineTextProblem));
+
+export const slugSchema = z.string().regex(SLUG_PATTERN, '1 to 64 lower-case letters and digits, in words joined by single hyphens');
 
 export const fileInputSchema = z.strictObject({
   filename: z.string().superRefine((name, ctx) => {
@@ -22,35 +35,63 @@ export const fileInputSchema = z.strictObject({
   }),
   content: z.string(),
   encoding: z.enum(['utf8', 'base64']).optional(),
+}).superRefine((file, ctx) => {
+  // A lone surrogate has no UTF-8 form: stored, it would become U+FFFD and the bytes would differ from what was sent.
+  if ((file.encoding ?? 'utf8') === 'utf8' && !file.content.isWellFormed()) {
+    ctx.addIssue({ code: 'custom', path: ['content'], message: 'is not well-formed Unicode (a lone surrogate); send such bytes with encoding base64' });
+  }
 });
 
 const filesSchema = z.array(fileInputSchema).superRefine((files, ctx) => {
-  const dup = duplicateFilenameIndex(files.map((f) => f.filename));
-  if (dup >= 0) ctx.addIssue({ code: 'custom', path: [dup, 'filename'], message: 'filename repeats another file (names are compared ignoring case)' });
+  const conflict = filenameConflict(files.map((f) => f.filename));
+  if (conflict) ctx.addIssue({ code: 'custom', path: [conflict.index, 'filename'], message: conflict.message });
 });
 
-export const dependenciesSchema = z.record(
-  slugSchema,
-  z.string().refine(isValidRange, 'must be a semver range such as ^1.2.0'),
-);
+/**
+ * `{slug: range}`. Checked on the object's own keys before anything else, so every key is seen
+ * (`__proto__` included, which a plain object copy would swallow) and a huge object costs one
+ * pass, never a storage read per entry.
+ */
+export const dependenciesSchema = z
+  .custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'must be an object of {slug: semver range}')
+  .meta({
+    type: 'object',
+    description: 'skill slug → semver range of the versions this one works with',
+    maxProperties: limits.dependencies,
+    propertyNames: { pattern: SLUG_PATTERN.source },
+    additionalProperties: { type: 'string' },
+  })
+  .superRefine((value, ctx) => {
+    const keys = Object.keys(value);
+    if (keys.length > limits.dependencies) {
+      ctx.addIssue({ code: 'custom', message: `at most ${limits.dependencies} dependencies; got ${keys.length}` });
+      return;
+    }
+    for (const key of keys) {
+      if (!isValidSlug(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'is not a skill slug' });
+      const range = value[key];
+      if (typeof range !== 'string' || range.length > 256 || !isValidRange(range)) ctx.addIssue({ code: 'custom', path: [key], message: 'must be a semver range such as ^1.2.0' });
+    }
+  })
+  .transform((value) => Object.fromEntries(Object.entries(value)) as Record<string, string>);
 
-const changelogSchema = z.string().max(20_000);
+const changelogSchema = z.string().max(20_000).superRefine(textRule(multiLineTextProblem));
 
 export const publishBodySchema = z.strictObject({
   name: visibleText(100),
   description: visibleText(1024),
-  category: z.string().max(200).transform(normaliseCategory).pipe(z.string().regex(CATEGORY_PATTERN, '1 to 40 of a-z, 0-9 and -')),
+  category: z.string().max(200).superRefine(textRule(singleLineTextProblem)).transform(normaliseCategory).pipe(z.string().regex(CATEGORY_PATTERN, '1 to 40 of a-z, 0-9 and -')),
   slug: slugSchema.optional(),
   paid: z.boolean().default(false),
   files: filesSchema.default([]),
   changelog: changelogSchema.optional(),
-  formats: z.array(z.string().min(1).max(40)).min(1).max(16).default(['agent-skills']),
+  formats: z.array(visibleText(40)).min(1).max(16).default(['agent-skills']),
   dependencies: dependenciesSchema.default({}),
 });
 export type PublishBody = z.output<typeof publishBodySchema>;
 
 export const versionBodySchema = z.strictObject({
-  version: z.string().min(1).max(256),
+  version: z.string().min(1).max(limits.versionChars),
   changelog: changelogSchema.optional(),
   files: filesSchema.default([]),
   dependencies: dependenciesSchema.default({}),
@@ -83,7 +124,7 @@ export type DeliverySource = z.output<typeof deliverySourceSchema>;
  * `token` is bounded so a huge value is a 400, never a hashing or storage problem.
  */
 export const deliverQuerySchema = z.object({
-  version: z.string().min(1).max(256).optional(),
+  version: z.string().min(1).max(limits.versionChars).optional(),
   source: deliverySourceSchema.default('api'),
   token: z.string().min(1).max(512).optional(),
 });

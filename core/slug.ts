@@ -1,6 +1,9 @@
-/** Slugs name a skill in registry paths: lower-case ASCII letters, digits and single hyphens. */
-
-export const SLUG_PATTERN = /^[a-z0-9-]{1,64}$/;
+/**
+ * Slugs name a skill in registry paths and install folders: 1 to 64 lower-case ASCII letters and
+ * digits in runs joined by single hyphens (no leading, trailing or doubled hyphen), as the Agent
+ * Skills specification requires of a skill's name.
+ */
+export const SLUG_PATTERN = /^(?=.{1,64}$)[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const SLUG_MAX = 64;
 
 /**

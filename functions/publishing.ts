@@ -18,7 +18,7 @@ import {
   recordPublished,
   releaseSlug,
   type SkillItem,
-  skillIdForSlug,
+  existingSlugs,
   type StoredFile,
   type VersionItem,
 } from './store/skills.ts';
@@ -94,24 +94,18 @@ export interface VersionCreated {
 }
 
 /**
- * A new version of `skillId`. The author and the body come as promises (the key being checked,
- * the body being read), so the reads the checks need go out at once instead of after the key;
- * the verdicts still come in order: who is calling, the body, the skill and its author, the
- * files, the dependencies, and whether the version is taken.
+ * A new version of `skillId` by `author`, whose body the route has already validated. The checks
+ * that need no storage (the version's form, the files' sizes) come before any read; the reads
+ * then go out together, and their verdicts come in order: the skill and its author, the
+ * dependencies, and whether the version is taken.
  */
-export async function publishVersion(deps: Deps, caller: Promise<User>, skillId: string, request: Promise<VersionBody>): Promise<VersionCreated> {
+export async function publishVersion(deps: Deps, author: User, skillId: string, body: VersionBody): Promise<VersionCreated> {
   const { db, clock } = deps;
-  const reads = request.then((body) =>
-    Promise.allSettled([getSkillAndVersionCheck(db, skillId, assertStrictVersion(body.version)), findDependencies(deps, body.dependencies)]),
-  );
-  reads.catch(() => {}); // its failures are the body's, reported below in their turn
-  const author = await caller;
-  const body = await request;
   const version = assertStrictVersion(body.version);
-  const [found, known] = await reads;
+  const files = prepareFiles(body.files);
+  const [found, known] = await Promise.allSettled([getSkillAndVersionCheck(db, skillId, version), findDependencies(deps, body.dependencies)]);
   const { skill: stored, taken } = settled(found);
   const skill = assertAuthor(stored, skillId, author, 'publish its versions');
-  const files = prepareFiles(body.files);
   checkDependencies(body.dependencies, skill.slug, settled(known));
   if (taken) throw taken;
 
@@ -163,11 +157,9 @@ export function prepareFiles(files: PublishBody['files']): FileBytes[] {
   return decoded;
 }
 
-/** Which of the dependencies' slugs name a skill (a read, so it can go out beside the others). */
-async function findDependencies(deps: Deps, dependencies: Record<string, string>): Promise<Set<string>> {
-  const slugs = Object.keys(dependencies);
-  const found = await Promise.all(slugs.map((slug) => skillIdForSlug(deps.db, slug)));
-  return new Set(slugs.filter((_, i) => found[i]));
+/** Which of the dependencies' slugs name a skill: one batched read, as the body holds at most a few dozen. */
+function findDependencies(deps: Deps, dependencies: Record<string, string>): Promise<Set<string>> {
+  return existingSlugs(deps.db, Object.keys(dependencies));
 }
 
 function checkDependencies(dependencies: Record<string, string>, ownSlug: string, known: Set<string>): void {

@@ -18,6 +18,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secrets from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { DATA_CONTENT_SECURITY_POLICY, SITE_CONTENT_SECURITY_POLICY } from '../core/security-headers.ts';
 import { tableKeys } from '../functions/store/db.ts';
 import { bucketActions, tableActions } from './access.ts';
 import { bundleDir, type LambdaSpec, lambdas as allLambdas } from './lambdas.ts';
@@ -287,13 +288,15 @@ export class SkillpressStack extends Stack {
         eventType: cloudfront.FunctionEventType.VIEWER_REQUEST,
       },
     ];
-    const fromStatic = (cachePolicy: cloudfront.ICachePolicy): cloudfront.BehaviorOptions => ({
+    const siteHeaders = this.securityHeaders('SiteHeadersPolicy', SITE_CONTENT_SECURITY_POLICY, 'Pages: the site policy');
+    const dataHeaders = this.securityHeaders('DataHeadersPolicy', DATA_CONTENT_SECURITY_POLICY, 'JSON and archives: nothing loads, runs or frames');
+    const fromStatic = (cachePolicy: cloudfront.ICachePolicy, responseHeadersPolicy = dataHeaders): cloudfront.BehaviorOptions => ({
       origin: staticOrigin,
       viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
       allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
       cachePolicy,
       compress: true,
-      responseHeadersPolicy: cloudfront.ResponseHeadersPolicy.SECURITY_HEADERS,
+      responseHeadersPolicy,
     });
 
     const immutable = ttlPolicy('ImmutableCachePolicy', edgeTtl.immutable, 'Immutable version bundles and archives: 1 year');
@@ -303,7 +306,7 @@ export class SkillpressStack extends Stack {
       priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
       defaultBehavior: {
-        ...fromStatic(ttlPolicy('SiteCachePolicy', edgeTtl.site, 'Site pages: 5 minutes')),
+        ...fromStatic(ttlPolicy('SiteCachePolicy', edgeTtl.site, 'Site pages: 5 minutes'), siteHeaders),
         functionAssociations: viewerFunction('SiteIndexFunction', 'site-index.js', 'Folder paths to their index.html'),
       },
       additionalBehaviors: {
@@ -318,6 +321,7 @@ export class SkillpressStack extends Stack {
           allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
           cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
           originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+          responseHeadersPolicy: dataHeaders,
         },
         // Before /.well-known/*: the archives of the discovery index never change.
         '/.well-known/agent-skills/*.tar.gz': fromStatic(immutable),
@@ -329,6 +333,20 @@ export class SkillpressStack extends Stack {
     // the static bucket holds only public artifacts (DESIGN.md §5) anyway.
     Annotations.of(this).acknowledgeWarning('@aws-cdk/aws-cloudfront-origins:listBucketSecurityRisk', 'defaultRootObject is set; the bucket holds only public files');
     return distribution;
+  }
+
+  /** The headers of core/security-headers.ts with this Content-Security-Policy, set over whatever the origin sent. */
+  private securityHeaders(id: string, contentSecurityPolicy: string, comment: string): cloudfront.ResponseHeadersPolicy {
+    return new cloudfront.ResponseHeadersPolicy(this, id, {
+      comment,
+      securityHeadersBehavior: {
+        contentSecurityPolicy: { contentSecurityPolicy, override: true },
+        contentTypeOptions: { override: true },
+        frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
+        referrerPolicy: { referrerPolicy: cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN, override: true },
+        strictTransportSecurity: { accessControlMaxAge: Duration.days(365), includeSubdomains: true, override: true },
+      },
+    });
   }
 }
 

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
-import { serve } from '@hono/node-server';
 import { configFromEnv } from '#functions/config';
 import { markCleanStop, takeLastStop } from './clean-stop.ts';
+import { serveApp } from './http-server.ts';
 import { ensureStorage, startEmbeddedServices } from './local-stack.ts';
 import { createLocalRuntime } from './local-runtime.ts';
 
@@ -48,12 +48,8 @@ if (lastStop !== 'clean') {
 const app = runtime.app;
 await runtime.site?.start();
 
-const server = serve({ fetch: app.fetch, hostname: host, port }, (info) => {
-  console.log(`Skillpress listening on http://${host}:${info.port}`);
-});
-
-// Longer than clients' idle pools, so a reused connection is never closed under a request.
-(server as import('node:http').Server).keepAliveTimeout = 65_000;
+const { server, port: listening } = await serveApp(app.fetch, host, port);
+console.log(`Skillpress listening on http://${host}:${listening}`);
 
 let stopping = false;
 async function stop(): Promise<void> {

@@ -21,4 +21,5 @@ export default defineConfig({
   // Pages link to each other with plain <a>; prefetching would fetch pages nobody asked for.
   prefetch: false,
   devToolbar: { enabled: false },
+  vite: { build: { assetsInlineLimit: 0 } },
 });

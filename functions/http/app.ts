@@ -2,7 +2,9 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { notFound, payloadTooLarge } from '#core/errors';
 import { limits } from '#core/limits';
+import { contentSecurityPolicy, SECURITY_HEADERS } from '#core/security-headers';
 import type { Deps } from '../deps.ts';
+import { recordKeyUseIfAccepted } from './auth.ts';
 import type { AppEnv, RouteGroup } from './env.ts';
 import { domainErrorResponse, errorResponse } from './errors.ts';
 
@@ -17,6 +19,8 @@ export function createApp(deps: Deps, groups: RouteGroup[]): Hono<AppEnv> {
     c.set('deps', deps);
     const started = performance.now();
     await next();
+    await recordKeyUseIfAccepted(c);
+    setSecurityHeaders(c.res.headers);
     if (c.req.path.startsWith('/api/') && !c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store');
     // Path only: query strings can carry download tokens.
     deps.log.debug('request', { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) });
@@ -38,4 +42,9 @@ export function createApp(deps: Deps, groups: RouteGroup[]): Hono<AppEnv> {
   app.notFound((c) => domainErrorResponse(c, notFound('No such route')));
   app.onError((error, c) => errorResponse(error, c, deps.log));
   return app;
+}
+
+function setSecurityHeaders(headers: Headers): void {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) headers.set(name, value);
+  headers.set('Content-Security-Policy', contentSecurityPolicy(headers.get('content-type')));
 }

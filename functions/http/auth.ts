@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { DomainError, unauthenticated } from '#core/errors';
 import type { User } from '#core/schemas';
-import { authenticateApiKey } from '../store/api-keys.ts';
+import { authenticateApiKey, recordApiKeyUse } from '../store/api-keys.ts';
 import { sessionUserId } from '../store/sessions.ts';
 import { getUser, toUser } from '../store/users.ts';
 import type { AppEnv } from './env.ts';
@@ -62,9 +62,10 @@ export async function sessionCaller(c: Ctx): Promise<Caller | undefined> {
 async function apiKeyCaller(c: Ctx): Promise<Caller | undefined> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '');
   if (!match) return undefined;
-  const { db, clock } = c.var.deps;
-  const owner = (await authenticateApiKey(db, match[1]!, clock()))?.owner;
-  return owner ? { user: toUser(owner), via: 'api-key' } : undefined;
+  const found = await authenticateApiKey(c.var.deps.db, match[1]!);
+  if (!found?.owner) return undefined;
+  c.set('apiKeyUsed', found);
+  return { user: toUser(found.owner), via: 'api-key' };
 }
 
 /**
@@ -77,6 +78,15 @@ function checkOrigin(c: Ctx): void {
   if (c.req.header('origin') !== expected) {
     throw new DomainError('csrf_rejected', `Session-authenticated writes must send Origin: ${expected}`);
   }
+}
+
+/** Records the use of the request's API key, if one authenticated it and the request succeeded. */
+export async function recordKeyUseIfAccepted(c: Ctx): Promise<void> {
+  const used = c.var.apiKeyUsed;
+  if (!used || c.res.status >= 400) return;
+  const { db, clock, log } = c.var.deps;
+  // A hint for the key's owner: failing to write it must not fail a request that succeeded.
+  await recordApiKeyUse(db, used, clock()).catch((error: unknown) => log.warn('could not record an API key use', { error: (error as Error).name }));
 }
 
 export function setSessionCookie(c: Ctx, token: string, expires: Date): void {

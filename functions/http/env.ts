@@ -1,9 +1,14 @@
 import type { Hono } from 'hono';
 import type { Deps } from '../deps.ts';
+import type { ApiKeyItem } from '../store/api-keys.ts';
 
 /** Hono's typing for this service: every handler reaches its dependencies through `deps`. */
 export interface AppEnv {
-  Variables: { deps: Deps };
+  Variables: {
+    deps: Deps;
+    /** The API key that authenticated this request, if one did: its use is recorded when the request succeeds. */
+    apiKeyUsed?: { key: ApiKeyItem; keyHash: string };
+  };
 }
 
 /** A set of related routes; each Lambda mounts the groups of its concern, `npm start` mounts all. */

@@ -18,10 +18,9 @@ export const publishRoutes: RouteGroup = (app) => {
 
 export const versionRoutes: RouteGroup = (app) => {
   app.post('/api/skills/:id/versions', async (c) => {
-    const caller = requireSessionOrApiKey(c).then(({ user }) => user);
-    const body = readBody(c, versionBodySchema);
-    body.catch(() => {}); // reported after the caller's verdict, by publishVersion
-    const created = await publishVersion(c.var.deps, caller, c.req.param('id'), body);
+    const { user } = await requireSessionOrApiKey(c);
+    const body = await readBody(c, versionBodySchema);
+    const created = await publishVersion(c.var.deps, user, c.req.param('id'), body);
     return c.json(created, 201);
   });
 };

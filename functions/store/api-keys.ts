@@ -2,7 +2,7 @@ import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { notFound } from '#core/errors';
 import { hashSecret, newId, newSecret } from '../secrets.ts';
 import { BoundedCache } from '#core/bounded-cache';
-import { type Db, getItems, isConditionFailed, queryAll, tableKeys } from './db.ts';
+import { type Db, getItems, isConditionFailed, queryAll, tableKeys, writeIf } from './db.ts';
 import { getUser, toUserItem, userKey, type UserItem } from './users.ts';
 
 /**
@@ -66,9 +66,9 @@ const KNOWN_OWNERS_AT_MOST = 10_000;
 
 /**
  * The key's record and its owner's user item when `key` is a live API key, else undefined.
- * Refreshes lastUsedAt.
+ * Reads only: the key's use is recorded by {@link recordApiKeyUse} once the request succeeds.
  */
-export async function authenticateApiKey(db: Db, key: string, now: Date): Promise<{ key: ApiKeyItem; owner?: UserItem } | undefined> {
+export async function authenticateApiKey(db: Db, key: string): Promise<{ key: ApiKeyItem; keyHash: string; owner?: UserItem } | undefined> {
   if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return undefined;
   const keyHash = hashSecret(key);
   let owners = knownOwners.get(db);
@@ -79,26 +79,28 @@ export async function authenticateApiKey(db: Db, key: string, now: Date): Promis
   if (!Item) return undefined;
   const item = toApiKeyItem(Item);
   owners.remember(keyHash, item.userId);
-  const lastUsed = item.lastUsedAt ? Date.parse(item.lastUsedAt) : 0;
-  if (now.getTime() - lastUsed >= LAST_USED_GRANULARITY_MS) {
-    try {
-      await db.doc.send(
-        new UpdateCommand({
-          TableName: db.table,
-          Key: apiKeyKey(keyHash),
-          UpdateExpression: 'SET lastUsedAt = :now',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':now': now.toISOString() },
-        }),
-      );
-    } catch (error) {
-      // Revoked between the read and this write: the key no longer authenticates.
-      if (isConditionFailed(error)) return undefined;
-      throw error;
-    }
-  }
   const stored = found.find((i) => i.sk === userKey(item.userId).sk && i.pk === userKey(item.userId).pk);
-  return { key: item, owner: stored ? toUserItem(stored) : await getUser(db, item.userId) };
+  return { key: item, keyHash, owner: stored ? toUserItem(stored) : await getUser(db, item.userId) };
+}
+
+/**
+ * Refreshes the key's lastUsedAt after a request it authenticated succeeded (a rejected request
+ * changes nothing, this hint included). At most once a minute per key; a key revoked meanwhile
+ * stays deleted.
+ */
+export async function recordApiKeyUse(db: Db, used: { key: ApiKeyItem; keyHash: string }, now: Date): Promise<void> {
+  const lastUsed = used.key.lastUsedAt ? Date.parse(used.key.lastUsedAt) : 0;
+  if (now.getTime() - lastUsed < LAST_USED_GRANULARITY_MS) return;
+  await writeIf(
+    db,
+    new UpdateCommand({
+      TableName: db.table,
+      Key: apiKeyKey(used.keyHash),
+      UpdateExpression: 'SET lastUsedAt = :now',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':now': now.toISOString() },
+    }),
+  );
 }
 
 export async function listApiKeys(db: Db, userId: string): Promise<ApiKeyItem[]> {

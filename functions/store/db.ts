@@ -19,7 +19,9 @@ export function createDb(config: Config): Db {
   });
   withoutSdkLogging(client);
   return {
-    doc: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }),
+    // convertClassInstanceToMap: the marshaller tells a map from other objects by `constructor.name`,
+    // so a map keyed by input (dependencies on a skill slugged `constructor`) would be refused.
+    doc: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true } }),
     table: config.tableName,
   };
 }

@@ -77,6 +77,12 @@ export async function skillIdForSlug(db: Db, slug: string): Promise<string | und
   return Item?.skillId as string | undefined;
 }
 
+/** Which of `slugs` are claimed by a skill: one BatchGetItem per 100 slugs. */
+export async function existingSlugs(db: Db, slugs: string[]): Promise<Set<string>> {
+  const found = await getItems(db, slugs.map(slugKey));
+  return new Set(found.map((item) => (item.pk as string).slice('SLUG#'.length)));
+}
+
 export async function getSkillBySlug(db: Db, slug: string): Promise<SkillItem | undefined> {
   const id = await skillIdForSlug(db, slug);
   return id ? getSkill(db, id) : undefined;

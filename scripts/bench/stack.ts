@@ -1,9 +1,8 @@
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { randomBytes } from 'node:crypto';
 import { configFromEnv } from '#functions/config';
 import type { Deps } from '#functions/deps';
 import { createLogger } from '#functions/log';
+import { serveApp } from '../http-server.ts';
 import { ensureStorage, startEmbeddedServices } from '../local-stack.ts';
 import { createLocalRuntime, type LocalRuntime } from '../local-runtime.ts';
 
@@ -32,11 +31,7 @@ export async function startBenchStack(env: Record<string, string> = {}): Promise
   const runtime = createLocalRuntime(config, { log: createLogger('warn') }, { background: 'thread', logLevel: 'warn' });
   const { deps, app } = runtime;
   await ensureStorage(config, deps.s3);
-  const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
-  // Longer than clients' idle pools, so a reused connection is never closed under a request.
-  (server as import('node:http').Server).keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  const { port } = server.address() as AddressInfo;
+  const { server, port } = await serveApp(app.fetch, '127.0.0.1', 0);
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     deps,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { duplicateFilenameIndex, filenameProblem } from '../../core/filename.ts';
+import { filenameConflict, filenameProblem } from '../../core/filename.ts';
 import { isValidSlug, normaliseCategory, slugify } from '../../core/slug.ts';
 
 describe('slugify', () => {
@@ -23,6 +23,15 @@ describe('slugify', () => {
     expect(isValidSlug('')).toBe(false);
     expect(isValidSlug('a'.repeat(65))).toBe(false);
     expect(isValidSlug('a_b')).toBe(false);
+  });
+
+  it.each(['-lead', 'trail-', 'dou--ble', '-', '--'])('refuses %j: hyphens only join letters and digits', (slug) => {
+    expect(isValidSlug(slug)).toBe(false);
+  });
+
+  it('accepts a slug of exactly 64 characters and single hyphens', () => {
+    expect(isValidSlug('a'.repeat(64))).toBe(true);
+    expect(isValidSlug('a-1-b-2')).toBe(true);
   });
 });
 
@@ -50,12 +59,49 @@ describe('filename rules', () => {
     ['a\nb', 'newline'],
     ['C:/x', 'drive letter'],
     ['x'.repeat(256), 'too long'],
+    ['a:b.md', 'colon (Windows, macOS)'],
+    ['what?.md', 'question mark'],
+    ['a<b', 'angle bracket'],
+    ['a|b', 'pipe'],
+    ['a*b', 'star'],
+    ['a"b', 'double quote'],
+    ['CON', 'device name'],
+    ['docs/nul.txt', 'device name with an extension'],
+    ['lpt1', 'device name, lower case'],
+    ['COM9.md', 'numbered device name'],
+    ['notes.', 'trailing dot'],
+    ['notes ', 'trailing space'],
+    ['dir. /a.md', 'folder with a trailing space'],
+    ['a\ud800.md', 'lone surrogate'],
+    ['a\u0085b', 'C1 control'],
   ])('rejects %j (%s)', (name) => {
     expect(filenameProblem(name)).not.toBeNull();
   });
 
+  it.each([
+    ['console.md', 'a device name as a prefix of a longer word'],
+    ['com10.txt', 'COM10 is not a device'],
+    ['.gitignore', 'a leading dot'],
+    ['scripts/run.sh', 'a nested file'],
+    ['caf\u00e9.md', 'non-ASCII letters'],
+  ])('accepts %j (%s)', (name) => {
+    expect(filenameProblem(name)).toBeNull();
+  });
+
   it('finds names that repeat ignoring case', () => {
-    expect(duplicateFilenameIndex(['SKILL.md', 'a.md', 'skill.MD'])).toBe(2);
-    expect(duplicateFilenameIndex(['a', 'b'])).toBe(-1);
+    expect(filenameConflict(['SKILL.md', 'a.md', 'skill.MD'])?.index).toBe(2);
+    expect(filenameConflict(['a', 'b'])).toBeUndefined();
+  });
+
+  it('finds NFC/NFD twins, which macOS stores as one file', () => {
+    expect(filenameConflict(['caf\u00e9.md', 'cafe\u0301.md'])?.index).toBe(1);
+  });
+
+  it('finds a file that is also a folder of another, in either order', () => {
+    expect(filenameConflict(['a', 'a/b'])).toMatchObject({ index: 1 });
+    expect(filenameConflict(['docs/a/b.md', 'docs/a'])).toMatchObject({ index: 1 });
+    expect(filenameConflict(['Docs', 'docs/x.md'])).toMatchObject({ index: 1 });
+    expect(filenameConflict(['docs/a.md', 'docs/b.md', 'docs/a/c.md'])).toBeUndefined();
+    expect(filenameConflict(['docs/a.md', 'docs/b.md', 'a/docs'])).toBeUndefined();
   });
 });

@@ -116,10 +116,10 @@ describe('API keys', () => {
     expect(JSON.stringify(Items)).not.toContain(created.key);
   });
 
-  it('records lastUsedAt when a key is used', async () => {
+  it('records lastUsedAt when a request the key authenticated succeeds', async () => {
     const alice = await Client.signIn(stack, 'keys-used');
     const key = await alice.createKey();
-    await withKey(stack, key, '/api/publish', { body: {} });
+    expect((await withKey(stack, key, '/api/publish', { body: skillBody() })).status).toBe(201);
     const list = await json(await alice.session('/api/api-keys'));
     expect(list.keys[0].lastUsedAt).toEqual(expect.any(String));
   });

@@ -183,8 +183,9 @@ describe('what a version publish costs in storage calls', () => {
     expect(calls.filter((c) => c.service === 's3' && c.bucket === 'static').map((c) => c.action)).toEqual(Array(6).fill('s3:PutObject'));
     const dynamo = calls.filter((c) => c.service === 'dynamodb').map((c) => c.action).sort();
     expect(dynamo).toEqual([
-      // The API key and its (known) owner, the skill and the version (a repeated one stores no
-      // content): asked for side by side once the body is read, so all in one request.
+      // The API key and its (known) owner, in one request; then, once the caller is known and
+      // the body valid, the skill and whether the version is taken, in one more.
+      'dynamodb:BatchGetItem',
       'dynamodb:BatchGetItem',
       'dynamodb:PutItem', // the version, conditionally
       'dynamodb:Query', // the rebuild: the skill and its versions

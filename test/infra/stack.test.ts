@@ -1,6 +1,7 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DATA_CONTENT_SECURITY_POLICY, SECURITY_HEADERS, SITE_CONTENT_SECURITY_POLICY } from '#core/security-headers';
 import { type LambdaSpec, lambdas } from '../../infra/lambdas.ts';
 import { edgeTtl, secretNames, SkillpressStack } from '../../infra/stack.ts';
 
@@ -109,6 +110,25 @@ describe('static artifacts at the edge (DESIGN.md §5)', () => {
     const origin = config.Origins.find((o: any) => o.Id === api.TargetOriginId);
     expect(origin.CustomOriginConfig.OriginProtocolPolicy).toBe('https-only');
     expect(JSON.stringify(origin.DomainName)).toContain('ApiEndpoint');
+  });
+
+  it('sets the security headers on every behaviour: the site policy on pages, the data policy on /api/* and static JSON', () => {
+    const [, dist] = ofType('AWS::CloudFront::Distribution')[0]!;
+    const config = dist.Properties.DistributionConfig;
+    const policies = new Map(ofType('AWS::CloudFront::ResponseHeadersPolicy').map(([id, r]) => [id, r.Properties.ResponseHeadersPolicyConfig]));
+    const policyOf = (behavior: any) => policies.get(behavior.ResponseHeadersPolicyId.Ref);
+    for (const behavior of [config.DefaultCacheBehavior, ...config.CacheBehaviors]) {
+      const headers = policyOf(behavior).SecurityHeadersConfig;
+      expect(headers.ContentTypeOptions.Override).toBe(true);
+      expect(headers.FrameOptions).toEqual({ FrameOption: 'DENY', Override: true });
+      expect(headers.ReferrerPolicy.ReferrerPolicy).toBe(SECURITY_HEADERS['Referrer-Policy']);
+      expect(headers.StrictTransportSecurity.Override).toBe(true);
+    }
+    const csp = (behavior: any) => policyOf(behavior).SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy;
+    expect(csp(config.DefaultCacheBehavior)).toBe(SITE_CONTENT_SECURITY_POLICY);
+    for (const pattern of ['/api/*', '/api/registry/*', '/.well-known/*', '/bundles/*']) {
+      expect(csp(config.CacheBehaviors.find((b: any) => b.PathPattern === pattern))).toBe(DATA_CONTENT_SECURITY_POLICY);
+    }
   });
 
   it('reaches the static bucket only through origin access control', () => {

@@ -329,3 +329,15 @@ describe('hostile skill names', () => {
     expect(browser.pageErrors).toEqual([]);
   });
 });
+
+describe('the Content-Security-Policy', () => {
+  it('is sent with every page, forbids framing, and blocked nothing on any page these tests visited', async () => {
+    for (const path of ['/', `/skills/${fixture.skills.pretty.slug}/`, '/dashboard/', '/categories/']) {
+      const res = await fetch(base + path);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(res.headers.get('content-security-policy')).toMatch(/script-src 'self'.*frame-ancestors 'none'/);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+    expect(browser.cspViolations).toEqual([]);
+  });
+});

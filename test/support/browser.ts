@@ -20,6 +20,8 @@ export interface TestBrowser {
   dialogs: string[];
   /** Uncaught exceptions in any page. */
   pageErrors: string[];
+  /** What any page's Content-Security-Policy blocked, as Chromium reports it on the console. */
+  cspViolations: string[];
   close(): Promise<void>;
 }
 
@@ -36,10 +38,12 @@ export async function launchBrowser(options: { javaScript?: boolean } = {}): Pro
   });
   const dialogs: string[] = [];
   const pageErrors: string[] = [];
+  const cspViolations: string[] = [];
   return {
     context,
     dialogs,
     pageErrors,
+    cspViolations,
     page: async () => {
       const page = await context.newPage();
       page.on('dialog', (dialog) => {
@@ -47,6 +51,9 @@ export async function launchBrowser(options: { javaScript?: boolean } = {}): Pro
         void dialog.dismiss();
       });
       page.on('pageerror', (error) => pageErrors.push(error.message));
+      page.on('console', (message) => {
+        if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+      });
       return page;
     },
     close: async () => {

@@ -1,0 +1,26 @@
+/**
+ * Rules for free text that people type and other programs print: names, descriptions,
+ * categories, changelogs. Text must survive every strict reader (no lone surrogates, which
+ * `jq` and other strict JSON parsers refuse) and every terminal (no control characters, which
+ * can move the cursor, retitle the window or fake output when a client prints them).
+ */
+
+// C0 controls, DEL and C1 controls. Tab and newline are allowed only in multi-line text.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are what the rule refuses
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are what the rule refuses
+const CONTROL_OR_LINE_BREAK = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** Why `text` is refused as one line of text (a name, a label), or null when it is fine. */
+export function singleLineTextProblem(text: string): string | null {
+  if (!text.isWellFormed()) return 'must be well-formed Unicode (no lone surrogates)';
+  if (CONTROL_OR_LINE_BREAK.test(text)) return 'must not contain control characters or line breaks';
+  return null;
+}
+
+/** Why `text` is refused as multi-line text (a changelog): like one line, but \n and \t may appear. */
+export function multiLineTextProblem(text: string): string | null {
+  if (!text.isWellFormed()) return 'must be well-formed Unicode (no lone surrogates)';
+  if (CONTROL.test(text)) return 'must not contain control characters other than newline and tab';
+  return null;
+}

@@ -181,11 +181,12 @@ const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directo
 // 4. Its request log. Silent still formats a coloured line for every response (koa-logger) and
 // hands it to a muted logger: a tenth of a millisecond a request, for nothing.
 server.middleware = server.middleware.filter((middleware) => middleware.name !== 'logger');
-const { port } = await server.run();
-process.send?.({ port });
-process.on('disconnect', () => server.close(() => process.exit(0)));
 // Ctrl-C in a terminal signals the whole process group. The parent's stop still needs this
 // server (it writes the last install counts and rebuilds), and a write must not be cut short:
-// so signals are ignored here, and the process exits once the parent lets go, as above.
+// so signals are ignored here, and the process exits once the parent lets go, below. Ignored
+// before the port is announced: a parent may signal as soon as it has the port.
 process.on('SIGINT', () => {});
 process.on('SIGTERM', () => {});
+const { port } = await server.run();
+process.on('disconnect', () => server.close(() => process.exit(0)));
+process.send?.({ port });

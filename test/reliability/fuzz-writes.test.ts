@@ -11,17 +11,17 @@ import { readObjects, scanItems } from './support/store.ts';
 import { FIXTURE_SLUGS, type FuzzRequest, requestTo, type Route, ROUTES, toHttp, type World } from './support/write-requests.ts';
 
 /**
- * Property-based fuzzing of every write endpoint (DESIGN.md §4, §6). Each property run is a
+ * Property-based fuzzing of every write endpoint (docs/api.md: the error shape and the input rules). Each property run is a
  * batch of generated requests — bodies, headers, credentials and paths — sent in order through
  * the real app against the embedded services. Every response must be below 500 and every error
- * must have the §4 shape with a code from the table. Around each batch the whole store (every
+ * must have the contract's shape with a code from the table. Around each batch the whole store (every
  * DynamoDB item, every object key and ETag of both buckets) is compared: whatever changed must
  * be explained by a request of the batch that succeeded; anything else was changed by a
- * rejected request, which §6 forbids.
+ * rejected request, which the contract forbids.
  *
- * The clock is frozen for the run. An API key's lastUsedAt is refreshed on authentication at most
- * once a minute — also for requests that are then rejected, as "last used" means "last
- * authenticated". Freezing the clock (after each key's first use) keeps that hint still, so the
+ * The clock is frozen for the run. An API key's lastUsedAt is refreshed after a request it
+ * authenticated succeeds, at most once a minute; a rejected request leaves it alone like
+ * everything else. Freezing the clock (after each key's first use) keeps that hint still, so the
  * comparison needs no exceptions at all.
  */
 

@@ -167,6 +167,8 @@ const validFilename = fc.oneof(
 );
 const badFilename = fc.oneof(
   fc.constantFrom('', '.', '..', '../x', 'a/../b', '/abs', 'a\\b', 'a//b', 'a/', 'C:x', 'a\u0000b', 'a\nb', './a', 'x'.repeat(256), 'a/./b', '\u0085'),
+  // Unsafe on Windows or macOS.
+  fc.constantFrom('a:b', 'CON', 'docs/nul.txt', 'Lpt1.md', 'what?', 'a*b', 'a|b', 'a<b>', 'q"q', 'dot.', 'space ', 'dir./x'),
   anyText(20),
 );
 const validFile = fc.oneof(
@@ -184,13 +186,25 @@ const files = field(
   fc.oneof(
     fc.tuple(fc.uniqueArray(validFile, { selector: (f) => f.filename.toLowerCase(), maxLength: 2 }), badFile).map(([good, bad]) => [...good, bad]),
     fc.constant([{ filename: 'SKILL.md', content: 'a' }, { filename: 'skill.MD', content: 'b' }]),
+    // A file that is also a folder of another, and NFC/NFD twins: no file system can hold both.
+    fc.constantFrom(['a', 'a/b'], ['x/y/z.md', 'X/y'], ['caf\u00e9.md', 'cafe\u0301.md']).map((names) => names.map((filename) => ({ filename, content: 'x' }))),
     fc.constant(Array.from({ length: limits.filesPerVersion + 1 }, (_, i) => ({ filename: `f${i}.md`, content: 'x' }))),
   ),
   3,
 );
+/** A dependency map with `count` entries named like slugs (none of them published). */
+const manyDependencies = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`dep-${i}`, '*']));
 const dependencies = field(
   fc.constantFrom({}, { [FIXTURE_SLUGS.aliceFree]: '^1.0.0' }, { [FIXTURE_SLUGS.bob]: '>=1.0.0 <2' }),
-  fc.dictionary(fc.oneof(fc.constantFrom(FIXTURE_SLUGS.aliceFree, 'no-such-skill', 'Bad Slug', '__proto__', 'a'.repeat(65)), printable(10)), fc.constantFrom('^1.0.0', 'latest', '', 'not a range', '^1.0.0 || ^2', 'x'.repeat(257)), { minKeys: 1, maxKeys: 2 }),
+  fc.oneof(
+    fc.dictionary(
+      fc.oneof(fc.constantFrom(FIXTURE_SLUGS.aliceFree, 'no-such-skill', 'Bad Slug', '__proto__', 'constructor', 'to-string', 'a--b', '-a', '../up', 'a'.repeat(65)), printable(10)),
+      fc.constantFrom('^1.0.0', 'latest', '', 'not a range', '^1.0.0 || ^2', 'x'.repeat(257)),
+      { minKeys: 1, maxKeys: 2 },
+    ),
+    // Past the limit of 32, up to sizes that once cost a storage read each.
+    fc.constantFrom(33, 500, 20_000).map(manyDependencies),
+  ),
   6,
 );
 const semver = fc.tuple(fc.nat(40), fc.nat(400), fc.nat(4000)).map(([a, b, c]) => `${a}.${b}.${c}`);
@@ -199,6 +213,8 @@ const version = field(
   fc.oneof(
     fc.constantFrom('1.0.0', '1.0.0', 'v1.2.3', '1.2', '1.2.3.4', '01.2.3', '1.2.3+build', ' 1.2.3', '1.2.3 ', '9007199254740992.0.0', '1.2.3-', '1.2.3-01', 'x'.repeat(257), ''),
     printable(20),
+    // Valid semver around the 128-character limit: one of these once wedged the rebuild.
+    fc.integer({ min: 110, max: 300 }).map((n) => `1.0.0-${'a'.repeat(n)}`),
   ),
 );
 const login = field(
@@ -208,8 +224,8 @@ const login = field(
 
 const bodies: Record<Route, fc.Arbitrary<unknown>> = {
   publish: objectOf({
-    name: field(words(30), fc.constantFrom('   ', 'x'.repeat(101), '', '!!!', 'Ünïcödé only', '\u0000')),
-    description: field(words(60), fc.constantFrom('   ', 'x'.repeat(1025), 'x'.repeat(1024))),
+    name: field(words(30), fc.constantFrom('   ', 'x'.repeat(101), '', '!!!', 'Ünïcödé only', '\u0000', 'title\u001b]0;pwned\u0007', 'a\u009bb')),
+    description: field(words(60), fc.constantFrom('   ', 'x'.repeat(1025), 'x'.repeat(1024), 'clear\u001b[2J', 'lone \udc00', 'two\nlines')),
     category: field(fc.constantFrom('Dev Tools', 'testing', ' Data ', 'ops'), fc.constantFrom('a'.repeat(41), 'ünï', '', '--', 'a_b')),
     slug: field(fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,19}$/), fc.constantFrom(FIXTURE_SLUGS.bob, FIXTURE_SLUGS.aliceFree, 'A', 'a'.repeat(65), '', 'a b'), 8),
     paid: field(fc.boolean(), undefined, 6),

@@ -1,7 +1,7 @@
 import type { CatalogEntry } from '#core/catalog';
+import { buildIndex, search as searchIndex } from '#core/catalog-search';
 import type { CommandIo } from '../io.ts';
 import { RegistryClient } from '../registry-client.ts';
-import { searchCatalog } from '../search-rank.ts';
 import { columns, plural, truncate } from '../ui.ts';
 
 export interface SearchOptions {
@@ -20,9 +20,10 @@ export interface SearchResult {
 export async function search(options: SearchOptions, io: CommandIo): Promise<SearchResult> {
   const { ui } = io;
   const catalog = await new RegistryClient(options.registry, io).catalog();
-  const matches = searchCatalog(catalog.skills, options.words);
+  const query = options.words.join(' ').trim();
+  // No words lists the whole catalog, in its order (by slug).
+  const matches = query ? searchIndex(buildIndex(catalog.skills), query).matches : catalog.skills;
   const shown = matches.slice(0, options.limit);
-  const query = options.words.join(' ');
   if (matches.length === 0) {
     ui.line(query ? `No skills match "${query}".` : 'The registry has no skills yet.');
   } else {

@@ -1,42 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CatalogEntry } from '../../core/catalog.ts';
 import type { Io } from '../../cli/io.ts';
-import { searchCatalog } from '../../cli/search-rank.ts';
 import { columns, createUi, formatBytes } from '../../cli/ui.ts';
-
-const skill = (slug: string, over: Partial<CatalogEntry> = {}): CatalogEntry => ({
-  id: slug,
-  slug,
-  name: slug,
-  description: '',
-  category: 'misc',
-  author: 'alice',
-  currentVersion: '1.0.0',
-  paid: false,
-  updatedAt: '',
-  registry: `/api/registry/${slug}`,
-  ...over,
-});
-
-describe('catalog search', () => {
-  const catalog = [
-    skill('csv-tools', { description: 'Reads CSV and writes JSON' }),
-    skill('json-format', { name: 'JSON Format', description: 'Pretty prints' }),
-    skill('yaml', { category: 'json-adjacent' }),
-    skill('other'),
-  ];
-
-  it('needs every word, ignoring case, and ranks name matches first', () => {
-    expect(searchCatalog(catalog, ['JSON']).map((s) => s.slug)).toEqual(['json-format', 'yaml', 'csv-tools']);
-    expect(searchCatalog(catalog, ['json', 'csv']).map((s) => s.slug)).toEqual(['csv-tools']);
-    expect(searchCatalog(catalog, ['nothing'])).toEqual([]);
-  });
-
-  it('lists everything for no words, and puts an exact slug first', () => {
-    expect(searchCatalog(catalog, [])).toHaveLength(4);
-    expect(searchCatalog([skill('a-json-b', { name: 'json' }), skill('json')], ['json'])[0]!.slug).toBe('json');
-  });
-});
 
 function fakeIo(env: Record<string, string>, tty: boolean): Io & { out: string; err: string } {
   const io = {

@@ -1,6 +1,6 @@
 import type { CatalogDocument, CatalogEntry } from '#core/catalog';
 import { CATALOG_KEY } from '#core/static-paths';
-import { buildIndex, search, type SearchIndex } from '../lib/search-rank.ts';
+import { buildIndex, type SearchIndex, search } from '#core/catalog-search';
 import { skillHref } from '../lib/skill-links.ts';
 import { row } from './fill.ts';
 import { getJson } from './registry.ts';

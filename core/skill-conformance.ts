@@ -1,3 +1,4 @@
+import type { FileBytes } from './bundle.ts';
 import { isMapping, readFrontMatter, SKILL_FILE, type SkillIssue } from './skill-front-matter.ts';
 import { isSkillName, SKILL_NAME_MAX } from './skill-name.ts';
 import { isSkillpressKey, topLevelKeyWarning } from './skillpress-metadata.ts';
@@ -21,11 +22,8 @@ export interface SkillConformance {
   description?: string;
 }
 
-/** A file as the check needs it; `FileBytes` from `bundle.ts` fits. */
-export interface SkillFile {
-  filename: string;
-  bytes: Uint8Array;
-}
+/** A file as the check needs it: the API's decoded files pass as they are. */
+export type SkillFile = Pick<FileBytes, 'filename' | 'bytes'>;
 
 export const DESCRIPTION_MAX = 1024;
 export const COMPATIBILITY_MAX = 500;

@@ -3,7 +3,7 @@ import { filenameConflict, filenameProblem } from './filename.ts';
 import { SOURCES } from './install-analytics.ts';
 import { limits } from './limits.ts';
 import { isValidRange } from './semver-order.ts';
-import { CATEGORY_PATTERN, isValidSlug, normaliseCategory, SLUG_PATTERN } from './slug.ts';
+import { CATEGORY_PATTERN, isValidSlug, normaliseCategory, SLUG_MAX, SLUG_PATTERN } from './slug.ts';
 import { multiLineTextProblem, singleLineTextProblem } from './text.ts';
 
 /**
@@ -26,7 +26,7 @@ const visibleText = (max: number) =>
     .refine((s) => s.trim().length > 0, 'must not be blank')
     .superRefine(textRule(singleLineTextProblem));
 
-export const slugSchema = z.string().regex(SLUG_PATTERN, '1 to 64 lower-case letters and digits, in words joined by single hyphens');
+export const slugSchema = z.string().max(SLUG_MAX).regex(SLUG_PATTERN, '1 to 64 lower-case letters and digits, in words joined by single hyphens');
 
 export const fileInputSchema = z.strictObject({
   filename: z.string().superRefine((name, ctx) => {

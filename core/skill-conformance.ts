@@ -1,6 +1,6 @@
 import type { FileBytes } from './bundle.ts';
 import { isMapping, readFrontMatter, SKILL_FILE, type SkillIssue } from './skill-front-matter.ts';
-import { isSkillName, SKILL_NAME_MAX } from './skill-name.ts';
+import { isValidSlug, SLUG_MAX } from './slug.ts';
 import { isSkillpressKey, topLevelKeyWarning } from './skillpress-metadata.ts';
 
 /**
@@ -57,7 +57,7 @@ export function checkSkillConformance(files: readonly SkillFile[], slug?: string
 
   if (!Object.hasOwn(data, 'name')) issue(['name'], `the front matter has no name: add "name: ${slug ?? 'my-skill'}"`);
   else if (typeof data.name !== 'string') issue(['name'], `name must be text${slug ? ` ("${slug}", the skill's slug)` : ''}`);
-  else if (!isSkillName(data.name)) issue(['name'], `name "${clip(data.name)}" must be lower-case letters and digits joined by single hyphens, 1 to ${SKILL_NAME_MAX} characters${slug ? `: "${slug}", the skill's slug` : ''}`);
+  else if (!isValidSlug(data.name)) issue(['name'], `name "${clip(data.name)}" must be lower-case letters and digits joined by single hyphens, 1 to ${SLUG_MAX} characters${slug ? `: "${slug}", the skill's slug` : ''}`);
   else if (slug !== undefined && data.name !== slug) issue(['name'], `name "${data.name}" must be the skill's slug, "${slug}"`);
 
   let description: string | undefined;

@@ -1,6 +1,5 @@
 import { isValidRange } from './semver-order.ts';
 import { isMapping, SKILL_FILE, type SkillIssue } from './skill-front-matter.ts';
-import { isSkillName } from './skill-name.ts';
 import { CATEGORY_PATTERN, isValidSlug, normaliseCategory } from './slug.ts';
 
 /**
@@ -59,9 +58,7 @@ export interface ParsedDependencies {
 /**
  * Reads `pdf-tools@^1.2.0, other@1.0.0`: entries separated by commas, each a skill slug, `@`,
  * and a semver range (which may hold spaces, as in `>=1.2.0 <2`). Blank text means none. Each
- * malformed entry, a repeated slug and more than 32 entries are problems. Slugs follow the API's
- * slug rule rather than the stricter skill-name rule, so a dependency can still name a skill whose
- * slug predates it.
+ * malformed entry, a repeated slug and more than 32 entries are problems.
  */
 export function parseDependencies(text: string): ParsedDependencies {
   const dependencies: Record<string, string> = {};
@@ -119,7 +116,7 @@ export function readSkillpressKeys(frontMatter: Record<string, unknown>): Skillp
   const slug = find('slug');
   if (slug) {
     const value = typeof slug.value === 'string' ? slug.value.trim() : undefined;
-    if (value === undefined || !isSkillName(value)) issue(slug.path, 'the slug must be text of lower-case letters and digits, joined by single hyphens, 1 to 64');
+    if (value === undefined || !isValidSlug(value)) issue(slug.path, 'the slug must be text of lower-case letters and digits, joined by single hyphens, 1 to 64');
     else if (typeof frontMatter.name === 'string' && frontMatter.name !== value) issue(slug.path, `the slug "${value}" differs from the name "${frontMatter.name}": a skill's name is its slug, so drop this key or make them equal`);
     else result.slug = value;
   }

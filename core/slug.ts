@@ -3,7 +3,7 @@
  * digits in runs joined by single hyphens (no leading, trailing or doubled hyphen), as the Agent
  * Skills specification requires of a skill's name.
  */
-export const SLUG_PATTERN = /^(?=.{1,64}$)[a-z0-9]+(?:-[a-z0-9]+)*$/;
+export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const SLUG_MAX = 64;
 
 /**
@@ -23,7 +23,7 @@ export function slugify(name: string): string {
 }
 
 export function isValidSlug(slug: string): boolean {
-  return SLUG_PATTERN.test(slug);
+  return slug.length <= SLUG_MAX && SLUG_PATTERN.test(slug);
 }
 
 /** Categories are labels: trimmed, lower-case, spaces to hyphens (DESIGN.md §4). */

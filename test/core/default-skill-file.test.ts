@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defaultSkillFile } from '#core/default-skill-file';
 import { checkSkillConformance } from '#core/skill-conformance';
-import { SKILL_NAME_PATTERN } from '#core/skill-name';
+import { SLUG_PATTERN } from '#core/slug';
 
 const asFiles = (file: { filename: string; content: string }) => [{ filename: file.filename, bytes: Buffer.from(file.content, 'utf8') }];
 
@@ -12,7 +12,7 @@ const description = fc
   .array(fc.oneof(awkward, fc.string({ unit: 'binary', maxLength: 12 })), { minLength: 1, maxLength: 40 })
   .map((parts) => parts.join(''))
   .filter((text) => text.trim() !== '' && [...text].length <= 1024);
-const slug = fc.stringMatching(SKILL_NAME_PATTERN).filter((s) => s.length <= 64);
+const slug = fc.stringMatching(SLUG_PATTERN).filter((s) => s.length <= 64);
 
 describe('defaultSkillFile', () => {
   it('writes name, description and a heading with the display name', () => {

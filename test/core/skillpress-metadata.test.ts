@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readFrontMatter } from '#core/skill-front-matter';
-import { SKILL_NAME_PATTERN } from '#core/skill-name';
+import { SLUG_PATTERN } from '#core/slug';
 import { formatDependencies, parseDependencies, readSkillpressKeys, topLevelKeyWarning } from '#core/skillpress-metadata';
 
 const frontMatter = (yaml: string) => {
@@ -63,7 +63,7 @@ describe('formatDependencies', () => {
       fc.constantFrom('*', 'x', '>=1.2.0 <2.0.0', '1.x || 2.x', '~1.2', '^0.0.1', '1.2.3 - 2.3.4', '>1.0.0-beta.1'),
       fc.tuple(fc.constantFrom('', '^', '~', '>=', '<', '='), fc.nat(99), fc.nat(99), fc.nat(99)).map(([op, a, b, c]) => `${op}${a}.${b}.${c}`),
     );
-    const slug = fc.stringMatching(SKILL_NAME_PATTERN).filter((s) => s.length <= 64);
+    const slug = fc.stringMatching(SLUG_PATTERN).filter((s) => s.length <= 64);
     fc.assert(
       fc.property(fc.dictionary(slug, range, { maxKeys: 32 }), (dependencies) => {
         expect(parseDependencies(formatDependencies(dependencies))).toEqual({ dependencies, problems: [] });

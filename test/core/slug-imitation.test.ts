@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SKILL_NAME_PATTERN } from '#core/skill-name';
+import { SLUG_PATTERN } from '#core/slug';
 import { type ImitationCandidate, isLookalike, lookalikeKeys, lookalikeSkeleton, similarPopularSlug } from '#core/slug-imitation';
 
 const popular = (slug: string, installs = 100, author = 'alice'): ImitationCandidate => ({ slug, author, installs });
@@ -93,7 +93,7 @@ describe('lookalikeKeys', () => {
   });
 
   it('gives any two lookalikes a key in common, so a store indexed by key finds every match', () => {
-    const slug = fc.stringMatching(SKILL_NAME_PATTERN).filter((s) => s.length <= 64);
+    const slug = fc.stringMatching(SLUG_PATTERN).filter((s) => s.length <= 64);
     const letter = fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-');
     // Lookalikes are rare among random pairs, so the second slug is made from the first by the
     // kinds of change an imitator makes; the property is checked whenever the rule says alike.

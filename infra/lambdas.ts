@@ -1,6 +1,6 @@
 /**
  * The Lambda functions of the service, one per concern, as data. `scripts/build.ts` bundles each
- * one's entry file `functions/<name>.ts` into `dist/functions/<name>/index.mjs`; `infra/stack.ts`
+ * one's entry file `functions/handlers/<name>.ts` into `dist/functions/<name>/index.mjs`; `infra/stack.ts`
  * gives it its HTTP routes or triggers and exactly the access declared here (least privilege).
  * Adding a Lambda is adding one entry; a test checks that every route the HTTP app serves is
  * mapped here, and that each Lambda's bundle really answers the routes given to it.
@@ -11,7 +11,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type RouteKey = `${HttpMethod} /api/${string}`;
 
 export interface LambdaSpec {
-  /** The entry `functions/<name>.ts`, the bundle `dist/functions/<name>/`, the function's name. */
+  /** The entry `functions/handlers/<name>.ts`, the bundle `dist/functions/<name>/`, the function's name. */
   name: string;
   description: string;
   routes?: readonly RouteKey[];

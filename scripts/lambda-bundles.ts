@@ -47,7 +47,7 @@ async function buildLambda(spec: LambdaSpec, outRoot: string): Promise<BundleRep
   rmSync(outdir, { recursive: true, force: true });
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { index: join(root, 'functions', `${spec.name}.ts`) },
+    entryPoints: { index: join(root, 'functions', 'handlers', `${spec.name}.ts`) },
     outdir,
     outExtension: { '.js': '.mjs' },
     chunkNames: 'chunks/[name]-[hash]',

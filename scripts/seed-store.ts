@@ -2,7 +2,7 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { bundleIntegrity, decodeFile, fileEntries } from '#core/bundle';
 import { mapLimit } from '#core/map-limit';
 import { putBlobs } from '#functions/content/blobs';
-import type { Deps } from '#functions/deps';
+import type { Deps } from '#functions/platform/composition';
 import { type SkillItem, skillRecord, slugRecord, type VersionItem, versionRecord } from '#functions/store/skills';
 import { upsertUser } from '#functions/store/users';
 

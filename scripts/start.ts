@@ -1,9 +1,9 @@
 import { join, resolve } from 'node:path';
-import { configFromEnv } from '#functions/config';
-import { markCleanStop, takeLastStop } from './clean-stop.ts';
-import { serveApp } from './http-server.ts';
-import { ensureStorage, startEmbeddedServices } from './local-stack.ts';
-import { createLocalRuntime } from './local-runtime.ts';
+import { configFromEnv } from '#functions/platform/config';
+import { markCleanStop, takeLastStop } from './local/clean-stop.ts';
+import { serveApp } from './local/http-server.ts';
+import { ensureStorage, startEmbeddedServices } from './local/stack.ts';
+import { createLocalRuntime } from './local/runtime.ts';
 
 /**
  * `npm start`: the whole service on one machine. The same handlers as on AWS, the same SDK calls,

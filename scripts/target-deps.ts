@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import type { Config } from '#functions/config';
-import { configFromEnv } from '#functions/config';
-import { createDeps, type Deps } from '#functions/deps';
-import { ensureStorage, startEmbeddedServices } from './local-stack.ts';
+import type { Config } from '#functions/platform/config';
+import { configFromEnv } from '#functions/platform/config';
+import { createDeps, type Deps } from '#functions/platform/composition';
+import { ensureStorage, startEmbeddedServices } from './local/stack.ts';
 
 /**
  * The storage a maintenance script works on: with SKILLPRESS_TARGET=aws the AWS account the

@@ -1,6 +1,6 @@
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import type { Config } from '../config.ts';
-import { withoutSdkLogging } from '../sdk-client.ts';
+import type { Config } from '../platform/config.ts';
+import { withoutSdkLogging } from '../platform/sdk-client.ts';
 
 /** The S3 client, set up for AWS or for the embedded s3rver (DESIGN.md §8). */
 export function createS3(config: Config): S3Client {

@@ -3,7 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { notFound, payloadTooLarge } from '#core/errors';
 import { limits } from '#core/limits';
 import { contentSecurityPolicy, SECURITY_HEADERS } from '#core/security-headers';
-import type { Deps } from '../deps.ts';
+import type { Deps } from '../platform/composition.ts';
 import { recordKeyUseIfAccepted } from './auth.ts';
 import type { AppEnv, RouteGroup } from './env.ts';
 import { domainErrorResponse, errorResponse } from './errors.ts';

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { Deps } from '../deps.ts';
+import type { Deps } from '../platform/composition.ts';
 import type { ApiKeyItem } from '../store/api-keys.ts';
 
 /** Hono's typing for this service: every handler reaches its dependencies through `deps`. */

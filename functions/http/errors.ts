@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { type DomainError, isDomainError, RateLimitedError, statusOf } from '#core/errors';
-import { errorFields, type Logger } from '../log.ts';
+import { errorFields, type Logger } from '../platform/log.ts';
 
 /**
  * The one mapping from errors to HTTP responses (DESIGN.md §4). Domain errors keep their code;

@@ -1,6 +1,6 @@
 import { handle } from 'hono/aws-lambda';
-import { configFromEnv } from '../config.ts';
-import { createDeps } from '../deps.ts';
+import { configFromEnv } from '../platform/config.ts';
+import { createDeps } from '../platform/composition.ts';
 import { createApp } from './app.ts';
 import type { RouteGroup } from './env.ts';
 

@@ -1,5 +1,5 @@
-import type { Deps } from '../deps.ts';
-import { type SiteBuildOutcome, triggerSiteBuild } from '../site-build-trigger.ts';
+import type { Deps } from '../platform/composition.ts';
+import { type SiteBuildOutcome, triggerSiteBuild } from '../services/site-build.ts';
 import { Rebuilder } from './rebuilder.ts';
 
 export interface FullRebuildResult {

@@ -19,7 +19,7 @@ import { registryDocument, type VersionsDocument, versionsDocument } from '#core
 import { skillArchive } from '#core/skill-archive';
 import { archiveKey, bundleKey, CATALOG_KEY, DISCOVERY_INDEX_KEY, registryKey, versionsKey } from '#core/static-paths';
 import { getBlob } from '../content/blobs.ts';
-import type { Deps } from '../deps.ts';
+import type { Deps } from '../platform/composition.ts';
 import { withLock } from '../store/locks.ts';
 import type { VersionItem } from '../store/skills.ts';
 import { scanSkillStates } from './scan.ts';

@@ -1,6 +1,6 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '#core/errors';
-import { hashSecret, newId, newSecret } from '../secrets.ts';
+import { hashSecret, newId, newSecret } from '../platform/secrets.ts';
 import { BoundedCache } from '#core/bounded-cache';
 import { type Db, getItems, isConditionFailed, queryAll, tableKeys, writeIf } from './db.ts';
 import { getUser, toUserItem, userKey, type UserItem } from './users.ts';

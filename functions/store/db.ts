@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, type DeleteCommand, DynamoDBDocumentClient, type PutCommand, QueryCommand, type QueryCommandInput, type UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Config } from '../config.ts';
-import { withoutSdkLogging } from '../sdk-client.ts';
+import type { Config } from '../platform/config.ts';
+import { withoutSdkLogging } from '../platform/sdk-client.ts';
 
 /** The DynamoDB document client and the single table it talks to. */
 export interface Db {

@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '#core/errors';
 import type { TokenFacts } from '#core/paid-access';
-import { hashSecret, newId, newSecret } from '../secrets.ts';
+import { hashSecret, newId, newSecret } from '../platform/secrets.ts';
 import { type Db, queryOwned, writeIf } from './db.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type DailyInstalls, SOURCES, type Source, type SourceCounts, utcDay } from '#core/install-analytics';
 import { mapLimit } from '#core/map-limit';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../platform/log.ts';
 import { type Db, queryAll } from './db.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { limits } from '#core/limits';
-import { hashSecret, newSecret } from '../secrets.ts';
+import { hashSecret, newSecret } from '../platform/secrets.ts';
 import type { Db } from './db.ts';
 
 /** Browser sessions: the cookie holds a random token; the table holds only its SHA-256. */

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger } from '#functions/log';
+import { createLogger } from '#functions/platform/log';
 import { seedSkills } from '../seed-store.ts';
-import { LocalSiteBuilder, type SiteBuildReport } from '../site/local-site-builder.ts';
+import { LocalSiteBuilder, type SiteBuildReport } from '../local/site-builder.ts';
 import { round, type Row } from './table.ts';
 import { signInWithKey, startBenchStack } from './stack.ts';
 

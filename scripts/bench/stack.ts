@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { configFromEnv } from '#functions/config';
-import type { Deps } from '#functions/deps';
-import { createLogger } from '#functions/log';
-import { serveApp } from '../http-server.ts';
-import { ensureStorage, startEmbeddedServices } from '../local-stack.ts';
-import { createLocalRuntime, type LocalRuntime } from '../local-runtime.ts';
+import { configFromEnv } from '#functions/platform/config';
+import type { Deps } from '#functions/platform/composition';
+import { createLogger } from '#functions/platform/log';
+import { serveApp } from '../local/http-server.ts';
+import { ensureStorage, startEmbeddedServices } from '../local/stack.ts';
+import { createLocalRuntime, type LocalRuntime } from '../local/runtime.ts';
 
 /** The local runtime on an ephemeral loopback port, with fresh storage, for one benchmark run. */
 export interface BenchStack {

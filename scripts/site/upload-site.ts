@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { mapLimit } from '#core/map-limit';
 import { SITE_MANIFEST_KEY } from '#core/static-paths';
-import type { StaticStore } from '#functions/static/static-store';
+import type { StaticStore } from '#functions/content/static-store';
 
 /**
  * Copies a site build into the static bucket at the keys the CDN serves it from (the folder's

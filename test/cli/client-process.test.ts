@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { sha256Hex } from '../../core/bundle.ts';
+import { sha256Hex } from '#core/bundle';
 import { closedPort, type CliResult, runCli, startTamperProxy } from '../support/cli-process.ts';
 import { call, type ServerProcess, startServer } from '../support/server-process.ts';
 

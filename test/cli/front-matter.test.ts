@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FrontMatterError, parseFrontMatter } from '../../cli/front-matter.ts';
-import { skillMetadata } from '../../cli/skill-folder.ts';
+import { FrontMatterError, parseFrontMatter } from '#cli/front-matter';
+import { skillMetadata } from '#cli/skill-folder';
 
 const fm = (yaml: string, body = '# Body\n') => `---\n${yaml}\n---\n${body}`;
 

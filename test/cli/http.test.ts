@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Http } from '../../cli/http.ts';
-import type { Io } from '../../cli/io.ts';
+import { Http } from '#cli/http';
+import type { Io } from '#cli/io';
 
 const cache = mkdtempSync(join(tmpdir(), 'skillpress-http-'));
 afterAll(() => rmSync(cache, { recursive: true, force: true }));

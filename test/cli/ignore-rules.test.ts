@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isIgnored, parseIgnoreFile } from '../../cli/ignore-rules.ts';
+import { isIgnored, parseIgnoreFile } from '#cli/ignore-rules';
 
 const ignored = (text: string, path: string, isDir = false, base = '') => isIgnored(parseIgnoreFile(text, base), path, isDir);
 

@@ -2,8 +2,8 @@ import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodeFile, fileEntries } from '../../core/bundle.ts';
-import { commitStaged, discardStaged, folderMatches, removeFolder, stageFiles } from '../../cli/install-tree.ts';
+import { decodeFile, fileEntries } from '#core/bundle';
+import { commitStaged, discardStaged, folderMatches, removeFolder, stageFiles } from '#cli/install-tree';
 
 const root = mkdtempSync(join(tmpdir(), 'skillpress-tree-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

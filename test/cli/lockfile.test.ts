@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyLockfile, type LockedSkill, type Lockfile, parseLockfile, pruneOrphans, serialiseLockfile } from '../../cli/lockfile.ts';
+import { emptyLockfile, type LockedSkill, type Lockfile, parseLockfile, pruneOrphans, serialiseLockfile } from '#cli/lockfile';
 
 const entry = (overrides: Partial<LockedSkill> = {}): LockedSkill => ({
   version: '1.0.0',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Io } from '../../cli/io.ts';
-import { columns, createUi, formatBytes } from '../../cli/ui.ts';
+import type { Io } from '#cli/io';
+import { columns, createUi, formatBytes } from '#cli/ui';
 
 function fakeIo(env: Record<string, string>, tty: boolean): Io & { out: string; err: string } {
   const io = {

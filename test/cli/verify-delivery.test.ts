@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bundleIntegrity, decodeFile, fileEntries } from '../../core/bundle.ts';
-import { verifyDelivery } from '../../cli/verify-delivery.ts';
+import { bundleIntegrity, decodeFile, fileEntries } from '#core/bundle';
+import { verifyDelivery } from '#cli/verify-delivery';
 
 const wire = [
   { filename: 'SKILL.md', content: '# Skill' },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changelogsBetween, parseRequest, resolveVersion, satisfies } from '../../cli/version-spec.ts';
+import { changelogsBetween, parseRequest, resolveVersion, satisfies } from '#cli/version-spec';
 
 const published = ['1.0.0', '1.1.0', '1.1.5', '1.2.0', '2.0.0-beta.1', '0.9.0'];
 

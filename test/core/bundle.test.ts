@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bundleBytes, bundleIntegrity, decodeFile, fileEntries, sha256Base64, toWireFile } from '../../core/bundle.ts';
-import { canonicalJson } from '../../core/canonical-json.ts';
+import { bundleBytes, bundleIntegrity, decodeFile, fileEntries, sha256Base64, toWireFile } from '#core/bundle';
+import { canonicalJson } from '#core/canonical-json';
 
 const text = (filename: string, content: string) => decodeFile({ filename, content })!;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lastUtcDays, summariseInstalls, utcDay, zeroCounts } from '../../core/install-analytics.ts';
+import { lastUtcDays, summariseInstalls, utcDay, zeroCounts } from '#core/install-analytics';
 
 const day = (date: string, cli = 0, web = 0, api = 0) => ({ date, cli, web, api });
 

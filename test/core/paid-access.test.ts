@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideAccess, type TokenFacts, tokenProblem } from '../../core/paid-access.ts';
+import { decideAccess, type TokenFacts, tokenProblem } from '#core/paid-access';
 
 const now = new Date('2026-06-15T12:00:00Z');
 const seconds = now.getTime() / 1000;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../core/canonical-json.ts';
-import { catalogDocument, catalogEntry, discoveryDocument, discoveryEntry } from '../../core/catalog.ts';
-import { registryDocument, type SkillFacts, type VersionFacts, versionsDocument } from '../../core/registry-document.ts';
-import { skillArchive } from '../../core/skill-archive.ts';
-import { decodeFile, sha256Hex } from '../../core/bundle.ts';
-import { headersForKey, keyForPath, siteKeyForPath, skillSlugOfPath } from '../../core/static-paths.ts';
-import { catalogDocumentSchema, discoveryDocumentSchema, registryDocumentSchema, versionsDocumentSchema } from '../../core/schemas.ts';
+import { canonicalJson } from '#core/canonical-json';
+import { catalogDocument, catalogEntry, discoveryDocument, discoveryEntry } from '#core/catalog';
+import { registryDocument, type SkillFacts, type VersionFacts, versionsDocument } from '#core/registry-document';
+import { skillArchive } from '#core/skill-archive';
+import { decodeFile, sha256Hex } from '#core/bundle';
+import { headersForKey, keyForPath, siteKeyForPath, skillSlugOfPath } from '#core/static-paths';
+import { catalogDocumentSchema, discoveryDocumentSchema, registryDocumentSchema, versionsDocumentSchema } from '#core/schemas';
 import { Parser } from 'tar';
 
 const skill = (overrides: Partial<SkillFacts> = {}): SkillFacts => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { publishBodySchema, versionBodySchema } from '../../core/schemas.ts';
+import { publishBodySchema, versionBodySchema } from '#core/schemas';
 
 const valid = { name: 'Pretty JSON', description: 'Formats JSON', category: ' Dev Tools ' };
 

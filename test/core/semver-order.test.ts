@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertStrictVersion, becomesCurrent, byPrecedenceDesc, currentOf, releaseKey } from '../../core/semver-order.ts';
+import { assertStrictVersion, becomesCurrent, byPrecedenceDesc, currentOf, releaseKey } from '#core/semver-order';
 
 describe('strict versions', () => {
   it.each(['1.0.0', '0.0.1', '10.20.30', '1.0.0-alpha.1', '1.2.3-rc.1'])('accepts %s', (v) => {

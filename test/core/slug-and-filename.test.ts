@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { filenameConflict, filenameProblem } from '../../core/filename.ts';
-import { isValidSlug, normaliseCategory, slugify } from '../../core/slug.ts';
+import { filenameConflict, filenameProblem } from '#core/filename';
+import { isValidSlug, normaliseCategory, slugify } from '#core/slug';
 
 describe('slugify', () => {
   it.each([

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../core/canonical-json.ts';
-import { catalogDocument, catalogEntry, catalogJson, catalogList, discoveryDocument, discoveryEntry, discoveryJson, discoveryList } from '../../core/catalog.ts';
-import type { SkillFacts } from '../../core/registry-document.ts';
-import { SortedJsonList } from '../../core/sorted-json-list.ts';
+import { canonicalJson } from '#core/canonical-json';
+import { catalogDocument, catalogEntry, catalogJson, catalogList, discoveryDocument, discoveryEntry, discoveryJson, discoveryList } from '#core/catalog';
+import type { SkillFacts } from '#core/registry-document';
+import { SortedJsonList } from '#core/sorted-json-list';
 
 const facts = (slug: string, description: string, paid = false): SkillFacts => ({
   id: `id-${slug}`,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { childPids } from '../../scripts/server-process.ts';
+import { childPids } from '#scripts/local/server-process';
 import { call, startServer } from '../support/server-process.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'skillpress-e2e-'));

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { upsertUser } from '../../functions/store/users.ts';
+import { upsertUser } from '#functions/store/users';
 import { Client, createTestStack, json, ORIGIN, skillBody, type TestStack, withKey } from '../support/stack.ts';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 

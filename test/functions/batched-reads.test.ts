@@ -1,6 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Db, getItems } from '../../functions/store/db.ts';
+import { type Db, getItems } from '#functions/store/db';
 import { type AwsCallRecorder, recordAwsCalls } from '../support/aws-calls.ts';
 import { createTestStack, type TestStack } from '../support/stack.ts';
 

@@ -1,8 +1,8 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { sha256Hex } from '../../core/bundle.ts';
-import { BlobCache } from '../../functions/content/blob-cache.ts';
-import { blobKey, getBlob } from '../../functions/content/blobs.ts';
+import { sha256Hex } from '#core/bundle';
+import { BlobCache } from '#functions/content/blob-cache';
+import { blobKey, getBlob } from '#functions/content/blobs';
 import { createTestStack } from '../support/stack.ts';
 
 const bytes = (n: number, fill = 1) => new Uint8Array(n).fill(fill);

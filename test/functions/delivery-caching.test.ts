@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DeliveryCache } from '../../functions/delivery-cache.ts';
-import { DownloadCounter, downloadDayKey, downloadTotalKey } from '../../functions/store/downloads.ts';
-import { getSkill, recordPublished } from '../../functions/store/skills.ts';
+import { DeliveryCache } from '#functions/services/delivery-cache';
+import { DownloadCounter, downloadDayKey, downloadTotalKey } from '#functions/store/downloads';
+import { getSkill, recordPublished } from '#functions/store/skills';
 import { authorStack, commandsDuring, deliver, publish } from '../support/delivery.ts';
 import { json, type TestStack, withKey } from '../support/stack.ts';
 

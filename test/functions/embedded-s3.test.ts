@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { CopyObjectCommand, CreateBucketCommand, DeleteBucketCorsCommand, GetBucketCorsCommand, HeadObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutBucketCorsCommand, type S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { mapLimit } from '../../core/map-limit.ts';
-import { configFromEnv } from '../../functions/config.ts';
-import { createS3, getObjectBytes, putObject } from '../../functions/content/s3.ts';
-import { createDb } from '../../functions/store/db.ts';
-import { startEmbeddedServices } from '../../scripts/local-stack.ts';
-import { isAlive } from '../../scripts/server-process.ts';
+import { mapLimit } from '#core/map-limit';
+import { configFromEnv } from '#functions/platform/config';
+import { createS3, getObjectBytes, putObject } from '#functions/content/s3';
+import { createDb } from '#functions/store/db';
+import { startEmbeddedServices } from '#scripts/local/stack';
+import { isAlive } from '#scripts/local/server-process';
 import { createTestStack } from '../support/stack.ts';
 
 describe('the embedded S3', () => {

@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../functions/log.ts';
+import { createLogger } from '#functions/platform/log';
 import { type FakeGitHub, fakeGitHubEnv, type GitHubUser, startFakeGitHub } from '../support/fake-github.ts';
 import { createTestStack, json, type TestStack } from '../support/stack.ts';
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { listVersions } from '../../functions/store/skills.ts';
+import { listVersions } from '#functions/store/skills';
 import { recordAwsCalls, type AwsCallRecorder } from '../support/aws-calls.ts';
 import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
 

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { downloadTotalKey } from '../../functions/store/downloads.ts';
+import { downloadTotalKey } from '#functions/store/downloads';
 import { authorStack, publish } from '../support/delivery.ts';
 import type { TestStack } from '../support/stack.ts';
 
@@ -40,7 +40,7 @@ const getEvent = (path: string, query = '') => ({
 describe('the deliver Lambda entry', () => {
   it('has written the install count by the time the invocation returns', async () => {
     const skill = await publish(stack, aliceKey, { files: [{ filename: 'SKILL.md', content: '# From Lambda' }] });
-    const { handler } = await import('../../functions/deliver.ts');
+    const { handler } = await import('#functions/handlers/deliver');
     const result = (await handler(getEvent(`/api/deliver/${skill.id}`, 'source=cli') as never, {} as never)) as { statusCode: number; body: string; headers: Record<string, string> };
     expect(result.statusCode).toBe(200);
     expect(result.headers['cache-control']).toBe('private, no-store');

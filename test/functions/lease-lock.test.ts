@@ -1,6 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { lockKey, withLock } from '../../functions/store/locks.ts';
+import { lockKey, withLock } from '#functions/store/locks';
 import { createTestStack } from '../support/stack.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,10 +1,10 @@
-import { BlobCache } from '../../functions/content/blob-cache.ts';
+import { BlobCache } from '#functions/content/blob-cache';
 import { createHash } from 'node:crypto';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { blobKey } from '../../functions/content/blobs.ts';
-import { createLogger } from '../../functions/log.ts';
+import { blobKey } from '#functions/content/blobs';
+import { createLogger } from '#functions/platform/log';
 import { analytics, authorStack, deliver, issueToken, publish, type PublishedSkill } from '../support/delivery.ts';
 import { Client, json, type TestStack, withKey } from '../support/stack.ts';
 

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSecret, SECRET_TTL_MS } from '../../functions/secret-values.ts';
+import { readSecret, SECRET_TTL_MS } from '#functions/platform/secrets-manager';
 
 /**
  * On AWS, secrets come from Secrets Manager by name. A fake Secrets Manager on loopback (the

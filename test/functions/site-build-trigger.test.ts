@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../functions/log.ts';
-import { fullRebuild } from '../../functions/rebuild/full-rebuild.ts';
-import { flushPendingSiteBuild, triggerSiteBuild } from '../../functions/site-build-trigger.ts';
-import { CATALOG_KEY } from '../../core/static-paths.ts';
-import { readLock } from '../../functions/store/site-build-lock.ts';
+import { createLogger } from '#functions/platform/log';
+import { fullRebuild } from '#functions/rebuild/full-rebuild';
+import { flushPendingSiteBuild, triggerSiteBuild } from '#functions/services/site-build';
+import { CATALOG_KEY } from '#core/static-paths';
+import { readLock } from '#functions/store/site-build-lock';
 import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '../support/fake-github.ts';
 import { Client, createTestStack, skillBody, type TestStack, withKey } from '../support/stack.ts';
 

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SITE_MANIFEST_KEY } from '../../core/static-paths.ts';
-import { readSiteManifest, uploadSite } from '../../scripts/site/upload-site.ts';
+import { SITE_MANIFEST_KEY } from '#core/static-paths';
+import { readSiteManifest, uploadSite } from '#scripts/site/upload-site';
 import { createTestStack, type TestStack } from '../support/stack.ts';
 
 let stack: TestStack;

@@ -2,8 +2,8 @@ import { ListObjectsV2Command, GetObjectCommand, DeleteObjectCommand } from '@aw
 import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { Rebuilder } from '../../functions/rebuild/rebuilder.ts';
-import { seedSkills } from '../../scripts/seed-store.ts';
+import { Rebuilder } from '#functions/rebuild/rebuilder';
+import { seedSkills } from '#scripts/seed-store';
 import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
 
 let stack: TestStack;

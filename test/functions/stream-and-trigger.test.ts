@@ -1,8 +1,8 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../functions/log.ts';
-import { LocalRebuildTrigger } from '../../functions/rebuild/local-trigger.ts';
-import { changedSkillIds } from '../../functions/rebuild/stream-event.ts';
+import { createLogger } from '#functions/platform/log';
+import { LocalRebuildTrigger } from '#scripts/local/rebuild-trigger';
+import { changedSkillIds } from '#functions/rebuild/stream-event';
 import { streamRecord as record } from '../support/lambda-events.ts';
 
 describe('DynamoDB stream adapter', () => {

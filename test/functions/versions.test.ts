@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getSkill, listVersions } from '../../functions/store/skills.ts';
+import { getSkill, listVersions } from '#functions/store/skills';
 import { recordAwsCalls } from '../support/aws-calls.ts';
 import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
 

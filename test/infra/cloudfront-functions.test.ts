@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { keyForPath } from '../../core/static-paths.ts';
+import { keyForPath } from '#core/static-paths';
 
 /**
  * The CloudFront Functions, run here as CloudFront runs them: the file's `handler` called with a

@@ -1,12 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configFromEnv } from '../../functions/config.ts';
-import { createDeps } from '../../functions/deps.ts';
-import { allRoutes } from '../../functions/http/all-routes.ts';
-import { createApp } from '../../functions/http/app.ts';
-import { fullRebuild } from '../../functions/rebuild/full-rebuild.ts';
-import { flushPendingSiteBuild, triggerSiteBuild } from '../../functions/site-build-trigger.ts';
+import { configFromEnv } from '#functions/platform/config';
+import { createDeps } from '#functions/platform/composition';
+import { allRoutes } from '#functions/http/all-routes';
+import { createApp } from '#functions/http/app';
+import { fullRebuild } from '#functions/rebuild/full-rebuild';
+import { flushPendingSiteBuild, triggerSiteBuild } from '#functions/services/site-build';
 import { allows } from '../../infra/access.ts';
 import { type LambdaSpec, lambdas } from '../../infra/lambdas.ts';
 import { type AwsCallRecorder, recordAwsCalls } from '../support/aws-calls.ts';
@@ -29,7 +29,7 @@ function lambdaFor(method: string, path: string): LambdaSpec {
 describe('the Lambda manifest', () => {
   it('has one entry file per Lambda and unique names', () => {
     expect(new Set(lambdas.map((l) => l.name)).size).toBe(lambdas.length);
-    for (const l of lambdas) expect(existsSync(`functions/${l.name}.ts`), l.name).toBe(true);
+    for (const l of lambdas) expect(existsSync(`functions/handlers/${l.name}.ts`), l.name).toBe(true);
   });
 
   it('maps every route the HTTP app serves to exactly one Lambda', () => {

@@ -1,6 +1,6 @@
 import semver from 'semver';
 import { describe, expect, it } from 'vitest';
-import { listVersions } from '../../functions/store/skills.ts';
+import { listVersions } from '#functions/store/skills';
 import { analytics, authorStack, deliver, issueToken, publish } from '../support/delivery.ts';
 import { Client, createTestStack, json, skillBody, withKey } from '../support/stack.ts';
 import { scanItems } from './support/store.ts';

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import semver from 'semver';
 import { afterAll, describe, expect, it } from 'vitest';
-import { registryKey, versionsKey } from '../../core/static-paths.ts';
-import { ensureStorage } from '../../scripts/local-stack.ts';
-import { seedSkills } from '../../scripts/seed-store.ts';
+import { registryKey, versionsKey } from '#core/static-paths';
+import { ensureStorage } from '#scripts/local/stack';
+import { seedSkills } from '#scripts/seed-store';
 import { call, type ServerProcess, startServer } from '../support/server-process.ts';
 import { type Item, openDataDir, readObjects, scanItems } from './support/store.ts';
 

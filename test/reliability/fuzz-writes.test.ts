@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeFile, sha256Hex } from '../../core/bundle.ts';
-import { errorStatus, statusOf, type ErrorCode } from '../../core/errors.ts';
-import { blobKey } from '../../functions/content/blobs.ts';
-import { createLogger } from '../../functions/log.ts';
-import { hashSecret } from '../../functions/secrets.ts';
+import { decodeFile, sha256Hex } from '#core/bundle';
+import { errorStatus, statusOf, type ErrorCode } from '#core/errors';
+import { blobKey } from '#functions/content/blobs';
+import { createLogger } from '#functions/platform/log';
+import { hashSecret } from '#functions/platform/secrets';
 import { Client, createTestStack, json, ORIGIN, type TestStack, withKey } from '../support/stack.ts';
 import { changedKeys, Footprint, snapshotStore, type StoreSnapshot } from './support/store-snapshot.ts';
 import { readObjects, scanItems } from './support/store.ts';

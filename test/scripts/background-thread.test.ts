@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BackgroundThread } from '../../scripts/background/thread.ts';
+import type { BackgroundThread } from '#scripts/local/background/thread';
 import { analytics, commandsDuring, deliver, publish } from '../support/delivery.ts';
 import { Client, createTestStack, json, type TestStack, withKey } from '../support/stack.ts';
 

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveApp } from '#scripts/http-server';
+import { serveApp } from '#scripts/local/http-server';
 
 /** What Node's parser refuses before the app runs still answers in the contract's JSON shape. */
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DebouncedJob } from '../../scripts/site/debounced-job.ts';
+import { DebouncedJob } from '#scripts/local/debounced-job';
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { formatBytes, formatTimestamp, installCommand } from '../../site/src/lib/format.ts';
 import { skillHref, newestUpdate } from '../../site/src/lib/skill-links.ts';
 import { skillViewModel } from '../../site/src/lib/skill-view-model.ts';
-import type { RegistryDocument } from '../../core/registry-document.ts';
+import type { RegistryDocument } from '#core/registry-document';
 
 const doc = (overrides: Partial<RegistryDocument> = {}): RegistryDocument => ({
   id: 'id-1',

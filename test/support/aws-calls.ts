@@ -1,5 +1,5 @@
 import type { AwsCall } from '../../infra/access.ts';
-import type { Deps } from '../../functions/deps.ts';
+import type { Deps } from '#functions/platform/composition';
 
 /**
  * Records every DynamoDB and S3 call a stack's handlers make, in IAM terms (action, partition

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { type BundleReport, buildLambdas } from '../../scripts/lambda-bundles.ts';
+import { type BundleReport, buildLambdas } from '#scripts/lambda-bundles';
 
 /**
  * Builds the Lambda bundles once per test run, as `npm run build` does, so the bundle tests and

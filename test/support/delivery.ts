@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Deps } from '../../functions/deps.ts';
+import type { Deps } from '#functions/platform/composition';
 import { Client, createTestStack, json, skillBody, type TestStack, withKey } from './stack.ts';
 
 /** Steps shared by the delivery, paid-access and analytics tests. */

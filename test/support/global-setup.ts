@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedServices } from '../../scripts/local-stack.ts';
+import { startEmbeddedServices } from '#scripts/local/stack';
 
 /** One dynalite and one s3rver for the whole run; each test file makes its own table and buckets. */
 export default async function setup(project: TestProject) {

@@ -1,4 +1,4 @@
-export { startServer, type ServerProcess } from '../../scripts/server-process.ts';
+export { startServer, type ServerProcess } from '#scripts/local/server-process';
 
 export interface CallResult {
   status: number;

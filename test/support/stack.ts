@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { type Config, configFromEnv } from '../../functions/config.ts';
-import type { Deps } from '../../functions/deps.ts';
-import { ensureStorage } from '../../scripts/local-stack.ts';
-import { createLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../../scripts/local-runtime.ts';
+import { type Config, configFromEnv } from '#functions/platform/config';
+import type { Deps } from '#functions/platform/composition';
+import { ensureStorage } from '#scripts/local/stack';
+import { createLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '#scripts/local/runtime';
 
 /**
  * A fresh, isolated service for one test file: its own table and buckets on the shared embedded

@@ -1,4 +1,4 @@
-import { configFromEnv } from '#functions/config';
+import { configFromEnv } from '#functions/platform/config';
 import { createS3, getObjectBytes } from '#functions/content/s3';
 import type { CatalogDocument } from '#core/catalog';
 import type { RegistryDocument } from '#core/registry-document';

@@ -1,5 +1,5 @@
-import { canonicalJson } from '../../../core/canonical-json.ts';
-import type { Deps } from '../../../functions/deps.ts';
+import { canonicalJson } from '#core/canonical-json';
+import type { Deps } from '#functions/platform/composition';
 import { listObjects, scanItems } from './store.ts';
 
 /**

@@ -1,11 +1,11 @@
 import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { configFromEnv } from '../../../functions/config.ts';
-import { getObjectBytes } from '../../../functions/content/s3.ts';
-import { createDeps, type Deps } from '../../../functions/deps.ts';
-import { createLogger } from '../../../functions/log.ts';
-import type { Db } from '../../../functions/store/db.ts';
-import { startEmbeddedServices } from '../../../scripts/local-stack.ts';
+import { configFromEnv } from '#functions/platform/config';
+import { getObjectBytes } from '#functions/content/s3';
+import { createDeps, type Deps } from '#functions/platform/composition';
+import { createLogger } from '#functions/platform/log';
+import type { Db } from '#functions/store/db';
+import { startEmbeddedServices } from '#scripts/local/stack';
 
 /** Reading everything a store holds, for checks that must see the raw items and objects. */
 

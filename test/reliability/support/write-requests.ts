@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { limits } from '../../../core/limits.ts';
+import { limits } from '#core/limits';
 
 /**
  * Generated requests to the write endpoints. A request is plain data that names its parts

@@ -1,5 +1,0 @@
-// Lambda entry: /api/skills/<id>/download-tokens and /api/skills/<id>/grants.
-import { lambdaHandler } from './http/lambda.ts';
-import { accessRoutes } from './routes/access.ts';
-
-export const handler = lambdaHandler([accessRoutes]);

@@ -1,5 +1,0 @@
-// Lambda entry: GET /api/analytics/<skillId>.
-import { lambdaHandler } from './http/lambda.ts';
-import { analyticsRoutes } from './routes/analytics.ts';
-
-export const handler = lambdaHandler([analyticsRoutes]);

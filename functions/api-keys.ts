@@ -1,5 +1,0 @@
-// Lambda entry: /api/api-keys.
-import { lambdaHandler } from './http/lambda.ts';
-import { apiKeyRoutes } from './routes/api-keys.ts';
-
-export const handler = lambdaHandler([apiKeyRoutes]);

@@ -1,0 +1,83 @@
+import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { headersForKey } from '#core/static-paths';
+import { getObjectBytes, isMissing } from './s3.ts';
+
+/**
+ * The static bucket: the files the CDN serves. Every write carries the headers DESIGN.md §5
+ * gives its kind of object, and is announced to listeners (the local CDN keeps its cache
+ * coherent this way; on AWS nothing listens and CloudFront's TTLs apply).
+ */
+export type WriteListener = (key: string, body: Uint8Array) => void;
+
+export class StaticStore {
+  private readonly listeners = new Set<WriteListener>();
+
+  constructor(
+    readonly s3: S3Client,
+    readonly bucket: string,
+  ) {}
+
+  onWrite(listener: WriteListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Writes an object with its kind's headers; returns the ETag S3 gave it. */
+  async put(key: string, body: Uint8Array | string, metadata?: Record<string, string>): Promise<string | undefined> {
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    const headers = headersForKey(key);
+    const out = await this.s3.send(
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: headers.contentType, CacheControl: headers.cacheControl, Metadata: metadata }),
+    );
+    this.announce(key, bytes);
+    return out.ETag;
+  }
+
+  /** Tells the listeners that `key` now holds `body`: after every put, and for writes another thread made. */
+  announce(key: string, body: Uint8Array): void {
+    for (const listener of this.listeners) listener(key, body);
+  }
+
+  get(key: string): Promise<Uint8Array | undefined> {
+    return getObjectBytes(this.s3, this.bucket, key);
+  }
+
+  /**
+   * The object with its ETag unless it still has ETag `etag` ('unchanged': a 304, no body
+   * moved), or undefined when it does not exist. Lets a rebuild trust its copy of a large shared
+   * file.
+   */
+  async getIfChanged(key: string, etag?: string): Promise<{ bytes: Uint8Array; etag?: string } | 'unchanged' | undefined> {
+    try {
+      const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, IfNoneMatch: etag }));
+      return { bytes: await out.Body!.transformToByteArray(), etag: out.ETag };
+    } catch (error) {
+      if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 304) return 'unchanged';
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** User metadata of an object, or undefined when it does not exist. */
+  async metadata(key: string): Promise<Record<string, string> | undefined> {
+    try {
+      const out = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return out.Metadata ?? {};
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** Every key under `prefix` with its ETag (quotes removed). */
+  async list(prefix: string): Promise<Map<string, string>> {
+    const keys = new Map<string, string>();
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken }));
+      for (const object of page.Contents ?? []) keys.set(object.Key!, (object.ETag ?? '').replaceAll('"', ''));
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+    return keys;
+  }
+}

@@ -1,5 +1,0 @@
-// Lambda entry: GET /api/deliver/<skillId>.
-import { lambdaHandler } from './http/lambda.ts';
-import { deliverRoutes } from './routes/deliver.ts';
-
-export const handler = lambdaHandler([deliverRoutes]);

@@ -1,8 +1,0 @@
-// Lambda entry: the scheduled full rebuild (EventBridge, daily), see fullRebuild.
-import { configFromEnv } from './config.ts';
-import { createDeps } from './deps.ts';
-import { fullRebuild } from './rebuild/full-rebuild.ts';
-
-const deps = createDeps(configFromEnv());
-
-export const handler = () => fullRebuild(deps);

@@ -1,0 +1,72 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Context } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { invalidRequest, notFound } from '#core/errors';
+import { authorizeUrl, type GitHubApp, userFromCode } from '../../services/github-sign-in.ts';
+import { isHttps, setSessionCookie } from '../auth.ts';
+import type { AppEnv, RouteGroup } from '../env.ts';
+import { newSecret } from '../../platform/secrets.ts';
+import { readSecret } from '../../platform/secrets-manager.ts';
+import { createSession } from '../../store/sessions.ts';
+import { upsertUser } from '../../store/users.ts';
+
+/**
+ * GitHub sign-in (DESIGN.md §3). The `state` round trip ties GitHub's redirect back to the browser
+ * that started the sign-in: a random value in an HttpOnly cookie scoped to these two paths, which
+ * must equal the `state` query parameter. It is single-use: the callback clears it whatever happens.
+ */
+export const STATE_COOKIE = 'skillpress_oauth_state';
+const STATE_PATH = '/api/auth/github';
+const STATE_SECONDS = 10 * 60;
+export const SIGNED_IN_REDIRECT = '/dashboard/';
+
+type Ctx = Context<AppEnv>;
+
+export const githubAuthRoutes: RouteGroup = (app) => {
+  app.get('/api/auth/github', async (c) => {
+    const github = await gitHubApp(c);
+    const state = newSecret();
+    setCookie(c, STATE_COOKIE, state, { httpOnly: true, sameSite: 'Lax', path: STATE_PATH, secure: isHttps(c), maxAge: STATE_SECONDS });
+    return c.redirect(authorizeUrl(github, state, callbackUrl(c)), 302);
+  });
+
+  app.get('/api/auth/github/callback', async (c) => {
+    const github = await gitHubApp(c);
+    const expected = getCookie(c, STATE_COOKIE);
+    deleteCookie(c, STATE_COOKIE, { path: STATE_PATH, secure: isHttps(c) });
+    const state = c.req.query('state');
+    if (!expected || !state || !sameSecret(expected, state)) {
+      throw invalidRequest('The sign-in state is missing or does not match; start again at /api/auth/github');
+    }
+    const code = c.req.query('code');
+    if (!code || code.length > 512) {
+      throw invalidRequest(c.req.query('error') === 'access_denied' ? 'GitHub sign-in was cancelled' : 'The callback carries no code');
+    }
+    const { db, clock } = c.var.deps;
+    const user = await upsertUser(db, await userFromCode(github, code, callbackUrl(c)), clock());
+    const session = await createSession(db, user.id, clock());
+    setSessionCookie(c, session.token, session.expiresAt);
+    return c.redirect(SIGNED_IN_REDIRECT, 302);
+  });
+};
+
+/** The OAuth app's credentials; GitHub sign-in is a 404 where they are not configured. */
+async function gitHubApp(c: Ctx): Promise<GitHubApp> {
+  const { config } = c.var.deps;
+  const clientId = config.github.clientId;
+  const clientSecret = clientId ? await readSecret(config.github.clientSecret, config.region) : undefined;
+  if (!clientId || !clientSecret) throw notFound('GitHub sign-in is not configured');
+  return { config: config.github, clientId, clientSecret };
+}
+
+/** Where GitHub sends the browser back: the site's own origin, as registered in the OAuth app. */
+function callbackUrl(c: Ctx): string {
+  const origin = c.var.deps.config.siteOrigin ?? new URL(c.req.url).origin;
+  return `${origin}/api/auth/github/callback`;
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}

@@ -1,0 +1,59 @@
+import type { S3Client } from '@aws-sdk/client-s3';
+import { BlobCache } from '../content/blob-cache.ts';
+import type { Blobs } from '../content/blobs.ts';
+import { createS3 } from '../content/s3.ts';
+import { StaticStore } from '../content/static-store.ts';
+import type { Config } from './config.ts';
+import { createLogger, type Logger } from './log.ts';
+import { DeliveryCache } from '../services/delivery-cache.ts';
+import { createDb, type Db } from '../store/db.ts';
+import { DownloadCounter, type InstallCounter } from '../store/downloads.ts';
+
+/** What the handlers need from the outside world, created once per process. */
+export interface Deps {
+  config: Config;
+  db: Db;
+  s3: S3Client;
+  blobs: Blobs;
+  /** The bucket the CDN serves (registry JSON, bundles, catalog, discovery index, site). */
+  staticStore: StaticStore;
+  clock: () => Date;
+  log: Logger;
+  /**
+   * Told which skills a committed write changed. On AWS the DynamoDB stream drives the rebuild
+   * and this does nothing; locally it runs the rebuild in-process (dynalite has no streams).
+   */
+  changed: (skillIds: string[]) => void;
+  /** Skills and version payloads kept between deliveries. */
+  delivery: DeliveryCache;
+  /** Install counts, written behind the delivery response; flushed before a Lambda returns. */
+  downloads: InstallCounter;
+}
+
+/** Small enough for a 256 MB Lambda; large enough for the hot skills' files. */
+const BLOB_CACHE_BYTES = 32 * 1024 * 1024;
+/** How long another process's publish may take to move a delivery's default version. */
+const SKILL_TTL_MS = 5000;
+
+export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config'>> = {}): Deps {
+  const s3 = overrides.s3 ?? createS3(config);
+  const db = overrides.db ?? createDb(config);
+  const log = overrides.log ?? createLogger();
+  const delivery = overrides.delivery ?? new DeliveryCache(SKILL_TTL_MS);
+  const changed = overrides.changed ?? (() => {});
+  return {
+    config,
+    db,
+    s3,
+    blobs: overrides.blobs ?? { s3, bucket: config.contentBucket, cache: new BlobCache(BLOB_CACHE_BYTES) },
+    staticStore: overrides.staticStore ?? new StaticStore(s3, config.staticBucket),
+    clock: overrides.clock ?? (() => new Date()),
+    log,
+    changed: (ids) => {
+      delivery.forget(ids);
+      changed(ids);
+    },
+    delivery,
+    downloads: overrides.downloads ?? new DownloadCounter(db, log),
+  };
+}

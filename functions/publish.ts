@@ -1,5 +1,0 @@
-// Lambda entry: POST /api/publish.
-import { lambdaHandler } from './http/lambda.ts';
-import { publishRoutes } from './routes/publish.ts';
-
-export const handler = lambdaHandler([publishRoutes]);

@@ -1,8 +1,0 @@
-import type { RouteGroup } from '../http/env.ts';
-import { openApiDocument } from '../http/openapi.ts';
-
-/** Health and the OpenAPI document. */
-export const metaRoutes: RouteGroup = (app) => {
-  app.get('/api/health', (c) => c.json({ ok: true }));
-  app.get('/api/openapi.json', (c) => c.json(openApiDocument(), 200, { 'Cache-Control': 'public, max-age=300' }));
-};

@@ -1,0 +1,87 @@
+import { type FileBytes, toWireFile } from '#core/bundle';
+import { notFound } from '#core/errors';
+import { type AccessRoute, decideAccess, type SessionStanding, tokenProblem, tokenRejected } from '#core/paid-access';
+import type { DeliverQuery, User } from '#core/schemas';
+import { assertStrictVersion } from '#core/semver-order';
+import { getBlob } from '../content/blobs.ts';
+import type { Deps } from '../platform/composition.ts';
+import { findDownloadToken, spendDownloadToken } from '../store/download-tokens.ts';
+import { hasGrant } from '../store/grants.ts';
+import { getSkill, getVersion, type SkillItem, type StoredFile } from '../store/skills.ts';
+
+/**
+ * Delivery of a skill version's content (DESIGN.md §4). The steps are ordered so that a request
+ * that fails changes nothing: every check and every content read comes first, then the token's
+ * use is spent, and only then is the download counted (written behind the response, see
+ * DownloadCounter) and the response sent.
+ */
+
+export interface DeliveryRequest extends DeliverQuery {
+  skillId: string;
+  /** The signed-in user, looked up only for paid skills (free delivery reads no credentials). */
+  sessionUser: () => Promise<User | undefined>;
+  /** False for HEAD: answering with headers only is not an install, so nothing is spent or counted. */
+  install: boolean;
+}
+
+export interface Delivery {
+  skillId: string;
+  slug: string;
+  version: string;
+  /** The response body `{skillId, slug, version, files}`, serialised once per version. */
+  json: string;
+}
+
+/**
+ * The content of the requested version (the current one by default), counted as one install
+ * from `request.source`. Throws 400 for a malformed version, 404 for an unknown skill or version,
+ * and 401/402 for paid content without access (see core/paid-access.ts).
+ */
+export async function deliver(deps: Deps, request: DeliveryRequest): Promise<Delivery> {
+  const { db, clock, delivery: cache } = deps;
+  const wanted = request.version === undefined ? undefined : assertStrictVersion(request.version);
+  const skill = await cache.skill(request.skillId, () => getSkill(db, request.skillId));
+  if (!skill) throw notFound(`No skill with id ${request.skillId}`);
+  const version = wanted ?? skill.currentVersion;
+  const delivery = await cache.payloads.load(`${skill.id}@${version}`, () => readDelivery(deps, skill, version));
+
+  const route = await accessRoute(deps, skill, request);
+  if (!request.install) return delivery;
+  const token = route === 'token' ? request.token! : undefined;
+  if (token && !(await spendDownloadToken(db, token, skill.id, clock()))) {
+    // Lost a race for the last use, or revoked or expired while the content was read.
+    throw tokenRejected(tokenProblem(await findDownloadToken(db, token), skill.id, clock()) ?? 'used_up');
+  }
+  deps.downloads.add(skill.id, request.source, clock());
+  return delivery;
+}
+
+/** Reads and serialises one version's payload; a version that does not exist is a 404 (not kept). */
+async function readDelivery(deps: Deps, skill: SkillItem, version: string): Promise<Delivery> {
+  const item = await getVersion(deps.db, skill.id, version);
+  if (!item) throw notFound(`${skill.slug} has no version ${version}`);
+  const files = (await readFiles(deps, item.files)).map(toWireFile);
+  return { skillId: skill.id, slug: skill.slug, version, json: JSON.stringify({ skillId: skill.id, slug: skill.slug, version, files }) };
+}
+
+/** Gathers only the facts the decision needs: nothing for free skills, no token read for entitled sessions. */
+async function accessRoute(deps: Deps, skill: SkillItem, request: DeliveryRequest): Promise<AccessRoute> {
+  if (!skill.paid) return decideAccess({ paid: false });
+  const user = await request.sessionUser();
+  const session = user ? await standing(deps, skill, user) : undefined;
+  if (session === 'author' || session === 'granted' || request.token === undefined) return decideAccess({ paid: true, session });
+  const problem = tokenProblem(await findDownloadToken(deps.db, request.token), skill.id, deps.clock());
+  return decideAccess({ paid: true, session, token: problem ?? 'valid' });
+}
+
+async function standing(deps: Deps, skill: SkillItem, user: User): Promise<SessionStanding> {
+  if (user.id === skill.authorId) return 'author';
+  return (await hasGrant(deps.db, skill.id, user.id)) ? 'granted' : 'other';
+}
+
+/** Reads each distinct blob once; files are already sorted by filename in the version item. */
+async function readFiles(deps: Deps, files: StoredFile[]): Promise<FileBytes[]> {
+  const distinct = [...new Set(files.map((f) => f.sha256))];
+  const blobs = new Map(await Promise.all(distinct.map(async (sha) => [sha, await getBlob(deps.blobs, sha)] as const)));
+  return files.map((f) => ({ filename: f.filename, bytes: blobs.get(f.sha256)!, encoding: f.encoding }));
+}

@@ -1,0 +1,196 @@
+import { bundleIntegrity, decodeFile, type FileBytes, fileEntries } from '#core/bundle';
+import { invalidRequest, payloadTooLarge } from '#core/errors';
+import { limits } from '#core/limits';
+import type { PublishBody, Skill, User, VersionBody } from '#core/schemas';
+import { assertStrictVersion } from '#core/semver-order';
+import { slugify } from '#core/slug';
+import { assertAuthor } from './authorship.ts';
+import { putBlobs } from '../content/blobs.ts';
+import type { Deps } from '../platform/composition.ts';
+import { returnPublishSlot, type SlotTaken, takePublishSlot } from '../store/rate-limit.ts';
+import {
+  assertSlugFree,
+  claimSlug,
+  deleteVersion,
+  getSkillAndVersionCheck,
+  putSkill,
+  putVersion,
+  recordPublished,
+  releaseSlug,
+  type SkillItem,
+  existingSlugs,
+  type StoredFile,
+  type VersionItem,
+} from '../store/skills.ts';
+
+/**
+ * Publishing: a new skill at 1.0.0, and new versions of it. Everything that can reject a request
+ * is checked before anything is written; writes go content first, then DynamoDB items under
+ * conditions, and a failure part-way undoes what this request wrote.
+ */
+
+export const FIRST_VERSION = '1.0.0';
+
+export interface Published<T> {
+  result: T;
+  rate?: SlotTaken;
+}
+
+export async function publishSkill(deps: Deps, author: User, body: PublishBody): Promise<Published<Skill>> {
+  const { db, clock } = deps;
+  const slug = body.slug ?? slugify(body.name);
+  if (!slug) throw invalidRequest('The name has no letters or digits to make a slug from; send a slug', { issues: [{ path: ['slug'], message: 'required for this name' }] });
+  const files = prepareFiles(body.files);
+  const [known, free] = await Promise.allSettled([findDependencies(deps, body.dependencies), assertSlugFree(db, slug, author.id, clock())]);
+  checkDependencies(body.dependencies, slug, settled(known));
+  settled(free);
+
+  const window = { limit: deps.config.publishLimit, windowMs: 60_000 };
+  const slot = await takePublishSlot(db, author.id, clock(), window);
+  const now = clock();
+  const id = crypto.randomUUID();
+  const skill: SkillItem = {
+    id,
+    slug,
+    name: body.name,
+    description: body.description,
+    category: body.category,
+    authorId: author.id,
+    authorLogin: author.login,
+    paid: body.paid,
+    formats: body.formats,
+    currentVersion: FIRST_VERSION,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+  };
+  let claimed = false;
+  let versionStored = false;
+  try {
+    await putBlobs(deps.blobs, files);
+    await claimSlug(db, slug, id, author.id, now);
+    claimed = true;
+    await putVersion(db, versionItem(id, FIRST_VERSION, body.changelog, now, files, body.dependencies));
+    versionStored = true;
+    await putSkill(db, skill);
+  } catch (error) {
+    await undo(deps, [
+      () => (versionStored ? deleteVersion(db, id, FIRST_VERSION) : undefined),
+      () => (claimed ? releaseSlug(db, slug, id) : undefined),
+      () => returnPublishSlot(db, author.id, slot.stamp, window),
+    ]);
+    throw error;
+  }
+  deps.changed([id]);
+  return { result: toSkill(skill), rate: slot };
+}
+
+export interface VersionCreated {
+  skillId: string;
+  version: string;
+  changelog: string;
+  publishedAt: string;
+  files: { filename: string; size: number; sha256: string }[];
+  currentVersion: string;
+}
+
+/**
+ * A new version of `skillId` by `author`, whose body the route has already validated. The checks
+ * that need no storage (the version's form, the files' sizes) come before any read; the reads
+ * then go out together, and their verdicts come in order: the skill and its author, the
+ * dependencies, and whether the version is taken.
+ */
+export async function publishVersion(deps: Deps, author: User, skillId: string, body: VersionBody): Promise<VersionCreated> {
+  const { db, clock } = deps;
+  const version = assertStrictVersion(body.version);
+  const files = prepareFiles(body.files);
+  const [found, known] = await Promise.allSettled([getSkillAndVersionCheck(db, skillId, version), findDependencies(deps, body.dependencies)]);
+  const { skill: stored, taken } = settled(found);
+  const skill = assertAuthor(stored, skillId, author, 'publish its versions');
+  checkDependencies(body.dependencies, skill.slug, settled(known));
+  if (taken) throw taken;
+
+  const now = clock();
+  const item = versionItem(skillId, version, body.changelog, now, files, body.dependencies);
+  await putBlobs(deps.blobs, files);
+  await putVersion(db, item);
+  const updated = await recordPublished(db, skillId, version, now);
+  deps.changed([skillId]);
+  return {
+    skillId,
+    version,
+    changelog: item.changelog,
+    publishedAt: item.publishedAt,
+    files: item.files.map(({ filename, size, sha256 }) => ({ filename, size, sha256 })),
+    currentVersion: updated.currentVersion,
+  };
+}
+
+export function toSkill(item: SkillItem): Skill {
+  return {
+    id: item.id,
+    slug: item.slug,
+    name: item.name,
+    description: item.description,
+    category: item.category,
+    author: item.authorLogin,
+    paid: item.paid,
+    currentVersion: item.currentVersion,
+    formats: item.formats,
+    createdAt: item.createdAt,
+    updatedAt: item.updatedAt,
+  };
+}
+
+/** Decodes files and applies the size limits of DESIGN.md §6 (413), before anything is stored. */
+export function prepareFiles(files: PublishBody['files']): FileBytes[] {
+  if (files.length > limits.filesPerVersion) throw payloadTooLarge(`At most ${limits.filesPerVersion} files per version; got ${files.length}`);
+  const decoded: FileBytes[] = [];
+  let total = 0;
+  for (const [index, file] of files.entries()) {
+    const bytes = decodeFile(file);
+    if (!bytes) throw invalidRequest(`files.${index}.content is not valid base64`, { issues: [{ path: ['files', index, 'content'], message: 'invalid base64' }] });
+    if (bytes.bytes.byteLength > limits.fileBytes) throw payloadTooLarge(`${file.filename} is over ${limits.fileBytes} bytes`);
+    total += bytes.bytes.byteLength;
+    decoded.push(bytes);
+  }
+  if (total > limits.versionBytes) throw payloadTooLarge(`The files add up to ${total} bytes; the limit is ${limits.versionBytes}`);
+  return decoded;
+}
+
+/** Which of the dependencies' slugs name a skill: one batched read, as the body holds at most a few dozen. */
+function findDependencies(deps: Deps, dependencies: Record<string, string>): Promise<Set<string>> {
+  return existingSlugs(deps.db, Object.keys(dependencies));
+}
+
+function checkDependencies(dependencies: Record<string, string>, ownSlug: string, known: Set<string>): void {
+  const slugs = Object.keys(dependencies);
+  if (slugs.includes(ownSlug)) throw invalidRequest('A skill cannot depend on itself', { issues: [{ path: ['dependencies', ownSlug], message: 'self-dependency' }] });
+  const missing = slugs.filter((slug) => !known.has(slug));
+  if (missing.length > 0) {
+    throw invalidRequest(`Unknown dependencies: ${missing.join(', ')}`, { issues: missing.map((slug) => ({ path: ['dependencies', slug], message: 'no such skill' })) });
+  }
+}
+
+function versionItem(skillId: string, version: string, changelog: string | undefined, now: Date, files: FileBytes[], dependencies: Record<string, string>): VersionItem {
+  const entries = fileEntries(files);
+  const encodings = new Map(files.map((f) => [f.filename, f.encoding]));
+  const stored: StoredFile[] = entries.map((e) => ({ ...e, encoding: encodings.get(e.filename) ?? 'utf8' }));
+  return { skillId, version, changelog: changelog ?? '', publishedAt: now.toISOString(), files: stored, dependencies, integrity: bundleIntegrity(files) };
+}
+
+/** The value of a settled read, or its error: lets reads run together and fail in a set order. */
+function settled<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === 'rejected') throw result.reason;
+  return result.value;
+}
+
+/** Runs compensating steps after a failed write; each is attempted even if another fails. */
+async function undo(deps: Deps, steps: (() => Promise<void> | undefined)[]): Promise<void> {
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (error) {
+      deps.log.error('could not undo part of a failed publish', { error: (error as Error).name });
+    }
+  }
+}

@@ -1,5 +1,0 @@
-// Lambda entry: POST /api/skills/<id>/versions.
-import { lambdaHandler } from './http/lambda.ts';
-import { versionRoutes } from './routes/publish.ts';
-
-export const handler = lambdaHandler([versionRoutes]);

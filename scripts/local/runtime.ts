@@ -1,0 +1,91 @@
+import type { Hono } from 'hono';
+import type { Config } from '#functions/platform/config';
+import { DeliveryCache } from '#functions/services/delivery-cache';
+import { createDeps, type Deps } from '#functions/platform/composition';
+import { createApp } from '#functions/http/app';
+import { allRoutes } from '#functions/http/all-routes';
+import type { AppEnv } from '#functions/http/env';
+import { errorFields } from '#functions/platform/log';
+import type { RebuilderOptions, RebuildReport } from '#functions/rebuild/rebuilder';
+import { LocalCdn } from '#scripts/local/cdn';
+import { BackgroundThread } from './background/thread.ts';
+import { type BackgroundWork, backgroundWork } from './background/work.ts';
+import { LocalSiteBuilder, type LocalSiteOptions } from './site-builder.ts';
+
+/**
+ * The one-machine service: every route group, the rebuild after each committed write (on AWS a
+ * DynamoDB stream does this), and the CDN emulation serving the static bucket. `npm start`, the
+ * HTTP tests and the benchmarks all run exactly this. With `site`, the Astro site is rebuilt
+ * (debounced, in a child process) after the registry files change.
+ *
+ * The rebuilds and the install-count writes run either in this thread (`inline`: the tests,
+ * which swap in failing storage or a fixed clock through `overrides`) or in a background thread
+ * with its own SDK clients (`thread`: `npm start` and the benchmarks), which keeps their storage
+ * calls off the thread that answers requests. Both run the same Rebuilder, trigger and counter.
+ */
+export interface LocalRuntime {
+  deps: Deps;
+  app: Hono<AppEnv>;
+  /** The site rebuild, when this runtime serves the site. */
+  site?: LocalSiteBuilder;
+  /** Resolves once every committed write so far has been rebuilt (registry files, not the site) and every delivery counted. */
+  idle(): Promise<void>;
+  /** The full rebuild from DynamoDB (the repair path), by the same Rebuilder as the incremental ones. */
+  rebuildAll(): Promise<RebuildReport>;
+  /** Stops background work: retries of failed rebuilds, and the background thread. Call `idle()` first to lose nothing. */
+  close(): Promise<void>;
+}
+
+export interface LocalRuntimeOptions {
+  site?: LocalSiteOptions;
+  /** Where rebuilds and count writes run (see above); `inline` unless asked. */
+  background?: 'inline' | 'thread';
+  /** The background thread's log level (its logger cannot be passed in `overrides`). */
+  logLevel?: string;
+  /** The background thread died (a crash of the service): its pending work is lost. */
+  onBackgroundFailure?: (error: Error) => void;
+  /** For the Rebuilder, in whichever thread it runs (see {@link RebuilderOptions}). */
+  rebuilder?: RebuilderOptions;
+}
+
+/** How long delivery keeps a skill's META when nothing in this process changed it. */
+const LOCAL_SKILL_TTL_MS = 60_000;
+
+export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps, 'config' | 'changed'>> = {}, options: LocalRuntimeOptions = {}): LocalRuntime {
+  let background: BackgroundWork | undefined;
+  let thread: BackgroundThread | undefined;
+  if (options.background === 'thread') {
+    thread = new BackgroundThread(config, {
+      logLevel: options.logLevel,
+      rebuilder: options.rebuilder,
+      onWrite: (key, body) => deps.staticStore.announce(key, body),
+      onRebuilt: () => site?.changed(),
+      onFailure: (error) => {
+        deps.log.error('background thread failed', errorFields(error));
+        options.onBackgroundFailure?.(error);
+      },
+    });
+  }
+  // Every publish goes through this process and forgets the skills it changed, so delivery may
+  // keep a skill's META far longer than a deliver Lambda, which never hears of other writes.
+  const deps = createDeps(config, {
+    delivery: new DeliveryCache(LOCAL_SKILL_TTL_MS),
+    ...(thread ? { downloads: thread } : {}),
+    ...overrides,
+    changed: (ids) => background!.changed(ids),
+  });
+  // Content a publish stored goes to the thread with the change, before it: no read back from S3.
+  if (thread) deps.blobs.cache?.onStored((sha256, bytes) => thread.stored(sha256, bytes));
+  const site = options.site ? new LocalSiteBuilder(deps.staticStore, config, deps.log, options.site) : undefined;
+  background = thread ?? backgroundWork(deps, () => site?.changed(), options.rebuilder);
+  const cdn = new LocalCdn(deps.staticStore);
+  const app = createApp(deps, [...allRoutes, cdn.routes]);
+  return {
+    deps,
+    app,
+    site,
+    idle: () => background.idle(),
+    rebuildAll: () => background.rebuildAll(),
+    close: () => background.close(),
+  };
+}

@@ -6,6 +6,8 @@
  * mapped here, and that each Lambda's bundle really answers the routes given to it.
  */
 
+import { prefix } from '../functions/store/keys.ts';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** An API Gateway route key: method and path, with `{param}` placeholders. */
 export type RouteKey = `${HttpMethod} /api/${string}`;
@@ -58,21 +60,21 @@ export const lambdas: readonly LambdaSpec[] = [
       'GET /api/openapi.json',
     ],
     catchAll: true,
-    table: { read: true, write: ['USER#', 'LOGIN#', 'SESSION#'] },
+    table: { read: true, write: [prefix.user, prefix.login, prefix.session] },
     github: ['sign-in'],
   },
   {
     name: 'api-keys',
     description: 'Create, list and revoke API keys (session only)',
     routes: ['POST /api/api-keys', 'GET /api/api-keys', 'DELETE /api/api-keys/{id}'],
-    table: { read: true, write: ['APIKEY#'] },
+    table: { read: true, write: [prefix.apiKey] },
   },
   {
     name: 'publish',
     description: 'Publish a new skill at 1.0.0 (API key, rate limited)',
     routes: ['POST /api/publish'],
     // APIKEY#: the key's lastUsedAt; RL#: the publish rate limit; SLUG#: the slug claim.
-    table: { read: true, write: ['APIKEY#', 'RL#', 'SLUG#', 'SKILL#'] },
+    table: { read: true, write: [prefix.apiKey, prefix.rateLimit, prefix.slug, prefix.skill] },
     content: 'write',
     memoryMb: 1024,
   },
@@ -80,7 +82,7 @@ export const lambdas: readonly LambdaSpec[] = [
     name: 'versions',
     description: 'Publish a new version of a skill (author only)',
     routes: ['POST /api/skills/{id}/versions'],
-    table: { read: true, write: ['APIKEY#', 'SKILL#'] },
+    table: { read: true, write: [prefix.apiKey, prefix.skill] },
     content: 'write',
     memoryMb: 1024,
   },
@@ -89,7 +91,7 @@ export const lambdas: readonly LambdaSpec[] = [
     description: "Deliver a version's files, paid ones with a token or an entitled session, counting each",
     routes: ['GET /api/deliver/{skillId}'],
     // DL#: the download counters (ADD only); TOKEN#: a download token's uses.
-    table: { read: true, write: ['DL#', 'TOKEN#'] },
+    table: { read: true, write: [prefix.installs, prefix.downloadToken] },
     content: 'read',
     memoryMb: 1024,
   },
@@ -104,7 +106,7 @@ export const lambdas: readonly LambdaSpec[] = [
       'GET /api/skills/{id}/grants',
       'DELETE /api/skills/{id}/grants/{login}',
     ],
-    table: { read: true, write: ['APIKEY#', 'TOKEN#', 'GRANT#'] },
+    table: { read: true, write: [prefix.apiKey, prefix.downloadToken, prefix.grant] },
   },
   {
     name: 'analytics',
@@ -115,10 +117,10 @@ export const lambdas: readonly LambdaSpec[] = [
   {
     name: 'rebuild',
     description: 'The incremental static rebuild, driven by the table stream; then asks for a site build',
-    stream: { keyPrefixes: ['SKILL#'] },
+    stream: { keyPrefixes: [prefix.skill] },
     // SKILL#: repairs a META whose currentVersion a crashed publish left behind; LOCK#: the
     // catalog lease and the site-build window.
-    table: { read: true, write: ['SKILL#', 'LOCK#'] },
+    table: { read: true, write: [prefix.skill, prefix.lock] },
     content: 'read',
     static: 'write',
     github: ['site-build'],
@@ -128,7 +130,7 @@ export const lambdas: readonly LambdaSpec[] = [
   {
     name: 'site-build',
     description: 'Flushes site builds the 5-minute window deferred',
-    table: { read: true, write: ['LOCK#'] },
+    table: { read: true, write: [prefix.lock] },
     github: ['site-build'],
     schedules: [{ id: 'FlushSiteBuild', expression: 'rate(5 minutes)' }],
     timeoutSeconds: 60,
@@ -136,7 +138,7 @@ export const lambdas: readonly LambdaSpec[] = [
   {
     name: 'full-rebuild',
     description: 'Daily full static rebuild from DynamoDB (the safety net under the stream), then a site build',
-    table: { read: true, scan: true, write: ['SKILL#', 'LOCK#'] },
+    table: { read: true, scan: true, write: [prefix.skill, prefix.lock] },
     content: 'read',
     static: 'write',
     github: ['site-build'],

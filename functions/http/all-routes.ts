@@ -1,9 +1,9 @@
 import { accessRoutes } from './routes/access.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
-import { authRoutes } from './routes/sign-in.ts';
+import { signInRoutes } from './routes/sign-in.ts';
 import { deliverRoutes } from './routes/deliver.ts';
-import { githubAuthRoutes } from './routes/github-sign-in.ts';
+import { gitHubSignInRoutes } from './routes/github-sign-in.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { mySkillsRoutes } from './routes/my-skills.ts';
 import { publishRoutes, versionRoutes } from './routes/publish.ts';
@@ -12,8 +12,8 @@ import type { RouteGroup } from './env.ts';
 /** Every route group, for the single-process runtime (`npm start`) and the HTTP tests. */
 export const allRoutes: RouteGroup[] = [
   metaRoutes,
-  authRoutes,
-  githubAuthRoutes,
+  signInRoutes,
+  gitHubSignInRoutes,
   mySkillsRoutes,
   apiKeyRoutes,
   publishRoutes,

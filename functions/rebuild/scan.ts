@@ -2,6 +2,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from '../store/db.ts';
 import { toSkillItem, toVersionItem } from '../store/skills.ts';
 import type { SkillState } from './skill-state.ts';
+import { prefix, sortPrefix } from '../store/keys.ts';
 
 /**
  * Every skill with its versions in one pass over the table (parallel segments), for the full
@@ -20,14 +21,14 @@ export async function scanSkillStates(db: Db, segments = 4): Promise<SkillState[
             Segment: segment,
             TotalSegments: segments,
             FilterExpression: 'begins_with(pk, :skill)',
-            ExpressionAttributeValues: { ':skill': 'SKILL#' },
+            ExpressionAttributeValues: { ':skill': prefix.skill },
             ExclusiveStartKey,
           }),
         );
         for (const item of page.Items ?? []) {
-          const id = (item.pk as string).slice('SKILL#'.length);
+          const id = (item.pk as string).slice(prefix.skill.length);
           if (item.sk === 'META') states.set(id, { skill: toSkillItem(item), versions: [] });
-          else if ((item.sk as string).startsWith('VERSION#')) {
+          else if ((item.sk as string).startsWith(sortPrefix.version)) {
             const list = versions.get(id) ?? [];
             list.push(toVersionItem(item));
             versions.set(id, list);

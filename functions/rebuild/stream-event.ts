@@ -1,4 +1,5 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { skillIdOfKey } from '../store/keys.ts';
 
 /**
  * The skills a batch of DynamoDB stream records touched: every record on a `SKILL#<id>` item
@@ -8,7 +9,8 @@ export function changedSkillIds(event: DynamoDBStreamEvent): string[] {
   const ids = new Set<string>();
   for (const record of event.Records ?? []) {
     const pk = record.dynamodb?.Keys?.pk?.S;
-    if (pk?.startsWith('SKILL#')) ids.add(pk.slice('SKILL#'.length));
+    const id = skillIdOfKey(pk);
+    if (id) ids.add(id);
   }
   return [...ids];
 }

@@ -13,6 +13,7 @@ import {
   claimSlug,
   deleteVersion,
   getSkillAndVersionCheck,
+  listSkillsByAuthor,
   putSkill,
   putVersion,
   recordPublished,
@@ -123,6 +124,11 @@ export async function publishVersion(deps: Deps, author: User, skillId: string, 
     files: item.files.map(({ filename, size, sha256 }) => ({ filename, size, sha256 })),
     currentVersion: updated.currentVersion,
   };
+}
+
+/** An author's skills, newest first (the index holds them oldest first). */
+export async function skillsBy({ db }: Pick<Deps, 'db'>, authorId: string): Promise<Skill[]> {
+  return (await listSkillsByAuthor(db, authorId)).reverse().map(toSkill);
 }
 
 export function toSkill(item: SkillItem): Skill {

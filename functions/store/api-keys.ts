@@ -3,15 +3,15 @@ import { notFound } from '#core/errors';
 import { hashSecret, newId, newSecret } from '../platform/secrets.ts';
 import { BoundedCache } from '#core/bounded-cache';
 import { type Db, getItems, isConditionFailed, queryAll, tableKeys, writeIf } from './db.ts';
-import { getUser, toUserItem, userKey, type UserItem } from './users.ts';
+import { getUser, toUserItem, type UserItem } from './users.ts';
+import { apiKeyKey, prefix, userKey } from './keys.ts';
 
 /**
  * API keys. The item is keyed by the key's SHA-256 so authentication is one consistent read and
  * a revoked key fails at once; the owner's listing reads a GSI partition per user.
  */
 
-export const apiKeyKey = (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' });
-const ownerPartition = (userId: string) => `KEYS#${userId}`;
+const ownerPartition = (userId: string) => prefix.apiKeysOf + userId;
 
 export const API_KEY_PREFIX = 'sk_';
 /** How much of a key the owner sees again in listings, to tell keys apart. */

@@ -3,6 +3,7 @@ import { notFound } from '#core/errors';
 import type { TokenFacts } from '#core/paid-access';
 import { hashSecret, newId, newSecret } from '../platform/secrets.ts';
 import { type Db, queryOwned, writeIf } from './db.ts';
+import { downloadTokenKey, prefix } from './keys.ts';
 
 /**
  * Download tokens for paid skills. The item is keyed by the token's SHA-256, so checking a token
@@ -11,8 +12,7 @@ import { type Db, queryOwned, writeIf } from './db.ts';
  * by id is an exact key lookup, not a scan of the skill's tokens.
  */
 
-export const downloadTokenKey = (tokenHash: string) => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' });
-const skillPartition = (skillId: string) => `TOKENS#${skillId}`;
+const skillPartition = (skillId: string) => prefix.downloadTokensOf + skillId;
 
 export const DOWNLOAD_TOKEN_PREFIX = 'dt_';
 /** Token ids are 16 characters; a longer one names nothing and must not reach DynamoDB's key limit. */

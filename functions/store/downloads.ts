@@ -3,6 +3,7 @@ import { type DailyInstalls, SOURCES, type Source, type SourceCounts, utcDay } f
 import { mapLimit } from '#core/map-limit';
 import type { Logger } from '../platform/log.ts';
 import { type Db, queryAll } from './db.ts';
+import { installDayKey, prefix, sortPrefix } from './keys.ts';
 
 /**
  * Download counters. One partition per skill holds a bucket per UTC day (`DAY#yyyy-mm-dd`) and
@@ -11,8 +12,7 @@ import { type Db, queryAll } from './db.ts';
  * does not grow with the skill's age or popularity.
  */
 
-const partition = (skillId: string) => `DL#${skillId}`;
-export const downloadDayKey = (skillId: string, day: string) => ({ pk: partition(skillId), sk: `DAY#${day}` });
+const partition = (skillId: string) => prefix.installs + skillId;
 export const downloadTotalKey = (skillId: string) => ({ pk: partition(skillId), sk: 'TOTAL' });
 
 type ItemKey = ReturnType<typeof downloadTotalKey>;
@@ -65,7 +65,7 @@ export class DownloadCounter implements InstallCounter {
 
   /** Counts one delivery of `skillId` from `source` at `now`, in its day bucket and the total. */
   add(skillId: string, source: Source, now: Date): void {
-    for (const key of [downloadDayKey(skillId, utcDay(now)), downloadTotalKey(skillId)]) this.merge(key, { [source]: 1 });
+    for (const key of [installDayKey(skillId, utcDay(now)), downloadTotalKey(skillId)]) this.merge(key, { [source]: 1 });
     this.added += 1;
     this.schedule();
   }
@@ -168,13 +168,13 @@ export async function readDownloads(db: Db, skillId: string, firstDay: string, l
   const [dayItems, total] = await Promise.all([
     queryAll(db, {
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-      ExpressionAttributeValues: { ':pk': partition(skillId), ':first': `DAY#${firstDay}`, ':last': `DAY#${lastDay}` },
+      ExpressionAttributeValues: { ':pk': partition(skillId), ':first': sortPrefix.day + firstDay, ':last': sortPrefix.day + lastDay },
       ConsistentRead: true,
     }),
     db.doc.send(new GetCommand({ TableName: db.table, Key: downloadTotalKey(skillId), ConsistentRead: true })),
   ]);
   return {
-    days: dayItems.map((item) => ({ date: (item.sk as string).slice('DAY#'.length), ...counts(item) })),
+    days: dayItems.map((item) => ({ date: (item.sk as string).slice(sortPrefix.day.length), ...counts(item) })),
     totals: counts(total.Item),
   };
 }

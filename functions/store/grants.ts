@@ -2,6 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '#core/errors';
 import { LOGIN_PATTERN } from '#core/schemas';
 import { type Db, queryOwned, writeIf } from './db.ts';
+import { grantKey, prefix } from './keys.ts';
 
 /**
  * Grants: the author lets a user's session download a paid skill. Checking access is one
@@ -9,8 +10,7 @@ import { type Db, queryOwned, writeIf } from './db.ts';
  * GSI partition per skill, sorted by the grantee's login so revoking by login is a key lookup.
  */
 
-export const grantKey = (skillId: string, userId: string) => ({ pk: `GRANT#${skillId}#${userId}`, sk: 'GRANT' });
-const skillPartition = (skillId: string) => `GRANTS#${skillId}`;
+const skillPartition = (skillId: string) => prefix.grantsOf + skillId;
 
 export interface GrantItem {
   skillId: string;

@@ -1,6 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { type Db, isConditionFailed, writeIf } from './db.ts';
+import { lockKey } from './keys.ts';
 
 /**
  * A lease lock in the table, for read-modify-write of shared static files (the catalog) by
@@ -13,7 +14,6 @@ import { type Db, isConditionFailed, writeIf } from './db.ts';
  * A holder whose work fails leaves none, and clears the one it found.
  */
 
-export const lockKey = (name: string) => ({ pk: `LOCK#${name}`, sk: 'LOCK' });
 
 export interface Lease {
   /** The memo of the previous holder, if its work succeeded. */

@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { RateLimitedError } from '#core/errors';
 import { type Db, writeIf } from './db.ts';
+import { rateLimitKey } from './keys.ts';
 
 /**
  * A rolling-window limiter per author: one item holds the timestamps of the window's publishes
@@ -14,7 +15,6 @@ import { type Db, writeIf } from './db.ts';
  * item is read again. Only a fresh read can refuse a slot: another process may have given one back.
  */
 
-export const rateLimitKey = (userId: string) => ({ pk: `RL#${userId}`, sk: 'PUBLISH' });
 
 const MAX_ATTEMPTS = 64;
 /** Authors whose window a process remembers; the least recently changed are forgotten first. */

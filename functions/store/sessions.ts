@@ -2,10 +2,10 @@ import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { limits } from '#core/limits';
 import { hashSecret, newSecret } from '../platform/secrets.ts';
 import type { Db } from './db.ts';
+import { sessionKey } from './keys.ts';
 
 /** Browser sessions: the cookie holds a random token; the table holds only its SHA-256. */
 
-export const sessionKey = (tokenHash: string) => ({ pk: `SESSION#${tokenHash}`, sk: 'SESSION' });
 
 export interface SessionItem {
   userId: string;

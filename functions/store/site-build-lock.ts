@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Db, writeIf } from './db.ts';
-import { lockKey } from './locks.ts';
+import { lockKey } from './keys.ts';
 
 /**
  * The site-build window: one item that says until when the last site build's window runs, and

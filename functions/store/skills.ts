@@ -2,6 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand } fro
 import { DomainError } from '#core/errors';
 import { isRelease, releaseKey } from '#core/semver-order';
 import { type Db, getItems, isConditionFailed, queryAll, tableKeys, writeIf } from './db.ts';
+import { prefix, skillKey, slugKey, sortPrefix, versionKey } from './keys.ts';
 
 /**
  * Skills, their versions and the slug index. A skill is three kinds of item:
@@ -11,10 +12,7 @@ import { type Db, getItems, isConditionFailed, queryAll, tableKeys, writeIf } fr
  * rebuild reads — is written last.
  */
 
-export const skillKey = (id: string) => ({ pk: `SKILL#${id}`, sk: 'META' });
-export const versionKey = (skillId: string, version: string) => ({ pk: `SKILL#${skillId}`, sk: `VERSION#${version}` });
-export const slugKey = (slug: string) => ({ pk: `SLUG#${slug}`, sk: 'SLUG' });
-const authorPartition = (userId: string) => `AUTHOR#${userId}`;
+const authorPartition = (userId: string) => prefix.author + userId;
 
 /** A slug claim with no META behind it this long after claiming is a crashed publish's leftover. */
 const ORPHAN_CLAIM_MS = 60_000;
@@ -80,7 +78,7 @@ export async function skillIdForSlug(db: Db, slug: string): Promise<string | und
 /** Which of `slugs` are claimed by a skill: one BatchGetItem per 100 slugs. */
 export async function existingSlugs(db: Db, slugs: string[]): Promise<Set<string>> {
   const found = await getItems(db, slugs.map(slugKey));
-  return new Set(found.map((item) => (item.pk as string).slice('SLUG#'.length)));
+  return new Set(found.map((item) => (item.pk as string).slice(prefix.slug.length)));
 }
 
 export async function getSkillBySlug(db: Db, slug: string): Promise<SkillItem | undefined> {
@@ -186,15 +184,15 @@ export async function deleteVersion(db: Db, skillId: string, version: string): P
  */
 export async function getSkillWithVersions(db: Db, skillId: string): Promise<{ skill?: SkillItem; versions: VersionItem[] }> {
   if (skillId.length > MAX_ID_CHARS) return { versions: [] };
-  const items = await queryAll(db, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `SKILL#${skillId}` }, ConsistentRead: true });
+  const items = await queryAll(db, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': skillKey(skillId).pk }, ConsistentRead: true });
   const meta = items.find((item) => item.sk === 'META');
-  return { skill: meta && toSkillItem(meta), versions: items.filter((item) => (item.sk as string).startsWith('VERSION#')).map(toVersionItem) };
+  return { skill: meta && toSkillItem(meta), versions: items.filter((item) => (item.sk as string).startsWith(sortPrefix.version)).map(toVersionItem) };
 }
 
 export async function listVersions(db: Db, skillId: string): Promise<VersionItem[]> {
   const items = await queryAll(db, {
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': `SKILL#${skillId}`, ':prefix': 'VERSION#' },
+    ExpressionAttributeValues: { ':pk': skillKey(skillId).pk, ':prefix': sortPrefix.version },
     ConsistentRead: true,
   });
   return items.map(toVersionItem);

@@ -1,11 +1,10 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { User } from '#core/schemas';
 import type { Db } from './db.ts';
+import { loginKey, userKey } from './keys.ts';
 
 /** Users, and the login → id index that grants use. */
 
-export const userKey = (id: string) => ({ pk: `USER#${id}`, sk: 'USER' });
-export const loginKey = (login: string) => ({ pk: `LOGIN#${login.toLowerCase()}`, sk: 'LOGIN' });
 
 export interface UserItem extends User {
   createdAt: string;

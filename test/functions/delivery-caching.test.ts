@@ -1,7 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryCache } from '#functions/services/delivery-cache';
-import { DownloadCounter, downloadDayKey, downloadTotalKey } from '#functions/store/downloads';
+import { DownloadCounter, downloadTotalKey } from '#functions/store/downloads';
+import { installDayKey } from '#functions/store/keys';
 import { getSkill, recordPublished } from '#functions/store/skills';
 import { authorStack, commandsDuring, deliver, publish } from '../support/delivery.ts';
 import { json, type TestStack, withKey } from '../support/stack.ts';
@@ -15,7 +16,7 @@ beforeAll(async () => {
 
 async function counters(skillId: string, day: string) {
   const read = async (key: Record<string, string>) => (await stack.deps.db.doc.send(new GetCommand({ TableName: stack.deps.db.table, Key: key, ConsistentRead: true }))).Item;
-  return { day: await read(downloadDayKey(skillId, day)), total: await read(downloadTotalKey(skillId)) };
+  return { day: await read(installDayKey(skillId, day)), total: await read(downloadTotalKey(skillId)) };
 }
 
 const today = () => new Date().toISOString().slice(0, 10);

@@ -1,6 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { lockKey, withLock } from '#functions/store/locks';
+import { withLock } from '#functions/store/locks';
+import { lockKey } from '#functions/store/keys';
 import { createTestStack } from '../support/stack.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,7 +1,8 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { rateLimitKey, returnPublishSlot, takePublishSlot } from '#functions/store/rate-limit';
+import { returnPublishSlot, takePublishSlot } from '#functions/store/rate-limit';
+import { rateLimitKey } from '#functions/store/keys';
 import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
 
 let stack: TestStack;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { blobKey } from '#functions/content/blobs';
 import { objectExists } from '#functions/content/s3';
 import { siteBuildLockKey } from '#functions/store/site-build-lock';
-import { versionKey } from '#functions/store/skills';
+import { versionKey } from '#functions/store/keys';
 import { CATALOG_KEY, registryKey } from '#core/static-paths';
 import { banner } from '#scripts/lambda-bundles';
 import { bundleDir, lambdas } from '../../infra/lambdas.ts';

@@ -2,16 +2,13 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { invalidRequest, notFound } from '#core/errors';
-import { authorizeUrl, type GitHubApp, userFromCode } from '../../services/github-sign-in.ts';
+import { newSecret } from '../../platform/secrets.ts';
+import { gitHubSignIn } from '../../services/sign-in.ts';
 import { isHttps, setSessionCookie } from '../auth.ts';
 import type { AppEnv, RouteGroup } from '../env.ts';
-import { newSecret } from '../../platform/secrets.ts';
-import { readSecret } from '../../platform/secrets-manager.ts';
-import { createSession } from '../../store/sessions.ts';
-import { upsertUser } from '../../store/users.ts';
 
 /**
- * GitHub sign-in (DESIGN.md §3). The `state` round trip ties GitHub's redirect back to the browser
+ * GitHub sign-in (docs/api.md). The `state` round trip ties GitHub's redirect back to the browser
  * that started the sign-in: a random value in an HttpOnly cookie scoped to these two paths, which
  * must equal the `state` query parameter. It is single-use: the callback clears it whatever happens.
  */
@@ -22,16 +19,16 @@ export const SIGNED_IN_REDIRECT = '/dashboard/';
 
 type Ctx = Context<AppEnv>;
 
-export const githubAuthRoutes: RouteGroup = (app) => {
+export const gitHubSignInRoutes: RouteGroup = (app) => {
   app.get('/api/auth/github', async (c) => {
-    const github = await gitHubApp(c);
+    const github = await gitHubSignIn(c.var.deps);
     const state = newSecret();
     setCookie(c, STATE_COOKIE, state, { httpOnly: true, sameSite: 'Lax', path: STATE_PATH, secure: isHttps(c), maxAge: STATE_SECONDS });
-    return c.redirect(authorizeUrl(github, state, callbackUrl(c)), 302);
+    return c.redirect(github.authorizeUrl(state, callbackUrl(c)), 302);
   });
 
   app.get('/api/auth/github/callback', async (c) => {
-    const github = await gitHubApp(c);
+    const github = await gitHubSignIn(c.var.deps);
     const expected = getCookie(c, STATE_COOKIE);
     deleteCookie(c, STATE_COOKIE, { path: STATE_PATH, secure: isHttps(c) });
     const state = c.req.query('state');
@@ -42,22 +39,11 @@ export const githubAuthRoutes: RouteGroup = (app) => {
     if (!code || code.length > 512) {
       throw invalidRequest(c.req.query('error') === 'access_denied' ? 'GitHub sign-in was cancelled' : 'The callback carries no code');
     }
-    const { db, clock } = c.var.deps;
-    const user = await upsertUser(db, await userFromCode(github, code, callbackUrl(c)), clock());
-    const session = await createSession(db, user.id, clock());
+    const { session } = await github.finish(code, callbackUrl(c));
     setSessionCookie(c, session.token, session.expiresAt);
     return c.redirect(SIGNED_IN_REDIRECT, 302);
   });
 };
-
-/** The OAuth app's credentials; GitHub sign-in is a 404 where they are not configured. */
-async function gitHubApp(c: Ctx): Promise<GitHubApp> {
-  const { config } = c.var.deps;
-  const clientId = config.github.clientId;
-  const clientSecret = clientId ? await readSecret(config.github.clientSecret, config.region) : undefined;
-  if (!clientId || !clientSecret) throw notFound('GitHub sign-in is not configured');
-  return { config: config.github, clientId, clientSecret };
-}
 
 /** Where GitHub sends the browser back: the site's own origin, as registered in the OAuth app. */
 function callbackUrl(c: Ctx): string {

@@ -1,19 +1,14 @@
-import { notFound } from '#core/errors';
 import { devLoginBodySchema } from '#core/schemas';
-import { readBody } from '../body.ts';
+import { signInDev, signOut } from '../../services/sign-in.ts';
 import { clearSessionCookie, requireSession, sessionToken, setSessionCookie } from '../auth.ts';
+import { readBody } from '../body.ts';
 import type { RouteGroup } from '../env.ts';
-import { createSession, deleteSession } from '../../store/sessions.ts';
-import { upsertUser } from '../../store/users.ts';
 
-/** Sign-in, the current user and sign-out (DESIGN.md §3). GitHub sign-in lives in github-auth. */
-export const authRoutes: RouteGroup = (app) => {
+/** Sign-in, the current user and sign-out (docs/api.md). GitHub sign-in is in github-sign-in.ts. */
+export const signInRoutes: RouteGroup = (app) => {
   app.post('/api/auth/dev-login', async (c) => {
-    const { config, db, clock } = c.var.deps;
-    if (!config.devLogin) throw notFound('Dev sign-in is disabled');
     const { login } = await readBody(c, devLoginBodySchema);
-    const user = await upsertUser(db, { id: `dev:${login.toLowerCase()}`, login }, clock());
-    const session = await createSession(db, user.id, clock());
+    const { user, session } = await signInDev(c.var.deps, login);
     setSessionCookie(c, session.token, session.expiresAt);
     return c.json({ user });
   });
@@ -28,7 +23,7 @@ export const authRoutes: RouteGroup = (app) => {
 
   app.post('/api/auth/logout', async (c) => {
     await requireSession(c);
-    await deleteSession(c.var.deps.db, sessionToken(c)!);
+    await signOut(c.var.deps, sessionToken(c)!);
     clearSessionCookie(c);
     return c.body(null, 204);
   });

@@ -1,0 +1,54 @@
+/**
+ * Every key of the single table, in one place: the partition-key prefixes (which the stack's
+ * least-privilege policies and the stream filter name too) and the key of each kind of item.
+ * Entity files build their items from these; nothing else spells a prefix.
+ */
+export const prefix = {
+  /** A skill's partition: META and one item per version. */
+  skill: 'SKILL#',
+  /** A slug's claim, unique across skills. */
+  slug: 'SLUG#',
+  /** GSI partition: an author's skills. */
+  author: 'AUTHOR#',
+  user: 'USER#',
+  /** A login's claim, so a login names one user. */
+  login: 'LOGIN#',
+  session: 'SESSION#',
+  apiKey: 'APIKEY#',
+  /** GSI partition: a user's API keys. */
+  apiKeysOf: 'KEYS#',
+  downloadToken: 'TOKEN#',
+  /** GSI partition: a skill's download tokens. */
+  downloadTokensOf: 'TOKENS#',
+  grant: 'GRANT#',
+  /** GSI partition: a skill's grants. */
+  grantsOf: 'GRANTS#',
+  /** A skill's install counters, one item per UTC day. */
+  installs: 'DL#',
+  /** The publish rate limit of an author account. */
+  rateLimit: 'RL#',
+  lock: 'LOCK#',
+} as const;
+
+/** Sort-key prefixes inside a partition. */
+export const sortPrefix = { version: 'VERSION#', day: 'DAY#' } as const;
+
+export type ItemKey = { pk: string; sk: string };
+
+export const skillKey = (id: string): ItemKey => ({ pk: prefix.skill + id, sk: 'META' });
+export const versionKey = (skillId: string, version: string): ItemKey => ({ pk: prefix.skill + skillId, sk: sortPrefix.version + version });
+export const slugKey = (slug: string): ItemKey => ({ pk: prefix.slug + slug, sk: 'SLUG' });
+export const userKey = (id: string): ItemKey => ({ pk: prefix.user + id, sk: 'USER' });
+export const loginKey = (login: string): ItemKey => ({ pk: prefix.login + login.toLowerCase(), sk: 'LOGIN' });
+export const sessionKey = (tokenHash: string): ItemKey => ({ pk: prefix.session + tokenHash, sk: 'SESSION' });
+export const apiKeyKey = (keyHash: string): ItemKey => ({ pk: prefix.apiKey + keyHash, sk: 'APIKEY' });
+export const downloadTokenKey = (tokenHash: string): ItemKey => ({ pk: prefix.downloadToken + tokenHash, sk: 'TOKEN' });
+export const grantKey = (skillId: string, userId: string): ItemKey => ({ pk: `${prefix.grant}${skillId}#${userId}`, sk: 'GRANT' });
+export const installDayKey = (skillId: string, day: string): ItemKey => ({ pk: prefix.installs + skillId, sk: sortPrefix.day + day });
+export const rateLimitKey = (userId: string): ItemKey => ({ pk: prefix.rateLimit + userId, sk: 'PUBLISH' });
+export const lockKey = (name: string): ItemKey => ({ pk: prefix.lock + name, sk: 'LOCK' });
+
+/** The skill id of a key in a skill's partition, or undefined for any other item. */
+export function skillIdOfKey(pk: string | undefined): string | undefined {
+  return pk?.startsWith(prefix.skill) ? pk.slice(prefix.skill.length) : undefined;
+}

@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '#core/errors';
 import { hashSecret, newId, newSecret } from '../platform/secrets.ts';
@@ -19,14 +20,15 @@ const VISIBLE_PREFIX_CHARS = 7;
 /** lastUsedAt is a hint, not an audit log: refresh it at most once a minute per key. */
 const LAST_USED_GRANULARITY_MS = 60_000;
 
-export interface ApiKeyItem {
-  id: string;
-  userId: string;
-  name: string;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-}
+const apiKeyItemSchema = z.object({
+  id: z.string(),
+  userId: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullish().transform((v) => v ?? null),
+});
+export type ApiKeyItem = z.output<typeof apiKeyItemSchema>;
 
 export interface CreatedApiKey {
   id: string;
@@ -137,12 +139,5 @@ export async function revokeApiKey(db: Db, userId: string, id: string): Promise<
 }
 
 function toApiKeyItem(raw: Record<string, unknown>): ApiKeyItem {
-  return {
-    id: raw.id as string,
-    userId: raw.userId as string,
-    name: raw.name as string,
-    prefix: raw.prefix as string,
-    createdAt: raw.createdAt as string,
-    lastUsedAt: (raw.lastUsedAt as string | null | undefined) ?? null,
-  };
+  return apiKeyItemSchema.parse(raw);
 }

@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '#core/errors';
 import type { TokenFacts } from '#core/paid-access';
@@ -18,12 +19,18 @@ export const DOWNLOAD_TOKEN_PREFIX = 'dt_';
 /** Token ids are 16 characters; a longer one names nothing and must not reach DynamoDB's key limit. */
 const MAX_ID_CHARS = 64;
 
-export interface DownloadTokenItem extends TokenFacts {
-  id: string;
-  createdBy: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-}
+const downloadTokenItemSchema = z.object({
+  id: z.string(),
+  skillId: z.string(),
+  createdBy: z.string(),
+  createdAt: z.string(),
+  /** Epoch seconds, also the table's TTL attribute. */
+  expiresAt: z.number(),
+  maxUses: z.number().nullish().transform((v) => v ?? null),
+  uses: z.number().default(0),
+  lastUsedAt: z.string().nullish().transform((v) => v ?? null),
+});
+export type DownloadTokenItem = z.output<typeof downloadTokenItemSchema> & TokenFacts;
 
 export interface CreatedDownloadToken {
   id: string;
@@ -104,14 +111,5 @@ export async function revokeDownloadToken(db: Db, skillId: string, id: string): 
 }
 
 function toTokenItem(raw: Record<string, unknown>): DownloadTokenItem {
-  return {
-    id: raw.id as string,
-    skillId: raw.skillId as string,
-    createdBy: raw.createdBy as string,
-    createdAt: raw.createdAt as string,
-    expiresAt: raw.expiresAt as number,
-    maxUses: (raw.maxUses as number | undefined) ?? null,
-    uses: (raw.uses as number | undefined) ?? 0,
-    lastUsedAt: (raw.lastUsedAt as string | undefined) ?? null,
-  };
+  return downloadTokenItemSchema.parse(raw);
 }

@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '#core/errors';
 import { LOGIN_PATTERN } from '#core/schemas';
@@ -12,13 +13,14 @@ import { grantKey, prefix } from './keys.ts';
 
 const skillPartition = (skillId: string) => prefix.grantsOf + skillId;
 
-export interface GrantItem {
-  skillId: string;
-  userId: string;
-  login: string;
-  grantedBy: string;
-  grantedAt: string;
-}
+const grantItemSchema = z.object({
+  skillId: z.string(),
+  userId: z.string(),
+  login: z.string(),
+  grantedBy: z.string(),
+  grantedAt: z.string(),
+});
+export type GrantItem = z.output<typeof grantItemSchema>;
 
 /** Grants access; granting again keeps the first grant (and its date) and returns it. */
 export async function putGrant(db: Db, grant: GrantItem): Promise<GrantItem> {
@@ -57,11 +59,5 @@ export async function revokeGrant(db: Db, skillId: string, login: string): Promi
 }
 
 function toGrantItem(raw: Record<string, unknown>): GrantItem {
-  return {
-    skillId: raw.skillId as string,
-    userId: raw.userId as string,
-    login: raw.login as string,
-    grantedBy: raw.grantedBy as string,
-    grantedAt: raw.grantedAt as string,
-  };
+  return grantItemSchema.parse(raw);
 }

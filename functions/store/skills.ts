@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError } from '#core/errors';
 import { isRelease, releaseKey } from '#core/semver-order';
@@ -17,38 +18,46 @@ const authorPartition = (userId: string) => prefix.author + userId;
 /** A slug claim with no META behind it this long after claiming is a crashed publish's leftover. */
 const ORPHAN_CLAIM_MS = 60_000;
 
-export interface SkillItem {
-  id: string;
-  slug: string;
-  name: string;
-  description: string;
-  category: string;
-  authorId: string;
-  authorLogin: string;
-  paid: boolean;
-  formats: string[];
-  currentVersion: string;
-  createdAt: string;
-  updatedAt: string;
-}
+/** A skill's META item: its listing and current version. Reading one checks its shape. */
+const skillItemSchema = z.object({
+  id: z.string(),
+  slug: z.string(),
+  name: z.string(),
+  description: z.string(),
+  category: z.string(),
+  authorId: z.string(),
+  authorLogin: z.string(),
+  paid: z.boolean(),
+  formats: z.array(z.string()),
+  currentVersion: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type SkillItem = z.output<typeof skillItemSchema>;
 
-export interface StoredFile {
-  filename: string;
-  size: number;
-  sha256: string;
-  encoding: 'utf8' | 'base64';
-}
+const storedFileSchema = z.object({
+  filename: z.string(),
+  size: z.number(),
+  sha256: z.string(),
+  encoding: z.enum(['utf8', 'base64']),
+});
+export type StoredFile = z.output<typeof storedFileSchema>;
 
-export interface VersionItem {
-  skillId: string;
-  version: string;
-  changelog: string;
-  publishedAt: string;
-  files: StoredFile[];
-  dependencies: Record<string, string>;
+/** A version item: immutable once written. */
+const versionItemSchema = z.object({
+  skillId: z.string(),
+  version: z.string(),
+  changelog: z.string(),
+  publishedAt: z.string(),
+  files: z.array(storedFileSchema),
+  dependencies: z.record(z.string(), z.string()).default({}),
   /** `sha256-<base64>` of the canonical bundle. */
-  integrity: string;
-}
+  integrity: z.string(),
+});
+export type VersionItem = z.output<typeof versionItemSchema>;
+
+/** A slug's claim: which skill holds it, and since when (a claim with no skill behind it expires). */
+const slugClaimSchema = z.object({ skillId: z.string(), authorId: z.string().optional(), claimedAt: z.string() });
 
 /** The stored form of each item, shared by the conditional writes here and bulk seeding. */
 export const skillRecord = (skill: SkillItem) => ({
@@ -71,8 +80,7 @@ export async function getSkill(db: Db, id: string): Promise<SkillItem | undefine
 }
 
 export async function skillIdForSlug(db: Db, slug: string): Promise<string | undefined> {
-  const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: slugKey(slug), ConsistentRead: true }));
-  return Item?.skillId as string | undefined;
+  return (await getSlugClaim(db, slug))?.skillId;
 }
 
 /** Which of `slugs` are claimed by a skill: one BatchGetItem per 100 slugs. */
@@ -81,10 +89,6 @@ export async function existingSlugs(db: Db, slugs: string[]): Promise<Set<string
   return new Set(found.map((item) => (item.pk as string).slice(prefix.slug.length)));
 }
 
-export async function getSkillBySlug(db: Db, slug: string): Promise<SkillItem | undefined> {
-  const id = await skillIdForSlug(db, slug);
-  return id ? getSkill(db, id) : undefined;
-}
 
 /**
  * Claims `slug` for a new skill. Throws slug_taken when another skill holds it, unless that
@@ -93,9 +97,9 @@ export async function getSkillBySlug(db: Db, slug: string): Promise<SkillItem | 
 export async function claimSlug(db: Db, slug: string, skillId: string, authorId: string, now: Date): Promise<void> {
   const item = slugRecord(slug, skillId, authorId, now);
   if (await writeIf(db, new PutCommand({ TableName: db.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }))) return;
-  const { Item: held } = await db.doc.send(new GetCommand({ TableName: db.table, Key: slugKey(slug), ConsistentRead: true }));
-  const holder = held ? await getSkill(db, held.skillId as string) : undefined;
-  const orphan = held && !holder && now.getTime() - Date.parse(held.claimedAt as string) > ORPHAN_CLAIM_MS;
+  const held = await getSlugClaim(db, slug);
+  const holder = held ? await getSkill(db, held.skillId) : undefined;
+  const orphan = held && !holder && now.getTime() - Date.parse(held.claimedAt) > ORPHAN_CLAIM_MS;
   if (!orphan) throw slugTaken(slug, holder, authorId);
   try {
     await db.doc.send(
@@ -114,10 +118,15 @@ export async function claimSlug(db: Db, slug: string, skillId: string, authorId:
 
 /** Throws slug_taken when `slug` is held by another skill; read-only, for failing early. */
 export async function assertSlugFree(db: Db, slug: string, callerId: string, now: Date): Promise<void> {
-  const { Item: held } = await db.doc.send(new GetCommand({ TableName: db.table, Key: slugKey(slug), ConsistentRead: true }));
+  const held = await getSlugClaim(db, slug);
   if (!held) return;
-  const holder = await getSkill(db, held.skillId as string);
-  if (holder || now.getTime() - Date.parse(held.claimedAt as string) <= ORPHAN_CLAIM_MS) throw slugTaken(slug, holder, callerId);
+  const holder = await getSkill(db, held.skillId);
+  if (holder || now.getTime() - Date.parse(held.claimedAt) <= ORPHAN_CLAIM_MS) throw slugTaken(slug, holder, callerId);
+}
+
+async function getSlugClaim(db: Db, slug: string): Promise<z.output<typeof slugClaimSchema> | undefined> {
+  const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: slugKey(slug), ConsistentRead: true }));
+  return Item && slugClaimSchema.parse(Item);
 }
 
 function slugTaken(slug: string, holder: SkillItem | undefined, callerId: string): DomainError {
@@ -295,52 +304,6 @@ export async function* scanSkills(db: Db): AsyncGenerator<SkillItem[]> {
   } while (ExclusiveStartKey);
 }
 
-export function toSkillItem(raw: Record<string, unknown>): SkillItem {
-  return {
-    id: raw.id as string,
-    slug: raw.slug as string,
-    name: raw.name as string,
-    description: raw.description as string,
-    category: raw.category as string,
-    authorId: raw.authorId as string,
-    authorLogin: raw.authorLogin as string,
-    paid: raw.paid as boolean,
-    formats: raw.formats as string[],
-    currentVersion: raw.currentVersion as string,
-    createdAt: raw.createdAt as string,
-    updatedAt: raw.updatedAt as string,
-  };
-}
+export const toSkillItem = (raw: Record<string, unknown>): SkillItem => skillItemSchema.parse(raw);
+export const toVersionItem = (raw: Record<string, unknown>): VersionItem => versionItemSchema.parse(raw);
 
-export function toVersionItem(raw: Record<string, unknown>): VersionItem {
-  return {
-    skillId: raw.skillId as string,
-    version: raw.version as string,
-    changelog: raw.changelog as string,
-    publishedAt: raw.publishedAt as string,
-    files: raw.files as StoredFile[],
-    dependencies: (raw.dependencies as Record<string, string> | undefined) ?? {},
-    integrity: raw.integrity as string,
-  };
-}
-
-/** Test builder for a skill item. */
-export function makeSkill(overrides: Partial<SkillItem> = {}): SkillItem {
-  const id = overrides.id ?? crypto.randomUUID();
-  const now = new Date().toISOString();
-  return {
-    id,
-    slug: `skill-${id.slice(0, 8)}`,
-    name: 'A skill',
-    description: 'Does a thing',
-    category: 'testing',
-    authorId: 'dev:alice',
-    authorLogin: 'alice',
-    paid: false,
-    formats: ['agent-skills'],
-    currentVersion: '1.0.0',
-    createdAt: now,
-    updatedAt: now,
-    ...overrides,
-  };
-}

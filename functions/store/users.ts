@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { User } from '#core/schemas';
 import type { Db } from './db.ts';
@@ -6,9 +7,16 @@ import { loginKey, userKey } from './keys.ts';
 /** Users, and the login → id index that grants use. */
 
 
-export interface UserItem extends User {
-  createdAt: string;
-}
+const userItemSchema = z.object({
+  id: z.string(),
+  login: z.string(),
+  name: z.string().optional(),
+  avatarUrl: z.string().optional(),
+  createdAt: z.string(),
+});
+export type UserItem = z.output<typeof userItemSchema>;
+/** The login index: which user holds a login now. */
+const loginClaimSchema = z.object({ userId: z.string() });
 
 /** Creates or refreshes a user and its login index (the login of an id may change on GitHub). */
 export async function upsertUser(db: Db, user: User, now: Date): Promise<User> {
@@ -25,24 +33,15 @@ export async function getUser(db: Db, id: string): Promise<UserItem | undefined>
 }
 
 /** A user item as stored (without its table keys). */
-export function toUserItem(raw: Record<string, unknown>): UserItem {
-  const { pk: _pk, sk: _sk, ...item } = raw;
-  return item as unknown as UserItem;
-}
+export const toUserItem = (raw: Record<string, unknown>): UserItem => userItemSchema.parse(raw);
 
 export async function findUserByLogin(db: Db, login: string): Promise<UserItem | undefined> {
   const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: loginKey(login), ConsistentRead: true }));
   if (!Item) return undefined;
-  const user = await getUser(db, Item.userId as string);
+  const user = await getUser(db, loginClaimSchema.parse(Item).userId);
   return user && user.login.toLowerCase() === login.toLowerCase() ? user : undefined;
 }
 
 export function toUser(item: UserItem): User {
   return { id: item.id, login: item.login, ...(item.name ? { name: item.name } : {}), ...(item.avatarUrl ? { avatarUrl: item.avatarUrl } : {}) };
-}
-
-/** Test builder. */
-export function makeUser(overrides: Partial<User> = {}): User {
-  const login = overrides.login ?? `user${Math.random().toString(36).slice(2, 8)}`;
-  return { id: `dev:${login.toLowerCase()}`, login, ...overrides };
 }

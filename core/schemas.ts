@@ -257,6 +257,31 @@ export const errorBodySchema = z.object({
   error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }),
 });
 
+export const failingRebuildSchema = z.object({
+  skillId: z.string(),
+  slug: z.string().optional().describe('absent when the skill could not even be read'),
+  stage: z.enum(['files', 'indexes']).describe("files: the skill's registry documents and bundles; indexes: its catalog and discovery entries"),
+  attempts: z.number().int().describe('failed attempts in a row'),
+  since: z.string().describe('when the first of them failed (ISO 8601)'),
+  error: z.object({ code: z.string(), message: z.string() }).describe('the last failure'),
+});
+export type FailingRebuild = z.output<typeof failingRebuildSchema>;
+
+/** How many failing skills `/api/health` lists; `rebuild.failing` still counts them all. */
+export const HEALTH_LISTS_AT_MOST = 50;
+
+export const healthSchema = z.object({
+  status: z.enum(['ok', 'degraded']),
+  rebuild: z
+    .object({
+      failing: z.number().int().describe('how many skills are failing to rebuild'),
+      skills: z.array(failingRebuildSchema).describe(`the longest failing first, at most ${HEALTH_LISTS_AT_MOST}`),
+    })
+    .optional()
+    .describe('degraded only: the skills whose static files are behind because their rebuild keeps failing (each is retried with backoff)'),
+});
+export type Health = z.output<typeof healthSchema>;
+
 /** Turns zod issues into the `details` of an invalid_request error. */
 export function issueDetails(error: z.ZodError): { issues: { path: (string | number)[]; message: string }[] } {
   return {

@@ -237,11 +237,18 @@ export class SkillpressStack extends Stack {
       evaluationPeriods: 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+    // The handler rebuilds every skill of a batch on its own and reports the records of the skills
+    // that failed (a partial batch response): Lambda checkpoints before the first of them and, with
+    // bisect on, retries from there only, so the rest of the batch is not held. A record that fails
+    // every retry (five: enough for a passing S3 or DynamoDB error) is dead-lettered and the shard
+    // moves on within minutes; the maximum age is the backstop for an invocation that never ends
+    // (a timeout), not the usual way out. The daily full rebuild retries the skill whatever happened.
     fn.addEventSource(
       new DynamoEventSource(this.table, {
         startingPosition: lambda.StartingPosition.TRIM_HORIZON,
         batchSize: 100,
         maxBatchingWindow: Duration.seconds(5),
+        reportBatchItemFailures: true,
         bisectBatchOnError: true,
         retryAttempts: 5,
         maxRecordAge: Duration.hours(24),

@@ -1,14 +1,23 @@
 import { Rebuilder } from '#functions/rebuild/rebuilder';
+import { describeFailure } from '#functions/rebuild/skill-failure';
 import { withTargetDeps } from './target-deps.ts';
 
 /**
  * `npm run rebuild`: regenerates every static file from DynamoDB — the repair path. Locally it
  * runs against the embedded services over DATA_DIR (stop `npm start` first: both would open the
  * same store); with SKILLPRESS_TARGET=aws and AWS credentials it rebuilds on AWS.
+ *
+ * A skill it cannot rebuild does not stop it: every other skill and both indexes are written,
+ * the skills that failed are printed, and it exits with 1, because a repair that left skills
+ * unrepaired should not look like success to whoever (or whatever script) ran it.
  */
 await withTargetDeps(async (deps) => {
   const started = performance.now();
-  const { skills, written } = await new Rebuilder(deps).rebuildAll();
+  const { skills, written, failed } = await new Rebuilder(deps).rebuildAll();
   const seconds = (performance.now() - started) / 1000;
   console.log(`Rebuilt ${skills} skills in ${seconds.toFixed(2)} s (${written} files written)`);
+  if (failed.length === 0) return;
+  console.error(`Could not rebuild ${failed.length} skills; their static files and index entries stay as they were:`);
+  for (const failure of failed) console.error(`  ${describeFailure(failure)}`);
+  process.exitCode = 1;
 });

@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import { configFromEnv } from '#functions/platform/config';
+import { describeFailure } from '#functions/rebuild/skill-failure';
 import { markCleanStop, takeLastStop } from './local/clean-stop.ts';
 import { serveApp } from './local/http-server.ts';
 import { ensureStorage, startEmbeddedServices } from './local/stack.ts';
@@ -42,8 +43,13 @@ if (lastStop !== 'clean') {
   // them), and a run that crashed may have lost the rebuilds of its last writes: the full
   // rebuild writes both, from whatever DynamoDB holds.
   const started = performance.now();
-  const { skills } = await runtime.rebuildAll();
+  const { skills, failed } = await runtime.rebuildAll();
   if (lastStop === 'unclean') console.log(`Skillpress did not stop cleanly last time; rebuilt the static files of ${skills} skills in ${Math.round(performance.now() - started)} ms`);
+  // Those skills keep their old files; the rebuild retries them while the rest is served.
+  if (failed.length > 0) {
+    console.log(`Skillpress could not rebuild ${failed.length} skills; serving everything else and retrying them (GET /api/health lists them):`);
+    for (const failure of failed) console.log(`  ${describeFailure(failure)}`);
+  }
 }
 const app = runtime.app;
 await runtime.site?.start();
@@ -57,10 +63,12 @@ async function stop(): Promise<void> {
   stopping = true;
   server.close();
   await runtime.site?.stop();
-  const drained = await Promise.race([runtime.idle().then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 5000))]);
+  // A skill that keeps failing would hold the stop for the whole wait; the next start's full rebuild retries it.
+  const failing = runtime.deps.failingRebuilds().length > 0;
+  const drained = !failing && (await Promise.race([runtime.idle().then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 5000))]));
   await runtime.close();
   await services.stop();
-  // Rebuilds still pending after 5 s are left to the next start's repair.
+  // Rebuilds still pending after 5 s, or failing, are left to the next start's repair.
   if (drained) markCleanStop(dataDir);
   process.exit(0);
 }

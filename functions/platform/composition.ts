@@ -1,4 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { FailingRebuild } from '#core/schemas';
 import { BlobCache } from '../content/blob-cache.ts';
 import type { Blobs } from '../content/blobs.ts';
 import { createS3 } from '../content/s3.ts';
@@ -24,6 +25,12 @@ export interface Deps {
    * and this does nothing; locally it runs the rebuild in-process (dynalite has no streams).
    */
   changed: (skillIds: string[]) => void;
+  /**
+   * The skills whose rebuild keeps failing, for `/api/health`. Locally the rebuild's trigger
+   * knows them; on AWS the rebuild runs in its own Lambda, whose failed records go to the
+   * stream's dead-letter queue and its alarm, and this is empty.
+   */
+  failingRebuilds: () => FailingRebuild[];
   /** Skills and version payloads kept between deliveries. */
   delivery: DeliveryCache;
   /** Install counts, written behind the delivery response; flushed before a Lambda returns. */
@@ -53,6 +60,7 @@ export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config
       delivery.forget(ids);
       changed(ids);
     },
+    failingRebuilds: overrides.failingRebuilds ?? (() => []),
     delivery,
     downloads: overrides.downloads ?? new DownloadCounter(db, log),
   };

@@ -23,6 +23,7 @@ import type { Deps } from '../platform/composition.ts';
 import { withLock } from '../store/locks.ts';
 import type { VersionItem } from '../store/skills.ts';
 import { scanSkillStates } from './scan.ts';
+import { type EachSkill, eachSkill, type SkillFailure, type SkillRef } from './skill-failure.ts';
 import { loadSkillState, repairCurrentVersion, type SkillState } from './skill-state.ts';
 
 /**
@@ -50,6 +51,11 @@ export class Rebuilder {
    * when another rebuilder already handled the same change; the same bytes again are harmless).
    */
   private readonly startedAt: number;
+  /**
+   * Skills the full rebuild could not rebuild: some of their bundles may be missing, whatever
+   * {@link RebuilderOptions.bundlesCompleteAtStart} says, so their bundles are looked up.
+   */
+  private readonly notRebuilt = new Set<string>();
 
   constructor(
     private readonly deps: Deps,
@@ -61,78 +67,109 @@ export class Rebuilder {
   /**
    * Rebuilds the files of `skillIds`, then their entries in the catalog and discovery index
    * ({@link rebuildFiles} then {@link rebuildIndexes}: the stream Lambda runs both per batch).
+   * Gives the skills that failed; every other skill is rebuilt and indexed all the same.
    */
-  async rebuild(skillIds: Iterable<string>): Promise<void> {
-    await this.rebuildIndexes(await this.rebuildFiles(skillIds));
+  async rebuild(skillIds: Iterable<string>): Promise<SkillFailure[]> {
+    const { states, failed } = await this.rebuildFiles(skillIds);
+    return [...failed, ...(await this.rebuildIndexes(states))];
   }
 
   /**
-   * Rebuilds each skill's own files (bundles before the registry documents that point at them)
-   * and returns the skills as read, for {@link rebuildIndexes}. Skills without a published
-   * version are left out.
+   * Rebuilds each skill's own files (bundles before the registry documents that point at them),
+   * each skill on its own, and returns the skills rebuilt, as read, for {@link rebuildIndexes},
+   * and those that failed. Skills without a published version are in neither.
    */
-  async rebuildFiles(skillIds: Iterable<string>): Promise<SkillState[]> {
+  async rebuildFiles(skillIds: Iterable<string>): Promise<RebuiltFiles> {
     const started = performance.now();
-    const states = (await mapLimit([...new Set(skillIds)], 8, (id) => loadSkillState(this.deps.db, id))).filter((s): s is SkillState => s !== undefined);
-    await mapLimit(states, 8, (state) => this.writeSkillFiles(state));
-    this.deps.log.debug('rebuilt files', { skills: states.length, ms: Math.round(performance.now() - started) });
-    return states;
+    const read = await eachSkill([...new Set(skillIds)], 8, (skillId) => ({ skillId }), (id) => loadSkillState(this.deps.db, id));
+    const published = [...read.built.values()].filter((s): s is SkillState => s !== undefined);
+    const written = await eachSkill(published, 8, skillOf, (state) => this.writeSkillFiles(state));
+    const states = [...written.built.keys()];
+    this.deps.log.debug('rebuilt files', { skills: states.length, failed: read.failed.length + written.failed.length, ms: Math.round(performance.now() - started) });
+    return { states, failed: [...read.failed, ...written.failed] };
   }
 
   /**
    * Sets the skills' entries in the catalog and the discovery index, writing each free skill's
    * archive before the index that points at it. `states` must be as {@link rebuildFiles} read
-   * them: their files are in the bucket.
+   * them: their files are in the bucket. A skill whose archive cannot be written keeps the
+   * discovery entry it had (its older archive is still there) and is returned as failed; the
+   * others are indexed. A failure of the indexes themselves (the lock, the catalog write) throws.
    */
-  async rebuildIndexes(states: SkillState[]): Promise<void> {
-    if (states.length === 0) return;
+  async rebuildIndexes(states: SkillState[]): Promise<SkillFailure[]> {
+    if (states.length === 0) return [];
     const started = performance.now();
     // Only the discovery index points at archives: they are written while the catalog is patched.
-    const archived = mapLimit(states, 8, (state) => this.archiveEntry(state, this.discovery?.list.get(state.skill.slug)));
-    archived.catch(() => {}); // awaited in patchIndexes, whose failure fails the rebuild
+    const archived = eachSkill(states, 8, skillOf, (state) => this.archiveEntry(state, this.discovery?.list.get(state.skill.slug)));
     await this.patchIndexes(states, archived);
-    this.deps.log.debug('rebuilt indexes', { skills: states.length, ms: Math.round(performance.now() - started) });
+    const { failed } = await archived;
+    this.deps.log.debug('rebuilt indexes', { skills: states.length, failed: failed.length, ms: Math.round(performance.now() - started) });
+    return failed;
   }
 
-  /** Regenerates every skill's files and both indexes from DynamoDB: the repair path. */
+  /**
+   * Regenerates every skill's files and both indexes from DynamoDB: the repair path. A skill
+   * that cannot be rebuilt is reported and keeps the index entries it had; every other skill and
+   * both indexes are rebuilt all the same.
+   */
   async rebuildAll(): Promise<RebuildReport> {
-    const states = await this.scanAll();
+    const scanned = await scanSkillStates(this.deps.db);
+    const { built, failed: unread } = await eachSkill(scanned, 16, skillOf, (state) => repairCurrentVersion(this.deps.db, state));
     // Counts every object this run writes (bundles, registry files, archives, indexes).
     let written = 0;
     const stopCounting = this.deps.staticStore.onWrite(() => (written += 1));
     try {
-      await this.regenerate(states);
+      const { rebuilt, failed } = await this.regenerate([...built.values()], unread);
+      for (const { skillId } of failed) this.notRebuilt.add(skillId);
+      return { skills: rebuilt, written, failed };
     } finally {
       stopCounting();
     }
-    return { skills: states.length, written };
   }
 
-  private async regenerate(states: SkillState[]): Promise<void> {
+  /**
+   * Writes every skill's files, then both indexes from scratch. The skills of `unread` (and those
+   * that fail here) keep the entries the indexes had for them: a skill that cannot be rebuilt
+   * stays listed as it was rather than vanish.
+   */
+  private async regenerate(states: SkillState[], unread: SkillFailure[]): Promise<{ rebuilt: number; failed: SkillFailure[] }> {
     const existing = await this.deps.staticStore.list('');
     for (const key of existing.keys()) if (key.startsWith('bundles/')) this.bundled.add(key);
     const putIfChanged = async (key: string, body: string) => {
       if (existing.get(key) === md5(body)) return;
       await this.deps.staticStore.put(key, body);
     };
-    await mapLimit(states, 32, async (state) => {
+    const files = await eachSkill(states, 32, skillOf, async (state) => {
       await this.writeBundles(state, existing);
       await putIfChanged(registryKey(state.skill.slug), canonicalJson(registryDocument(state.skill, state.versions)));
       await putIfChanged(versionsKey(state.skill.slug), canonicalJson(versionsDocument(state.skill, state.versions)));
     });
+    const rebuilt = [...files.built.keys()];
+    let failed = [...unread, ...files.failed];
     await withLock(this.deps.db, 'static-indexes', async (lease) => {
-      let previous = discoveryList();
-      try {
-        previous = (await this.loadIndex(DISCOVERY_INDEX_KEY, undefined, parseDiscovery)).list;
-      } catch {
-        // a damaged index is rebuilt from scratch
+      const [previousCatalog, previousDiscovery] = await Promise.all([this.loadPrevious(CATALOG_KEY, parseCatalog), this.loadPrevious(DISCOVERY_INDEX_KEY, parseDiscovery)]);
+      const archived = await eachSkill(rebuilt, 32, skillOf, (state) => this.archiveEntry(state, previousDiscovery.get(state.skill.slug), existing));
+      failed = [...failed, ...archived.failed];
+      const catalog = catalogList(rebuilt.map((s) => catalogEntry(s.skill, s.skill.currentVersion)));
+      const discovery = discoveryList([...archived.built.values()].filter((e): e is DiscoveryEntry => e !== undefined));
+      for (const { slug } of failed) {
+        if (slug === undefined) continue;
+        keepEntry(catalog, previousCatalog, slug);
+        keepEntry(discovery, previousDiscovery, slug);
       }
-      const entries = await mapLimit(states, 32, (state) => this.archiveEntry(state, previous.get(state.skill.slug), existing));
-      const catalog = catalogList(states.map((s) => catalogEntry(s.skill, s.skill.currentVersion)));
-      const discovery = discoveryList(entries.filter((e): e is DiscoveryEntry => e !== undefined));
       await this.writeIndexes(catalog, Promise.resolve({ list: discovery }));
       lease.leave(this.indexEtags());
     });
+    return { rebuilt: rebuilt.length, failed };
+  }
+
+  /** A shared index as the bucket holds it, for the full rebuild; empty when missing or damaged (it is rebuilt from scratch). */
+  private async loadPrevious<T>(key: string, parse: (text: string) => SortedJsonList<T>): Promise<SortedJsonList<T>> {
+    try {
+      return (await this.loadIndex(key, undefined, parse)).list;
+    } catch {
+      return parse('');
+    }
   }
 
   /** A skill's registry files: bundles of free versions (once: they are immutable), then the two registry documents. */
@@ -160,7 +197,8 @@ export class Rebuilder {
    * Which of a free skill's bundles the bucket holds, asking only about versions not known yet,
    * apart from one just published (see {@link startedAt}); versions published before the start
    * are known when the caller says the bucket was complete then
-   * ({@link RebuilderOptions.bundlesCompleteAtStart}). The skill's versions document answers
+   * ({@link RebuilderOptions.bundlesCompleteAtStart}), unless the full rebuild failed on the
+   * skill ({@link notRebuilt}). The skill's versions document answers
    * first, in one GET for any number of versions: it is written only once the bundles of every
    * version it lists are in the bucket (and a skill never turns from paid to free). Versions it
    * does not list (a rebuild failed in between, or it is missing) get a HEAD each for a few, a
@@ -170,7 +208,7 @@ export class Rebuilder {
    */
   private async presentBundles({ skill, versions }: SkillState): Promise<Set<string>> {
     const beforeStart = (v: VersionItem) => Date.parse(v.publishedAt) < this.startedAt;
-    if (this.options.bundlesCompleteAtStart) for (const v of versions) if (beforeStart(v)) this.bundled.add(bundleKey(skill.slug, v.version));
+    if (this.options.bundlesCompleteAtStart && !this.notRebuilt.has(skill.id)) for (const v of versions) if (beforeStart(v)) this.bundled.add(bundleKey(skill.slug, v.version));
     const last = versions.reduce((a, b) => (b.publishedAt > a.publishedAt ? b : a));
     const unknownOf = (candidates: VersionItem[]) => candidates.map((v) => bundleKey(skill.slug, v.version)).filter((key) => !this.bundled.has(key));
     const older = versions.filter((v) => v !== last || beforeStart(v));
@@ -230,9 +268,10 @@ export class Rebuilder {
   /**
    * Sets the skills' entries in both shared indexes under the lease lock, and writes them: the
    * catalog at once, the discovery index once the skills' archives (`archived`, each skill's
-   * discovery entry or undefined for a paid skill) are in the bucket.
+   * discovery entry or undefined for a paid skill, and the skills whose archive failed) are in
+   * the bucket.
    */
-  private async patchIndexes(states: SkillState[], archived: Promise<(DiscoveryEntry | undefined)[]>): Promise<void> {
+  private async patchIndexes(states: SkillState[], archived: Promise<EachSkill<SkillState, DiscoveryEntry | undefined>>): Promise<void> {
     await withLock(this.deps.db, 'static-indexes', async (lease) => {
       try {
         const [catalog, discovery] = await Promise.all([
@@ -240,9 +279,9 @@ export class Rebuilder {
           this.loadIndex(DISCOVERY_INDEX_KEY, this.discovery, parseDiscovery, lease.previous),
         ]);
         for (const { skill } of states) catalog.list.set(catalogEntry(skill, skill.currentVersion));
-        const patched = archived.then((entries) => {
-          for (const [i, { skill }] of states.entries()) {
-            const entry = entries[i];
+        // A skill whose archive failed is not in `built`: its entry stays as it was.
+        const patched = archived.then(({ built }) => {
+          for (const [{ skill }, entry] of built) {
             if (entry) discovery.list.set(entry);
             else discovery.list.delete(skill.slug);
           }
@@ -297,10 +336,6 @@ export class Rebuilder {
     return { list: parse(bytes), etag: stored.etag, bytes };
   }
 
-  private async scanAll(): Promise<SkillState[]> {
-    const states = await scanSkillStates(this.deps.db);
-    return mapLimit(states, 16, (state) => repairCurrentVersion(this.deps.db, state));
-  }
 }
 
 export interface RebuilderOptions {
@@ -315,11 +350,20 @@ export interface RebuilderOptions {
   bundlesCompleteAtStart?: boolean;
 }
 
-/** What a full rebuild did: skills rebuilt, objects written (unchanged ones are skipped). */
+/** What a full rebuild did: skills rebuilt, objects written (unchanged ones are skipped), and the skills it could not rebuild. */
 export interface RebuildReport {
   skills: number;
   written: number;
+  failed: SkillFailure[];
 }
+
+/** What {@link Rebuilder.rebuildFiles} did: the skills whose files are in the bucket, as read, and those that failed. */
+export interface RebuiltFiles {
+  states: SkillState[];
+  failed: SkillFailure[];
+}
+
+const skillOf = ({ skill }: SkillState): SkillRef => ({ skillId: skill.id, slug: skill.slug });
 
 interface HeldIndex<T> {
   list: SortedJsonList<T>;
@@ -333,6 +377,12 @@ const parseDiscovery = (text: string) => discoveryList(text ? (JSON.parse(text) 
 
 /** Up to this many unknown bundles are looked up one by one; more, and the skill's folder is listed. */
 const HEAD_BUNDLES_AT_MOST = 4;
+
+/** Puts `slug`'s entry in `previous` into `list`, unless the list has one already. */
+function keepEntry<T>(list: SortedJsonList<T>, previous: SortedJsonList<T>, slug: string): void {
+  const entry = previous.get(slug);
+  if (entry && !list.get(slug)) list.set(entry);
+}
 
 function md5(body: string): string {
   return createHash('md5').update(body).digest('hex');

@@ -30,7 +30,10 @@ export interface LocalRuntime {
   site?: LocalSiteBuilder;
   /** Resolves once every committed write so far has been rebuilt (registry files, not the site) and every delivery counted. */
   idle(): Promise<void>;
-  /** The full rebuild from DynamoDB (the repair path), by the same Rebuilder as the incremental ones. */
+  /**
+   * The full rebuild from DynamoDB (the repair path), by the same Rebuilder as the incremental
+   * ones; the skills it could not rebuild are retried as failed incremental rebuilds are.
+   */
   rebuildAll(): Promise<RebuildReport>;
   /** Stops background work: retries of failed rebuilds, and the background thread. Call `idle()` first to lose nothing. */
   close(): Promise<void>;
@@ -46,6 +49,8 @@ export interface LocalRuntimeOptions {
   onBackgroundFailure?: (error: Error) => void;
   /** For the Rebuilder, in whichever thread it runs (see {@link RebuilderOptions}). */
   rebuilder?: RebuilderOptions;
+  /** The longest wait between retries of a skill whose rebuild fails: 30 s unless set (tests shorten it). */
+  maxRebuildBackoffMs?: number;
 }
 
 /** How long delivery keeps a skill's META when nothing in this process changed it. */
@@ -58,6 +63,7 @@ export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps,
     thread = new BackgroundThread(config, {
       logLevel: options.logLevel,
       rebuilder: options.rebuilder,
+      maxRebuildBackoffMs: options.maxRebuildBackoffMs,
       onWrite: (key, body) => deps.staticStore.announce(key, body),
       onRebuilt: () => site?.changed(),
       onFailure: (error) => {
@@ -73,11 +79,12 @@ export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps,
     ...(thread ? { downloads: thread } : {}),
     ...overrides,
     changed: (ids) => background!.changed(ids),
+    failingRebuilds: () => background!.failing(),
   });
   // Content a publish stored goes to the thread with the change, before it: no read back from S3.
   if (thread) deps.blobs.cache?.onStored((sha256, bytes) => thread.stored(sha256, bytes));
   const site = options.site ? new LocalSiteBuilder(deps.staticStore, config, deps.log, options.site) : undefined;
-  background = thread ?? backgroundWork(deps, () => site?.changed(), options.rebuilder);
+  background = thread ?? backgroundWork(deps, { rebuilt: () => site?.changed() }, options.rebuilder, options.maxRebuildBackoffMs);
   const cdn = new LocalCdn(deps.staticStore);
   const app = createApp(deps, [...allRoutes, cdn.routes]);
   return {

@@ -3,20 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { childPids } from '#scripts/local/server-process';
+import { ensureStorage } from '#scripts/local/stack';
+import { seedSkills } from '#scripts/seed-store';
+import { openDataDir } from '../reliability/support/store.ts';
+import { eventually } from '../support/eventually.ts';
 import { call, startServer } from '../support/server-process.ts';
+import { plantFault } from '../support/unbuildable-skill.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'skillpress-e2e-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-/** Calls `probe` until `ready` holds (a rebuild is asynchronous), for at most 10 s. */
-async function eventually<T>(probe: () => Promise<T>, ready: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await probe();
-    if (ready(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe('npm start', () => {
   it('serves an empty catalog and discovery index from a new store, before anything is published', async () => {
@@ -66,6 +61,41 @@ describe('npm start', () => {
       expect(slug.status).toBe(409);
     } finally {
       await second.stop();
+    }
+  });
+
+  it('starts, serves and takes writes when a skill in the store cannot be rebuilt, and reports that skill as degraded', async () => {
+    const poisoned = mkdtempSync(join(tmpdir(), 'skillpress-e2e-poisoned-'));
+    // A store as a crash leaves it: committed skills whose rebuild never ran, one with a version
+    // whose bundle the embedded S3 cannot store. The start runs the full rebuild over it.
+    const store = await openDataDir(poisoned);
+    await ensureStorage(store.deps.config, store.deps.s3);
+    const [bad, ...good] = await seedSkills(store.deps, { count: 3, slugPrefix: 'poisoned' });
+    await plantFault(store.deps.db, bad!.id, 'unstorable');
+    await store.stop();
+
+    const server = await startServer({ DATA_DIR: poisoned });
+    try {
+      expect(server.output()).toContain('could not rebuild 1 skills');
+      expect(server.output()).toContain(`${bad!.slug}: InternalError`);
+      for (const skill of good) expect((await call(server.baseUrl, `/api/registry/${skill.slug}`)).body?.currentVersion).toBe('1.0.0');
+      const health = await call(server.baseUrl, '/api/health');
+      expect(health.status).toBe(200);
+      expect(health.body).toMatchObject({ status: 'degraded', rebuild: { failing: 1, skills: [{ skillId: bad!.id, slug: bad!.slug, stage: 'files', error: { code: 'InternalError' } }] } });
+
+      // A new write is rebuilt and indexed while that skill keeps failing.
+      const login = await call(server.baseUrl, '/api/auth/dev-login', { method: 'POST', body: { login: 'dora' } });
+      const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+      const key = await call(server.baseUrl, '/api/api-keys', { method: 'POST', body: { name: 'ci' }, headers: { cookie, origin: server.baseUrl } });
+      const fresh = await call(server.baseUrl, '/api/publish', { method: 'POST', headers: { authorization: `Bearer ${key.body.key}` }, body: { name: 'After The Poison', description: 'd', category: 'testing' } });
+      expect(fresh.status).toBe(201);
+      const catalog = await eventually(() => call(server.baseUrl, '/.well-known/skills.json'), (r) => r.body?.skills?.some((s: { slug: string }) => s.slug === fresh.body.slug));
+      expect(catalog.body.skills.map((s: { slug: string }) => s.slug)).toEqual(expect.arrayContaining([fresh.body.slug, ...good.map((s) => s.slug)]));
+      expect((await call(server.baseUrl, '/api/health')).body.rebuild.skills.map((s: { slug: string }) => s.slug)).toEqual([bad!.slug]);
+      expect(await server.stop('SIGINT')).toBe(0);
+    } finally {
+      await server.stop('SIGKILL');
+      rmSync(poisoned, { recursive: true, force: true });
     }
   });
 

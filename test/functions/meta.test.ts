@@ -21,10 +21,10 @@ describe('meta endpoints', () => {
     expect(schema.required).toEqual(expect.arrayContaining(['name', 'description', 'category']));
   });
 
-  it('answers health checks', async () => {
+  it('answers health checks with status ok while every rebuild succeeds', async () => {
     const res = await stack.request('/api/health');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ok: true });
+    expect(await res.json()).toEqual({ status: 'ok' });
   });
 
   it('answers an unknown route or method with a 404 JSON error', async () => {

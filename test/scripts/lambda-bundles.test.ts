@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -15,7 +16,8 @@ import { httpApiEvent, routeEvent } from '../support/api-gateway-event.ts';
 import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '../support/fake-github.ts';
 import { invokeBundle, resultOf } from '../support/lambda-bundle.ts';
 import { scheduledEvent, streamRecord } from '../support/lambda-events.ts';
-import { Client, createTestStack, type TestStack } from '../support/stack.ts';
+import { Client, createTestStack, type TestStack, withKey } from '../support/stack.ts';
+import { plantFault, UNSTORABLE_VERSION } from '../support/unbuildable-skill.ts';
 
 /**
  * Every Lambda bundle, as built by `npm run build`, imported in a fresh Node process and invoked
@@ -104,7 +106,7 @@ describe('auth', () => {
     expect(resultOf(invocation, 2).statusCode).toBe(404);
     expect(bodyOf(resultOf(invocation, 2)).error.code).toBe('not_found');
     expect(resultOf(invocation, 3).statusCode).toBe(400);
-    expect(bodyOf(resultOf(invocation, 4))).toEqual({ ok: true });
+    expect(bodyOf(resultOf(invocation, 4))).toEqual({ status: 'ok' }); // the rebuild runs in its own Lambda: nothing failing here
   });
 
   it('runs GitHub sign-in end to end against the fake GitHub', async () => {
@@ -175,8 +177,8 @@ describe('the write path, the stream rebuild, delivery and the schedules', () =>
   it('rebuilds the static files from a stream batch, ignoring other entities, and dispatches the site build', async () => {
     github.dispatches.length = 0;
     const batch = { Records: [streamRecord(`SKILL#${skill.id}`, 'META'), streamRecord(`SKILL#${skill.id}`, 'VERSION#1.1.0'), streamRecord(`DL#${skill.id}`, 'TOTAL', 'MODIFY')] };
-    const invocation = await invokeBundle<void>('rebuild', [batch, { Records: [streamRecord('SESSION#x', 'SESSION', 'REMOVE')] }], env);
-    expect(invocation.results).toEqual([{}, {}]); // resolved without a value, twice
+    const invocation = await invokeBundle('rebuild', [batch, { Records: [streamRecord('SESSION#x', 'SESSION', 'REMOVE')] }], env);
+    expect(invocation.results).toEqual([{ ok: { batchItemFailures: [] } }, { ok: { batchItemFailures: [] } }]);
     const registry = JSON.parse(Buffer.from((await stack.deps.staticStore.get(registryKey(skill.slug)))!).toString('utf8'));
     expect(registry).toMatchObject({ id: skill.id, currentVersion: '1.1.0' });
     expect((await stack.deps.staticStore.get(CATALOG_KEY))?.byteLength).toBeGreaterThan(0);
@@ -206,12 +208,39 @@ describe('the write path, the stream rebuild, delivery and the schedules', () =>
     const setLock = (pending: boolean) => stack.deps.db.doc.send(new PutCommand({ TableName: stack.deps.db.table, Item: { ...siteBuildLockKey, windowEndsAt: 0, pending } }));
     await setLock(false);
     const full = await invokeBundle('full-rebuild', [scheduledEvent('DailyFullRebuild')], env);
-    expect(full.results).toEqual([{ ok: { skills: 1, written: expect.any(Number), site: 'dispatched' } }]);
+    expect(full.results).toEqual([{ ok: { skills: 1, written: expect.any(Number), failed: [], site: 'dispatched' } }]);
 
     // A build deferred by an earlier window that has ended: the flush dispatches it, once.
     await setLock(true);
     const flush = await invokeBundle('site-build', [scheduledEvent('FlushSiteBuild'), scheduledEvent('FlushSiteBuild')], env);
     expect(flush.results).toEqual([{ ok: 'dispatched' }, { ok: 'idle' }]);
     expect(github.dispatches).toHaveLength(2);
+  });
+});
+
+describe('the stream rebuild with a skill it cannot rebuild', () => {
+  it("rebuilds the batch's other skills and reports only the failing skill's first record, so the shard is not held", async () => {
+    const publish = async (name: string) => {
+      const res = await withKey(stack, key, '/api/publish', { body: { name, description: 'd', category: 'testing' } });
+      expect(res.status).toBe(201);
+      return (await res.json()) as { id: string; slug: string };
+    };
+    const good = await publish('Stream Good');
+    const bad = await publish('Stream Bad');
+    await stack.idle();
+    await plantFault(stack.deps.db, bad.id, 'unstorable');
+    await stack.deps.s3.send(new DeleteObjectCommand({ Bucket: stack.config.staticBucket, Key: registryKey(good.slug) }));
+
+    const batch = {
+      Records: [
+        streamRecord(`SKILL#${good.id}`, 'META', 'MODIFY', '100'),
+        streamRecord(`SKILL#${bad.id}`, `VERSION#${UNSTORABLE_VERSION}`, 'INSERT', '200'),
+        streamRecord(`SKILL#${bad.id}`, 'META', 'MODIFY', '300'),
+      ],
+    };
+    const invocation = await invokeBundle('rebuild', [batch], env);
+    expect(invocation.results).toEqual([{ ok: { batchItemFailures: [{ itemIdentifier: '200' }] } }]);
+    const registry = JSON.parse(Buffer.from((await stack.deps.staticStore.get(registryKey(good.slug)))!).toString('utf8'));
+    expect(registry).toMatchObject({ id: good.id, currentVersion: '1.0.0' });
   });
 });

@@ -1,7 +1,7 @@
 import type { DynamoDBRecord, ScheduledEvent } from 'aws-lambda';
 
 /** A record as DynamoDB Streams delivers it to Lambda (NEW_AND_OLD_IMAGES). */
-export function streamRecord(pk: string, sk: string, eventName: 'INSERT' | 'MODIFY' | 'REMOVE' = 'INSERT'): DynamoDBRecord {
+export function streamRecord(pk: string, sk: string, eventName: 'INSERT' | 'MODIFY' | 'REMOVE' = 'INSERT', sequenceNumber = '111'): DynamoDBRecord {
   return {
     eventID: `${pk}-${sk}`,
     eventName,
@@ -12,7 +12,7 @@ export function streamRecord(pk: string, sk: string, eventName: 'INSERT' | 'MODI
       ApproximateCreationDateTime: 1_763_000_000,
       Keys: { pk: { S: pk }, sk: { S: sk } },
       NewImage: eventName === 'REMOVE' ? undefined : { pk: { S: pk }, sk: { S: sk } },
-      SequenceNumber: '111',
+      SequenceNumber: sequenceNumber,
       SizeBytes: 26,
       StreamViewType: 'NEW_AND_OLD_IMAGES' as const,
     },

@@ -1,6 +1,7 @@
 import { access } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { Source } from '#core/install-analytics';
+import type { FailingRebuild } from '#core/schemas';
 import type { Config } from '#functions/platform/config';
 import type { RebuilderOptions, RebuildReport } from '#functions/rebuild/rebuilder';
 import type { InstallCounter } from '#functions/store/downloads';
@@ -34,17 +35,21 @@ export type Request = 'idle' | 'written' | 'flush' | 'rebuildAll' | 'close';
 export type FromWorker =
   | { kind: 'wrote'; key: string; body: Uint8Array }
   | { kind: 'rebuilt' }
+  | { kind: 'failing'; failing: FailingRebuild[] }
   | { kind: 'done'; id: number; value?: unknown; error?: string };
 
 export interface WorkerSetup {
   config: Config;
   logLevel: string;
   rebuilder: RebuilderOptions;
+  maxRebuildBackoffMs?: number;
 }
 
 export interface BackgroundThreadOptions {
   logLevel?: string;
   rebuilder?: RebuilderOptions;
+  /** The longest wait between retries of a skill whose rebuild fails (30 s unless set). */
+  maxRebuildBackoffMs?: number;
   /** A static file the thread wrote: the local CDN refreshes its copy. */
   onWrite(key: string, body: Uint8Array): void;
   /** A rebuild finished: the site may need building. */
@@ -60,9 +65,11 @@ export class BackgroundThread implements InstallCounter, BackgroundWork {
   private readonly waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   private failed?: Error;
   private closed = false;
+  /** The failing skills as the thread last reported them. */
+  private failingRebuilds: FailingRebuild[] = [];
 
   constructor(config: Config, private readonly options: BackgroundThreadOptions) {
-    const setup: WorkerSetup = { config, logLevel: options.logLevel ?? process.env.LOG_LEVEL ?? 'info', rebuilder: options.rebuilder ?? {} };
+    const setup: WorkerSetup = { config, logLevel: options.logLevel ?? process.env.LOG_LEVEL ?? 'info', rebuilder: options.rebuilder ?? {}, maxRebuildBackoffMs: options.maxRebuildBackoffMs };
     // The thread lowers its own priority, and threads inherit it from the thread that starts
     // them. libuv starts the process's shared thread pool (file system, zlib, DNS lookups) on
     // first use: if the background thread came first, requests' compression and lookups would
@@ -113,6 +120,11 @@ export class BackgroundThread implements InstallCounter, BackgroundWork {
     return this.request('rebuildAll');
   }
 
+  /** The skills whose rebuild keeps failing, as the thread last said (it says so whenever they change). */
+  failing(): FailingRebuild[] {
+    return this.failingRebuilds;
+  }
+
   /** Stops the thread; call after `idle()` to lose nothing. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -147,6 +159,7 @@ export class BackgroundThread implements InstallCounter, BackgroundWork {
   private receive(message: FromWorker): void {
     if (message.kind === 'wrote') this.options.onWrite(message.key, message.body);
     else if (message.kind === 'rebuilt') this.options.onRebuilt();
+    else if (message.kind === 'failing') this.failingRebuilds = message.failing;
     else {
       const waiter = this.waiting.get(message.id);
       this.waiting.delete(message.id);

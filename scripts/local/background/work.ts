@@ -1,22 +1,37 @@
+import type { FailingRebuild } from '#core/schemas';
 import type { Deps } from '#functions/platform/composition';
 import { LocalRebuildTrigger, type LocalRebuildTriggerOptions } from '#scripts/local/rebuild-trigger';
 import { type RebuildReport, Rebuilder, type RebuilderOptions } from '#functions/rebuild/rebuilder';
 
 /**
  * The local runtime's background work: the rebuilds that follow committed writes (coalesced by
- * the trigger, retried until they succeed) and the install counts `deps.downloads` writes.
- * The runtime runs it in its own thread (`inline`) or in the background thread's worker; both
- * build it here, so they behave alike.
+ * the trigger, each skill retried until it succeeds) and the install counts `deps.downloads`
+ * writes. The runtime runs it in its own thread (`inline`) or in the background thread's worker;
+ * both build it here, so they behave alike.
  */
 export interface BackgroundWork {
   /** Skills a committed write changed. */
   changed(ids: string[]): void;
   /** Every change named so far is rebuilt and every count added so far written. */
   idle(): Promise<void>;
-  /** The full rebuild, by the same Rebuilder as the incremental ones. */
+  /**
+   * The full rebuild, by the same Rebuilder as the incremental ones. The skills it could not
+   * rebuild are in its report and go on to the trigger, which retries them and reports them as
+   * failing.
+   */
   rebuildAll(): Promise<RebuildReport>;
+  /** The skills whose rebuild keeps failing (see {@link LocalRebuildTrigger.failing}). */
+  failing(): FailingRebuild[];
   /** Stops retrying failed rebuilds. */
   close(): Promise<void>;
+}
+
+/** What the background work tells its runtime. */
+export interface BackgroundEvents {
+  /** An index run succeeded (the site reads the catalog). */
+  rebuilt(): void;
+  /** The failing skills changed (the background thread sends them to the request thread). */
+  failingChanged?(failing: FailingRebuild[]): void;
 }
 
 /**
@@ -29,19 +44,23 @@ export interface BackgroundWork {
 const INDEX_INTERVAL_MS = 100;
 const BURST_INDEX_INTERVAL_MS = 500;
 
-/** The background work over `deps`; `rebuilt` is told after each successful index run (the site reads the catalog). */
-export function backgroundWork(deps: Deps, rebuilt: () => void, rebuilderOptions: RebuilderOptions = {}): BackgroundWork {
+/** The background work over `deps`; `maxRebuildBackoffMs` as {@link LocalRebuildTriggerOptions.maxBackoffMs}. */
+export function backgroundWork(deps: Deps, events: BackgroundEvents, rebuilderOptions: RebuilderOptions = {}, maxRebuildBackoffMs?: number): BackgroundWork {
   const rebuilder = new Rebuilder(deps, rebuilderOptions);
   const trigger = new LocalRebuildTrigger(
     {
-      files: async (ids) => new Map((await rebuilder.rebuildFiles(ids)).map((state) => [state.skill.id, state])),
+      files: async (ids) => {
+        const { states, failed } = await rebuilder.rebuildFiles(ids);
+        return { rebuilt: new Map(states.map((state) => [state.skill.id, state])), failed };
+      },
       indexes: async (states) => {
-        await rebuilder.rebuildIndexes(states);
-        rebuilt();
+        const failed = await rebuilder.rebuildIndexes(states);
+        events.rebuilt();
+        return failed;
       },
     },
     deps.log,
-    { indexIntervalMs: INDEX_INTERVAL_MS, burstIndexIntervalMs: BURST_INDEX_INTERVAL_MS },
+    { indexIntervalMs: INDEX_INTERVAL_MS, burstIndexIntervalMs: BURST_INDEX_INTERVAL_MS, maxBackoffMs: maxRebuildBackoffMs, onFailingChanged: events.failingChanged },
   );
   return {
     changed: (ids) => trigger.enqueue(ids),
@@ -49,7 +68,12 @@ export function backgroundWork(deps: Deps, rebuilt: () => void, rebuilderOptions
       await trigger.idle();
       await deps.downloads.written();
     },
-    rebuildAll: () => rebuilder.rebuildAll(),
+    rebuildAll: async () => {
+      const report = await rebuilder.rebuildAll();
+      trigger.retry(report.failed);
+      return report;
+    },
+    failing: () => trigger.failing(),
     close: async () => trigger.stop(),
   };
 }

@@ -1,5 +1,6 @@
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+import type { FailingRebuild } from '#core/schemas';
 import { createDeps } from '#functions/platform/composition';
 import { createLogger, type Level } from '#functions/platform/log';
 import type { FromWorker, Request, ToWorker, WorkerSetup } from './thread.ts';
@@ -7,7 +8,7 @@ import { backgroundWork } from './work.ts';
 
 /** The background thread's entry (see thread.ts): rebuilds and install-count writes. */
 
-const { config, logLevel, rebuilder } = (workerData as { setup: WorkerSetup }).setup;
+const { config, logLevel, rebuilder, maxRebuildBackoffMs } = (workerData as { setup: WorkerSetup }).setup;
 
 // On AWS the rebuild runs on the stream Lambda's own machine and takes no CPU from requests;
 // here it shares two cores with them, so it yields: on Linux a priority set with no pid
@@ -24,7 +25,8 @@ const send = (message: FromWorker) => port.postMessage(message);
 
 const deps = createDeps(config, { log: createLogger(logLevel as Level | 'silent') });
 deps.staticStore.onWrite((key, body) => send({ kind: 'wrote', key, body }));
-const work = backgroundWork(deps, () => send({ kind: 'rebuilt' }), rebuilder);
+const events = { rebuilt: () => send({ kind: 'rebuilt' }), failingChanged: (failing: FailingRebuild[]) => send({ kind: 'failing', failing }) };
+const work = backgroundWork(deps, events, rebuilder, maxRebuildBackoffMs);
 
 const requests: Record<Request, () => Promise<unknown>> = {
   idle: () => work.idle(),

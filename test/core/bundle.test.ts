@@ -28,6 +28,15 @@ describe('bundles', () => {
     expect(toWireFile(text('a.md', 'héllo'))).toEqual({ filename: 'a.md', content: 'héllo' });
   });
 
+  it('delivers text files byte for byte: a leading byte-order mark, CRLF and control characters stay', () => {
+    for (const content of ['\uFEFF# starts with a BOM\r\n', '\uFEFF', 'a\r\nb\u0001\u001b[2J\u007f']) {
+      const file = text('SKILL.md', content);
+      const wire = toWireFile(file);
+      expect(wire).toEqual({ filename: 'SKILL.md', content });
+      expect(Buffer.from(decodeFile(wire)!.bytes).equals(Buffer.from(file.bytes))).toBe(true);
+    }
+  });
+
   it('refuses malformed base64', () => {
     expect(decodeFile({ filename: 'x', content: 'not base64!', encoding: 'base64' })).toBeNull();
   });

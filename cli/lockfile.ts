@@ -37,17 +37,16 @@ export interface LockedSkill {
 
 export interface Lockfile {
   lockfileVersion: typeof LOCKFILE_VERSION;
-  skills: Record<string, LockedSkill>;
+  /** By slug. A Map, not an object: `constructor` is a valid slug and must not find Object's. */
+  skills: Map<string, LockedSkill>;
 }
 
 export function emptyLockfile(): Lockfile {
-  return { lockfileVersion: LOCKFILE_VERSION, skills: {} };
+  return { lockfileVersion: LOCKFILE_VERSION, skills: new Map() };
 }
 
 export function serialiseLockfile(lock: Lockfile): string {
-  const skills = Object.fromEntries(
-    Object.entries(lock.skills).map(([slug, entry]) => [slug, { ...entry, files: [...entry.files].sort(byFilename) }]),
-  );
+  const skills = Object.fromEntries([...lock.skills].map(([slug, entry]) => [slug, { ...entry, files: [...entry.files].sort(byFilename) }]));
   return readableCanonicalJson({ lockfileVersion: lock.lockfileVersion, skills });
 }
 
@@ -62,8 +61,8 @@ export function parseLockfile(text: string): Lockfile {
   if (!isObject(value) || value.lockfileVersion !== LOCKFILE_VERSION || !isObject(value.skills)) {
     throw invalid(`expected {"lockfileVersion": ${LOCKFILE_VERSION}, "skills": {...}}`);
   }
-  const skills: Record<string, LockedSkill> = {};
-  for (const [slug, entry] of Object.entries(value.skills)) skills[slug] = checkEntry(slug, entry);
+  const skills = new Map<string, LockedSkill>();
+  for (const [slug, entry] of Object.entries(value.skills)) skills.set(slug, checkEntry(slug, entry));
   return { lockfileVersion: LOCKFILE_VERSION, skills };
 }
 
@@ -87,10 +86,7 @@ function checkEntry(slug: string, entry: unknown): LockedSkill {
     if (!/^[0-9a-f]{64}$/.test(file.sha256)) throw invalid(`${where}.files[${index}].sha256 must be 64 hex digits`);
     return { filename: file.filename, sha256: file.sha256, size: file.size };
   });
-  const dependencies = entry.dependencies;
-  if (dependencies !== undefined && (!isObject(dependencies) || Object.values(dependencies).some((r) => typeof r !== 'string'))) {
-    throw invalid(`${where}.dependencies must map slugs to ranges`);
-  }
+  const dependencies = entry.dependencies === undefined ? undefined : checkDependencies(where, entry.dependencies);
   return {
     version: entry.version as string,
     integrity: entry.integrity as string,
@@ -101,8 +97,20 @@ function checkEntry(slug: string, entry: unknown): LockedSkill {
     spec: entry.spec as string,
     direct: entry.direct !== false,
     paid: entry.paid === true,
-    ...(dependencies === undefined ? {} : { dependencies: dependencies as Record<string, string> }),
+    ...(dependencies === undefined ? {} : { dependencies }),
   };
+}
+
+/** Dependencies as a map without a prototype, every key a slug (the registry's own rule). */
+function checkDependencies(where: string, value: unknown): Record<string, string> {
+  if (!isObject(value)) throw invalid(`${where}.dependencies must map slugs to ranges`);
+  const dependencies: Record<string, string> = Object.create(null);
+  for (const [slug, range] of Object.entries(value)) {
+    if (!isValidSlug(slug)) throw invalid(`${where}.dependencies: ${JSON.stringify(slug)} is not a skill slug`);
+    if (typeof range !== 'string') throw invalid(`${where}.dependencies must map slugs to ranges`);
+    dependencies[slug] = range;
+  }
+  return dependencies;
 }
 
 /**
@@ -112,13 +120,14 @@ function checkEntry(slug: string, entry: unknown): LockedSkill {
 export function pruneOrphans(lock: Lockfile): { lock: Lockfile; removed: string[] } {
   const needed = new Set<string>();
   const visit = (slug: string) => {
-    if (needed.has(slug) || !lock.skills[slug]) return;
+    const entry = lock.skills.get(slug);
+    if (needed.has(slug) || !entry) return;
     needed.add(slug);
-    for (const dep of Object.keys(lock.skills[slug]!.dependencies ?? {})) visit(dep);
+    for (const dep of Object.keys(entry.dependencies ?? {})) visit(dep);
   };
-  for (const [slug, entry] of Object.entries(lock.skills)) if (entry.direct) visit(slug);
-  const removed = Object.keys(lock.skills).filter((slug) => !needed.has(slug)).sort();
-  const skills = Object.fromEntries(Object.entries(lock.skills).filter(([slug]) => needed.has(slug)));
+  for (const [slug, entry] of lock.skills) if (entry.direct) visit(slug);
+  const removed = [...lock.skills.keys()].filter((slug) => !needed.has(slug)).sort();
+  const skills = new Map([...lock.skills].filter(([slug]) => needed.has(slug)));
   return { lock: { ...lock, skills }, removed };
 }
 

@@ -7,6 +7,7 @@ import { CliError, usage } from './cli-error.ts';
 import { Http } from './http.ts';
 import type { Io } from './io.ts';
 import { cacheDir } from './paths.ts';
+import { registrySlug } from './registry-names.ts';
 
 /**
  * The registry's endpoints as the client uses them (DESIGN.md §4): metadata from the static
@@ -48,12 +49,18 @@ export class RegistryClient {
     return this.http.json('/.well-known/skills.json', { revalidate: true });
   }
 
-  skill(slug: string): Promise<RegistryDocument> {
-    return this.http.json<RegistryDocument>(registryPath(slug), { revalidate: true }).catch(notFoundAs(`no skill "${slug}" in ${this.base}`, 'search for it with skillpress search <words>'));
+  async skill(slug: string): Promise<RegistryDocument> {
+    const doc = await this.http
+      .json<RegistryDocument>(registryPath(registrySlug(slug, 'asked to look up')), { revalidate: true })
+      .catch(notFoundAs(`no skill "${slug}" in ${this.base}`, 'search for it with skillpress search <words>'));
+    return sameSkill(doc, slug, this.base);
   }
 
-  versions(slug: string): Promise<VersionsDocument> {
-    return this.http.json<VersionsDocument>(`${registryPath(slug)}/versions`, { revalidate: true }).catch(notFoundAs(`no skill "${slug}" in ${this.base}`));
+  async versions(slug: string): Promise<VersionsDocument> {
+    const doc = await this.http
+      .json<VersionsDocument>(`${registryPath(registrySlug(slug, 'asked to look up'))}/versions`, { revalidate: true })
+      .catch(notFoundAs(`no skill "${slug}" in ${this.base}`));
+    return sameSkill(doc, slug, this.base);
   }
 
   deliver(id: string, version: string, token?: string): Promise<Delivery> {
@@ -67,6 +74,12 @@ export class RegistryClient {
   createVersion(apiKey: string, id: string, body: VersionBody): Promise<VersionCreated> {
     return this.http.json(`/api/skills/${encodeURIComponent(id)}/versions`, { method: 'POST', body, apiKey });
   }
+}
+
+/** A registry document about another skill than the one asked for is a lie, whatever it holds. */
+function sameSkill<T extends { slug: string }>(doc: T, slug: string, base: string): T {
+  if (doc?.slug !== slug) throw new CliError('bad_response', `${base} answered a lookup of ${slug} with a document about ${JSON.stringify(doc?.slug)?.slice(0, 80)}`);
+  return doc;
 }
 
 /** Keeps the server's `not_found` code, with a message that names what was looked up. */

@@ -8,6 +8,11 @@ describe('canonical JSON', () => {
   it('sorts keys at every depth and drops undefined', () => {
     expect(canonicalJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: undefined } })).toBe('{"a":{"d":[{"y":2,"z":1}]},"b":1}');
   });
+
+  it('keeps keys named like Object members, __proto__ included', () => {
+    const text = '{"constructor":"^1.0.0","__proto__":{"x":1}}';
+    expect(canonicalJson(JSON.parse(text))).toBe('{"__proto__":{"x":1},"constructor":"^1.0.0"}');
+  });
 });
 
 describe('bundles', () => {

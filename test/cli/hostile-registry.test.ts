@@ -1,0 +1,127 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { runInProcess } from '../support/cli-in-process.ts';
+import { type FakeRegistry, type FakeSkill, type Route, skillRoutes, startFakeRegistry } from '../support/fake-registry.ts';
+
+/**
+ * The client against a registry that lies, on loopback: whatever it names, nothing is written
+ * outside the project, and a lie is refused before anything is written at all.
+ */
+
+const work = mkdtempSync(join(tmpdir(), 'skillpress-hostile-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+const env = { HOME: join(work, 'home'), XDG_CACHE_HOME: join(work, 'cache'), XDG_CONFIG_HOME: join(work, 'config') };
+
+let registry: FakeRegistry | undefined;
+afterEach(async () => {
+  await registry?.close();
+  registry = undefined;
+});
+
+let sandboxes = 0;
+/** A project two folders deep in an otherwise empty folder, so escapes upwards can be seen. */
+function sandbox(): { root: string; project: string } {
+  const root = join(work, `sandbox-${++sandboxes}`);
+  const project = join(root, 'a', 'b', 'project');
+  mkdirSync(project, { recursive: true });
+  return { root, project };
+}
+
+/** Every path under `dir`, relative and `/`-separated, folders with a trailing `/`. */
+function tree(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split('\\').join('/') + (entry.isDirectory() ? '/' : ''))
+    .sort();
+}
+
+async function serve(route: Route | FakeSkill[]): Promise<string> {
+  registry = await startFakeRegistry(Array.isArray(route) ? skillRoutes(route) : route);
+  return registry.url;
+}
+
+const cli = (cwd: string, url: string, ...args: string[]) => runInProcess([...args, '--registry', url], { cwd, env });
+
+describe('a registry that names paths outside the project', () => {
+  const escapes: [string, unknown][] = [
+    ['two folders up', { '../../evil-dep': '*' }],
+    ['an absolute path', { '/tmp/skillpress-evil-abs': '*' }],
+    ['a Windows path', { '..\\..\\evil-win': '*' }],
+    ['a slug through a real one', { 'helper/../../../evil-through': '*' }],
+    ['a prototype key, which a plain object would drop', JSON.parse('{"__proto__": "*", "helper": "*"}')],
+  ];
+
+  it.each(escapes)('refuses a dependency named with %s: exit 3, unsafe_path, nothing written', async (_, dependencies) => {
+    const { root, project } = sandbox();
+    const names = Object.keys(dependencies as object);
+    const url = await serve([{ slug: 'app', dependencies }, { slug: 'helper' }, ...names.map((slug) => ({ slug }))]);
+    const result = await cli(project, url, 'install', 'app', '--json');
+    expect(result.code, result.stdout + result.stderr).toBe(3);
+    expect(result.json.error.code).toBe('unsafe_path');
+    expect(tree(root)).toEqual(['a/', 'a/b/', 'a/b/project/']);
+    // The lie is refused before the dependency is even looked up.
+    expect(registry!.requests.filter((path) => !path.startsWith('/api/registry/app') && !path.startsWith('/api/registry/helper'))).toEqual([]);
+  });
+
+  it('refuses a registry document about another skill than the one asked for', async () => {
+    const { root, project } = sandbox();
+    const url = await serve([{ slug: 'app', doc: { slug: '../../app' } }]);
+    const result = await cli(project, url, 'install', 'app', '--json');
+    expect(result.code).toBe(2);
+    expect(result.json.error).toMatchObject({ code: 'bad_response', message: expect.stringContaining('a document about "../../app"') });
+    expect(tree(root)).toEqual(['a/', 'a/b/', 'a/b/project/']);
+  });
+
+  it('refuses a current version that is not semver, which would go into the lockfile', async () => {
+    const { project } = sandbox();
+    const url = await serve([{ slug: 'app', version: '1.0.0\u001b[2J' }]);
+    const result = await cli(project, url, 'install', 'app', '--json');
+    expect(result.code).toBe(2);
+    expect(result.json.error.code).toBe('bad_response');
+    expect(tree(project)).toEqual([]);
+  });
+});
+
+describe('skills whose slug names an Object member', () => {
+  it('installs, reinstalls, lists and uninstalls constructor, and a dependency of that name', async () => {
+    const { root, project } = sandbox();
+    const url = await serve([{ slug: 'app', dependencies: { constructor: '^1.0.0' } }, { slug: 'constructor', files: [{ filename: 'SKILL.md', content: '# constructor' }] }]);
+    const installed = await cli(project, url, 'install', 'app', '--json');
+    expect(installed.code, installed.stdout + installed.stderr).toBe(0);
+    expect(installed.json.installed.map((s: { slug: string; path: string }) => [s.slug, s.path])).toEqual([
+      ['app', '.skills/app'],
+      ['constructor', '.skills/constructor'],
+    ]);
+    expect(tree(root)).toContain('a/b/project/.skills/constructor/SKILL.md');
+
+    const direct = await cli(project, url, 'install', 'constructor', '--json');
+    expect(direct.code, direct.stdout + direct.stderr).toBe(0);
+    expect(direct.json.unchanged).toEqual([{ slug: 'constructor', version: '1.0.0', path: '.skills/constructor' }]);
+
+    rmSync(join(project, '.skills'), { recursive: true });
+    const replay = await cli(project, url, 'install', '--json');
+    expect(replay.code, replay.stdout + replay.stderr).toBe(0);
+    expect(replay.json.installed.map((s: { slug: string }) => s.slug).sort()).toEqual(['app', 'constructor']);
+
+    const listed = await cli(project, url, 'list', '--json');
+    expect(listed.json.skills.map((s: { slug: string; state: string }) => [s.slug, s.state])).toEqual([
+      ['app', 'ok'],
+      ['constructor', 'ok'],
+    ]);
+    // app depends on constructor, so uninstalling it keeps it, as a dependency.
+    const kept = await cli(project, url, 'uninstall', 'constructor', '--json');
+    expect(kept.json).toEqual({ removed: [], kept: [{ slug: 'constructor', neededBy: ['app'] }], lockfile: 'skills-lock.json' });
+    const removed = await cli(project, url, 'uninstall', 'app', '--json');
+    expect(removed.json.removed).toEqual(['app', 'constructor']);
+    expect(tree(project)).toEqual(['.skills/', 'skills-lock.json']);
+  });
+
+  it('names the exit code of a server error code such as constructor or toString', async () => {
+    const { project } = sandbox();
+    const url = await serve(() => ({ status: 404, body: { error: { code: 'toString', message: 'no' } } }));
+    const result = await cli(project, url, 'info', 'app');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('toString: no');
+  });
+});

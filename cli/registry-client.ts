@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { CatalogDocument } from '#core/catalog';
+import { limits } from '#core/limits';
 import type { RegistryDocument, VersionsDocument } from '#core/registry-document';
 import type { deliverySchema, PublishBody, Skill, VersionBody, versionCreatedSchema } from '#core/schemas';
 import { registryPath } from '#core/static-paths';
@@ -15,6 +16,20 @@ import { registrySlug } from './registry-names.ts';
  */
 
 export const DEFAULT_REGISTRY = 'http://127.0.0.1:8787';
+
+const MiB = 1024 * 1024;
+
+/**
+ * The most the client reads of each kind of answer, from the server's own limits
+ * (`core/limits.ts`), so a broken or hostile registry cannot fill memory. A delivery carries in
+ * the same JSON form the files that one publish request carried, and a request is at most
+ * `bodyBytes`; twice that leaves room for a server that escapes text differently. A registry
+ * document holds at most five changelogs of 20,000 characters, 200 file entries and 32
+ * dependencies: about 1 MiB even with every character escaped as `\uXXXX`. The catalog and the
+ * versions list grow with the registry, one entry per skill or per version: 64 MiB holds tens of
+ * thousands of entries at their longest.
+ */
+export const ANSWER_BYTES = { delivery: 2 * limits.bodyBytes, registry: 4 * MiB, versions: 64 * MiB, catalog: 64 * MiB } as const;
 
 // Types only: zod itself stays off the install path.
 export type Delivery = z.output<typeof deliverySchema>;
@@ -46,25 +61,25 @@ export class RegistryClient {
   }
 
   catalog(): Promise<CatalogDocument> {
-    return this.http.json('/.well-known/skills.json', { revalidate: true });
+    return this.http.json('/.well-known/skills.json', { revalidate: true, maxBytes: ANSWER_BYTES.catalog });
   }
 
   async skill(slug: string): Promise<RegistryDocument> {
     const doc = await this.http
-      .json<RegistryDocument>(registryPath(registrySlug(slug, 'asked to look up')), { revalidate: true })
+      .json<RegistryDocument>(registryPath(registrySlug(slug, 'asked to look up')), { revalidate: true, maxBytes: ANSWER_BYTES.registry })
       .catch(notFoundAs(`no skill "${slug}" in ${this.base}`, 'search for it with skillpress search <words>'));
     return sameSkill(doc, slug, this.base);
   }
 
   async versions(slug: string): Promise<VersionsDocument> {
     const doc = await this.http
-      .json<VersionsDocument>(`${registryPath(registrySlug(slug, 'asked to look up'))}/versions`, { revalidate: true })
+      .json<VersionsDocument>(`${registryPath(registrySlug(slug, 'asked to look up'))}/versions`, { revalidate: true, maxBytes: ANSWER_BYTES.versions })
       .catch(notFoundAs(`no skill "${slug}" in ${this.base}`));
     return sameSkill(doc, slug, this.base);
   }
 
   deliver(id: string, version: string, token?: string): Promise<Delivery> {
-    return this.http.json(`/api/deliver/${encodeURIComponent(id)}`, { query: { version, source: 'cli', token } });
+    return this.http.json(`/api/deliver/${encodeURIComponent(id)}`, { query: { version, source: 'cli', token }, maxBytes: ANSWER_BYTES.delivery });
   }
 
   publish(apiKey: string, body: PublishBody): Promise<Skill> {

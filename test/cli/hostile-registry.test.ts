@@ -125,3 +125,39 @@ describe('skills whose slug names an Object member', () => {
     expect(result.stderr).toContain('toString: no');
   });
 });
+
+describe('answers larger than the registry ever sends', () => {
+  it('refuses a delivery above twice the largest publish body, as bad_response (exit 2), writing nothing', async () => {
+    const { project } = sandbox();
+    const content = Buffer.alloc(13 * 1024 * 1024, 'a').toString('base64');
+    const url = await serve([{ slug: 'huge', files: [{ filename: 'SKILL.md', content: '# huge' }, { filename: 'big.bin', content, encoding: 'base64' }] }]);
+    const result = await cli(project, url, 'install', 'huge', '--json');
+    expect(result.code, result.stdout + result.stderr).toBe(2);
+    expect(result.json.error).toMatchObject({ code: 'bad_response', message: expect.stringMatching(/^GET .*\/api\/deliver\/fake-0 answered with more than 13 MB/) });
+    expect(tree(project)).toEqual([]);
+  });
+
+  it('stops reading an endless registry document after its limit', async () => {
+    const { project } = sandbox();
+    let sent = 0;
+    const url = await serve(() => ({
+      stream: (res) => {
+        const chunk = Buffer.alloc(64 * 1024, ' ');
+        res.write('{"slug":"endless","pad":"');
+        const more = () => {
+          // Ends after 256 MiB at most, so a client that never stops still finishes.
+          while (!res.destroyed && sent < 256 * 1024 * 1024) {
+            sent += chunk.byteLength;
+            if (!res.write(chunk)) return void res.once('drain', more);
+          }
+          res.end('"}');
+        };
+        more();
+      },
+    }));
+    const result = await cli(project, url, 'info', 'endless', '--json');
+    expect(result.code).toBe(2);
+    expect(result.json.error).toMatchObject({ code: 'bad_response', message: expect.stringContaining('answered with more than 4.2 MB') });
+    expect(sent).toBeLessThan(64 * 1024 * 1024);
+  });
+});

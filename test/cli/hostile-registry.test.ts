@@ -161,3 +161,67 @@ describe('answers larger than the registry ever sends', () => {
     expect(sent).toBeLessThan(64 * 1024 * 1024);
   });
 });
+
+describe('a registry that sends escape sequences and control characters', () => {
+  const evil = (label: string) => `${label}\u001b]0;pwned\u0007\u001b[2J\u001b[H\u009b2J\r\u202e\u001b[8m!`;
+  const hostileSkill: FakeSkill = {
+    slug: 'app',
+    dependencies: { helper: `^9.0.0${evil('')}` },
+    files: [{ filename: `notes-\u202egnp.sh`, content: 'x' }],
+    doc: {
+      name: evil('Evil name'),
+      description: `${evil('Line one')}\nline two`,
+      author: evil('mallory'),
+      category: evil('testing'),
+      updatedAt: evil('2025-01-01'),
+      versions: [{ version: '1.0.0', changelog: evil('Changelog'), publishedAt: evil('2025-01-01'), integrity: 'sha256-x' }],
+    },
+  };
+  const catalog = { schemaVersion: 1, generatedAt: '', count: 1, skills: [{ id: 'x', slug: evil('app'), name: evil('Evil'), description: evil('Desc'), category: 'c', author: evil('mallory'), currentVersion: evil('1.0.0'), paid: false, updatedAt: '', registry: '' }] };
+  const hostile: Route = (url) => {
+    if (url.pathname === '/.well-known/skills.json') return { body: catalog };
+    if (url.pathname === '/api/registry/broken') return { status: 500, body: { error: { code: evil('internal'), message: evil('Message'), details: { [evil('key')]: evil('value'), issues: undefined } } } };
+    return skillRoutes([hostileSkill, { slug: 'helper' }])(url);
+  };
+  /** The only escape sequences left are the client's own colours; no other control character. */
+  const expectClean = (output: string, colour: boolean) => {
+    const withoutOwnColours = output.replace(/\u001b\[(1|2|22|31|32|33|36|39)m/g, '');
+    expect(withoutOwnColours).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    if (!colour) expect(output).not.toContain('\u001b');
+  };
+
+  it.each([false, true])('prints info, search, warnings and errors without them (colour: %s)', async (colour) => {
+    const { project } = sandbox();
+    const url = await serve(hostile);
+    const run = (...args: string[]) => runInProcess([...args, '--registry', url], { cwd: project, env: { ...env, ...(colour ? { FORCE_COLOR: '1' } : { NO_COLOR: '1' }) } });
+    const info = await run('info', 'app');
+    expect(info.code, info.stderr).toBe(0);
+    expect(info.stdout).toContain('Evil name');
+    expect(info.stdout).toContain('Changelog');
+    expect(info.stdout).toContain('Line one!\nline two');
+    const search = await run('search', 'evil');
+    expect(search.code, search.stderr).toBe(0);
+    expect(search.stdout).toContain('Desc');
+    // The dependency's range matches nothing: the refusal quotes it.
+    const install = await run('install', 'app');
+    expect(install.code).toBe(1);
+    expect(install.stderr).toContain('no_matching_version');
+    const error = await run('info', 'broken');
+    expect(error.code).toBe(2);
+    expect(error.stderr).toContain('Message');
+    expect(error.stderr).toContain('key!: value!');
+    if (colour) expect(info.stdout + error.stderr).toContain('\u001b[1m');
+    for (const output of [info.stdout, info.stderr, search.stdout, install.stdout, install.stderr, error.stdout, error.stderr]) expectClean(output, colour);
+  });
+
+  it('keeps --json exactly what the registry sent, escaped so that it is inert on a terminal', async () => {
+    const { project } = sandbox();
+    const url = await serve(hostile);
+    const info = await cli(project, url, 'info', 'app', '--json');
+    expect(info.json.name).toBe(hostileSkill.doc!.name);
+    expect(info.json.versions[0].changelog).toBe((hostileSkill.doc!.versions as { changelog: string }[])[0]!.changelog);
+    const error = await cli(project, url, 'info', 'broken', '--json');
+    expect(error.json.error.message).toBe(evil('Message'));
+    for (const output of [info.stdout, error.stdout]) expect(output).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+  });
+});

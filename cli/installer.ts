@@ -4,13 +4,12 @@ import type { FileBytes, FileEntry } from '#core/bundle';
 import { fileEntries } from '#core/bundle';
 import { mapLimit } from '#core/map-limit';
 import type { VersionSummary } from '#core/registry-document';
-import { filenameProblem } from '#core/filename';
 import { CliError, usage } from './cli-error.ts';
 import { commitStaged, discardStaged, exists, folderMatches, removeFolder, type Staged, stageFiles, writeLockfile } from './install-tree.ts';
 import type { Io } from './io.ts';
 import { LOCKFILE_NAME, type LockedSkill, type Lockfile, pruneOrphans } from './lockfile.ts';
 import { RegistryClient } from './registry-client.ts';
-import { installFolder, registryDependencies } from './registry-names.ts';
+import { installFolder, installPathProblem, registryDependencies } from './registry-names.ts';
 import { plural, type Ui } from './ui.ts';
 import { needsAllVersions, resolveVersion, satisfies } from './version-spec.ts';
 import { verifyDelivery } from './verify-delivery.ts';
@@ -73,7 +72,7 @@ export const DEFAULT_ROOT = '.skills';
 /** The install root as a `/`-separated path inside the project; refuses folders outside it. */
 export function projectRelativeRoot(cwd: string, dir: string): string {
   const rel = relative(cwd, isAbsolute(dir) ? dir : join(cwd, dir)).split(sep).join('/');
-  if (rel === '' || filenameProblem(rel)) {
+  if (installPathProblem(rel)) {
     throw usage(`--dir ${dir} must be a folder inside this project (${cwd})`, `${LOCKFILE_NAME} records install folders relative to the project`);
   }
   return rel;

@@ -3,6 +3,7 @@ import { byFilename, type FileEntry } from '#core/bundle';
 import { filenameProblem } from '#core/filename';
 import { isValidSlug } from '#core/slug';
 import { CliError } from './cli-error.ts';
+import { installPathProblem } from './registry-names.ts';
 
 /**
  * `skills-lock.json`: what a project has installed, pinned so `skillpress install` with no
@@ -75,7 +76,8 @@ function checkEntry(slug: string, entry: unknown): LockedSkill {
   }
   if (!/^sha256-[A-Za-z0-9+/]{43}=$/.test(entry.integrity as string)) throw invalid(`${where}.integrity must be sha256-<base64>`);
   const path = entry.path as string;
-  if (filenameProblem(path)) throw invalid(`${where}.path must be a relative folder inside the project (${filenameProblem(path)})`);
+  const problem = installPathProblem(path);
+  if (problem) throw invalid(`${where}.path must be a relative folder inside the project (it ${problem})`);
   if (!Array.isArray(entry.files)) throw invalid(`${where}.files must be a list`);
   const files = entry.files.map((file, index): FileEntry => {
     if (!isObject(file) || typeof file.filename !== 'string' || typeof file.sha256 !== 'string' || typeof file.size !== 'number') {

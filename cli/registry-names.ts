@@ -1,5 +1,4 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { filenameProblem } from '#core/filename';
 import { isValidSlug } from '#core/slug';
 import { CliError } from './cli-error.ts';
 
@@ -43,6 +42,22 @@ export function registryDependencies(value: unknown, who: string): Record<string
 }
 
 /**
+ * Why `path`, an install folder relative to the project and `/`-separated, could lead anywhere
+ * but into the project, or null. Only ways out count: a folder named like a Windows device
+ * (`aux` is a valid slug) is a matter for the file system, which `core/filename.ts` refuses
+ * in file names but which is no escape.
+ */
+export function installPathProblem(path: string): string | null {
+  if (path === '') return 'is empty';
+  if (path.startsWith('/') || /^[a-zA-Z]:/.test(path)) return 'is absolute';
+  if (path.includes('\\')) return 'uses \\ (only / separates folders)';
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(path)) return 'contains control characters';
+  const segment = path.split('/').find((s) => s === '' || s === '.' || s === '..');
+  if (segment !== undefined) return segment === '' ? 'has an empty segment' : `has a ${segment} segment`;
+  return null;
+}
+
+/**
  * The absolute install folder of `path` (relative to the project, `/`-separated), refused unless
  * it lies strictly inside `cwd`. Callers built `path` from checked slugs and a checked root; this
  * guards the join itself, so no future path can escape either.
@@ -50,7 +65,7 @@ export function registryDependencies(value: unknown, who: string): Record<string
 export function installFolder(cwd: string, path: string): string {
   const folder = resolve(cwd, ...path.split('/'));
   const inside = relative(cwd, folder);
-  if (filenameProblem(path) || inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
+  if (installPathProblem(path) || inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
     throw unsafePath(`refusing to install into ${JSON.stringify(path.slice(0, 120))}: it is not a folder inside the project (${cwd})`);
   }
   return folder;

@@ -225,3 +225,15 @@ describe('a registry that sends escape sequences and control characters', () => 
     for (const output of [info.stdout, error.stdout]) expect(output).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
   });
 });
+
+describe('slugs that are awkward folder names elsewhere', () => {
+  it('installs and lists a skill named like a Windows device (aux is a valid slug)', async () => {
+    const { project } = sandbox();
+    const url = await serve([{ slug: 'aux' }]);
+    const installed = await cli(project, url, 'install', 'aux', '--json');
+    expect(installed.code, installed.stdout).toBe(0);
+    const listed = await cli(project, url, 'list', '--json');
+    expect(listed.code, listed.stdout).toBe(0);
+    expect(listed.json.skills).toMatchObject([{ slug: 'aux', path: '.skills/aux', state: 'ok' }]);
+  });
+});

@@ -85,7 +85,8 @@ export function createUi(io: Io, json: boolean): Ui {
 
 
 const ANSI = /\u001b\[[0-9;]*m/g;
-const width = (text: string) => text.replace(ANSI, '').length;
+// As printed: without colours, and without what the output cleaning drops.
+const width = (text: string) => terminalText(text).replace(ANSI, '').length;
 
 /** Rows as aligned columns (two spaces apart); the last column is never padded. */
 export function columns(rows: string[][]): string[] {

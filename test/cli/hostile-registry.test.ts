@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { runInProcess } from '../support/cli-in-process.ts';
+import { fileTree } from '../support/file-tree.ts';
 import { type FakeRegistry, type FakeSkill, type Route, skillRoutes, startFakeRegistry } from '../support/fake-registry.ts';
 
 /**
@@ -29,13 +30,6 @@ function sandbox(): { root: string; project: string } {
   return { root, project };
 }
 
-/** Every path under `dir`, relative and `/`-separated, folders with a trailing `/`. */
-function tree(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split('\\').join('/') + (entry.isDirectory() ? '/' : ''))
-    .sort();
-}
-
 async function serve(route: Route | FakeSkill[]): Promise<string> {
   registry = await startFakeRegistry(Array.isArray(route) ? skillRoutes(route) : route);
   return registry.url;
@@ -59,7 +53,7 @@ describe('a registry that names paths outside the project', () => {
     const result = await cli(project, url, 'install', 'app', '--json');
     expect(result.code, result.stdout + result.stderr).toBe(3);
     expect(result.json.error.code).toBe('unsafe_path');
-    expect(tree(root)).toEqual(['a/', 'a/b/', 'a/b/project/']);
+    expect(fileTree(root)).toEqual(['a/', 'a/b/', 'a/b/project/']);
     // The lie is refused before the dependency is even looked up.
     expect(registry!.requests.filter((path) => !path.startsWith('/api/registry/app') && !path.startsWith('/api/registry/helper'))).toEqual([]);
   });
@@ -70,7 +64,7 @@ describe('a registry that names paths outside the project', () => {
     const result = await cli(project, url, 'install', 'app', '--json');
     expect(result.code).toBe(2);
     expect(result.json.error).toMatchObject({ code: 'bad_response', message: expect.stringContaining('a document about "../../app"') });
-    expect(tree(root)).toEqual(['a/', 'a/b/', 'a/b/project/']);
+    expect(fileTree(root)).toEqual(['a/', 'a/b/', 'a/b/project/']);
   });
 
   it('refuses a current version that is not semver, which would go into the lockfile', async () => {
@@ -79,7 +73,7 @@ describe('a registry that names paths outside the project', () => {
     const result = await cli(project, url, 'install', 'app', '--json');
     expect(result.code).toBe(2);
     expect(result.json.error.code).toBe('bad_response');
-    expect(tree(project)).toEqual([]);
+    expect(fileTree(project)).toEqual([]);
   });
 });
 
@@ -93,7 +87,7 @@ describe('skills whose slug names an Object member', () => {
       ['app', '.skills/app'],
       ['constructor', '.skills/constructor'],
     ]);
-    expect(tree(root)).toContain('a/b/project/.skills/constructor/SKILL.md');
+    expect(fileTree(root)).toContain('a/b/project/.skills/constructor/SKILL.md');
 
     const direct = await cli(project, url, 'install', 'constructor', '--json');
     expect(direct.code, direct.stdout + direct.stderr).toBe(0);
@@ -114,7 +108,7 @@ describe('skills whose slug names an Object member', () => {
     expect(kept.json).toEqual({ removed: [], kept: [{ slug: 'constructor', neededBy: ['app'] }], lockfile: 'skills-lock.json' });
     const removed = await cli(project, url, 'uninstall', 'app', '--json');
     expect(removed.json.removed).toEqual(['app', 'constructor']);
-    expect(tree(project)).toEqual(['.skills/', 'skills-lock.json']);
+    expect(fileTree(project)).toEqual(['.skills/', 'skills-lock.json']);
   });
 
   it('names the exit code of a server error code such as constructor or toString', async () => {
@@ -134,7 +128,7 @@ describe('answers larger than the registry ever sends', () => {
     const result = await cli(project, url, 'install', 'huge', '--json');
     expect(result.code, result.stdout + result.stderr).toBe(2);
     expect(result.json.error).toMatchObject({ code: 'bad_response', message: expect.stringMatching(/^GET .*\/api\/deliver\/fake-0 answered with more than 13 MB/) });
-    expect(tree(project)).toEqual([]);
+    expect(fileTree(project)).toEqual([]);
   });
 
   it('stops reading an endless registry document after its limit', async () => {

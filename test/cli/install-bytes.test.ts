@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256Hex } from '../../core/bundle.ts';
+import { sha256Hex } from '#core/bundle';
 import { runInProcess, stackFetch } from '../support/cli-in-process.ts';
 import { Client, createTestStack, type TestStack } from '../support/stack.ts';
 

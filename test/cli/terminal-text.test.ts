@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { terminalJson, terminalLine, terminalText } from '../../cli/terminal-text.ts';
+import { terminalJson, terminalLine, terminalText } from '#cli/terminal-text';
 
 /** What a hostile registry might put in a name, a description or an error message. */
 const attacks = {

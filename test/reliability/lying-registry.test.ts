@@ -1,10 +1,11 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WireFile } from '../../core/bundle.ts';
+import type { WireFile } from '#core/bundle';
 import { runInProcess } from '../support/cli-in-process.ts';
+import { fileTree } from '../support/file-tree.ts';
 import { type FakeRegistry, type FakeSkill, type Route, skillRoutes, startFakeRegistry } from '../support/fake-registry.ts';
 
 /**
@@ -91,13 +92,6 @@ const lyingRegistry = fc
     }));
   });
 
-/** Every path under `dir`, relative and `/`-separated, folders with a trailing `/`. */
-function tree(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split('\\').join('/') + (entry.isDirectory() ? '/' : ''))
-    .sort();
-}
-
 let runs = 0;
 const outcomes = new Map<string, number>();
 
@@ -116,9 +110,9 @@ describe('a lying registry', () => {
           const key = `${args.join(' ')} → ${result.code} ${result.json?.error?.code ?? 'ok'}`;
           outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
         }
-        const outside = tree(root).filter((path) => !path.startsWith('a/b/project/') && !['a/', 'a/b/'].includes(path));
+        const outside = fileTree(root).filter((path) => !path.startsWith('a/b/project/') && !['a/', 'a/b/'].includes(path));
         expect(outside).toEqual([]);
-        const inside = tree(project).filter((path) => !path.startsWith('.skills/') && path !== 'skills-lock.json');
+        const inside = fileTree(project).filter((path) => !path.startsWith('.skills/') && path !== 'skills-lock.json');
         expect(inside).toEqual([]);
         rmSync(root, { recursive: true, force: true });
       }),

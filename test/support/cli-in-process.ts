@@ -1,4 +1,4 @@
-import { main } from '../../cli/main.ts';
+import { main } from '#cli/main';
 import type { TestStack } from './stack.ts';
 
 /**

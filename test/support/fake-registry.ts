@@ -1,7 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { bundleIntegrity, decodeFile, fileEntries, type WireFile } from '../../core/bundle.ts';
-import { registryPath } from '../../core/static-paths.ts';
+import { bundleIntegrity, decodeFile, fileEntries, type WireFile } from '#core/bundle';
+import { registryPath } from '#core/static-paths';
 
 /**
  * A registry on loopback that says whatever a test wants: the old, foreign or compromised server

@@ -15,7 +15,8 @@ export type ClientCode =
   | 'network_error'
   | 'bad_response'
   | 'integrity_mismatch'
-  | 'unsafe_filename';
+  | 'unsafe_filename'
+  | 'unsafe_path';
 
 export type CliCode = ErrorCode | ClientCode;
 
@@ -34,6 +35,7 @@ const clientExit: Record<ClientCode, ExitCode> = {
   bad_response: EXIT.network,
   integrity_mismatch: EXIT.integrity,
   unsafe_filename: EXIT.integrity,
+  unsafe_path: EXIT.integrity,
 };
 
 export class CliError extends Error {
@@ -51,8 +53,9 @@ export class CliError extends Error {
    * asks them to try again later (2).
    */
   get exitCode(): ExitCode {
-    if (this.code in clientExit) return clientExit[this.code as ClientCode];
-    const status = this.options.status ?? errorStatus[this.code as ErrorCode];
+    // Own keys only: a server may answer with any code, `constructor` and `toString` included.
+    if (Object.hasOwn(clientExit, this.code)) return clientExit[this.code as ClientCode];
+    const status = this.options.status ?? (Object.hasOwn(errorStatus, this.code) ? errorStatus[this.code as ErrorCode] : undefined);
     if (status !== undefined && status >= 400 && status < 500 && status !== 429) return EXIT.user;
     return EXIT.network;
   }

@@ -60,7 +60,8 @@ function nextLine(lines: Line[], from: number, indent: number): number {
 }
 
 function parseMapping(lines: Line[], start: number, indent: number): [YamlValue, number] {
-  const result: Record<string, YamlValue> = {};
+  // No prototype: keys are the author's, and `__proto__` or `constructor` must be plain keys.
+  const result: Record<string, YamlValue> = Object.create(null);
   let i = start;
   for (let at = nextLine(lines, i, indent); at >= 0; at = nextLine(lines, i, indent)) {
     const line = lines[at]!;

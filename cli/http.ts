@@ -1,6 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sha256Hex } from '#core/bundle';
+import { formatBytes } from '#core/format-bytes';
 import packageJson from '../package.json' with { type: 'json' };
 import { CliError } from './cli-error.ts';
 import type { Io } from './io.ts';
@@ -9,7 +10,8 @@ import type { Io } from './io.ts';
  * JSON over HTTP for the client. Server errors keep their code (`{"error":{code,message}}`);
  * an unreachable or broken server becomes `network_error` / `bad_response`. Idempotent GETs are
  * retried twice on network failures and 502/503/504. Registry metadata can be revalidated from
- * an on-disk cache with If-None-Match, so an unchanged document costs a 304 and no body.
+ * an on-disk cache with If-None-Match, so an unchanged document costs a 304 and no body. No body
+ * is read past `maxBytes`: a broken or hostile server cannot make the client hold gigabytes.
  */
 
 export interface RequestOptions {
@@ -19,7 +21,12 @@ export interface RequestOptions {
   query?: Record<string, string | undefined>;
   /** Keep the body with its ETag and revalidate it next time (public metadata only). */
   revalidate?: boolean;
+  /** The largest body this answer can have (errors included); {@link SMALL_ANSWER_BYTES} when unsaid. */
+  maxBytes?: number;
 }
+
+/** Errors and the answers to writes are small JSON objects; 1 MiB is far beyond any of them. */
+export const SMALL_ANSWER_BYTES = 1024 * 1024;
 
 interface CachedResponse {
   url: string;
@@ -55,9 +62,7 @@ export class Http {
 
     const response = await this.send(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) }, shown);
     if (response.status === 304 && cached) return parse<T>(cached.body, shown);
-    const text = await response.text().catch((error: Error) => {
-      throw new CliError('network_error', `${shown}: the connection broke while reading the answer (${error.message})`);
-    });
+    const text = await readText(response, options.maxBytes ?? SMALL_ANSWER_BYTES, shown);
     if (!response.ok) throw errorFrom(response, text, shown);
     const value = parse<T>(text, shown);
     const etag = response.headers.get('etag');
@@ -111,6 +116,31 @@ export class Http {
       // caching is an optimisation only
     }
   }
+}
+
+/** The body as text, read as it streams in and abandoned as soon as it exceeds `maxBytes`. */
+async function readText(response: Response, maxBytes: number, shown: string): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body?.getReader();
+  try {
+    for (;;) {
+      const chunk = await reader?.read();
+      if (!chunk || chunk.done) break;
+      size += chunk.value.byteLength;
+      if (size > maxBytes) {
+        await reader!.cancel().catch(() => undefined);
+        throw new CliError('bad_response', `${shown} answered with more than ${formatBytes(maxBytes)}, more than the registry ever sends for it; stopped reading`);
+      }
+      chunks.push(chunk.value);
+    }
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError('network_error', `${shown}: the connection broke while reading the answer (${(error as Error).message})`);
+  }
+  // As response.text() decodes: malformed bytes become U+FFFD and a BOM before the JSON is skipped
+  // (a BOM inside a file's content is part of a JSON string, untouched).
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 function parse<T>(text: string, shown: string): T {

@@ -1,14 +1,15 @@
 import { isAbsolute, join, relative, sep } from 'node:path';
+import semver from 'semver';
 import type { FileBytes, FileEntry } from '#core/bundle';
 import { fileEntries } from '#core/bundle';
 import { mapLimit } from '#core/map-limit';
 import type { VersionSummary } from '#core/registry-document';
-import { filenameProblem } from '#core/filename';
 import { CliError, usage } from './cli-error.ts';
 import { commitStaged, discardStaged, exists, folderMatches, removeFolder, type Staged, stageFiles, writeLockfile } from './install-tree.ts';
 import type { Io } from './io.ts';
 import { LOCKFILE_NAME, type LockedSkill, type Lockfile, pruneOrphans } from './lockfile.ts';
 import { RegistryClient } from './registry-client.ts';
+import { installFolder, installPathProblem, registryDependencies } from './registry-names.ts';
 import { plural, type Ui } from './ui.ts';
 import { needsAllVersions, resolveVersion, satisfies } from './version-spec.ts';
 import { verifyDelivery } from './verify-delivery.ts';
@@ -71,7 +72,7 @@ export const DEFAULT_ROOT = '.skills';
 /** The install root as a `/`-separated path inside the project; refuses folders outside it. */
 export function projectRelativeRoot(cwd: string, dir: string): string {
   const rel = relative(cwd, isAbsolute(dir) ? dir : join(cwd, dir)).split(sep).join('/');
-  if (rel === '' || filenameProblem(rel)) {
+  if (installPathProblem(rel)) {
     throw usage(`--dir ${dir} must be a folder inside this project (${cwd})`, `${LOCKFILE_NAME} records install folders relative to the project`);
   }
   return rel;
@@ -93,7 +94,7 @@ export async function resolveTargets(ctx: InstallContext, requests: Request[], l
     const todo = new Map<string, Request>();
     for (const item of level) {
       if (todo.has(item.slug)) continue;
-      const existing = chosen.get(item.slug) ?? (item.wantedBy ? lock.skills[item.slug] : undefined);
+      const existing = chosen.get(item.slug) ?? (item.wantedBy ? lock.skills.get(item.slug) : undefined);
       if (!existing) {
         todo.set(item.slug, item);
       } else if (!satisfies(existing.version, item.spec)) {
@@ -104,8 +105,9 @@ export async function resolveTargets(ctx: InstallContext, requests: Request[], l
     level = [];
     for (const target of resolved) {
       chosen.set(target.slug, target);
+      // Every dependency slug was checked against the slug rule when its document was read.
       for (const [slug, range] of Object.entries(target.dependencies ?? {})) {
-        level.push({ slug, spec: range, direct: false, path: lock.skills[slug]?.path ?? `${parentOf(target.path)}/${slug}`, wantedBy: `${target.slug}@${target.version}` });
+        level.push({ slug, spec: range, direct: false, path: lock.skills.get(slug)?.path ?? `${parentOf(target.path)}/${slug}`, wantedBy: `${target.slug}@${target.version}` });
       }
     }
   }
@@ -115,6 +117,8 @@ export async function resolveTargets(ctx: InstallContext, requests: Request[], l
 async function resolveOne(ctx: InstallContext, request: Request, lock: Lockfile, options: ResolveOptions): Promise<Target> {
   const { client, ui } = ctx;
   const doc = await client.skill(request.slug);
+  // Checked before anything uses them: these slugs become folder names on the next level.
+  const dependencies = registryDependencies(doc.dependencies, `${request.slug}@${doc.currentVersion}`);
   const newest = doc.versions.map((v) => v.version);
   let available: VersionSummary[] | undefined;
   const all = async () => (available ??= (await client.versions(request.slug)).versions);
@@ -129,10 +133,12 @@ async function resolveOne(ctx: InstallContext, request: Request, lock: Lockfile,
   // The current version can be missing from the 5 newest when backports were published after it.
   const summary = list.find((v) => v.version === version) ?? (await all()).find((v) => v.version === version);
   if (!summary) throw new CliError('bad_response', `the registry lists ${request.slug}@${version} as current but publishes no integrity for it`);
+  // `latest` takes the registry's word for the version, which goes into the lockfile and semver comparisons.
+  if (semver.valid(version) !== version) throw new CliError('bad_response', `the registry names ${JSON.stringify(version)} as a version of ${request.slug}; that is not a semver version`);
 
   const current = version === doc.currentVersion;
-  const locked = lock.skills[request.slug];
-  if (!current && locked?.version !== version && Object.keys(doc.dependencies).length > 0) {
+  const locked = lock.skills.get(request.slug);
+  if (!current && locked?.version !== version && Object.keys(dependencies).length > 0) {
     ui.warn(`the registry publishes dependencies only for ${request.slug}'s current version (${doc.currentVersion}); those of ${version} are not installed`);
   }
   return {
@@ -142,7 +148,7 @@ async function resolveOne(ctx: InstallContext, request: Request, lock: Lockfile,
     integrity: summary.integrity,
     // Per-file digests and dependencies are published for the current version only; for an
     // older one the lockfile may still know them from when it was installed.
-    ...(current ? { files: doc.files, dependencies: doc.dependencies } : locked?.version === version && locked.integrity === summary.integrity ? { files: locked.files, dependencies: locked.dependencies } : {}),
+    ...(current ? { files: doc.files, dependencies } : locked?.version === version && locked.integrity === summary.integrity ? { files: locked.files, dependencies: locked.dependencies } : {}),
     paid: doc.paid,
     registry: client.base,
     spec: request.spec,
@@ -182,14 +188,16 @@ export interface InstallOutcome {
  */
 export async function applyTargets(ctx: InstallContext, targets: Target[], lock: Lockfile, cwd: string, clientFor: (registry: string) => RegistryClient): Promise<InstallOutcome> {
   const { ui } = ctx;
+  // Before any download or write: every folder this install would touch lies inside the project.
+  for (const t of targets) installFolder(cwd, t.path);
   const intact = await mapLimit(targets, 8, async (t) => {
-    const locked = lock.skills[t.slug];
+    const locked = lock.skills.get(t.slug);
     return locked !== undefined && locked.version === t.version && locked.integrity === t.integrity && locked.path === t.path && (await folderMatches(join(cwd, t.path), locked.files));
   });
   const toFetch = targets.filter((_, i) => !intact[i]);
   for (const t of toFetch) {
     // A folder the lockfile does not own may be someone's own work: never replace it silently.
-    if (!ctx.force && lock.skills[t.slug]?.path !== t.path && (await exists(join(cwd, t.path)))) {
+    if (!ctx.force && lock.skills.get(t.slug)?.path !== t.path && (await exists(join(cwd, t.path)))) {
       throw new CliError('folder_exists', `${t.path} already exists and was not installed by skillpress`, { hint: 'move it away, or pass --force to replace it' });
     }
   }
@@ -219,14 +227,14 @@ export async function applyTargets(ctx: InstallContext, targets: Target[], lock:
   }
   await commitStaged(staged);
 
-  const skills = { ...lock.skills };
+  const skills = new Map(lock.skills);
   const moved: string[] = [];
   const installed: InstalledReport[] = [];
   for (const [i, t] of toFetch.entries()) {
     const files = downloads[i]!;
-    const previous = skills[t.slug];
+    const previous = skills.get(t.slug);
     if (previous && previous.path !== t.path) moved.push(previous.path);
-    skills[t.slug] = lockEntry(t, fileEntries(files));
+    skills.set(t.slug, lockEntry(t, fileEntries(files)));
     installed.push({
       slug: t.slug,
       version: t.version,
@@ -239,11 +247,11 @@ export async function applyTargets(ctx: InstallContext, targets: Target[], lock:
     });
   }
   const unchanged = targets.filter((_, i) => intact[i]).map((t) => {
-    skills[t.slug] = lockEntry(t, lock.skills[t.slug]!.files);
+    skills.set(t.slug, lockEntry(t, lock.skills.get(t.slug)!.files));
     return { slug: t.slug, version: t.version, path: t.path };
   });
   const pruned = pruneOrphans({ ...lock, skills });
-  for (const slug of pruned.removed) moved.push(skills[slug]!.path);
+  for (const slug of pruned.removed) moved.push(skills.get(slug)!.path);
   await writeLockfile(cwd, pruned.lock);
   for (const path of moved) await removeFolder(join(cwd, path)).catch((error: Error) => ui.warn(`could not remove ${path}: ${error.message}`));
   return { installed, unchanged, removed: pruned.removed, lockfile: LOCKFILE_NAME };

@@ -3,6 +3,7 @@ import { byFilename, type FileEntry } from '#core/bundle';
 import { filenameProblem } from '#core/filename';
 import { isValidSlug } from '#core/slug';
 import { CliError } from './cli-error.ts';
+import { installPathProblem } from './registry-names.ts';
 
 /**
  * `skills-lock.json`: what a project has installed, pinned so `skillpress install` with no
@@ -37,17 +38,16 @@ export interface LockedSkill {
 
 export interface Lockfile {
   lockfileVersion: typeof LOCKFILE_VERSION;
-  skills: Record<string, LockedSkill>;
+  /** By slug. A Map, not an object: `constructor` is a valid slug and must not find Object's. */
+  skills: Map<string, LockedSkill>;
 }
 
 export function emptyLockfile(): Lockfile {
-  return { lockfileVersion: LOCKFILE_VERSION, skills: {} };
+  return { lockfileVersion: LOCKFILE_VERSION, skills: new Map() };
 }
 
 export function serialiseLockfile(lock: Lockfile): string {
-  const skills = Object.fromEntries(
-    Object.entries(lock.skills).map(([slug, entry]) => [slug, { ...entry, files: [...entry.files].sort(byFilename) }]),
-  );
+  const skills = Object.fromEntries([...lock.skills].map(([slug, entry]) => [slug, { ...entry, files: [...entry.files].sort(byFilename) }]));
   return readableCanonicalJson({ lockfileVersion: lock.lockfileVersion, skills });
 }
 
@@ -62,8 +62,8 @@ export function parseLockfile(text: string): Lockfile {
   if (!isObject(value) || value.lockfileVersion !== LOCKFILE_VERSION || !isObject(value.skills)) {
     throw invalid(`expected {"lockfileVersion": ${LOCKFILE_VERSION}, "skills": {...}}`);
   }
-  const skills: Record<string, LockedSkill> = {};
-  for (const [slug, entry] of Object.entries(value.skills)) skills[slug] = checkEntry(slug, entry);
+  const skills = new Map<string, LockedSkill>();
+  for (const [slug, entry] of Object.entries(value.skills)) skills.set(slug, checkEntry(slug, entry));
   return { lockfileVersion: LOCKFILE_VERSION, skills };
 }
 
@@ -76,7 +76,8 @@ function checkEntry(slug: string, entry: unknown): LockedSkill {
   }
   if (!/^sha256-[A-Za-z0-9+/]{43}=$/.test(entry.integrity as string)) throw invalid(`${where}.integrity must be sha256-<base64>`);
   const path = entry.path as string;
-  if (filenameProblem(path)) throw invalid(`${where}.path must be a relative folder inside the project (${filenameProblem(path)})`);
+  const problem = installPathProblem(path);
+  if (problem) throw invalid(`${where}.path must be a relative folder inside the project (it ${problem})`);
   if (!Array.isArray(entry.files)) throw invalid(`${where}.files must be a list`);
   const files = entry.files.map((file, index): FileEntry => {
     if (!isObject(file) || typeof file.filename !== 'string' || typeof file.sha256 !== 'string' || typeof file.size !== 'number') {
@@ -87,10 +88,7 @@ function checkEntry(slug: string, entry: unknown): LockedSkill {
     if (!/^[0-9a-f]{64}$/.test(file.sha256)) throw invalid(`${where}.files[${index}].sha256 must be 64 hex digits`);
     return { filename: file.filename, sha256: file.sha256, size: file.size };
   });
-  const dependencies = entry.dependencies;
-  if (dependencies !== undefined && (!isObject(dependencies) || Object.values(dependencies).some((r) => typeof r !== 'string'))) {
-    throw invalid(`${where}.dependencies must map slugs to ranges`);
-  }
+  const dependencies = entry.dependencies === undefined ? undefined : checkDependencies(where, entry.dependencies);
   return {
     version: entry.version as string,
     integrity: entry.integrity as string,
@@ -101,8 +99,20 @@ function checkEntry(slug: string, entry: unknown): LockedSkill {
     spec: entry.spec as string,
     direct: entry.direct !== false,
     paid: entry.paid === true,
-    ...(dependencies === undefined ? {} : { dependencies: dependencies as Record<string, string> }),
+    ...(dependencies === undefined ? {} : { dependencies }),
   };
+}
+
+/** Dependencies as a map without a prototype, every key a slug (the registry's own rule). */
+function checkDependencies(where: string, value: unknown): Record<string, string> {
+  if (!isObject(value)) throw invalid(`${where}.dependencies must map slugs to ranges`);
+  const dependencies: Record<string, string> = Object.create(null);
+  for (const [slug, range] of Object.entries(value)) {
+    if (!isValidSlug(slug)) throw invalid(`${where}.dependencies: ${JSON.stringify(slug)} is not a skill slug`);
+    if (typeof range !== 'string') throw invalid(`${where}.dependencies must map slugs to ranges`);
+    dependencies[slug] = range;
+  }
+  return dependencies;
 }
 
 /**
@@ -112,13 +122,14 @@ function checkEntry(slug: string, entry: unknown): LockedSkill {
 export function pruneOrphans(lock: Lockfile): { lock: Lockfile; removed: string[] } {
   const needed = new Set<string>();
   const visit = (slug: string) => {
-    if (needed.has(slug) || !lock.skills[slug]) return;
+    const entry = lock.skills.get(slug);
+    if (needed.has(slug) || !entry) return;
     needed.add(slug);
-    for (const dep of Object.keys(lock.skills[slug]!.dependencies ?? {})) visit(dep);
+    for (const dep of Object.keys(entry.dependencies ?? {})) visit(dep);
   };
-  for (const [slug, entry] of Object.entries(lock.skills)) if (entry.direct) visit(slug);
-  const removed = Object.keys(lock.skills).filter((slug) => !needed.has(slug)).sort();
-  const skills = Object.fromEntries(Object.entries(lock.skills).filter(([slug]) => needed.has(slug)));
+  for (const [slug, entry] of lock.skills) if (entry.direct) visit(slug);
+  const removed = [...lock.skills.keys()].filter((slug) => !needed.has(slug)).sort();
+  const skills = new Map([...lock.skills].filter(([slug]) => needed.has(slug)));
   return { lock: { ...lock, skills }, removed };
 }
 

@@ -13,6 +13,7 @@ import { CLI_VERSION } from './http.ts';
 import { settlePendingSync } from './install-tree.ts';
 import { type CommandIo, type Io, processIo } from './io.ts';
 import { DEFAULT_REGISTRY, registryUrl } from './registry-client.ts';
+import { terminalJson, terminalLine, terminalText } from './terminal-text.ts';
 import { createUi, type Ui } from './ui.ts';
 import { fromDomainError } from './validated.ts';
 
@@ -264,7 +265,7 @@ export async function main(argv: string[], io: Io): Promise<ExitCode> {
       registry: () => (registry ??= registryUrl(str(values.registry), io.env)),
       registryChosen: values.registry !== undefined || io.env.SKILLPRESS_REGISTRY !== undefined,
     });
-    if (json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    if (json) io.stdout.write(`${terminalJson(result)}\n`);
     return EXIT.ok;
   } catch (error) {
     return reportError(fromDomainError(error), io, ui);
@@ -278,13 +279,14 @@ function reportError(error: unknown, io: Io, ui: Ui): ExitCode {
   const message = known?.message ?? `unexpected failure: ${(error as Error)?.message ?? String(error)}`;
   const { hint, details } = known?.options ?? {};
   if (ui.json) {
-    io.stdout.write(`${JSON.stringify({ error: { code, message, ...(hint ? { hint } : {}), ...(details === undefined ? {} : { details }) } }, null, 2)}\n`);
+    io.stdout.write(`${terminalJson({ error: { code, message, ...(hint ? { hint } : {}), ...(details === undefined ? {} : { details }) } })}\n`);
   } else {
+    // Code, message and details may be a registry's words: cleaned before the colours go on.
     const { e } = ui;
-    io.stderr.write(`${e.red('error')} ${e.bold(code)}: ${message}\n`);
-    for (const line of detailLines(details)) io.stderr.write(`  ${line}\n`);
-    if (hint) io.stderr.write(`  ${e.dim('hint:')} ${hint.replace(/\n/g, '\n        ')}\n`);
-    if (!known && io.env.SKILLPRESS_DEBUG) io.stderr.write(`${(error as Error)?.stack ?? ''}\n`);
+    io.stderr.write(`${e.red('error')} ${e.bold(terminalLine(code))}: ${terminalText(message)}\n`);
+    for (const line of detailLines(details)) io.stderr.write(`  ${terminalText(line)}\n`);
+    if (hint) io.stderr.write(`  ${e.dim('hint:')} ${terminalText(hint).replace(/\n/g, '\n        ')}\n`);
+    if (!known && io.env.SKILLPRESS_DEBUG) io.stderr.write(`${terminalText((error as Error)?.stack ?? '')}\n`);
   }
   return known?.exitCode ?? EXIT.user;
 }

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { CatalogDocument } from '#core/catalog';
+import { limits } from '#core/limits';
 import type { RegistryDocument, VersionsDocument } from '#core/registry-document';
 import type { deliverySchema, PublishBody, Skill, VersionBody, versionCreatedSchema } from '#core/schemas';
 import { registryPath } from '#core/static-paths';
@@ -7,6 +8,7 @@ import { CliError, usage } from './cli-error.ts';
 import { Http } from './http.ts';
 import type { Io } from './io.ts';
 import { cacheDir } from './paths.ts';
+import { registrySlug } from './registry-names.ts';
 
 /**
  * The registry's endpoints as the client uses them (DESIGN.md §4): metadata from the static
@@ -14,6 +16,20 @@ import { cacheDir } from './paths.ts';
  */
 
 export const DEFAULT_REGISTRY = 'http://127.0.0.1:8787';
+
+const MiB = 1024 * 1024;
+
+/**
+ * The most the client reads of each kind of answer, from the server's own limits
+ * (`core/limits.ts`), so a broken or hostile registry cannot fill memory. A delivery carries in
+ * the same JSON form the files that one publish request carried, and a request is at most
+ * `bodyBytes`; twice that leaves room for a server that escapes text differently. A registry
+ * document holds at most five changelogs of 20,000 characters, 200 file entries and 32
+ * dependencies: about 1 MiB even with every character escaped as `\uXXXX`. The catalog and the
+ * versions list grow with the registry, one entry per skill or per version: 64 MiB holds tens of
+ * thousands of entries at their longest.
+ */
+export const ANSWER_BYTES = { delivery: 2 * limits.bodyBytes, registry: 4 * MiB, versions: 64 * MiB, catalog: 64 * MiB } as const;
 
 // Types only: zod itself stays off the install path.
 export type Delivery = z.output<typeof deliverySchema>;
@@ -45,19 +61,25 @@ export class RegistryClient {
   }
 
   catalog(): Promise<CatalogDocument> {
-    return this.http.json('/.well-known/skills.json', { revalidate: true });
+    return this.http.json('/.well-known/skills.json', { revalidate: true, maxBytes: ANSWER_BYTES.catalog });
   }
 
-  skill(slug: string): Promise<RegistryDocument> {
-    return this.http.json<RegistryDocument>(registryPath(slug), { revalidate: true }).catch(notFoundAs(`no skill "${slug}" in ${this.base}`, 'search for it with skillpress search <words>'));
+  async skill(slug: string): Promise<RegistryDocument> {
+    const doc = await this.http
+      .json<RegistryDocument>(registryPath(registrySlug(slug, 'asked to look up')), { revalidate: true, maxBytes: ANSWER_BYTES.registry })
+      .catch(notFoundAs(`no skill "${slug}" in ${this.base}`, 'search for it with skillpress search <words>'));
+    return sameSkill(doc, slug, this.base);
   }
 
-  versions(slug: string): Promise<VersionsDocument> {
-    return this.http.json<VersionsDocument>(`${registryPath(slug)}/versions`, { revalidate: true }).catch(notFoundAs(`no skill "${slug}" in ${this.base}`));
+  async versions(slug: string): Promise<VersionsDocument> {
+    const doc = await this.http
+      .json<VersionsDocument>(`${registryPath(registrySlug(slug, 'asked to look up'))}/versions`, { revalidate: true, maxBytes: ANSWER_BYTES.versions })
+      .catch(notFoundAs(`no skill "${slug}" in ${this.base}`));
+    return sameSkill(doc, slug, this.base);
   }
 
   deliver(id: string, version: string, token?: string): Promise<Delivery> {
-    return this.http.json(`/api/deliver/${encodeURIComponent(id)}`, { query: { version, source: 'cli', token } });
+    return this.http.json(`/api/deliver/${encodeURIComponent(id)}`, { query: { version, source: 'cli', token }, maxBytes: ANSWER_BYTES.delivery });
   }
 
   publish(apiKey: string, body: PublishBody): Promise<Skill> {
@@ -67,6 +89,12 @@ export class RegistryClient {
   createVersion(apiKey: string, id: string, body: VersionBody): Promise<VersionCreated> {
     return this.http.json(`/api/skills/${encodeURIComponent(id)}/versions`, { method: 'POST', body, apiKey });
   }
+}
+
+/** A registry document about another skill than the one asked for is a lie, whatever it holds. */
+function sameSkill<T extends { slug: string }>(doc: T, slug: string, base: string): T {
+  if (doc?.slug !== slug) throw new CliError('bad_response', `${base} answered a lookup of ${slug} with a document about ${JSON.stringify(doc?.slug)?.slice(0, 80)}`);
+  return doc;
 }
 
 /** Keeps the server's `not_found` code, with a message that names what was looked up. */

@@ -1,4 +1,5 @@
 import type { Io, OutputStream } from './io.ts';
+import { terminalText } from './terminal-text.ts';
 
 export { formatBytes } from '#core/format-bytes';
 
@@ -6,6 +7,8 @@ export { formatBytes } from '#core/format-bytes';
  * How the client talks to people. Human text goes to stdout and is silent under `--json` (the
  * command's result is printed as one JSON document instead); warnings and progress go to stderr.
  * Colour only on a terminal, never with NO_COLOR (https://no-color.org), forced with FORCE_COLOR.
+ * Every line is cleaned of escape sequences and control characters on its way out, whatever it
+ * quotes from a registry, except the client's own colours.
  */
 
 export interface Palette {
@@ -32,6 +35,11 @@ export interface Ui {
 
 const sgr = (open: number, close: number) => (text: string) => `\u001b[${open}m${text}\u001b[${close}m`;
 const colours: Palette = { bold: sgr(1, 22), dim: sgr(2, 22), red: sgr(31, 39), green: sgr(32, 39), yellow: sgr(33, 39), cyan: sgr(36, 39) };
+/**
+ * The sequences `colours` writes, the only ones left in printed text. A registry could still send
+ * one of them to colour its own text, but none moves the cursor, hides text or changes the title.
+ */
+const OWN_COLOURS: ReadonlySet<string> = new Set([1, 2, 22, 31, 32, 33, 36, 39].map((n) => `\u001b[${n}m`));
 const plain: Palette = { bold: String, dim: String, red: String, green: String, yellow: String, cyan: String };
 
 export function useColour(stream: OutputStream, env: Io['env']): boolean {
@@ -41,8 +49,12 @@ export function useColour(stream: OutputStream, env: Io['env']): boolean {
 }
 
 export function createUi(io: Io, json: boolean): Ui {
-  const c = useColour(io.stdout, io.env) ? colours : plain;
-  const e = useColour(io.stderr, io.env) ? colours : plain;
+  const colourOut = useColour(io.stdout, io.env);
+  const colourErr = useColour(io.stderr, io.env);
+  const c = colourOut ? colours : plain;
+  const e = colourErr ? colours : plain;
+  const out = (text: string) => terminalText(text, colourOut ? OWN_COLOURS : undefined);
+  const err = (text: string) => terminalText(text, colourErr ? OWN_COLOURS : undefined);
   const showProgress = !json && io.stderr.isTTY === true && io.env.TERM !== 'dumb' && !io.env.CI;
   let progressShown = false;
   const endProgress = () => {
@@ -56,15 +68,15 @@ export function createUi(io: Io, json: boolean): Ui {
     line: (text = '') => {
       if (json) return;
       endProgress();
-      io.stdout.write(`${text}\n`);
+      io.stdout.write(`${out(text)}\n`);
     },
     warn: (text) => {
       endProgress();
-      io.stderr.write(`${e.yellow('warning')} ${text}\n`);
+      io.stderr.write(`${e.yellow('warning')} ${err(text)}\n`);
     },
     progress: (text) => {
       if (!showProgress) return;
-      io.stderr.write(`\r\u001b[2K${e.dim(text)}`);
+      io.stderr.write(`\r\u001b[2K${e.dim(err(text))}`);
       progressShown = true;
     },
     endProgress,
@@ -73,7 +85,8 @@ export function createUi(io: Io, json: boolean): Ui {
 
 
 const ANSI = /\u001b\[[0-9;]*m/g;
-const width = (text: string) => text.replace(ANSI, '').length;
+// As printed: without colours, and without what the output cleaning drops.
+const width = (text: string) => terminalText(text).replace(ANSI, '').length;
 
 /** Rows as aligned columns (two spaces apart); the last column is never padded. */
 export function columns(rows: string[][]): string[] {

@@ -44,7 +44,10 @@ export function decodeFile(file: { filename: string; content: string; encoding?:
   return { filename: file.filename, bytes: Buffer.from(file.content, 'base64'), encoding };
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// `ignoreBOM`: by default a TextDecoder drops a leading byte-order mark, and a file that begins
+// with one (as many Office-made skills do) would be delivered one character short of what its
+// published SHA-256 says.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The wire form of a file: text when it was sent as text and is valid UTF-8, else base64. */
 export function toWireFile(file: FileBytes): WireFile {

@@ -17,7 +17,8 @@ export function readableCanonicalJson(value: unknown): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value !== null && typeof value === 'object') {
-    const sorted: Record<string, unknown> = {};
+    // No prototype: a `__proto__` key is data to keep, not a prototype to set (and lose).
+    const sorted: Record<string, unknown> = Object.create(null);
     for (const key of Object.keys(value).sort()) {
       const member = (value as Record<string, unknown>)[key];
       if (member !== undefined) sorted[key] = sortKeys(member);

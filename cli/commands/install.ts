@@ -27,7 +27,7 @@ export const AGENT_FOLDERS: Record<string, string> = { claude: '.claude/skills' 
 export function chosenRoot(options: { dir?: string; agent?: string }, cwd: string): string | undefined {
   if (options.dir !== undefined && options.agent !== undefined) throw usage('use --dir or --agent, not both');
   if (options.agent !== undefined) {
-    const folder = AGENT_FOLDERS[options.agent];
+    const folder = Object.hasOwn(AGENT_FOLDERS, options.agent) ? AGENT_FOLDERS[options.agent] : undefined;
     if (!folder) throw usage(`unknown agent "${options.agent}"`, `known agents: ${Object.keys(AGENT_FOLDERS).join(', ')}; or choose a folder with --dir`);
     return folder;
   }
@@ -56,16 +56,15 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
   if (options.specs.length === 0) {
     if (!existing) throw usage(`nothing to install: there is no ${LOCKFILE_NAME} here`, 'install a skill by name: skillpress install <slug>');
     if (root !== undefined) throw usage('--dir and --agent apply to named skills; the lockfile already says where each skill goes');
-    const targets = Object.entries(existing.skills).map(([slug, entry]) => targetFromLock(slug, entry));
+    const targets = [...existing.skills].map(([slug, entry]) => targetFromLock(slug, entry));
     outcome = await applyTargets(ctx, targets, existing, io.cwd, clientFor);
   } else {
     const lock = existing ?? emptyLockfile();
-    const requests = options.specs.map(parseRequest).map((r) => ({
-      ...r,
-      direct: true,
+    const requests = options.specs.map(parseRequest).map((r) => {
+      const installed = lock.skills.get(r.slug);
       // An explicit --dir/--agent wins; otherwise a skill stays where it is installed.
-      path: `${root ?? (lock.skills[r.slug] ? parentOf(lock.skills[r.slug]!.path) : DEFAULT_ROOT)}/${r.slug}`,
-    }));
+      return { ...r, direct: true, path: `${root ?? (installed ? parentOf(installed.path) : DEFAULT_ROOT)}/${r.slug}` };
+    });
     const repeated = requests.find((r, i) => requests.findIndex((o) => o.slug === r.slug) !== i);
     if (repeated) throw usage(`${repeated.slug} is named twice`);
     const targets = await resolveTargets(ctx, requests, lock);

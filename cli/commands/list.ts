@@ -37,7 +37,7 @@ export async function list(options: ListOptions, io: CommandIo): Promise<ListRes
   const { ui } = io;
   const { c } = ui;
   const lock = await readLockfile(io.cwd);
-  const entries = Object.entries(lock?.skills ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
+  const entries = [...(lock?.skills ?? [])].sort(([a], [b]) => (a < b ? -1 : 1));
   const clients = new Map<string, RegistryClient>();
   let unreachable = false;
   const skills = await mapLimit(entries, 8, async ([slug, entry]): Promise<ListedSkill> => {

@@ -23,21 +23,21 @@ export async function uninstall(options: UninstallOptions, io: CommandIo): Promi
   if (options.slugs.length === 0) throw usage('name the skills to remove: skillpress uninstall <slug...>');
   const lock = await readLockfile(io.cwd);
   for (const slug of options.slugs) {
-    if (!lock?.skills[slug]) throw new CliError('not_installed', `${slug} is not installed here (see skillpress list)`);
+    if (!lock?.skills.has(slug)) throw new CliError('not_installed', `${slug} is not installed here (see skillpress list)`);
   }
-  const skills = { ...lock!.skills };
-  for (const slug of options.slugs) skills[slug] = { ...skills[slug]!, direct: false };
+  const skills = new Map(lock!.skills);
+  for (const slug of options.slugs) skills.set(slug, { ...skills.get(slug)!, direct: false });
   const { lock: next, removed } = pruneOrphans({ ...lock!, skills });
   const kept = options.slugs
-    .filter((slug) => next.skills[slug])
-    .map((slug) => ({ slug, neededBy: Object.keys(next.skills).filter((other) => next.skills[other]!.dependencies?.[slug] !== undefined).sort() }));
+    .filter((slug) => next.skills.has(slug))
+    .map((slug) => ({ slug, neededBy: [...next.skills].filter(([, entry]) => Object.hasOwn(entry.dependencies ?? {}, slug)).map(([other]) => other).sort() }));
 
   await writeLockfile(io.cwd, next);
-  for (const slug of removed) await removeFolder(join(io.cwd, skills[slug]!.path));
+  for (const slug of removed) await removeFolder(join(io.cwd, skills.get(slug)!.path));
 
   const { ui } = io;
   const { c } = ui;
-  for (const slug of removed) ui.line(`${c.red('-')} ${slug} ${c.dim(`(${skills[slug]!.path})`)}`);
+  for (const slug of removed) ui.line(`${c.red('-')} ${slug} ${c.dim(`(${skills.get(slug)!.path})`)}`);
   for (const k of kept) ui.line(`${c.dim('=')} ${k.slug} ${c.dim(`stays: ${k.neededBy.join(', ')} ${k.neededBy.length === 1 ? 'depends' : 'depend'} on it`)}`);
   return { removed, kept, lockfile: LOCKFILE_NAME };
 }

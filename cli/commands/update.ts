@@ -43,23 +43,24 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
   const { ui } = io;
   const { c } = ui;
   const lock = await readLockfile(io.cwd);
-  if (!lock || Object.keys(lock.skills).length === 0) throw new CliError('not_installed', `nothing to update: no skills in ${LOCKFILE_NAME} here`);
+  if (!lock || lock.skills.size === 0) throw new CliError('not_installed', `nothing to update: no skills in ${LOCKFILE_NAME} here`);
   for (const slug of options.slugs) {
-    if (!lock.skills[slug]) throw new CliError('not_installed', `${slug} is not installed here`, { hint: `install it first: skillpress install ${slug}` });
+    if (!lock.skills.has(slug)) throw new CliError('not_installed', `${slug} is not installed here`, { hint: `install it first: skillpress install ${slug}` });
   }
   if (new Set(options.slugs).size !== options.slugs.length) throw usage('a skill is named twice');
 
-  const names = options.slugs.length > 0 ? options.slugs : Object.keys(lock.skills).sort();
-  const registries = new Set(names.map((slug) => lock.skills[slug]!.registry));
+  const names = options.slugs.length > 0 ? options.slugs : [...lock.skills.keys()].sort();
+  const locked = (slug: string) => lock.skills.get(slug)!;
+  const registries = new Set(names.map((slug) => locked(slug).registry));
   const base = options.registryChosen || registries.size !== 1 ? options.registry : [...registries][0]!;
   const client = new RegistryClient(base, io);
-  const requests = names.map((slug) => ({ slug, spec: lock.skills[slug]!.spec, direct: lock.skills[slug]!.direct, path: lock.skills[slug]!.path }));
+  const requests = names.map((slug) => ({ slug, spec: locked(slug).spec, direct: locked(slug).direct, path: locked(slug).path }));
   const targets = await resolveTargets({ io, ui, client, token: options.token }, requests, lock, { allVersions: true });
 
   const updates: PlannedUpdate[] = [];
   const held: UpdateResult['held'] = [];
   for (const t of targets) {
-    const installed = lock.skills[t.slug];
+    const installed = lock.skills.get(t.slug);
     const available = t.available ?? [];
     if (installed && installed.version !== t.version) {
       updates.push({ slug: t.slug, from: installed.version, to: t.version, changelogs: changelogsBetween(available, installed.version, t.version) });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FrontMatterError, parseFrontMatter } from '#cli/front-matter';
 import { skillMetadata } from '#cli/skill-folder';
+import { validated } from '#cli/validated';
 
 const fm = (yaml: string, body = '# Body\n') => `---\n${yaml}\n---\n${body}`;
 
@@ -75,5 +76,19 @@ none: {}`),
     });
     expect(() => skillMetadata(fm('name: x'))).toThrow(/needs a name and a description/);
     expect(() => skillMetadata(fm('name: x\ndescription: y\ndependencies: [a]'))).toThrow(/must map skill slugs/);
+  });
+
+  it('keeps keys named like Object members as keys, so publish refuses __proto__ as a dependency', async () => {
+    const { data } = parseFrontMatter(fm('name: x\nconstructor: yes\ndependencies:\n  constructor: ^1.0.0\n  __proto__: "*"'));
+    expect(Object.keys(data)).toEqual(['name', 'constructor', 'dependencies']);
+    expect(Object.keys(data.dependencies as object)).toEqual(['constructor', '__proto__']);
+    expect(skillMetadata(fm('name: x\ndescription: y\ndependencies:\n  constructor: ^1.0.0')).dependencies).toEqual({ constructor: '^1.0.0' });
+    // Kept, so that the publish body's check refuses it instead of never seeing it.
+    const { dependencies } = skillMetadata(fm('name: x\ndescription: y\ndependencies:\n  __proto__: "*"'));
+    expect(Object.keys(dependencies)).toEqual(['__proto__']);
+    await expect(validated('publish', { name: 'x', description: 'y', category: 'testing', dependencies })).rejects.toMatchObject({
+      code: 'invalid_request',
+      options: { details: { issues: [expect.objectContaining({ path: ['dependencies', '__proto__'] })] } },
+    });
   });
 });

@@ -32,6 +32,22 @@ function scripted(answers: Answer[]) {
 }
 
 const json = (body: unknown, status = 200, headers: Record<string, string> = {}) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+/** `{"pad":"aaa…"}` of `size` bytes, streamed in 64 KiB chunks as they are pulled. */
+function lazyJson(size: number, pulled: { bytes: number }, status = 200): Response {
+  const chunk = new Uint8Array(64 * 1024).fill(0x61);
+  let left = size;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const part = left === size ? new TextEncoder().encode('{"pad":"') : left <= chunk.byteLength ? new TextEncoder().encode('"}'.padStart(left, 'a')) : chunk;
+      left -= part.byteLength;
+      pulled.bytes += part.byteLength;
+      controller.enqueue(part);
+      if (left <= 0) controller.close();
+    },
+  });
+  return new Response(stream, { status, headers: { 'content-type': 'application/json' } });
+}
+
 const failed = async (promise: Promise<unknown>) => promise.then(() => expect.unreachable(), (error) => error);
 
 describe('the client HTTP layer', () => {
@@ -77,6 +93,27 @@ describe('the client HTTP layer', () => {
     expect(error.message).not.toContain('dt_secret');
     expect(seen).toHaveLength(1);
     expect(seen[0]!.url).toContain('token=dt_secret');
+  });
+
+  it('stops reading an answer as soon as it is larger than the request allows, as bad_response (exit 2)', async () => {
+    const pulled = { bytes: 0 };
+    // 64 MiB of valid JSON, made as it is read: only what the client pulls ever exists.
+    const { io } = scripted([lazyJson(64 * 1024 * 1024, pulled), lazyJson(64 * 1024 * 1024, pulled, 500)]);
+    const http = new Http('http://registry.test', io);
+    const error = await failed(http.json('/api/deliver/1', { maxBytes: 1024 * 1024 }));
+    expect(error).toMatchObject({ code: 'bad_response', exitCode: 2, message: expect.stringContaining('more than 1.0 MB') });
+    expect(pulled.bytes).toBeLessThan(2 * 1024 * 1024);
+    // Without maxBytes, an answer is small: an error body cannot be endless either.
+    pulled.bytes = 0;
+    expect(await failed(http.json('/api/publish', { method: 'POST', body: {} }))).toMatchObject({ code: 'bad_response' });
+    expect(pulled.bytes).toBeLessThan(2 * 1024 * 1024);
+  });
+
+  it('reads an answer up to its limit, and keeps a byte-order mark inside the JSON', async () => {
+    const body = JSON.stringify({ content: '\uFEFFtext' });
+    const { io } = scripted([new Response(body), new Response(body)]);
+    expect(await new Http('http://registry.test', io).json('/x', { maxBytes: Buffer.byteLength(body) })).toEqual({ content: '\uFEFFtext' });
+    expect(await failed(new Http('http://registry.test', io).json('/x', { maxBytes: Buffer.byteLength(body) - 1 }))).toMatchObject({ code: 'bad_response' });
   });
 
   it('calls an answer that is not JSON a bad response', async () => {

@@ -18,7 +18,7 @@ const entry = (overrides: Partial<LockedSkill> = {}): LockedSkill => ({
   ...overrides,
 });
 
-const lockOf = (skills: Record<string, LockedSkill>): Lockfile => ({ ...emptyLockfile(), skills });
+const lockOf = (skills: Record<string, LockedSkill>): Lockfile => ({ ...emptyLockfile(), skills: new Map(Object.entries(skills)) });
 
 describe('skills-lock.json', () => {
   it('serialises deterministically: sorted keys and files, two-space indent, final newline', () => {
@@ -46,6 +46,19 @@ describe('skills-lock.json', () => {
     expect(bad({ x: entry({ files: [{ filename: '../../.bashrc', size: 1, sha256: 'a'.repeat(64) }] }) })).toThrow(/filename must not contain \.\./);
     expect(bad({ '../x': entry() })).toThrow(/not a skill slug/);
     expect(bad({ x: entry({ integrity: 'md5-abc' }) })).toThrow(/integrity/);
+    expect(bad({ x: entry({ dependencies: { '../../evil': '*' } }) })).toThrow(/"..\/..\/evil" is not a skill slug/);
+    expect(() => parseLockfile(`{"lockfileVersion":1,"skills":{"__proto__":${JSON.stringify(entry())}}}`)).toThrow(/skills\["__proto__"\]: not a skill slug/);
+    expect(() => parseLockfile(`{"lockfileVersion":1,"skills":{"x":${JSON.stringify(entry()).replace('"dependencies":{}', '"dependencies":{"__proto__":"*"}')}}}`)).toThrow(/"__proto__" is not a skill slug/);
+  });
+
+  it('keeps a skill whose slug names an Object member (constructor)', () => {
+    const names = ['constructor', 'helper'];
+    const lock = lockOf(Object.fromEntries(names.map((slug) => [slug, entry({ path: `.skills/${slug}`, dependencies: { constructor: '^1.0.0' } })])));
+    const read = parseLockfile(serialiseLockfile(lock));
+    expect([...read.skills.keys()].sort()).toEqual([...names].sort());
+    expect(read.skills.get('constructor')!.dependencies).toEqual(Object.assign(Object.create(null), { constructor: '^1.0.0' }));
+    expect(parseLockfile(serialiseLockfile(emptyLockfile())).skills.get('constructor')).toBeUndefined();
+    expect(pruneOrphans(read).removed).toEqual([]);
   });
 
   it('gives the lockfile_invalid code, so the CLI exits 1 with advice', () => {
@@ -65,8 +78,8 @@ describe('skills-lock.json', () => {
       stray: entry({ direct: false }),
     });
     expect(pruneOrphans(lock).removed).toEqual(['stray']);
-    const without = pruneOrphans(lockOf({ ...lock.skills, app: entry({ direct: false, dependencies: { helper: '^1.0.0' } }) }));
+    const without = pruneOrphans(lockOf({ ...Object.fromEntries(lock.skills), app: entry({ direct: false, dependencies: { helper: '^1.0.0' } }) }));
     expect(without.removed).toEqual(['app', 'helper', 'leaf', 'stray']);
-    expect(without.lock.skills).toEqual({});
+    expect(without.lock.skills.size).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Io } from '#cli/io';
+import { terminalText } from '#cli/terminal-text';
 import { columns, createUi, formatBytes } from '#cli/ui';
 
 function fakeIo(env: Record<string, string>, tty: boolean): Io & { out: string; err: string } {
@@ -49,6 +50,8 @@ describe('terminal output', () => {
 
   it('aligns columns and prints sizes the way people read them', () => {
     expect(columns([['a', 'bb', 'c'], ['ccc', 'd', 'e']])).toEqual(['a    bb  c', 'ccc  d   e']);
+    // Measured as printed: what the output cleaning drops takes no room.
+    expect(columns([['a\u001b[2J\u202e', 'x'], ['bb', 'y']]).map((row) => terminalText(row))).toEqual(['a   x', 'bb  y']);
     expect([formatBytes(999), formatBytes(1500), formatBytes(12_345_678)]).toEqual(['999 B', '1.5 kB', '12 MB']);
   });
 });

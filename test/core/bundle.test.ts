@@ -8,6 +8,11 @@ describe('canonical JSON', () => {
   it('sorts keys at every depth and drops undefined', () => {
     expect(canonicalJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: undefined } })).toBe('{"a":{"d":[{"y":2,"z":1}]},"b":1}');
   });
+
+  it('keeps keys named like Object members, __proto__ included', () => {
+    const text = '{"constructor":"^1.0.0","__proto__":{"x":1}}';
+    expect(canonicalJson(JSON.parse(text))).toBe('{"__proto__":{"x":1},"constructor":"^1.0.0"}');
+  });
 });
 
 describe('bundles', () => {
@@ -26,6 +31,15 @@ describe('bundles', () => {
     const binary = decodeFile({ filename: 'x.bin', content: Buffer.from([0xff, 0xfe, 0x00]).toString('base64'), encoding: 'base64' })!;
     expect(toWireFile(binary)).toEqual({ filename: 'x.bin', content: '//4A', encoding: 'base64' });
     expect(toWireFile(text('a.md', 'héllo'))).toEqual({ filename: 'a.md', content: 'héllo' });
+  });
+
+  it('delivers text files byte for byte: a leading byte-order mark, CRLF and control characters stay', () => {
+    for (const content of ['\uFEFF# starts with a BOM\r\n', '\uFEFF', 'a\r\nb\u0001\u001b[2J\u007f']) {
+      const file = text('SKILL.md', content);
+      const wire = toWireFile(file);
+      expect(wire).toEqual({ filename: 'SKILL.md', content });
+      expect(Buffer.from(decodeFile(wire)!.bytes).equals(Buffer.from(file.bytes))).toBe(true);
+    }
   });
 
   it('refuses malformed base64', () => {

@@ -1,0 +1,46 @@
+import { main } from '#cli/main';
+import type { TestStack } from './stack.ts';
+
+/**
+ * `skillpress` run in the test's own process through `main(argv, io)`: the same code as the
+ * executable, without the cost of a child process, and with any `fetch` — a test stack's app
+ * (the whole server without a port) or a registry on loopback.
+ */
+
+export interface InProcessResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON (for --json runs). */
+  json: any;
+}
+
+export interface InProcessOptions {
+  cwd: string;
+  env: Record<string, string>;
+  fetch?: typeof fetch;
+}
+
+export async function runInProcess(args: string[], options: InProcessOptions): Promise<InProcessResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdout: { write: (chunk: string) => (stdout += chunk) },
+    stderr: { write: (chunk: string) => (stderr += chunk) },
+    stdin: { async *[Symbol.asyncIterator]() {} },
+    fetch: options.fetch ?? globalThis.fetch,
+    now: () => performance.now(),
+  });
+  let json: unknown;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code, stdout, stderr, json };
+}
+
+/** A fetch that hands every request to the stack's app, whatever host the URL names. */
+export const stackFetch = (stack: TestStack): typeof fetch => ((input: string | URL | Request, init?: RequestInit) => stack.request(String(input), init)) as typeof fetch;

@@ -1,0 +1,108 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { bundleIntegrity, decodeFile, fileEntries, type WireFile } from '#core/bundle';
+import { registryPath } from '#core/static-paths';
+
+/**
+ * A registry on loopback that says whatever a test wants: the old, foreign or compromised server
+ * the client must survive. Documents it builds are internally consistent (digests and integrity
+ * match the files), so the client's integrity checks pass and only the lie under test remains.
+ */
+
+export interface FakeSkill {
+  /** As the registry names it, valid or not. */
+  slug: string;
+  version?: string;
+  files?: WireFile[];
+  /** Any JSON value: a test may pass an object parsed from text to get a `__proto__` key. */
+  dependencies?: unknown;
+  /** Fields to overwrite in the registry document (name, description, versions, …). */
+  doc?: Record<string, unknown>;
+  /** Fields to overwrite in the delivery. */
+  delivery?: Record<string, unknown>;
+}
+
+export interface FakeAnswer {
+  status?: number;
+  headers?: Record<string, string>;
+  /** JSON-serialised unless a string or Buffer; `stream` writes the body itself instead. */
+  body?: unknown;
+  stream?: (res: ServerResponse) => void;
+}
+
+export type Route = (url: URL) => FakeAnswer | undefined;
+
+export interface FakeRegistry {
+  url: string;
+  /** Every path asked for, in order (query included). */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+export async function startFakeRegistry(route: Route): Promise<FakeRegistry> {
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    requests.push(req.url!);
+    const answer = route(new URL(req.url!, 'http://fake.test'));
+    if (!answer) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"not_found","message":"Not found"}}');
+    res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
+    if (answer.stream) return answer.stream(res);
+    const body = answer.body;
+    res.end(typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The path a client asks for `path`, after URL normalisation (`..` segments resolved). */
+export const requestedPath = (path: string) => new URL(path, 'http://fake.test').pathname;
+
+const PUBLISHED_AT = '2025-01-01T00:00:00.000Z';
+
+/**
+ * Routes serving `skills` as a registry would: the registry document, the versions list and the
+ * delivery of each, at the paths the client asks for them (after URL normalisation, so a slug
+ * such as `../../x` is served where a client's request for it lands).
+ */
+export function skillRoutes(skills: FakeSkill[]): Route {
+  const answers = new Map<string, unknown>();
+  skills.forEach((skill, index) => {
+    const id = `fake-${index}`;
+    const version = skill.version ?? '1.0.0';
+    const wire = skill.files ?? [{ filename: 'SKILL.md', content: `# ${skill.slug}\n` }];
+    const bytes = wire.map((file) => decodeFile(file)!);
+    const summary = { version, changelog: '', publishedAt: PUBLISHED_AT, integrity: bundleIntegrity(bytes) };
+    const doc = {
+      id,
+      slug: skill.slug,
+      name: skill.slug,
+      description: 'A skill served by a fake registry.',
+      category: 'testing',
+      author: 'mallory',
+      paid: false,
+      currentVersion: version,
+      createdAt: PUBLISHED_AT,
+      updatedAt: PUBLISHED_AT,
+      files: fileEntries(bytes),
+      versions: [summary],
+      dependencies: skill.dependencies ?? {},
+      formats: ['agent-skills'],
+      delivery: { url: `/api/deliver/${id}` },
+      ...skill.doc,
+    };
+    const registry = requestedPath(registryPath(skill.slug));
+    if (!answers.has(registry)) answers.set(registry, doc);
+    const versions = requestedPath(`${registryPath(skill.slug)}/versions`);
+    if (!answers.has(versions)) answers.set(versions, { id, slug: doc.slug, currentVersion: doc.currentVersion, versions: doc.versions });
+    answers.set(`/api/deliver/${id}`, { skillId: id, slug: skill.slug, version, files: wire, ...skill.delivery });
+  });
+  return (url) => (answers.has(url.pathname) ? { body: answers.get(url.pathname) } : undefined);
+}

@@ -114,7 +114,8 @@ export class Rebuilder {
    */
   async rebuildAll(): Promise<RebuildReport> {
     const scanned = await scanSkillStates(this.deps.db);
-    const { built, failed: unread } = await eachSkill(scanned, 16, skillOf, (state) => repairCurrentVersion(this.deps.db, state));
+    const { built, failed: unrepaired } = await eachSkill(scanned.states, 16, skillOf, (state) => repairCurrentVersion(this.deps.db, state));
+    const unread = [...scanned.failed, ...unrepaired];
     // Counts every object this run writes (bundles, registry files, archives, indexes).
     let written = 0;
     const stopCounting = this.deps.staticStore.onWrite(() => (written += 1));

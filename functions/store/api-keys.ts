@@ -1,9 +1,9 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '#core/errors';
 import { hashSecret, newId, newSecret } from '../platform/secrets.ts';
 import { BoundedCache } from '#core/bounded-cache';
-import { type Db, getItems, isConditionFailed, queryAll, tableKeys, writeIf } from './db.ts';
+import { type Db, getItems, isConditionFailed, parseItem, queryAll, tableKeys, writeIf } from './db.ts';
 import { getUser, toUserItem, type UserItem } from './users.ts';
 import { apiKeyKey, prefix, userKey } from './keys.ts';
 
@@ -26,7 +26,7 @@ const apiKeyItemSchema = z.object({
   name: z.string(),
   prefix: z.string(),
   createdAt: z.string(),
-  lastUsedAt: z.string().nullish().transform((v) => v ?? null),
+  lastUsedAt: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? null)),
 });
 export type ApiKeyItem = z.output<typeof apiKeyItemSchema>;
 
@@ -139,5 +139,5 @@ export async function revokeApiKey(db: Db, userId: string, id: string): Promise<
 }
 
 function toApiKeyItem(raw: Record<string, unknown>): ApiKeyItem {
-  return apiKeyItemSchema.parse(raw);
+  return parseItem(apiKeyItemSchema, raw, 'API key');
 }

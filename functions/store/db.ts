@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, type DeleteCommand, DynamoDBDocumentClient, type PutCommand, QueryCommand, type QueryCommandInput, type UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { output, ZodMiniType } from 'zod/mini';
 import type { Config } from '../platform/config.ts';
 import { withoutSdkLogging } from '../platform/sdk-client.ts';
 
@@ -123,4 +124,20 @@ export function queryOwned(db: Db, partition: string, sortEquals?: string): Prom
     KeyConditionExpression: sortEquals === undefined ? `${pk} = :pk` : `${pk} = :pk AND ${sk} = :sk`,
     ExpressionAttributeValues: sortEquals === undefined ? { ':pk': partition } : { ':pk': partition, ':sk': sortEquals },
   });
+}
+
+/** An item whose stored shape is not what its entity says: written by hand, or by a bug. */
+export class DamagedItemError extends Error {
+  constructor(kind: string, problem: string) {
+    super(`A ${kind} item in the table is damaged: ${problem}`);
+    this.name = 'DamagedItem';
+  }
+}
+
+/** Reads an item with its entity's schema; a mismatch is a {@link DamagedItemError} naming the first problem. */
+export function parseItem<S extends ZodMiniType>(schema: S, raw: Record<string, unknown>, kind: string): output<S> {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const first = parsed.error.issues[0];
+  throw new DamagedItemError(kind, first ? `${first.path.join('.') || 'item'}: ${first.message}` : 'unreadable');
 }

@@ -1,8 +1,8 @@
-import * as z from 'zod';
-import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError } from '#core/errors';
 import { isRelease, releaseKey } from '#core/semver-order';
-import { type Db, getItems, isConditionFailed, queryAll, tableKeys, writeIf } from './db.ts';
+import { type Db, getItems, isConditionFailed, parseItem, queryAll, tableKeys, writeIf } from './db.ts';
 import { prefix, skillKey, slugKey, sortPrefix, versionKey } from './keys.ts';
 
 /**
@@ -50,14 +50,14 @@ const versionItemSchema = z.object({
   changelog: z.string(),
   publishedAt: z.string(),
   files: z.array(storedFileSchema),
-  dependencies: z.record(z.string(), z.string()).default({}),
+  dependencies: z._default(z.record(z.string(), z.string()), {}),
   /** `sha256-<base64>` of the canonical bundle. */
   integrity: z.string(),
 });
 export type VersionItem = z.output<typeof versionItemSchema>;
 
 /** A slug's claim: which skill holds it, and since when (a claim with no skill behind it expires). */
-const slugClaimSchema = z.object({ skillId: z.string(), authorId: z.string().optional(), claimedAt: z.string() });
+const slugClaimSchema = z.object({ skillId: z.string(), authorId: z.optional(z.string()), claimedAt: z.string() });
 
 /** The stored form of each item, shared by the conditional writes here and bulk seeding. */
 export const skillRecord = (skill: SkillItem) => ({
@@ -126,7 +126,7 @@ export async function assertSlugFree(db: Db, slug: string, callerId: string, now
 
 async function getSlugClaim(db: Db, slug: string): Promise<z.output<typeof slugClaimSchema> | undefined> {
   const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: slugKey(slug), ConsistentRead: true }));
-  return Item && slugClaimSchema.parse(Item);
+  return Item && parseItem(slugClaimSchema, Item, 'slug claim');
 }
 
 function slugTaken(slug: string, holder: SkillItem | undefined, callerId: string): DomainError {
@@ -287,23 +287,7 @@ export async function listSkillsByAuthor(db: Db, userId: string): Promise<SkillI
   return items.map(toSkillItem);
 }
 
-/** Every skill, for the full rebuild (the repair path; never on a request path). */
-export async function* scanSkills(db: Db): AsyncGenerator<SkillItem[]> {
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.doc.send(
-      new ScanCommand({
-        TableName: db.table,
-        FilterExpression: 'sk = :meta',
-        ExpressionAttributeValues: { ':meta': 'META' },
-        ExclusiveStartKey,
-      }),
-    );
-    yield (page.Items ?? []).map(toSkillItem);
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-}
 
-export const toSkillItem = (raw: Record<string, unknown>): SkillItem => skillItemSchema.parse(raw);
-export const toVersionItem = (raw: Record<string, unknown>): VersionItem => versionItemSchema.parse(raw);
+export const toSkillItem = (raw: Record<string, unknown>): SkillItem => parseItem(skillItemSchema, raw, 'skill');
+export const toVersionItem = (raw: Record<string, unknown>): VersionItem => parseItem(versionItemSchema, raw, 'version');
 

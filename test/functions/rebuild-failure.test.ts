@@ -35,7 +35,7 @@ const catalogSlugs = async (stack: TestStack) => ((await get(stack, '/.well-know
 const discoveryNames = async (stack: TestStack) => ((await get(stack, '/.well-known/agent-skills/index.json')).body?.skills ?? []).map((s: { name: string }) => s.name) as string[];
 const listedVersions = async (stack: TestStack, slug: string) => (await get(stack, `/api/registry/${slug}/versions`)).body?.versions.map((v: { version: string }) => v.version);
 
-const codeOf: Record<Fault, string> = { unstorable: 'InternalError', damaged: 'TypeError' };
+const codeOf: Record<Fault, string> = { unstorable: 'InternalError', damaged: 'DamagedItem' };
 
 describe.each(['unstorable', 'damaged'] as const)('a skill with a version that is %s', (fault) => {
   it("never holds up another author's write: its registry JSON and catalog entry appear while that skill keeps failing", async () => {

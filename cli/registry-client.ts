@@ -11,7 +11,7 @@ import { cacheDir } from './paths.ts';
 import { registrySlug } from './registry-names.ts';
 
 /**
- * The registry's endpoints as the client uses them (DESIGN.md §4): metadata from the static
+ * The registry's endpoints as the client uses them (docs/api.md §7): metadata from the static
  * registry files, content from the delivery endpoint with `source=cli`, writes with an API key.
  */
 

@@ -5,7 +5,7 @@ import type { registryDocumentSchema, versionsDocumentSchema, versionSummarySche
 import { bundlePath, registryPath } from './static-paths.ts';
 
 /**
- * The registry documents of one skill (DESIGN.md §4): `/api/registry/<slug>` and its
+ * The registry documents of one skill (docs/api.md §11.2): `/api/registry/<slug>` and its
  * `/versions` list. Pure: the rebuild feeds them what DynamoDB holds and writes the result.
  */
 

@@ -214,7 +214,7 @@ export const analyticsSchema = z.object({
   daily: z.array(sourceCountsSchema.extend({ date: z.string() })).describe('the last 30 UTC days, oldest first'),
 });
 
-// The static documents (DESIGN.md §4–5). Readers (the site build, the CLI) parse them with these;
+// The static documents (docs/api.md §11). Readers (the site build, the CLI) parse them with these;
 // the builders in catalog.ts and registry-document.ts produce exactly these types. Not strict:
 // a reader must accept fields added by a newer rebuild.
 

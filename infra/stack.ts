@@ -24,7 +24,7 @@ import { bucketActions, tableActions } from './access.ts';
 import { bundleDir, type LambdaSpec, lambdas as allLambdas } from './lambdas.ts';
 
 /**
- * Skillpress on AWS (DESIGN.md §1, §5, §7): the single DynamoDB table, the private content and
+ * Skillpress on AWS (docs/architecture.md): the single DynamoDB table, the private content and
  * static buckets, one Lambda per concern behind an HTTP API, and CloudFront in front of both,
  * serving the static registry, bundles, catalog and site from S3 and only `/api/*` from code.
  *
@@ -52,7 +52,7 @@ export const secretNames = {
   siteBuildToken: 'skillpress/site-build-token',
 } as const;
 
-/** Edge cache lifetimes, seconds (DESIGN.md §5). */
+/** Edge cache lifetimes, seconds (docs/api.md §11). */
 export const edgeTtl = {
   catalog: 300,
   registry: 300,
@@ -68,7 +68,7 @@ export class SkillpressStack extends Stack {
     super(scope, id, props);
     const specs = props.lambdas ?? allLambdas;
 
-    // ---- State: the single table (DESIGN.md §7) ----
+    // ---- State: the single table (docs/architecture.md, "Data model") ----
     this.table = new dynamodb.Table(this, 'Table', {
       partitionKey: { name: tableKeys.partition, type: dynamodb.AttributeType.STRING },
       sortKey: { name: tableKeys.sort, type: dynamodb.AttributeType.STRING },
@@ -218,7 +218,7 @@ export class SkillpressStack extends Stack {
   }
 
   /**
-   * The table's stream drives the incremental rebuild (DESIGN.md §5): batched, filtered to the
+   * The table's stream drives the incremental rebuild (docs/api.md §11): batched, filtered to the
    * items that change static files, split in halves on error to isolate a bad record, retried,
    * and parked in a dead-letter queue (with an alarm) rather than blocking the shard.
    */
@@ -264,7 +264,7 @@ export class SkillpressStack extends Stack {
    * `/api/registry/*` is rewritten to the registry JSON in the static bucket by a CloudFront
    * Function; the rest of `/api/*` goes to the HTTP API uncached with every viewer header, cookie
    * and query string but Host (API Gateway routes on its own host name); everything else is the
-   * static bucket with the cache lifetimes of DESIGN.md §5.
+   * static bucket with the cache lifetimes of docs/api.md §11.
    */
   private distribution(api: apigw.HttpApi, staticBucket: s3.Bucket): cloudfront.Distribution {
     // LIST as well as READ: a missing registry file must be a 404, not S3's 403.
@@ -337,7 +337,7 @@ export class SkillpressStack extends Stack {
       },
     });
     // What CDK warns about (a listing at the root path) is answered by defaultRootObject, and
-    // the static bucket holds only public artifacts (DESIGN.md §5) anyway.
+    // the static bucket holds only public artifacts (docs/api.md §11) anyway.
     Annotations.of(this).acknowledgeWarning('@aws-cdk/aws-cloudfront-origins:listBucketSecurityRisk', 'defaultRootObject is set; the bucket holds only public files');
     return distribution;
   }

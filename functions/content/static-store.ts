@@ -3,7 +3,7 @@ import { headersForKey } from '#core/static-paths';
 import { getObjectBytes, isMissing } from './s3.ts';
 
 /**
- * The static bucket: the files the CDN serves. Every write carries the headers DESIGN.md §5
+ * The static bucket: the files the CDN serves. Every write carries the headers docs/api.md §11
  * gives its kind of object, and is announced to listeners (the local CDN keeps its cache
  * coherent this way; on AWS nothing listens and CloudFront's TTLs apply).
  */

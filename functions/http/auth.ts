@@ -8,7 +8,7 @@ import { getUser, toUser } from '../store/users.ts';
 import type { AppEnv } from './env.ts';
 
 /**
- * Who is calling. Each endpoint says which credentials it accepts (DESIGN.md §3): a session
+ * Who is calling. Each endpoint says which credentials it accepts (docs/api.md §4): a session
  * cookie (browser), an API key (`Authorization: Bearer sk_...`), or either.
  */
 

@@ -28,7 +28,7 @@ import { loadSkillState, repairCurrentVersion, type SkillState } from './skill-s
 
 /**
  * The rebuild: turns what DynamoDB and the content bucket hold into the static files of
- * DESIGN.md §5. `rebuild(ids)` touches only the named skills' files plus the two shared indexes,
+ * docs/api.md §11. `rebuild(ids)` touches only the named skills' files plus the two shared indexes,
  * so its cost does not grow with the number of skills (apart from serialising the catalog).
  * Everything it writes is derived, so running it again is always safe.
  */

@@ -10,7 +10,7 @@ import { hasGrant } from '../store/grants.ts';
 import { getSkill, getVersion, type SkillItem, type StoredFile } from '../store/skills.ts';
 
 /**
- * Delivery of a skill version's content (DESIGN.md §4). The steps are ordered so that a request
+ * Delivery of a skill version's content (docs/api.md §7). The steps are ordered so that a request
  * that fails changes nothing: every check and every content read comes first, then the token's
  * use is spent, and only then is the download counted (written behind the response, see
  * DownloadCounter) and the response sent.

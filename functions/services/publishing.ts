@@ -147,7 +147,7 @@ export function toSkill(item: SkillItem): Skill {
   };
 }
 
-/** Decodes files and applies the size limits of DESIGN.md §6 (413), before anything is stored. */
+/** Decodes files and applies the size limits of docs/api.md §6 (413), before anything is stored. */
 export function prepareFiles(files: PublishBody['files']): FileBytes[] {
   if (files.length > limits.filesPerVersion) throw payloadTooLarge(`At most ${limits.filesPerVersion} files per version; got ${files.length}`);
   const decoded: FileBytes[] = [];

@@ -43,7 +43,7 @@ export async function writeIf(db: Db, command: PutCommand | UpdateCommand | Dele
   }
 }
 
-/** Index names and key attributes of the single table (DESIGN.md §7). */
+/** Index names and key attributes of the single table (docs/architecture.md, "Data model"). */
 export const tableKeys = {
   partition: 'pk',
   sort: 'sk',

@@ -23,7 +23,7 @@ export function ensureVerdaccio(dir: string): string {
   // What `npm init -y` writes, with a name npm accepts whatever the folder is called.
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'skillpress-bench-verdaccio', version: '0.0.0', private: true }, null, 2));
   const npm = (args: string[]) => execFileSync('npm', args, { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] });
-  // Verdaccio 6.8.0's node-fetch 3 does not load on Node 20 here; 2.7.0 does (DESIGN.md §8).
+  // Verdaccio 6.8.0's node-fetch 3 does not load on Node 20 here; 2.7.0 does (docs/architecture.md, "Production parts and local stand-ins").
   npm(['pkg', 'set', 'overrides.node-fetch=2.7.0']);
   npm(['install', '--no-audit', '--no-fund', `verdaccio@${VERDACCIO_VERSION}`]);
   return bin;

@@ -69,7 +69,7 @@ describe('registry document', () => {
     expect(versionsDocumentSchema.strict().safeParse(versionsDocument(skill(), versions)).success).toBe(true);
   });
 
-  it('has exactly the fields of DESIGN.md §4', () => {
+  it('has exactly the fields of docs/api.md §11.2', () => {
     expect(Object.keys(registryDocument(skill(), versions)).sort()).toEqual(
       ['id', 'slug', 'name', 'description', 'category', 'author', 'paid', 'currentVersion', 'createdAt', 'updatedAt', 'files', 'versions', 'dependencies', 'formats', 'delivery'].sort(),
     );

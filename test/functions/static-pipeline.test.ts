@@ -328,7 +328,7 @@ describe('paid skills', () => {
 });
 
 describe('serving like the CDN', () => {
-  it('answers with the cache headers of DESIGN.md §5, a strong ETag and 304 on If-None-Match', async () => {
+  it('answers with the cache headers of docs/api.md §11, a strong ETag and 304 on If-None-Match', async () => {
     const { slug } = await publish(stack, key);
     await stack.idle();
     const cases: [string, string][] = [

@@ -54,7 +54,7 @@ describe('synthesis', () => {
   });
 });
 
-describe('static artifacts at the edge (DESIGN.md §5)', () => {
+describe('static artifacts at the edge (docs/api.md §11)', () => {
   it('caches the catalog and discovery index for 300 s', () => {
     const { config } = cachePolicyFor('/.well-known/*');
     expect(config.DefaultTTL).toBe(300);
@@ -167,7 +167,7 @@ describe('buckets', () => {
   });
 });
 
-describe('the table (DESIGN.md §7)', () => {
+describe('the table (docs/architecture.md, "Data model")', () => {
   it('is on-demand with point-in-time recovery, TTL on expiresAt, the gsi1 index and a NEW_AND_OLD_IMAGES stream', () => {
     template.hasResource('AWS::DynamoDB::Table', {
       DeletionPolicy: 'Retain',

@@ -6,7 +6,7 @@ import { call, type ServerProcess, startServer } from '../support/server-process
 import { openDataDir, readObjects, scanItems } from './support/store.ts';
 
 /**
- * Secrets at rest (DESIGN.md §3, §5): API keys, session tokens and download tokens are shown to
+ * Secrets at rest (docs/api.md §4 and §11): API keys, session tokens and download tokens are shown to
  * their owner once and stored only as SHA-256. After a run through every feature — including
  * secrets sent where they do not belong — none of them may appear in DynamoDB, in either bucket
  * (the static tree is the static bucket), in the raw files under DATA_DIR, or in the server's

@@ -4,7 +4,7 @@ import { sessionCaller } from '../auth.ts';
 import type { RouteGroup } from '../env.ts';
 import { readQuery } from '../query.ts';
 
-/** Counted delivery of a skill version's content; free skills need no credentials (DESIGN.md §4). */
+/** Counted delivery of a skill version's content; free skills need no credentials (docs/api.md §7). */
 export const deliverRoutes: RouteGroup = (app) => {
   app.get('/api/deliver/:skillId', async (c) => {
     const query = readQuery(c, deliverQuerySchema);

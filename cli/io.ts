@@ -1,5 +1,3 @@
-import type { Ui } from './ui.ts';
-
 /**
  * Everything a command touches outside its arguments. `cli/main.ts` builds it from `process`;
  * tests can build their own. Commands never read `process` directly.
@@ -27,11 +25,6 @@ export interface Io {
   fetch: typeof fetch;
   /** Milliseconds, for durations in messages. */
   now(): number;
-}
-
-/** What a command receives: the outside world plus the way to talk to the user. */
-export interface CommandIo extends Io {
-  ui: Ui;
 }
 
 export function processIo(): Io {

@@ -93,7 +93,8 @@ export class RegistryClient {
 
 /** A registry document about another skill than the one asked for is a lie, whatever it holds. */
 function sameSkill<T extends { slug: string }>(doc: T, slug: string, base: string): T {
-  if (doc?.slug !== slug) throw new CliError('bad_response', `${base} answered a lookup of ${slug} with a document about ${JSON.stringify(doc?.slug)?.slice(0, 80)}`);
+  if (doc?.slug !== slug)
+    throw new CliError('bad_response', `${base} answered a lookup of ${slug} with a document about ${JSON.stringify(doc?.slug)?.slice(0, 80)}`);
   return doc;
 }
 

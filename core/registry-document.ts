@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { limits } from './limits.ts';
 import { byPrecedenceDesc, currentOf } from './semver-order.ts';
 import type { registryDocumentSchema, versionsDocumentSchema, versionSummarySchema } from './schemas.ts';
-import { bundlePath, registryPath } from './static-paths.ts';
+import { bundlePath } from './static-paths.ts';
 
 /**
  * The registry documents of one skill (docs/api.md §11.2): `/api/registry/<slug>` and its

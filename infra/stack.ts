@@ -338,7 +338,10 @@ export class SkillpressStack extends Stack {
     });
     // What CDK warns about (a listing at the root path) is answered by defaultRootObject, and
     // the static bucket holds only public artifacts (docs/api.md §11) anyway.
-    Annotations.of(this).acknowledgeWarning('@aws-cdk/aws-cloudfront-origins:listBucketSecurityRisk', 'defaultRootObject is set; the bucket holds only public files');
+    Annotations.of(this).acknowledgeWarning(
+      '@aws-cdk/aws-cloudfront-origins:listBucketSecurityRisk',
+      'defaultRootObject is set; the bucket holds only public files',
+    );
     return distribution;
   }
 

@@ -1,7 +1,7 @@
 import { usage } from '../cli-error.ts';
 import { readLockfile } from '../install-tree.ts';
 import { applyTargets, DEFAULT_ROOT, type InstallOutcome, parentOf, projectRelativeRoot, resolveTargets, targetFromLock } from '../installer.ts';
-import type { CommandIo } from '../io.ts';
+import type { CommandIo } from '../ui.ts';
 import { emptyLockfile, LOCKFILE_NAME } from '../lockfile.ts';
 import { RegistryClient } from '../registry-client.ts';
 import { formatBytes, plural, type Ui } from '../ui.ts';
@@ -89,4 +89,3 @@ export function printOutcome(ui: Ui, outcome: InstallOutcome, ms: number, nameUn
   if (outcome.installed.length === 0) ui.line(c.dim(`Everything is up to date (${seconds} s).`));
   else ui.line(c.dim(`Installed ${plural(outcome.installed.length, 'skill')} in ${seconds} s; ${outcome.lockfile} updated.`));
 }
-

@@ -27,7 +27,14 @@ export class StaticStore {
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     const headers = headersForKey(key);
     const out = await this.s3.send(
-      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: headers.contentType, CacheControl: headers.cacheControl, Metadata: metadata }),
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Body: bytes,
+        ContentType: headers.contentType,
+        CacheControl: headers.cacheControl,
+        Metadata: metadata,
+      }),
     );
     this.announce(key, bytes);
     return out.ETag;

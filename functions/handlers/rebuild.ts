@@ -23,5 +23,8 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
   const failed = await rebuilder.rebuild(ids);
   for (const failure of failed) deps.log.error('rebuild of a skill failed; the stream retries it', failureFields(failure));
   await triggerSiteBuild(deps);
-  return batchItemFailures(event, failed.map((f) => f.skillId));
+  return batchItemFailures(
+    event,
+    failed.map((f) => f.skillId),
+  );
 }

@@ -27,9 +27,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export async function requireSession(c: Ctx): Promise<Caller> {
   const caller = await sessionCaller(c);
   if (!caller) {
-    throw unauthenticated(
-      c.req.header('authorization') ? 'This endpoint accepts only a browser session, not an API key' : 'Sign in first',
-    );
+    throw unauthenticated(c.req.header('authorization') ? 'This endpoint accepts only a browser session, not an API key' : 'Sign in first');
   }
   checkOrigin(c);
   return caller;

@@ -19,8 +19,7 @@ const json = (schema: z.ZodType, io: 'input' | 'output' = 'output') => ({
 
 const pathId = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
 
-const errors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((status) => [status, { description: 'Error', ...json(s.errorBodySchema) }]));
+const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, { description: 'Error', ...json(s.errorBodySchema) }]));
 
 /** An operation only a skill's author may call, with a session or an API key. */
 const authorOp = (summary: string, ids: string[], success: Record<number, object>, body?: z.ZodType) => ({
@@ -77,7 +76,12 @@ function build(): object {
         },
       },
       '/api/skills/{id}/download-tokens': {
-        post: authorOp('Issue a download token for a paid skill; the token is shown once', ['id'], { 201: { description: 'Created', ...json(s.downloadTokenCreatedSchema) } }, s.downloadTokenBodySchema),
+        post: authorOp(
+          'Issue a download token for a paid skill; the token is shown once',
+          ['id'],
+          { 201: { description: 'Created', ...json(s.downloadTokenCreatedSchema) } },
+          s.downloadTokenBodySchema,
+        ),
         get: authorOp("List the skill's download tokens, without their secrets", ['id'], { 200: { description: 'OK', ...json(s.downloadTokenListSchema) } }),
       },
       '/api/skills/{id}/download-tokens/{tokenId}': {
@@ -140,10 +144,17 @@ function build(): object {
         },
       },
       '/api/auth/methods': {
-        get: { summary: 'Which sign-in methods this server offers besides GitHub', responses: { 200: { description: 'OK', ...json(z.object({ devLogin: z.boolean() })) } } },
+        get: {
+          summary: 'Which sign-in methods this server offers besides GitHub',
+          responses: { 200: { description: 'OK', ...json(z.object({ devLogin: z.boolean() })) } },
+        },
       },
       '/api/me': {
-        get: { summary: 'The signed-in user', security: [{ session: [] }], responses: { 200: { description: 'OK', ...json(z.object({ user: s.userSchema })) }, ...errors(401) } },
+        get: {
+          summary: 'The signed-in user',
+          security: [{ session: [] }],
+          responses: { 200: { description: 'OK', ...json(z.object({ user: s.userSchema })) }, ...errors(401) },
+        },
       },
       '/api/me/skills': {
         get: {
@@ -170,10 +181,16 @@ function build(): object {
         },
       },
       '/.well-known/skills.json': {
-        get: { summary: 'The full catalog, sorted by slug (a static file; cached for 5 minutes)', responses: { 200: { description: 'OK', ...json(s.catalogDocumentSchema) } } },
+        get: {
+          summary: 'The full catalog, sorted by slug (a static file; cached for 5 minutes)',
+          responses: { 200: { description: 'OK', ...json(s.catalogDocumentSchema) } },
+        },
       },
       '/.well-known/agent-skills/index.json': {
-        get: { summary: 'Agent Skills discovery index of free skills (a static file)', responses: { 200: { description: 'OK', ...json(s.discoveryDocumentSchema) } } },
+        get: {
+          summary: 'Agent Skills discovery index of free skills (a static file)',
+          responses: { 200: { description: 'OK', ...json(s.discoveryDocumentSchema) } },
+        },
       },
       '/api/health': {
         get: {

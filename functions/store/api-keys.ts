@@ -26,7 +26,10 @@ const apiKeyItemSchema = z.object({
   name: z.string(),
   prefix: z.string(),
   createdAt: z.string(),
-  lastUsedAt: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? null)),
+  lastUsedAt: z.pipe(
+    z.nullish(z.string()),
+    z.transform((v) => v ?? null),
+  ),
 });
 export type ApiKeyItem = z.output<typeof apiKeyItemSchema>;
 
@@ -74,7 +77,10 @@ export async function authenticateApiKey(db: Db, key: string): Promise<{ key: Ap
   if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return undefined;
   const keyHash = hashSecret(key);
   let owners = knownOwners.get(db);
-  if (!owners) knownOwners.set(db, (owners = new BoundedCache(KNOWN_OWNERS_AT_MOST, () => 1)));
+  if (!owners) {
+    owners = new BoundedCache(KNOWN_OWNERS_AT_MOST, () => 1);
+    knownOwners.set(db, owners);
+  }
   const knownOwner = owners.get(keyHash);
   const found = await getItems(db, knownOwner ? [apiKeyKey(keyHash), userKey(knownOwner)] : [apiKeyKey(keyHash)]);
   const Item = found.find((i) => i.sk === apiKeyKey(keyHash).sk);

@@ -1,5 +1,13 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, type DeleteCommand, DynamoDBDocumentClient, type PutCommand, QueryCommand, type QueryCommandInput, type UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  type DeleteCommand,
+  DynamoDBDocumentClient,
+  type PutCommand,
+  QueryCommand,
+  type QueryCommandInput,
+  type UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { output, ZodMiniType } from 'zod/mini';
 import type { Config } from '../platform/config.ts';
 import { withoutSdkLogging } from '../platform/sdk-client.ts';
@@ -13,9 +21,7 @@ export interface Db {
 export function createDb(config: Config): Db {
   const client = new DynamoDBClient({
     region: config.region,
-    ...(config.dynamoEndpoint
-      ? { endpoint: config.dynamoEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
+    ...(config.dynamoEndpoint ? { endpoint: config.dynamoEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
     maxAttempts: 4,
   });
   withoutSdkLogging(client);
@@ -61,7 +67,9 @@ export function getItems(db: Db, keys: Record<string, unknown>[]): Promise<Recor
   const batch = batchWithRoom(db, keys.length);
   const ids = keys.map(keyId);
   for (const [i, key] of keys.entries()) batch.keys.set(ids[i]!, key);
-  return new Promise((resolve, reject) => batch.waiting.push({ resolve: (items) => resolve(ids.map((id) => items.get(id)).filter((item) => item !== undefined)), reject }));
+  return new Promise((resolve, reject) =>
+    batch.waiting.push({ resolve: (items) => resolve(ids.map((id) => items.get(id)).filter((item) => item !== undefined)), reject }),
+  );
 }
 
 /** The batch this turn's reads join, or a new one (sent on `setImmediate`) when it has no room for `count` more keys. */

@@ -26,9 +26,15 @@ const downloadTokenItemSchema = z.object({
   createdAt: z.string(),
   /** Epoch seconds, also the table's TTL attribute. */
   expiresAt: z.number(),
-  maxUses: z.pipe(z.nullish(z.number()), z.transform((v) => v ?? null)),
+  maxUses: z.pipe(
+    z.nullish(z.number()),
+    z.transform((v) => v ?? null),
+  ),
   uses: z._default(z.number(), 0),
-  lastUsedAt: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? null)),
+  lastUsedAt: z.pipe(
+    z.nullish(z.string()),
+    z.transform((v) => v ?? null),
+  ),
 });
 export type DownloadTokenItem = z.output<typeof downloadTokenItemSchema> & TokenFacts;
 
@@ -94,7 +100,11 @@ export function spendDownloadToken(db: Db, token: string, skillId: string, now: 
   });
 }
 
-function updateIf(db: Db, token: string, update: { UpdateExpression: string; ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> }): Promise<boolean> {
+function updateIf(
+  db: Db,
+  token: string,
+  update: { UpdateExpression: string; ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> },
+): Promise<boolean> {
   return writeIf(db, new UpdateCommand({ TableName: db.table, Key: downloadTokenKey(hashSecret(token)), ...update }));
 }
 

@@ -68,7 +68,12 @@ export const skillRecord = (skill: SkillItem) => ({
   gsi1sk: `${skill.createdAt}#${skill.id}`,
 });
 export const versionRecord = (item: VersionItem) => ({ ...versionKey(item.skillId, item.version), ...item });
-export const slugRecord = (slug: string, skillId: string, authorId: string, now: Date) => ({ ...slugKey(slug), skillId, authorId, claimedAt: now.toISOString() });
+export const slugRecord = (slug: string, skillId: string, authorId: string, now: Date) => ({
+  ...slugKey(slug),
+  skillId,
+  authorId,
+  claimedAt: now.toISOString(),
+});
 
 /** Skill ids are UUIDs; anything much longer names no skill and could exceed DynamoDB's key size. */
 const MAX_ID_CHARS = 128;
@@ -79,16 +84,11 @@ export async function getSkill(db: Db, id: string): Promise<SkillItem | undefine
   return Item ? toSkillItem(Item) : undefined;
 }
 
-export async function skillIdForSlug(db: Db, slug: string): Promise<string | undefined> {
-  return (await getSlugClaim(db, slug))?.skillId;
-}
-
 /** Which of `slugs` are claimed by a skill: one BatchGetItem per 100 slugs. */
 export async function existingSlugs(db: Db, slugs: string[]): Promise<Set<string>> {
   const found = await getItems(db, slugs.map(slugKey));
   return new Set(found.map((item) => (item.pk as string).slice(prefix.slug.length)));
 }
-
 
 /**
  * Claims `slug` for a new skill. Throws slug_taken when another skill holds it, unless that
@@ -140,7 +140,10 @@ function slugTaken(slug: string, holder: SkillItem | undefined, callerId: string
 
 /** Undoes {@link claimSlug} after a failed publish, only if the claim is still ours. */
 export async function releaseSlug(db: Db, slug: string, skillId: string): Promise<void> {
-  await writeIf(db, new DeleteCommand({ TableName: db.table, Key: slugKey(slug), ConditionExpression: 'skillId = :id', ExpressionAttributeValues: { ':id': skillId } }));
+  await writeIf(
+    db,
+    new DeleteCommand({ TableName: db.table, Key: slugKey(slug), ConditionExpression: 'skillId = :id', ExpressionAttributeValues: { ':id': skillId } }),
+  );
 }
 
 /** Stores an immutable version; throws version_exists when the skill already has it. */
@@ -287,7 +290,5 @@ export async function listSkillsByAuthor(db: Db, userId: string): Promise<SkillI
   return items.map(toSkillItem);
 }
 
-
 export const toSkillItem = (raw: Record<string, unknown>): SkillItem => parseItem(skillItemSchema, raw, 'skill');
 export const toVersionItem = (raw: Record<string, unknown>): VersionItem => parseItem(versionItemSchema, raw, 'version');
-

@@ -6,7 +6,6 @@ import { loginKey, userKey } from './keys.ts';
 
 /** Users, and the login → id index that grants use. */
 
-
 const userItemSchema = z.object({
   id: z.string(),
   login: z.string(),

@@ -33,5 +33,5 @@ const latest = 'bench/results/latest.json';
 const ran = new Set(rows.map((r) => r.section));
 const kept = existsSync(latest) ? (JSON.parse(readFileSync(latest, 'utf8')) as { rows: Row[] }).rows.filter((r) => !ran.has(r.section)) : [];
 mkdirSync('bench/results', { recursive: true });
-writeFileSync(latest, JSON.stringify({ when: new Date().toISOString(), rows: [...kept, ...rows] }, null, 2) + '\n');
+writeFileSync(latest, `${JSON.stringify({ when: new Date().toISOString(), rows: [...kept, ...rows] }, null, 2)}\n`);
 process.exit(0);

@@ -33,7 +33,15 @@ export const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 1
 /** A row comparing our figure with the peer's; `ratio` is ours / theirs. */
 export function compared(section: string, metric: string, unit: string, ours: number, peer: number, target?: { atLeast: number }): Row {
   const ratio = round(ours / peer, 2);
-  return { section, metric, value: round(ours), peer: round(peer), ratio, unit, ...(target ? { target: `≥ ${target.atLeast}×`, ok: ratio >= target.atLeast } : {}) };
+  return {
+    section,
+    metric,
+    value: round(ours),
+    peer: round(peer),
+    ratio,
+    unit,
+    ...(target ? { target: `≥ ${target.atLeast}×`, ok: ratio >= target.atLeast } : {}),
+  };
 }
 
 export function printTable(rows: Row[]): void {
@@ -51,8 +59,8 @@ export function printTable(rows: Row[]): void {
     r.ok === undefined ? '' : r.ok ? 'ok' : 'MISS',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) => '| ' + cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ') + ' |';
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
   console.log(line(header));
-  console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|');
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const b of body) console.log(line(b));
 }

@@ -110,7 +110,11 @@ export const tarballPath = (name: string, version: string) => `/${name}/-/${name
 export function publishBody(baseUrl: string, name: string, version: string, files: readonly { filename: string; content: string }[]): string {
   const manifest = { name, version, description: `${name} for the benchmark`, main: 'SKILL.md' };
   const tgz = Buffer.from(
-    skillArchive([{ filename: 'package.json', content: JSON.stringify(manifest, null, 2) }, ...files].map((f) => decodeFile({ filename: `package/${f.filename}`, content: f.content })!)),
+    skillArchive(
+      [{ filename: 'package.json', content: JSON.stringify(manifest, null, 2) }, ...files].map(
+        (f) => decodeFile({ filename: `package/${f.filename}`, content: f.content })!,
+      ),
+    ),
   );
   return JSON.stringify({
     _id: name,
@@ -134,7 +138,12 @@ export function publishBody(baseUrl: string, name: string, version: string, file
 }
 
 /** Publishes one version; throws unless Verdaccio answers 201. */
-export async function npmPublish(server: VerdaccioServer, name: string, version: string, files: readonly { filename: string; content: string }[]): Promise<void> {
+export async function npmPublish(
+  server: VerdaccioServer,
+  name: string,
+  version: string,
+  files: readonly { filename: string; content: string }[],
+): Promise<void> {
   const res = await fetch(`${server.baseUrl}/${name}`, {
     method: 'PUT',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${server.token}` },

@@ -133,7 +133,8 @@ export class LocalCdn {
  * of 10,000 skills) even when nobody asked for them before the next write.
  */
 function etagOf(object: Cached): string {
-  return (object.etag ??= createHash('sha256').update(object.body).digest('base64url').slice(0, 32));
+  object.etag ??= createHash('sha256').update(object.body).digest('base64url').slice(0, 32);
+  return object.etag;
 }
 
 function brotli(body: Buffer): Buffer {

@@ -31,7 +31,11 @@ describe('delivery verification', () => {
 
   it('fails with exit 3 on one changed byte, naming the file', () => {
     const tampered = [{ ...wire[0]!, content: '# Skil!' }, wire[1]!];
-    expect(failure(() => verifyDelivery(delivery(tampered), expected))).toMatchObject({ code: 'integrity_mismatch', exitCode: 3, message: expect.stringContaining('SKILL.md') });
+    expect(failure(() => verifyDelivery(delivery(tampered), expected))).toMatchObject({
+      code: 'integrity_mismatch',
+      exitCode: 3,
+      message: expect.stringContaining('SKILL.md'),
+    });
     // Without per-file digests (an older version), the bundle integrity still catches it.
     expect(failure(() => verifyDelivery(delivery(tampered), { ...expected, files: undefined }))).toMatchObject({ code: 'integrity_mismatch' });
   });

@@ -43,8 +43,20 @@ describe('getItems: reads asked for together share one BatchGetItem', () => {
 
   it('starts another request beyond the 100 keys one may carry', async () => {
     const count = reads();
-    const parts = await Promise.all(Array.from({ length: 15 }, (_, p) => getItems(db, Array.from({ length: 10 }, (_, i) => key(p * 10 + i)))));
-    expect(parts.flat().map((i) => i.n).sort((x, y) => Number(x) - Number(y))).toEqual(Array.from({ length: 150 }, (_, n) => n));
+    const parts = await Promise.all(
+      Array.from({ length: 15 }, (_, p) =>
+        getItems(
+          db,
+          Array.from({ length: 10 }, (_, i) => key(p * 10 + i)),
+        ),
+      ),
+    );
+    expect(
+      parts
+        .flat()
+        .map((i) => i.n)
+        .sort((x, y) => Number(x) - Number(y)),
+    ).toEqual(Array.from({ length: 150 }, (_, n) => n));
     expect(count()).toBe(2);
   });
 

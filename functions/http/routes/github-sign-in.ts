@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { invalidRequest, notFound } from '#core/errors';
+import { invalidRequest } from '#core/errors';
 import { newSecret } from '../../platform/secrets.ts';
 import { gitHubSignIn } from '../../services/sign-in.ts';
 import { isHttps, setSessionCookie } from '../auth.ts';

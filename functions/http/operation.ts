@@ -7,7 +7,7 @@ import type { ErrorCode } from '#core/errors';
  * `core/`, so the document can list every operation from any Lambda, whatever routes it mounts.
  */
 
-export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /**
  * Which credentials an operation takes (docs/api.md §4.5). `route()` checks the first four
@@ -16,14 +16,14 @@ export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
  */
 export type Auth = 'none' | 'session' | 'apiKey' | 'sessionOrApiKey' | 'downloadTokenOrSession';
 
-export interface Success {
+interface Success {
   status: 200 | 201 | 204 | 302;
   description: string;
   /** The JSON body's schema; none for 204 and redirects. */
   schema?: z.ZodType;
 }
 
-export interface OperationSpec {
+interface OperationSpec {
   method: Method;
   /** OpenAPI style, `{name}` for a path parameter: `/api/skills/{id}/grants`. */
   path: `/${string}`;
@@ -63,7 +63,7 @@ export function errorsOf(operation: OperationSpec): ErrorCode[] {
 }
 
 /** A group's OpenAPI tag: its name, and a sentence for readers of the document. */
-export interface Tag {
+interface Tag {
   name: string;
   description: string;
 }
@@ -102,7 +102,7 @@ export function operations<const T extends Record<string, OperationSpec>>(tag: T
 }
 
 /** A file of the static tree, declared for the document only: no code runs to serve it. */
-export interface StaticFileSpec {
+interface StaticFileSpec {
   path: `/${string}`;
   summary: string;
   description?: string;

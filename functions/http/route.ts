@@ -21,7 +21,7 @@ const authenticate: Record<Auth, ((c: Ctx) => Promise<Caller>) | undefined> = {
 type ParamNames<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | ParamNames<Rest> : never;
 
 /** What `route()` has checked and read for the handler, typed by the declaration. */
-export interface RouteInput<O extends Operation> {
+interface RouteInput<O extends Operation> {
   caller: O['auth'] extends 'session' | 'apiKey' | 'sessionOrApiKey' ? Caller : undefined;
   body: O extends { body: infer B extends z.ZodType } ? z.output<B> : undefined;
   query: O extends { query: infer Q extends z.ZodObject } ? z.output<Q> : undefined;
@@ -29,7 +29,7 @@ export interface RouteInput<O extends Operation> {
 }
 
 /** The handler answers the declared success status; errors are thrown as domain errors. */
-export type RouteHandler<O extends Operation> = (
+type RouteHandler<O extends Operation> = (
   c: Ctx,
   input: RouteInput<O>,
 ) => (Response & TypedResponse<unknown, O['success']['status']>) | Promise<Response & TypedResponse<unknown, O['success']['status']>>;
@@ -60,4 +60,4 @@ export function route<O extends Operation>(app: Hono<AppEnv>, operation: O, hand
 }
 
 /** `/api/skills/{id}` → `/api/skills/:id`. */
-export const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');

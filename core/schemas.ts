@@ -126,9 +126,9 @@ export const deliverySourceSchema = z.enum(SOURCES);
  * `token` is bounded so a huge value is a 400, never a hashing or storage problem.
  */
 export const deliverQuerySchema = z.object({
-  version: z.string().min(1).max(limits.versionChars).optional(),
-  source: deliverySourceSchema.default('api'),
-  token: z.string().min(1).max(512).optional(),
+  version: z.string().min(1).max(limits.versionChars).optional().describe('exact semver; default the current version'),
+  source: deliverySourceSchema.default('api').describe('who asks, for the install count'),
+  token: z.string().min(1).max(512).optional().describe('a download token for this skill (paid skills)'),
 });
 export type DeliverQuery = z.output<typeof deliverQuerySchema>;
 
@@ -141,6 +141,12 @@ export const userSchema = z.object({
   avatarUrl: z.string().optional(),
 });
 export type User = z.output<typeof userSchema>;
+
+/** The answer of dev sign-in and of `GET /api/me`. */
+export const signedInSchema = z.object({ user: userSchema });
+
+/** Which sign-in forms the dashboard offers besides GitHub's. */
+export const signInMethodsSchema = z.object({ devLogin: z.boolean() });
 
 export const skillSchema = z.object({
   id: z.string(),

@@ -6,6 +6,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { blobKey } from '#functions/content/blobs';
 import { objectExists } from '#functions/content/s3';
+import { openApiDocument } from '#functions/http/openapi';
 import { siteBuildLockKey } from '#functions/store/site-build-lock';
 import { versionKey } from '#functions/store/keys';
 import { CATALOG_KEY, registryKey } from '#core/static-paths';
@@ -115,6 +116,11 @@ describe('auth', () => {
     expect(bodyOf(resultOf(invocation, 2)).error.code).toBe('not_found');
     expect(resultOf(invocation, 3).statusCode).toBe(400);
     expect(bodyOf(resultOf(invocation, 4))).toEqual({ status: 'ok' }); // the rebuild runs in its own Lambda: nothing failing here
+  });
+
+  it('serves the OpenAPI document of every operation, not only of the routes it mounts', async () => {
+    const invocation = await invokeBundle('auth', [httpApiEvent('GET', '/api/openapi.json')], env);
+    expect(bodyOf(resultOf(invocation, 0))).toEqual(openApiDocument());
   });
 
   it('runs GitHub sign-in end to end against the fake GitHub', async () => {

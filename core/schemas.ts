@@ -256,6 +256,9 @@ export const versionsDocumentSchema = z.object({
   versions: z.array(versionSummarySchema).describe('every version, newest first'),
 });
 
+/** `/bundles/<slug>/<version>.json`: a free version's files, as delivery returns them. */
+export const bundleDocumentSchema = deliverySchema.pick({ files: true });
+
 export const errorBodySchema = z.object({
   error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }),
 });

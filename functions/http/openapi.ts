@@ -20,7 +20,10 @@ export function openApiDocument(): object {
 function build(): object {
   const all = [...apiOperations, ...staticOperations];
   const paths: Record<string, Record<string, object>> = {};
-  for (const operation of all) (paths[operation.path] ??= {})[operation.method] = operationObject(operation);
+  for (const operation of all) {
+    paths[operation.path] ??= {};
+    paths[operation.path]![operation.method] = operationObject(operation);
+  }
   return {
     openapi: '3.1.0',
     info: { title: 'Skillpress', version: '1.0.0', description: 'A marketplace for agent skills.' },
@@ -67,8 +70,7 @@ const json = (schema: z.ZodType, io: 'input' | 'output' = 'output') => ({
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => z.toJSONSchema(schema, { io, unrepresentable: 'any' });
 
-const pathParameters = (path: string) =>
-  [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+const pathParameters = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
 
 function queryParameters(query: z.ZodObject): object[] {
   const { properties = {}, required = [] } = jsonSchema(query, 'input') as { properties?: Record<string, { description?: string }>; required?: string[] };

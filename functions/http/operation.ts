@@ -120,7 +120,10 @@ export interface StaticFile extends Operation {
 }
 
 /** Declares the static files clients read: documented beside the API, served by the CDN. */
-export function staticFiles<const T extends Record<string, StaticFileSpec>>(tag: Tag, specs: { [K in keyof T]: Exact<T[K], StaticFileSpec> }): Record<keyof T, StaticFile> {
+export function staticFiles<const T extends Record<string, StaticFileSpec>>(
+  tag: Tag,
+  specs: { [K in keyof T]: Exact<T[K], StaticFileSpec> },
+): Record<keyof T, StaticFile> {
   const declared = Object.entries(specs).map(([id, spec]): [string, StaticFile] => [
     id,
     {

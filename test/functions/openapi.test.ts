@@ -68,7 +68,14 @@ describe('the OpenAPI document and the routes', () => {
       return file.key(sample);
     });
     expect(sorted(keys)).toEqual(
-      sorted([registryKey('pretty-json'), versionsKey('pretty-json'), bundleKey('pretty-json', '1.2.0'), archiveKey('pretty-json', '1.2.0'), CATALOG_KEY, DISCOVERY_INDEX_KEY]),
+      sorted([
+        registryKey('pretty-json'),
+        versionsKey('pretty-json'),
+        bundleKey('pretty-json', '1.2.0'),
+        archiveKey('pretty-json', '1.2.0'),
+        CATALOG_KEY,
+        DISCOVERY_INDEX_KEY,
+      ]),
     );
     expect(sorted(documented(true))).toEqual(sorted(staticOperations.map((file) => `GET ${file.path}`)));
     // Static files are the CDN's, never the app's.
@@ -142,7 +149,11 @@ describe('what route() enforces is what the document says', () => {
   it('refuses a body over the limit on every write with 413, before anything else', async () => {
     const huge = 'x'.repeat(limits.bodyBytes + 1);
     for (const operation of apiOperations.filter(isWrite)) {
-      const res = await stack.request(pathOf(operation), { method: operation.method.toUpperCase(), headers: { 'content-type': 'application/json' }, body: huge });
+      const res = await stack.request(pathOf(operation), {
+        method: operation.method.toUpperCase(),
+        headers: { 'content-type': 'application/json' },
+        body: huge,
+      });
       expect(res.status, operation.id).toBe(413);
       expect(statusesOf(operation), operation.id).toContain('413');
     }

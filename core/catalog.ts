@@ -1,6 +1,6 @@
 import { DISCOVERY_SCHEMA, archivePath, registryPath } from './static-paths.ts';
 import type { z } from 'zod';
-import type { SkillFacts } from './registry-document.ts';
+import { priceOf, type SkillFacts } from './registry-document.ts';
 import type { catalogDocumentSchema, catalogEntrySchema, discoveryDocumentSchema } from './schemas.ts';
 import { SortedJsonList } from './sorted-json-list.ts';
 
@@ -24,6 +24,7 @@ export function catalogEntry(skill: SkillFacts, currentVersion: string): Catalog
     author: skill.authorLogin,
     currentVersion,
     paid: skill.paid,
+    ...priceOf(skill),
     updatedAt: skill.updatedAt,
     registry: registryPath(skill.slug),
   };

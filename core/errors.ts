@@ -12,12 +12,15 @@ export const errorStatus = {
   not_found: 404,
   version_exists: 409,
   slug_taken: 409,
+  not_for_sale: 409,
+  already_entitled: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
   request_timeout: 408,
   headers_too_large: 431,
   internal: 500,
+  payments_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { limits } from './limits.ts';
+import type { Price } from './price.ts';
 import { byPrecedenceDesc, currentOf } from './semver-order.ts';
 import type { registryDocumentSchema, versionsDocumentSchema, versionSummarySchema } from './schemas.ts';
 import { bundlePath } from './static-paths.ts';
@@ -17,6 +18,8 @@ export interface SkillFacts {
   category: string;
   authorLogin: string;
   paid: boolean;
+  /** Paid skills that are for sale. */
+  price?: Price;
   formats: string[];
   createdAt: string;
   updatedAt: string;
@@ -61,6 +64,7 @@ export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): R
     category: skill.category,
     author: skill.authorLogin,
     paid: skill.paid,
+    ...priceOf(skill),
     currentVersion: current.version,
     createdAt: skill.createdAt,
     updatedAt: skill.updatedAt,
@@ -73,6 +77,11 @@ export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): R
       ...(skill.paid ? {} : { bundle: bundlePath(skill.slug, current.version) }),
     },
   };
+}
+
+/** `{price}` for a paid skill that has one, else nothing: a free skill never shows a price. */
+export function priceOf(skill: Pick<SkillFacts, 'paid' | 'price'>): { price?: Price } {
+  return skill.paid && skill.price ? { price: { amount: skill.price.amount, currency: skill.price.currency } } : {};
 }
 
 export type VersionsDocument = z.output<typeof versionsDocumentSchema>;

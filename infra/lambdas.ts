@@ -36,6 +36,8 @@ export interface LambdaSpec {
   static?: 'read' | 'write';
   /** GitHub settings it is given: the OAuth app (sign-in) or the site workflow (dispatch). */
   github?: readonly ('sign-in' | 'site-build')[];
+  /** Stripe secrets it may read: the API secret key (checkout) or the webhook signing secret. */
+  stripe?: readonly ('api' | 'webhook')[];
   /** Consumes the table's stream, only for items whose partition key has one of these prefixes. */
   stream?: { keyPrefixes: readonly string[] };
   /** EventBridge schedules (rate or cron expressions) that invoke it. */
@@ -80,8 +82,8 @@ export const lambdas: readonly LambdaSpec[] = [
   },
   {
     name: 'versions',
-    description: 'Publish a new version of a skill (author only)',
-    routes: ['POST /api/skills/{id}/versions'],
+    description: 'Publish a new version of a skill, or change its price (author only)',
+    routes: ['POST /api/skills/{id}/versions', 'PATCH /api/skills/{id}'],
     table: { read: true, write: [prefix.apiKey, prefix.skill] },
     content: 'write',
     memoryMb: 1024,
@@ -97,7 +99,7 @@ export const lambdas: readonly LambdaSpec[] = [
   },
   {
     name: 'access',
-    description: 'Download tokens and grants of paid skills (author only)',
+    description: 'Download tokens and grants of paid skills (the author; buyers and grantees mint tokens for themselves)',
     routes: [
       'POST /api/skills/{id}/download-tokens',
       'GET /api/skills/{id}/download-tokens',
@@ -107,6 +109,22 @@ export const lambdas: readonly LambdaSpec[] = [
       'DELETE /api/skills/{id}/grants/{login}',
     ],
     table: { read: true, write: [prefix.apiKey, prefix.downloadToken, prefix.grant] },
+  },
+  {
+    name: 'purchases',
+    description: "Stripe Checkout for paid skills, a buyer's purchases and an author's sales",
+    routes: ['POST /api/skills/{id}/checkout', 'GET /api/me/purchases', 'GET /api/skills/{id}/sales'],
+    // APIKEY#: the key's lastUsedAt (sales take an API key). Nothing is stored at checkout.
+    table: { read: true, write: [prefix.apiKey] },
+    stripe: ['api'],
+  },
+  {
+    name: 'stripe-webhook',
+    description: "Stripe's webhook: records paid checkouts as purchases, revokes refunded ones",
+    routes: ['POST /api/stripe/webhook'],
+    // PURCHASE#: the purchase records; PAYMENT#: which purchase each payment paid for, and its refund.
+    table: { read: true, write: [prefix.purchase, prefix.payment] },
+    stripe: ['webhook'],
   },
   {
     name: 'analytics',

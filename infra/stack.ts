@@ -50,6 +50,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 export const secretNames = {
   githubClientSecret: 'skillpress/github-oauth-client-secret',
   siteBuildToken: 'skillpress/site-build-token',
+  stripeSecretKey: 'skillpress/stripe-secret-key',
+  stripeWebhookSecret: 'skillpress/stripe-webhook-secret',
 } as const;
 
 /** Edge cache lifetimes, seconds (docs/api.md §11). */
@@ -111,6 +113,16 @@ export class SkillpressStack extends Stack {
       description: 'GitHub token allowed to dispatch the site workflow (actions: write on the site repository)',
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    const stripeSecretKey = new secrets.Secret(this, 'StripeSecretKey', {
+      secretName: secretNames.stripeSecretKey,
+      description: 'Stripe API secret key (sk_live_… or a restricted key allowed to write Checkout Sessions)',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const stripeWebhookSecret = new secrets.Secret(this, 'StripeWebhookSecret', {
+      secretName: secretNames.stripeWebhookSecret,
+      description: 'Signing secret (whsec_…) of the Stripe webhook endpoint <site>/api/stripe/webhook',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
 
     // ---- CloudFront: the one public entry point ----
     const api = new apigw.HttpApi(this, 'Api', { description: 'Skillpress API (behind CloudFront)', createDefaultStage: false });
@@ -144,6 +156,8 @@ export class SkillpressStack extends Stack {
               GITHUB_TOKEN_SECRET_NAME: secretNames.siteBuildToken,
             }
           : {}),
+        ...(spec.stripe?.includes('api') ? { STRIPE_SECRET_KEY_NAME: secretNames.stripeSecretKey } : {}),
+        ...(spec.stripe?.includes('webhook') ? { STRIPE_WEBHOOK_SECRET_NAME: secretNames.stripeWebhookSecret } : {}),
       });
       this.grantTable(fn, spec);
       for (const which of ['content', 'static'] as const) {
@@ -152,6 +166,8 @@ export class SkillpressStack extends Stack {
       }
       if (spec.github?.includes('sign-in')) githubClientSecret.grantRead(fn);
       if (spec.github?.includes('site-build')) siteBuildToken.grantRead(fn);
+      if (spec.stripe?.includes('api')) stripeSecretKey.grantRead(fn);
+      if (spec.stripe?.includes('webhook')) stripeWebhookSecret.grantRead(fn);
 
       const integration = new HttpLambdaIntegration(`${pascal(spec.name)}Integration`, fn);
       for (const route of spec.routes ?? []) {

@@ -7,8 +7,10 @@ import { gitHubSignInOperations } from './operations/github-sign-in.ts';
 import { metaOperations } from './operations/meta.ts';
 import { mySkillsOperations } from './operations/my-skills.ts';
 import { publishingOperations } from './operations/publish.ts';
+import { purchaseOperations } from './operations/purchases.ts';
 import { signInOperations } from './operations/sign-in.ts';
 import { staticFileOperations } from './operations/static-files.ts';
+import { stripeWebhookOperations } from './operations/stripe-webhook.ts';
 
 /**
  * Every API operation, served by the route groups of all-routes.ts, in the document's order.
@@ -23,6 +25,8 @@ export const apiOperations: readonly Operation[] = [
   publishingOperations,
   deliveryOperations,
   accessOperations,
+  purchaseOperations,
+  stripeWebhookOperations,
   analyticsOperations,
 ].flatMap((group) => Object.values<Operation>(group));
 

@@ -7,6 +7,8 @@ import { gitHubSignInRoutes } from './routes/github-sign-in.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { mySkillsRoutes } from './routes/my-skills.ts';
 import { publishRoutes, versionRoutes } from './routes/publish.ts';
+import { purchaseRoutes } from './routes/purchases.ts';
+import { stripeWebhookRoutes } from './routes/stripe-webhook.ts';
 import type { RouteGroup } from './env.ts';
 
 /** Every route group, for the single-process runtime (`npm start`) and the HTTP tests. */
@@ -20,5 +22,7 @@ export const allRoutes: RouteGroup[] = [
   versionRoutes,
   deliverRoutes,
   accessRoutes,
+  purchaseRoutes,
+  stripeWebhookRoutes,
   analyticsRoutes,
 ];

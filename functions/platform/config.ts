@@ -17,6 +17,7 @@ export interface Config {
   publishLimit: number;
   github: GitHubConfig;
   siteBuild: SiteBuildConfig;
+  stripe: StripeConfig;
 }
 
 /**
@@ -48,6 +49,17 @@ export interface SiteBuildConfig {
   intervalSeconds: number;
 }
 
+/**
+ * Payments through Stripe (docs/api.md §9.4). Checkout is a 503 until the secret key is set, the
+ * webhook until its signing secret is; everything else works without them.
+ */
+export interface StripeConfig {
+  secretKey: SecretSource;
+  webhookSecret: SecretSource;
+  /** `http://127.0.0.1:<port>` for a fake Stripe in tests; unset: Stripe's own API. */
+  apiBase?: string;
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     region: env.AWS_REGION ?? 'us-east-1',
@@ -71,6 +83,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
       ref: env.GITHUB_WORKFLOW_REF || 'main',
       token: secretSource(env.GITHUB_TOKEN, env.GITHUB_TOKEN_SECRET_NAME),
       intervalSeconds: positiveInt(env.SITE_BUILD_INTERVAL_SECONDS) ?? 300,
+    },
+    stripe: {
+      secretKey: secretSource(env.STRIPE_SECRET_KEY, env.STRIPE_SECRET_KEY_NAME),
+      webhookSecret: secretSource(env.STRIPE_WEBHOOK_SECRET, env.STRIPE_WEBHOOK_SECRET_NAME),
+      apiBase: env.STRIPE_API_BASE ? trimSlash(env.STRIPE_API_BASE) : undefined,
     },
   };
 }

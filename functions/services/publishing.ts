@@ -1,6 +1,7 @@
 import { bundleIntegrity, decodeFile, type FileBytes, fileEntries } from '#core/bundle';
 import { invalidRequest, payloadTooLarge } from '#core/errors';
 import { limits } from '#core/limits';
+import { priceOf } from '#core/registry-document';
 import type { PublishBody, Skill, User, VersionBody } from '#core/schemas';
 import { assertStrictVersion } from '#core/semver-order';
 import { slugify } from '#core/slug';
@@ -62,6 +63,7 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody):
     authorId: author.id,
     authorLogin: author.login,
     paid: body.paid,
+    ...(body.price ? { price: body.price } : {}),
     formats: body.formats,
     currentVersion: FIRST_VERSION,
     createdAt: now.toISOString(),
@@ -143,6 +145,7 @@ export function toSkill(item: SkillItem): Skill {
     category: item.category,
     author: item.authorLogin,
     paid: item.paid,
+    ...priceOf(item),
     currentVersion: item.currentVersion,
     formats: item.formats,
     createdAt: item.createdAt,

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError } from '#core/errors';
+import type { Price } from '#core/price';
 import { isRelease, releaseKey } from '#core/semver-order';
 import { type Db, getItems, isConditionFailed, parseItem, queryAll, tableKeys, writeIf } from './db.ts';
 import { prefix, skillKey, slugKey, sortPrefix, versionKey } from './keys.ts';
@@ -28,6 +29,8 @@ const skillItemSchema = z.object({
   authorId: z.string(),
   authorLogin: z.string(),
   paid: z.boolean(),
+  /** Paid skills that are for sale: minor units of an ISO 4217 currency. */
+  price: z.optional(z.object({ amount: z.number(), currency: z.string() })),
   formats: z.array(z.string()),
   currentVersion: z.string(),
   createdAt: z.string(),
@@ -279,6 +282,31 @@ export async function setCurrentVersion(db: Db, skillId: string, version: string
       ExpressionAttributeValues: { ':v': version, ':k': releaseKey(version) },
     }),
   );
+}
+
+/**
+ * Sets the skill's price (or takes it off sale, `price` undefined) and moves `updatedAt`, so
+ * pages built before the change see it is stale. Returns the skill afterwards, or undefined
+ * when there is no such skill.
+ */
+export async function setSkillPrice(db: Db, skillId: string, price: Price | undefined, now: Date): Promise<SkillItem | undefined> {
+  if (skillId.length > MAX_ID_CHARS) return undefined;
+  try {
+    const { Attributes } = await db.doc.send(
+      new UpdateCommand({
+        TableName: db.table,
+        Key: skillKey(skillId),
+        UpdateExpression: price ? 'SET price = :price, updatedAt = :now' : 'SET updatedAt = :now REMOVE price',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':now': now.toISOString(), ...(price ? { ':price': { amount: price.amount, currency: price.currency } } : {}) },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toSkillItem(Attributes!);
+  } catch (error) {
+    if (isConditionFailed(error)) return undefined;
+    throw error;
+  }
 }
 
 export async function listSkillsByAuthor(db: Db, userId: string): Promise<SkillItem[]> {

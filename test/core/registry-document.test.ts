@@ -35,6 +35,17 @@ const version = (v: string, day: number, extra: Partial<VersionFacts> = {}): Ver
 describe('registry document', () => {
   const versions = ['1.0.0', '1.1.0', '1.2.0', '2.0.0', '2.1.0', '2.2.0', '1.2.1'].map((v, i) => version(v, i + 1));
 
+  it("carries a paid skill's price, in the registry document and the catalog, and never a free skill's", () => {
+    const price = { amount: 999, currency: 'EUR' };
+    const paid = skill({ paid: true, price });
+    expect(registryDocument(paid, versions).price).toEqual(price);
+    expect(catalogEntry(paid, '2.2.0').price).toEqual(price);
+    expect(registryDocumentSchema.parse(registryDocument(paid, versions)).price).toEqual(price);
+    expect(catalogDocumentSchema.parse(catalogDocument([catalogEntry(paid, '2.2.0')], 'now')).skills[0]!.price).toEqual(price);
+    expect('price' in registryDocument(skill({ paid: false, price }), versions)).toBe(false);
+    expect('price' in catalogEntry(skill({ paid: true }), '2.2.0')).toBe(false);
+  });
+
   it("is exactly what the readers' schemas parse, for free and paid skills (the site and CLI rely on it)", () => {
     for (const paid of [false, true]) {
       const doc = registryDocument(skill({ paid }), versions);

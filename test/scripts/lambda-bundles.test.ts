@@ -15,6 +15,7 @@ import { bundleDir, lambdas } from '../../infra/lambdas.ts';
 import { sha256Hex } from '#core/bundle';
 import { httpApiEvent, routeEvent } from '../support/api-gateway-event.ts';
 import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '../support/fake-github.ts';
+import { type FakeStripe, fakeStripeEnv, startFakeStripe } from '../support/fake-stripe.ts';
 import { invokeBundle, resultOf } from '../support/lambda-bundle.ts';
 import { scheduledEvent, streamRecord } from '../support/lambda-events.ts';
 import { Client, createTestStack, type TestStack, withKey } from '../support/stack.ts';
@@ -29,6 +30,7 @@ const BUDGET_BYTES = 600 * 1024;
 
 let stack: TestStack;
 let github: FakeGitHub;
+let stripe: FakeStripe;
 let env: Record<string, string>;
 let cookie: string;
 let key: string;
@@ -36,6 +38,7 @@ let key: string;
 beforeAll(async () => {
   stack = await createTestStack();
   github = await startFakeGitHub();
+  stripe = await startFakeStripe();
   const { dynamoEndpoint, s3Endpoint } = inject('services');
   env = {
     AWS_REGION: 'eu-west-1',
@@ -48,12 +51,16 @@ beforeAll(async () => {
     SITE_ORIGIN: SITE,
     SKILLPRESS_DEV_LOGIN: '1',
     ...fakeGitHubEnv(github),
+    ...fakeStripeEnv(stripe),
   };
   const alice = await Client.signIn(stack, 'alice');
   cookie = alice.cookie!;
   key = await alice.createKey('bundles');
 });
-afterAll(() => github.close());
+afterAll(async () => {
+  await github.close();
+  await stripe.close();
+});
 
 const bodyOf = (result: APIGatewayProxyStructuredResultV2) => JSON.parse(result.body ?? 'null');
 
@@ -261,6 +268,52 @@ describe('the write path, the stream rebuild, delivery and the schedules', () =>
     const flush = await invokeBundle('site-build', [scheduledEvent('FlushSiteBuild'), scheduledEvent('FlushSiteBuild')], env);
     expect(flush.results).toEqual([{ ok: 'dispatched' }, { ok: 'idle' }]);
     expect(github.dispatches).toHaveLength(2);
+  });
+});
+
+describe('payments', () => {
+  it('opens a checkout through the bundled Stripe SDK and records the paid session from a signed webhook', async () => {
+    const published = await withKey(stack, key, '/api/publish', {
+      body: { name: 'Bundle Sale', description: 'd', category: 'testing', paid: true, price: { amount: 700, currency: 'GBP' } },
+    });
+    const skill = (await published.json()) as { id: string; slug: string };
+    const buyer = await Client.signIn(stack, 'bundle-buyer');
+    const checkout = await invokeBundle(
+      'purchases',
+      [
+        httpApiEvent('POST', `/api/skills/${skill.id}/checkout`, {
+          routeKey: 'POST /api/skills/{id}/checkout',
+          pathParameters: { id: skill.id },
+          cookies: [buyer.cookie!],
+          headers: { origin: SITE },
+        }),
+      ],
+      env,
+    );
+    const opened = resultOf(checkout, 0);
+    expect(opened.statusCode).toBe(201);
+    const { sessionId } = bodyOf(opened);
+    expect(stripe.sessions.get(sessionId)).toMatchObject({
+      amount_total: 700,
+      currency: 'gbp',
+      success_url: `${SITE}/purchase/?skill=${skill.slug}&session_id={CHECKOUT_SESSION_ID}`,
+    });
+
+    const { payload, signature } = stripe.sign(stripe.pay(sessionId));
+    const hook = await invokeBundle(
+      'stripe-webhook',
+      [
+        httpApiEvent('POST', '/api/stripe/webhook', {
+          headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature },
+          body: payload,
+          base64: true,
+        }),
+      ],
+      env,
+    );
+    expect(resultOf(hook, 0).statusCode).toBe(200);
+    expect(bodyOf(resultOf(hook, 0))).toEqual({ received: true, outcome: 'granted' });
+    expect((await buyer.session(`/api/deliver/${skill.id}`)).status).toBe(200);
   });
 });
 

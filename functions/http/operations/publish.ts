@@ -1,4 +1,4 @@
-import { publishBodySchema, skillSchema, versionBodySchema, versionCreatedSchema } from '#core/schemas';
+import { publishBodySchema, skillSchema, skillUpdateBodySchema, versionBodySchema, versionCreatedSchema } from '#core/schemas';
 import { operations } from '../operation.ts';
 
 /** Publishing skills and their versions (docs/api.md §7.4, §8). */
@@ -25,6 +25,17 @@ export const publishingOperations = operations(
       body: versionBodySchema,
       success: { status: 201, description: 'Created', schema: versionCreatedSchema },
       errors: ['invalid_request', 'not_found', 'forbidden', 'payload_too_large', 'version_exists'],
+    },
+    updateSkill: {
+      method: 'patch',
+      path: '/api/skills/{id}',
+      summary: "Set or remove a paid skill's price (author only)",
+      description:
+        '`{"price": {"amount": 999, "currency": "EUR"}}` puts the skill on sale at that price; `{"price": null}` takes it off sale. A free skill has no price (400).',
+      auth: 'sessionOrApiKey',
+      body: skillUpdateBodySchema,
+      success: { status: 200, description: 'The skill as it is now', schema: skillSchema },
+      errors: ['invalid_request', 'not_found', 'forbidden'],
     },
   },
 );

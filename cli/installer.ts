@@ -28,6 +28,8 @@ export interface InstallContext {
   client: RegistryClient;
   /** A download token for paid skills (`--token`). */
   token?: string;
+  /** The stored API key for a registry, if any: without `--token`, it asks for a token of its own for paid skills. */
+  apiKey?: (registry: string) => Promise<string | undefined>;
   /** Replace folders that exist but were not installed by skillpress (`--force`). */
   force?: boolean;
 }
@@ -295,6 +297,27 @@ export async function applyTargets(
   return { installed, unchanged, removed: pruned.removed, lockfile: LOCKFILE_NAME };
 }
 
+/**
+ * A token of the user's own for a paid skill they bought or were granted, asked for with their
+ * API key; undefined without a key. It lives in memory for this one delivery: never in the
+ * lockfile, the cache or a message.
+ */
+async function ownToken(ctx: InstallContext, client: RegistryClient, t: Target): Promise<string | undefined> {
+  const key = await ctx.apiKey?.(client.base);
+  if (!key) return undefined;
+  try {
+    return await client.mintDownloadToken(key, t.id);
+  } catch (error) {
+    if (error instanceof CliError && error.code === 'unauthenticated') {
+      throw new CliError(error.code, `${t.slug}: your API key was refused: ${error.message}`, {
+        ...error.options,
+        hint: 'create a new key in the dashboard and run skillpress login (or set SKILLPRESS_API_KEY)',
+      });
+    }
+    throw error;
+  }
+}
+
 function lockEntry(t: Target, files: FileEntry[]): LockedSkill {
   return {
     version: t.version,
@@ -312,17 +335,17 @@ function lockEntry(t: Target, files: FileEntry[]): LockedSkill {
 
 /** Downloads one version, turning paid-access refusals into advice the user can follow. */
 async function deliver(ctx: InstallContext, client: RegistryClient, t: Target): Promise<unknown> {
-  const token = t.paid ? ctx.token : undefined;
   try {
+    const token = t.paid ? (ctx.token ?? (await ownToken(ctx, client, t))) : undefined;
     return await client.deliver(t.id, t.version, token);
   } catch (error) {
     if (error instanceof CliError && error.code === 'payment_required') {
       throw new CliError(error.code, `${t.slug} is a paid skill: ${error.message}`, {
         ...error.options,
-        hint: `ask its author for a download token, then run skillpress install ${t.slug} --token <token>`,
+        hint: `buy it at ${client.base}/skills/${t.slug}/ and run this again with your API key (skillpress login), or pass --token <token> from its author`,
       });
     }
-    if (error instanceof CliError && error.code === 'unauthenticated' && token) {
+    if (error instanceof CliError && error.code === 'unauthenticated' && ctx.token) {
       throw new CliError(error.code, `${t.slug}: the download token was refused: ${error.message}`, {
         ...error.options,
         hint: 'tokens expire, can be revoked or used up, and work for one skill only',

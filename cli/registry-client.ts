@@ -82,6 +82,16 @@ export class RegistryClient {
     return this.http.json(`/api/deliver/${encodeURIComponent(id)}`, { query: { version, source: 'cli', token }, maxBytes: ANSWER_BYTES.delivery });
   }
 
+  /**
+   * A download token of the key's owner for a paid skill they bought or were granted: good for
+   * one delivery within ten minutes, so none outlives the install that asked for it.
+   */
+  async mintDownloadToken(apiKey: string, id: string): Promise<string> {
+    const body = { expiresInSeconds: 600, maxUses: 1 };
+    const created = await this.http.json<{ token: string }>(`/api/skills/${encodeURIComponent(id)}/download-tokens`, { method: 'POST', body, apiKey });
+    return created.token;
+  }
+
   publish(apiKey: string, body: PublishBody): Promise<Skill> {
     return this.http.json('/api/publish', { method: 'POST', body, apiKey });
   }

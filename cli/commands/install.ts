@@ -1,4 +1,5 @@
 import { usage } from '../cli-error.ts';
+import { storedApiKey } from '../credentials.ts';
 import { readLockfile } from '../install-tree.ts';
 import { applyTargets, DEFAULT_ROOT, type InstallOutcome, parentOf, projectRelativeRoot, resolveTargets, targetFromLock } from '../installer.ts';
 import type { CommandIo } from '../ui.ts';
@@ -49,7 +50,7 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
     if (!clients.has(base)) clients.set(base, new RegistryClient(base, io));
     return clients.get(base)!;
   };
-  const ctx = { io, ui: io.ui, client, token: options.token, force: options.force };
+  const ctx = { io, ui: io.ui, client, token: options.token, force: options.force, apiKey: (registry: string) => storedApiKey(io.env, registry) };
   const existing = await readLockfile(io.cwd);
 
   let outcome: InstallOutcome;

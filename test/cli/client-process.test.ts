@@ -371,13 +371,16 @@ describe('skillpress update', () => {
 });
 
 describe('paid skills', () => {
-  it('explains payment_required without a token and installs with --token', async () => {
+  it('explains payment_required without a token or an API key and installs with --token', async () => {
     const paid = await apiPublish({ name: 'Premium Prompts', paid: true, files: [{ filename: 'SKILL.md', content: '# premium' }] });
     const dir = project('paid');
-    const refused = await cli(dir, 'install', 'premium-prompts');
+    // No stored API key: nothing can ask the server for a token.
+    const keyless = { ...env, XDG_CONFIG_HOME: join(work, 'no-credentials') };
+    const refused = await runCli(['install', 'premium-prompts', '--registry', base], { cwd: dir, env: keyless });
     expectExit(refused, 1);
     expect(refused.stderr).toContain('payment_required');
-    expect(refused.stderr).toContain('skillpress install premium-prompts --token <token>');
+    expect(refused.stderr).toContain(`buy it at ${base}/skills/premium-prompts/`);
+    expect(refused.stderr).toContain('--token <token>');
     expect(list(dir)).toEqual([]);
 
     const token = await call(base, `/api/skills/${paid.id}/download-tokens`, { method: 'POST', headers: auth(), body: { maxUses: 1 } });
@@ -394,6 +397,11 @@ describe('paid skills', () => {
     expectExit(again, 1);
     expect(again.stderr).toContain('unauthenticated');
     expect(again.stderr).toContain('the download token was refused');
+
+    // The author's stored API key (from skillpress login) is enough: the client asks for a token itself.
+    const own = await cli(dir, 'install', '--json');
+    expectExit(own, 0);
+    expect(readFileSync(join(dir, '.skills/premium-prompts/SKILL.md'), 'utf8')).toBe('# premium');
   });
 });
 

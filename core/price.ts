@@ -37,9 +37,14 @@ export function isCurrency(code: string): boolean {
   return exponents.has(code);
 }
 
+/** How many digits the currency's minor unit has: 2 for EUR, 0 for JPY, 3 for KWD. */
+export function minorDigits(currency: string): number {
+  return exponents.get(currency) ?? 2;
+}
+
 /** `{amount: 999, currency: 'EUR'}` → `€9.99`; the same text on the site, in the CLI and in tests. */
 export function formatPrice(price: Price): string {
-  const digits = exponents.get(price.currency) ?? 2;
+  const digits = minorDigits(price.currency);
   const format = new Intl.NumberFormat('en-US', { style: 'currency', currency: price.currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
   return format.format(price.amount / 10 ** digits);
 }

@@ -340,6 +340,7 @@ describe('paid skills', () => {
     const binarySecret = Buffer.from(`BINARY-${secret}`).toString('base64');
     const { id, slug } = await publish(stack, key, {
       paid: true,
+      price: { amount: 4200, currency: 'USD' },
       files: [
         { filename: 'SKILL.md', content: `# Paid\n${secret}\n` },
         { filename: 'data.bin', content: binarySecret, encoding: 'base64' },
@@ -349,6 +350,7 @@ describe('paid skills', () => {
     await stack.idle();
     const registry = (await get(stack, `/api/registry/${slug}`)).body;
     expect(registry.paid).toBe(true);
+    expect(registry.price).toEqual({ amount: 4200, currency: 'USD' });
     expect(registry.delivery).toEqual({ url: `/api/deliver/${id}` });
     expect(registry.files).toEqual([{ filename: 'SKILL.md', size: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
     expect((await stack.request(`/bundles/${slug}/1.0.0.json`)).status).toBe(404);

@@ -60,6 +60,13 @@ describe('the skill page model', () => {
     expect(model.moreVersions).toBe(true);
   });
 
+  it("shows a paid skill's price and whether it can be bought on its page", () => {
+    const priced = skillViewModel(doc({ paid: true, price: { amount: 1299, currency: 'EUR' }, delivery: { url: '/api/deliver/id-1' } }));
+    expect(priced).toMatchObject({ id: 'id-1', price: '€12.99', forSale: true, notForSale: false });
+    expect(skillViewModel(doc({ paid: true, delivery: { url: '/api/deliver/id-1' } }))).toMatchObject({ price: 'Paid', forSale: false, notForSale: true });
+    expect(skillViewModel(doc())).toMatchObject({ price: 'Free', forSale: false, notForSale: false });
+  });
+
   it('links skills newer than the site build to the fallback page', () => {
     const builtFrom = newestUpdate([{ updatedAt: '2026-11-02T00:00:00.000Z' }, { updatedAt: '2026-11-01T00:00:00.000Z' }]);
     expect(builtFrom).toBe('2026-11-02T00:00:00.000Z');

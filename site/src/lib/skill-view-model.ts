@@ -1,7 +1,7 @@
 import { limits } from '#core/limits';
 import type { RegistryDocument } from '#core/registry-document';
 import { categoryPagePath, skillPagePath } from '#core/static-paths';
-import { formatBytes, installCommand, utcDay } from './format.ts';
+import { formatBytes, installCommand, priceLabel, utcDay } from './format.ts';
 
 /**
  * What a skill page shows, derived from the skill's registry document. The page renders it at
@@ -9,6 +9,7 @@ import { formatBytes, installCommand, utcDay } from './format.ts';
  * than the build, or changed since), so both paths show exactly the same values.
  */
 export interface SkillViewModel {
+  id: string;
   slug: string;
   name: string;
   description: string;
@@ -19,6 +20,10 @@ export interface SkillViewModel {
   currentVersion: string;
   paid: boolean;
   price: string;
+  /** Paid and priced: it can be bought on its page. */
+  forSale: boolean;
+  /** Paid but not priced yet. */
+  notForSale: boolean;
   updated: string;
   updatedAt: string;
   install: string;
@@ -47,6 +52,7 @@ export interface FileViewModel {
 
 export function skillViewModel(doc: RegistryDocument): SkillViewModel {
   return {
+    id: doc.id,
     slug: doc.slug,
     name: doc.name,
     description: doc.description,
@@ -56,7 +62,9 @@ export function skillViewModel(doc: RegistryDocument): SkillViewModel {
     pageHref: skillPagePath(doc.slug),
     currentVersion: doc.currentVersion,
     paid: doc.paid,
-    price: doc.paid ? 'Paid' : 'Free',
+    price: priceLabel(doc),
+    forSale: doc.paid && doc.price !== undefined,
+    notForSale: doc.paid && doc.price === undefined,
     updated: utcDay(doc.updatedAt),
     updatedAt: doc.updatedAt,
     install: installCommand(doc.slug),

@@ -1,6 +1,7 @@
 import type { RegistryDocument } from '#core/registry-document';
 import { skillSlugOfPath } from '#core/static-paths';
 import { type SkillViewModel, skillViewModel, versionViewModel } from '../lib/skill-view-model.ts';
+import { api, ApiError, messageOf } from './dashboard/api.ts';
 import { fill, renderList } from './fill.ts';
 import { fetchRegistry, fetchVersions, getJson } from './registry.ts';
 
@@ -37,8 +38,34 @@ async function start(article: HTMLElement): Promise<void> {
     return;
   }
   model = skillViewModel(doc);
-  if (built && doc.updatedAt === article.dataset.updated) return;
-  render(article, model);
+  if (!built || doc.updatedAt !== article.dataset.updated) render(article, model);
+  if (model.forSale) await offerToBuy(article, model);
+}
+
+/**
+ * The Buy button, for a signed-in visitor: it opens a Stripe Checkout for the skill and sends the
+ * browser there; Stripe sends it back to /purchase/. A signed-out visitor is asked to sign in.
+ */
+async function offerToBuy(article: HTMLElement, model: SkillViewModel): Promise<void> {
+  const button = article.querySelector<HTMLButtonElement>('[data-action=buy]')!;
+  const status = article.querySelector<HTMLElement>('[data-role=buy-status]')!;
+  const signedIn = await api('GET', '/api/me').then(
+    () => true,
+    () => false,
+  );
+  button.hidden = !signedIn;
+  article.querySelector<HTMLElement>('[data-role=buy-sign-in]')!.hidden = signedIn;
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    status.textContent = 'Opening the checkout…';
+    try {
+      const { url } = await api<{ url: string }>('POST', `/api/skills/${encodeURIComponent(model.id)}/checkout`);
+      location.assign(url);
+    } catch (error) {
+      status.textContent = error instanceof ApiError && error.code === 'already_entitled' ? error.message : `Could not open the checkout: ${messageOf(error)}`;
+      button.disabled = false;
+    }
+  });
 }
 
 function render(article: HTMLElement, model: SkillViewModel): void {

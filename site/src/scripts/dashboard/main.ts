@@ -1,15 +1,16 @@
 import type { Skill, User } from '#core/schemas';
-import { utcDay } from '../../lib/format.ts';
+import { priceLabel, utcDay } from '../../lib/format.ts';
 import { skillHref } from '../../lib/skill-links.ts';
 import { fill, renderList } from '../fill.ts';
 import { api, ApiError, messageOf } from './api.ts';
 import { wireKeys } from './keys.ts';
+import { wirePurchases } from './purchases.ts';
 import { wireSkillPanel } from './skill-panel.ts';
 
 /**
  * The dashboard: who is signed in decides what shows. Signed out: GitHub sign-in, and the dev
- * sign-in form when the server has it on. Signed in: my skills, the selected skill's analytics
- * and paid access, and API keys.
+ * sign-in form when the server has it on. Signed in: my skills, the selected skill's analytics,
+ * paid access, price and sales, my purchases, and API keys.
  */
 const root = document.getElementById('dashboard');
 if (root) void start(root);
@@ -21,6 +22,7 @@ async function start(root: HTMLElement): Promise<void> {
   const builtFrom = root.dataset.builtFrom ?? '';
   const panel = wireSkillPanel(part('skill-panel'));
   const keys = wireKeys(root);
+  const purchases = wirePurchases(root);
   let byId = new Map<string, Skill>();
 
   const show = async () => {
@@ -40,7 +42,7 @@ async function start(root: HTMLElement): Promise<void> {
       return;
     }
     fill(signedIn.querySelector('.dash-head')!, { login: user.login });
-    await Promise.all([showSkills(), keys.refresh()]);
+    await Promise.all([showSkills(), keys.refresh(), purchases.refresh()]);
   };
 
   const showSkills = async () => {
@@ -51,7 +53,7 @@ async function start(root: HTMLElement): Promise<void> {
       skills.map((s) => ({
         ...s,
         href: skillHref(s, builtFrom),
-        price: s.paid ? 'Paid' : 'Free',
+        price: priceLabel(s),
         priceClass: `badge ${s.paid ? 'paid' : 'free'}`,
         updated: utcDay(s.updatedAt),
       })),

@@ -1,5 +1,6 @@
+import { minorDigits, type Price } from '#core/price';
 import type { Skill } from '#core/schemas';
-import { formatCount, formatTimestamp, installCommand } from '../../lib/format.ts';
+import { formatCount, formatPrice, formatTimestamp, installCommand, priceLabel } from '../../lib/format.ts';
 import type { DayCounts } from '../../lib/chart-geometry.ts';
 import { fill, renderList } from '../fill.ts';
 import { api, confirmed, messageOf } from './api.ts';
@@ -23,6 +24,16 @@ interface TokenInfo {
   lastUsedAt: string | null;
 }
 
+interface Sales {
+  count: number;
+  refunds: number;
+  gross: Price[];
+  net: Price[];
+}
+
+/** `[€10.00, $5.00]` → `€10.00 + $5.00`; nothing sold yet is `0`. */
+const money = (totals: Price[]) => totals.map(formatPrice).join(' + ') || '0';
+
 interface GrantInfo {
   login: string;
   grantedAt: string;
@@ -44,8 +55,14 @@ export function wireSkillPanel(panel: HTMLElement): { open(skill: Skill, focus: 
     fill(tokenSecret, { token: '', command: '' });
     status.textContent = '';
     if (focus) panel.querySelector<HTMLElement>('h2')!.focus();
+    showPrice(skill);
     try {
-      await Promise.all([showAnalytics(skill), skill.paid ? showTokens(skill) : undefined, skill.paid ? showGrants(skill) : undefined]);
+      await Promise.all([
+        showAnalytics(skill),
+        skill.paid ? showTokens(skill) : undefined,
+        skill.paid ? showGrants(skill) : undefined,
+        skill.paid ? showSales(skill) : undefined,
+      ]);
     } catch (error) {
       status.textContent = messageOf(error);
     }
@@ -87,6 +104,44 @@ export function wireSkillPanel(panel: HTMLElement): { open(skill: Skill, focus: 
     );
     part('no-tokens').hidden = tokens.length > 0;
   };
+
+  const showPrice = (skill: Skill) => {
+    fill(part('price-now'), { price: skill.price ? priceLabel(skill) : 'not for sale' });
+    const form = part<HTMLFormElement>('price-form');
+    (form.elements.namedItem('amount') as HTMLInputElement).value = skill.price ? String(skill.price.amount / 10 ** minorDigits(skill.price.currency)) : '';
+    if (skill.price) (form.elements.namedItem('currency') as HTMLInputElement).value = skill.price.currency;
+  };
+
+  const showSales = async (skill: Skill) => {
+    const sales = await api<Sales>('GET', `/api/skills/${encodeURIComponent(skill.id)}/sales`);
+    if (current !== skill) return;
+    fill(part('sales'), { count: formatCount(sales.count), refunds: formatCount(sales.refunds), gross: money(sales.gross), net: money(sales.net) });
+  };
+
+  /** Sets (or with `null` removes) the price, and shows the skill as the server now has it. */
+  const setPrice = async (skill: Skill, price: Price | null) => {
+    const updated = await api<Skill>('PATCH', `/api/skills/${encodeURIComponent(skill.id)}`, { price });
+    Object.assign(skill, { price: updated.price });
+    if (!updated.price) delete skill.price;
+    showPrice(skill);
+    return updated.price ? `${skill.name} is on sale at ${formatPrice(updated.price)}.` : `${skill.name} is no longer for sale.`;
+  };
+
+  part<HTMLFormElement>('price-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
+    const currency = String(data.get('currency') ?? '')
+      .trim()
+      .toUpperCase();
+    // The form takes the amount as people write it (9.99); the API counts minor units (999).
+    const amount = Math.round(Number(data.get('amount')) * 10 ** minorDigits(currency));
+    void act(form.querySelector('button[type=submit]'), (skill) => setPrice(skill, { amount, currency }));
+  });
+
+  panel.querySelector('[data-action=remove-price]')!.addEventListener('click', (event) => {
+    void act(event.currentTarget as HTMLButtonElement, (skill) => setPrice(skill, null));
+  });
 
   const showGrants = async (skill: Skill) => {
     const { grants } = await api<{ grants: GrantInfo[] }>('GET', `/api/skills/${encodeURIComponent(skill.id)}/grants`);

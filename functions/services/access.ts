@@ -35,7 +35,7 @@ export async function issueDownloadToken({ db, clock }: AccessPorts, user: User,
   const standing = await standingOf(db, skill, user.id);
   if (standing === 'granted') return issue({ userId: user.id, via: 'grant' });
   if (standing === 'purchased') return issue({ userId: user.id, via: 'purchase' });
-  throw new DomainError('payment_required', `${skill.slug} is paid and your account has no access to it; buy it first`);
+  throw new DomainError('payment_required', 'Your account has no access to this paid skill; buy it first');
 }
 
 /** The skill's tokens, newest first, without their secrets (only hashes are stored). */

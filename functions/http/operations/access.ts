@@ -1,7 +1,7 @@
 import { downloadTokenBodySchema, downloadTokenCreatedSchema, downloadTokenListSchema, grantBodySchema, grantListSchema, grantSchema } from '#core/schemas';
 import { operations } from '../operation.ts';
 
-/** Every operation here is the skill's author's, with a session or an API key: 404 for no such skill, 403 for another's. */
+/** The skill's author's, with a session or an API key: 404 for no such skill, 403 for another's (all here but issuing a token). */
 const byTheAuthor = { auth: 'sessionOrApiKey', errors: ['not_found', 'forbidden'] } as const;
 
 /** Paid access, managed by the skill's author; buyers and granted users mint tokens for themselves (docs/api.md §9). */

@@ -32,12 +32,15 @@ export function newBudget(): Budget {
 
 const BASE64_RUN = /[A-Za-z0-9+/_-]{20,}={0,2}/g;
 const HEX_RUN = /(?:[0-9a-fA-F]{2}){12,}/g;
-const ESCAPE_RUN = /(?:\\x[0-9a-fA-F]{2}){6,}|(?:\\u[0-9a-fA-F]{4}){6,}|(?:%[0-9a-fA-F]{2}){6,}/g;
+const ESCAPE_RUN = /(?:\\x[0-9a-fA-F]{2}){8,}|(?:\\u[0-9a-fA-F]{4}){8,}|(?:%[0-9a-fA-F]{2}){8,}/g;
 const CHAR_CODE_RUN = /fromCharCode\(\s*(?:\d{1,7}\s*,\s*){5,}\d{1,7}\s*\)|(?:chr\(\s*\d{1,7}\s*\)\s*\+\s*){5,}chr\(\s*\d{1,7}\s*\)|(?:\[char\]\s*\d{1,7}\s*[+,]\s*){5,}\[char\]\s*\d{1,7}/gi;
 
 /** Every encoded run on one line that decodes to text, in the order they appear. */
+/** Something at least one of the runs above needs; lines without it (most prose) skip the four searches. */
+const ANY_RUN = /[A-Za-z0-9+/_-]{20}|\\[xu][0-9a-fA-F]{2}|%[0-9a-fA-F]{2}|fromCharCode|chr\(|\[char\]/i;
+
 export function decodeLine(line: string, budget: Budget): Decoded[] {
-  if (budget.remaining <= 0 || line.length < 12) return [];
+  if (budget.remaining <= 0 || line.length < 12 || !ANY_RUN.test(line)) return [];
   const found: Array<Decoded & { at: number }> = [];
   const add = (encoding: Encoding, at: number, text: string | null) => {
     if (text === null || budget.remaining <= 0) return;
@@ -109,6 +112,9 @@ function textOf(bytes: Uint8Array, depth = 0): string | null {
     return inflated ? textOf(inflated, 1) : null;
   }
   if (looksUtf16le(bytes)) return printableText(utf16le.decode(bytes));
+  // Most runs that look like base64 are identifiers or paths that decode to noise; counting
+  // printable bytes first spares the decoder (and its exceptions) for them.
+  if (!mostlyPrintable(bytes)) return null;
   try {
     return printableText(utf8.decode(bytes));
   } catch {
@@ -135,6 +141,15 @@ function looksUtf16le(bytes: Uint8Array): boolean {
   let zeros = 0;
   for (let i = 1; i < bytes.length; i += 2) if (bytes[i] === 0) zeros++;
   return zeros / Math.floor(bytes.length / 2) > 0.9;
+}
+
+function mostlyPrintable(bytes: Uint8Array): boolean {
+  let printable = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if ((b >= 0x20 && b < 0x7f) || b === 0x09 || b === 0x0a || b === 0x0d) printable++;
+  }
+  return printable / bytes.length >= 0.85;
 }
 
 /** Text that is at least 85% printable ASCII; anything else is data that happened to decode. */

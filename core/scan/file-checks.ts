@@ -1,6 +1,7 @@
 import { severityRank } from './finding.ts';
 import type { FileScan, Hit, RawFinding } from './rule.ts';
 import { findSecrets } from './secrets.ts';
+import type { LineContext } from './source-text.ts';
 
 /**
  * The file rules: what no single line says but the file does. A download on one line made
@@ -16,16 +17,23 @@ const PROSE_REACH = 20;
 const near = (file: FileScan, a: number, b: number) => file.kind !== 'markdown' || Math.abs(a - b) <= PROSE_REACH;
 const findingsOf = (file: FileScan, ids: ReadonlySet<string>) => file.findings.filter((f) => ids.has(f.rule.id));
 
-const DOWNLOAD_TARGETS: ReadonlyArray<{ pattern: RegExp; fromUrl?: boolean }> = [
-  { pattern: /\bcurl\b[^\n]{0,300}?\s(?:-o|--output)\s{1,4}["']?([^\s"';&|]{1,200})/i },
-  { pattern: /\b(?:wget\b[^\n]{0,300}?\s-O|(?:Invoke-WebRequest|iwr|Start-BitsTransfer)\b[^\n]{0,300}?\s-(?:OutFile|Destination))\s{1,4}["']?([^\s"';&|-][^\s"';&|]{0,199})/i },
-  { pattern: /\b(?:urlretrieve|DownloadFile)\s{0,4}\([^,\n]{1,300},\s{0,4}[rbf]?["']([^"'\n]{1,200})["']/i },
-  { pattern: /\bcurl\b[^\n]{0,300}?\s(?:-[a-zA-Z]{0,4}O|--remote-name)\b[^\n]{0,300}?(https?:\/\/[^\s"';&|]{1,300})/, fromUrl: true },
-  { pattern: /\bwget\s(?![^\n]{0,300}?\s-(?:q?O|-output-document))[^\n]{0,300}?(https?:\/\/[^\s"';&|]{1,300})/i, fromUrl: true },
+/** Where a download is saved: the pattern, a word the line must hold for it to apply (a cheap filter), and whether the name comes from the URL. */
+const DOWNLOAD_TARGETS: ReadonlyArray<{ pattern: RegExp; needs: string; fromUrl?: boolean }> = [
+  { pattern: /\bcurl\b[^\n]{0,300}?\s(?:-o|--output)\s{1,4}["']?([^\s"';&|]{1,200})/i, needs: 'curl' },
+  {
+    pattern: /\b(?:wget\b[^\n]{0,300}?\s-O|(?:Invoke-WebRequest|iwr|Start-BitsTransfer)\b[^\n]{0,300}?\s-(?:OutFile|Destination))\s{1,4}["']?([^\s"';&|-][^\s"';&|]{0,199})/i,
+    needs: ' -',
+  },
+  { pattern: /\b(?:urlretrieve|DownloadFile)\s{0,4}\([^,\n]{1,300},\s{0,4}[rbf]?["']([^"'\n]{1,200})["']/i, needs: 'download' },
+  { pattern: /\bcurl\b[^\n]{0,300}?\s(?:-[a-zA-Z]{0,4}O|--remote-name)\b[^\n]{0,300}?(https?:\/\/[^\s"';&|]{1,300})/, needs: '://', fromUrl: true },
+  { pattern: /\bwget\s(?![^\n]{0,300}?\s-(?:q?O|-output-document))[^\n]{0,300}?(https?:\/\/[^\s"';&|]{1,300})/i, needs: '://', fromUrl: true },
 ];
 
 function downloadTarget(line: string): string | null {
-  for (const { pattern, fromUrl } of DOWNLOAD_TARGETS) {
+  const lower = line.toLowerCase();
+  if (!/curl|wget|iwr|invoke-webrequest|bitstransfer|urlretrieve|downloadfile/.test(lower)) return null;
+  for (const { pattern, needs, fromUrl } of DOWNLOAD_TARGETS) {
+    if (!lower.includes(needs) && !(needs === 'download' && lower.includes('urlretrieve'))) continue;
     const m = pattern.exec(line);
     if (!m) continue;
     const path = fromUrl ? m[1]!.replace(/[?#].*$/, '') : m[1]!;
@@ -93,13 +101,15 @@ const COMMENT_LINE = /^\s{0,40}(?:#|\/\/|\/?\*|--|REM\b|;)/;
  * request bin. In a script, naming a store in code (not a comment) counts as reading it.
  */
 export function credentialExfiltration(file: FileScan): FileHit[] {
-  const byLine = new Map(file.lines.map((l) => [l.number, l] as const));
+  let byLine: Map<number, LineContext> | undefined;
   const sensitive = file.findings.filter((f) => {
     if (COLLECTIONS.has(f.rule.id)) return true;
     if (f.rule.category !== 'credential-access') return false;
     if (severityRank(f.rule.severity) >= severityRank('medium')) return true;
+    if (file.kind !== 'code') return false;
+    byLine ??= new Map(file.lines.map((l) => [l.number, l] as const));
     const line = byLine.get(f.line);
-    return line !== undefined && line.code && file.kind === 'code' && !COMMENT_LINE.test(line.text);
+    return line !== undefined && !COMMENT_LINE.test(line.text);
   });
   if (sensitive.length === 0) return [];
   const sends: Array<{ line: number }> = [

@@ -26,7 +26,7 @@ const SUDO = String.raw`(?:sudo\s{1,4}(?:-[\w-]{1,12}\s{1,4}){0,3})?`;
  * A download command with something to download: a URL, a host name or a variable. Prose that
  * names the pattern ("never `curl | bash`") has no argument and is not a download.
  */
-const DOWNLOADER = String.raw`\b(?:curl|wget|fetch|aria2c|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|DownloadString|Net\.WebClient)\b(?=[^\n|]{0,300}?(?:[a-z]{2,8}:\/\/|\$\{?\w|[\w-]\.[a-z]{2,}\b))`;
+const DOWNLOADER = String.raw`\b(?:curl|wget|fetch|aria2c|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|DownloadString|Net\.WebClient)\b(?=[^\n|]{0,200}?(?:[a-z]{2,8}:\/\/|\$\{?\w|[\w-]\.[a-z]{2,}\b))`;
 const SHELL = String.raw`(?:(?:ba|da|z|k|c|tc|fi|a|mk)?sh|pwsh|powershell(?:\.exe)?|iex|Invoke-Expression|osascript)\b`;
 
 /** Download piped into a shell, or a shell running a download's output. */
@@ -40,8 +40,26 @@ export const PIPE_TO_SHELL: readonly RegExp[] = [
   /\b(?:mshta(?:\.exe)?|msiexec(?:\.exe)?\s{1,4}\/[iq]\w{0,10}|regsvr32\b[^\n]{0,60}\/i:|rundll32\b[^\n]{0,60}javascript:|certutil\b[^\n]{0,60}-urlcache)[^\n]{0,80}?https?:\/\//i,
 ];
 
+/** What each pattern of PIPE_TO_SHELL cannot match without, checked first so a long line of `curl curl …` stays cheap. */
+const PIPE_TO_SHELL_NEEDS: ReadonlyArray<(text: string) => boolean> = [
+  (t) => t.includes('|'),
+  (t) => t.includes('|'),
+  (t) => t.includes('<(') || t.includes('$('),
+  (t) => /iex|invoke-expression/i.test(t),
+  (t) => t.includes('://'),
+];
+
+function pipeToShellMatch(text: string): RegExpExecArray | null {
+  for (let i = 0; i < PIPE_TO_SHELL.length; i++) {
+    if (!PIPE_TO_SHELL_NEEDS[i]!(text)) continue;
+    const m = PIPE_TO_SHELL[i]!.exec(text);
+    if (m) return m;
+  }
+  return null;
+}
+
 export function pipeToShell(line: LineContext): Hit | null {
-  return excerpt(firstMatch(line.text, PIPE_TO_SHELL));
+  return excerpt(pipeToShellMatch(line.text));
 }
 
 export const EXEC_DOWNLOADED =
@@ -49,9 +67,9 @@ export const EXEC_DOWNLOADED =
 
 /** Downloaded code run from a host nobody should run code from (a paste site, a tunnel, a bare IP). */
 export function pipeFromUntrustedHost(line: LineContext): Hit | null {
-  const run = firstMatch(line.text, PIPE_TO_SHELL) ?? EXEC_DOWNLOADED.exec(line.text);
+  const run = pipeToShellMatch(line.text) ?? EXEC_DOWNLOADED.exec(line.text);
   const host = run && untrustedHost(line.text);
-  return host ? { note: host, excerpt: run[0] } : null;
+  return host ? { excerpt: host } : null;
 }
 
 const DECODER =
@@ -67,7 +85,8 @@ function runsSavedOutput(after: string): boolean {
   const name = saved[1]!.slice(saved[1]!.lastIndexOf('/') + 1).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   if (name.length < 2) return false;
   const rest = after.slice(saved.index + saved[0].length);
-  return new RegExp(String.raw`(?:\b(?:(?:ba|z|da)?sh|source|python[23]?|perl|node|chmod\s{1,4}\+?\w{0,3}x)\s{1,4}["']?[^\s"';&|]{0,200}|(?:^|[\s;&|])\.\s{1,4}["']?[^\s"';&|]{0,200}|\.\/)${name}\b`).test(rest);
+  const path = String.raw`["']?(?:[^\s"';&|]{0,200}\/)?${name}(?![\w.-])`;
+  return new RegExp(String.raw`(?:(?:^|[\s;&|(])(?:(?:ba|z|da)?sh|source|\.|python[23]?|perl|node|chmod\s{1,4}\+?\w{0,3}x)\s{1,4}|\.\/)${path}`).test(rest);
 }
 
 /** Decoding and running in one pipeline: `echo … | base64 -d | bash`, `bash -c "$(… | base64 -d)"`. */
@@ -167,7 +186,7 @@ export function agentConfigWrite(line: LineContext): Hit | null {
 
 const NEGATION = /\b(?:not|never|no|avoid|without|nor)\b|n't\b/i;
 const HARVEST =
-  /\b(?:send|upload|post|forward|transmit|exfiltrate|e-?mail|leak|copy|include|append|attach|pass|encode)\b[^.\n]{0,50}?\b(?:(?:the\s{1,4})?user'?s|(?:all|every|any)\s{1,4}(?:of\s{1,4}the\s{1,4})?(?:available\s{1,4})?|(?:the\s{1,4})?(?:entire|full|whole|complete))\s{1,4}(?:conversation|chat\s{1,4}history|message\s{1,4}history|previous\s{1,4}messages|system\s{1,4}prompt|credentials?|secrets?|private\s{1,4}keys?|api\s{1,4}keys?|access\s{1,4}tokens?|tokens|passwords?|ssh\s{1,4}keys?|\.env\s{1,4}files?|env(?:ironment)?\s{1,4}variables|cookies|session\s{1,4}tokens?|wallets?|seed\s{1,4}phrases?)\b/gi;
+  /\b(?:send|upload|post|forward|transmit|exfiltrate|e-?mail|leak|copy|include|append|attach|pass|encode)\b[^.\n]{0,50}?\b(?:(?:the\s{1,4})?user'?s|(?:all|every|any)(?:\s{1,4}of\s{1,4}the)?(?:\s{1,4}available)?|(?:the\s{1,4})?(?:entire|full|whole|complete))\s{1,4}(?:conversation|chat\s{1,4}history|message\s{1,4}history|previous\s{1,4}messages|system\s{1,4}prompt|credentials?|secrets?|private\s{1,4}keys?|api\s{1,4}keys?|access\s{1,4}tokens?|tokens|passwords?|ssh\s{1,4}keys?|\.env\s{1,4}files?|env(?:ironment)?\s{1,4}variables|cookies|session\s{1,4}tokens?|wallets?|seed\s{1,4}phrases?)\b/gi;
 
 /** Tells the agent to hand over the user's secrets or conversation ("send all API keys to…"), unless it says not to. */
 export function dataHarvestInstruction(line: LineContext): Hit | null {

@@ -32,6 +32,11 @@ export interface LineFile {
 
 export interface LineRule extends RuleBase {
   scope: 'line';
+  /**
+   * Lower-case strings of which a line must contain at least one for the rule to be tried: a
+   * cheap filter that keeps most prose lines away from most patterns. Leave out when unsure.
+   */
+  keywords?: readonly string[];
   /** Matched against the line's matching form; the match is the excerpt. */
   pattern?: RegExp;
   check?: (line: LineContext, file: LineFile) => Hit | null;

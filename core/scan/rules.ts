@@ -30,6 +30,11 @@ import {
 } from './line-checks.ts';
 import type { Rule } from './rule.ts';
 
+/** Words a download-and-run line contains: the commands that fetch, and the Windows programs that fetch and run. */
+const DOWNLOAD_WORDS = ['curl', 'wget', 'fetch', 'aria2c', 'iwr', 'irm', 'invoke-', 'download', 'webclient', 'mshta', 'msiexec', 'regsvr32', 'rundll32', 'certutil', 'exec', 'eval'];
+/** Words a line naming a credential store contains (path segments may be quoted apart, so no slashes). */
+const CREDENTIAL_WORDS = ['.ssh', '.aws', 'gcloud', '.azure', '.kube', '.docker', 'npmrc', 'netrc', 'pypirc', 'git-credentials', 'hosts.yml', 'vault-token', 'terraform.d', 'solana', '.gnupg', 'password-store'];
+
 /**
  * The scanner's rules, in one table: what each looks for, how bad it is, and why. The order is
  * the order findings on one line are reported in. Severities follow one scale: critical is
@@ -45,6 +50,7 @@ export const rules: readonly Rule[] = [
     severity: 'critical',
     reason: 'runs code downloaded from a paste site, tunnel, request bin, URL shortener or bare IP address',
     scope: 'line',
+    keywords: DOWNLOAD_WORDS,
     check: pipeFromUntrustedHost,
   },
   {
@@ -53,6 +59,7 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: 'pipes a download straight into a shell, so whatever the server sends runs unreviewed',
     scope: 'line',
+    keywords: DOWNLOAD_WORDS,
     check: pipeToShell,
   },
   {
@@ -61,6 +68,7 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: 'evaluates code fetched over the network inside a running program',
     scope: 'line',
+    keywords: ['exec', 'eval', 'compile', 'function', 'runin'],
     pattern: EXEC_DOWNLOADED,
   },
   {
@@ -77,6 +85,7 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: "strips macOS Gatekeeper's quarantine so a downloaded program runs without the system's check",
     scope: 'line',
+    keywords: ['xattr', 'spctl'],
     pattern: /\bxattr\s{1,4}(?:-[a-z]{1,3}\s{1,4}){0,2}-[a-z]{0,2}[cd][a-z]{0,2}(?:\s|$)|\bspctl\s{1,4}--(?:master-disable|global-disable)\b/i,
   },
   {
@@ -85,6 +94,7 @@ export const rules: readonly Rule[] = [
     severity: 'critical',
     reason: 'opens a reverse shell: hands control of the machine to a remote host',
     scope: 'line',
+    keywords: ['/dev/tcp', '/dev/udp', 'nc', 'socat', 'mkfifo', 'dup2', 'pty.spawn', 'tcpclient'],
     check: (line) =>
       firstMatch(line.text, [
         /(?:\bbash\s{1,4}-i\b|\bsh\s{1,4}-i\b|>&|0>&1|<>)[^\n]{0,80}?\/dev\/(?:tcp|udp)\/[\w.-]{1,255}\/\d{1,5}/,
@@ -114,6 +124,7 @@ export const rules: readonly Rule[] = [
     severity: 'critical',
     reason: 'decodes an encoded blob and runs the result in a shell',
     scope: 'line',
+    keywords: ['base64', 'b64decode', 'xxd', 'openssl', 'base32', 'certutil', 'uudecode', 'frombase64', 'atob', 'gunzip', 'zcat'],
     check: decodeToShell,
   },
   {
@@ -122,6 +133,7 @@ export const rules: readonly Rule[] = [
     severity: 'critical',
     reason: 'decodes data and executes it as code',
     scope: 'line',
+    keywords: ['exec', 'eval', 'compile', 'function', 'iex', 'invoke-expression', 'system', 'subprocess', 'execsync', 'spawnsync'],
     pattern:
       /\b(?:exec|eval|compile|execfile|Function|iex|Invoke-Expression|os\.system|subprocess\.\w{1,12}|execSync|spawnSync|instance_eval|class_eval)\b[^\n]{0,200}?(?:\b(?:b64decode|b32decode|b85decode|a85decode|decodebytes|decodestring|unhexlify|fromhex|atob|FromBase64String|decode64|marshal\.loads|zlib\.decompress|codecs\.decode|fromCharCode)\b|\bBuffer\.from\([^\n)]{0,200}["'](?:base64|hex)["']|\[char\]\s{0,4}\d)/i,
   },
@@ -131,6 +143,7 @@ export const rules: readonly Rule[] = [
     severity: 'critical',
     reason: 'runs a base64-encoded PowerShell command that nobody can read in the skill',
     scope: 'line',
+    keywords: ['powershell', 'pwsh'],
     pattern: /\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]{0,200}?\s[-/]e(?:c|n|nc|nco|ncod|ncode|ncoded|ncodedc\w{0,10})?\s{1,4}["']?[A-Za-z0-9+/]{12,}={0,2}/i,
   },
   {
@@ -168,6 +181,7 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: 'reads, copies or sends a credential store (SSH keys, cloud, registry or Git tokens)',
     scope: 'line',
+    keywords: CREDENTIAL_WORDS,
     check: credentialStoreRead,
   },
   {
@@ -176,6 +190,7 @@ export const rules: readonly Rule[] = [
     severity: 'low',
     reason: 'names a credential store (SSH keys, cloud, registry or Git tokens)',
     scope: 'line',
+    keywords: CREDENTIAL_WORDS,
     // Reported only where the read rule is not: a line that reads a store says so once.
     check: credentialStoreReference,
   },
@@ -185,6 +200,7 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: "reaches into a browser's saved passwords, cookies or their encryption key",
     scope: 'line',
+    keywords: ['login data', 'web data', 'local state', 'cookies', 'logins.json', 'key3.db', 'key4.db', 'signons', 'formhistory', 'browser_cookie', 'pycookiecheat', 'chrome-cookies', 'cryptunprotect', 'safe storage'],
     check: (line) =>
       firstMatch(line.text, [
         /[/\\"'](?:Login Data|Web Data)(?:[/\\"'\s-]|$)/,
@@ -199,6 +215,7 @@ export const rules: readonly Rule[] = [
     severity: 'medium',
     reason: 'reads passwords out of the system keychain or credential manager',
     scope: 'line',
+    keywords: ['security', 'secret-tool', 'cmdkey'],
     pattern: /\bsecurity\b[^\n|;&]{0,60}?\b(?:find-generic-password|find-internet-password)\b|\bsecret-tool\s{1,4}lookup\b|\bcmdkey(?:\.exe)?\s{1,4}\/list\b/i,
   },
   {
@@ -207,6 +224,7 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: 'dumps the keychain or the system password store',
     scope: 'line',
+    keywords: ['security', 'keychain', 'chainbreaker', '/etc/shadow', 'mimikatz', 'sekurlsa', 'lsass', 'vaultcmd', 'lazagne', 'reg'],
     pattern:
       /\bsecurity\s{1,4}(?:dump-keychain|export)\b|\blogin\.keychain(?:-db)?\b|\bchainbreaker\b|\/etc\/shadow\b|\bmimikatz\b|\bsekurlsa\b|\blsass(?:\.exe)?\b|\bvaultcmd\b|\bLaZagne\b|\breg(?:\.exe)?\s{1,4}save\s{1,4}hklm\\(?:sam|security|system)\b/i,
   },
@@ -216,6 +234,7 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: 'reaches for cryptocurrency wallets or asks for a seed phrase',
     scope: 'line',
+    keywords: ['wallet', 'electrum', 'keystore', 'application support', 'appdata', 'phrase', 'words', 'nkbihfbeogaeaoehlefnkodbefgpgknn', 'bfnaelmomeimhlpmgjnjophhpkkoljpa', 'hnfanknocfeofbddgcijnmhnfnkdnaad', 'fhbohimaelbohpjbbldcngcnapndodjp', 'ibnejdfjmmkpcnlpebklmnkoeoihofec', 'egjidjbpglichdcondbcbdnbeeppgdph'],
     check: (line) =>
       firstMatch(line.text, [
         /\bwallet\.dat\b|\bexodus\.wallet\b|\.electrum\/wallets\b|\bkeystore[/\\]UTC--/i,
@@ -230,6 +249,7 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: "collects .env files from outside the skill's own project",
     scope: 'line',
+    keywords: ['.env'],
     pattern:
       /\bfind\s{1,4}(?:[~/]|\$HOME|\.\.)[^\n]{0,120}?-i?name\s{1,4}["']?\*?\.env\b|\*\*[/\\]\.env\b|\brglob\(\s{0,4}["']\.env|\bGet-ChildItem\b[^\n]{0,120}?-Recurse[^\n]{0,120}?\.env\b|\bcat\s{1,4}(?:~|\$HOME|\/home|\/Users)[^\s]{0,80}\/\.env\b/i,
   },
@@ -239,6 +259,7 @@ export const rules: readonly Rule[] = [
     severity: 'medium',
     reason: 'serialises the whole environment, API keys and tokens included',
     scope: 'line',
+    keywords: ['env'],
     pattern:
       /\bJSON\.stringify\(\s{0,4}process\.env\s{0,4}[,)]|\bjson\.dumps\(\s{0,4}(?:dict\(\s{0,4})?os\.environ\b|\bstr\(\s{0,4}os\.environ\s{0,4}\)|\b(?:printenv|env)\s{0,4}\|\s{0,4}(?!grep\b|sort\b|less\b|more\b|head\b|tail\b|wc\b|rg\b|findstr\b|cut\b|awk\b)\w|\bGet-ChildItem\s{1,4}env:[^\n]{0,40}?\|/i,
   },
@@ -248,6 +269,7 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: "queries the cloud metadata service, where an instance's temporary credentials live",
     scope: 'line',
+    keywords: ['169.254', 'metadata.google', 'fd00:ec2', '100.100.100.200'],
     pattern: /\b169\.254\.169\.254\b|\b169\.254\.170\.2\b|\bmetadata\.google\.internal\b|\bfd00:ec2::254\b|\b100\.100\.100\.200\b/i,
   },
 
@@ -266,6 +288,7 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: 'talks to a request-capture or out-of-band testing service, a common drop for stolen data',
     scope: 'line',
+    keywords: ['webhook', 'requestbin', 'pipedream', 'requestcatcher', 'beeceptor', 'hookbin', 'postb.in', 'ptsv', 'putsreq', 'requestinspector', 'requestrepo', 'mockbin', 'interact.sh', 'oast', 'burpcollaborator', 'dnslog', 'ceye.io', 'canarytokens', 'pingb.in', 'xss.ht', 'bxss.me'],
     pattern: REQUEST_BIN_HOST,
   },
   {
@@ -274,6 +297,7 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: 'uses an anonymous paste or file-drop site to fetch code or drop data',
     scope: 'line',
+    keywords: ['paste', 'pastie', 'hastebin', 'ghostbin', 'rentry', 'glot.io', 'controlc', 'termbin', 'sprunge', 'ix.io', '0x0.st', 'transfer.sh', 'temp.sh', 'file.io', 'bashupload', 'catbox', 'gofile', 'anonfiles', 'pixeldrain', 'privatebin', 'katb.in'],
     pattern: PASTE_HOST,
   },
   {
@@ -282,6 +306,7 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: 'posts to a Discord, Telegram or Slack webhook whose token is written into the skill',
     scope: 'line',
+    keywords: ['discord', 'telegram', 'hooks.slack'],
     check: chatWebhook,
   },
   {
@@ -290,6 +315,7 @@ export const rules: readonly Rule[] = [
     severity: 'medium',
     reason: "talks to a tunnel endpoint (ngrok, Cloudflare quick tunnels…) that leads to someone's own machine",
     scope: 'line',
+    keywords: ['ngrok', 'trycloudflare', 'loca.lt', 'localtunnel', 'serveo', 'localhost.run', 'lhr.', 'bore.pub', 'pinggy', 'playit.gg', 'tunnelmole', 'telebit', 'localxpose', 'loophole'],
     pattern: TUNNEL_HOST,
   },
   {
@@ -309,6 +335,7 @@ export const rules: readonly Rule[] = [
     severity: 'medium',
     reason: "archives or searches the user's personal folders for documents and keys",
     scope: 'line',
+    keywords: ['tar', 'zip', '7z', 'rar', 'compress-archive', 'make_archive', 'ditto', 'find'],
     pattern:
       /\b(?:tar|zip|7z|rar|Compress-Archive|make_archive|ditto)\b[^\n]{0,200}?(?:~|\$HOME|\$env:USERPROFILE|%USERPROFILE%|\/Users\/[\w.$-]{1,32}|\/home\/[\w.$-]{1,32})[/\\](?:Documents|Desktop|Downloads|Pictures|Library\/(?:Keychains|Messages|Mail|Cookies))\b|\bfind\s{1,4}(?:~|\$HOME|\/Users|\/home)[^\n]{0,200}?-i?name\s{1,4}["']?\*\.(?:pdf|docx?|xlsx?|txt|kdbx|key|pem|p12|pfx|ovpn|rdp|wallet)\b/i,
   },
@@ -320,6 +347,7 @@ export const rules: readonly Rule[] = [
     severity: 'medium',
     reason: 'writes commands into a shell start-up file, so they run in every new terminal',
     scope: 'line',
+    keywords: ['rc', 'profile', 'zshenv', 'zlogin', 'bash_login', 'fish', 'environment'],
     check: shellStartupWrite,
   },
   {
@@ -328,6 +356,7 @@ export const rules: readonly Rule[] = [
     severity: 'medium',
     reason: 'installs a scheduled or log-in task (cron, Task Scheduler, Run key)',
     scope: 'line',
+    keywords: ['cron', '@reboot', 'schtasks', 'scheduledtask', 'currentversion', 'startup'],
     pattern:
       /\bcrontab\s{1,4}(?:-\s{0,4}$|-\s|[^-\s]|-l\b[^\n]{0,200}?\|\s{0,4}crontab\b)|\|\s{0,4}crontab\b|\/etc\/cron\.|\/var\/spool\/cron|@reboot\b|\bschtasks(?:\.exe)?\s{1,4}\/create\b|\bRegister-ScheduledTask\b|CurrentVersion\\{1,2}Run(?:Once)?\b|\\Start Menu\\{1,2}Programs\\{1,2}Startup\b/i,
   },
@@ -337,6 +366,7 @@ export const rules: readonly Rule[] = [
     severity: 'medium',
     reason: 'installs a launch agent or user service that starts at log-in',
     scope: 'line',
+    keywords: ['launch', 'systemd', 'systemctl', 'init.d', 'rc.local', 'runatload'],
     pattern:
       /\/LaunchAgents\/|\/LaunchDaemons\/|\blaunchctl\s{1,4}(?:load|bootstrap|submit|enable)\b|\.config\/systemd\/user\/|\bsystemctl\s{1,4}--user\s{1,4}(?:enable|start|daemon-reload)\b|\/etc\/systemd\/system\/[\w@.-]{1,80}\.(?:service|timer)\b|\/etc\/init\.d\/|\/etc\/rc\.local\b|\bRunAtLoad\b/i,
   },
@@ -346,6 +376,7 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: "turns off an AI agent's permission prompts or approvals",
     scope: 'line',
+    keywords: ['dangerously', 'bypasspermissions', 'skipdangerous', 'approval_policy', 'sandbox_mode', 'autoapprove', 'alwaysallow', 'yolo', 'trust-all-tools', 'allow'],
     pattern:
       /--dangerously-skip-permissions\b|--dangerously-bypass-approvals-and-sandbox\b|\bbypassPermissions\b|\bskipDangerousModePermissionPrompt\b|\bapproval_policy\s{0,4}=\s{0,4}["']never["']|\bsandbox_mode\s{0,4}=\s{0,4}["']danger-full-access["']|["']?(?:autoApprove|alwaysAllow)["']?\s{0,4}:\s{0,4}(?:true|\[\s{0,4}["'][^"'\]])|chat\.tools\.autoApprove|--yolo\b|--trust-all-tools\b|["']allow["']\s{0,4}:\s{0,4}\[[^\]\n]{0,80}["'](?:Bash|\*)["']/i,
   },
@@ -355,6 +386,7 @@ export const rules: readonly Rule[] = [
     severity: 'medium',
     reason: "writes into an AI agent's own settings or memory files, outside the skill",
     scope: 'line',
+    keywords: ['.claude', '.codex', '.cursor', '.gemini', '.openclaw', '.clawdbot', '.moltbot', '.windsurf', '.codeium', '.continue', '.aider', 'soul.md', 'memory.md', 'identity.md', 'heartbeat.md'],
     check: agentConfigWrite,
   },
   {
@@ -363,6 +395,7 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: 'adds a hard-coded or downloaded key to ~/.ssh/authorized_keys (a remote-access backdoor)',
     scope: 'line',
+    keywords: ['authorized_keys'],
     check: (line) =>
       /authorized_keys\b/.test(line.text) &&
       /(?:>>?|\btee\b|appendFile|Add-Content|\bopen\()/.test(line.text) &&
@@ -378,6 +411,7 @@ export const rules: readonly Rule[] = [
     severity: 'critical',
     reason: 'shows a fake system dialog that asks for the login password',
     scope: 'line',
+    keywords: ['dialog'],
     pattern: /\bdisplay\s{1,4}dialog\b[^\n]{0,300}?\b(?:hidden\s{1,4}answer|password)\b|\bdisplayDialog\([^\n]{0,300}?hiddenAnswer\s{0,4}:\s{0,4}true/i,
   },
   {
@@ -386,6 +420,7 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: "prompts for or checks the user's system password outside the system's own prompt",
     scope: 'line',
+    keywords: ['zenity', 'kdialog', 'credential', 'dscl', 'sudo'],
     pattern:
       /\bzenity\b[^\n]{0,100}?--password\b|\bkdialog\b[^\n]{0,100}?--password\b|\bGet-Credential\b|PromptForCredential\(|\bdscl\s{1,4}(?:\.|\/Local\/Default)\s{1,4}-authonly\b|\becho\s{1,4}["']?\$\{?\w{0,20}(?:pass|pw)\w{0,20}\}?["']?\s{0,4}\|\s{0,4}sudo\s{1,4}-S\b/i,
   },
@@ -395,6 +430,7 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: 'hands out a password-protected archive, which keeps its contents from being scanned',
     scope: 'line',
+    keywords: ['pass', 'unzip', '7z', 'unrar'],
     pattern:
       /(?:\.zip\b|\.rar\b|\.7z\b|\barchive\b|\bzip\b)[^\n]{0,80}?\bpass(?:word|phrase)\b\s{0,4}(?:is\s{1,4}|[:=(]\s{0,4})[`'"*]{0,2}[\w!@#$%^&.-]{3,40}|\bpass(?:word|phrase)\s{0,4}[:=]\s{0,4}[`'"*]{0,2}[\w!@#$%^&.-]{3,40}[^\n]{0,60}?(?:\.zip|\.rar|\.7z|\barchive\b|\bextract\b|\bunzip\b)|\bunzip\s{1,4}(?:-\w{1,4}\s{1,4}){0,3}-P\s{1,4}\S{1,40}|\b7z\s{1,4}[xe]\b[^\n]{0,120}?\s-p\S{1,40}|\bunrar\b[^\n]{0,60}?\s-p\S{1,40}/i,
   },
@@ -404,6 +440,7 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: "tells the user to paste a command into Windows' Run dialog or to prove they are human (ClickFix)",
     scope: 'line',
+    keywords: ['win', 'run', 'human', 'ctrl'],
     pattern:
       /\b(?:Win(?:dows)?\s{0,4}(?:key\s{0,4})?\+\s{0,4}R)\b|\bRun\s{1,4}dialog\b|\bverify\s{1,4}(?:that\s{1,4})?you\s{1,4}are\s{1,4}(?:a\s{1,4})?human\b|\bpress\s{1,4}ctrl\s{0,4}\+\s{0,4}v\b[^\n]{0,60}?\b(?:enter|run|powershell)\b/i,
   },
@@ -413,6 +450,7 @@ export const rules: readonly Rule[] = [
     severity: 'medium',
     reason: 'points the reader at an installer or executable to download or run',
     scope: 'line',
+    keywords: ['.exe', '.msi', '.dmg', '.pkg', '.scr', '.bat', '.cmd', '.vbs', '.jar', '.apk', '.appimage', '.app.zip', '.command'],
     pattern:
       /\bhttps?:\/\/[^\s)"'<>]{1,300}?\.(?:exe|msi|dmg|pkg|scr|bat|cmd|vbs|jar|apk|appimage|app\.zip|command)(?=[\s)"'<>\x60?#]|$)|\b(?:run|execute|launch|double-click|open)\s{1,4}(?:the\s{1,4})?[\x60"']?[\w.-]{1,60}\.(?:exe|msi|scr|bat|cmd|vbs|command)\b/i,
   },
@@ -432,6 +470,7 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: "tells the agent to ignore or replace its instructions",
     scope: 'line',
+    keywords: ['ignore', 'disregard', 'forget', 'override', 'bypass', 'abandon', 'your', 'follow'],
     pattern:
       /\b(?:ignore|disregard|forget|override|bypass|abandon)\s{1,4}(?:(?:all|any|every|the|your|my|of|these|those)\s{1,4}){0,3}(?:previous|prior|above|earlier|preceding|original|existing|initial|system|safety|developer|other)\s{1,4}(?:instructions?|prompts?|rules|directions|directives|guidelines|guardrails|context|constraints|policies|restrictions)\b|\byour\s{1,4}(?:new|real|actual|true|updated)\s{1,4}(?:instructions|task|objective|goal|directive)s?\s{1,4}(?:are|is)\b|\bdo\s{1,4}not\s{1,4}follow\s{1,4}(?:the|your|any)\s{1,4}(?:previous|system|original|prior)\b/i,
   },
@@ -441,6 +480,7 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: 'tells the agent to keep what it does from the user',
     scope: 'line',
+    keywords: ['user', 'human', 'operator', 'owner', 'silently'],
     pattern:
       /\b(?:do\s{1,4}not|don'?t|never|must\s{1,4}not|should\s{1,4}not|without)\s{1,4}(?:(?:tell|inform|notify|alert)(?:ing)?\s{1,4}(?:the\s{1,4})?(?:user|human|operator|owner)\b|(?:mention|reveal|disclose)(?:ing)?\s{1,4}(?:this|it|anything|these|that)\b[^.\n]{0,30}?\bto\s{1,4}(?:the\s{1,4})?(?:user|human)\b)|\b(?:hide|conceal|keep)\s{1,4}(?:this|it|these|that|them)\b[^.\n]{0,40}?\bfrom\s{1,4}(?:the\s{1,4})?(?:user|human)\b|\bthe\s{1,4}(?:user|human)\s{1,4}(?:must|should|need|needs)\s{1,4}(?:not|never)\s{1,4}(?:know|see|find\s{1,4}out|be\s{1,4}(?:told|informed|aware)|notice)\b|\bsilently\s{1,4}(?:upload|send|post|transmit|exfiltrate|forward|copy|install|download|execute|collect)\b|\bwithout\s{1,4}(?:the\s{1,4})?user'?s?\s{1,4}(?:knowledge|noticing|awareness)\b/i,
   },
@@ -450,6 +490,7 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: 'poses as a system or developer message to take over the agent',
     scope: 'line',
+    keywords: ['<|', '<<sys', 'inst]', 'system', 'admin', 'developer', 'important', 'mode', 'instructions', 'directives', 'rules'],
     check: (line) =>
       firstMatch(line.text, [
         /<\|(?:im_start|im_end|endoftext|system|start_header_id)\|>|<<SYS>>|\[\/?INST\]/,
@@ -465,6 +506,7 @@ export const rules: readonly Rule[] = [
     severity: 'medium',
     reason: "tells the agent to hand over the user's secrets or conversation",
     scope: 'line',
+    keywords: ['conversation', 'history', 'messages', 'prompt', 'credential', 'secret', 'key', 'token', 'password', '.env', 'environment', 'cookie', 'wallet', 'seed'],
     check: dataHarvestInstruction,
   },
   {
@@ -541,6 +583,7 @@ export const rules: readonly Rule[] = [
     severity: 'medium',
     reason: 'a live Stripe secret key is committed in the skill; rotate it',
     scope: 'line',
+    keywords: ['_live_'],
     check: placeholderFree(/\b(?:sk|rk)_live_[0-9a-zA-Z]{24,99}\b/),
   },
   {
@@ -549,6 +592,7 @@ export const rules: readonly Rule[] = [
     severity: 'medium',
     reason: 'a Google API key is committed in the skill; restrict or rotate it',
     scope: 'line',
+    keywords: ['aiza'],
     check: placeholderFree(/\bAIza[0-9A-Za-z_-]{35}\b/),
   },
 ];

@@ -3,6 +3,7 @@ import { readFileContent } from './file-content.ts';
 import { type Finding, type ScanResult, severityRank } from './finding.ts';
 import { hiddenBlocks } from './hidden-blocks.ts';
 import { invisibleMarks, smuggledText } from './invisible.ts';
+import { KeywordIndex } from './keyword-index.ts';
 import type { FileScan, Hit, LineFile, LineRule, RawFinding, Rule } from './rule.ts';
 import { rules } from './rules.ts';
 import { rulesVersion } from './rules-version.ts';
@@ -41,6 +42,17 @@ export const MAX_FINDINGS = 200;
 const EXCERPT_CHARS = 60;
 
 const lineRules = rules.filter((r): r is LineRule => r.scope === 'line');
+/** Which line rules a line could match, by their keywords; rules without keywords always could. */
+const keywordIndex = new KeywordIndex(lineRules.map((r) => r.keywords ?? []));
+const alwaysTried = lineRules.map((r) => r.keywords === undefined);
+
+function candidates(text: string): Uint8Array {
+  const found = keywordIndex.scan(text.toLowerCase());
+  alwaysTried.forEach((always, i) => {
+    if (always) found[i] = 1;
+  });
+  return found;
+}
 const decodedRules = rules.filter((r) => r.scope === 'decoded');
 const fileRules = rules.filter((r) => r.scope === 'file');
 const binaryRules = rules.filter((r) => r.scope === 'binary');
@@ -62,7 +74,10 @@ function scanFile(file: ScanFile): RawFinding[] {
   const content = readFileContent(file.bytes);
   if (content.kind === 'binary') {
     const binary = { filename: file.filename, bytes: file.bytes, executable: file.executable ?? false, format: content.format };
-    return binaryRules.flatMap((rule) => found(rule, 0, rule.check(binary)));
+    return binaryRules.flatMap((rule) => {
+      const hit = rule.check(binary);
+      return hit ? [found(rule, 0, hit)] : [];
+    });
   }
   const kind = fileKindOf(file.filename, content.text);
   return scanText(file.filename, content.text, kind, 0, newBudget());
@@ -72,7 +87,16 @@ function scanFile(file: ScanFile): RawFinding[] {
  * Every finding in one text: the file itself at depth 0, decoded runs and hidden blocks deeper.
  * Findings in decoded text are reported on the line the encoded run sits on.
  */
-function scanText(filename: string, text: string, kind: FileKind, depth: number, budget: Budget, origin?: { line: number; via: string }): RawFinding[] {
+function scanText(
+  filename: string,
+  text: string,
+  kind: FileKind,
+  depth: number,
+  budget: Budget,
+  origin?: { line: number; via: string },
+  /** Hidden blocks are scanned one block per line: neighbouring lines are not one sentence. */
+  separateLines = false,
+): RawFinding[] {
   const physical = splitLines(text);
   const code = codeLines(physical, kind);
   const powershell = /\.ps[dm]?1$/i.test(filename);
@@ -80,14 +104,20 @@ function scanText(filename: string, text: string, kind: FileKind, depth: number,
   const at = (line: number) => origin?.line ?? line;
   const findings: RawFinding[] = [];
 
+  const file: LineFile = { filename, kind };
+  const triedPerLine: Uint8Array[] = [];
   for (const line of lines) {
-    for (const rule of lineRules) {
-      const hit = rule.pattern ? matchHit(rule.pattern.exec(line.text)) : rule.check!(line, { filename, kind });
-      findings.push(...found(rule, at(line.number), hit, origin?.via));
+    const tried = candidates(line.text);
+    triedPerLine.push(tried);
+    for (let i = 0; i < lineRules.length; i++) {
+      if (tried[i] === 0) continue;
+      const rule = lineRules[i]!;
+      const hit = lineHit(rule, line, file);
+      if (hit) findings.push(found(rule, at(line.number), hit, origin?.via));
     }
   }
-  if (kind === 'markdown') {
-    for (const { line, rule, hit } of acrossLines(lines, { filename, kind })) findings.push(...found(rule, at(line), hit, origin?.via));
+  if (kind === 'markdown' && !separateLines) {
+    for (const { line, rule, hit } of acrossLines(lines, triedPerLine, file)) findings.push(found(rule, at(line), hit, origin?.via));
   }
 
   if (depth < MAX_DEPTH) {
@@ -105,7 +135,8 @@ function scanText(filename: string, text: string, kind: FileKind, depth: number,
       const inside = scanText(filename, d.text, 'code', depth + 1, budget, { line: at(d.line), via });
       findings.push(...inside);
       for (const rule of decodedRules) {
-        findings.push(...found(rule, at(d.line), rule.check({ encoding: d.encoding as never, text: d.text }, inside), origin?.via));
+        const hit = rule.check({ encoding: d.encoding as never, text: d.text }, inside);
+        if (hit) findings.push(found(rule, at(d.line), hit, origin?.via));
       }
     }
   }
@@ -121,60 +152,51 @@ function scanText(filename: string, text: string, kind: FileKind, depth: number,
     findings,
     inCode: (line) => code[line - 1] ?? false,
     hiddenBlocks: () => (blocks ??= kind === 'code' ? [] : hiddenBlocks(text, physical, starts, (line) => code[line - 1] ?? false)),
-    scanSnippet: (snippet) => (depth < MAX_DEPTH ? scanText(filename, snippet, 'markdown', depth + 1, budget) : []),
+    scanSnippet: (snippet) => (depth < MAX_DEPTH ? scanText(filename, snippet, 'markdown', depth + 1, budget, undefined, true) : []),
   };
   for (const rule of fileRules) {
-    for (const { line, ...hit } of rule.check(scan)) findings.push(...found(rule, at(line), hit, origin?.via));
+    for (const { line, ...hit } of rule.check(scan)) findings.push(found(rule, at(line), hit, origin?.via));
   }
   return findings;
 }
 
+function lineHit(rule: LineRule, line: LineContext, file: LineFile): Hit | null {
+  return rule.pattern ? matchHit(rule.pattern.exec(line.text)) : rule.check!(line, file);
+}
+
 /**
  * Prose is wrapped: "Do not mention this" on one line and "to the user" on the next is one
- * sentence. Each paragraph is read again as one line, and what matches only across its line
- * breaks is reported on the line where the match starts.
+ * sentence. Each pair of neighbouring prose lines is read again as one, and what matches only
+ * across the line break is reported on the line where the match starts.
  */
-function* acrossLines(lines: readonly LineContext[], file: LineFile): Generator<{ line: number; rule: LineRule; hit: Hit }> {
-  let paragraph: LineContext[] = [];
-  const flush = function* (): Generator<{ line: number; rule: LineRule; hit: Hit }> {
-    if (paragraph.length < 2) return;
-    const starts: number[] = [];
-    let text = '';
-    for (const l of paragraph) {
-      starts.push(text.length);
-      text += (text ? ' ' : '') + l.text;
-    }
-    starts[0] = 0;
-    const joined: LineContext = { number: paragraph[0]!.number, raw: paragraph.map((l) => l.raw).join(' '), text, code: false };
-    const lineOf = (offset: number) => starts.findLastIndex((s) => s <= offset);
-    for (const rule of lineRules) {
+function* acrossLines(lines: readonly LineContext[], triedPerLine: readonly Uint8Array[], file: LineFile): Generator<{ line: number; rule: LineRule; hit: Hit }> {
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const [a, b] = [lines[i]!, lines[i + 1]!];
+    if (a.code || b.code || a.text.trim() === '' || b.text.trim() === '' || /^\s{0,3}#/.test(b.text)) continue;
+    const text = `${a.text} ${b.text}`;
+    const pair: LineContext = { number: a.number, raw: `${a.raw} ${b.raw}`, text, code: false };
+    // The rules either line could match, and those whose keyword is itself split by the break.
+    const tried = candidates(`${a.text.slice(-40)} ${b.text.slice(0, 40)}`);
+    for (let r = 0; r < lineRules.length; r++) {
+      if (tried[r] === 0 && triedPerLine[i]![r] === 0 && triedPerLine[i + 1]![r] === 0) continue;
+      const rule = lineRules[r]!;
       const m = rule.pattern?.exec(text);
-      const hit = rule.pattern ? matchHit(m ?? null) : rule.check!(joined, file);
+      const hit = rule.pattern ? matchHit(m ?? null) : rule.check!(pair, file);
       if (hit === null || hit === true || !hit.excerpt) continue;
       const start = m ? m.index : text.indexOf(hit.excerpt);
-      if (start < 0) continue;
-      const first = lineOf(start);
-      if (first !== lineOf(start + hit.excerpt.length - 1)) yield { line: paragraph[first]!.number, rule, hit };
+      if (start >= 0 && start < a.text.length && start + hit.excerpt.length > a.text.length + 1) yield { line: a.number, rule, hit };
     }
-  };
-  for (const line of lines) {
-    if (line.code || line.text.trim() === '' || /^\s{0,3}#/.test(line.text)) {
-      yield* flush();
-      paragraph = [];
-    } else paragraph.push(line);
   }
-  yield* flush();
 }
 
 function matchHit(m: RegExpExecArray | null): Hit | null {
   return m ? { excerpt: m[0] } : null;
 }
 
-function found(rule: Rule, line: number, hit: Hit | null, via?: string): RawFinding[] {
-  if (hit === null) return [];
+function found(rule: Rule, line: number, hit: Hit, via?: string): RawFinding {
   const detail = hit === true ? {} : hit;
   const note = [detail.note, via].filter(Boolean).join('; ');
-  return [{ rule, line, ...(note ? { note } : {}), ...(detail.excerpt ? { excerpt: detail.excerpt } : {}) }];
+  return { rule, line, ...(note ? { note } : {}), ...(detail.excerpt ? { excerpt: detail.excerpt } : {}) };
 }
 
 /** One finding per rule and line (the first, which is the least deeply decoded), in line then table order, bounded per rule. */

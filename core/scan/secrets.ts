@@ -25,27 +25,37 @@ const scanners = secretlintRules.filter((rule) => rule.meta.type === 'scanner' &
 /** AWS access key ids are reported too (off by default in secretlint); a committed id is usually committed with its secret. */
 const ruleOptions: Record<string, object> = { '@secretlint/secretlint-rule-aws': { enableIDScanRule: true } };
 
+/** Where the rules' reports go while one file is scanned; the scan is synchronous, so one at a time. */
+let report: ((kind: string, range: readonly [number, number]) => void) | null = null;
+
+/** The rules' handlers, created once: creating them per file cost more than running them. */
+const handlers = scanners.map((rule) => {
+  const name = rule.meta.id.replace('@secretlint/secretlint-rule-', '');
+  const context: SecretLintRuleContext = {
+    sharedOptions: {},
+    createTranslator: () => (messageId, data) => ({ message: '', messageId: String(messageId), data }) as SecretLintRuleMessageTranslateResult<never>,
+    report: ({ message, range }) => report?.(`${name}: ${message.messageId}`, range),
+    ignore: () => {},
+  };
+  return rule.create(context, (ruleOptions[rule.meta.id] ?? {}) as never);
+});
+
 export function findSecrets(filename: string, content: string): SecretHit[] {
   const starts = lineStarts(content);
   const hits: SecretHit[] = [];
   const source = sourceCode(filename, content, starts);
-  for (const rule of scanners) {
-    const name = rule.meta.id.replace('@secretlint/secretlint-rule-', '');
-    const context: SecretLintRuleContext = {
-      sharedOptions: {},
-      createTranslator: (messages) => (messageId, data) => ({ message: '', messageId: String(messageId), data }) as SecretLintRuleMessageTranslateResult<never>,
-      report: ({ message, range }) => {
-        if (!isPlaceholder(content.slice(range[0], Math.min(range[1], range[0] + 400)))) {
-          hits.push({ line: lineAt(starts, range[0]), kind: `${name}: ${message.messageId}` });
-        }
-      },
-      ignore: () => {},
-    };
-    const handler = rule.create(context, (ruleOptions[rule.meta.id] ?? {}) as never);
-    const pending = handler.file?.(source);
-    // Every text rule reports synchronously; only GCP's .p12 reader is async, and it never runs
-    // here (see sourceCode). A stray promise must not surface as an unhandled rejection.
-    if (pending instanceof Promise) pending.catch(() => {});
+  report = (kind, range) => {
+    if (!isPlaceholder(content.slice(range[0], Math.min(range[1], range[0] + 400)))) hits.push({ line: lineAt(starts, range[0]), kind });
+  };
+  try {
+    for (const handler of handlers) {
+      const pending = handler.file?.(source);
+      // Every text rule reports synchronously; only GCP's .p12 reader is async, and it never runs
+      // here (see sourceCode). A stray promise must not surface as an unhandled rejection.
+      if (pending instanceof Promise) pending.catch(() => {});
+    }
+  } finally {
+    report = null;
   }
   return hits;
 }

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { ScanFile } from '#core/scan/scan';
+import type { Verdict } from '#core/scan/finding';
+import { scanFiles, type ScanFile } from '#core/scan/scan';
 
 /**
  * The labelled scanning corpus in test/fixtures/scan: skills written from published
@@ -53,3 +54,47 @@ export function loadCorpus(): CorpusSample[] {
       }),
   );
 }
+
+export interface Detection {
+  malicious: { total: number; blocked: number; flagged: number; missed: string[] };
+  benign: { total: number; clean: number; flagged: number; blocked: string[] };
+  /** Samples that came to less (malicious) or more (benign) than the manifest expects. */
+  unexpected: Array<{ slug: string; label: CorpusSample['label']; expect: Expectation; verdict: Verdict }>;
+}
+
+/** Scans every sample and counts what the scanner concluded against what the manifest expects. */
+export function detection(samples: readonly CorpusSample[]): Detection {
+  const d: Detection = {
+    malicious: { total: 0, blocked: 0, flagged: 0, missed: [] },
+    benign: { total: 0, clean: 0, flagged: 0, blocked: [] },
+    unexpected: [],
+  };
+  for (const sample of samples) {
+    const { verdict } = scanFiles(sample.files);
+    if (sample.label === 'malicious') {
+      d.malicious.total++;
+      if (verdict === 'malicious') d.malicious.blocked++;
+      else if (verdict === 'suspicious') d.malicious.flagged++;
+      else d.malicious.missed.push(sample.slug);
+      if (verdict === 'clean' || (sample.expect === 'blocked' && verdict !== 'malicious')) d.unexpected.push({ slug: sample.slug, label: sample.label, expect: sample.expect, verdict });
+    } else {
+      d.benign.total++;
+      if (verdict === 'clean') d.benign.clean++;
+      else if (verdict === 'suspicious') d.benign.flagged++;
+      else d.benign.blocked.push(sample.slug);
+      if (verdict === 'malicious' || (sample.expect === 'clean' && verdict !== 'clean')) d.unexpected.push({ slug: sample.slug, label: sample.label, expect: sample.expect, verdict });
+    }
+  }
+  return d;
+}
+
+/**
+ * The targets of issue 22: every malicious sample blocked or flagged and at least 80% blocked;
+ * no benign sample blocked and at most 1 in 20 flagged.
+ */
+export const targets = {
+  noneMissed: (d: Detection) => d.malicious.missed.length === 0,
+  blockedShare: (d: Detection) => d.malicious.blocked / d.malicious.total >= 0.8,
+  noBenignBlocked: (d: Detection) => d.benign.blocked.length === 0,
+  benignFlaggedShare: (d: Detection) => d.benign.flagged / d.benign.total <= 1 / 20,
+};

@@ -36,11 +36,25 @@ const ESCAPE_RUN = /(?:\\x[0-9a-fA-F]{2}){8,}|(?:\\u[0-9a-fA-F]{4}){8,}|(?:%[0-9
 const CHAR_CODE_RUN = /fromCharCode\(\s*(?:\d{1,7}\s*,\s*){5,}\d{1,7}\s*\)|(?:chr\(\s*\d{1,7}\s*\)\s*\+\s*){5,}chr\(\s*\d{1,7}\s*\)|(?:\[char\]\s*\d{1,7}\s*[+,]\s*){5,}\[char\]\s*\d{1,7}/gi;
 
 /** Every encoded run on one line that decodes to text, in the order they appear. */
-/** Something at least one of the runs above needs; lines without it (most prose) skip the four searches. */
-const ANY_RUN = /[A-Za-z0-9+/_-]{20}|\\[xu][0-9a-fA-F]{2}|%[0-9a-fA-F]{2}|fromCharCode|chr\(|\[char\]/i;
+const BASE64_CHAR = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-') BASE64_CHAR[c.charCodeAt(0)] = 1;
+
+/**
+ * Whether a line has something one of the runs above needs; most prose has none and skips the
+ * four searches. One pass for the base64 alphabet, which covers hex too.
+ */
+function mayHoldRun(line: string): boolean {
+  let run = 0;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    run = c < 128 && BASE64_CHAR[c] === 1 ? run + 1 : 0;
+    if (run >= 20) return true;
+  }
+  return line.includes('\\x') || line.includes('\\u') || line.includes('%') || /fromCharCode|chr\(|\[char\]/i.test(line);
+}
 
 export function decodeLine(line: string, budget: Budget): Decoded[] {
-  if (budget.remaining <= 0 || line.length < 12 || !ANY_RUN.test(line)) return [];
+  if (budget.remaining <= 0 || line.length < 12 || !mayHoldRun(line)) return [];
   const found: Array<Decoded & { at: number }> = [];
   const add = (encoding: Encoding, at: number, text: string | null) => {
     if (text === null || budget.remaining <= 0) return;

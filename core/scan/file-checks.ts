@@ -19,7 +19,8 @@ const findingsOf = (file: FileScan, ids: ReadonlySet<string>) => file.findings.f
 
 /** Where a download is saved: the pattern, a word the line must hold for it to apply (a cheap filter), and whether the name comes from the URL. */
 const DOWNLOAD_TARGETS: ReadonlyArray<{ pattern: RegExp; needs: string; fromUrl?: boolean }> = [
-  { pattern: /\bcurl\b[^\n]{0,300}?\s(?:-o|--output)\s{1,4}["']?([^\s"';&|]{1,200})/i, needs: 'curl' },
+  // `-o` alone or closing a bundle of short flags (`-fsSLo file`).
+  { pattern: /\bcurl\b[^\n]{0,300}?\s(?:-[a-zA-Z]{0,6}o|--output)\s{1,4}["']?([^\s"';&|]{1,200})/, needs: 'curl' },
   {
     pattern: /\b(?:wget\b[^\n]{0,300}?\s-O|(?:Invoke-WebRequest|iwr|Start-BitsTransfer)\b[^\n]{0,300}?\s-(?:OutFile|Destination))\s{1,4}["']?([^\s"';&|-][^\s"';&|]{0,199})/i,
     needs: ' -',
@@ -74,6 +75,18 @@ export function fetchThenRun(file: FileScan): FileHit[] {
   return hits;
 }
 
+/**
+ * A download made to run and stripped of its quarantine in the same file: the quarantine rule
+ * must have fired, and the xattr line must touch a downloaded file, or come after the download.
+ */
+export function unquarantinedDownloadRun(file: FileScan): FileHit[] {
+  const runs = findingsOf(file, new Set(['fetch-then-run']));
+  const bypass = findingsOf(file, new Set(['quarantine-bypass']));
+  if (runs.length === 0 || bypass.length === 0) return [];
+  const first = bypass.find((b) => runs.some((r) => near(file, b.line, r.line)));
+  return first ? [{ line: first.line, note: `run on line ${runs[0]!.line}` }] : [];
+}
+
 const NET_SEND: readonly RegExp[] = [
   /\bcurl\b[^\n]{0,300}?\s(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|-F|--form|-T|--upload-file|--json)(?:\s|=)/i,
   /\bcurl\b[^\n]{0,300}?\s-X\s{0,4}["']?(?:POST|PUT|PATCH)\b/i,
@@ -92,33 +105,43 @@ const NET_SEND: readonly RegExp[] = [
 
 /** Places data goes that a rule already names: bins, tunnels, paste sites, chat webhooks, bare IPs. */
 const DESTINATIONS = new Set(['request-bin-host', 'tunnel-host', 'paste-host', 'chat-webhook', 'raw-ip-url']);
-const COLLECTIONS = new Set(['bulk-file-collection']);
+/** Collecting these is theft whatever the destination. */
+const TAKEN = new Set(['credential-store-read', 'browser-credential-store', 'credential-dump', 'crypto-wallet', 'dotenv-harvest', 'env-dump', 'cloud-metadata', 'bulk-file-collection']);
+/**
+ * These are honest when a script uses the user's own token with the API it belongs to (a keychain
+ * item sent as a bearer token), so they count only when the data goes to a drop.
+ */
+const TOUCHED = new Set(['credential-store-reference', 'keychain-access']);
 const COMMENT_LINE = /^\s{0,40}(?:#|\/\/|\/?\*|--|REM\b|;)/;
 
 /**
- * Something sensitive is collected and something is sent, in one script or one Markdown
- * section: reading a credential store or the environment, then a POST, an upload, a socket, or a
- * request bin. In a script, naming a store in code (not a comment) counts as reading it.
+ * Something sensitive is collected and sent off, in one script or one Markdown section: a
+ * credential store, the environment, wallets or personal files read, then a POST, an upload or a
+ * socket; or a credential merely named in a script's code, then sent to a request bin, tunnel,
+ * paste site, chat webhook or bare IP.
  */
 export function credentialExfiltration(file: FileScan): FileHit[] {
   let byLine: Map<number, LineContext> | undefined;
-  const sensitive = file.findings.filter((f) => {
-    if (COLLECTIONS.has(f.rule.id)) return true;
-    if (f.rule.category !== 'credential-access') return false;
-    if (severityRank(f.rule.severity) >= severityRank('medium')) return true;
-    if (file.kind !== 'code') return false;
+  const inCode = (f: RawFinding) => {
     byLine ??= new Map(file.lines.map((l) => [l.number, l] as const));
     const line = byLine.get(f.line);
-    return line !== undefined && !COMMENT_LINE.test(line.text);
-  });
-  if (sensitive.length === 0) return [];
+    return line !== undefined && (line.code || file.depth > 0) && !COMMENT_LINE.test(line.text);
+  };
+  const taken = file.findings.filter((f) => TAKEN.has(f.rule.id));
+  const touched = file.findings.filter((f) => TOUCHED.has(f.rule.id) && inCode(f));
+  if (taken.length === 0 && touched.length === 0) return [];
+  const drops = findingsOf(file, DESTINATIONS);
   const sends: Array<{ line: number }> = [
     ...file.lines.filter((l) => (l.code || file.depth > 0) && NET_SEND.some((p) => p.test(l.text))).map((l) => ({ line: l.number })),
-    ...findingsOf(file, DESTINATIONS),
+    ...drops,
   ].sort((a, b) => a.line - b.line);
   for (const send of sends) {
-    const read = sensitive.find((s) => near(file, s.line, send.line));
+    const read = taken.find((s) => near(file, s.line, send.line));
     if (read) return [{ line: send.line, note: `${read.rule.id} on line ${read.line}` }];
+  }
+  for (const drop of drops) {
+    const read = touched.find((s) => near(file, s.line, drop.line));
+    if (read) return [{ line: drop.line, note: `${read.rule.id} on line ${read.line}` }];
   }
   return [];
 }
@@ -131,7 +154,7 @@ const PREREQUISITE_PAYLOADS = new Set([
   'archive-password',
   'raw-ip-url',
   'paste-host',
-  'clickfix',
+  'run-dialog-paste',
   'quarantine-bypass',
   'tunnel-host',
   'request-bin-host',
@@ -141,10 +164,11 @@ const PREREQUISITE_PAYLOADS = new Set([
 /** A "prerequisite" in a skill's Markdown that turns out to be an installer, a locked archive or a bare-IP download. */
 export function fakePrerequisite(file: FileScan): FileHit[] {
   if (file.kind !== 'markdown') return [];
+  const payloads = findingsOf(file, PREREQUISITE_PAYLOADS);
+  if (payloads.length === 0) return [];
   const prerequisites = file.lines.filter((l) => PREREQUISITE.test(l.text)).map((l) => l.number);
-  if (prerequisites.length === 0) return [];
   const hits: FileHit[] = [];
-  for (const f of findingsOf(file, PREREQUISITE_PAYLOADS)) {
+  for (const f of payloads) {
     const heading = prerequisites.find((p) => p <= f.line && f.line - p <= PROSE_REACH);
     if (heading !== undefined && !hits.some((h) => h.line === f.line)) hits.push({ line: f.line, note: `${f.rule.id}, presented as a prerequisite on line ${heading}` });
   }

@@ -19,7 +19,7 @@ const MAX_BLOCK_CHARS = 64 * 1024;
 
 const MARKDOWN_COMMENT = /^ {0,3}\[(?:\/\/|comment|_|#)\]:\s{0,8}(?:#|<>)\s{0,8}(?:\((.{0,4000})\)|"(.{0,4000})"|'(.{0,4000})')\s{0,8}$/;
 const HIDDEN_ELEMENT =
-  /<([a-z][a-z0-9]{0,10})\b[^>]{0,300}?(?:\shidden(?=[\s>=/])|display\s{0,4}:\s{0,4}none|visibility\s{0,4}:\s{0,4}hidden|font-size\s{0,4}:\s{0,4}0(?:px|pt|em|rem)?\s{0,4}[;"']|opacity\s{0,4}:\s{0,4}0(?:\.0{1,4})?\s{0,4}[;"'])[^>]{0,300}>/gi;
+  /<([a-z][a-z0-9]{0,10})\b[^>]{0,300}?(?:\shidden(?=[\s>=/])|display\s{0,4}:\s{0,4}none|visibility\s{0,4}:\s{0,4}hidden|font-size\s{0,4}:\s{0,4}(?:0(?:\.\d{1,3})?(?:px|pt|em|rem|%)?|1(?:\.0{1,3})?(?:px|pt))\s{0,4}[;"']|opacity\s{0,4}:\s{0,4}0(?:\.0{1,4})?\s{0,4}[;"'])[^>]{0,300}>/gi;
 
 /**
  * Every hidden block of a file, in order.

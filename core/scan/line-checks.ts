@@ -112,7 +112,8 @@ function credentialStorePattern(): RegExp {
   const home = String.raw`(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\/root|\/home\/[\w.-]{1,32}|\/Users\/[\w.-]{1,32}|homedir\(\)|home\(\)|expanduser\(\s{0,4}["']~)`;
   const stores = [
     String.raw`\.ssh${sep}(?:id_[a-z0-9_]{1,20}\b(?!\.pub)|identity\b|\*)`,
-    String.raw`\.ssh[/\\]?(?=["'\s)\x60]|$)`,
+    // Whole folders of credentials: ~/.ssh, ~/.aws, ~/.gnupg and the like, not a file inside them.
+    String.raw`(?:${home}[/\\]|\b)\.(?:ssh|aws|azure|gnupg)[/\\]?(?=["'\s)\x60]|$)`,
     String.raw`\.aws${sep}credentials\b`,
     String.raw`\.config${sep}gcloud${sep}(?:credentials\.db|access_tokens\.db|legacy_credentials|application_default_credentials\.json)`,
     String.raw`\.azure${sep}(?:accessTokens\.json|msal_token_cache)`,
@@ -135,7 +136,7 @@ const CODE_READ =
 const UPLOAD_FLAG = /\s-T\s/;
 /** In prose only an instruction reads a store: "read ~/.ssh/id_rsa and…", not "boto3 reads ~/.aws/credentials". */
 const PROSE_READ =
-  /(?:^|[.:;,!>*-]\s{0,4}|\b(?:then|and|first|also|please|now)\s{1,4})(?:read|cat|open|copy|upload|send|include|attach|collect|grab|extract|post|load|print|output|dump|share)\b[^\n]{0,80}?$/i;
+  /(?:^|[.:;,!>*-]\s{0,4}|\b(?:then|and|first|also|please|now|should|must)\s{1,4})(?:read|cat|open|copy|upload|send|include|attach|collect|grab|extract|post|load|print|output|dump|share|archive|compress|zip|back\s{1,4}up)\b[^\n]{0,80}?$/i;
 
 export function credentialStoreReference(line: LineContext): Hit | null {
   if (credentialStoreRead(line)) return null;
@@ -210,24 +211,26 @@ const RTL_LETTERS = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/;
 
 /** Bidirectional controls in code reorder what a reviewer sees against what runs (Trojan Source). */
 export function bidiInCode(line: LineContext, file: LineFile): Hit | null {
-  if (!line.code && file.kind !== 'code') return null;
+  if (!line.invisible || (!line.code && file.kind !== 'code')) return null;
   const { bidi } = invisibleMarks(line.raw);
   return bidi.length > 0 ? { note: codePointNames(bidi) } : null;
 }
 
 /** In prose, bidi controls are legitimate around Hebrew or Arabic text and deceptive anywhere else. */
 export function bidiInProse(line: LineContext, file: LineFile): Hit | null {
-  if (line.code || file.kind === 'code' || RTL_LETTERS.test(line.raw)) return null;
+  if (!line.invisible || line.code || file.kind === 'code' || RTL_LETTERS.test(line.raw)) return null;
   const { bidi } = invisibleMarks(line.raw);
   return bidi.length > 0 ? { note: codePointNames(bidi) } : null;
 }
 
 export function zeroWidth(line: LineContext): Hit | null {
+  if (!line.invisible) return null;
   const { zeroWidth: found } = invisibleMarks(line.raw);
   return found.length > 0 ? { note: `${found.length} × ${codePointNames(found)}` } : null;
 }
 
 export function invisiblePayload(line: LineContext): Hit | null {
+  if (!line.invisible) return null;
   return invisibleMarks(line.raw).payload ? true : null;
 }
 

@@ -6,6 +6,7 @@ import {
   fakePrerequisite,
   fetchThenRun,
   hiddenElements,
+  unquarantinedDownloadRun,
   hiddenInstructions,
 } from './file-checks.ts';
 import { severityRank } from './finding.ts';
@@ -78,6 +79,14 @@ export const rules: readonly Rule[] = [
     reason: 'downloads a file, then makes it executable or runs it',
     scope: 'file',
     check: fetchThenRun,
+  },
+  {
+    id: 'unquarantined-download-run',
+    category: 'download-execute',
+    severity: 'critical',
+    reason: "downloads a program, strips macOS's quarantine from it and runs it (how AMOS droppers install)",
+    scope: 'file',
+    check: unquarantinedDownloadRun,
   },
   {
     id: 'quarantine-bypass',
@@ -200,20 +209,24 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: "reaches into a browser's saved passwords, cookies or their encryption key",
     scope: 'line',
-    keywords: ['login data', 'web data', 'local state', 'cookies', 'logins.json', 'key3.db', 'key4.db', 'signons', 'formhistory', 'browser_cookie', 'pycookiecheat', 'chrome-cookies', 'cryptunprotect', 'safe storage'],
+    keywords: ['login data', 'web data', 'local state', 'cookies', 'logins.json', 'key3.db', 'key4.db', 'signons', 'formhistory', 'browser_cookie', 'pycookiecheat', 'chrome-cookies', 'cryptunprotect', 'safe storage', 'find-generic-password'],
     check: (line) =>
       firstMatch(line.text, [
         /[/\\"'](?:Login Data|Web Data)(?:[/\\"'\s-]|$)/,
         /(?:User Data|Default|Profile \d{1,3}|Chrome|Chromium|Brave-Browser|Edge|Firefox|Opera(?: Stable)?|Vivaldi)[/\\][^\n]{0,80}?(?:Local State|Cookies)\b/,
         /\b(?:logins\.json|key[34]\.db|cookies\.sqlite|signons\.sqlite|formhistory\.sqlite|Cookies\.binarycookies)\b/i,
         /\b(?:browser_cookie3|pycookiecheat|chrome-cookies-secure|CryptUnprotectData)\b|\b(?:Chrome|Chromium|Brave|Microsoft Edge|Opera|Vivaldi) Safe Storage\b/i,
+        // The browsers' cookie and password encryption keys live in the keychain under their names.
+        /\bfind-generic-password\b[^\n]{0,80}?-\w{0,3}[as]\w{0,3}\s{1,4}["']?(?:Chrome|Chromium|Brave|Microsoft Edge|Opera|Vivaldi|Arc)\b/i,
       ]) ? true : null,
   },
   {
     id: 'keychain-access',
     category: 'credential-access',
-    severity: 'medium',
-    reason: 'reads passwords out of the system keychain or credential manager',
+    severity: 'low',
+    // Low: a named item read back is how honest scripts keep their own token out of files. Sent to
+    // a drop it is theft (credential-exfiltration); dumps and browser keys have their own rules.
+    reason: 'reads a password or token out of the system keychain or credential manager',
     scope: 'line',
     keywords: ['security', 'secret-tool', 'cmdkey'],
     pattern: /\bsecurity\b[^\n|;&]{0,60}?\b(?:find-generic-password|find-internet-password)\b|\bsecret-tool\s{1,4}lookup\b|\bcmdkey(?:\.exe)?\s{1,4}\/list\b/i,
@@ -261,7 +274,7 @@ export const rules: readonly Rule[] = [
     scope: 'line',
     keywords: ['env'],
     pattern:
-      /\bJSON\.stringify\(\s{0,4}process\.env\s{0,4}[,)]|\bjson\.dumps\(\s{0,4}(?:dict\(\s{0,4})?os\.environ\b|\bstr\(\s{0,4}os\.environ\s{0,4}\)|\b(?:printenv|env)\s{0,4}\|\s{0,4}(?!grep\b|sort\b|less\b|more\b|head\b|tail\b|wc\b|rg\b|findstr\b|cut\b|awk\b)\w|\bGet-ChildItem\s{1,4}env:[^\n]{0,40}?\|/i,
+      /(?:Object\.(?:keys|entries)\(\s{0,4}process\.env\s{0,4}\)|os\.environ\.(?:items|keys)\(\))[^\n]{0,120}?\b(?:join|stringify|dumps|b64encode|btoa)\b|\b(?:join|stringify|dumps|b64encode|btoa)\b[^\n]{0,120}?(?:Object\.(?:keys|entries)\(\s{0,4}process\.env|os\.environ\.(?:items|keys)\(\))|\bJSON\.stringify\(\s{0,4}process\.env\s{0,4}[,)]|\bjson\.dumps\(\s{0,4}(?:dict\(\s{0,4})?os\.environ\b|\bstr\(\s{0,4}os\.environ\s{0,4}\)|\b(?:printenv|env)\s{0,4}\|\s{0,4}(?!grep\b|sort\b|less\b|more\b|head\b|tail\b|wc\b|rg\b|findstr\b|cut\b|awk\b)\w|\bGet-ChildItem\s{1,4}env:[^\n]{0,40}?\|/i,
   },
   {
     id: 'cloud-metadata',
@@ -437,12 +450,22 @@ export const rules: readonly Rule[] = [
   {
     id: 'clickfix',
     category: 'social-engineering',
-    severity: 'high',
-    reason: "tells the user to paste a command into Windows' Run dialog or to prove they are human (ClickFix)",
+    severity: 'critical',
+    reason: 'asks the user to prove they are human by pasting or running a command (ClickFix)',
     scope: 'line',
-    keywords: ['win', 'run', 'human', 'ctrl'],
+    keywords: ['human', 'robot'],
     pattern:
-      /\b(?:Win(?:dows)?\s{0,4}(?:key\s{0,4})?\+\s{0,4}R)\b|\bRun\s{1,4}dialog\b|\bverify\s{1,4}(?:that\s{1,4})?you\s{1,4}are\s{1,4}(?:a\s{1,4})?human\b|\bpress\s{1,4}ctrl\s{0,4}\+\s{0,4}v\b[^\n]{0,60}?\b(?:enter|run|powershell)\b/i,
+      /(?:\b(?:verify|prove|confirm)\s{1,4}(?:that\s{1,4})?you(?:'re|\s{1,4}are)\s{1,4}(?:a\s{1,4})?human\b|\bI'?m\s{1,4}not\s{1,4}a\s{1,4}robot\b)[^\n]{0,200}?\b(?:paste|ctrl\s{0,4}\+\s{0,4}v|Win(?:dows)?\s{0,4}\+\s{0,4}R|Run\s{1,4}dialog|terminal|powershell|command\s{1,4}prompt|cmd)\b/i,
+  },
+  {
+    id: 'run-dialog-paste',
+    category: 'social-engineering',
+    severity: 'high',
+    reason: "tells the user to paste something into Windows' Run dialog, where a copied command runs at once",
+    scope: 'line',
+    keywords: ['paste', 'ctrl'],
+    pattern:
+      /(?:\bWin(?:dows)?\s{0,4}(?:key\s{0,4})?\+\s{0,4}R\b|\bRun\s{1,4}dialog\b)[^\n]{0,120}?\b(?:paste|ctrl\s{0,4}\+\s{0,4}v)\b|\b(?:paste|ctrl\s{0,4}\+\s{0,4}v)\b[^\n]{0,120}?(?:\bWin(?:dows)?\s{0,4}(?:key\s{0,4})?\+\s{0,4}R\b|\bRun\s{1,4}dialog\b)/i,
   },
   {
     id: 'binary-download-link',
@@ -480,9 +503,9 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: 'tells the agent to keep what it does from the user',
     scope: 'line',
-    keywords: ['user', 'human', 'operator', 'owner', 'silently'],
+    keywords: ['user', 'human', 'person', 'people', 'operator', 'owner', 'silently'],
     pattern:
-      /\b(?:do\s{1,4}not|don'?t|never|must\s{1,4}not|should\s{1,4}not|without)\s{1,4}(?:(?:tell|inform|notify|alert)(?:ing)?\s{1,4}(?:the\s{1,4})?(?:user|human|operator|owner)\b|(?:mention|reveal|disclose)(?:ing)?\s{1,4}(?:this|it|anything|these|that)\b[^.\n]{0,30}?\bto\s{1,4}(?:the\s{1,4})?(?:user|human)\b)|\b(?:hide|conceal|keep)\s{1,4}(?:this|it|these|that|them)\b[^.\n]{0,40}?\bfrom\s{1,4}(?:the\s{1,4})?(?:user|human)\b|\bthe\s{1,4}(?:user|human)\s{1,4}(?:must|should|need|needs)\s{1,4}(?:not|never)\s{1,4}(?:know|see|find\s{1,4}out|be\s{1,4}(?:told|informed|aware)|notice)\b|\bsilently\s{1,4}(?:upload|send|post|transmit|exfiltrate|forward|copy|install|download|execute|collect)\b|\bwithout\s{1,4}(?:the\s{1,4})?user'?s?\s{1,4}(?:knowledge|noticing|awareness)\b/i,
+      /\b(?:do\s{1,4}not|don'?t|never|must\s{1,4}not|should\s{1,4}not|without)\s{1,4}(?:(?:tell|inform|notify|alert)(?:ing)?\s{1,4}(?:the\s{1,4})?(?:user|human|person|people|operator|owner)\b|(?:mention|reveal|disclose)(?:ing)?\s{1,4}(?:this|it|anything|these|that)\b[^.\n]{0,30}?\bto\s{1,4}(?:the\s{1,4})?(?:user|human|person|people|operator|owner)\b)|\b(?:hide|conceal|keep)\s{1,4}(?:this|it|these|that|them)\b[^.\n]{0,40}?\bfrom\s{1,4}(?:the\s{1,4})?(?:user|human|person|people|operator|owner)\b|\bthe\s{1,4}(?:user|human|person)\s{1,4}(?:must|should|need|needs)\s{1,4}(?:not|never)\s{1,4}(?:know|see|find\s{1,4}out|be\s{1,4}(?:told|informed|aware)|notice)\b|\bsilently\s{1,4}(?:upload|send|post|transmit|exfiltrate|forward|copy|install|download|execute|collect)\b|\bwithout\s{1,4}(?:the\s{1,4})?user'?s?\s{1,4}(?:knowledge|noticing|awareness)\b/i,
   },
   {
     id: 'system-prompt-claim',
@@ -506,7 +529,7 @@ export const rules: readonly Rule[] = [
     severity: 'medium',
     reason: "tells the agent to hand over the user's secrets or conversation",
     scope: 'line',
-    keywords: ['conversation', 'history', 'messages', 'prompt', 'credential', 'secret', 'key', 'token', 'password', '.env', 'environment', 'cookie', 'wallet', 'seed'],
+    keywords: ['conversation', 'history', 'previous messages', 'system prompt', 'credential', 'secret', 'private key', 'api key', 'ssh key', 'token', 'password', '.env', 'variables', 'cookies', 'wallet', 'seed phrase'],
     check: dataHarvestInstruction,
   },
   {

@@ -46,13 +46,17 @@ const lineRules = rules.filter((r): r is LineRule => r.scope === 'line');
 const keywordIndex = new KeywordIndex(lineRules.map((r) => r.keywords ?? []));
 const alwaysTried = lineRules.map((r) => r.keywords === undefined);
 
-function candidates(text: string): Uint8Array {
-  const found = keywordIndex.scan(text.toLowerCase());
-  alwaysTried.forEach((always, i) => {
-    if (always) found[i] = 1;
-  });
+const RULES = lineRules.length;
+
+/** Marks, from `offset` in `found`, the line rules `text` could match. */
+function candidates(text: string, found: Uint8Array = new Uint8Array(RULES), offset = 0): Uint8Array {
+  keywordIndex.scan(text.toLowerCase(), found, offset);
+  for (let i = 0; i < RULES; i++) if (alwaysTried[i]) found[offset + i] = 1;
   return found;
 }
+
+/** Rules whose phrases prose wraps over lines; commands and characters are matched per line. */
+const WRAPPING = new Set<string>(['prompt-injection', 'social-engineering', 'credential-access']);
 const decodedRules = rules.filter((r) => r.scope === 'decoded');
 const fileRules = rules.filter((r) => r.scope === 'file');
 const binaryRules = rules.filter((r) => r.scope === 'binary');
@@ -105,26 +109,26 @@ function scanText(
   const findings: RawFinding[] = [];
 
   const file: LineFile = { filename, kind };
-  const triedPerLine: Uint8Array[] = [];
-  for (const line of lines) {
-    const tried = candidates(line.text);
-    triedPerLine.push(tried);
-    for (let i = 0; i < lineRules.length; i++) {
-      if (tried[i] === 0) continue;
+  // Which rules each line could match, lines × rules, in one array.
+  const tried = new Uint8Array(lines.length * RULES);
+  for (const [n, line] of lines.entries()) {
+    candidates(line.text, tried, n * RULES);
+    for (let i = 0; i < RULES; i++) {
+      if (tried[n * RULES + i] === 0) continue;
       const rule = lineRules[i]!;
       const hit = lineHit(rule, line, file);
       if (hit) findings.push(found(rule, at(line.number), hit, origin?.via));
     }
   }
   if (kind === 'markdown' && !separateLines) {
-    for (const { line, rule, hit } of acrossLines(lines, triedPerLine, file)) findings.push(found(rule, at(line), hit, origin?.via));
+    for (const { line, rule, hit } of acrossLines(lines, tried, file)) findings.push(found(rule, at(line), hit, origin?.via));
   }
 
   if (depth < MAX_DEPTH) {
     const decodings: Array<{ line: number; encoding: string; text: string }> = [];
     for (const line of lines) {
       for (const d of decodeLine(line.text, budget)) decodings.push({ line: line.number, ...d });
-      if (invisibleMarks(line.raw).payload) {
+      if (line.invisible && invisibleMarks(line.raw).payload) {
         const hidden = smuggledText(line.raw);
         if (hidden) decodings.push({ line: line.number, encoding: 'invisible characters', text: hidden });
       }
@@ -166,20 +170,23 @@ function lineHit(rule: LineRule, line: LineContext, file: LineFile): Hit | null 
 
 /**
  * Prose is wrapped: "Do not mention this" on one line and "to the user" on the next is one
- * sentence. Each pair of neighbouring prose lines is read again as one, and what matches only
- * across the line break is reported on the line where the match starts.
+ * sentence. Each pair of neighbouring prose lines is read again as one by the rules for phrases,
+ * and what matches only across the line break is reported on the line where the match starts.
  */
-function* acrossLines(lines: readonly LineContext[], triedPerLine: readonly Uint8Array[], file: LineFile): Generator<{ line: number; rule: LineRule; hit: Hit }> {
+function* acrossLines(lines: readonly LineContext[], tried: Uint8Array, file: LineFile): Generator<{ line: number; rule: LineRule; hit: Hit }> {
+  const boundary = new Uint8Array(RULES);
   for (let i = 0; i + 1 < lines.length; i++) {
     const [a, b] = [lines[i]!, lines[i + 1]!];
     if (a.code || b.code || a.text.trim() === '' || b.text.trim() === '' || /^\s{0,3}#/.test(b.text)) continue;
     const text = `${a.text} ${b.text}`;
-    const pair: LineContext = { number: a.number, raw: `${a.raw} ${b.raw}`, text, code: false };
+    const pair: LineContext = { number: a.number, raw: `${a.raw} ${b.raw}`, text, code: false, invisible: a.invisible || b.invisible };
     // The rules either line could match, and those whose keyword is itself split by the break.
-    const tried = candidates(`${a.text.slice(-40)} ${b.text.slice(0, 40)}`);
-    for (let r = 0; r < lineRules.length; r++) {
-      if (tried[r] === 0 && triedPerLine[i]![r] === 0 && triedPerLine[i + 1]![r] === 0) continue;
+    boundary.fill(0);
+    candidates(`${a.text.slice(-40)} ${b.text.slice(0, 40)}`, boundary);
+    for (let r = 0; r < RULES; r++) {
       const rule = lineRules[r]!;
+      if (!rule.keywords || !WRAPPING.has(rule.category)) continue;
+      if (boundary[r] === 0 && tried[i * RULES + r] === 0 && tried[(i + 1) * RULES + r] === 0) continue;
       const m = rule.pattern?.exec(text);
       const hit = rule.pattern ? matchHit(m ?? null) : rule.check!(pair, file);
       if (hit === null || hit === true || !hit.excerpt) continue;

@@ -1,4 +1,4 @@
-import { stripInvisible } from './invisible.ts';
+import { hasInvisible, stripInvisible } from './invisible.ts';
 
 /**
  * A file's text as the rules read it: logical lines (a shell `\` or PowerShell backtick
@@ -19,6 +19,8 @@ export interface LineContext {
   text: string;
   /** Code: a script, or a fenced block in Markdown. Prose: Markdown text around it. */
   code: boolean;
+  /** The raw line has an invisible or bidi character (most lines do not, and skip those rules). */
+  invisible: boolean;
 }
 
 const PROSE_EXTENSIONS = /\.(?:md|markdown|mdx|mdown|txt|rst|adoc)$/i;
@@ -71,7 +73,8 @@ export function logicalLines(lines: readonly string[], code: readonly boolean[],
     while (code[i] && i + 1 < lines.length && i - first < MAX_CONTINUATIONS && continued.test(raw.slice(-4))) {
       raw = raw.replace(continued, ' ') + lines[++i]!;
     }
-    out.push({ number: first + 1, raw, text: matchingForm(raw), code: code[first] ?? true });
+    const invisible = hasInvisible(raw);
+    out.push({ number: first + 1, raw, text: invisible || /[^\x00-\x7f]|''|""|IFS/.test(raw) ? matchingForm(raw) : raw, code: code[first] ?? true, invisible });
   }
   return out;
 }

@@ -16,14 +16,19 @@ describe('the labelled corpus', () => {
     }
   });
 
+  // A malicious sample expected `flagged` must come to at least suspicious, one expected
+  // `blocked` to malicious; a benign sample expected `clean` must be clean, one expected `flagged`
+  // at most suspicious.
   it.each(corpus.filter((s) => s.label === 'malicious').map((s) => [s.slug, s] as const))('catches malicious %s', (_, sample) => {
-    const { verdict } = scanFiles(sample.files);
-    expect(verdict).toBe(sample.expect === 'blocked' ? 'malicious' : 'suspicious');
+    const { verdict, findings } = scanFiles(sample.files);
+    if (sample.expect === 'blocked') expect(verdict, JSON.stringify(findings, null, 1)).toBe('malicious');
+    else expect(verdict).not.toBe('clean');
   });
 
   it.each(corpus.filter((s) => s.label === 'benign').map((s) => [s.slug, s] as const))('lets benign %s through', (_, sample) => {
     const { verdict, findings } = scanFiles(sample.files);
-    expect(verdict, JSON.stringify(findings, null, 1)).toBe(sample.expect === 'clean' ? 'clean' : 'suspicious');
+    if (sample.expect === 'clean') expect(verdict, JSON.stringify(findings, null, 1)).toBe('clean');
+    else expect(verdict).not.toBe('malicious');
   });
 
   it('meets the targets: every malicious sample flagged, 80% blocked, no benign blocked, at most 1 in 20 flagged', () => {

@@ -586,7 +586,7 @@ export const rules: readonly Rule[] = [
     id: 'hidden-html',
     category: 'hidden-text',
     severity: 'medium',
-    reason: 'hides text from the rendered page with a hidden element or zero-size style',
+    reason: 'hides text from the rendered page with a hidden element or an invisible style',
     scope: 'file',
     check: hiddenElements,
   },

@@ -1,3 +1,4 @@
+import type { FileBytes } from '../bundle.ts';
 import { type Budget, decodeLine, decodeWrappedBase64, newBudget } from './decode.ts';
 import { readFileContent } from './file-content.ts';
 import { type Finding, type ScanResult, severityRank } from './finding.ts';
@@ -17,12 +18,11 @@ import { verdictOf } from './verdict.ts';
  * within a budget per file, so the cost stays linear in the size of the version.
  */
 
-export interface ScanFile {
-  filename: string;
-  bytes: Uint8Array;
+/** A version's file as publishing holds it (a `FileBytes` will do), and whether it is executable. */
+export type ScanFile = Pick<FileBytes, 'filename' | 'bytes'> & {
   /** The file is marked executable (mode 0755); a binary so marked is a program. */
   executable?: boolean;
-}
+};
 
 export interface ScanOptions {
   /**

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { rules } from '../../../core/scan/rules.ts';
 import { scanFiles, type ScanFile } from '../../../core/scan/scan.ts';
@@ -372,6 +373,13 @@ describe('the rule table', () => {
     const untested = ids.filter((id) => !cases[id] || cases[id].hits.length === 0 || cases[id].misses.length === 0);
     expect(untested).toEqual([]);
     expect(Object.keys(cases).filter((id) => !ids.includes(id))).toEqual([]);
+  });
+
+  it('is the table docs/scanning.md shows, rule for rule', () => {
+    const docs = readFileSync(new URL('../../../docs/scanning.md', import.meta.url), 'utf8');
+    const section = docs.slice(docs.indexOf('## Rules'), docs.indexOf('\n## ', docs.indexOf('## Rules') + 1));
+    const rows = section.split('\n').filter((l) => /^\| `[a-z0-9-]+` \|/.test(l));
+    expect(rows).toEqual(rules.map((r) => `| \`${r.id}\` | ${r.category} | ${r.severity} | ${r.reason} |`));
   });
 
   it('gives every rule a unique id and a one-line reason', () => {

@@ -8,7 +8,8 @@ import { gunzipSync, inflateSync } from 'node:zlib';
  * URI or a SHA-256 digest decodes to bytes, not text, and is left alone.
  */
 
-export type Encoding = 'base64' | 'hex' | 'escapes' | 'char codes';
+/** How a decoded text was hidden; the scanner adds text smuggled in invisible characters to the ones decoded here. */
+export type Encoding = 'base64' | 'hex' | 'escapes' | 'char codes' | 'invisible characters';
 
 export interface Decoded {
   encoding: Encoding;

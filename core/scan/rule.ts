@@ -51,8 +51,6 @@ export interface DecodedRule extends RuleBase {
 export interface FileScan extends LineFile {
   text: string;
   lines: readonly LineContext[];
-  /** 1-based physical line → inside a fenced code block (Markdown) or code. */
-  inCode: (line: number) => boolean;
   /** What the line and decoded rules found so far in this file. */
   findings: readonly RawFinding[];
   hiddenBlocks: () => readonly HiddenBlock[];

@@ -1,5 +1,5 @@
 import type { FileBytes } from '../bundle.ts';
-import { type Budget, decodeLine, decodeWrappedBase64, newBudget } from './decode.ts';
+import { type Budget, type Decoded, decodeLine, decodeWrappedBase64, newBudget } from './decode.ts';
 import { readFileContent } from './file-content.ts';
 import { type Finding, type ScanResult, severityRank } from './finding.ts';
 import { hiddenBlocks } from './hidden-blocks.ts';
@@ -125,7 +125,7 @@ function scanText(
   }
 
   if (depth < MAX_DEPTH) {
-    const decodings: Array<{ line: number; encoding: string; text: string }> = [];
+    const decodings: Array<{ line: number } & Decoded> = [];
     for (const line of lines) {
       for (const d of decodeLine(line.text, budget)) decodings.push({ line: line.number, ...d });
       if (line.invisible && invisibleMarks(line.raw).payload) {
@@ -139,7 +139,7 @@ function scanText(
       const inside = scanText(filename, d.text, 'code', depth + 1, budget, { line: at(d.line), via });
       findings.push(...inside);
       for (const rule of decodedRules) {
-        const hit = rule.check({ encoding: d.encoding as never, text: d.text }, inside);
+        const hit = rule.check(d, inside);
         if (hit) findings.push(found(rule, at(d.line), hit, origin?.via));
       }
     }
@@ -154,7 +154,6 @@ function scanText(
     lines,
     depth,
     findings,
-    inCode: (line) => code[line - 1] ?? false,
     hiddenBlocks: () => (blocks ??= kind === 'code' ? [] : hiddenBlocks(text, physical, starts, (line) => code[line - 1] ?? false)),
     scanSnippet: (snippet) => (depth < MAX_DEPTH ? scanText(filename, snippet, 'markdown', depth + 1, budget, undefined, true) : []),
   };

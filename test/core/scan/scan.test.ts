@@ -1,3 +1,8 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { rules } from '../../../core/scan/rules.ts';
 import { RULES_REVISION, rulesTableHash, rulesVersion } from '../../../core/scan/rules-version.ts';
@@ -102,6 +107,14 @@ describe('the rules version', () => {
     // new hash here. Also bump the revision when you change a rule's check function.
     expect({ revision: RULES_REVISION, hash: rulesTableHash() }).toEqual({ revision: '2026.11.24', hash: '7efae1e6f634' });
     expect(rulesVersion).toBe(`${RULES_REVISION}-${rulesTableHash()}`);
+  });
+
+  it('is the same in a minified bundle, so the API and a bundled CLI name the same rules', async () => {
+    const bundle = await build({ entryPoints: ['core/scan/rules-version.ts'], bundle: true, minify: true, platform: 'node', format: 'esm', write: false });
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'scan-')), 'rules-version.mjs');
+    writeFileSync(file, bundle.outputFiles[0]!.contents);
+    const minified = (await import(pathToFileURL(file).href)) as { rulesVersion: string };
+    expect(minified.rulesVersion).toBe(rulesVersion);
   });
 });
 

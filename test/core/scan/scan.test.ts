@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { rules } from '../../../core/scan/rules.ts';
 import { RULES_REVISION, rulesTableHash, rulesVersion } from '../../../core/scan/rules-version.ts';
 import { MAX_FINDINGS, scanFiles, type ScanFile } from '../../../core/scan/scan.ts';
+import { scanResultSchema } from '../../../core/scan/scan-result-schema.ts';
 import { verdictOf } from '../../../core/scan/verdict.ts';
 
 const file = (filename: string, content: string): ScanFile => ({ filename, bytes: Buffer.from(content, 'utf8') });
@@ -156,5 +157,13 @@ describe('bounds', () => {
       file('j.sh', `echo ${nested}`),
     ]);
     expect(['clean', 'suspicious', 'malicious']).toContain(result.verdict);
+  });
+});
+
+describe('the result schema', () => {
+  it('accepts what the scanner returns and refuses an unknown severity', () => {
+    const result = scanFiles(skill);
+    expect(scanResultSchema.parse(result)).toEqual(result);
+    expect(scanResultSchema.safeParse({ ...result, findings: [{ ...result.findings[0]!, severity: 'severe' }] }).success).toBe(false);
   });
 });

@@ -34,7 +34,8 @@ export function newBudget(): Budget {
 const BASE64_RUN = /[A-Za-z0-9+/_-]{20,}={0,2}/g;
 const HEX_RUN = /(?:[0-9a-fA-F]{2}){12,}/g;
 const ESCAPE_RUN = /(?:\\x[0-9a-fA-F]{2}){8,}|(?:\\u[0-9a-fA-F]{4}){8,}|(?:%[0-9a-fA-F]{2}){8,}/g;
-const CHAR_CODE_RUN = /fromCharCode\(\s*(?:\d{1,7}\s*,\s*){5,}\d{1,7}\s*\)|(?:chr\(\s*\d{1,7}\s*\)\s*\+\s*){5,}chr\(\s*\d{1,7}\s*\)|(?:\[char\]\s*\d{1,7}\s*[+,]\s*){5,}\[char\]\s*\d{1,7}/gi;
+const CHAR_CODE_RUN =
+  /fromCharCode\(\s*(?:\d{1,7}\s*,\s*){5,}\d{1,7}\s*\)|(?:chr\(\s*\d{1,7}\s*\)\s*\+\s*){5,}chr\(\s*\d{1,7}\s*\)|(?:\[char\]\s*\d{1,7}\s*[+,]\s*){5,}\[char\]\s*\d{1,7}/gi;
 
 /** Every encoded run on one line that decodes to text, in the order they appear. */
 const BASE64_CHAR = new Uint8Array(128);
@@ -82,7 +83,10 @@ export function decodeWrappedBase64(lines: readonly string[], budget: Budget): A
     if (!WRAPPED_LINE.test(lines[i]!) || !WRAPPED_LAST.test(lines[i + 1] ?? '')) continue;
     let end = i + 1;
     while (end + 1 < lines.length && WRAPPED_LINE.test(lines[end]!) && WRAPPED_LAST.test(lines[end + 1]!)) end++;
-    const joined = lines.slice(i, end + 1).join('').replace(/\s/g, '');
+    const joined = lines
+      .slice(i, end + 1)
+      .join('')
+      .replace(/\s/g, '');
     const text = decodeBase64(joined);
     if (text !== null) {
       budget.remaining -= text.length;
@@ -106,14 +110,23 @@ function hexBytes(run: string): Uint8Array {
 
 function escapeBytes(run: string): Uint8Array {
   const head = run.slice(0, MAX_RUN_CHARS);
-  if (head.startsWith('\\u')) return Buffer.from(head.replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))), 'utf8');
+  if (head.startsWith('\\u'))
+    return Buffer.from(
+      head.replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+      'utf8',
+    );
   return Buffer.from(head.replace(/\\x|%/g, ''), 'hex');
 }
 
 function charCodes(run: string): string {
   const numbers = run.slice(0, MAX_RUN_CHARS).match(/\d{1,7}/g) ?? [];
   // Spreading is bounded: a call takes only so many arguments.
-  return String.fromCodePoint(...numbers.slice(0, 4096).map(Number).filter((n) => n <= 0x10ffff));
+  return String.fromCodePoint(
+    ...numbers
+      .slice(0, 4096)
+      .map(Number)
+      .filter((n) => n <= 0x10ffff),
+  );
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

@@ -22,7 +22,8 @@ const DOWNLOAD_TARGETS: ReadonlyArray<{ pattern: RegExp; needs: string; fromUrl?
   // `-o` alone or closing a bundle of short flags (`-fsSLo file`).
   { pattern: /\bcurl\b[^\n]{0,300}?\s(?:-[a-zA-Z]{0,6}o|--output)\s{1,4}["']?([^\s"';&|]{1,200})/, needs: 'curl' },
   {
-    pattern: /\b(?:wget\b[^\n]{0,300}?\s-O|(?:Invoke-WebRequest|iwr|Start-BitsTransfer)\b[^\n]{0,300}?\s-(?:OutFile|Destination))\s{1,4}["']?([^\s"';&|-][^\s"';&|]{0,199})/i,
+    pattern:
+      /\b(?:wget\b[^\n]{0,300}?\s-O|(?:Invoke-WebRequest|iwr|Start-BitsTransfer)\b[^\n]{0,300}?\s-(?:OutFile|Destination))\s{1,4}["']?([^\s"';&|-][^\s"';&|]{0,199})/i,
     needs: ' -',
   },
   { pattern: /\b(?:urlretrieve|DownloadFile)\s{0,4}\([^,\n]{1,300},\s{0,4}[rbf]?["']([^"'\n]{1,200})["']/i, needs: 'download' },
@@ -66,7 +67,6 @@ export function fetchThenRun(file: FileScan): FileHit[] {
     if (!line.code) continue;
     const target = downloadTarget(line.text);
     if (target) {
-      const name = escapeRegExp(target);
       downloads.push({ line: line.number, name: runPattern(escapeRegExp(target)) });
     }
     const run = downloads.find((d) => d.line <= line.number && near(file, d.line, line.number) && d.name.test(line.text));
@@ -106,7 +106,16 @@ const NET_SEND: readonly RegExp[] = [
 /** Places data goes that a rule already names: bins, tunnels, paste sites, chat webhooks, bare IPs. */
 const DESTINATIONS = new Set(['request-bin-host', 'tunnel-host', 'paste-host', 'chat-webhook', 'raw-ip-url']);
 /** Collecting these is theft whatever the destination. */
-const TAKEN = new Set(['credential-store-read', 'browser-credential-store', 'credential-dump', 'crypto-wallet', 'dotenv-harvest', 'env-dump', 'cloud-metadata', 'bulk-file-collection']);
+const TAKEN = new Set([
+  'credential-store-read',
+  'browser-credential-store',
+  'credential-dump',
+  'crypto-wallet',
+  'dotenv-harvest',
+  'env-dump',
+  'cloud-metadata',
+  'bulk-file-collection',
+]);
 /**
  * These are honest when a script uses the user's own token with the API it belongs to (a keychain
  * item sent as a bearer token), so they count only when the data goes to a drop.
@@ -170,7 +179,8 @@ export function fakePrerequisite(file: FileScan): FileHit[] {
   const hits: FileHit[] = [];
   for (const f of payloads) {
     const heading = prerequisites.find((p) => p <= f.line && f.line - p <= PROSE_REACH);
-    if (heading !== undefined && !hits.some((h) => h.line === f.line)) hits.push({ line: f.line, note: `${f.rule.id}, presented as a prerequisite on line ${heading}` });
+    if (heading !== undefined && !hits.some((h) => h.line === f.line))
+      hits.push({ line: f.line, note: `${f.rule.id}, presented as a prerequisite on line ${heading}` });
   }
   return hits;
 }
@@ -225,4 +235,3 @@ export function committedSecrets(file: FileScan): FileHit[] {
   if (file.depth > 0) return [];
   return findSecrets(file.filename, file.text).map((s) => ({ line: s.line, note: s.kind }));
 }
-

@@ -6,16 +6,7 @@
  * byte still runs, so it must not escape the scan by looking binary.
  */
 
-export type BinaryFormat =
-  | 'image'
-  | 'font'
-  | 'archive'
-  | 'document'
-  | 'media'
-  | 'database'
-  | 'wasm'
-  | 'native-executable'
-  | 'unknown';
+export type BinaryFormat = 'image' | 'font' | 'archive' | 'document' | 'media' | 'database' | 'wasm' | 'native-executable' | 'unknown';
 
 export type FileContent = { kind: 'text'; text: string } | { kind: 'binary'; format: BinaryFormat };
 

@@ -20,7 +20,8 @@ export const SHORTENER_HOST =
 /** A URL, or a network command's argument, whose host is a literal IPv4 address. */
 const IP_IN_URL = /\b(?:https?|ftp|wss?|tcp|udp|smb):\/\/(?:[^@/\s]{1,64}@)?(\d{1,3}(?:\.\d{1,3}){3})\b/gi;
 /** After a network command, an address followed by a path, a port, or a port argument (`nc 1.2.3.4 443`); a version number is none of these. */
-const IP_AFTER_COMMAND = /\b(?:curl|wget|nc|ncat|netcat|socat|telnet|scp|rsync|ftp|Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b[^\n|;&]{0,120}?(?<![\w.])(\d{1,3}(?:\.\d{1,3}){3})(?=[:/]|\s{1,4}\d{2,5}\b)/gi;
+const IP_AFTER_COMMAND =
+  /\b(?:curl|wget|nc|ncat|netcat|socat|telnet|scp|rsync|ftp|Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b[^\n|;&]{0,120}?(?<![\w.])(\d{1,3}(?:\.\d{1,3}){3})(?=[:/]|\s{1,4}\d{2,5}\b)/gi;
 
 /** The first literal public IPv4 address a line contacts, or null. */
 export function publicIpContacted(line: string): string | null {

@@ -18,7 +18,9 @@ const isTag = (cp: number) => cp >= 0xe0000 && cp <= 0xe007f;
 const isVariationSelector = (cp: number) => (cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0xe0100 && cp <= 0xe01ef);
 
 /** Cheap test that lets almost every line skip the per-character walk. */
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: each invisible character is matched on its own, combining ones included
 const PROBE = /[\u00ad\u034f\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\u3164\ufe00-\ufe0f\ufeff\uffa0]|\udb40[\udc00-\uddef]/;
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: as above
 const STRIP = /[\u00ad\u034f\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\u3164\ufe00-\ufe0f\ufeff\uffa0]|\udb40[\udc00-\uddef]/g;
 
 /** A run of this many invisible characters in a row carries data, not formatting. */

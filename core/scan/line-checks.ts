@@ -33,7 +33,10 @@ const SHELL = String.raw`(?:(?:ba|da|z|k|c|tc|fi|a|mk)?sh|pwsh|powershell(?:\.ex
 const PIPE_TO_SHELL: readonly RegExp[] = [
   new RegExp(String.raw`${DOWNLOADER}[^\n]{0,300}?\|\s{0,4}${SUDO}${SHELL}`, 'i'),
   // An interpreter reading the program from standard input (`| python3 -`), not one filtering data (`| python -m json.tool`).
-  new RegExp(String.raw`${DOWNLOADER}[^\n]{0,300}?\|\s{0,4}${SUDO}(?:python[23]?(?:\.\d{1,2})?|perl|ruby|node|php)(?:\s{1,4}-)?\s{0,4}(?:$|[;&|)>'"\x60])`, 'i'),
+  new RegExp(
+    String.raw`${DOWNLOADER}[^\n]{0,300}?\|\s{0,4}${SUDO}(?:python[23]?(?:\.\d{1,2})?|perl|ruby|node|php)(?:\s{1,4}-)?\s{0,4}(?:$|[;&|)>'"\x60])`,
+    'i',
+  ),
   /(?:\b(?:(?:ba|z|da|k)?sh|source|eval)|(?:^|[;&|]\s{0,4})\.)\s{1,4}(?:-[a-z]{1,4}\s{1,4}){0,3}["']?(?:<\(|\$\()\s{0,4}(?:curl|wget|fetch|iwr|irm)\b/i,
   /\b(?:iex|Invoke-Expression)\b[^\n]{0,120}?(?:\bDownloadString\b|\bDownloadData\b|\biwr\b|\birm\b|\bInvoke-WebRequest\b|\bInvoke-RestMethod\b|\bNet\.WebClient\b)/i,
   // Windows programs that fetch and run a remote script or package in one step.
@@ -74,7 +77,10 @@ export function pipeFromUntrustedHost(line: LineContext): Hit | null {
 
 const DECODER =
   /\bbase64\s{1,4}(?:-\w{1,3}\s{1,4}){0,2}(?:-[a-zA-Z]{0,2}[dD]\b|--decode\b)|\bb64decode\b|\bxxd\s{1,4}(?:-\w{1,3}\s{1,4}){0,2}-r|\bopenssl\s{1,4}(?:enc\s{1,4})?(?:-base64|base64|-a)\b[^\n|]{0,40}\s-d\b|\bbase32\s{1,4}(?:-d|--decode)\b|\bcertutil(?:\.exe)?\s{1,4}-decode\b|\buudecode\b|FromBase64String|\batob\b|\bgunzip\b|\bzcat\b/i;
-const TO_SHELL = new RegExp(String.raw`\|\s{0,4}${SUDO}(?:(?:ba|da|z|k|a)?sh|python[23]?|perl|ruby|node|php|pwsh|powershell|iex|Invoke-Expression|osascript)\b`, 'i');
+const TO_SHELL = new RegExp(
+  String.raw`\|\s{0,4}${SUDO}(?:(?:ba|da|z|k|a)?sh|python[23]?|perl|ruby|node|php|pwsh|powershell|iex|Invoke-Expression|osascript)\b`,
+  'i',
+);
 const RUN_SUBSTITUTION = /(?:\beval|\b(?:ba|z|da|k)?sh\s{1,4}-c|\bsource|(?:^|[;&|]\s{0,4})\.|\bexec|\bpython[23]?\s{1,4}-c)\s{1,4}["']?\$\(/i;
 const SAVED_TO = />\s{0,4}["']?([^\s"';&|<>]{1,200})/;
 

@@ -19,5 +19,3 @@ export const scanResultSchema = z.strictObject({
   rulesVersion: z.string(),
   findings: z.array(findingSchema),
 });
-
-export type ScanResultWire = z.infer<typeof scanResultSchema>;

@@ -61,7 +61,8 @@ export function findSecrets(filename: string, content: string): SecretHit[] {
 }
 
 const DEFAULT_PASSWORD = /^(?:pass(?:word)?|secret|admin|root|postgres|mysql|mongo|redis|changeme|example|test|guest|default|pw|pwd|1234\d{0,4})$/i;
-const PLACEHOLDER = /<[^>\s]{1,40}>|\{\{|\$\{|\.\.\.|\*{3,}|x{4,}|your[_-]?|example\.(?:com|org|net)|\.example\b|placeholder|changeme|redacted|dummy|0{8,}|12345678/i;
+const PLACEHOLDER =
+  /<[^>\s]{1,40}>|\{\{|\$\{|\.\.\.|\*{3,}|x{4,}|your[_-]?|example\.(?:com|org|net)|\.example\b|placeholder|changeme|redacted|dummy|0{8,}|12345678/i;
 
 /**
  * Documentation shows credentials as placeholders (`ghp_xxxx…`, `<password>`, `user:pass@example.com`)

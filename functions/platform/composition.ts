@@ -38,7 +38,7 @@ export interface Deps {
 }
 
 /** Small enough for a 256 MB Lambda; large enough for the hot skills' files. */
-const BLOB_CACHE_BYTES = 32 * 1024 * 1024;
+export const BLOB_CACHE_BYTES = 32 * 1024 * 1024;
 /** How long another process's publish may take to move a delivery's default version. */
 const SKILL_TTL_MS = 5000;
 

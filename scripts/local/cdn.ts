@@ -43,10 +43,13 @@ export class LocalCdn {
   private cachedBytes = 0;
 
   constructor(private readonly store: StaticStore) {
-    store.onWrite((key, body) => {
-      this.evict(key);
-      if (body.byteLength <= 4 * 1024 * 1024) this.remember(key, Buffer.from(body));
-    });
+    store.onWrite((key, body) => this.wrote(key, body));
+  }
+
+  /** `key` now holds `body`: written through this process's store, or by the background thread. */
+  wrote(key: string, body: Uint8Array): void {
+    this.evict(key);
+    if (body.byteLength <= 4 * 1024 * 1024) this.remember(key, Buffer.from(body));
   }
 
   readonly routes: RouteGroup = (app) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { detection, loadCorpus, targets } from '#scripts/bench/scan-corpus';
-import { scanFiles } from '../../../core/scan/scan.ts';
+import { scanFiles } from '#core/scan/scan';
 
 const corpus = loadCorpus();
 const decoder = new TextDecoder();

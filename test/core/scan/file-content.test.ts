@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { binaryFormat, isNativeExecutable, readFileContent } from '../../../core/scan/file-content.ts';
+import { binaryFormat, isNativeExecutable, readFileContent } from '#core/scan/file-content';
 
 const bytes = (...b: number[]) => Uint8Array.from(b);
 const ascii = (s: string) => Uint8Array.from(Buffer.from(s, 'latin1'));

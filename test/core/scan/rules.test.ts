@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { rules } from '../../../core/scan/rules.ts';
-import { scanFiles, type ScanFile } from '../../../core/scan/scan.ts';
+import { rules } from '#core/scan/rules';
+import { scanFiles, type ScanFile } from '#core/scan/scan';
 
 /**
  * Every rule of the table, one by one: at least one text it must catch and one near miss it

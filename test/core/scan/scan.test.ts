@@ -4,11 +4,11 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { rules } from '../../../core/scan/rules.ts';
-import { RULES_REVISION, rulesTableHash, rulesVersion } from '../../../core/scan/rules-version.ts';
-import { MAX_FINDINGS, scanFiles, type ScanFile } from '../../../core/scan/scan.ts';
-import { scanResultSchema } from '../../../core/scan/scan-result-schema.ts';
-import { verdictOf } from '../../../core/scan/verdict.ts';
+import { rules } from '#core/scan/rules';
+import { RULES_REVISION, rulesTableHash, rulesVersion } from '#core/scan/rules-version';
+import { MAX_FINDINGS, scanFiles, type ScanFile } from '#core/scan/scan';
+import { scanResultSchema } from '#core/scan/scan-result-schema';
+import { verdictOf } from '#core/scan/verdict';
 
 const file = (filename: string, content: string): ScanFile => ({ filename, bytes: Buffer.from(content, 'utf8') });
 const b64 = (s: string) => Buffer.from(s).toString('base64');

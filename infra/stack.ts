@@ -312,8 +312,15 @@ export class SkillpressStack extends Stack {
       },
     ];
     const siteHeaders = this.securityHeaders('SiteHeadersPolicy', SITE_CONTENT_SECURITY_POLICY, 'Pages: the site policy');
-    const dataHeaders = this.securityHeaders('DataHeadersPolicy', DATA_CONTENT_SECURITY_POLICY, 'JSON and archives: nothing loads, runs or frames');
-    const fromStatic = (cachePolicy: cloudfront.ICachePolicy, responseHeadersPolicy = dataHeaders): cloudfront.BehaviorOptions => ({
+    const dataHeaders = this.securityHeaders('DataHeadersPolicy', DATA_CONTENT_SECURITY_POLICY, 'API answers: nothing loads, runs or frames');
+    // Registry documents, bundles, the catalog and the discovery index: any site may read them.
+    const publicDataHeaders = this.securityHeaders(
+      'PublicDataHeadersPolicy',
+      DATA_CONTENT_SECURITY_POLICY,
+      'Static JSON and archives, readable from any origin',
+      true,
+    );
+    const fromStatic = (cachePolicy: cloudfront.ICachePolicy, responseHeadersPolicy = publicDataHeaders): cloudfront.BehaviorOptions => ({
       origin: staticOrigin,
       viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
       allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
@@ -362,9 +369,20 @@ export class SkillpressStack extends Stack {
   }
 
   /** The headers of core/security-headers.ts with this Content-Security-Policy, set over whatever the origin sent. */
-  private securityHeaders(id: string, contentSecurityPolicy: string, comment: string): cloudfront.ResponseHeadersPolicy {
+  private securityHeaders(id: string, contentSecurityPolicy: string, comment: string, anyOrigin = false): cloudfront.ResponseHeadersPolicy {
     return new cloudfront.ResponseHeadersPolicy(this, id, {
       comment,
+      ...(anyOrigin
+        ? {
+            corsBehavior: {
+              accessControlAllowCredentials: false,
+              accessControlAllowHeaders: ['*'],
+              accessControlAllowMethods: ['GET', 'HEAD'],
+              accessControlAllowOrigins: ['*'],
+              originOverride: true,
+            },
+          }
+        : {}),
       securityHeadersBehavior: {
         contentSecurityPolicy: { contentSecurityPolicy, override: true },
         contentTypeOptions: { override: true },

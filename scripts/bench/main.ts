@@ -3,6 +3,7 @@ import { benchBundles } from './bundles.ts';
 import { benchDeliver } from './deliver.ts';
 import { benchPublish } from './publish.ts';
 import { benchRebuild } from './rebuild.ts';
+import { benchScan } from './scan.ts';
 import { benchSite } from './site.ts';
 import { benchVerdaccio } from './verdaccio.ts';
 import { printTable, type Row } from './table.ts';
@@ -18,6 +19,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
   bundles: benchBundles,
   verdaccio: () => benchVerdaccio(),
   site: () => benchSite(),
+  scan: benchScan,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

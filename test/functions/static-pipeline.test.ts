@@ -393,6 +393,30 @@ describe('serving like the CDN', () => {
     }
   });
 
+  it('lets any origin read the static files, and answers HEAD with the headers and no body', async () => {
+    const { slug } = await publish(stack, key);
+    await stack.idle();
+    const paths = [
+      `/api/registry/${slug}`,
+      `/api/registry/${slug}/versions`,
+      '/.well-known/skills.json',
+      '/.well-known/agent-skills/index.json',
+      `/bundles/${slug}/1.0.0.json`,
+      `/.well-known/agent-skills/${slug}/1.0.0.tar.gz`,
+    ];
+    for (const path of paths) {
+      const get = await stack.request(path);
+      expect(get.headers.get('access-control-allow-origin'), path).toBe('*');
+      const head = await stack.request(path, { method: 'HEAD' });
+      expect(head.status, path).toBe(200);
+      expect(head.headers.get('access-control-allow-origin'), path).toBe('*');
+      expect(head.headers.get('etag'), path).toBe(get.headers.get('etag'));
+      expect(await head.text(), path).toBe('');
+    }
+    // The API's own answers are not opened to other origins.
+    expect((await stack.request('/api/health')).headers.get('access-control-allow-origin')).toBeNull();
+  });
+
   it('compresses with brotli or gzip when asked, to the same bytes', async () => {
     const plain = Buffer.from(await (await stack.request('/.well-known/skills.json')).arrayBuffer());
     const br = await stack.request('/.well-known/skills.json', { headers: { 'accept-encoding': 'gzip, deflate, br' } });

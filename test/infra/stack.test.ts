@@ -139,6 +139,16 @@ describe('static artifacts at the edge (docs/api.md §11)', () => {
     for (const pattern of ['/api/*', '/api/registry/*', '/.well-known/*', '/bundles/*']) {
       expect(csp(config.CacheBehaviors.find((b: any) => b.PathPattern === pattern))).toBe(DATA_CONTENT_SECURITY_POLICY);
     }
+    // Static JSON and archives may be read from any origin (the discovery spec asks it); the API may not.
+    const cors = (pattern: string) => policyOf(config.CacheBehaviors.find((b: any) => b.PathPattern === pattern)).CorsConfig;
+    for (const pattern of ['/api/registry/*', '/.well-known/*', '/.well-known/agent-skills/*.tar.gz', '/bundles/*']) {
+      expect(cors(pattern), pattern).toMatchObject({
+        AccessControlAllowOrigins: { Items: ['*'] },
+        AccessControlAllowMethods: { Items: ['GET', 'HEAD'] },
+        AccessControlAllowCredentials: false,
+      });
+    }
+    expect(cors('/api/*')).toBeUndefined();
   });
 
   it('reaches the static bucket only through origin access control', () => {

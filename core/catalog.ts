@@ -1,6 +1,6 @@
 import { DISCOVERY_SCHEMA, archivePath, registryPath } from './static-paths.ts';
 import type { z } from 'zod';
-import { priceOf, type SkillFacts } from './registry-document.ts';
+import { publicSkill, type SkillFacts } from './registry-document.ts';
 import type { catalogDocumentSchema, catalogEntrySchema, discoveryDocumentSchema } from './schemas.ts';
 import { SortedJsonList } from './sorted-json-list.ts';
 
@@ -16,15 +16,8 @@ export type DiscoveryEntry = DiscoveryDocument['skills'][number];
 
 export function catalogEntry(skill: SkillFacts, currentVersion: string): CatalogEntry {
   return {
-    id: skill.id,
-    slug: skill.slug,
-    name: skill.name,
-    description: skill.description,
-    category: skill.category,
-    author: skill.authorLogin,
+    ...publicSkill(skill),
     currentVersion,
-    paid: skill.paid,
-    ...priceOf(skill),
     updatedAt: skill.updatedAt,
     registry: registryPath(skill.slug),
   };

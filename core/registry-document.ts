@@ -57,14 +57,7 @@ const summary = (v: VersionFacts): VersionSummary => ({ version: v.version, chan
 export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): RegistryDocument {
   const current = currentVersionOf(versions);
   return {
-    id: skill.id,
-    slug: skill.slug,
-    name: skill.name,
-    description: skill.description,
-    category: skill.category,
-    author: skill.authorLogin,
-    paid: skill.paid,
-    ...priceOf(skill),
+    ...publicSkill(skill),
     currentVersion: current.version,
     createdAt: skill.createdAt,
     updatedAt: skill.updatedAt,
@@ -76,6 +69,33 @@ export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): R
       url: `/api/deliver/${skill.id}`,
       ...(skill.paid ? {} : { bundle: bundlePath(skill.slug, current.version) }),
     },
+  };
+}
+
+/**
+ * The public face of a skill, the same in every document that shows one (the API's skill object,
+ * the catalog entry, the registry document): identity, listing and the author's login, never
+ * the author's id or anything stored for internal use.
+ */
+export function publicSkill(skill: SkillFacts): {
+  id: string;
+  slug: string;
+  name: string;
+  description: string;
+  category: string;
+  author: string;
+  paid: boolean;
+  price?: Price;
+} {
+  return {
+    id: skill.id,
+    slug: skill.slug,
+    name: skill.name,
+    description: skill.description,
+    category: skill.category,
+    author: skill.authorLogin,
+    paid: skill.paid,
+    ...priceOf(skill),
   };
 }
 

@@ -1,7 +1,7 @@
 import { bundleIntegrity, decodeFile, type FileBytes, fileEntries } from '#core/bundle';
 import { invalidRequest, payloadTooLarge } from '#core/errors';
 import { limits } from '#core/limits';
-import { priceOf } from '#core/registry-document';
+import { publicSkill } from '#core/registry-document';
 import type { PublishBody, Skill, User, VersionBody } from '#core/schemas';
 import { assertStrictVersion } from '#core/semver-order';
 import { slugify } from '#core/slug';
@@ -138,14 +138,7 @@ export async function skillsBy({ db }: Pick<Deps, 'db'>, authorId: string): Prom
 
 export function toSkill(item: SkillItem): Skill {
   return {
-    id: item.id,
-    slug: item.slug,
-    name: item.name,
-    description: item.description,
-    category: item.category,
-    author: item.authorLogin,
-    paid: item.paid,
-    ...priceOf(item),
+    ...publicSkill(item),
     currentVersion: item.currentVersion,
     formats: item.formats,
     createdAt: item.createdAt,

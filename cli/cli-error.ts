@@ -1,4 +1,4 @@
-import { type ErrorCode, errorStatus } from '#core/errors';
+import { type ErrorCode, errorStatus } from '../core/errors.ts';
 
 /**
  * Failures the client reports. A server error keeps the server's code (DESIGN.md §4), so a user

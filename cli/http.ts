@@ -1,8 +1,8 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sha256Hex } from '#core/bundle';
-import { formatBytes } from '#core/format-bytes';
-import packageJson from '../package.json' with { type: 'json' };
+import { sha256Hex } from '../core/bundle.ts';
+import { formatBytes } from '../core/format-bytes.ts';
+import packageJson from './package.json' with { type: 'json' };
 import { CliError } from './cli-error.ts';
 import type { Io } from './io.ts';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
-import { type FileBytes, type FileEntry, sha256Hex } from '#core/bundle';
+import { type FileBytes, type FileEntry, sha256Hex } from '../core/bundle.ts';
 import { CliError } from './cli-error.ts';
 import { LOCKFILE_NAME, type Lockfile, parseLockfile, serialiseLockfile } from './lockfile.ts';
 

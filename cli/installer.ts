@@ -1,9 +1,9 @@
 import { isAbsolute, join, relative, sep } from 'node:path';
 import semver from 'semver';
-import type { FileBytes, FileEntry } from '#core/bundle';
-import { fileEntries } from '#core/bundle';
-import { mapLimit } from '#core/map-limit';
-import type { VersionSummary } from '#core/registry-document';
+import type { FileBytes, FileEntry } from '../core/bundle.ts';
+import { fileEntries } from '../core/bundle.ts';
+import { mapLimit } from '../core/map-limit.ts';
+import type { VersionSummary } from '../core/registry-document.ts';
 import { CliError, usage } from './cli-error.ts';
 import { commitStaged, discardStaged, exists, folderMatches, removeFolder, type Staged, stageFiles, writeLockfile } from './install-tree.ts';
 import type { Io } from './io.ts';

@@ -1,7 +1,7 @@
-import { readableCanonicalJson } from '#core/canonical-json';
-import { byFilename, type FileEntry } from '#core/bundle';
-import { filenameProblem } from '#core/filename';
-import { isValidSlug } from '#core/slug';
+import { readableCanonicalJson } from '../core/canonical-json.ts';
+import { byFilename, type FileEntry } from '../core/bundle.ts';
+import { filenameProblem } from '../core/filename.ts';
+import { isValidSlug } from '../core/slug.ts';
 import { CliError } from './cli-error.ts';
 import { installPathProblem } from './registry-names.ts';
 

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
-import type { CatalogDocument } from '#core/catalog';
-import { limits } from '#core/limits';
-import type { RegistryDocument, VersionsDocument } from '#core/registry-document';
-import type { deliverySchema, PublishBody, Skill, VersionBody, versionCreatedSchema } from '#core/schemas';
-import { registryPath } from '#core/static-paths';
+import type { CatalogDocument } from '../core/catalog.ts';
+import { limits } from '../core/limits.ts';
+import type { RegistryDocument, VersionsDocument } from '../core/registry-document.ts';
+import type { deliverySchema, PublishBody, Skill, VersionBody, versionCreatedSchema } from '../core/schemas.ts';
+import { registryPath } from '../core/static-paths.ts';
 import { CliError, usage } from './cli-error.ts';
 import { Http } from './http.ts';
 import type { Io } from './io.ts';

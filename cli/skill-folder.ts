@@ -1,8 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { WireFile } from '#core/bundle';
-import { limits } from '#core/limits';
+import type { WireFile } from '../core/bundle.ts';
+import { limits } from '../core/limits.ts';
 import { CliError } from './cli-error.ts';
 import { FrontMatterError, parseFrontMatter, type YamlValue } from './front-matter.ts';
 import { ALWAYS_SKIPPED, type IgnoreRule, isIgnored, parseIgnoreFile } from './ignore-rules.ts';

@@ -1,5 +1,5 @@
-import { bundleIntegrity, decodeFile, type FileBytes, type FileEntry, sha256Hex } from '#core/bundle';
-import { filenameConflict, filenameProblem } from '#core/filename';
+import { bundleIntegrity, decodeFile, type FileBytes, type FileEntry, sha256Hex } from '../core/bundle.ts';
+import { filenameConflict, filenameProblem } from '../core/filename.ts';
 import { CliError, integrityMismatch } from './cli-error.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { RegistryDocument } from '#core/registry-document';
+import type { RegistryDocument } from '../../core/registry-document.ts';
 import type { CommandIo } from '../io.ts';
 import { RegistryClient } from '../registry-client.ts';
 import { columns, formatBytes } from '../ui.ts';

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import semver from 'semver';
-import { mapLimit } from '#core/map-limit';
+import { mapLimit } from '../../core/map-limit.ts';
 import { CliError } from '../cli-error.ts';
 import { folderMatches, readLockfile } from '../install-tree.ts';
 import type { CommandIo } from '../io.ts';

@@ -9,10 +9,11 @@ import { search } from './commands/search.ts';
 import { uninstall } from './commands/uninstall.ts';
 import { update } from './commands/update.ts';
 import { version } from './commands/version.ts';
+import { whoami } from './commands/whoami.ts';
 import { CLI_VERSION } from './http.ts';
 import { settlePendingSync } from './install-tree.ts';
 import { type CommandIo, type Io, processIo } from './io.ts';
-import { DEFAULT_REGISTRY, registryUrl } from './registry-client.ts';
+import { DEFAULT_REGISTRY, registryNamed, registryUrl } from './registry-client.ts';
 import { terminalJson, terminalLine, terminalText } from './terminal-text.ts';
 import { createUi, type Ui } from './ui.ts';
 import { fromDomainError } from './validated.ts';
@@ -48,7 +49,7 @@ interface Command {
 
 const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
 
-const registryHelp: [string, string] = ['--registry <url>', `registry to use (env SKILLPRESS_REGISTRY; default ${DEFAULT_REGISTRY})`];
+const registryHelp: [string, string] = ['--registry <url>', `registry to use (else SKILLPRESS_REGISTRY, the one login saved, ${DEFAULT_REGISTRY})`];
 
 const commands: Record<string, Command> = {
   search: {
@@ -117,10 +118,20 @@ leaves the previous one as it was. With no names, reproduce skills-lock.json exa
   },
   login: {
     usage: 'login',
-    summary: 'Store an API key for publishing (stdin or a hidden prompt)',
+    summary: 'Store an API key (stdin or a hidden prompt) and use this registry from now on',
     options: { key: { type: 'string' } },
     optionHelp: [['--key <sk_...>', 'the key itself (shells keep it in their history; prefer stdin)'], registryHelp],
     run: ({ io, values, registry }) => login({ registry: registry(), key: str(values.key) }, io),
+  },
+  whoami: {
+    usage: 'whoami',
+    summary: 'Show the account your API key belongs to',
+    options: {},
+    optionHelp: [registryHelp],
+    run: ({ io, positionals, registry }) => {
+      if (positionals.length > 0) throw usage('whoami takes no arguments');
+      return whoami({ registry: registry() }, io);
+    },
   },
   logout: {
     usage: 'logout',
@@ -201,7 +212,8 @@ Commands:
 ${lines.join('\n')}
 
 Options for every command:
-  --registry <url>  registry (env SKILLPRESS_REGISTRY; default ${DEFAULT_REGISTRY})
+  --registry <url>  registry (else SKILLPRESS_REGISTRY, else the one login saved, else
+                    ${DEFAULT_REGISTRY})
   --json            print one JSON document on stdout; errors as {"error":{code,message,hint?,details?}}
   -h, --help        help for a command: skillpress <command> --help
   -v, --version     print the client version
@@ -211,7 +223,7 @@ Skills install into ./.skills/<slug>/ (--dir, --agent claude) and are pinned in 
 ${EXIT_CODES_HELP}
 
 Environment: SKILLPRESS_REGISTRY, SKILLPRESS_API_KEY (instead of login), NO_COLOR, FORCE_COLOR,
-XDG_CONFIG_HOME (credentials), XDG_CACHE_HOME (registry metadata cache).
+XDG_CONFIG_HOME (credentials.json, config.json), XDG_CACHE_HOME (registry metadata cache).
 `;
 }
 
@@ -263,7 +275,7 @@ export async function main(argv: string[], io: Io): Promise<ExitCode> {
       values,
       positionals: parsed.positionals.slice(1),
       registry: () => (registry ??= registryUrl(str(values.registry), io.env)),
-      registryChosen: values.registry !== undefined || io.env.SKILLPRESS_REGISTRY !== undefined,
+      registryChosen: registryNamed(str(values.registry), io.env),
     });
     if (json) io.stdout.write(`${terminalJson(result)}\n`);
     return EXIT.ok;

@@ -94,7 +94,7 @@ describe('skillpress login and publish', () => {
     const result = await runCli(['login', '--json', '--registry', base], { cwd: work, env, input: `${apiKey}\n` });
     expectExit(result, 0);
     const path = join(env.XDG_CONFIG_HOME, 'skillpress', 'credentials.json');
-    expect(result.json).toEqual({ registry: base, credentials: path });
+    expect(result.json).toEqual({ registry: base, credentials: path, config: join(env.XDG_CONFIG_HOME, 'skillpress', 'config.json') });
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(statSync(join(env.XDG_CONFIG_HOME, 'skillpress')).mode & 0o777).toBe(0o700);
     expect(readFileSync(path, 'utf8')).toContain(apiKey);

@@ -4,7 +4,7 @@ import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { type FileBytes, type FileEntry, sha256Hex } from '../core/bundle.ts';
 import { CliError } from './cli-error.ts';
-import { LOCKFILE_NAME, type Lockfile, parseLockfile, serialiseLockfile } from './lockfile.ts';
+import { LEGACY_LOCKFILE_NAME, LOCKFILE_NAME, type Lockfile, parseLockfile, serialiseLockfile, writtenBySkillpress } from './lockfile.ts';
 
 /**
  * The project on disk: install folders and the lockfile. Every change is staged next to its
@@ -151,16 +151,35 @@ async function listFiles(dir: string, prefix = ''): Promise<string[] | undefined
 
 export const lockfilePath = (cwd: string) => join(cwd, LOCKFILE_NAME);
 
-/** The project's lockfile, or undefined when there is none yet. */
-export async function readLockfile(cwd: string): Promise<Lockfile | undefined> {
-  let text: string;
+/**
+ * The project's lockfile, or undefined when there is none yet. A `skills-lock.json` that an
+ * older skillpress wrote (our shape) becomes `skillpress-lock.json` here, byte for byte, the
+ * first time any command reads the lockfile; `notice` is told. One in the `skills` CLI's shape
+ * is theirs: left exactly as it is.
+ */
+export async function readLockfile(cwd: string, notice: (text: string) => void): Promise<Lockfile | undefined> {
+  const text = await readIfPresent(lockfilePath(cwd), LOCKFILE_NAME);
+  if (text !== undefined) return parseLockfile(text);
+  const legacyPath = join(cwd, LEGACY_LOCKFILE_NAME);
+  const legacy = await readIfPresent(legacyPath, LEGACY_LOCKFILE_NAME);
+  if (legacy === undefined || !writtenBySkillpress(legacy)) return undefined;
+  const lock = parseLockfile(legacy, LEGACY_LOCKFILE_NAME);
   try {
-    text = await readFile(lockfilePath(cwd), 'utf8');
+    await rename(legacyPath, lockfilePath(cwd));
+  } catch (error) {
+    throw ioError(error, `cannot rename ${LEGACY_LOCKFILE_NAME} to ${LOCKFILE_NAME}`);
+  }
+  notice(`Moved ${LEGACY_LOCKFILE_NAME} (written by an earlier skillpress) to ${LOCKFILE_NAME}; that name is the skills CLI's.`);
+  return lock;
+}
+
+async function readIfPresent(path: string, name: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw ioError(error, `cannot read ${LOCKFILE_NAME}`);
+    throw ioError(error, `cannot read ${name}`);
   }
-  return parseLockfile(text);
 }
 
 export async function writeLockfile(cwd: string, lock: Lockfile): Promise<void> {

@@ -4,6 +4,7 @@ import type { FileBytes, FileEntry } from '../core/bundle.ts';
 import { fileEntries } from '../core/bundle.ts';
 import { mapLimit } from '../core/map-limit.ts';
 import type { VersionSummary } from '../core/registry-document.ts';
+import { SHARED_SKILLS_FOLDER } from './agents.ts';
 import { CliError, usage } from './cli-error.ts';
 import { commitStaged, discardStaged, exists, folderMatches, removeFolder, type Staged, stageFiles, writeLockfile } from './install-tree.ts';
 import type { Io } from './io.ts';
@@ -67,7 +68,12 @@ export interface ResolveOptions {
   allVersions?: boolean;
 }
 
-export const DEFAULT_ROOT = '.skills';
+/**
+ * Where named skills go when neither `--dir` nor `--agent` says: the folder that most agents
+ * read (Codex, Cursor, Gemini CLI, GitHub Copilot, OpenCode, Amp, …) and that the `skills` CLI
+ * installs into as well.
+ */
+export const DEFAULT_ROOT = SHARED_SKILLS_FOLDER;
 
 /** The install root as a `/`-separated path inside the project; refuses folders outside it. */
 export function projectRelativeRoot(cwd: string, dir: string): string {
@@ -78,7 +84,7 @@ export function projectRelativeRoot(cwd: string, dir: string): string {
   return rel;
 }
 
-/** The install root of a skill folder path (`.skills/x` → `.skills`). */
+/** The install root of a skill folder path (`.agents/skills/x` → `.agents/skills`). */
 export const parentOf = (path: string) => path.slice(0, path.lastIndexOf('/'));
 
 /**

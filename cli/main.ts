@@ -75,15 +75,17 @@ const commands: Record<string, Command> = {
   },
   install: {
     usage: 'install [slug[@version|@range]...]',
-    summary: 'Install skills and their dependencies; no names: reproduce skills-lock.json',
+    summary: 'Install skills and their dependencies; no names: reproduce skillpress-lock.json',
     description: `Install skills (the latest version by default, or the highest match of a range) and
 the dependencies they declare. Every file's SHA-256 and the bundle integrity are checked against
 the registry before anything is written, and each folder is swapped in whole, so a failed install
-leaves the previous one as it was. With no names, reproduce skills-lock.json exactly.`,
+leaves the previous one as it was. With no names, reproduce skillpress-lock.json exactly.
+Skills go to .agents/skills/<slug>, the folder Codex, Cursor, Gemini CLI, GitHub Copilot,
+OpenCode, Amp and others read; --agent claude-code puts them where Claude Code reads them.`,
     options: { dir: { type: 'string' }, agent: { type: 'string' }, token: { type: 'string' }, force: { type: 'boolean' } },
     optionHelp: [
-      ['--dir <folder>', 'install into <folder>/<slug> (default .skills)'],
-      ['--agent claude', 'install where the agent looks: .claude/skills/<slug>'],
+      ['--dir <folder>', 'install into <folder>/<slug> (default .agents/skills)'],
+      ['--agent <id>', 'install where that agent reads skills, ids as the skills CLI names them: claude-code (or claude) → .claude/skills, windsurf → .windsurf/skills, codex, cursor, gemini-cli, github-copilot, opencode, amp → .agents/skills, …'],
       ['--token <token>', 'download token for a paid skill (from its author)'],
       ['--force', 'replace a folder that skillpress did not install'],
       registryHelp,
@@ -145,7 +147,7 @@ leaves the previous one as it was. With no names, reproduce skills-lock.json exa
     summary: 'Publish a folder with a SKILL.md as a new skill (1.0.0)',
     description: `Publish a folder as a new skill at 1.0.0. Name and description come from the SKILL.md
 front matter (also read: category, slug, dependencies); the files are the folder's minus what
-.gitignore and .skillignore exclude, and never .git, node_modules or .skills. Binary files are
+.gitignore and .skillignore exclude, and never .git, node_modules, .agents or .skills. Binary files are
 sent as base64. For later versions use skillpress version.`,
     options: { category: { type: 'string' }, slug: { type: 'string' }, paid: { type: 'boolean' }, changelog: { type: 'string' }, 'dry-run': { type: 'boolean' } },
     optionHelp: [
@@ -218,7 +220,8 @@ Options for every command:
   -h, --help        help for a command: skillpress <command> --help
   -v, --version     print the client version
 
-Skills install into ./.skills/<slug>/ (--dir, --agent claude) and are pinned in skills-lock.json.
+Skills install into ./.agents/skills/<slug>/ (--dir, --agent <id>) and are pinned in
+skillpress-lock.json.
 
 ${EXIT_CODES_HELP}
 

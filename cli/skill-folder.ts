@@ -12,8 +12,9 @@ import { formatBytes } from './ui.ts';
  * A skill folder as `publish` and `version` send it: the `SKILL.md` front matter (name,
  * description and the optional category, slug and dependencies) and every file the author would
  * commit. `.gitignore` and `.skillignore` files are honoured at every level; `.git`,
- * `node_modules` and `.skills` are never sent; links are skipped rather than followed, so
- * nothing outside the folder can leak into a publish. Binary files travel as base64.
+ * `node_modules` and the install folders `.agents` and `.skills` are never sent; links are
+ * skipped rather than followed, so nothing outside the folder can leak into a publish. Binary
+ * files travel as base64.
  */
 
 export const SKILL_FILE = 'SKILL.md';

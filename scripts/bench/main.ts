@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { benchBundles } from './bundles.ts';
 import { benchDeliver } from './deliver.ts';
+import { benchInstall } from './install.ts';
 import { benchPublish } from './publish.ts';
 import { benchRebuild } from './rebuild.ts';
 import { benchSite } from './site.ts';
@@ -18,6 +19,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
   bundles: benchBundles,
   verdaccio: () => benchVerdaccio(),
   site: () => benchSite(),
+  install: benchInstall,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

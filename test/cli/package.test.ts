@@ -76,7 +76,9 @@ describe('the skillpress package', () => {
     ];
     const published = await call(base, '/api/publish', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: { name: 'Packed skill', slug: 'packed-skill', description: 'Installed by the packed CLI.', category: 'testing', files } });
     expect(published.status, JSON.stringify(published.body)).toBe(201);
-    for (let tries = 0; (await call(base, '/api/registry/packed-skill')).status !== 200 && tries < 400; tries++) await new Promise((r) => setTimeout(r, 25));
+    // The rebuild writes the registry document and the catalog a moment after the publish.
+    const listed = async () => (await call(base, '/api/registry/packed-skill')).status === 200 && (await call(base, '/.well-known/skills.json')).body?.skills?.some((s: { slug: string }) => s.slug === 'packed-skill');
+    for (let tries = 0; !(await listed()) && tries < 400; tries++) await new Promise((r) => setTimeout(r, 25));
 
     const project = join(work, 'project');
     mkdirSync(project);

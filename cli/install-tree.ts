@@ -3,6 +3,7 @@ import { existsSync, renameSync, rmSync } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { type FileBytes, type FileEntry, sha256Hex } from '../core/bundle.ts';
+import { mapLimit } from '../core/map-limit.ts';
 import { CliError } from './cli-error.ts';
 import { LEGACY_LOCKFILE_NAME, LOCKFILE_NAME, type Lockfile, parseLockfile, serialiseLockfile, writtenBySkillpress } from './lockfile.ts';
 
@@ -44,20 +45,29 @@ async function removeTemporary(path: string): Promise<void> {
   pending.delete(path);
 }
 
-/** Writes a skill's files into a fresh folder beside `target`; nothing at `target` changes yet. */
+/** Files of one skill written at the same time; the file system's thread pool does the rest. */
+const WRITES_AT_ONCE = 8;
+
+/**
+ * Writes a skill's files into a fresh folder beside `target`; nothing at `target` changes yet.
+ * Each folder is made once, then the files are written a few at a time. Nothing is synced to
+ * disk: the staged folder only becomes the install by a rename, and a crash before that leaves
+ * a temporary folder, never a half-written install.
+ */
 export async function stageFiles(slug: string, target: string, files: readonly FileBytes[]): Promise<Staged> {
   const stage = sibling(target, STAGE_PREFIX);
   try {
     await mkdir(dirname(target), { recursive: true });
     pending.set(stage, undefined);
     await mkdir(stage);
-    for (const file of files) {
+    const paths = files.map((file) => {
       const path = resolve(stage, ...file.filename.split('/'));
       // Names were checked against core/filename.ts already; this guards the join itself.
       if (!path.startsWith(stage + sep)) throw new CliError('unsafe_filename', `${file.filename} would be written outside ${target}`);
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, file.bytes, { flag: 'wx' });
-    }
+      return path;
+    });
+    for (const folder of new Set(paths.map(dirname))) if (folder !== stage) await mkdir(folder, { recursive: true });
+    await mapLimit(files, WRITES_AT_ONCE, (file, i) => writeFile(paths[i]!, file.bytes, { flag: 'wx' }));
   } catch (error) {
     await removeTemporary(stage);
     throw ioError(error, `cannot write ${target}`);

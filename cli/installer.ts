@@ -1,7 +1,6 @@
 import { isAbsolute, join, relative, sep } from 'node:path';
 import semver from 'semver';
-import type { FileBytes, FileEntry } from '../core/bundle.ts';
-import { fileEntries } from '../core/bundle.ts';
+import type { FileEntry } from '../core/bundle.ts';
 import { mapLimit } from '../core/map-limit.ts';
 import type { VersionSummary } from '../core/registry-document.ts';
 import { SHARED_SKILLS_FOLDER } from './agents.ts';
@@ -13,7 +12,7 @@ import { RegistryClient } from './registry-client.ts';
 import { installFolder, installPathProblem, registryDependencies } from './registry-names.ts';
 import { plural, type Ui } from './ui.ts';
 import { needsAllVersions, resolveVersion, satisfies } from './version-spec.ts';
-import { verifyDelivery } from './verify-delivery.ts';
+import { type Verified, verifyDelivery } from './verify-delivery.ts';
 
 /**
  * The install pipeline shared by `install`, `update` and lockfile reproduction:
@@ -75,6 +74,11 @@ export interface ResolveOptions {
  */
 export const DEFAULT_ROOT = SHARED_SKILLS_FOLDER;
 
+/** Registry documents are small static files: a whole level of them is asked for at once. */
+const LOOKUPS_AT_ONCE = 16;
+/** Deliveries are up to megabytes each, decoded and hashed on arrival: a few at a time keep the CPU busy without piling them up in memory. */
+const DOWNLOADS_AT_ONCE = 8;
+
 /** The install root as a `/`-separated path inside the project; refuses folders outside it. */
 export function projectRelativeRoot(cwd: string, dir: string): string {
   const rel = relative(cwd, isAbsolute(dir) ? dir : join(cwd, dir)).split(sep).join('/');
@@ -107,7 +111,7 @@ export async function resolveTargets(ctx: InstallContext, requests: Request[], l
         ctx.ui.warn(`${item.wantedBy ?? 'you'} asked for ${item.slug}@${item.spec}, but ${item.slug}@${existing.version} stays installed (a skill is installed once per project)`);
       }
     }
-    const resolved = await mapLimit([...todo.values()], 6, (item) => resolveOne(ctx, item, lock, options));
+    const resolved = await mapLimit([...todo.values()], LOOKUPS_AT_ONCE, (item) => resolveOne(ctx, item, lock, options));
     level = [];
     for (const target of resolved) {
       chosen.set(target.slug, target);
@@ -211,25 +215,27 @@ export async function applyTargets(ctx: InstallContext, targets: Target[], lock:
   let done = 0;
   const report = () => ui.progress(`Downloading and verifying ${done}/${plural(toFetch.length, 'skill')}…`);
   if (toFetch.length > 0) report();
-  let downloads: FileBytes[][];
-  try {
-    downloads = await mapLimit(toFetch, 4, async (t) => {
+  // Each skill is written beside its folder as soon as it has arrived and passed verification,
+  // while the others are still downloading; no install folder changes until all of them have.
+  const staged: (Staged & Verified)[] = [];
+  let failure: { error: unknown } | undefined;
+  await mapLimit(toFetch, DOWNLOADS_AT_ONCE, async (t, i) => {
+    if (failure) return;
+    try {
       const delivery = await deliver(ctx, clientFor(t.registry), t);
-      const files = verifyDelivery(delivery, { slug: t.slug, version: t.version, integrity: t.integrity, files: t.files });
+      const verified = verifyDelivery(delivery, { slug: t.slug, version: t.version, integrity: t.integrity, files: t.files });
+      if (failure) return;
+      staged[i] = { ...(await stageFiles(t.slug, join(cwd, t.path), verified.files)), ...verified };
       done++;
       report();
-      return files;
-    });
-  } finally {
-    ui.endProgress();
-  }
-
-  const staged: Staged[] = [];
-  try {
-    for (const [i, t] of toFetch.entries()) staged.push(await stageFiles(t.slug, join(cwd, t.path), downloads[i]!));
-  } catch (error) {
-    await discardStaged(staged);
-    throw error;
+    } catch (error) {
+      failure ??= { error };
+    }
+  });
+  ui.endProgress();
+  if (failure) {
+    await discardStaged(staged.filter(Boolean));
+    throw failure.error;
   }
   await commitStaged(staged);
 
@@ -237,10 +243,10 @@ export async function applyTargets(ctx: InstallContext, targets: Target[], lock:
   const moved: string[] = [];
   const installed: InstalledReport[] = [];
   for (const [i, t] of toFetch.entries()) {
-    const files = downloads[i]!;
+    const { files, entries } = staged[i]!;
     const previous = skills.get(t.slug);
     if (previous && previous.path !== t.path) moved.push(previous.path);
-    skills.set(t.slug, lockEntry(t, fileEntries(files)));
+    skills.set(t.slug, lockEntry(t, entries));
     installed.push({
       slug: t.slug,
       version: t.version,

@@ -4,7 +4,7 @@ import { sha256Hex } from '../core/bundle.ts';
 import { formatBytes } from '../core/format-bytes.ts';
 import packageJson from './package.json' with { type: 'json' };
 import { CliError } from './cli-error.ts';
-import type { Io } from './io.ts';
+import type { HttpAnswer, Io } from './io.ts';
 
 /**
  * JSON over HTTP for the client. Server errors keep their code (`{"error":{code,message}}`);
@@ -72,7 +72,7 @@ export class Http {
     return value;
   }
 
-  private async send(url: URL, init: RequestInit & { method: string }, shown: string): Promise<Response> {
+  private async send(url: URL, init: { method: string; headers: Record<string, string>; body?: string }, shown: string): Promise<HttpAnswer> {
     for (let attempt = 0; ; attempt++) {
       const retry = init.method === 'GET' && attempt < RETRY_DELAYS_MS.length;
       try {
@@ -81,7 +81,7 @@ export class Http {
         await response.body?.cancel();
       } catch (error) {
         // Nothing listening is not a blip: say so at once instead of after the retries.
-        const refused = (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
+        const refused = errorCode(error) === 'ECONNREFUSED';
         if (!retry || refused) throw networkError(error, shown, this.base);
       }
       await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt]));
@@ -119,14 +119,14 @@ export class Http {
 }
 
 /** The body as text, read as it streams in and abandoned as soon as it exceeds `maxBytes`. */
-async function readText(response: Response, maxBytes: number, shown: string): Promise<string> {
+async function readText(response: HttpAnswer, maxBytes: number, shown: string): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = response.body?.getReader();
   try {
     for (;;) {
       const chunk = await reader?.read();
-      if (!chunk || chunk.done) break;
+      if (!chunk || chunk.done || !chunk.value) break;
       size += chunk.value.byteLength;
       if (size > maxBytes) {
         await reader!.cancel().catch(() => undefined);
@@ -140,7 +140,7 @@ async function readText(response: Response, maxBytes: number, shown: string): Pr
   }
   // As response.text() decodes: malformed bytes become U+FFFD and a BOM before the JSON is skipped
   // (a BOM inside a file's content is part of a JSON string, untouched).
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return new TextDecoder().decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
 }
 
 function parse<T>(text: string, shown: string): T {
@@ -151,7 +151,7 @@ function parse<T>(text: string, shown: string): T {
   }
 }
 
-function errorFrom(response: Response, text: string, shown: string): CliError {
+function errorFrom(response: HttpAnswer, text: string, shown: string): CliError {
   let body: { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined;
   try {
     body = JSON.parse(text);
@@ -168,10 +168,18 @@ function errorFrom(response: Response, text: string, shown: string): CliError {
 }
 
 function networkError(error: unknown, shown: string, base: string): CliError {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const name = (error as Error).name;
-  const reason = name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : (cause?.code ?? cause?.message ?? (error as Error).message);
+  const cause = (error as { cause?: { name?: string; message?: string } }).cause;
+  // fetch rejects with the timeout itself, node:http with an AbortError caused by it.
+  const timedOut = (error as Error).name === 'TimeoutError' || cause?.name === 'TimeoutError';
+  const reason = timedOut ? `no answer within ${TIMEOUT_MS / 1000} s` : (errorCode(error) ?? cause?.message ?? (error as Error).message);
   return new CliError('network_error', `${shown}: could not reach the registry (${reason})`, {
     hint: `is ${base} running? Choose a registry with --registry <url> or SKILLPRESS_REGISTRY`,
   });
+}
+
+/** The system error code (ECONNREFUSED, …): on the error itself from node:http, on its cause from fetch. */
+function errorCode(error: unknown): string | undefined {
+  const { code, cause } = error as { code?: unknown; cause?: { code?: unknown } };
+  const found = cause?.code ?? code;
+  return typeof found === 'string' ? found : undefined;
 }

@@ -9,10 +9,10 @@ import type { Fetch, HttpAnswer, HttpRequest } from './io.ts';
  * The client's HTTP, with fetch's shape, on node:http. The global fetch (undici) takes about
  * 50 ms to load and answer a first request and adds its stream machinery to every body, more
  * than a whole lookup of a registry document costs here. What fetch did for us is kept:
- * connections are reused (keep-alive), gzip, deflate and brotli answers are decoded (the size
- * limits apply to the decoded bytes), and GET follows up to five redirects, dropping the
- * `Authorization` header when one leads to another origin. https is loaded only when a registry
- * uses it.
+ * connections are reused (keep-alive), gzip, deflate and brotli answers are decoded when the
+ * caller asked for them (the size limits apply to the decoded bytes), and GET follows up to five
+ * redirects, dropping the `Authorization` header when one leads to another origin. https is
+ * loaded only when a registry uses it.
  */
 
 // Required, not imported: on Node 22 the ES module face of node:http reads every export, and one
@@ -53,7 +53,7 @@ export const nodeFetch: Fetch = async (url, init) => {
 function send(url: URL, init: HttpRequest): Promise<Http.IncomingMessage> {
   const { request, agent } = transportFor(url);
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: init.method, headers: { 'accept-encoding': 'gzip, deflate, br', ...init.headers }, agent, signal: init.signal }, resolve);
+    const req = request(url, { method: init.method, headers: init.headers, agent, signal: init.signal }, resolve);
     req.on('error', reject);
     req.end(init.body);
   });

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256Hex } from '../core/bundle.ts';
 import { formatBytes } from '../core/format-bytes.ts';
@@ -23,6 +23,12 @@ export interface RequestOptions {
   revalidate?: boolean;
   /** The largest body this answer can have (errors included); {@link SMALL_ANSWER_BYTES} when unsaid. */
   maxBytes?: number;
+  /**
+   * Ask for gzip or brotli: worth it for large answers (the catalog and version lists, which grow
+   * with the registry, and deliveries); a small registry document costs more to decompress than
+   * to send.
+   */
+  compressed?: boolean;
 }
 
 /** Errors and the answers to writes are small JSON objects; 1 MiB is far beyond any of them. */
@@ -53,9 +59,13 @@ export class Http {
     for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, value);
     // What messages may show: never the query, which can carry a download token.
     const shown = `${method} ${this.base}${path}`;
-    const cached = options.revalidate ? await this.readCache(url.href) : undefined;
+    const cached = options.revalidate ? this.readCache(url.href) : undefined;
 
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `skillpress-cli/${CLI_VERSION} node/${process.versions.node}` };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'accept-encoding': options.compressed ? 'gzip, deflate, br' : 'identity',
+      'user-agent': `skillpress-cli/${CLI_VERSION} node/${process.versions.node}`,
+    };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
     if (cached) headers['if-none-match'] = cached.etag;
@@ -67,7 +77,7 @@ export class Http {
     const value = parse<T>(text, shown);
     const etag = response.headers.get('etag');
     if (options.revalidate && etag && !/no-store|private/.test(response.headers.get('cache-control') ?? '')) {
-      await this.writeCache({ url: url.href, etag, body: text });
+      this.writeCache({ url: url.href, etag, body: text });
     }
     return value;
   }
@@ -92,11 +102,15 @@ export class Http {
     return this.cacheFolder && join(this.cacheFolder, 'http', `${sha256Hex(url)}.json`);
   }
 
-  private async readCache(url: string): Promise<CachedResponse | undefined> {
+  /**
+   * The cache is read and written synchronously: its files are small, and on the thread pool
+   * they would queue behind the downloads and the staged writes they are meant to save.
+   */
+  private readCache(url: string): CachedResponse | undefined {
     const file = this.cacheFile(url);
     if (!file) return undefined;
     try {
-      const entry = JSON.parse(await readFile(file, 'utf8')) as CachedResponse;
+      const entry = JSON.parse(readFileSync(file, 'utf8')) as CachedResponse;
       return entry.url === url && typeof entry.etag === 'string' && typeof entry.body === 'string' ? entry : undefined;
     } catch {
       return undefined; // no entry yet, or a damaged one: fetch afresh
@@ -104,14 +118,14 @@ export class Http {
   }
 
   /** Best effort: a read-only or full cache folder must never fail a command. */
-  private async writeCache(entry: CachedResponse): Promise<void> {
+  private writeCache(entry: CachedResponse): void {
     const file = this.cacheFile(entry.url);
     if (!file) return;
     try {
-      await mkdir(join(this.cacheFolder!, 'http'), { recursive: true });
+      mkdirSync(join(this.cacheFolder!, 'http'), { recursive: true });
       const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-      await writeFile(temp, JSON.stringify(entry));
-      await rename(temp, file);
+      writeFileSync(temp, JSON.stringify(entry));
+      renameSync(temp, file);
     } catch {
       // caching is an optimisation only
     }

@@ -76,7 +76,7 @@ export class RegistryClient {
   }
 
   catalog(): Promise<CatalogDocument> {
-    return this.http.json('/.well-known/skills.json', { revalidate: true, maxBytes: ANSWER_BYTES.catalog });
+    return this.http.json('/.well-known/skills.json', { revalidate: true, maxBytes: ANSWER_BYTES.catalog, compressed: true });
   }
 
   async skill(slug: string): Promise<RegistryDocument> {
@@ -88,13 +88,13 @@ export class RegistryClient {
 
   async versions(slug: string): Promise<VersionsDocument> {
     const doc = await this.http
-      .json<VersionsDocument>(`${registryPath(registrySlug(slug, 'asked to look up'))}/versions`, { revalidate: true, maxBytes: ANSWER_BYTES.versions })
+      .json<VersionsDocument>(`${registryPath(registrySlug(slug, 'asked to look up'))}/versions`, { revalidate: true, maxBytes: ANSWER_BYTES.versions, compressed: true })
       .catch(notFoundAs(`no skill "${slug}" in ${this.base}`));
     return sameSkill(doc, slug, this.base);
   }
 
   deliver(id: string, version: string, token?: string): Promise<Delivery> {
-    return this.http.json(`/api/deliver/${encodeURIComponent(id)}`, { query: { version, source: 'cli', token }, maxBytes: ANSWER_BYTES.delivery });
+    return this.http.json(`/api/deliver/${encodeURIComponent(id)}`, { query: { version, source: 'cli', token }, maxBytes: ANSWER_BYTES.delivery, compressed: true });
   }
 
   /** The account an API key belongs to (`GET /api/me`). */

@@ -2,7 +2,7 @@ import type * as Http from 'node:http';
 import type * as Https from 'node:https';
 import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type * as Zlib from 'node:zlib';
 import type { Fetch, HttpAnswer, HttpRequest } from './io.ts';
 
 /**
@@ -94,8 +94,10 @@ function answer(res: Http.IncomingMessage): HttpAnswer {
 /** The body as sent before any content coding, so that limits count what the client will parse. */
 function decoded(res: Http.IncomingMessage): Readable {
   const coding = (res.headers['content-encoding'] ?? '').trim().toLowerCase();
-  const decoder = coding === 'gzip' || coding === 'x-gzip' ? createGunzip() : coding === 'deflate' ? createInflate() : coding === 'br' ? createBrotliDecompress() : undefined;
-  if (!decoder) return res;
+  if (!['gzip', 'x-gzip', 'deflate', 'br'].includes(coding)) return res;
+  // Loaded when an answer is compressed, not at every start.
+  const zlib = requireBuiltin('node:zlib') as typeof Zlib;
+  const decoder = coding === 'deflate' ? zlib.createInflate() : coding === 'br' ? zlib.createBrotliDecompress() : zlib.createGunzip();
   res.on('error', (error) => decoder.destroy(error));
   return res.pipe(decoder);
 }

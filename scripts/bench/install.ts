@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { mapLimit } from '#core/map-limit';
@@ -22,12 +22,21 @@ import { compared, percentile, round, type Row } from './table.ts';
  * Both write to `.agents/skills/<slug>/` and both run on the same Node 22 (the `skills` CLI
  * needs it), so the figures compare the clients, not the runtimes. Each figure is the wall time
  * of the process, start to exit, the median of BENCH_INSTALL_ROUNDS rounds (5) after one
- * unmeasured round. Every install is checked: all files of all skills on disk.
+ * unmeasured round. Every install is checked: all files of all skills on disk. On a busy
+ * machine wall times move a lot, so the CPU each client used (GNU time, when installed) and the
+ * CPU the server spent answering it (this process hosts the stack) are printed beside them.
  */
 
 const SECTION = 'install';
 
 type Way = 'cold' | 'warm' | 'skills';
+
+/** One install: wall time, the client's CPU (user + system, when measurable) and the server's. */
+interface Measured {
+  ms: number;
+  clientCpuMs?: number;
+  serverCpuMs: number;
+}
 
 export async function benchInstall(): Promise<Row[]> {
   const count = Number(process.env.BENCH_INSTALL_SKILLS ?? 14);
@@ -43,21 +52,26 @@ export async function benchInstall(): Promise<Row[]> {
     await publishCorpus(stack.baseUrl, corpus);
     const run = runner(stack.baseUrl, corpus, tools, work);
     const warmCache = join(work, 'warm-cache');
-    const times: Record<Way, number[]> = { cold: [], warm: [], skills: [] };
+    const runs: Record<Way, Measured[]> = { cold: [], warm: [], skills: [] };
     for (let round = 0; round <= rounds; round++) {
       const order: Way[] = round % 2 === 0 ? ['cold', 'warm', 'skills'] : ['skills', 'warm', 'cold'];
       for (const way of order) {
         // The first round is unmeasured; it also fills the cache the warm installs use.
-        const ms = await run(way, way === 'warm' ? warmCache : join(work, `cache-${round}-${way}`));
-        if (round > 0) times[way].push(ms);
+        const measured = await run(way, way === 'warm' ? warmCache : join(work, `cache-${round}-${way}`));
+        if (round > 0) runs[way].push(measured);
       }
-      if (round > 0) progress(`round ${round}: ours cold ${ms(times.cold.at(-1)!)}, warm ${ms(times.warm.at(-1)!)}; skills ${ms(times.skills.at(-1)!)}`);
+      if (round > 0) progress(`round ${round}: ours cold ${ms(runs.cold.at(-1)!.ms)}, warm ${ms(runs.warm.at(-1)!.ms)}; skills ${ms(runs.skills.at(-1)!.ms)}`);
     }
     const median = (samples: number[]) => percentile([...samples].sort((a, b) => a - b), 50);
+    const of = (way: Way, figure: (m: Measured) => number | undefined) => median(runs[way].map(figure).filter((v) => v !== undefined));
     const what = `install ${count} skills (${files} files) on Node ${tools.nodeVersion}, median of ${rounds}`;
     const peerName = `skills ${tools.version}`;
-    rows.push(compared(SECTION, `${what}, cold (empty cache): ours vs ${peerName}`, 'ms', median(times.cold), median(times.skills), { atMost: 0.5 }, peerName));
-    rows.push(compared(SECTION, `${what}, warm (metadata cached): ours vs ${peerName}`, 'ms', median(times.warm), median(times.skills), undefined, peerName));
+    rows.push(compared(SECTION, `${what}, cold (empty cache): ours vs ${peerName}`, 'ms', of('cold', (m) => m.ms), of('skills', (m) => m.ms), { atMost: 0.5 }, peerName));
+    rows.push(compared(SECTION, `${what}, warm (metadata cached): ours vs ${peerName}`, 'ms', of('warm', (m) => m.ms), of('skills', (m) => m.ms), undefined, peerName));
+    if (runs.cold.every((m) => m.clientCpuMs !== undefined)) {
+      rows.push(compared(SECTION, `  client CPU (user + system), cold: ours vs ${peerName}`, 'ms', of('cold', (m) => m.clientCpuMs), of('skills', (m) => m.clientCpuMs), undefined, peerName));
+    }
+    rows.push(compared(SECTION, `  server CPU per install (HTTP and count thread; not the embedded DynamoDB), cold: ours vs ${peerName}`, 'ms', of('cold', (m) => m.serverCpuMs), of('skills', (m) => m.serverCpuMs), undefined, peerName));
     rows.push({ section: SECTION, metric: 'load average (1 min) at end', value: round(loadavg()[0]!, 2), unit: '' });
     return rows;
   } finally {
@@ -88,11 +102,11 @@ async function publishCorpus(base: string, corpus: CorpusSkill[]): Promise<void>
   }
 }
 
-/** Runs one install into a new project and returns its wall time; throws unless every file landed. */
+/** Runs one install into a new project and measures it; throws unless every file landed. */
 function runner(base: string, corpus: CorpusSkill[], tools: SkillsCli, work: string) {
   let projects = 0;
   const expected = corpus.reduce((n, s) => n + s.files.length, 0);
-  return async (way: Way, cache: string): Promise<number> => {
+  return async (way: Way, cache: string): Promise<Measured> => {
     const project = join(work, `project-${++projects}`);
     mkdirSync(project);
     const env = { PATH: process.env.PATH ?? '', HOME: join(work, 'home'), XDG_CONFIG_HOME: join(work, 'config'), XDG_CACHE_HOME: cache, DISABLE_TELEMETRY: '1', DO_NOT_TRACK: '1', NO_COLOR: '1', CI: '1' };
@@ -100,23 +114,37 @@ function runner(base: string, corpus: CorpusSkill[], tools: SkillsCli, work: str
       way === 'skills'
         ? [tools.cli, 'add', base, '--skill', '*', '--agent', 'universal', '--yes']
         : [BUNDLE, 'install', ...corpus.map((s) => s.slug), '--registry', base];
-    const ms = await timed(tools.node, args, project, env);
+    const server = process.cpuUsage();
+    const measured = await timed(tools.node, args, project, env, join(work, `time-${projects}`));
+    const { user, system } = process.cpuUsage(server);
     const found = countFiles(join(project, '.agents/skills'));
     if (found !== expected) throw new Error(`${way}: ${found} of ${expected} files installed in ${project}`);
     rmSync(project, { recursive: true, force: true });
-    return ms;
+    return { ...measured, serverCpuMs: (user + system) / 1000 };
   };
 }
 
-function timed(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<number> {
+/** GNU time reports the CPU a child used; without it only wall time is measured. */
+const GNU_TIME = '/usr/bin/time';
+
+function timed(command: string, args: string[], cwd: string, env: Record<string, string>, timeFile: string): Promise<Omit<Measured, 'serverCpuMs'>> {
+  const withTime = existsSync(GNU_TIME);
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = withTime
+      ? spawn(GNU_TIME, ['-f', '%U %S', '-o', timeFile, command, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`${args[0]} ${args[1]} exited ${code}:\n${output}`))));
+    child.on('close', (code) => {
+      const ms = performance.now() - started;
+      if (code !== 0) return reject(new Error(`${args[0]} ${args[1]} exited ${code}:\n${output}`));
+      if (!withTime) return resolve({ ms });
+      const [user, system] = readFileSync(timeFile, 'utf8').trim().split(/\s+/).map(Number);
+      resolve({ ms, clientCpuMs: (user! + system!) * 1000 });
+    });
   });
 }
 

@@ -217,7 +217,7 @@ export async function applyTargets(ctx: InstallContext, targets: Target[], lock:
   if (toFetch.length > 0) report();
   // Each skill is written beside its folder as soon as it has arrived and passed verification,
   // while the others are still downloading; no install folder changes until all of them have.
-  const staged: (Staged & Verified)[] = [];
+  const staged: (Staged & Pick<Verified, 'entries'>)[] = [];
   let failure: { error: unknown } | undefined;
   await mapLimit(toFetch, DOWNLOADS_AT_ONCE, async (t, i) => {
     if (failure) return;
@@ -225,7 +225,8 @@ export async function applyTargets(ctx: InstallContext, targets: Target[], lock:
       const delivery = await deliver(ctx, clientFor(t.registry), t);
       const verified = verifyDelivery(delivery, { slug: t.slug, version: t.version, integrity: t.integrity, files: t.files });
       if (failure) return;
-      staged[i] = { ...(await stageFiles(t.slug, join(cwd, t.path), verified.files)), ...verified };
+      // Only the digests stay: the bytes are on disk, and megabytes of them need not wait for the rest.
+      staged[i] = { ...(await stageFiles(t.slug, join(cwd, t.path), verified.files)), entries: verified.entries };
       done++;
       report();
     } catch (error) {
@@ -243,7 +244,7 @@ export async function applyTargets(ctx: InstallContext, targets: Target[], lock:
   const moved: string[] = [];
   const installed: InstalledReport[] = [];
   for (const [i, t] of toFetch.entries()) {
-    const { files, entries } = staged[i]!;
+    const { entries } = staged[i]!;
     const previous = skills.get(t.slug);
     if (previous && previous.path !== t.path) moved.push(previous.path);
     skills.set(t.slug, lockEntry(t, entries));
@@ -253,8 +254,8 @@ export async function applyTargets(ctx: InstallContext, targets: Target[], lock:
       previous: previous?.version ?? null,
       path: t.path,
       integrity: t.integrity,
-      files: files.length,
-      bytes: files.reduce((n, f) => n + f.bytes.byteLength, 0),
+      files: entries.length,
+      bytes: entries.reduce((n, f) => n + f.size, 0),
       direct: t.direct,
     });
   }

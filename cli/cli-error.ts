@@ -1,7 +1,7 @@
 import { type ErrorCode, errorStatus } from '../core/errors.ts';
 
 /**
- * Failures the client reports. A server error keeps the server's code (DESIGN.md §4), so a user
+ * Failures the client reports. A server error keeps the server's code (docs/api.md §5), so a user
  * sees `payment_required` in the terminal exactly as the API said it; the codes below are the
  * client's own, for what only the client can notice.
  */

@@ -132,7 +132,7 @@ function parseBlockScalar(lines: Line[], start: number, parentIndent: number, st
   const text = style === '|' ? collected.join('\n') : fold(collected);
   if (collected.length === 0) return ['', i];
   if (chomp === '-') return [text, i];
-  return [text + '\n' + (chomp === '+' ? '\n'.repeat(trailing) : ''), i];
+  return [`${text}\n${chomp === '+' ? '\n'.repeat(trailing) : ''}`, i];
 }
 
 /** Folded style: single line breaks become spaces, blank lines stay as line breaks. */

@@ -30,8 +30,11 @@ let secure: { request: Send; agent: Http.Agent } | undefined;
 
 function transportFor(url: URL): { request: Send; agent: Http.Agent } {
   if (url.protocol !== 'https:') return plain;
-  const https = requireBuiltin('node:https') as typeof Https;
-  return (secure ??= { request: https.request as Send, agent: new https.Agent({ keepAlive: true }) });
+  if (!secure) {
+    const https = requireBuiltin('node:https') as typeof Https;
+    secure = { request: https.request as Send, agent: new https.Agent({ keepAlive: true }) };
+  }
+  return secure;
 }
 
 export const nodeFetch: Fetch = async (url, init) => {
@@ -41,7 +44,8 @@ export const nodeFetch: Fetch = async (url, init) => {
     const res = await send(target, { ...init, headers });
     const location = res.headers.location;
     const next = location && URL.canParse(location, target) ? new URL(location, target) : undefined;
-    const follow = next && REDIRECTS.has(res.statusCode ?? 0) && init.method === 'GET' && hop < MAX_REDIRECTS && (next.protocol === 'http:' || next.protocol === 'https:');
+    const follow =
+      next && REDIRECTS.has(res.statusCode ?? 0) && init.method === 'GET' && hop < MAX_REDIRECTS && (next.protocol === 'http:' || next.protocol === 'https:');
     if (!follow) return answer(res);
     res.resume();
     // A key or token is for the registry that was asked, not for wherever it points.

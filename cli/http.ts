@@ -144,7 +144,10 @@ async function readText(response: HttpAnswer, maxBytes: number, shown: string): 
       size += chunk.value.byteLength;
       if (size > maxBytes) {
         await reader!.cancel().catch(() => undefined);
-        throw new CliError('bad_response', `${shown} answered with more than ${formatBytes(maxBytes)}, more than the registry ever sends for it; stopped reading`);
+        throw new CliError(
+          'bad_response',
+          `${shown} answered with more than ${formatBytes(maxBytes)}, more than the registry ever sends for it; stopped reading`,
+        );
       }
       chunks.push(chunk.value);
     }

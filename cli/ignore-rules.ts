@@ -69,7 +69,8 @@ function globToRegex(glob: string): string {
         const atStart = i === 0 || glob[i - 1] === '/';
         const atEnd = i + 2 === glob.length || glob[i + 2] === '/';
         if (atStart && atEnd) {
-          if (i + 2 === glob.length) out += '.*'; // `a/**` — everything inside a
+          if (i + 2 === glob.length)
+            out += '.*'; // `a/**` — everything inside a
           else out += '(?:.*/)?'; // `**/b` or `a/**/b` — zero or more folders
           i += 2; // skip the second * and the following /
           continue;

@@ -100,7 +100,11 @@ export async function commitStaged(staged: readonly Staged[]): Promise<void> {
   } catch (error) {
     for (const { item, old } of done.reverse()) {
       await rename(item.target, item.stage).catch(() => undefined);
-      if (old) await rename(old, item.target).then(() => pending.delete(old), () => undefined);
+      if (old)
+        await rename(old, item.target).then(
+          () => pending.delete(old),
+          () => undefined,
+        );
     }
     await discardStaged(staged);
     throw ioError(error, 'cannot move the new files into place; the previous install is unchanged');
@@ -137,7 +141,7 @@ export async function folderMatches(dir: string, files: readonly FileEntry[]): P
 
 /** Relative names of the regular files under `dir`, or undefined if it is missing or holds a link. */
 async function listFiles(dir: string, prefix = ''): Promise<string[] | undefined> {
-  let entries;
+  let entries: import('node:fs').Dirent[];
   try {
     entries = await readdir(dir, { withFileTypes: true });
   } catch {

@@ -8,7 +8,7 @@ import { CliError, usage } from './cli-error.ts';
 import { commitStaged, discardStaged, exists, folderMatches, removeFolder, type Staged, stageFiles, writeLockfile } from './install-tree.ts';
 import type { Io } from './io.ts';
 import { LOCKFILE_NAME, type LockedSkill, type Lockfile, pruneOrphans } from './lockfile.ts';
-import { RegistryClient } from './registry-client.ts';
+import type { RegistryClient } from './registry-client.ts';
 import { installFolder, installPathProblem, registryDependencies } from './registry-names.ts';
 import { plural, type Ui } from './ui.ts';
 import { needsAllVersions, resolveVersion, satisfies } from './version-spec.ts';
@@ -81,7 +81,9 @@ const DOWNLOADS_AT_ONCE = 8;
 
 /** The install root as a `/`-separated path inside the project; refuses folders outside it. */
 export function projectRelativeRoot(cwd: string, dir: string): string {
-  const rel = relative(cwd, isAbsolute(dir) ? dir : join(cwd, dir)).split(sep).join('/');
+  const rel = relative(cwd, isAbsolute(dir) ? dir : join(cwd, dir))
+    .split(sep)
+    .join('/');
   if (installPathProblem(rel)) {
     throw usage(`--dir ${dir} must be a folder inside this project (${cwd})`, `${LOCKFILE_NAME} records install folders relative to the project`);
   }
@@ -108,7 +110,9 @@ export async function resolveTargets(ctx: InstallContext, requests: Request[], l
       if (!existing) {
         todo.set(item.slug, item);
       } else if (!satisfies(existing.version, item.spec)) {
-        ctx.ui.warn(`${item.wantedBy ?? 'you'} asked for ${item.slug}@${item.spec}, but ${item.slug}@${existing.version} stays installed (a skill is installed once per project)`);
+        ctx.ui.warn(
+          `${item.wantedBy ?? 'you'} asked for ${item.slug}@${item.spec}, but ${item.slug}@${existing.version} stays installed (a skill is installed once per project)`,
+        );
       }
     }
     const resolved = await mapLimit([...todo.values()], LOOKUPS_AT_ONCE, (item) => resolveOne(ctx, item, lock, options));
@@ -117,7 +121,13 @@ export async function resolveTargets(ctx: InstallContext, requests: Request[], l
       chosen.set(target.slug, target);
       // Every dependency slug was checked against the slug rule when its document was read.
       for (const [slug, range] of Object.entries(target.dependencies ?? {})) {
-        level.push({ slug, spec: range, direct: false, path: lock.skills.get(slug)?.path ?? `${parentOf(target.path)}/${slug}`, wantedBy: `${target.slug}@${target.version}` });
+        level.push({
+          slug,
+          spec: range,
+          direct: false,
+          path: lock.skills.get(slug)?.path ?? `${parentOf(target.path)}/${slug}`,
+          wantedBy: `${target.slug}@${target.version}`,
+        });
       }
     }
   }
@@ -135,16 +145,24 @@ async function resolveOne(ctx: InstallContext, request: Request, lock: Lockfile,
   if (options.allVersions || needsAllVersions(request.spec, newest, doc.currentVersion)) await all();
 
   const list = available ?? doc.versions;
-  const version = resolveVersion(request.spec, list.map((v) => v.version), doc.currentVersion);
+  const version = resolveVersion(
+    request.spec,
+    list.map((v) => v.version),
+    doc.currentVersion,
+  );
   if (!version) {
-    const shown = list.slice(0, 8).map((v) => v.version).join(', ');
+    const shown = list
+      .slice(0, 8)
+      .map((v) => v.version)
+      .join(', ');
     throw new CliError('no_matching_version', `no version of ${request.slug} matches ${request.spec} (published: ${shown}${list.length > 8 ? ', …' : ''})`);
   }
   // The current version can be missing from the 5 newest when backports were published after it.
   const summary = list.find((v) => v.version === version) ?? (await all()).find((v) => v.version === version);
   if (!summary) throw new CliError('bad_response', `the registry lists ${request.slug}@${version} as current but publishes no integrity for it`);
   // `latest` takes the registry's word for the version, which goes into the lockfile and semver comparisons.
-  if (semver.valid(version) !== version) throw new CliError('bad_response', `the registry names ${JSON.stringify(version)} as a version of ${request.slug}; that is not a semver version`);
+  if (semver.valid(version) !== version)
+    throw new CliError('bad_response', `the registry names ${JSON.stringify(version)} as a version of ${request.slug}; that is not a semver version`);
 
   const current = version === doc.currentVersion;
   const locked = lock.skills.get(request.slug);
@@ -158,7 +176,11 @@ async function resolveOne(ctx: InstallContext, request: Request, lock: Lockfile,
     integrity: summary.integrity,
     // Per-file digests and dependencies are published for the current version only; for an
     // older one the lockfile may still know them from when it was installed.
-    ...(current ? { files: doc.files, dependencies } : locked?.version === version && locked.integrity === summary.integrity ? { files: locked.files, dependencies: locked.dependencies } : {}),
+    ...(current
+      ? { files: doc.files, dependencies }
+      : locked?.version === version && locked.integrity === summary.integrity
+        ? { files: locked.files, dependencies: locked.dependencies }
+        : {}),
     paid: doc.paid,
     registry: client.base,
     spec: request.spec,
@@ -196,19 +218,33 @@ export interface InstallOutcome {
  * Brings the project to `targets`: skips what is already installed intact, downloads and verifies
  * the rest, then swaps folders in and writes the lockfile.
  */
-export async function applyTargets(ctx: InstallContext, targets: Target[], lock: Lockfile, cwd: string, clientFor: (registry: string) => RegistryClient): Promise<InstallOutcome> {
+export async function applyTargets(
+  ctx: InstallContext,
+  targets: Target[],
+  lock: Lockfile,
+  cwd: string,
+  clientFor: (registry: string) => RegistryClient,
+): Promise<InstallOutcome> {
   const { ui } = ctx;
   // Before any download or write: every folder this install would touch lies inside the project.
   for (const t of targets) installFolder(cwd, t.path);
   const intact = await mapLimit(targets, 8, async (t) => {
     const locked = lock.skills.get(t.slug);
-    return locked !== undefined && locked.version === t.version && locked.integrity === t.integrity && locked.path === t.path && (await folderMatches(join(cwd, t.path), locked.files));
+    return (
+      locked !== undefined &&
+      locked.version === t.version &&
+      locked.integrity === t.integrity &&
+      locked.path === t.path &&
+      (await folderMatches(join(cwd, t.path), locked.files))
+    );
   });
   const toFetch = targets.filter((_, i) => !intact[i]);
   for (const t of toFetch) {
     // A folder the lockfile does not own may be someone's own work: never replace it silently.
     if (!ctx.force && lock.skills.get(t.slug)?.path !== t.path && (await exists(join(cwd, t.path)))) {
-      throw new CliError('folder_exists', `${t.path} already exists and was not installed by skillpress`, { hint: 'move it away, or pass --force to replace it' });
+      throw new CliError('folder_exists', `${t.path} already exists and was not installed by skillpress`, {
+        hint: 'move it away, or pass --force to replace it',
+      });
     }
   }
 
@@ -259,10 +295,12 @@ export async function applyTargets(ctx: InstallContext, targets: Target[], lock:
       direct: t.direct,
     });
   }
-  const unchanged = targets.filter((_, i) => intact[i]).map((t) => {
-    skills.set(t.slug, lockEntry(t, lock.skills.get(t.slug)!.files));
-    return { slug: t.slug, version: t.version, path: t.path };
-  });
+  const unchanged = targets
+    .filter((_, i) => intact[i])
+    .map((t) => {
+      skills.set(t.slug, lockEntry(t, lock.skills.get(t.slug)!.files));
+      return { slug: t.slug, version: t.version, path: t.path };
+    });
   const pruned = pruneOrphans({ ...lock, skills });
   for (const slug of pruned.removed) moved.push(skills.get(slug)!.path);
   await writeLockfile(cwd, pruned.lock);
@@ -298,9 +336,11 @@ async function deliver(ctx: InstallContext, client: RegistryClient, t: Target): 
       });
     }
     if (error instanceof CliError && error.code === 'unauthenticated' && token) {
-      throw new CliError(error.code, `${t.slug}: the download token was refused: ${error.message}`, { ...error.options, hint: 'tokens expire, can be revoked or used up, and work for one skill only' });
+      throw new CliError(error.code, `${t.slug}: the download token was refused: ${error.message}`, {
+        ...error.options,
+        hint: 'tokens expire, can be revoked or used up, and work for one skill only',
+      });
     }
     throw error;
   }
 }
-

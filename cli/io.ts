@@ -1,5 +1,4 @@
 import { nodeFetch } from './http-transport.ts';
-import type { Ui } from './ui.ts';
 
 /**
  * Everything a command touches outside its arguments. `cli/main.ts` builds it from `process`;
@@ -53,11 +52,6 @@ export interface Io {
   fetch: Fetch;
   /** Milliseconds, for durations in messages. */
   now(): number;
-}
-
-/** What a command receives: the outside world plus the way to talk to the user. */
-export interface CommandIo extends Io {
-  ui: Ui;
 }
 
 export function processIo(): Io {

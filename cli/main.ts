@@ -12,10 +12,10 @@ import { version } from './commands/version.ts';
 import { whoami } from './commands/whoami.ts';
 import { CLI_VERSION } from './http.ts';
 import { settlePendingSync } from './install-tree.ts';
-import { type CommandIo, type Io, processIo } from './io.ts';
+import { type Io, processIo } from './io.ts';
 import { DEFAULT_REGISTRY, registryNamed, registryUrl } from './registry-client.ts';
 import { terminalJson, terminalLine, terminalText } from './terminal-text.ts';
-import { createUi, type Ui } from './ui.ts';
+import { type CommandIo, createUi, type Ui } from './ui.ts';
 import { fromDomainError } from './validated.ts';
 
 /**
@@ -85,13 +85,27 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
     options: { dir: { type: 'string' }, agent: { type: 'string' }, token: { type: 'string' }, force: { type: 'boolean' } },
     optionHelp: [
       ['--dir <folder>', 'install into <folder>/<slug> (default .agents/skills)'],
-      ['--agent <id>', 'install where that agent reads skills, ids as the skills CLI names them: claude-code (or claude) → .claude/skills, windsurf → .windsurf/skills, codex, cursor, gemini-cli, github-copilot, opencode, amp → .agents/skills, …'],
+      [
+        '--agent <id>',
+        'install where that agent reads skills, ids as the skills CLI names them: claude-code (or claude) → .claude/skills, windsurf → .windsurf/skills, codex, cursor, gemini-cli, github-copilot, opencode, amp → .agents/skills, …',
+      ],
       ['--token <token>', 'download token for a paid skill (from its author)'],
       ['--force', 'replace a folder that skillpress did not install'],
       registryHelp,
     ],
     run: ({ io, values, positionals, registry, registryChosen }) =>
-      install({ registry: registry(), registryChosen, specs: positionals, dir: str(values.dir), agent: str(values.agent), token: str(values.token), force: values.force === true }, io),
+      install(
+        {
+          registry: registry(),
+          registryChosen,
+          specs: positionals,
+          dir: str(values.dir),
+          agent: str(values.agent),
+          token: str(values.token),
+          force: values.force === true,
+        },
+        io,
+      ),
   },
   update: {
     usage: 'update [slug...]',
@@ -149,7 +163,13 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
 front matter (also read: category, slug, dependencies); the files are the folder's minus what
 .gitignore and .skillignore exclude, and never .git, node_modules, .agents or .skills. Binary files are
 sent as base64. For later versions use skillpress version.`,
-    options: { category: { type: 'string' }, slug: { type: 'string' }, paid: { type: 'boolean' }, changelog: { type: 'string' }, 'dry-run': { type: 'boolean' } },
+    options: {
+      category: { type: 'string' },
+      slug: { type: 'string' },
+      paid: { type: 'boolean' },
+      changelog: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+    },
     optionHelp: [
       ['--category <label>', 'category (or "category:" in the front matter)'],
       ['--slug <slug>', 'registry slug (default: from the name)'],
@@ -161,7 +181,15 @@ sent as base64. For later versions use skillpress version.`,
     run: ({ io, values, positionals, registry }) => {
       if (positionals.length > 1) throw usage('publish takes one folder');
       return publish(
-        { registry: registry(), dir: positionals[0] ?? '.', category: str(values.category), slug: str(values.slug), paid: values.paid === true, changelog: str(values.changelog), dryRun: values['dry-run'] === true },
+        {
+          registry: registry(),
+          dir: positionals[0] ?? '.',
+          category: str(values.category),
+          slug: str(values.slug),
+          paid: values.paid === true,
+          changelog: str(values.changelog),
+          dryRun: values['dry-run'] === true,
+        },
         io,
       );
     },
@@ -180,7 +208,10 @@ sent as base64. For later versions use skillpress version.`,
     run: ({ io, values, positionals, registry }) => {
       if (positionals.length < 1 || positionals.length > 2) throw usage('usage: skillpress version [dir] <semver> --changelog <text>');
       const [dir, semver] = positionals.length === 2 ? positionals : ['.', positionals[0]!];
-      return version({ registry: registry(), dir: dir!, version: semver!, changelog: str(values.changelog), slug: str(values.slug), dryRun: values['dry-run'] === true }, io);
+      return version(
+        { registry: registry(), dir: dir!, version: semver!, changelog: str(values.changelog), slug: str(values.slug), dryRun: values['dry-run'] === true },
+        io,
+      );
     },
   },
 };
@@ -265,11 +296,17 @@ export async function main(argv: string[], io: Io): Promise<ExitCode> {
       return EXIT.ok;
     }
 
-    let parsed;
+    let parsed: ReturnType<typeof parseArgs>;
     try {
       parsed = parseArgs({ args: argv, options: { ...globalOptions, ...command.options }, allowPositionals: true, strict: true });
     } catch (error) {
-      throw usage((error as Error).message.split('\n')[0]!.replace(/\. To specify a positional.*$/, '').replace(/^Unknown option/, 'unknown option'), `see skillpress ${name} --help`);
+      throw usage(
+        (error as Error).message
+          .split('\n')[0]!
+          .replace(/\. To specify a positional.*$/, '')
+          .replace(/^Unknown option/, 'unknown option'),
+        `see skillpress ${name} --help`,
+      );
     }
     const values = parsed.values as Values;
     let registry: string | undefined;
@@ -313,7 +350,9 @@ function detailLines(details: unknown): string[] {
   if (Array.isArray(issues)) {
     return issues.map((i: { path?: unknown[]; message?: string }) => `- ${(i.path ?? []).join('.') || '(body)'}: ${i.message ?? ''}`);
   }
-  return Object.entries(details).map(([key, value]) => `${key}: ${Array.isArray(value) ? value.join(', ') || '(none)' : typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+  return Object.entries(details).map(
+    ([key, value]) => `${key}: ${Array.isArray(value) ? value.join(', ') || '(none)' : typeof value === 'object' ? JSON.stringify(value) : String(value)}`,
+  );
 }
 
 /** The process entry used by `cli/bin.mjs`: runs `main` and exits with its code. */

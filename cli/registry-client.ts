@@ -12,7 +12,7 @@ import { cacheDir } from './paths.ts';
 import { registrySlug } from './registry-names.ts';
 
 /**
- * The registry's endpoints as the client uses them (DESIGN.md §4): metadata from the static
+ * The registry's endpoints as the client uses them (docs/api.md §7): metadata from the static
  * registry files, content from the delivery endpoint with `source=cli`, writes with an API key.
  */
 
@@ -88,13 +88,21 @@ export class RegistryClient {
 
   async versions(slug: string): Promise<VersionsDocument> {
     const doc = await this.http
-      .json<VersionsDocument>(`${registryPath(registrySlug(slug, 'asked to look up'))}/versions`, { revalidate: true, maxBytes: ANSWER_BYTES.versions, compressed: true })
+      .json<VersionsDocument>(`${registryPath(registrySlug(slug, 'asked to look up'))}/versions`, {
+        revalidate: true,
+        maxBytes: ANSWER_BYTES.versions,
+        compressed: true,
+      })
       .catch(notFoundAs(`no skill "${slug}" in ${this.base}`));
     return sameSkill(doc, slug, this.base);
   }
 
   deliver(id: string, version: string, token?: string): Promise<Delivery> {
-    return this.http.json(`/api/deliver/${encodeURIComponent(id)}`, { query: { version, source: 'cli', token }, maxBytes: ANSWER_BYTES.delivery, compressed: true });
+    return this.http.json(`/api/deliver/${encodeURIComponent(id)}`, {
+      query: { version, source: 'cli', token },
+      maxBytes: ANSWER_BYTES.delivery,
+      compressed: true,
+    });
   }
 
   /** The account an API key belongs to (`GET /api/me`). */
@@ -113,7 +121,8 @@ export class RegistryClient {
 
 /** A registry document about another skill than the one asked for is a lie, whatever it holds. */
 function sameSkill<T extends { slug: string }>(doc: T, slug: string, base: string): T {
-  if (doc?.slug !== slug) throw new CliError('bad_response', `${base} answered a lookup of ${slug} with a document about ${JSON.stringify(doc?.slug)?.slice(0, 80)}`);
+  if (doc?.slug !== slug)
+    throw new CliError('bad_response', `${base} answered a lookup of ${slug} with a document about ${JSON.stringify(doc?.slug)?.slice(0, 80)}`);
   return doc;
 }
 

@@ -38,9 +38,13 @@ export async function readSkillFolder(dir: string): Promise<SkillFolder> {
     source = await readFile(join(dir, SKILL_FILE), 'utf8');
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new CliError(missing ? 'usage' : 'io_error', missing ? `${dir} has no ${SKILL_FILE}` : `cannot read ${join(dir, SKILL_FILE)}: ${(error as Error).message}`, {
-      hint: missing ? `a skill folder starts with a ${SKILL_FILE} whose front matter gives its name and description` : undefined,
-    });
+    throw new CliError(
+      missing ? 'usage' : 'io_error',
+      missing ? `${dir} has no ${SKILL_FILE}` : `cannot read ${join(dir, SKILL_FILE)}: ${(error as Error).message}`,
+      {
+        hint: missing ? `a skill folder starts with a ${SKILL_FILE} whose front matter gives its name and description` : undefined,
+      },
+    );
   }
   const meta = skillMetadata(source);
   const { files, skipped } = await collectFiles(dir);
@@ -65,7 +69,9 @@ export function skillMetadata(source: string): Pick<SkillFolder, 'name' | 'descr
   const name = text('name', data.name);
   const description = text('description', data.description);
   if (!name || !description) {
-    throw new CliError('invalid_request', `${SKILL_FILE} front matter needs a name and a description`, { hint: '---\nname: pretty-json\ndescription: Formats JSON files.\n---' });
+    throw new CliError('invalid_request', `${SKILL_FILE} front matter needs a name and a description`, {
+      hint: '---\nname: pretty-json\ndescription: Formats JSON files.\n---',
+    });
   }
   const dependencies = data.dependencies ?? {};
   if (!isMapping(dependencies) || Object.values(dependencies).some((v) => typeof v !== 'string')) {
@@ -99,7 +105,6 @@ async function collectFiles(root: string): Promise<{ files: RawFile[]; skipped: 
         if (ALWAYS_SKIPPED.has(entry.name) || isIgnored(rules, path, true)) continue;
         await walk(path, `${path}/`, rules);
       } else if (isIgnored(rules, path, false)) {
-        continue;
       } else if (entry.isFile()) {
         files.push({ filename: path, bytes: await readFile(join(root, path)) });
         checkCount(files.length);
@@ -114,7 +119,9 @@ async function collectFiles(root: string): Promise<{ files: RawFile[]; skipped: 
 
 function checkCount(count: number): void {
   if (count > limits.filesPerVersion) {
-    throw new CliError('payload_too_large', `more than ${limits.filesPerVersion} files to publish`, { hint: 'exclude build output and data with a .gitignore or .skillignore' });
+    throw new CliError('payload_too_large', `more than ${limits.filesPerVersion} files to publish`, {
+      hint: 'exclude build output and data with a .gitignore or .skillignore',
+    });
   }
 }
 

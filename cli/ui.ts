@@ -83,7 +83,6 @@ export function createUi(io: Io, json: boolean): Ui {
   };
 }
 
-
 const ANSI = /\u001b\[[0-9;]*m/g;
 // As printed: without colours, and without what the output cleaning drops.
 const width = (text: string) => terminalText(text).replace(ANSI, '').length;
@@ -91,8 +90,15 @@ const width = (text: string) => terminalText(text).replace(ANSI, '').length;
 /** Rows as aligned columns (two spaces apart); the last column is never padded. */
 export function columns(rows: string[][]): string[] {
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, width(cell))));
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat(widths[i]! - width(cell)))).join('  ').trimEnd());
+  for (const row of rows) {
+    for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, width(cell));
+  }
+  return rows.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat(widths[i]! - width(cell))))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 export function truncate(text: string, max: number): string {
@@ -101,3 +107,8 @@ export function truncate(text: string, max: number): string {
 }
 
 export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** What a command receives: the outside world plus the way to talk to the user. */
+export interface CommandIo extends Io {
+  ui: Ui;
+}

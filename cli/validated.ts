@@ -12,7 +12,10 @@ export async function validated(kind: 'version', body: unknown): Promise<Version
 export async function validated(kind: 'publish' | 'version', body: unknown): Promise<PublishBody | VersionBody> {
   const { issueDetails, publishBodySchema, versionBodySchema } = await import('../core/schemas.ts');
   const result = (kind === 'publish' ? publishBodySchema : versionBodySchema).safeParse(body);
-  if (!result.success) throw new CliError('invalid_request', `the ${kind === 'publish' ? 'skill' : 'version'} cannot be published as it is`, { details: issueDetails(result.error) });
+  if (!result.success)
+    throw new CliError('invalid_request', `the ${kind === 'publish' ? 'skill' : 'version'} cannot be published as it is`, {
+      details: issueDetails(result.error),
+    });
   return result.data;
 }
 

@@ -76,7 +76,12 @@ function deliveredFiles(delivery: unknown, who: string): { filename: string; con
   const wellFormed =
     Array.isArray(files) &&
     files.every(
-      (f) => f !== null && typeof f === 'object' && typeof f.filename === 'string' && typeof f.content === 'string' && (f.encoding === undefined || f.encoding === 'base64' || f.encoding === 'utf8'),
+      (f) =>
+        f !== null &&
+        typeof f === 'object' &&
+        typeof f.filename === 'string' &&
+        typeof f.content === 'string' &&
+        (f.encoding === undefined || f.encoding === 'base64' || f.encoding === 'utf8'),
     );
   if (!wellFormed) throw new CliError('bad_response', `${who}: the delivery is not {files:[{filename, content, encoding?}]}`);
   return files;

@@ -20,7 +20,8 @@ export function parseRequest(arg: string): SkillRequest {
   const at = arg.indexOf('@');
   const slug = at < 0 ? arg : arg.slice(0, at);
   const spec = at < 0 ? LATEST : arg.slice(at + 1).trim() || LATEST;
-  if (!isValidSlug(slug)) throw usage(`"${arg}" does not start with a skill slug (lower-case letters, digits and hyphens)`, 'e.g. skillpress install pretty-json@^1.2.0');
+  if (!isValidSlug(slug))
+    throw usage(`"${arg}" does not start with a skill slug (lower-case letters, digits and hyphens)`, 'e.g. skillpress install pretty-json@^1.2.0');
   if (spec !== LATEST && !isValidRange(spec)) throw usage(`"${spec}" is neither a version nor a semver range`, 'use 1.2.3, ^1.2.0, ~1.2, >=1.0.0 <2 or latest');
   return { slug, spec };
 }

@@ -40,7 +40,9 @@ export function buildIndex<T extends Searchable>(entries: readonly T[]): SearchI
 
 /** The skills matching every word of `query`, best first; an empty query matches nothing. */
 export function search<T extends Searchable>(index: SearchIndex<T>, query: string, limit = Number.POSITIVE_INFINITY): SearchResult<T> {
-  const words = fold(query).split(/[\s,]+/).filter(Boolean);
+  const words = fold(query)
+    .split(/[\s,]+/)
+    .filter(Boolean);
   if (words.length === 0) return { total: 0, matches: [] };
   const exactSlug = words.join('-');
   const scored: { score: number; i: number }[] = [];
@@ -80,7 +82,10 @@ function wordScore(f: SearchIndex<Searchable>['fields'][number], word: string): 
 
 /** Lower case without accents, so `cafe` finds `Café`. */
 function fold(text: string): string {
-  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
 }
 
 function compare(a: string, b: string): number {

@@ -11,7 +11,6 @@ export function filenameProblem(filename: string): string | null {
   if (!filename.isWellFormed()) return 'must be well-formed Unicode (no lone surrogates)';
   if (filename.startsWith('/')) return 'must be relative (no leading /)';
   if (filename.includes('\\')) return 'must use / as the separator (no \\)';
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   if (/[\u0000-\u001f\u007f-\u009f]/.test(filename)) return 'must not contain control characters';
   if (/^[a-zA-Z]:/.test(filename)) return 'must not start with a drive letter';
   if (WINDOWS_RESERVED_CHARACTERS.test(filename)) return 'must not contain any of : < > " | ? * (refused by Windows or macOS)';

@@ -1,5 +1,5 @@
 /**
- * Install analytics (DESIGN.md §4): downloads are counted in one bucket per UTC day and source,
+ * Install analytics (docs/api.md §10): downloads are counted in one bucket per UTC day and source,
  * plus an all-time total per source. These functions turn those buckets into the analytics
  * answer; they take "now" as an argument so tests can cross day boundaries.
  */

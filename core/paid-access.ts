@@ -1,7 +1,7 @@
 import { DomainError, unauthenticated } from './errors.ts';
 
 /**
- * Who may receive a skill's content (DESIGN.md §4, deliver). Free skills: anyone. Paid skills:
+ * Who may receive a skill's content (docs/api.md §9.3). Free skills: anyone. Paid skills:
  * the author's or a granted user's session, or a download token for this skill.
  *
  * The 401/402 rule: 402 `payment_required` means "this content needs an entitlement you have
@@ -28,7 +28,7 @@ export type TokenProblem = 'unknown' | 'other_skill' | 'expired' | 'used_up';
 export function tokenProblem(token: TokenFacts | undefined, skillId: string, now: Date): TokenProblem | undefined {
   if (!token) return 'unknown';
   if (token.skillId !== skillId) return 'other_skill';
-  // Checked here and not left to the TTL, which deletes expired items lazily (DESIGN.md §7).
+  // Checked here and not left to the TTL, which deletes expired items lazily (docs/architecture.md, "Data model").
   if (token.expiresAt * 1000 <= now.getTime()) return 'expired';
   if (token.maxUses !== null && token.uses >= token.maxUses) return 'used_up';
   return undefined;

@@ -2,10 +2,10 @@ import type { z } from 'zod';
 import { limits } from './limits.ts';
 import { byPrecedenceDesc, currentOf } from './semver-order.ts';
 import type { registryDocumentSchema, versionsDocumentSchema, versionSummarySchema } from './schemas.ts';
-import { bundlePath, registryPath } from './static-paths.ts';
+import { bundlePath } from './static-paths.ts';
 
 /**
- * The registry documents of one skill (DESIGN.md §4): `/api/registry/<slug>` and its
+ * The registry documents of one skill (docs/api.md §11.2): `/api/registry/<slug>` and its
  * `/versions` list. Pure: the rebuild feeds them what DynamoDB holds and writes the result.
  */
 

@@ -28,19 +28,21 @@ const visibleText = (max: number) =>
 
 export const slugSchema = z.string().max(SLUG_MAX).regex(SLUG_PATTERN, '1 to 64 lower-case letters and digits, in words joined by single hyphens');
 
-export const fileInputSchema = z.strictObject({
-  filename: z.string().superRefine((name, ctx) => {
-    const problem = filenameProblem(name);
-    if (problem) ctx.addIssue({ code: 'custom', message: `filename ${problem}` });
-  }),
-  content: z.string(),
-  encoding: z.enum(['utf8', 'base64']).optional(),
-}).superRefine((file, ctx) => {
-  // A lone surrogate has no UTF-8 form: stored, it would become U+FFFD and the bytes would differ from what was sent.
-  if ((file.encoding ?? 'utf8') === 'utf8' && !file.content.isWellFormed()) {
-    ctx.addIssue({ code: 'custom', path: ['content'], message: 'is not well-formed Unicode (a lone surrogate); send such bytes with encoding base64' });
-  }
-});
+export const fileInputSchema = z
+  .strictObject({
+    filename: z.string().superRefine((name, ctx) => {
+      const problem = filenameProblem(name);
+      if (problem) ctx.addIssue({ code: 'custom', message: `filename ${problem}` });
+    }),
+    content: z.string(),
+    encoding: z.enum(['utf8', 'base64']).optional(),
+  })
+  .superRefine((file, ctx) => {
+    // A lone surrogate has no UTF-8 form: stored, it would become U+FFFD and the bytes would differ from what was sent.
+    if ((file.encoding ?? 'utf8') === 'utf8' && !file.content.isWellFormed()) {
+      ctx.addIssue({ code: 'custom', path: ['content'], message: 'is not well-formed Unicode (a lone surrogate); send such bytes with encoding base64' });
+    }
+  });
 
 const filesSchema = z.array(fileInputSchema).superRefine((files, ctx) => {
   const conflict = filenameConflict(files.map((f) => f.filename));
@@ -70,7 +72,8 @@ export const dependenciesSchema = z
     for (const key of keys) {
       if (!isValidSlug(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'is not a skill slug' });
       const range = value[key];
-      if (typeof range !== 'string' || range.length > 256 || !isValidRange(range)) ctx.addIssue({ code: 'custom', path: [key], message: 'must be a semver range such as ^1.2.0' });
+      if (typeof range !== 'string' || range.length > 256 || !isValidRange(range))
+        ctx.addIssue({ code: 'custom', path: [key], message: 'must be a semver range such as ^1.2.0' });
     }
   })
   .transform((value) => Object.fromEntries(Object.entries(value)) as Record<string, string>);
@@ -80,7 +83,12 @@ const changelogSchema = z.string().max(20_000).superRefine(textRule(multiLineTex
 export const publishBodySchema = z.strictObject({
   name: visibleText(100),
   description: visibleText(1024),
-  category: z.string().max(200).superRefine(textRule(singleLineTextProblem)).transform(normaliseCategory).pipe(z.string().regex(CATEGORY_PATTERN, '1 to 40 of a-z, 0-9 and -')),
+  category: z
+    .string()
+    .max(200)
+    .superRefine(textRule(singleLineTextProblem))
+    .transform(normaliseCategory)
+    .pipe(z.string().regex(CATEGORY_PATTERN, '1 to 40 of a-z, 0-9 and -')),
   slug: slugSchema.optional(),
   paid: z.boolean().default(false),
   files: filesSchema.default([]),
@@ -105,28 +113,22 @@ export const loginSchema = z.string().regex(LOGIN_PATTERN, 'a GitHub-style login
 export const devLoginBodySchema = z.strictObject({ login: loginSchema });
 
 export const downloadTokenBodySchema = z.strictObject({
-  expiresInSeconds: z
-    .number()
-    .int()
-    .min(limits.downloadToken.minSeconds)
-    .max(limits.downloadToken.maxSeconds)
-    .default(limits.downloadToken.defaultSeconds),
+  expiresInSeconds: z.number().int().min(limits.downloadToken.minSeconds).max(limits.downloadToken.maxSeconds).default(limits.downloadToken.defaultSeconds),
   maxUses: z.number().int().min(1).max(1_000_000).optional(),
 });
 
 export const grantBodySchema = z.strictObject({ login: loginSchema });
 
 export const deliverySourceSchema = z.enum(SOURCES);
-export type DeliverySource = z.output<typeof deliverySourceSchema>;
 
 /**
  * The query of GET /api/deliver/<skillId>. `version` is checked as strict semver by the handler;
  * `token` is bounded so a huge value is a 400, never a hashing or storage problem.
  */
 export const deliverQuerySchema = z.object({
-  version: z.string().min(1).max(limits.versionChars).optional(),
-  source: deliverySourceSchema.default('api'),
-  token: z.string().min(1).max(512).optional(),
+  version: z.string().min(1).max(limits.versionChars).optional().describe('exact semver; default the current version'),
+  source: deliverySourceSchema.default('api').describe('who asks, for the install count'),
+  token: z.string().min(1).max(512).optional().describe('a download token for this skill (paid skills)'),
 });
 export type DeliverQuery = z.output<typeof deliverQuerySchema>;
 
@@ -139,6 +141,12 @@ export const userSchema = z.object({
   avatarUrl: z.string().optional(),
 });
 export type User = z.output<typeof userSchema>;
+
+/** The answer of dev sign-in and of `GET /api/me`. */
+export const signedInSchema = z.object({ user: userSchema });
+
+/** Which sign-in forms the dashboard offers besides GitHub's. */
+export const signInMethodsSchema = z.object({ devLogin: z.boolean() });
 
 export const skillSchema = z.object({
   id: z.string(),
@@ -177,9 +185,7 @@ export const apiKeyCreatedSchema = z.object({
 });
 
 export const apiKeyListSchema = z.object({
-  keys: z.array(
-    z.object({ id: z.string(), name: z.string(), prefix: z.string(), createdAt: z.string(), lastUsedAt: z.string().nullable() }),
-  ),
+  keys: z.array(z.object({ id: z.string(), name: z.string(), prefix: z.string(), createdAt: z.string(), lastUsedAt: z.string().nullable() })),
 });
 
 export const deliverySchema = z.object({
@@ -214,7 +220,7 @@ export const analyticsSchema = z.object({
   daily: z.array(sourceCountsSchema.extend({ date: z.string() })).describe('the last 30 UTC days, oldest first'),
 });
 
-// The static documents (DESIGN.md §4–5). Readers (the site build, the CLI) parse them with these;
+// The static documents (docs/api.md §11). Readers (the site build, the CLI) parse them with these;
 // the builders in catalog.ts and registry-document.ts produce exactly these types. Not strict:
 // a reader must accept fields added by a newer rebuild.
 

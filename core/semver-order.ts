@@ -2,7 +2,7 @@ import semver from 'semver';
 import { invalidRequest } from './errors.ts';
 
 /**
- * The "latest" rule (DESIGN.md §4): the current version is the highest semver precedence among
+ * The "latest" rule (docs/api.md §8): the current version is the highest semver precedence among
  * a skill's non-prerelease versions. Backports and prereleases are stored but never current.
  */
 

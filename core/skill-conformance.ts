@@ -49,7 +49,9 @@ export function checkSkillConformance(files: readonly SkillFile[], slug?: string
   }
   const { data, bom, problems } = readFrontMatter(source);
   const issues: SkillIssue[] = problems.map((problem) => ({ file: SKILL_FILE, ...problem }));
-  const warnings = bom ? [`${SKILL_FILE} starts with a byte-order mark; the reference validator (skills-ref) refuses it, so save the file as UTF-8 without one`] : [];
+  const warnings = bom
+    ? [`${SKILL_FILE} starts with a byte-order mark; the reference validator (skills-ref) refuses it, so save the file as UTF-8 without one`]
+    : [];
   if (!data) return { issues, warnings };
 
   const issue = (path: (string | number)[], message: string) => issues.push({ file: SKILL_FILE, path, message });
@@ -57,28 +59,41 @@ export function checkSkillConformance(files: readonly SkillFile[], slug?: string
 
   if (!Object.hasOwn(data, 'name')) issue(['name'], `the front matter has no name: add "name: ${slug ?? 'my-skill'}"`);
   else if (typeof data.name !== 'string') issue(['name'], `name must be text${slug ? ` ("${slug}", the skill's slug)` : ''}`);
-  else if (!isValidSlug(data.name)) issue(['name'], `name "${clip(data.name)}" must be lower-case letters and digits joined by single hyphens, 1 to ${SLUG_MAX} characters${slug ? `: "${slug}", the skill's slug` : ''}`);
+  else if (!isValidSlug(data.name))
+    issue(
+      ['name'],
+      `name "${clip(data.name)}" must be lower-case letters and digits joined by single hyphens, 1 to ${SLUG_MAX} characters${slug ? `: "${slug}", the skill's slug` : ''}`,
+    );
   else if (slug !== undefined && data.name !== slug) issue(['name'], `name "${data.name}" must be the skill's slug, "${slug}"`);
 
   let description: string | undefined;
-  if (!Object.hasOwn(data, 'description')) issue(['description'], 'the front matter has no description: add "description: what the skill does and when to use it"');
-  else if (typeof data.description !== 'string') issue(['description'], 'description must be text (quote it if YAML reads it as a number, a date or true/false)');
+  if (!Object.hasOwn(data, 'description'))
+    issue(['description'], 'the front matter has no description: add "description: what the skill does and when to use it"');
+  else if (typeof data.description !== 'string')
+    issue(['description'], 'description must be text (quote it if YAML reads it as a number, a date or true/false)');
   else if (data.description.trim() === '') issue(['description'], 'description must not be blank');
-  else if (characters(data.description) > DESCRIPTION_MAX) issue(['description'], `description is ${characters(data.description)} characters; at most ${DESCRIPTION_MAX} are allowed`);
+  else if (characters(data.description) > DESCRIPTION_MAX)
+    issue(['description'], `description is ${characters(data.description)} characters; at most ${DESCRIPTION_MAX} are allowed`);
   else description = data.description;
 
   if (Object.hasOwn(data, 'license') && typeof data.license !== 'string') issue(['license'], 'license must be text, such as "MIT" or "see LICENSE.txt"');
-  if (Object.hasOwn(data, 'allowed-tools') && typeof data['allowed-tools'] !== 'string') issue(['allowed-tools'], 'allowed-tools must be text: the tool names separated by spaces on one line, not a YAML list');
+  if (Object.hasOwn(data, 'allowed-tools') && typeof data['allowed-tools'] !== 'string')
+    issue(['allowed-tools'], 'allowed-tools must be text: the tool names separated by spaces on one line, not a YAML list');
   if (Object.hasOwn(data, 'compatibility')) {
     const value = data.compatibility;
     if (typeof value !== 'string') issue(['compatibility'], 'compatibility must be text');
-    else if (characters(value) > COMPATIBILITY_MAX) issue(['compatibility'], `compatibility is ${characters(value)} characters; at most ${COMPATIBILITY_MAX} are allowed`);
+    else if (characters(value) > COMPATIBILITY_MAX)
+      issue(['compatibility'], `compatibility is ${characters(value)} characters; at most ${COMPATIBILITY_MAX} are allowed`);
   }
   if (Object.hasOwn(data, 'metadata')) {
     if (!isMapping(data.metadata)) issue(['metadata'], 'metadata must be a mapping of names to text, e.g. "metadata:" then "  author: example-org"');
     else {
       for (const [key, value] of Object.entries(data.metadata)) {
-        if (typeof value !== 'string') issue(['metadata', key], `metadata values must be text: quote it${typeof value === 'number' || typeof value === 'boolean' ? ` ("${String(value)}")` : ''}`);
+        if (typeof value !== 'string')
+          issue(
+            ['metadata', key],
+            `metadata values must be text: quote it${typeof value === 'number' || typeof value === 'boolean' ? ` ("${String(value)}")` : ''}`,
+          );
       }
     }
   }
@@ -90,11 +105,15 @@ export function checkSkillConformance(files: readonly SkillFile[], slug?: string
 function missingSkillFile(files: readonly SkillFile[]): SkillIssue {
   const miscased = files.find((file) => file.filename.toLowerCase() === 'skill.md');
   if (miscased) {
-    return { file: miscased.filename, message: `the file must be named exactly ${SKILL_FILE}, not "${miscased.filename}": clients on case-sensitive file systems look for ${SKILL_FILE} only` };
+    return {
+      file: miscased.filename,
+      message: `the file must be named exactly ${SKILL_FILE}, not "${miscased.filename}": clients on case-sensitive file systems look for ${SKILL_FILE} only`,
+    };
   }
   const nested = files.find((file) => file.filename.toLowerCase().endsWith('/skill.md'));
   if (nested) return { file: nested.filename, message: `${SKILL_FILE} must be at the root of the skill, not at "${nested.filename}"` };
-  if (files.length === 0) return { file: SKILL_FILE, message: `there are no files: a skill is a ${SKILL_FILE} at the root, with front matter giving its name and description` };
+  if (files.length === 0)
+    return { file: SKILL_FILE, message: `there are no files: a skill is a ${SKILL_FILE} at the root, with front matter giving its name and description` };
   return { file: SKILL_FILE, message: `there is no ${SKILL_FILE} at the root: every skill needs one, with front matter giving its name and description` };
 }
 

@@ -45,7 +45,13 @@ export function readFrontMatter(source: string): FrontMatter {
   const bom = source.startsWith(BOM);
   const lines = (bom ? source.slice(1) : source).replace(/\r\n?/g, '\n').split('\n');
   if (!OPENING.test(lines[0] ?? '')) {
-    return { body: lines.join('\n'), bom, problems: [{ message: `${SKILL_FILE} must begin with YAML front matter: a first line "---", then keys such as "name: my-skill", then a closing "---" line` }] };
+    return {
+      body: lines.join('\n'),
+      bom,
+      problems: [
+        { message: `${SKILL_FILE} must begin with YAML front matter: a first line "---", then keys such as "name: my-skill", then a closing "---" line` },
+      ],
+    };
   }
   const end = lines.findIndex((line, i) => i > 0 && CLOSING.test(line));
   if (end < 0) return { body: '', bom, problems: [{ message: `the front matter of ${SKILL_FILE} is not closed: add a "---" line after its last key` }] };
@@ -62,9 +68,12 @@ function parseYamlMapping(yaml: string, firstLine: number): Pick<FrontMatter, 'd
   const at = (offset: number | undefined) => (offset === undefined ? '' : ` (line ${lineCounter.linePos(offset).line + firstLine - 1})`);
   // Warnings too: an unknown tag such as `!foo` reads as plain text here but makes js-yaml throw,
   // and a client that throws drops the skill without a word.
-  const problems: FrontMatterProblem[] = [...doc.errors, ...doc.warnings].map((e) => ({ message: `invalid YAML in the front matter: ${e.message}${at(e.pos[0])}` }));
+  const problems: FrontMatterProblem[] = [...doc.errors, ...doc.warnings].map((e) => ({
+    message: `invalid YAML in the front matter: ${e.message}${at(e.pos[0])}`,
+  }));
   if (problems.length > 0) return { problems };
-  if (doc.contents !== null && !isMap(doc.contents)) return { problems: [{ message: 'the front matter must be a YAML mapping of keys to values, such as "name: my-skill"' }] };
+  if (doc.contents !== null && !isMap(doc.contents))
+    return { problems: [{ message: 'the front matter must be a YAML mapping of keys to values, such as "name: my-skill"' }] };
   const keyProblems: FrontMatterProblem[] = [];
   try {
     // Maps as Map objects: the `yaml` package would otherwise stringify keys that are

@@ -71,7 +71,8 @@ export function parseDependencies(text: string): ParsedDependencies {
     const range = at < 0 ? '' : entry.slice(at + 1).trim();
     if (entry === '') problems.push(`entry ${index + 1} is empty (two commas in a row, or a comma at an end)`);
     // semver reads an empty range as "any"; here it is an entry left unfinished.
-    else if (at < 0 || range === '') problems.push(`"${entry}" needs a version range: write ${isValidSlug(slug) ? `${slug}@^1.0.0` : 'slug@range, e.g. pdf-tools@^1.2.0'}`);
+    else if (at < 0 || range === '')
+      problems.push(`"${entry}" needs a version range: write ${isValidSlug(slug) ? `${slug}@^1.0.0` : 'slug@range, e.g. pdf-tools@^1.2.0'}`);
     else if (!isValidSlug(slug)) problems.push(`"${slug}" is not a skill slug (lower-case letters, digits and hyphens, 1 to 64)`);
     else if (!isValidRange(range)) problems.push(`"${range}" (for ${slug}) is not a semver range such as ^1.2.0`);
     else if (Object.hasOwn(dependencies, slug)) problems.push(`${slug} is listed twice`);
@@ -116,8 +117,10 @@ export function readSkillpressKeys(frontMatter: Record<string, unknown>): Skillp
   const slug = find('slug');
   if (slug) {
     const value = typeof slug.value === 'string' ? slug.value.trim() : undefined;
-    if (value === undefined || !isValidSlug(value)) issue(slug.path, 'the slug must be text of lower-case letters and digits, joined by single hyphens, 1 to 64');
-    else if (typeof frontMatter.name === 'string' && frontMatter.name !== value) issue(slug.path, `the slug "${value}" differs from the name "${frontMatter.name}": a skill's name is its slug, so drop this key or make them equal`);
+    if (value === undefined || !isValidSlug(value))
+      issue(slug.path, 'the slug must be text of lower-case letters and digits, joined by single hyphens, 1 to 64');
+    else if (typeof frontMatter.name === 'string' && frontMatter.name !== value)
+      issue(slug.path, `the slug "${value}" differs from the name "${frontMatter.name}": a skill's name is its slug, so drop this key or make them equal`);
     else result.slug = value;
   }
 

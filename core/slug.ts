@@ -26,7 +26,7 @@ export function isValidSlug(slug: string): boolean {
   return slug.length <= SLUG_MAX && SLUG_PATTERN.test(slug);
 }
 
-/** Categories are labels: trimmed, lower-case, spaces to hyphens (DESIGN.md §4). */
+/** Categories are labels: trimmed, lower-case, spaces to hyphens (docs/api.md §7). */
 export function normaliseCategory(category: string): string {
   return category.trim().toLowerCase().replace(/\s+/g, '-');
 }

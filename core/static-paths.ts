@@ -1,5 +1,5 @@
 /**
- * The static tree (DESIGN.md §5): which object key serves which public path, and the headers of
+ * The static tree (docs/api.md §11): which object key serves which public path, and the headers of
  * each kind of object. The rebuild writes with these headers and the CDN (CloudFront, or the
  * local runtime) serves them as stored.
  */

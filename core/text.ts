@@ -6,9 +6,7 @@
  */
 
 // C0 controls, DEL and C1 controls. Tab and newline are allowed only in multi-line text.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are what the rule refuses
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are what the rule refuses
 const CONTROL_OR_LINE_BREAK = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Why `text` is refused as one line of text (a name, a label), or null when it is fine. */

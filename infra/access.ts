@@ -22,9 +22,7 @@ export const bucketActions = {
 } as const;
 
 /** One AWS call a Lambda made, as the access test records it. */
-export type AwsCall =
-  | { service: 'dynamodb'; action: string; partitionKeys: string[] }
-  | { service: 's3'; bucket: 'content' | 'static'; action: string };
+export type AwsCall = { service: 'dynamodb'; action: string; partitionKeys: string[] } | { service: 's3'; bucket: 'content' | 'static'; action: string };
 
 /** True when the access declared for `spec` lets it make `call`. */
 export function allows(spec: LambdaSpec, call: AwsCall): boolean {

@@ -47,7 +47,7 @@ export interface LambdaSpec {
 export const lambdas: readonly LambdaSpec[] = [
   {
     name: 'auth',
-    description: 'Dev and GitHub sign-in, /api/me and the author\'s skills, sign-out, health, the OpenAPI document and the JSON 404',
+    description: "Dev and GitHub sign-in, /api/me and the author's skills, sign-out, health, the OpenAPI document and the JSON 404",
     routes: [
       'GET /api/auth/methods',
       'GET /api/me/skills',

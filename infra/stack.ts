@@ -24,7 +24,7 @@ import { bucketActions, tableActions } from './access.ts';
 import { bundleDir, type LambdaSpec, lambdas as allLambdas } from './lambdas.ts';
 
 /**
- * Skillpress on AWS (DESIGN.md §1, §5, §7): the single DynamoDB table, the private content and
+ * Skillpress on AWS (docs/architecture.md): the single DynamoDB table, the private content and
  * static buckets, one Lambda per concern behind an HTTP API, and CloudFront in front of both,
  * serving the static registry, bundles, catalog and site from S3 and only `/api/*` from code.
  *
@@ -52,7 +52,7 @@ export const secretNames = {
   siteBuildToken: 'skillpress/site-build-token',
 } as const;
 
-/** Edge cache lifetimes, seconds (DESIGN.md §5). */
+/** Edge cache lifetimes, seconds (docs/api.md §11). */
 export const edgeTtl = {
   catalog: 300,
   registry: 300,
@@ -68,7 +68,7 @@ export class SkillpressStack extends Stack {
     super(scope, id, props);
     const specs = props.lambdas ?? allLambdas;
 
-    // ---- State: the single table (DESIGN.md §7) ----
+    // ---- State: the single table (docs/architecture.md, "Data model") ----
     this.table = new dynamodb.Table(this, 'Table', {
       partitionKey: { name: tableKeys.partition, type: dynamodb.AttributeType.STRING },
       sortKey: { name: tableKeys.sort, type: dynamodb.AttributeType.STRING },
@@ -218,7 +218,7 @@ export class SkillpressStack extends Stack {
   }
 
   /**
-   * The table's stream drives the incremental rebuild (DESIGN.md §5): batched, filtered to the
+   * The table's stream drives the incremental rebuild (docs/api.md §11): batched, filtered to the
    * items that change static files, split in halves on error to isolate a bad record, retried,
    * and parked in a dead-letter queue (with an alarm) rather than blocking the shard.
    */
@@ -264,7 +264,7 @@ export class SkillpressStack extends Stack {
    * `/api/registry/*` is rewritten to the registry JSON in the static bucket by a CloudFront
    * Function; the rest of `/api/*` goes to the HTTP API uncached with every viewer header, cookie
    * and query string but Host (API Gateway routes on its own host name); everything else is the
-   * static bucket with the cache lifetimes of DESIGN.md §5.
+   * static bucket with the cache lifetimes of docs/api.md §11.
    */
   private distribution(api: apigw.HttpApi, staticBucket: s3.Bucket): cloudfront.Distribution {
     // LIST as well as READ: a missing registry file must be a 404, not S3's 403.
@@ -296,8 +296,15 @@ export class SkillpressStack extends Stack {
       },
     ];
     const siteHeaders = this.securityHeaders('SiteHeadersPolicy', SITE_CONTENT_SECURITY_POLICY, 'Pages: the site policy');
-    const dataHeaders = this.securityHeaders('DataHeadersPolicy', DATA_CONTENT_SECURITY_POLICY, 'JSON and archives: nothing loads, runs or frames');
-    const fromStatic = (cachePolicy: cloudfront.ICachePolicy, responseHeadersPolicy = dataHeaders): cloudfront.BehaviorOptions => ({
+    const dataHeaders = this.securityHeaders('DataHeadersPolicy', DATA_CONTENT_SECURITY_POLICY, 'API answers: nothing loads, runs or frames');
+    // Registry documents, bundles, the catalog and the discovery index: any site may read them.
+    const publicDataHeaders = this.securityHeaders(
+      'PublicDataHeadersPolicy',
+      DATA_CONTENT_SECURITY_POLICY,
+      'Static JSON and archives, readable from any origin',
+      true,
+    );
+    const fromStatic = (cachePolicy: cloudfront.ICachePolicy, responseHeadersPolicy = publicDataHeaders): cloudfront.BehaviorOptions => ({
       origin: staticOrigin,
       viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
       allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
@@ -337,15 +344,29 @@ export class SkillpressStack extends Stack {
       },
     });
     // What CDK warns about (a listing at the root path) is answered by defaultRootObject, and
-    // the static bucket holds only public artifacts (DESIGN.md §5) anyway.
-    Annotations.of(this).acknowledgeWarning('@aws-cdk/aws-cloudfront-origins:listBucketSecurityRisk', 'defaultRootObject is set; the bucket holds only public files');
+    // the static bucket holds only public artifacts (docs/api.md §11) anyway.
+    Annotations.of(this).acknowledgeWarning(
+      '@aws-cdk/aws-cloudfront-origins:listBucketSecurityRisk',
+      'defaultRootObject is set; the bucket holds only public files',
+    );
     return distribution;
   }
 
   /** The headers of core/security-headers.ts with this Content-Security-Policy, set over whatever the origin sent. */
-  private securityHeaders(id: string, contentSecurityPolicy: string, comment: string): cloudfront.ResponseHeadersPolicy {
+  private securityHeaders(id: string, contentSecurityPolicy: string, comment: string, anyOrigin = false): cloudfront.ResponseHeadersPolicy {
     return new cloudfront.ResponseHeadersPolicy(this, id, {
       comment,
+      ...(anyOrigin
+        ? {
+            corsBehavior: {
+              accessControlAllowCredentials: false,
+              accessControlAllowHeaders: ['*'],
+              accessControlAllowMethods: ['GET', 'HEAD'],
+              accessControlAllowOrigins: ['*'],
+              originOverride: true,
+            },
+          }
+        : {}),
       securityHeadersBehavior: {
         contentSecurityPolicy: { contentSecurityPolicy, override: true },
         contentTypeOptions: { override: true },

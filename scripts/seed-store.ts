@@ -63,7 +63,15 @@ export async function seedSkills(deps: Deps, options: SeedOptions): Promise<Skil
     skills.push(skill);
     records.push(skillRecord(skill), slugRecord(skill.slug, skill.id, author.id, now));
     for (const [n, version] of versions.entries()) {
-      const item: VersionItem = { skillId: skill.id, version, changelog: `Release ${version}`, publishedAt: new Date(Date.parse(at) + n).toISOString(), files: stored, dependencies: {}, integrity };
+      const item: VersionItem = {
+        skillId: skill.id,
+        version,
+        changelog: `Release ${version}`,
+        publishedAt: new Date(Date.parse(at) + n).toISOString(),
+        files: stored,
+        dependencies: {},
+        integrity,
+      };
       records.push(versionRecord(item));
     }
   }

@@ -29,14 +29,18 @@ const config = configFromEnv({
 });
 const siteOn = process.env.SKILLPRESS_SITE !== '0';
 const debounceMs = Number(process.env.SKILLPRESS_SITE_DEBOUNCE_MS) || undefined;
-const runtime = createLocalRuntime(config, {}, {
-  site: siteOn ? { workDir: join(dataDir, 'site'), debounceMs } : undefined,
-  background: 'thread',
-  // Rebuilds or counts were lost with the thread: stop as a crash would, so the next start repairs.
-  onBackgroundFailure: () => process.exit(1),
-  // A clean stop waited until every write was rebuilt; otherwise the full rebuild below runs first.
-  rebuilder: { bundlesCompleteAtStart: true },
-});
+const runtime = createLocalRuntime(
+  config,
+  {},
+  {
+    site: siteOn ? { workDir: join(dataDir, 'site'), debounceMs } : undefined,
+    background: 'thread',
+    // Rebuilds or counts were lost with the thread: stop as a crash would, so the next start repairs.
+    onBackgroundFailure: () => process.exit(1),
+    // A clean stop waited until every write was rebuilt; otherwise the full rebuild below runs first.
+    rebuilder: { bundlesCompleteAtStart: true },
+  },
+);
 await ensureStorage(config, runtime.deps.s3);
 if (lastStop !== 'clean') {
   // A new store has no catalog or discovery index yet (the rebuild after a write is what writes
@@ -44,7 +48,8 @@ if (lastStop !== 'clean') {
   // rebuild writes both, from whatever DynamoDB holds.
   const started = performance.now();
   const { skills, failed } = await runtime.rebuildAll();
-  if (lastStop === 'unclean') console.log(`Skillpress did not stop cleanly last time; rebuilt the static files of ${skills} skills in ${Math.round(performance.now() - started)} ms`);
+  if (lastStop === 'unclean')
+    console.log(`Skillpress did not stop cleanly last time; rebuilt the static files of ${skills} skills in ${Math.round(performance.now() - started)} ms`);
   // Those skills keep their old files; the rebuild retries them while the rest is served.
   if (failed.length > 0) {
     console.log(`Skillpress could not rebuild ${failed.length} skills; serving everything else and retrying them (GET /api/health lists them):`);

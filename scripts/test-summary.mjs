@@ -11,7 +11,7 @@ try {
   process.exit(1);
 }
 const passed = report.numPassedTests ?? 0;
-const failed = (report.numFailedTests ?? 0);
+const failed = report.numFailedTests ?? 0;
 const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
 console.log(`Tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 if (passed + failed === 0) {

@@ -1,5 +1,5 @@
 import type { RegistryDocument } from '../../core/registry-document.ts';
-import type { CommandIo } from '../io.ts';
+import type { CommandIo } from '../ui.ts';
 import { RegistryClient } from '../registry-client.ts';
 import { columns, formatBytes } from '../ui.ts';
 import { parseRequest } from '../version-spec.ts';
@@ -15,12 +15,17 @@ export async function info(options: InfoOptions, io: CommandIo): Promise<Registr
   const doc = await new RegistryClient(options.registry, io).skill(slug);
   const { ui } = io;
   const { c } = ui;
-  ui.line(`${c.bold(doc.name)}${doc.name === doc.slug ? '' : ` ${c.dim(`(${doc.slug})`)}`} ${c.green(doc.currentVersion)}${doc.paid ? ` ${c.yellow('paid')}` : ''}`);
+  ui.line(
+    `${c.bold(doc.name)}${doc.name === doc.slug ? '' : ` ${c.dim(`(${doc.slug})`)}`} ${c.green(doc.currentVersion)}${doc.paid ? ` ${c.yellow('paid')}` : ''}`,
+  );
   ui.line(doc.description);
   ui.line(c.dim(`by ${doc.author} · ${doc.category} · updated ${doc.updatedAt.slice(0, 10)}`));
   ui.line();
   ui.line(c.bold('Versions') + c.dim(' (newest first)'));
-  for (const row of columns(doc.versions.map((v) => [`  ${v.version}`, c.dim(v.publishedAt.slice(0, 10)), v.changelog.split('\n')[0] || c.dim('no changelog')]))) ui.line(row);
+  for (const row of columns(
+    doc.versions.map((v) => [`  ${v.version}`, c.dim(v.publishedAt.slice(0, 10)), v.changelog.split('\n')[0] || c.dim('no changelog')]),
+  ))
+    ui.line(row);
   ui.line();
   ui.line(`${c.bold('Files')} ${c.dim(`of ${doc.currentVersion}`)}`);
   for (const row of columns(doc.files.map((f) => [`  ${f.filename}`, c.dim(formatBytes(f.size))]))) ui.line(row);

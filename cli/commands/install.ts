@@ -2,7 +2,7 @@ import { AGENTS, agentFolder } from '../agents.ts';
 import { usage } from '../cli-error.ts';
 import { readLockfile } from '../install-tree.ts';
 import { applyTargets, DEFAULT_ROOT, type InstallOutcome, parentOf, projectRelativeRoot, resolveTargets, targetFromLock } from '../installer.ts';
-import type { CommandIo } from '../io.ts';
+import type { CommandIo } from '../ui.ts';
 import { emptyLockfile, LOCKFILE_NAME } from '../lockfile.ts';
 import { RegistryClient } from '../registry-client.ts';
 import { formatBytes, plural, type Ui } from '../ui.ts';
@@ -26,7 +26,11 @@ export function chosenRoot(options: { dir?: string; agent?: string }, cwd: strin
   if (options.dir !== undefined && options.agent !== undefined) throw usage('use --dir or --agent, not both');
   if (options.agent !== undefined) {
     const folder = agentFolder(options.agent);
-    if (!folder) throw usage(`unknown agent "${options.agent}"`, `known agents (as the skills CLI names them): ${Object.keys(AGENTS).join(', ')}; or choose a folder with --dir`);
+    if (!folder)
+      throw usage(
+        `unknown agent "${options.agent}"`,
+        `known agents (as the skills CLI names them): ${Object.keys(AGENTS).join(', ')}; or choose a folder with --dir`,
+      );
     return folder;
   }
   return options.dir === undefined ? undefined : projectRelativeRoot(cwd, options.dir);
@@ -34,7 +38,7 @@ export function chosenRoot(options: { dir?: string; agent?: string }, cwd: strin
 
 /**
  * `skillpress install [slug[@version|@range]...]`: resolves, downloads, verifies and installs
- * the named skills and their dependencies. With no names it reproduces `skills-lock.json`
+ * the named skills and their dependencies. With no names it reproduces `skillpress-lock.json`
  * exactly, and fails with `integrity_mismatch` (exit 3) if the registry now serves other bytes.
  */
 export async function install(options: InstallOptions, io: CommandIo): Promise<InstallOutcome> {
@@ -87,4 +91,3 @@ export function printOutcome(ui: Ui, outcome: InstallOutcome, ms: number, nameUn
   if (outcome.installed.length === 0) ui.line(c.dim(`Everything is up to date (${seconds} s).`));
   else ui.line(c.dim(`Installed ${plural(outcome.installed.length, 'skill')} in ${seconds} s; ${outcome.lockfile} updated.`));
 }
-

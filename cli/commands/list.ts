@@ -4,7 +4,7 @@ import semver from 'semver';
 import { mapLimit } from '../../core/map-limit.ts';
 import { CliError } from '../cli-error.ts';
 import { folderMatches, readLockfile } from '../install-tree.ts';
-import type { CommandIo } from '../io.ts';
+import type { CommandIo } from '../ui.ts';
 import { RegistryClient } from '../registry-client.ts';
 import { columns, plural } from '../ui.ts';
 
@@ -46,17 +46,29 @@ export async function list(options: ListOptions, io: CommandIo): Promise<ListRes
     const [latest, onDisk] = await Promise.all([
       options.offline
         ? null
-        : clients.get(base)!.skill(slug).then(
-            (doc) => doc.currentVersion,
-            (error: unknown) => {
-              if (error instanceof CliError && error.code === 'network_error') unreachable = true;
-              return null;
-            },
-          ),
+        : clients
+            .get(base)!
+            .skill(slug)
+            .then(
+              (doc) => doc.currentVersion,
+              (error: unknown) => {
+                if (error instanceof CliError && error.code === 'network_error') unreachable = true;
+                return null;
+              },
+            ),
       folderMatches(join(io.cwd, entry.path), entry.files),
     ]);
     const state = onDisk ? 'ok' : (await exists(join(io.cwd, entry.path))) ? 'modified' : 'missing';
-    return { slug, version: entry.version, latest, outdated: latest !== null && semver.gt(latest, entry.version), path: entry.path, direct: entry.direct, paid: entry.paid, state };
+    return {
+      slug,
+      version: entry.version,
+      latest,
+      outdated: latest !== null && semver.gt(latest, entry.version),
+      path: entry.path,
+      direct: entry.direct,
+      paid: entry.paid,
+      state,
+    };
   });
   if (unreachable) ui.warn('the registry could not be reached; showing installed versions only');
 
@@ -74,7 +86,9 @@ export async function list(options: ListOptions, io: CommandIo): Promise<ListRes
   for (const row of columns(rows)) ui.line(row);
   const outdated = skills.filter((s) => s.outdated).length;
   const broken = skills.filter((s) => s.state !== 'ok').length;
-  const notes = [outdated ? `${outdated} outdated: skillpress update` : '', broken ? `${broken} changed on disk: skillpress install restores them` : ''].filter(Boolean);
+  const notes = [outdated ? `${outdated} outdated: skillpress update` : '', broken ? `${broken} changed on disk: skillpress install restores them` : ''].filter(
+    Boolean,
+  );
   ui.line(c.dim(`${plural(skills.length, 'skill')}${notes.length ? `; ${notes.join('; ')}` : ''}.`));
   return { skills };
 }

@@ -1,7 +1,8 @@
 import { usage } from '../cli-error.ts';
 import { saveConfig } from '../config.ts';
 import { removeApiKey, saveApiKey } from '../credentials.ts';
-import type { CommandIo, Io } from '../io.ts';
+import type { Io } from '../io.ts';
+import type { CommandIo } from '../ui.ts';
 
 export interface LoginOptions {
   registry: string;
@@ -26,7 +27,8 @@ const KEY_PATTERN = /^sk_[A-Za-z0-9_-]{16,200}$/;
  */
 export async function login(options: LoginOptions, io: CommandIo): Promise<LoginResult> {
   const key = (options.key ?? (io.stdin.isTTY ? await promptHidden(io, `API key for ${options.registry} (input hidden): `) : await readAll(io))).trim();
-  if (!KEY_PATTERN.test(key)) throw usage('that is not a Skillpress API key (they start with sk_)', 'create one in the dashboard under API keys; it is shown once');
+  if (!KEY_PATTERN.test(key))
+    throw usage('that is not a Skillpress API key (they start with sk_)', 'create one in the dashboard under API keys; it is shown once');
   const credentials = await saveApiKey(io.env, options.registry, key, new Date());
   const config = await saveConfig(io.env, { registry: options.registry });
   io.ui.line(`Saved the API key for ${options.registry} in ${credentials} (readable only by you).`);

@@ -4,7 +4,7 @@ import type { Skill } from '../../core/schemas.ts';
 import { slugify } from '../../core/slug.ts';
 import { CliError, usage } from '../cli-error.ts';
 import { apiKeyFor } from '../credentials.ts';
-import type { CommandIo } from '../io.ts';
+import type { CommandIo } from '../ui.ts';
 import { RegistryClient } from '../registry-client.ts';
 import { readSkillFolder, type SkillFolder } from '../skill-folder.ts';
 import { columns, formatBytes, plural, type Ui } from '../ui.ts';
@@ -79,7 +79,9 @@ export async function publish(options: PublishOptions, io: CommandIo): Promise<P
     throw error;
   }
   const { c } = ui;
-  ui.line(`${c.green('Published')} ${c.bold(skill.slug)}@${skill.currentVersion} ${c.dim(`(${plural(files.length, 'file')}, ${formatBytes(folder.bytes)}${skill.paid ? ', paid' : ''})`)} to ${client.base}`);
+  ui.line(
+    `${c.green('Published')} ${c.bold(skill.slug)}@${skill.currentVersion} ${c.dim(`(${plural(files.length, 'file')}, ${formatBytes(folder.bytes)}${skill.paid ? ', paid' : ''})`)} to ${client.base}`,
+  );
   ui.line(c.dim(`Install it with: skillpress install ${skill.slug}`));
   if (options.slug && !folder.slug) ui.line(c.dim(`Add "slug: ${skill.slug}" to the SKILL.md front matter so skillpress version finds this skill.`));
   return { dryRun: false, slug: skill.slug, skill, files, bytes: folder.bytes };
@@ -94,7 +96,8 @@ export function describeFiles(folder: SkillFolder): PublishedFile[] {
 }
 
 export function printFiles(ui: Ui, files: PublishedFile[]): void {
-  for (const row of columns(files.map((f) => [`  ${f.filename}`, ui.c.dim(formatBytes(f.size)), f.encoding === 'base64' ? ui.c.dim('binary') : '']))) ui.line(row);
+  for (const row of columns(files.map((f) => [`  ${f.filename}`, ui.c.dim(formatBytes(f.size)), f.encoding === 'base64' ? ui.c.dim('binary') : ''])))
+    ui.line(row);
 }
 
 export function reportSkipped(ui: Ui, folder: SkillFolder): void {

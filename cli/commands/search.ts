@@ -1,6 +1,6 @@
 import type { CatalogEntry } from '../../core/catalog.ts';
 import { buildIndex, search as searchIndex } from '../../core/catalog-search.ts';
-import type { CommandIo } from '../io.ts';
+import type { CommandIo } from '../ui.ts';
 import { RegistryClient } from '../registry-client.ts';
 import { columns, plural, truncate } from '../ui.ts';
 
@@ -28,7 +28,9 @@ export async function search(options: SearchOptions, io: CommandIo): Promise<Sea
     ui.line(query ? `No skills match "${query}".` : 'The registry has no skills yet.');
   } else {
     const { c } = ui;
-    for (const row of columns(shown.map((s) => [c.bold(s.slug), s.currentVersion, truncate(s.description, 60), c.dim(`by ${s.author}`) + (s.paid ? ` ${c.yellow('paid')}` : '')]))) {
+    for (const row of columns(
+      shown.map((s) => [c.bold(s.slug), s.currentVersion, truncate(s.description, 60), c.dim(`by ${s.author}`) + (s.paid ? ` ${c.yellow('paid')}` : '')]),
+    )) {
       ui.line(row);
     }
     const more = matches.length > shown.length ? ` (showing ${shown.length}; use --limit)` : '';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { CliError, usage } from '../cli-error.ts';
 import { readLockfile, removeFolder, writeLockfile } from '../install-tree.ts';
-import type { CommandIo } from '../io.ts';
+import type { CommandIo } from '../ui.ts';
 import { LOCKFILE_NAME, pruneOrphans } from '../lockfile.ts';
 
 export interface UninstallOptions {
@@ -30,7 +30,13 @@ export async function uninstall(options: UninstallOptions, io: CommandIo): Promi
   const { lock: next, removed } = pruneOrphans({ ...lock!, skills });
   const kept = options.slugs
     .filter((slug) => next.skills.has(slug))
-    .map((slug) => ({ slug, neededBy: [...next.skills].filter(([, entry]) => Object.hasOwn(entry.dependencies ?? {}, slug)).map(([other]) => other).sort() }));
+    .map((slug) => ({
+      slug,
+      neededBy: [...next.skills]
+        .filter(([, entry]) => Object.hasOwn(entry.dependencies ?? {}, slug))
+        .map(([other]) => other)
+        .sort(),
+    }));
 
   await writeLockfile(io.cwd, next);
   for (const slug of removed) await removeFolder(join(io.cwd, skills.get(slug)!.path));

@@ -2,7 +2,7 @@ import semver from 'semver';
 import { CliError, usage } from '../cli-error.ts';
 import { readLockfile } from '../install-tree.ts';
 import { applyTargets, type InstallOutcome, resolveTargets } from '../installer.ts';
-import type { CommandIo } from '../io.ts';
+import type { CommandIo } from '../ui.ts';
 import { LOCKFILE_NAME } from '../lockfile.ts';
 import { RegistryClient } from '../registry-client.ts';
 import { plural } from '../ui.ts';
@@ -88,8 +88,9 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
     return { dryRun: options.dryRun, updates, held, installed: [], unchanged: [], removed: [], lockfile: LOCKFILE_NAME };
   }
   ui.line();
-  const outcome = await applyTargets({ io, ui, client, token: options.token }, targets, lock, io.cwd, (registry) => (registry === client.base ? client : new RegistryClient(registry, io)));
+  const outcome = await applyTargets({ io, ui, client, token: options.token }, targets, lock, io.cwd, (registry) =>
+    registry === client.base ? client : new RegistryClient(registry, io),
+  );
   printOutcome(ui, outcome, io.now() - started, false);
   return { dryRun: false, updates, held, ...outcome };
 }
-

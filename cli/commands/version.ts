@@ -3,7 +3,7 @@ import { assertStrictVersion } from '../../core/semver-order.ts';
 import { slugify } from '../../core/slug.ts';
 import { CliError } from '../cli-error.ts';
 import { apiKeyFor } from '../credentials.ts';
-import type { CommandIo } from '../io.ts';
+import type { CommandIo } from '../ui.ts';
 import { RegistryClient, type VersionCreated } from '../registry-client.ts';
 import { readSkillFolder } from '../skill-folder.ts';
 import { formatBytes, plural } from '../ui.ts';
@@ -54,7 +54,9 @@ export async function version(options: VersionOptions, io: CommandIo): Promise<V
 
   if (options.dryRun) {
     printFiles(ui, files);
-    ui.line(c.dim(`Dry run: ${slug}@${options.version} would be published with ${plural(files.length, 'file')} (${formatBytes(folder.bytes)}); nothing was sent.`));
+    ui.line(
+      c.dim(`Dry run: ${slug}@${options.version} would be published with ${plural(files.length, 'file')} (${formatBytes(folder.bytes)}); nothing was sent.`),
+    );
     return { dryRun: true, slug, version: options.version, created: null, files };
   }
 
@@ -74,7 +76,11 @@ export async function version(options: VersionOptions, io: CommandIo): Promise<V
   });
   ui.line(`${c.green('Published')} ${c.bold(slug)}@${created.version} ${c.dim(`(${plural(files.length, 'file')}, ${formatBytes(folder.bytes)})`)}`);
   if (created.currentVersion !== created.version) {
-    ui.line(c.dim(`${created.currentVersion} stays the current version (${created.version} is lower or a prerelease); install it with skillpress install ${slug}@${created.version}`));
+    ui.line(
+      c.dim(
+        `${created.currentVersion} stays the current version (${created.version} is lower or a prerelease); install it with skillpress install ${slug}@${created.version}`,
+      ),
+    );
   }
   return { dryRun: false, slug, version: created.version, created, files };
 }

@@ -1,6 +1,6 @@
 import { CliError } from '../cli-error.ts';
 import { apiKeyFor } from '../credentials.ts';
-import type { CommandIo } from '../io.ts';
+import type { CommandIo } from '../ui.ts';
 import { RegistryClient } from '../registry-client.ts';
 
 export interface WhoamiResult {
@@ -29,7 +29,8 @@ export async function whoami(options: { registry: string }, io: CommandIo): Prom
     throw error;
   }
   const user = (answer as { user?: WhoamiResult['user'] } | null)?.user;
-  if (typeof user?.login !== 'string' || typeof user.id !== 'string') throw new CliError('bad_response', `GET ${options.registry}/api/me did not answer {user: {id, login}}`);
+  if (typeof user?.login !== 'string' || typeof user.id !== 'string')
+    throw new CliError('bad_response', `GET ${options.registry}/api/me did not answer {user: {id, login}}`);
   const shown: WhoamiResult['user'] = { id: user.id, login: user.login, ...(typeof user.name === 'string' ? { name: user.name } : {}) };
   io.ui.line(`${io.ui.c.bold(shown.login)}${shown.name ? ` (${shown.name})` : ''} on ${options.registry}`);
   return { registry: options.registry, user: shown };

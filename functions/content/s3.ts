@@ -2,7 +2,7 @@ import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from 
 import type { Config } from '../platform/config.ts';
 import { withoutSdkLogging } from '../platform/sdk-client.ts';
 
-/** The S3 client, set up for AWS or for the embedded s3rver (DESIGN.md §8). */
+/** The S3 client, set up for AWS or for the embedded s3rver (docs/architecture.md, "Production parts and local stand-ins"). */
 export function createS3(config: Config): S3Client {
   const client = new S3Client({
     region: config.region,

@@ -3,9 +3,9 @@ import { headersForKey } from '#core/static-paths';
 import { getObjectBytes, isMissing } from './s3.ts';
 
 /**
- * The static bucket: the files the CDN serves. Every write carries the headers DESIGN.md §5
- * gives its kind of object, and is announced to listeners (the local CDN keeps its cache
- * coherent this way; on AWS nothing listens and CloudFront's TTLs apply).
+ * The static bucket: the files the CDN serves. Every write carries the headers docs/api.md §11
+ * gives its kind of object. Listeners hear of every write: the full rebuild counts them, and the
+ * local CDN keeps its cache coherent (on AWS, CloudFront's TTLs apply).
  */
 export type WriteListener = (key: string, body: Uint8Array) => void;
 
@@ -27,15 +27,17 @@ export class StaticStore {
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     const headers = headersForKey(key);
     const out = await this.s3.send(
-      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: headers.contentType, CacheControl: headers.cacheControl, Metadata: metadata }),
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Body: bytes,
+        ContentType: headers.contentType,
+        CacheControl: headers.cacheControl,
+        Metadata: metadata,
+      }),
     );
-    this.announce(key, bytes);
+    for (const listener of this.listeners) listener(key, bytes);
     return out.ETag;
-  }
-
-  /** Tells the listeners that `key` now holds `body`: after every put, and for writes another thread made. */
-  announce(key: string, body: Uint8Array): void {
-    for (const listener of this.listeners) listener(key, body);
   }
 
   get(key: string): Promise<Uint8Array | undefined> {

@@ -8,7 +8,7 @@ import { getUser, toUser } from '../store/users.ts';
 import type { AppEnv } from './env.ts';
 
 /**
- * Who is calling. Each endpoint says which credentials it accepts (DESIGN.md §3): a session
+ * Who is calling. Each endpoint says which credentials it accepts (docs/api.md §4): a session
  * cookie (browser), an API key (`Authorization: Bearer sk_...`), or either.
  */
 
@@ -27,9 +27,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export async function requireSession(c: Ctx): Promise<Caller> {
   const caller = await sessionCaller(c);
   if (!caller) {
-    throw unauthenticated(
-      c.req.header('authorization') ? 'This endpoint accepts only a browser session, not an API key' : 'Sign in first',
-    );
+    throw unauthenticated(c.req.header('authorization') ? 'This endpoint accepts only a browser session, not an API key' : 'Sign in first');
   }
   checkOrigin(c);
   return caller;

@@ -3,7 +3,7 @@ import { type DomainError, isDomainError, RateLimitedError, statusOf } from '#co
 import { errorFields, type Logger } from '../platform/log.ts';
 
 /**
- * The one mapping from errors to HTTP responses (DESIGN.md §4). Domain errors keep their code;
+ * The one mapping from errors to HTTP responses (docs/api.md §5). Domain errors keep their code;
  * anything else is logged and becomes a bare 500 `internal` with no stack or vendor message.
  */
 export function errorResponse(error: unknown, c: Context, log: Logger): Response {

@@ -4,7 +4,7 @@ import { BlobCache } from '../content/blob-cache.ts';
 import type { Blobs } from '../content/blobs.ts';
 import { createS3 } from '../content/s3.ts';
 import { StaticStore } from '../content/static-store.ts';
-import type { Config } from './config.ts';
+import { type Config, configFromEnv } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { DeliveryCache } from '../services/delivery-cache.ts';
 import { createDb, type Db } from '../store/db.ts';
@@ -38,7 +38,7 @@ export interface Deps {
 }
 
 /** Small enough for a 256 MB Lambda; large enough for the hot skills' files. */
-const BLOB_CACHE_BYTES = 32 * 1024 * 1024;
+export const BLOB_CACHE_BYTES = 32 * 1024 * 1024;
 /** How long another process's publish may take to move a delivery's default version. */
 const SKILL_TTL_MS = 5000;
 
@@ -64,4 +64,15 @@ export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config
     delivery,
     downloads: overrides.downloads ?? new DownloadCounter(db, log),
   };
+}
+
+let aws: Deps | undefined;
+
+/**
+ * The AWS composition root: a Lambda's parts, from its environment, created once per container
+ * and shared by its invocations. The local runtime (scripts/local/runtime.ts) is the other root.
+ */
+export function awsDeps(): Deps {
+  aws ??= createDeps(configFromEnv());
+  return aws;
 }

@@ -22,11 +22,11 @@ export interface Config {
 /**
  * A secret setting: its value straight from the environment (local runs, tests), or the name of
  * the AWS Secrets Manager secret that holds it (production, so it never sits in a Lambda's
- * configuration). Read through `functions/secret-values.ts`.
+ * configuration). Read through `functions/platform/secrets-manager.ts`.
  */
 export type SecretSource = { value: string } | { secretName: string } | undefined;
 
-/** GitHub sign-in (DESIGN.md §3). Sign-in is off (404) until a client id and secret are set. */
+/** GitHub sign-in (docs/api.md §4). Sign-in is off (404) until a client id and secret are set. */
 export interface GitHubConfig {
   clientId?: string;
   clientSecret: SecretSource;

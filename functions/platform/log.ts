@@ -12,7 +12,10 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
-export function createLogger(level = (process.env.LOG_LEVEL ?? 'info') as Level | 'silent', write: (line: string) => void = (line) => process.stdout.write(line + '\n')): Logger {
+export function createLogger(
+  level = (process.env.LOG_LEVEL ?? 'info') as Level | 'silent',
+  write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Logger {
   const threshold = order[level] ?? order.info;
   const emit = (lvl: Level) => (msg: string, fields?: Record<string, unknown>) => {
     if (order[lvl] < threshold) return;

@@ -5,7 +5,7 @@ import type { GitHubConfig } from './config.ts';
 /**
  * The two GitHub hosts, through octokit: the OAuth web flow lives on github.com, the REST API on
  * api.github.com. Both base URLs come from the config so tests can point them at a fake GitHub
- * on loopback (DESIGN.md §8). `@octokit/core` rather than the `octokit` bundle: the Lambdas need
+ * on loopback (docs/architecture.md, "Production parts and local stand-ins"). `@octokit/core` rather than the `octokit` bundle: the Lambdas need
  * two requests, not its retry, throttling and pagination plugins.
  */
 const userAgent = 'skillpress';

@@ -28,7 +28,7 @@ import { loadSkillState, repairCurrentVersion, type SkillState } from './skill-s
 
 /**
  * The rebuild: turns what DynamoDB and the content bucket hold into the static files of
- * DESIGN.md §5. `rebuild(ids)` touches only the named skills' files plus the two shared indexes,
+ * docs/api.md §11. `rebuild(ids)` touches only the named skills' files plus the two shared indexes,
  * so its cost does not grow with the number of skills (apart from serialising the catalog).
  * Everything it writes is derived, so running it again is always safe.
  */
@@ -81,11 +81,20 @@ export class Rebuilder {
    */
   async rebuildFiles(skillIds: Iterable<string>): Promise<RebuiltFiles> {
     const started = performance.now();
-    const read = await eachSkill([...new Set(skillIds)], 8, (skillId) => ({ skillId }), (id) => loadSkillState(this.deps.db, id));
+    const read = await eachSkill(
+      [...new Set(skillIds)],
+      8,
+      (skillId) => ({ skillId }),
+      (id) => loadSkillState(this.deps.db, id),
+    );
     const published = [...read.built.values()].filter((s): s is SkillState => s !== undefined);
     const written = await eachSkill(published, 8, skillOf, (state) => this.writeSkillFiles(state));
     const states = [...written.built.keys()];
-    this.deps.log.debug('rebuilt files', { skills: states.length, failed: read.failed.length + written.failed.length, ms: Math.round(performance.now() - started) });
+    this.deps.log.debug('rebuilt files', {
+      skills: states.length,
+      failed: read.failed.length + written.failed.length,
+      ms: Math.round(performance.now() - started),
+    });
     return { states, failed: [...read.failed, ...written.failed] };
   }
 
@@ -114,7 +123,8 @@ export class Rebuilder {
    */
   async rebuildAll(): Promise<RebuildReport> {
     const scanned = await scanSkillStates(this.deps.db);
-    const { built, failed: unread } = await eachSkill(scanned, 16, skillOf, (state) => repairCurrentVersion(this.deps.db, state));
+    const { built, failed: unrepaired } = await eachSkill(scanned.states, 16, skillOf, (state) => repairCurrentVersion(this.deps.db, state));
+    const unread = [...scanned.failed, ...unrepaired];
     // Counts every object this run writes (bundles, registry files, archives, indexes).
     let written = 0;
     const stopCounting = this.deps.staticStore.onWrite(() => (written += 1));
@@ -147,7 +157,10 @@ export class Rebuilder {
     const rebuilt = [...files.built.keys()];
     let failed = [...unread, ...files.failed];
     await withLock(this.deps.db, 'static-indexes', async (lease) => {
-      const [previousCatalog, previousDiscovery] = await Promise.all([this.loadPrevious(CATALOG_KEY, parseCatalog), this.loadPrevious(DISCOVERY_INDEX_KEY, parseDiscovery)]);
+      const [previousCatalog, previousDiscovery] = await Promise.all([
+        this.loadPrevious(CATALOG_KEY, parseCatalog),
+        this.loadPrevious(DISCOVERY_INDEX_KEY, parseDiscovery),
+      ]);
       const archived = await eachSkill(rebuilt, 32, skillOf, (state) => this.archiveEntry(state, previousDiscovery.get(state.skill.slug), existing));
       failed = [...failed, ...archived.failed];
       const catalog = catalogList(rebuilt.map((s) => catalogEntry(s.skill, s.skill.currentVersion)));
@@ -208,7 +221,8 @@ export class Rebuilder {
    */
   private async presentBundles({ skill, versions }: SkillState): Promise<Set<string>> {
     const beforeStart = (v: VersionItem) => Date.parse(v.publishedAt) < this.startedAt;
-    if (this.options.bundlesCompleteAtStart && !this.notRebuilt.has(skill.id)) for (const v of versions) if (beforeStart(v)) this.bundled.add(bundleKey(skill.slug, v.version));
+    if (this.options.bundlesCompleteAtStart && !this.notRebuilt.has(skill.id))
+      for (const v of versions) if (beforeStart(v)) this.bundled.add(bundleKey(skill.slug, v.version));
     const last = versions.reduce((a, b) => (b.publishedAt > a.publishedAt ? b : a));
     const unknownOf = (candidates: VersionItem[]) => candidates.map((v) => bundleKey(skill.slug, v.version)).filter((key) => !this.bundled.has(key));
     const older = versions.filter((v) => v !== last || beforeStart(v));
@@ -243,7 +257,11 @@ export class Rebuilder {
    * moved, almost always) the archive is written without asking first: a HEAD would cost a
    * round trip on the way to the index to spare a rare rewrite of the same bytes.
    */
-  private async archiveEntry({ skill, versions }: SkillState, known: DiscoveryEntry | undefined, existing?: Map<string, string>): Promise<DiscoveryEntry | undefined> {
+  private async archiveEntry(
+    { skill, versions }: SkillState,
+    known: DiscoveryEntry | undefined,
+    existing?: Map<string, string>,
+  ): Promise<DiscoveryEntry | undefined> {
     if (skill.paid) return undefined;
     const current = versions.find((v) => v.version === skill.currentVersion)!;
     if (known?.version === current.version) return discoveryEntry(skill, current.version, known.digest.slice('sha256:'.length));
@@ -309,7 +327,10 @@ export class Rebuilder {
       const unchanged = discovery.etag !== undefined && discovery.bytes === bytes;
       return { list: discovery.list, etag: unchanged ? discovery.etag : await this.deps.staticStore.put(DISCOVERY_INDEX_KEY, bytes), bytes };
     };
-    const [catalogEtag, discovery] = await Promise.all([this.deps.staticStore.put(CATALOG_KEY, catalogJson(catalog, this.deps.clock().toISOString())), writeDiscovery()]);
+    const [catalogEtag, discovery] = await Promise.all([
+      this.deps.staticStore.put(CATALOG_KEY, catalogJson(catalog, this.deps.clock().toISOString())),
+      writeDiscovery(),
+    ]);
     this.catalog = { list: catalog, etag: catalogEtag };
     this.discovery = discovery;
   }
@@ -327,7 +348,12 @@ export class Rebuilder {
    * that (this process, then: nothing to read), or while the bucket still has its ETag (a
    * conditional GET, 304); else the bucket's copy (an empty list when there is none).
    */
-  private async loadIndex<T>(key: string, held: HeldIndex<T> | undefined, parse: (text: string) => SortedJsonList<T>, lastWritten?: Record<string, string>): Promise<HeldIndex<T>> {
+  private async loadIndex<T>(
+    key: string,
+    held: HeldIndex<T> | undefined,
+    parse: (text: string) => SortedJsonList<T>,
+    lastWritten?: Record<string, string>,
+  ): Promise<HeldIndex<T>> {
     if (held?.etag !== undefined && lastWritten?.[key] === held.etag) return held;
     const stored = await this.deps.staticStore.getIfChanged(key, held?.etag);
     if (stored === 'unchanged') return held!;
@@ -335,7 +361,6 @@ export class Rebuilder {
     const bytes = Buffer.from(stored.bytes).toString('utf8');
     return { list: parse(bytes), etag: stored.etag, bytes };
   }
-
 }
 
 export interface RebuilderOptions {

@@ -48,7 +48,12 @@ export interface EachSkill<T, R> {
  * Every step of a rebuild that works skill by skill goes through here, so a failure stays with
  * its skill in one place instead of one try/catch per step.
  */
-export async function eachSkill<T, R>(items: readonly T[], limit: number, skillOf: (item: T) => SkillRef, build: (item: T) => Promise<R>): Promise<EachSkill<T, R>> {
+export async function eachSkill<T, R>(
+  items: readonly T[],
+  limit: number,
+  skillOf: (item: T) => SkillRef,
+  build: (item: T) => Promise<R>,
+): Promise<EachSkill<T, R>> {
   const failed: SkillFailure[] = [];
   const outcomes = await mapLimit(items, limit, async (item) => {
     try {

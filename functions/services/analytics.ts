@@ -5,7 +5,11 @@ import { readDownloads } from '../store/downloads.ts';
 import { authoredSkill } from './authorship.ts';
 
 /** The install analytics of a skill, for its author. */
-export async function installAnalytics({ db, clock, downloads }: Pick<Deps, 'db' | 'clock' | 'downloads'>, user: User, skillId: string): Promise<InstallAnalytics> {
+export async function installAnalytics(
+  { db, clock, downloads }: Pick<Deps, 'db' | 'clock' | 'downloads'>,
+  user: User,
+  skillId: string,
+): Promise<InstallAnalytics> {
   const skill = await authoredSkill(db, skillId, user, 'read its analytics');
   // Counts this process holds (the local runtime's deliveries) are written first, so an author
   // reads their own installs. On AWS the deliver Lambda wrote them before it answered.

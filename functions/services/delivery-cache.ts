@@ -1,6 +1,14 @@
 import { BoundedCache } from '#core/bounded-cache';
-import type { Delivery } from './delivery.ts';
 import type { SkillItem } from '../store/skills.ts';
+
+/** One version's delivery, as the cache keeps it. */
+export interface Delivery {
+  skillId: string;
+  slug: string;
+  version: string;
+  /** The response body `{skillId, slug, version, files}`, serialised once per version. */
+  json: string;
+}
 
 /**
  * What delivery keeps between requests, one per process. A version's payload never changes

@@ -5,12 +5,13 @@ import type { DeliverQuery, User } from '#core/schemas';
 import { assertStrictVersion } from '#core/semver-order';
 import { getBlob } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
+import type { Delivery } from './delivery-cache.ts';
 import { findDownloadToken, spendDownloadToken } from '../store/download-tokens.ts';
 import { hasGrant } from '../store/grants.ts';
 import { getSkill, getVersion, type SkillItem, type StoredFile } from '../store/skills.ts';
 
 /**
- * Delivery of a skill version's content (DESIGN.md §4). The steps are ordered so that a request
+ * Delivery of a skill version's content (docs/api.md §7). The steps are ordered so that a request
  * that fails changes nothing: every check and every content read comes first, then the token's
  * use is spent, and only then is the download counted (written behind the response, see
  * DownloadCounter) and the response sent.
@@ -22,14 +23,6 @@ export interface DeliveryRequest extends DeliverQuery {
   sessionUser: () => Promise<User | undefined>;
   /** False for HEAD: answering with headers only is not an install, so nothing is spent or counted. */
   install: boolean;
-}
-
-export interface Delivery {
-  skillId: string;
-  slug: string;
-  version: string;
-  /** The response body `{skillId, slug, version, files}`, serialised once per version. */
-  json: string;
 }
 
 /**

@@ -6,7 +6,7 @@ import type { GitHubConfig } from '../platform/config.ts';
 import { githubApi, GitHubError, oauthRequest, statusOfGitHubError } from '../platform/octokit.ts';
 
 /**
- * GitHub sign-in with the OAuth web flow (DESIGN.md §3): send the browser to GitHub's authorize
+ * GitHub sign-in with the OAuth web flow (docs/api.md §4): send the browser to GitHub's authorize
  * page, then trade the code it comes back with for a token, and the token for the user. No scope
  * is asked for: the public profile is all Skillpress needs, and the token is dropped afterwards.
  */

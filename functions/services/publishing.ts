@@ -40,7 +40,10 @@ export interface Published<T> {
 export async function publishSkill(deps: Deps, author: User, body: PublishBody): Promise<Published<Skill>> {
   const { db, clock } = deps;
   const slug = body.slug ?? slugify(body.name);
-  if (!slug) throw invalidRequest('The name has no letters or digits to make a slug from; send a slug', { issues: [{ path: ['slug'], message: 'required for this name' }] });
+  if (!slug)
+    throw invalidRequest('The name has no letters or digits to make a slug from; send a slug', {
+      issues: [{ path: ['slug'], message: 'required for this name' }],
+    });
   const files = prepareFiles(body.files);
   const [known, free] = await Promise.allSettled([findDependencies(deps, body.dependencies), assertSlugFree(db, slug, author.id, clock())]);
   checkDependencies(body.dependencies, slug, settled(known));
@@ -147,14 +150,15 @@ export function toSkill(item: SkillItem): Skill {
   };
 }
 
-/** Decodes files and applies the size limits of DESIGN.md §6 (413), before anything is stored. */
+/** Decodes files and applies the size limits of docs/api.md §6 (413), before anything is stored. */
 export function prepareFiles(files: PublishBody['files']): FileBytes[] {
   if (files.length > limits.filesPerVersion) throw payloadTooLarge(`At most ${limits.filesPerVersion} files per version; got ${files.length}`);
   const decoded: FileBytes[] = [];
   let total = 0;
   for (const [index, file] of files.entries()) {
     const bytes = decodeFile(file);
-    if (!bytes) throw invalidRequest(`files.${index}.content is not valid base64`, { issues: [{ path: ['files', index, 'content'], message: 'invalid base64' }] });
+    if (!bytes)
+      throw invalidRequest(`files.${index}.content is not valid base64`, { issues: [{ path: ['files', index, 'content'], message: 'invalid base64' }] });
     if (bytes.bytes.byteLength > limits.fileBytes) throw payloadTooLarge(`${file.filename} is over ${limits.fileBytes} bytes`);
     total += bytes.bytes.byteLength;
     decoded.push(bytes);
@@ -170,14 +174,24 @@ function findDependencies(deps: Deps, dependencies: Record<string, string>): Pro
 
 function checkDependencies(dependencies: Record<string, string>, ownSlug: string, known: Set<string>): void {
   const slugs = Object.keys(dependencies);
-  if (slugs.includes(ownSlug)) throw invalidRequest('A skill cannot depend on itself', { issues: [{ path: ['dependencies', ownSlug], message: 'self-dependency' }] });
+  if (slugs.includes(ownSlug))
+    throw invalidRequest('A skill cannot depend on itself', { issues: [{ path: ['dependencies', ownSlug], message: 'self-dependency' }] });
   const missing = slugs.filter((slug) => !known.has(slug));
   if (missing.length > 0) {
-    throw invalidRequest(`Unknown dependencies: ${missing.join(', ')}`, { issues: missing.map((slug) => ({ path: ['dependencies', slug], message: 'no such skill' })) });
+    throw invalidRequest(`Unknown dependencies: ${missing.join(', ')}`, {
+      issues: missing.map((slug) => ({ path: ['dependencies', slug], message: 'no such skill' })),
+    });
   }
 }
 
-function versionItem(skillId: string, version: string, changelog: string | undefined, now: Date, files: FileBytes[], dependencies: Record<string, string>): VersionItem {
+function versionItem(
+  skillId: string,
+  version: string,
+  changelog: string | undefined,
+  now: Date,
+  files: FileBytes[],
+  dependencies: Record<string, string>,
+): VersionItem {
   const entries = fileEntries(files);
   const encodings = new Map(files.map((f) => [f.filename, f.encoding]));
   const stored: StoredFile[] = entries.map((e) => ({ ...e, encoding: encodings.get(e.filename) ?? 'utf8' }));

@@ -4,7 +4,7 @@ import { readSecret } from '../platform/secrets-manager.ts';
 import { claimWindow, markPending, readLock, releaseWindow } from '../store/site-build-lock.ts';
 
 /**
- * The production site build (DESIGN.md §5): the Astro site is rebuilt by a GitHub Actions
+ * The production site build (docs/api.md §11): the Astro site is rebuilt by a GitHub Actions
  * workflow, started with `workflow_dispatch`. Rebuild batches ask for it after every change; the
  * lock item lets at most one dispatch through per interval (5 minutes) and remembers the asks in
  * between, which the scheduled flush then serves; the daily full rebuild asks once more, the

@@ -1,9 +1,9 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '#core/errors';
 import { hashSecret, newId, newSecret } from '../platform/secrets.ts';
 import { BoundedCache } from '#core/bounded-cache';
-import { type Db, getItems, isConditionFailed, queryAll, tableKeys, writeIf } from './db.ts';
+import { type Db, getItems, isConditionFailed, parseItem, queryAll, tableKeys, writeIf } from './db.ts';
 import { getUser, toUserItem, type UserItem } from './users.ts';
 import { apiKeyKey, prefix, userKey } from './keys.ts';
 
@@ -26,7 +26,10 @@ const apiKeyItemSchema = z.object({
   name: z.string(),
   prefix: z.string(),
   createdAt: z.string(),
-  lastUsedAt: z.string().nullish().transform((v) => v ?? null),
+  lastUsedAt: z.pipe(
+    z.nullish(z.string()),
+    z.transform((v) => v ?? null),
+  ),
 });
 export type ApiKeyItem = z.output<typeof apiKeyItemSchema>;
 
@@ -74,7 +77,10 @@ export async function authenticateApiKey(db: Db, key: string): Promise<{ key: Ap
   if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return undefined;
   const keyHash = hashSecret(key);
   let owners = knownOwners.get(db);
-  if (!owners) knownOwners.set(db, (owners = new BoundedCache(KNOWN_OWNERS_AT_MOST, () => 1)));
+  if (!owners) {
+    owners = new BoundedCache(KNOWN_OWNERS_AT_MOST, () => 1);
+    knownOwners.set(db, owners);
+  }
   const knownOwner = owners.get(keyHash);
   const found = await getItems(db, knownOwner ? [apiKeyKey(keyHash), userKey(knownOwner)] : [apiKeyKey(keyHash)]);
   const Item = found.find((i) => i.sk === apiKeyKey(keyHash).sk);
@@ -139,5 +145,5 @@ export async function revokeApiKey(db: Db, userId: string, id: string): Promise<
 }
 
 function toApiKeyItem(raw: Record<string, unknown>): ApiKeyItem {
-  return apiKeyItemSchema.parse(raw);
+  return parseItem(apiKeyItemSchema, raw, 'API key');
 }

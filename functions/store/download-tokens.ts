@@ -1,9 +1,9 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '#core/errors';
 import type { TokenFacts } from '#core/paid-access';
 import { hashSecret, newId, newSecret } from '../platform/secrets.ts';
-import { type Db, queryOwned, writeIf } from './db.ts';
+import { type Db, parseItem, queryOwned, writeIf } from './db.ts';
 import { downloadTokenKey, prefix } from './keys.ts';
 
 /**
@@ -26,9 +26,15 @@ const downloadTokenItemSchema = z.object({
   createdAt: z.string(),
   /** Epoch seconds, also the table's TTL attribute. */
   expiresAt: z.number(),
-  maxUses: z.number().nullish().transform((v) => v ?? null),
-  uses: z.number().default(0),
-  lastUsedAt: z.string().nullish().transform((v) => v ?? null),
+  maxUses: z.pipe(
+    z.nullish(z.number()),
+    z.transform((v) => v ?? null),
+  ),
+  uses: z._default(z.number(), 0),
+  lastUsedAt: z.pipe(
+    z.nullish(z.string()),
+    z.transform((v) => v ?? null),
+  ),
 });
 export type DownloadTokenItem = z.output<typeof downloadTokenItemSchema> & TokenFacts;
 
@@ -94,7 +100,11 @@ export function spendDownloadToken(db: Db, token: string, skillId: string, now: 
   });
 }
 
-function updateIf(db: Db, token: string, update: { UpdateExpression: string; ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> }): Promise<boolean> {
+function updateIf(
+  db: Db,
+  token: string,
+  update: { UpdateExpression: string; ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> },
+): Promise<boolean> {
   return writeIf(db, new UpdateCommand({ TableName: db.table, Key: downloadTokenKey(hashSecret(token)), ...update }));
 }
 
@@ -111,5 +121,5 @@ export async function revokeDownloadToken(db: Db, skillId: string, id: string): 
 }
 
 function toTokenItem(raw: Record<string, unknown>): DownloadTokenItem {
-  return downloadTokenItemSchema.parse(raw);
+  return parseItem(downloadTokenItemSchema, raw, 'download token');
 }

@@ -1,8 +1,8 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '#core/errors';
 import { LOGIN_PATTERN } from '#core/schemas';
-import { type Db, queryOwned, writeIf } from './db.ts';
+import { type Db, parseItem, queryOwned, writeIf } from './db.ts';
 import { grantKey, prefix } from './keys.ts';
 
 /**
@@ -59,5 +59,5 @@ export async function revokeGrant(db: Db, skillId: string, login: string): Promi
 }
 
 function toGrantItem(raw: Record<string, unknown>): GrantItem {
-  return grantItemSchema.parse(raw);
+  return parseItem(grantItemSchema, raw, 'grant');
 }

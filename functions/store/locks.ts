@@ -14,7 +14,6 @@ import { lockKey } from './keys.ts';
  * A holder whose work fails leaves none, and clears the one it found.
  */
 
-
 export interface Lease {
   /** The memo of the previous holder, if its work succeeded. */
   previous?: Record<string, string>;

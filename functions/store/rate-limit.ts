@@ -15,7 +15,6 @@ import { rateLimitKey } from './keys.ts';
  * item is read again. Only a fresh read can refuse a slot: another process may have given one back.
  */
 
-
 const MAX_ATTEMPTS = 64;
 /** Authors whose window a process remembers; the least recently changed are forgotten first. */
 const REMEMBERED_AUTHORS = 1000;
@@ -42,30 +41,45 @@ const states = new WeakMap<Db, { seen: Map<string, Seen>; queues: Map<string, Pr
 
 export async function takePublishSlot(db: Db, userId: string, now: Date, window: Window): Promise<SlotTaken> {
   const at = now.getTime();
-  return mutate(db, userId, window, (live) => {
-    if (live.length >= window.limit) {
-      const retryAfter = Math.max(1, Math.ceil((live[0]! + window.windowMs - at) / 1000));
-      throw new RateLimitedError(window.limit, window.windowMs / 1000, retryAfter);
-    }
-    const stamps = [...live, at];
-    return {
-      stamps,
-      result: { stamp: at, remaining: window.limit - stamps.length, resetSeconds: Math.ceil((stamps[0]! + window.windowMs - at) / 1000) },
-    };
-  }, at);
+  return mutate(
+    db,
+    userId,
+    window,
+    (live) => {
+      if (live.length >= window.limit) {
+        const retryAfter = Math.max(1, Math.ceil((live[0]! + window.windowMs - at) / 1000));
+        throw new RateLimitedError(window.limit, window.windowMs / 1000, retryAfter);
+      }
+      const stamps = [...live, at];
+      return {
+        stamps,
+        result: { stamp: at, remaining: window.limit - stamps.length, resetSeconds: Math.ceil((stamps[0]! + window.windowMs - at) / 1000) },
+      };
+    },
+    at,
+  );
 }
 
 /** Gives back a slot taken by a publish that then failed, so rejected requests cost nothing. */
 export async function returnPublishSlot(db: Db, userId: string, stamp: number, window: Window): Promise<void> {
-  await mutate(db, userId, window, (live) => {
-    const index = live.indexOf(stamp);
-    return { stamps: index < 0 ? live : live.filter((_, i) => i !== index), result: undefined };
-  }, Date.now());
+  await mutate(
+    db,
+    userId,
+    window,
+    (live) => {
+      const index = live.indexOf(stamp);
+      return { stamps: index < 0 ? live : live.filter((_, i) => i !== index), result: undefined };
+    },
+    Date.now(),
+  );
 }
 
 function mutate<T>(db: Db, userId: string, window: Window, change: (live: number[]) => { stamps: number[]; result: T }, at: number): Promise<T> {
   let state = states.get(db);
-  if (!state) states.set(db, (state = { seen: new Map(), queues: new Map() }));
+  if (!state) {
+    state = { seen: new Map(), queues: new Map() };
+    states.set(db, state);
+  }
   const { seen, queues } = state;
   return oneAtATime(queues, userId, async () => {
     let view = seen.get(userId);

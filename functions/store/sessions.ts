@@ -6,7 +6,6 @@ import { sessionKey } from './keys.ts';
 
 /** Browser sessions: the cookie holds a random token; the table holds only its SHA-256. */
 
-
 export interface SessionItem {
   userId: string;
   createdAt: string;

@@ -1,8 +1,8 @@
-import * as z from 'zod';
-import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError } from '#core/errors';
 import { isRelease, releaseKey } from '#core/semver-order';
-import { type Db, getItems, isConditionFailed, queryAll, tableKeys, writeIf } from './db.ts';
+import { type Db, getItems, isConditionFailed, parseItem, queryAll, tableKeys, writeIf } from './db.ts';
 import { prefix, skillKey, slugKey, sortPrefix, versionKey } from './keys.ts';
 
 /**
@@ -50,14 +50,14 @@ const versionItemSchema = z.object({
   changelog: z.string(),
   publishedAt: z.string(),
   files: z.array(storedFileSchema),
-  dependencies: z.record(z.string(), z.string()).default({}),
+  dependencies: z._default(z.record(z.string(), z.string()), {}),
   /** `sha256-<base64>` of the canonical bundle. */
   integrity: z.string(),
 });
 export type VersionItem = z.output<typeof versionItemSchema>;
 
 /** A slug's claim: which skill holds it, and since when (a claim with no skill behind it expires). */
-const slugClaimSchema = z.object({ skillId: z.string(), authorId: z.string().optional(), claimedAt: z.string() });
+const slugClaimSchema = z.object({ skillId: z.string(), authorId: z.optional(z.string()), claimedAt: z.string() });
 
 /** The stored form of each item, shared by the conditional writes here and bulk seeding. */
 export const skillRecord = (skill: SkillItem) => ({
@@ -68,7 +68,12 @@ export const skillRecord = (skill: SkillItem) => ({
   gsi1sk: `${skill.createdAt}#${skill.id}`,
 });
 export const versionRecord = (item: VersionItem) => ({ ...versionKey(item.skillId, item.version), ...item });
-export const slugRecord = (slug: string, skillId: string, authorId: string, now: Date) => ({ ...slugKey(slug), skillId, authorId, claimedAt: now.toISOString() });
+export const slugRecord = (slug: string, skillId: string, authorId: string, now: Date) => ({
+  ...slugKey(slug),
+  skillId,
+  authorId,
+  claimedAt: now.toISOString(),
+});
 
 /** Skill ids are UUIDs; anything much longer names no skill and could exceed DynamoDB's key size. */
 const MAX_ID_CHARS = 128;
@@ -79,16 +84,11 @@ export async function getSkill(db: Db, id: string): Promise<SkillItem | undefine
   return Item ? toSkillItem(Item) : undefined;
 }
 
-export async function skillIdForSlug(db: Db, slug: string): Promise<string | undefined> {
-  return (await getSlugClaim(db, slug))?.skillId;
-}
-
 /** Which of `slugs` are claimed by a skill: one BatchGetItem per 100 slugs. */
 export async function existingSlugs(db: Db, slugs: string[]): Promise<Set<string>> {
   const found = await getItems(db, slugs.map(slugKey));
   return new Set(found.map((item) => (item.pk as string).slice(prefix.slug.length)));
 }
-
 
 /**
  * Claims `slug` for a new skill. Throws slug_taken when another skill holds it, unless that
@@ -126,7 +126,7 @@ export async function assertSlugFree(db: Db, slug: string, callerId: string, now
 
 async function getSlugClaim(db: Db, slug: string): Promise<z.output<typeof slugClaimSchema> | undefined> {
   const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: slugKey(slug), ConsistentRead: true }));
-  return Item && slugClaimSchema.parse(Item);
+  return Item && parseItem(slugClaimSchema, Item, 'slug claim');
 }
 
 function slugTaken(slug: string, holder: SkillItem | undefined, callerId: string): DomainError {
@@ -140,7 +140,10 @@ function slugTaken(slug: string, holder: SkillItem | undefined, callerId: string
 
 /** Undoes {@link claimSlug} after a failed publish, only if the claim is still ours. */
 export async function releaseSlug(db: Db, slug: string, skillId: string): Promise<void> {
-  await writeIf(db, new DeleteCommand({ TableName: db.table, Key: slugKey(slug), ConditionExpression: 'skillId = :id', ExpressionAttributeValues: { ':id': skillId } }));
+  await writeIf(
+    db,
+    new DeleteCommand({ TableName: db.table, Key: slugKey(slug), ConditionExpression: 'skillId = :id', ExpressionAttributeValues: { ':id': skillId } }),
+  );
 }
 
 /** Stores an immutable version; throws version_exists when the skill already has it. */
@@ -287,23 +290,5 @@ export async function listSkillsByAuthor(db: Db, userId: string): Promise<SkillI
   return items.map(toSkillItem);
 }
 
-/** Every skill, for the full rebuild (the repair path; never on a request path). */
-export async function* scanSkills(db: Db): AsyncGenerator<SkillItem[]> {
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.doc.send(
-      new ScanCommand({
-        TableName: db.table,
-        FilterExpression: 'sk = :meta',
-        ExpressionAttributeValues: { ':meta': 'META' },
-        ExclusiveStartKey,
-      }),
-    );
-    yield (page.Items ?? []).map(toSkillItem);
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-}
-
-export const toSkillItem = (raw: Record<string, unknown>): SkillItem => skillItemSchema.parse(raw);
-export const toVersionItem = (raw: Record<string, unknown>): VersionItem => versionItemSchema.parse(raw);
-
+export const toSkillItem = (raw: Record<string, unknown>): SkillItem => parseItem(skillItemSchema, raw, 'skill');
+export const toVersionItem = (raw: Record<string, unknown>): VersionItem => parseItem(versionItemSchema, raw, 'version');

@@ -1,17 +1,16 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { User } from '#core/schemas';
-import type { Db } from './db.ts';
+import { type Db, parseItem } from './db.ts';
 import { loginKey, userKey } from './keys.ts';
 
 /** Users, and the login → id index that grants use. */
 
-
 const userItemSchema = z.object({
   id: z.string(),
   login: z.string(),
-  name: z.string().optional(),
-  avatarUrl: z.string().optional(),
+  name: z.optional(z.string()),
+  avatarUrl: z.optional(z.string()),
   createdAt: z.string(),
 });
 export type UserItem = z.output<typeof userItemSchema>;
@@ -33,12 +32,12 @@ export async function getUser(db: Db, id: string): Promise<UserItem | undefined>
 }
 
 /** A user item as stored (without its table keys). */
-export const toUserItem = (raw: Record<string, unknown>): UserItem => userItemSchema.parse(raw);
+export const toUserItem = (raw: Record<string, unknown>): UserItem => parseItem(userItemSchema, raw, 'user');
 
 export async function findUserByLogin(db: Db, login: string): Promise<UserItem | undefined> {
   const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: loginKey(login), ConsistentRead: true }));
   if (!Item) return undefined;
-  const user = await getUser(db, loginClaimSchema.parse(Item).userId);
+  const user = await getUser(db, parseItem(loginClaimSchema, Item, 'login claim').userId);
   return user && user.login.toLowerCase() === login.toLowerCase() ? user : undefined;
 }
 

@@ -1,5 +1,5 @@
 // CloudFront Function (cloudfront-js-2.0, viewer request) on /api/registry/*.
-// The registry is static JSON in the static bucket (DESIGN.md §5): this maps the API path onto
+// The registry is static JSON in the static bucket (docs/api.md §11): this maps the API path onto
 // the object key, so registry reads never reach a Lambda.
 //   /api/registry/<slug>          -> /registry/<slug>.json
 //   /api/registry/<slug>/versions -> /registry/<slug>/versions.json

@@ -30,7 +30,7 @@ export async function benchDeliver(): Promise<Row[]> {
   try {
     const { key, cookie } = await signInWithKey(stack.baseUrl, 'bench');
     const files = [
-      { filename: 'SKILL.md', content: '---\nname: bench\ndescription: benchmark skill\n---\n' + 'Instructions. '.repeat(200) },
+      { filename: 'SKILL.md', content: `---\nname: bench\ndescription: benchmark skill\n---\n${'Instructions. '.repeat(200)}` },
       { filename: 'scripts/run.sh', content: '#!/bin/sh\necho hi\n' },
     ];
     const published = await fetch(`${stack.baseUrl}/api/publish`, {

@@ -62,16 +62,60 @@ export async function benchInstall(): Promise<Row[]> {
       }
       if (round > 0) progress(`round ${round}: ours cold ${ms(runs.cold.at(-1)!.ms)}, warm ${ms(runs.warm.at(-1)!.ms)}; skills ${ms(runs.skills.at(-1)!.ms)}`);
     }
-    const median = (samples: number[]) => percentile([...samples].sort((a, b) => a - b), 50);
+    const median = (samples: number[]) =>
+      percentile(
+        [...samples].sort((a, b) => a - b),
+        50,
+      );
     const of = (way: Way, figure: (m: Measured) => number | undefined) => median(runs[way].map(figure).filter((v) => v !== undefined));
     const what = `install ${count} skills (${files} files) on Node ${tools.nodeVersion}, median of ${rounds}`;
     const peerName = `skills ${tools.version}`;
-    rows.push(compared(SECTION, `${what}, cold (empty cache): ours vs ${peerName}`, 'ms', of('cold', (m) => m.ms), of('skills', (m) => m.ms), { atMost: 0.5 }, peerName));
-    rows.push(compared(SECTION, `${what}, warm (metadata cached): ours vs ${peerName}`, 'ms', of('warm', (m) => m.ms), of('skills', (m) => m.ms), undefined, peerName));
+    rows.push(
+      compared(
+        SECTION,
+        `${what}, cold (empty cache): ours vs ${peerName}`,
+        'ms',
+        of('cold', (m) => m.ms),
+        of('skills', (m) => m.ms),
+        { atMost: 0.5 },
+        peerName,
+      ),
+    );
+    rows.push(
+      compared(
+        SECTION,
+        `${what}, warm (metadata cached): ours vs ${peerName}`,
+        'ms',
+        of('warm', (m) => m.ms),
+        of('skills', (m) => m.ms),
+        undefined,
+        peerName,
+      ),
+    );
     if (runs.cold.every((m) => m.clientCpuMs !== undefined)) {
-      rows.push(compared(SECTION, `  client CPU (user + system), cold: ours vs ${peerName}`, 'ms', of('cold', (m) => m.clientCpuMs), of('skills', (m) => m.clientCpuMs), undefined, peerName));
+      rows.push(
+        compared(
+          SECTION,
+          `  client CPU (user + system), cold: ours vs ${peerName}`,
+          'ms',
+          of('cold', (m) => m.clientCpuMs),
+          of('skills', (m) => m.clientCpuMs),
+          undefined,
+          peerName,
+        ),
+      );
     }
-    rows.push(compared(SECTION, `  server CPU per install (HTTP and count thread; not the embedded DynamoDB), cold: ours vs ${peerName}`, 'ms', of('cold', (m) => m.serverCpuMs), of('skills', (m) => m.serverCpuMs), undefined, peerName));
+    rows.push(
+      compared(
+        SECTION,
+        `  server CPU per install (HTTP and count thread; not the embedded DynamoDB), cold: ours vs ${peerName}`,
+        'ms',
+        of('cold', (m) => m.serverCpuMs),
+        of('skills', (m) => m.serverCpuMs),
+        undefined,
+        peerName,
+      ),
+    );
     rows.push({ section: SECTION, metric: 'load average (1 min) at end', value: round(loadavg()[0]!, 2), unit: '' });
     return rows;
   } finally {
@@ -109,7 +153,16 @@ function runner(base: string, corpus: CorpusSkill[], tools: SkillsCli, work: str
   return async (way: Way, cache: string): Promise<Measured> => {
     const project = join(work, `project-${++projects}`);
     mkdirSync(project);
-    const env = { PATH: process.env.PATH ?? '', HOME: join(work, 'home'), XDG_CONFIG_HOME: join(work, 'config'), XDG_CACHE_HOME: cache, DISABLE_TELEMETRY: '1', DO_NOT_TRACK: '1', NO_COLOR: '1', CI: '1' };
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: join(work, 'home'),
+      XDG_CONFIG_HOME: join(work, 'config'),
+      XDG_CACHE_HOME: cache,
+      DISABLE_TELEMETRY: '1',
+      DO_NOT_TRACK: '1',
+      NO_COLOR: '1',
+      CI: '1',
+    };
     const args =
       way === 'skills'
         ? [tools.cli, 'add', base, '--skill', '*', '--agent', 'universal', '--yes']

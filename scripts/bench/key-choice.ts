@@ -26,7 +26,10 @@ export function zipfKeys(keys: number, length: number, seed = 1, s = 1): number[
   const random = seededRandom(seed);
   const cumulative: number[] = [];
   let sum = 0;
-  for (let rank = 0; rank < keys; rank++) cumulative.push((sum += 1 / (rank + 1) ** s));
+  for (let rank = 0; rank < keys; rank++) {
+    sum += 1 / (rank + 1) ** s;
+    cumulative.push(sum);
+  }
   // The most popular key is not simply the first one seeded.
   const byRank = Array.from({ length: keys }, (_, i) => i);
   for (let i = keys - 1; i > 0; i--) {

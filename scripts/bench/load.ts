@@ -10,7 +10,11 @@ import type { LoadPlan, LoadResult } from './load-worker.ts';
 
 /** Runs `count` tasks with at most `concurrency` in flight; returns results in task order. */
 export function runPool<T>(count: number, concurrency: number, task: (index: number) => Promise<T>): Promise<T[]> {
-  return mapLimit(Array.from({ length: count }, (_, i) => i), concurrency, (i) => task(i));
+  return mapLimit(
+    Array.from({ length: count }, (_, i) => i),
+    concurrency,
+    (i) => task(i),
+  );
 }
 
 /**
@@ -29,4 +33,3 @@ export async function runLoad(plan: LoadPlan): Promise<LoadResult> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-

@@ -4,6 +4,7 @@ import { benchDeliver } from './deliver.ts';
 import { benchInstall } from './install.ts';
 import { benchPublish } from './publish.ts';
 import { benchRebuild } from './rebuild.ts';
+import { benchScan } from './scan.ts';
 import { benchSite } from './site.ts';
 import { benchVerdaccio } from './verdaccio.ts';
 import { printTable, type Row } from './table.ts';
@@ -19,6 +20,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
   bundles: benchBundles,
   verdaccio: () => benchVerdaccio(),
   site: () => benchSite(),
+  scan: benchScan,
   install: benchInstall,
 };
 
@@ -35,5 +37,5 @@ const latest = 'bench/results/latest.json';
 const ran = new Set(rows.map((r) => r.section));
 const kept = existsSync(latest) ? (JSON.parse(readFileSync(latest, 'utf8')) as { rows: Row[] }).rows.filter((r) => !ran.has(r.section)) : [];
 mkdirSync('bench/results', { recursive: true });
-writeFileSync(latest, JSON.stringify({ when: new Date().toISOString(), rows: [...kept, ...rows] }, null, 2) + '\n');
+writeFileSync(latest, `${JSON.stringify({ when: new Date().toISOString(), rows: [...kept, ...rows] }, null, 2)}\n`);
 process.exit(0);

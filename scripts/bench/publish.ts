@@ -19,7 +19,7 @@ export async function benchPublish(): Promise<Row[]> {
       return { ms: performance.now() - started, body: JSON.parse(text) as { id: string } };
     };
     const files = [
-      { filename: 'SKILL.md', content: '---\nname: bench\ndescription: benchmark skill\n---\n' + 'Instructions. '.repeat(200) },
+      { filename: 'SKILL.md', content: `---\nname: bench\ndescription: benchmark skill\n---\n${'Instructions. '.repeat(200)}` },
       { filename: 'scripts/run.sh', content: '#!/bin/sh\necho hi\n' },
     ];
     const skillTimes: number[] = [];
@@ -40,7 +40,11 @@ export async function benchPublish(): Promise<Row[]> {
     return [
       ...latencyRows('publish', 'new skill (sequential)', skillTimes),
       ...latencyRows('publish', 'new version (sequential)', versionTimes),
-      ...latencyRows('publish', 'new version (16 at once)', concurrent.map((c) => c.ms)),
+      ...latencyRows(
+        'publish',
+        'new version (16 at once)',
+        concurrent.map((c) => c.ms),
+      ),
       { section: 'publish', metric: 'versions/s (16 at once)', value: round(160 / seconds), unit: 'req/s' },
     ];
   } finally {

@@ -25,7 +25,12 @@ export async function benchRebuild(sizes = [1000, 10_000], publishes = 25): Prom
 
       const catalog = Buffer.from(await (await fetch(`${stack.baseUrl}/.well-known/skills.json`)).arrayBuffer());
       rows.push({ section, metric: 'catalog raw', value: catalog.byteLength, unit: 'bytes' });
-      rows.push({ section, metric: 'catalog brotli (q11)', value: brotliCompressSync(catalog, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).byteLength, unit: 'bytes' });
+      rows.push({
+        section,
+        metric: 'catalog brotli (q11)',
+        value: brotliCompressSync(catalog, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).byteLength,
+        unit: 'bytes',
+      });
       // fetch() decodes brotli on its own, so the wire size is the Content-Length header.
       const served = await fetch(`${stack.baseUrl}/.well-known/skills.json`, { headers: { 'accept-encoding': 'br' } });
       await served.arrayBuffer();

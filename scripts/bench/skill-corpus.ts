@@ -24,81 +24,135 @@ export interface CorpusSkill {
 type Group = [dir: string, stem: string, ext: string, count: number, bytes: number, binary?: 'binary'];
 
 const SHAPES: [slug: string, description: string, groups: Group[]][] = [
-  ['algorithmic-art', 'Creating algorithmic art with p5.js: seeded randomness, flow fields and particle systems.', [
-    ['templates/', 'generator_template', '.js', 1, 7_000],
-    ['templates/', 'viewer', '.html', 1, 16_000],
-    ['examples/', 'flow-field', '.js', 1, 5_000],
-  ]],
-  ['brand-guidelines', 'Applies the brand colours and typography to any artefact that needs the house style.', [
-    ['assets/', 'logo', '.png', 1, 24_000, 'binary'],
-    ['assets/', 'palette', '.json', 1, 900],
-    ['reference/', 'typography', '.md', 1, 3_000],
-  ]],
-  ['canvas-design', 'Creates visual art in .png and .pdf documents using design philosophy and bundled fonts.', [
-    ['canvas-fonts/', 'Typeface', '.ttf', 19, 70_000, 'binary'],
-    ['canvas-fonts/', 'Typeface', '-OFL.txt', 19, 4_400],
-  ]],
-  ['docx', 'Creating, editing and analysing Word documents with tracked changes, comments and formatting.', [
-    ['', 'docx-js', '.md', 1, 16_000],
-    ['', 'ooxml', '.md', 1, 23_000],
-    ['ooxml/scripts/', 'pack', '.py', 3, 4_000],
-    ['ooxml/scripts/validation/', 'check', '.py', 5, 9_000],
-    ['ooxml/schemas/ISO-IEC29500-4_2016/', 'part', '.xsd', 18, 22_000],
-    ['scripts/', 'document', '.py', 3, 18_000],
-    ['scripts/templates/', 'people', '.xml', 7, 1_500],
-  ]],
-  ['pdf', 'PDF manipulation: extract text and tables, create, merge and split documents, fill forms.', [
-    ['', 'forms', '.md', 1, 9_000],
-    ['', 'reference', '.md', 1, 17_000],
-    ['scripts/', 'fill_fillable_fields', '.py', 11, 3_500],
-    ['examples/', 'form', '.pdf', 1, 60_000, 'binary'],
-  ]],
-  ['pptx', 'Presentation creation, editing and analysis: layouts, templates, speaker notes and thumbnails.', [
-    ['', 'html2pptx', '.md', 1, 25_000],
-    ['', 'ooxml', '.md', 1, 10_000],
-    ['ooxml/scripts/', 'unpack', '.py', 3, 4_000],
-    ['ooxml/scripts/validation/', 'check', '.py', 5, 9_000],
-    ['ooxml/schemas/ISO-IEC29500-4_2016/', 'part', '.xsd', 18, 22_000],
-    ['scripts/', 'inventory', '.py', 6, 14_000],
-    ['assets/', 'thumbnail-grid', '.png', 4, 30_000, 'binary'],
-  ]],
-  ['xlsx', 'Spreadsheet creation, editing and analysis with formulas, formatting and recalculation.', [
-    ['', 'recalc', '.py', 1, 6_000],
-    ['reference/', 'formulas', '.md', 1, 8_000],
-    ['examples/', 'budget', '.xlsx', 1, 14_000, 'binary'],
-  ]],
-  ['internal-comms', 'Writes internal communications: status reports, leadership updates, newsletters and FAQs.', [
-    ['examples/', 'status-report', '.md', 6, 2_600],
-  ]],
-  ['mcp-builder', 'Guide for creating high-quality MCP servers that let language models use external services.', [
-    ['reference/', 'best_practices', '.md', 6, 14_000],
-    ['scripts/', 'evaluation', '.py', 5, 6_000],
-    ['scripts/', 'requirements', '.txt', 1, 60],
-  ]],
-  ['skill-creator', 'Guide for creating effective skills that extend an agent with workflows and tool integrations.', [
-    ['scripts/', 'init_skill', '.py', 4, 7_000],
-    ['references/', 'workflows', '.md', 5, 4_000],
-    ['assets/', 'skill-template', '.zip', 1, 9_000, 'binary'],
-  ]],
-  ['slack-gif-creator', 'Creates animated GIFs optimised for Slack, with validators for size and frame limits.', [
-    ['core/', 'frame_composer', '.py', 8, 8_000],
-    ['', 'requirements', '.txt', 1, 80],
-    ['examples/', 'wave', '.gif', 2, 40_000, 'binary'],
-  ]],
-  ['theme-factory', 'Styles artefacts with one of ten preset themes or a theme generated on the fly.', [
-    ['', 'theme-showcase', '.pdf', 1, 124_000, 'binary'],
-    ['themes/', 'ocean-depths', '.md', 12, 1_400],
-  ]],
-  ['webapp-testing', 'Interacts with and tests local web applications using Playwright, with screenshots and logs.', [
-    ['examples/', 'element_discovery', '.py', 3, 2_500],
-    ['scripts/', 'with_server', '.py', 1, 3_800],
-    ['reference/', 'selectors', '.md', 2, 2_000],
-  ]],
-  ['web-artifacts-builder', 'Builds elaborate multi-component HTML artefacts with React, Tailwind CSS and shadcn/ui.', [
-    ['scripts/', 'init-artifact', '.sh', 2, 9_000],
-    ['scripts/', 'shadcn-components', '.tar.gz', 1, 20_000, 'binary'],
-    ['', 'README', '.md', 1, 1_200],
-  ]],
+  [
+    'algorithmic-art',
+    'Creating algorithmic art with p5.js: seeded randomness, flow fields and particle systems.',
+    [
+      ['templates/', 'generator_template', '.js', 1, 7_000],
+      ['templates/', 'viewer', '.html', 1, 16_000],
+      ['examples/', 'flow-field', '.js', 1, 5_000],
+    ],
+  ],
+  [
+    'brand-guidelines',
+    'Applies the brand colours and typography to any artefact that needs the house style.',
+    [
+      ['assets/', 'logo', '.png', 1, 24_000, 'binary'],
+      ['assets/', 'palette', '.json', 1, 900],
+      ['reference/', 'typography', '.md', 1, 3_000],
+    ],
+  ],
+  [
+    'canvas-design',
+    'Creates visual art in .png and .pdf documents using design philosophy and bundled fonts.',
+    [
+      ['canvas-fonts/', 'Typeface', '.ttf', 19, 70_000, 'binary'],
+      ['canvas-fonts/', 'Typeface', '-OFL.txt', 19, 4_400],
+    ],
+  ],
+  [
+    'docx',
+    'Creating, editing and analysing Word documents with tracked changes, comments and formatting.',
+    [
+      ['', 'docx-js', '.md', 1, 16_000],
+      ['', 'ooxml', '.md', 1, 23_000],
+      ['ooxml/scripts/', 'pack', '.py', 3, 4_000],
+      ['ooxml/scripts/validation/', 'check', '.py', 5, 9_000],
+      ['ooxml/schemas/ISO-IEC29500-4_2016/', 'part', '.xsd', 18, 22_000],
+      ['scripts/', 'document', '.py', 3, 18_000],
+      ['scripts/templates/', 'people', '.xml', 7, 1_500],
+    ],
+  ],
+  [
+    'pdf',
+    'PDF manipulation: extract text and tables, create, merge and split documents, fill forms.',
+    [
+      ['', 'forms', '.md', 1, 9_000],
+      ['', 'reference', '.md', 1, 17_000],
+      ['scripts/', 'fill_fillable_fields', '.py', 11, 3_500],
+      ['examples/', 'form', '.pdf', 1, 60_000, 'binary'],
+    ],
+  ],
+  [
+    'pptx',
+    'Presentation creation, editing and analysis: layouts, templates, speaker notes and thumbnails.',
+    [
+      ['', 'html2pptx', '.md', 1, 25_000],
+      ['', 'ooxml', '.md', 1, 10_000],
+      ['ooxml/scripts/', 'unpack', '.py', 3, 4_000],
+      ['ooxml/scripts/validation/', 'check', '.py', 5, 9_000],
+      ['ooxml/schemas/ISO-IEC29500-4_2016/', 'part', '.xsd', 18, 22_000],
+      ['scripts/', 'inventory', '.py', 6, 14_000],
+      ['assets/', 'thumbnail-grid', '.png', 4, 30_000, 'binary'],
+    ],
+  ],
+  [
+    'xlsx',
+    'Spreadsheet creation, editing and analysis with formulas, formatting and recalculation.',
+    [
+      ['', 'recalc', '.py', 1, 6_000],
+      ['reference/', 'formulas', '.md', 1, 8_000],
+      ['examples/', 'budget', '.xlsx', 1, 14_000, 'binary'],
+    ],
+  ],
+  [
+    'internal-comms',
+    'Writes internal communications: status reports, leadership updates, newsletters and FAQs.',
+    [['examples/', 'status-report', '.md', 6, 2_600]],
+  ],
+  [
+    'mcp-builder',
+    'Guide for creating high-quality MCP servers that let language models use external services.',
+    [
+      ['reference/', 'best_practices', '.md', 6, 14_000],
+      ['scripts/', 'evaluation', '.py', 5, 6_000],
+      ['scripts/', 'requirements', '.txt', 1, 60],
+    ],
+  ],
+  [
+    'skill-creator',
+    'Guide for creating effective skills that extend an agent with workflows and tool integrations.',
+    [
+      ['scripts/', 'init_skill', '.py', 4, 7_000],
+      ['references/', 'workflows', '.md', 5, 4_000],
+      ['assets/', 'skill-template', '.zip', 1, 9_000, 'binary'],
+    ],
+  ],
+  [
+    'slack-gif-creator',
+    'Creates animated GIFs optimised for Slack, with validators for size and frame limits.',
+    [
+      ['core/', 'frame_composer', '.py', 8, 8_000],
+      ['', 'requirements', '.txt', 1, 80],
+      ['examples/', 'wave', '.gif', 2, 40_000, 'binary'],
+    ],
+  ],
+  [
+    'theme-factory',
+    'Styles artefacts with one of ten preset themes or a theme generated on the fly.',
+    [
+      ['', 'theme-showcase', '.pdf', 1, 124_000, 'binary'],
+      ['themes/', 'ocean-depths', '.md', 12, 1_400],
+    ],
+  ],
+  [
+    'webapp-testing',
+    'Interacts with and tests local web applications using Playwright, with screenshots and logs.',
+    [
+      ['examples/', 'element_discovery', '.py', 3, 2_500],
+      ['scripts/', 'with_server', '.py', 1, 3_800],
+      ['reference/', 'selectors', '.md', 2, 2_000],
+    ],
+  ],
+  [
+    'web-artifacts-builder',
+    'Builds elaborate multi-component HTML artefacts with React, Tailwind CSS and shadcn/ui.',
+    [
+      ['scripts/', 'init-artifact', '.sh', 2, 9_000],
+      ['scripts/', 'shadcn-components', '.tar.gz', 1, 20_000, 'binary'],
+      ['', 'README', '.md', 1, 1_200],
+    ],
+  ],
 ];
 
 const WORDS = (
@@ -134,14 +188,21 @@ const sized = (name: string, bytes: number) => Math.max(40, Math.round(bytes * (
 
 function skillFiles(slug: string, description: string, groups: Group[]): CorpusFile[] {
   const files: CorpusFile[] = [
-    { filename: 'SKILL.md', content: `---\nname: ${slug}\ndescription: ${JSON.stringify(description)}\nlicense: Complete terms in LICENSE.txt\n---\n# ${slug}\n\n${textFor(`${slug}/SKILL.md`, 9_000)}` },
+    {
+      filename: 'SKILL.md',
+      content: `---\nname: ${slug}\ndescription: ${JSON.stringify(description)}\nlicense: Complete terms in LICENSE.txt\n---\n# ${slug}\n\n${textFor(`${slug}/SKILL.md`, 9_000)}`,
+    },
     { filename: 'LICENSE.txt', content: textFor(`${slug}/LICENSE.txt`, 11_000) },
   ];
   for (const [dir, stem, ext, count, bytes, binary] of groups) {
     for (let n = 1; n <= count; n++) {
       const filename = `${dir}${stem}${count > 1 ? `-${n}` : ''}${ext}`;
       const size = sized(`${slug}/${filename}`, bytes);
-      files.push(binary ? { filename, content: bytesFor(`${slug}/${filename}`, size).toString('base64'), encoding: 'base64' } : { filename, content: textFor(`${slug}/${filename}`, size) });
+      files.push(
+        binary
+          ? { filename, content: bytesFor(`${slug}/${filename}`, size).toString('base64'), encoding: 'base64' }
+          : { filename, content: textFor(`${slug}/${filename}`, size) },
+      );
     }
   }
   return files;

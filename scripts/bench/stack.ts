@@ -47,7 +47,11 @@ export async function startBenchStack(env: Record<string, string> = {}): Promise
 
 /** Signs in with the dev sign-in and creates an API key; returns the cookie and the key. */
 export async function signInWithKey(baseUrl: string, login: string): Promise<{ cookie: string; key: string }> {
-  const res = await fetch(`${baseUrl}/api/auth/dev-login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login }) });
+  const res = await fetch(`${baseUrl}/api/auth/dev-login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ login }),
+  });
   const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
   const keyRes = await fetch(`${baseUrl}/api/api-keys`, {
     method: 'POST',

@@ -36,9 +36,21 @@ export const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 1
  * A row comparing our figure with the peer's; `ratio` is ours / theirs, held to at least
  * `atLeast` (rates) or at most `atMost` (durations).
  */
-export function compared(section: string, metric: string, unit: string, ours: number, peer: number, target?: { atLeast: number } | { atMost: number }, peerName?: string): Row {
+export function compared(
+  section: string,
+  metric: string,
+  unit: string,
+  ours: number,
+  peer: number,
+  target?: { atLeast: number } | { atMost: number },
+  peerName?: string,
+): Row {
   const ratio = round(ours / peer, 2);
-  const held = !target ? {} : 'atLeast' in target ? { target: `≥ ${target.atLeast}×`, ok: ratio >= target.atLeast } : { target: `≤ ${target.atMost}×`, ok: ratio <= target.atMost };
+  const held = !target
+    ? {}
+    : 'atLeast' in target
+      ? { target: `≥ ${target.atLeast}×`, ok: ratio >= target.atLeast }
+      : { target: `≤ ${target.atMost}×`, ok: ratio <= target.atMost };
   return { section, metric, value: round(ours), peer: round(peer), ratio, unit, ...held, ...(peerName ? { peerName } : {}) };
 }
 
@@ -59,8 +71,8 @@ export function printTable(rows: Row[]): void {
     r.ok === undefined ? '' : r.ok ? 'ok' : 'MISS',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) => '| ' + cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ') + ' |';
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
   console.log(line(header));
-  console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|');
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const b of body) console.log(line(b));
 }

@@ -23,7 +23,7 @@ export function ensureVerdaccio(dir: string): string {
   // What `npm init -y` writes, with a name npm accepts whatever the folder is called.
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'skillpress-bench-verdaccio', version: '0.0.0', private: true }, null, 2));
   const npm = (args: string[]) => execFileSync('npm', args, { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] });
-  // Verdaccio 6.8.0's node-fetch 3 does not load on Node 20 here; 2.7.0 does (DESIGN.md §8).
+  // Verdaccio 6.8.0's node-fetch 3 does not load on Node 20 here; 2.7.0 does (docs/architecture.md, "Production parts and local stand-ins").
   npm(['pkg', 'set', 'overrides.node-fetch=2.7.0']);
   npm(['install', '--no-audit', '--no-fund', `verdaccio@${VERDACCIO_VERSION}`]);
   return bin;
@@ -110,7 +110,11 @@ export const tarballPath = (name: string, version: string) => `/${name}/-/${name
 export function publishBody(baseUrl: string, name: string, version: string, files: readonly { filename: string; content: string }[]): string {
   const manifest = { name, version, description: `${name} for the benchmark`, main: 'SKILL.md' };
   const tgz = Buffer.from(
-    skillArchive([{ filename: 'package.json', content: JSON.stringify(manifest, null, 2) }, ...files].map((f) => decodeFile({ filename: `package/${f.filename}`, content: f.content })!)),
+    skillArchive(
+      [{ filename: 'package.json', content: JSON.stringify(manifest, null, 2) }, ...files].map(
+        (f) => decodeFile({ filename: `package/${f.filename}`, content: f.content })!,
+      ),
+    ),
   );
   return JSON.stringify({
     _id: name,
@@ -134,7 +138,12 @@ export function publishBody(baseUrl: string, name: string, version: string, file
 }
 
 /** Publishes one version; throws unless Verdaccio answers 201. */
-export async function npmPublish(server: VerdaccioServer, name: string, version: string, files: readonly { filename: string; content: string }[]): Promise<void> {
+export async function npmPublish(
+  server: VerdaccioServer,
+  name: string,
+  version: string,
+  files: readonly { filename: string; content: string }[],
+): Promise<void> {
   const res = await fetch(`${server.baseUrl}/${name}`, {
     method: 'PUT',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${server.token}` },

@@ -98,7 +98,13 @@ export async function benchVerdaccio(options = compareOptions()): Promise<Row[]>
     await seedVerdaccio(peer, options);
     const peerSeeded = (performance.now() - started) / 1000;
     progress(`seeded ${skills.length} skills in ${oursSeeded.toFixed(1)} s (bulk) and packages in ${peerSeeded.toFixed(1)} s (publish API)`);
-    rows.push({ section: SECTION, metric: `seed ${skills.length} skills/packages (ours: bulk + full rebuild; Verdaccio: publish API, 8 at once)`, value: round(oursSeeded), peer: round(peerSeeded), unit: 's' });
+    rows.push({
+      section: SECTION,
+      metric: `seed ${skills.length} skills/packages (ours: bulk + full rebuild; Verdaccio: publish API, 8 at once)`,
+      value: round(oursSeeded),
+      peer: round(peerSeeded),
+      unit: 's',
+    });
 
     const oursBase = ours.baseUrl;
     const peerBase = peer.baseUrl;
@@ -122,7 +128,12 @@ async function seedSkillpress(dataDir: string, options: CompareOptions): Promise
     const config = configFromEnv({ DYNAMODB_ENDPOINT: services.dynamoEndpoint, S3_ENDPOINT: services.s3Endpoint });
     const deps = createDeps(config, { log: createLogger('warn') });
     await ensureStorage(config, deps.s3);
-    const skills = await seedSkills(deps, { count: options.skills, authorLogin: 'bench', manyVersionsEvery: options.manyVersionsEvery, manyVersions: options.manyVersions });
+    const skills = await seedSkills(deps, {
+      count: options.skills,
+      authorLogin: 'bench',
+      manyVersionsEvery: options.manyVersionsEvery,
+      manyVersions: options.manyVersions,
+    });
     await new Rebuilder(deps).rebuildAll();
     deps.s3.destroy();
     deps.db.doc.destroy();
@@ -192,14 +203,16 @@ async function readWorkloads(options: CompareOptions, skills: Seeded[], oursBase
     const results: Record<'ours' | 'peer', LoadResult[]> = { ours: [], peer: [] };
     for (let round = 0; round < options.rounds; round++) {
       // ABBA: alternate who goes first, so drift in the machine's load falls on both alike.
-      for (const system of round % 2 === 0 ? (['ours', 'peer'] as const) : (['peer', 'ours'] as const)) results[system].push(await run(system, options.seconds));
+      for (const system of round % 2 === 0 ? (['ours', 'peer'] as const) : (['peer', 'ours'] as const))
+        results[system].push(await run(system, options.seconds));
     }
     const [o, p] = [combine(results.ours), combine(results.peer)];
     progress(`${cell.name}: ours ${o.rps.toFixed(0)} req/s, verdaccio ${p.rps.toFixed(0)} req/s`);
     rows.push(compared(SECTION, `${cell.name}: throughput`, 'req/s', o.rps, p.rps, { atLeast: cell.atLeast }));
     rows.push(compared(SECTION, `${cell.name}: p50`, 'ms', o.p50, p.p50));
     rows.push(compared(SECTION, `${cell.name}: p99`, 'ms', o.p99, p.p99));
-    if (o.failed + p.failed > 0) rows.push({ section: SECTION, metric: `${cell.name}: non-2xx or errors`, value: o.failed, peer: p.failed, unit: 'req', target: '= 0', ok: false });
+    if (o.failed + p.failed > 0)
+      rows.push({ section: SECTION, metric: `${cell.name}: non-2xx or errors`, value: o.failed, peer: p.failed, unit: 'req', target: '= 0', ok: false });
   }
   return rows;
 }
@@ -210,7 +223,12 @@ function combine(results: LoadResult[]): { rps: number; p50: number; p99: number
   const requests = results.reduce((sum, r) => sum + r.requests, 0);
   const seconds = results.reduce((sum, r) => sum + r.seconds, 0);
   const ok = latencies.length;
-  return { rps: requests / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failed: requests - ok + results.reduce((sum, r) => sum + r.errors, 0) };
+  return {
+    rps: requests / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    failed: requests - ok + results.reduce((sum, r) => sum + r.errors, 0),
+  };
 }
 
 /**
@@ -221,7 +239,11 @@ function combine(results: LoadResult[]): { rps: number; p50: number; p99: number
 async function countCheck(base: string, cookie: string, skills: Seeded[]): Promise<Row> {
   const counted = skills.slice(0, 20);
   const totals = async () => {
-    const each = await mapLimit(counted, 8, async (skill) => ((await (await fetch(`${base}/api/analytics/${skill.id}`, { headers: { cookie } })).json()) as { total: number }).total);
+    const each = await mapLimit(
+      counted,
+      8,
+      async (skill) => ((await (await fetch(`${base}/api/analytics/${skill.id}`, { headers: { cookie } })).json()) as { total: number }).total,
+    );
     return each.reduce((a, b) => a + b, 0);
   };
   const before = await totals();
@@ -229,14 +251,25 @@ async function countCheck(base: string, cookie: string, skills: Seeded[]): Promi
   const run = await runLoad({ baseUrl: base, paths, connections: 16, seconds: 0, amount: paths.length });
   const served = run.statuses['200'] ?? 0;
   const drift = (await totals()) - before - served;
-  return { section: SECTION, metric: `W2 installs counted − deliveries answered 200 (${served} of ${paths.length}, 16 at once)`, value: drift, unit: 'installs', target: '= 0', ok: drift === 0 && served === paths.length };
+  return {
+    section: SECTION,
+    metric: `W2 installs counted − deliveries answered 200 (${served} of ${paths.length}, 16 at once)`,
+    value: drift,
+    unit: 'installs',
+    target: '= 0',
+    ok: drift === 0 && served === paths.length,
+  };
 }
 
 async function publishWorkloads(options: CompareOptions, skills: Seeded[], oursBase: string, key: string, peer: VerdaccioServer): Promise<Row[]> {
   const rows: Row[] = [];
   const files = (version: string) => SEED_FILES.map((f) => ({ ...f, content: f.filename === 'SKILL.md' ? `${f.content}\nRelease ${version}\n` : f.content }));
   const oursPost = async (path: string, body: unknown) => {
-    const res = await fetch(oursBase + path, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(oursBase + path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const text = await res.text();
     if (res.status !== 201) throw new Error(`${path} → ${res.status} ${text.slice(0, 200)}`);
   };
@@ -259,7 +292,12 @@ async function publishWorkloads(options: CompareOptions, skills: Seeded[], oursB
    * One publishing pass of one system: `count` publishes, `connections` at a time; then waits
    * until metadata reads show every one of them, so no rebuild spills into the next pass.
    */
-  const pass = async (system: System, connections: number, publish: (i: number) => { slug: string; version: string; send: () => Promise<void> }, count: number): Promise<Pass> => {
+  const pass = async (
+    system: System,
+    connections: number,
+    publish: (i: number) => { slug: string; version: string; send: () => Promise<void> },
+    count: number,
+  ): Promise<Pass> => {
     const started = performance.now();
     const planned = Array.from({ length: count }, (_, i) => publish(i));
     const latencies = await runPool(planned.length, connections, async (i) => {
@@ -361,7 +399,9 @@ async function publishWorkloads(options: CompareOptions, skills: Seeded[], oursB
     }
   }
   for (const list of Object.values(visible)) list.sort((a, b) => a - b);
-  rows.push(compared(SECTION, `W3 publish→visible in metadata (${count}, one at a time): p50`, 'ms', percentile(visible.ours, 50), percentile(visible.peer, 50)));
+  rows.push(
+    compared(SECTION, `W3 publish→visible in metadata (${count}, one at a time): p50`, 'ms', percentile(visible.ours, 50), percentile(visible.peer, 50)),
+  );
   rows.push(compared(SECTION, 'W3 publish→visible in metadata: p99', 'ms', percentile(visible.ours, 99), percentile(visible.peer, 99)));
   return rows;
 }
@@ -377,7 +417,11 @@ interface Pass {
 /** Several passes of one system as one: publishes over the seconds they took; latencies pooled. */
 function joined(passes: Pass[]): { rate: number; visibleRate: number; latencies: number[] } {
   const sum = (of: (p: Pass) => number) => passes.reduce((total, p) => total + of(p), 0);
-  return { rate: sum((p) => p.count) / sum((p) => p.acknowledgedSeconds), visibleRate: sum((p) => p.count) / sum((p) => p.visibleSeconds), latencies: passes.flatMap((p) => p.latencies).sort((a, b) => a - b) };
+  return {
+    rate: sum((p) => p.count) / sum((p) => p.acknowledgedSeconds),
+    visibleRate: sum((p) => p.count) / sum((p) => p.visibleSeconds),
+    latencies: passes.flatMap((p) => p.latencies).sort((a, b) => a - b),
+  };
 }
 
 function progress(line: string): void {

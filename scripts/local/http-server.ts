@@ -8,7 +8,11 @@ import { DomainError, statusOf } from '#core/errors';
  * refuses before the app sees them (headers or URL over its limit, a malformed request line)
  * still get the contract's JSON error shape instead of Node's bare status line.
  */
-export async function serveApp(fetch: (request: Request) => Response | Promise<Response>, hostname: string, port: number): Promise<{ server: Server; port: number }> {
+export async function serveApp(
+  fetch: (request: Request) => Response | Promise<Response>,
+  hostname: string,
+  port: number,
+): Promise<{ server: Server; port: number }> {
   const server = serve({ fetch, hostname, port }) as Server;
   // Longer than clients' idle pools, so a reused connection is never closed under a request.
   server.keepAliveTimeout = 65_000;
@@ -28,7 +32,8 @@ export async function serveApp(fetch: (request: Request) => Response | Promise<R
 
 /** The domain error for a request Node's parser refused. */
 export function clientErrorOf(error: NodeJS.ErrnoException): DomainError {
-  if (error.code === 'HPE_HEADER_OVERFLOW') return new DomainError('headers_too_large', 'The request line and headers are over the server limit (16 KiB); send a shorter URL or fewer cookies');
+  if (error.code === 'HPE_HEADER_OVERFLOW')
+    return new DomainError('headers_too_large', 'The request line and headers are over the server limit (16 KiB); send a shorter URL or fewer cookies');
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new DomainError('request_timeout', 'The request did not arrive in time');
   return new DomainError('invalid_request', 'The request is not valid HTTP/1.1');
 }

@@ -183,7 +183,12 @@ class Stage<T> {
       // Newer work for the same skill, handed over meanwhile, supersedes the failed item.
       if (!this.pending.has(failure.skillId)) entry.retry = { item, timer: this.after(delay, () => this.retryNow(failure.skillId)) };
       this.failures.set(failure.skillId, entry);
-      this.options.log.error('rebuild of a skill failed; will retry', { stage: this.name, ...failureFields(entry.failure), attempt: attempts, retryInMs: delay });
+      this.options.log.error('rebuild of a skill failed; will retry', {
+        stage: this.name,
+        ...failureFields(entry.failure),
+        attempt: attempts,
+        retryInMs: delay,
+      });
     }
   }
 
@@ -204,7 +209,11 @@ class Stage<T> {
     this.running = this.work(batch).then(
       (failed) => this.settle(batch, failed),
       // The run as a whole failed (the index lock, the catalog write): every skill in it did.
-      (error: unknown) => this.settle(batch, [...batch.keys()].map((skillId) => skillFailure({ skillId }, error))),
+      (error: unknown) =>
+        this.settle(
+          batch,
+          [...batch.keys()].map((skillId) => skillFailure({ skillId }, error)),
+        ),
     );
     void this.running.finally(() => {
       this.running = undefined;

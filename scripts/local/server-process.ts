@@ -74,7 +74,12 @@ export async function startServer(env: Record<string, string>, { nodeArgs = [], 
 /** The ids of a process's direct children (Linux `ps`). */
 export function childPids(pid: number): number[] {
   try {
-    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)]).toString().trim().split(/\s+/).filter(Boolean).map(Number);
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)])
+      .toString()
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return []; // ps exits 1 when there are none
   }

@@ -22,7 +22,7 @@ export function siteSourceHash(): string {
 }
 
 function walk(path: string): string[] {
-  let stat;
+  let stat: ReturnType<typeof statSync>;
   try {
     stat = statSync(path);
   } catch {

@@ -59,7 +59,10 @@ async function registry(slug: string, ready: (doc: any) => boolean = (doc) => do
 const auth = () => ({ authorization: `Bearer ${apiKey}` });
 
 /** Sets up a skill through the API directly (faster than the CLI, which is tested elsewhere). */
-async function apiPublish(body: Record<string, unknown>, versions: { version: string; changelog?: string; files?: unknown[] }[] = []): Promise<{ id: string; slug: string }> {
+async function apiPublish(
+  body: Record<string, unknown>,
+  versions: { version: string; changelog?: string; files?: unknown[] }[] = [],
+): Promise<{ id: string; slug: string }> {
   const res = await call(base, '/api/publish', { method: 'POST', headers: auth(), body: { description: 'A test skill.', category: 'testing', ...body } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   for (const v of versions) {
@@ -150,7 +153,18 @@ describe('skillpress install', () => {
     const result = await cli(project('app'), 'install', 'pretty-json', '--json');
     expectExit(result, 0);
     expect(result.json).toEqual({
-      installed: [{ slug: 'pretty-json', version: '1.0.0', previous: null, path: '.agents/skills/pretty-json', integrity: expect.stringMatching(/^sha256-/), files: 6, bytes: expect.any(Number), direct: true }],
+      installed: [
+        {
+          slug: 'pretty-json',
+          version: '1.0.0',
+          previous: null,
+          path: '.agents/skills/pretty-json',
+          integrity: expect.stringMatching(/^sha256-/),
+          files: 6,
+          bytes: expect.any(Number),
+          direct: true,
+        },
+      ],
       unchanged: [],
       removed: [],
       lockfile: 'skillpress-lock.json',
@@ -160,7 +174,14 @@ describe('skillpress install', () => {
       expect(read(join(app(), '.agents/skills/pretty-json', file)).equals(read(join(source, file))), file).toBe(true);
     }
     const lock = JSON.parse(readFileSync(join(app(), 'skillpress-lock.json'), 'utf8'));
-    expect(lock.skills['pretty-json']).toMatchObject({ version: '1.0.0', spec: 'latest', direct: true, registry: base, path: '.agents/skills/pretty-json', integrity: result.json.installed[0].integrity });
+    expect(lock.skills['pretty-json']).toMatchObject({
+      version: '1.0.0',
+      spec: 'latest',
+      direct: true,
+      registry: base,
+      path: '.agents/skills/pretty-json',
+      integrity: result.json.installed[0].integrity,
+    });
     expect(lock.skills['pretty-json'].files).toHaveLength(6);
   });
 
@@ -207,7 +228,9 @@ describe('skillpress install', () => {
   });
 
   it('installs declared dependencies beside the skill, and uninstall removes what nothing needs', async () => {
-    await apiPublish({ name: 'Helper', files: [{ filename: 'SKILL.md', content: '# helper' }] }, [{ version: '1.4.0', files: [{ filename: 'SKILL.md', content: '# helper 1.4' }] }]);
+    await apiPublish({ name: 'Helper', files: [{ filename: 'SKILL.md', content: '# helper' }] }, [
+      { version: '1.4.0', files: [{ filename: 'SKILL.md', content: '# helper 1.4' }] },
+    ]);
     await apiPublish({ name: 'Needs Helper', files: [{ filename: 'SKILL.md', content: '# needs' }], dependencies: { helper: '^1.0.0' } });
     const dir = project('deps');
     // A folder skillpress did not install may be the user's own work: refused, nothing written.
@@ -230,7 +253,15 @@ describe('skillpress install', () => {
     // Once 1.0.0 is no longer current the registry no longer lists its dependencies; asking for
     // it again must keep what the lockfile knows rather than drop helper as an orphan.
     const needs = (await registry('needs-helper')).id;
-    expect((await call(base, `/api/skills/${needs}/versions`, { method: 'POST', headers: auth(), body: { version: '1.1.0', files: [], dependencies: { helper: '^1.0.0' } } })).status).toBe(201);
+    expect(
+      (
+        await call(base, `/api/skills/${needs}/versions`, {
+          method: 'POST',
+          headers: auth(),
+          body: { version: '1.1.0', files: [], dependencies: { helper: '^1.0.0' } },
+        })
+      ).status,
+    ).toBe(201);
     await registry('needs-helper', (doc) => doc?.currentVersion === '1.1.0');
     const again = await cli(dir, 'install', 'needs-helper@1.0.0', '--json');
     expectExit(again, 0);
@@ -294,7 +325,7 @@ describe('integrity', () => {
 
   it('refuses a tampered download with exit 3, writing nothing and keeping the previous install', async () => {
     const dir = join(work, 'folders', 'pretty-json');
-    writeFileSync(join(dir, 'SKILL.md'), skillMd('Pretty JSON', 'category: dev-tools\n') + '\nNow sorts keys.\n');
+    writeFileSync(join(dir, 'SKILL.md'), `${skillMd('Pretty JSON', 'category: dev-tools\n')}\nNow sorts keys.\n`);
     expectExit(await cli(dir, 'version', '1.1.0', '--changelog', 'Sorts keys'), 0);
     await registry('pretty-json', (doc) => doc?.currentVersion === '1.1.0');
 
@@ -416,14 +447,29 @@ describe('--json shapes, list and exit codes', () => {
   it('search, info and list print stable JSON documents', async () => {
     const search = await cli(work, 'search', 'json', '--json');
     expectExit(search, 0);
-    expect(search.json).toEqual({ query: 'json', count: 1, skills: [expect.objectContaining({ slug: 'pretty-json', currentVersion: '1.2.0', author: 'alice', registry: '/api/registry/pretty-json' })] });
+    expect(search.json).toEqual({
+      query: 'json',
+      count: 1,
+      skills: [expect.objectContaining({ slug: 'pretty-json', currentVersion: '1.2.0', author: 'alice', registry: '/api/registry/pretty-json' })],
+    });
 
     const info = await cli(work, 'info', 'pretty-json', '--json');
-    expect(info.json).toMatchObject({ slug: 'pretty-json', currentVersion: '1.2.0', files: expect.any(Array), versions: [{ version: '1.2.0' }, { version: '1.1.0' }, { version: '1.0.0' }], dependencies: {}, delivery: { url: expect.stringMatching(/^\/api\/deliver\//) } });
+    expect(info.json).toMatchObject({
+      slug: 'pretty-json',
+      currentVersion: '1.2.0',
+      files: expect.any(Array),
+      versions: [{ version: '1.2.0' }, { version: '1.1.0' }, { version: '1.0.0' }],
+      dependencies: {},
+      delivery: { url: expect.stringMatching(/^\/api\/deliver\//) },
+    });
 
     const listed = await cli(join(work, 'projects', 'app'), 'list', '--json');
     expectExit(listed, 0);
-    expect(listed.json).toEqual({ skills: [{ slug: 'pretty-json', version: '1.0.0', latest: '1.2.0', outdated: true, path: '.agents/skills/pretty-json', direct: true, paid: false, state: 'ok' }] });
+    expect(listed.json).toEqual({
+      skills: [
+        { slug: 'pretty-json', version: '1.0.0', latest: '1.2.0', outdated: true, path: '.agents/skills/pretty-json', direct: true, paid: false, state: 'ok' },
+      ],
+    });
   });
 
   it('marks outdated and locally changed skills in the human listing, without colour when NO_COLOR is set', async () => {
@@ -454,7 +500,8 @@ describe('--json shapes, list and exit codes', () => {
   it('documents the commands and exit codes in --help', async () => {
     const help = await runCli(['--help'], { cwd: work, env });
     expectExit(help, 0);
-    for (const command of ['search', 'info', 'install', 'update', 'uninstall', 'list', 'login', 'publish', 'version']) expect(help.stdout).toContain(`  ${command}`);
+    for (const command of ['search', 'info', 'install', 'update', 'uninstall', 'list', 'login', 'publish', 'version'])
+      expect(help.stdout).toContain(`  ${command}`);
     expect(help.stdout).toMatch(/3 {2}integrity failure/);
   });
 });

@@ -80,7 +80,10 @@ describe('a registry that names paths outside the project', () => {
 describe('skills whose slug names an Object member', () => {
   it('installs, reinstalls, lists and uninstalls constructor, and a dependency of that name', async () => {
     const { root, project } = sandbox();
-    const url = await serve([{ slug: 'app', dependencies: { constructor: '^1.0.0' } }, { slug: 'constructor', files: [{ filename: 'SKILL.md', content: '# constructor' }] }]);
+    const url = await serve([
+      { slug: 'app', dependencies: { constructor: '^1.0.0' } },
+      { slug: 'constructor', files: [{ filename: 'SKILL.md', content: '# constructor' }] },
+    ]);
     const installed = await cli(project, url, 'install', 'app', '--json');
     expect(installed.code, installed.stdout + installed.stderr).toBe(0);
     expect(installed.json.installed.map((s: { slug: string; path: string }) => [s.slug, s.path])).toEqual([
@@ -124,10 +127,21 @@ describe('answers larger than the registry ever sends', () => {
   it('refuses a delivery above twice the largest publish body, as bad_response (exit 2), writing nothing', async () => {
     const { project } = sandbox();
     const content = Buffer.alloc(13 * 1024 * 1024, 'a').toString('base64');
-    const url = await serve([{ slug: 'huge', files: [{ filename: 'SKILL.md', content: '# huge' }, { filename: 'big.bin', content, encoding: 'base64' }] }]);
+    const url = await serve([
+      {
+        slug: 'huge',
+        files: [
+          { filename: 'SKILL.md', content: '# huge' },
+          { filename: 'big.bin', content, encoding: 'base64' },
+        ],
+      },
+    ]);
     const result = await cli(project, url, 'install', 'huge', '--json');
     expect(result.code, result.stdout + result.stderr).toBe(2);
-    expect(result.json.error).toMatchObject({ code: 'bad_response', message: expect.stringMatching(/^GET .*\/api\/deliver\/fake-0 answered with more than 13 MB/) });
+    expect(result.json.error).toMatchObject({
+      code: 'bad_response',
+      message: expect.stringMatching(/^GET .*\/api\/deliver\/fake-0 answered with more than 13 MB/),
+    });
     expect(fileTree(project)).toEqual([]);
   });
 
@@ -171,10 +185,32 @@ describe('a registry that sends escape sequences and control characters', () => 
       versions: [{ version: '1.0.0', changelog: evil('Changelog'), publishedAt: evil('2025-01-01'), integrity: 'sha256-x' }],
     },
   };
-  const catalog = { schemaVersion: 1, generatedAt: '', count: 1, skills: [{ id: 'x', slug: evil('app'), name: evil('Evil'), description: evil('Desc'), category: 'c', author: evil('mallory'), currentVersion: evil('1.0.0'), paid: false, updatedAt: '', registry: '' }] };
+  const catalog = {
+    schemaVersion: 1,
+    generatedAt: '',
+    count: 1,
+    skills: [
+      {
+        id: 'x',
+        slug: evil('app'),
+        name: evil('Evil'),
+        description: evil('Desc'),
+        category: 'c',
+        author: evil('mallory'),
+        currentVersion: evil('1.0.0'),
+        paid: false,
+        updatedAt: '',
+        registry: '',
+      },
+    ],
+  };
   const hostile: Route = (url) => {
     if (url.pathname === '/.well-known/skills.json') return { body: catalog };
-    if (url.pathname === '/api/registry/broken') return { status: 500, body: { error: { code: evil('internal'), message: evil('Message'), details: { [evil('key')]: evil('value'), issues: undefined } } } };
+    if (url.pathname === '/api/registry/broken')
+      return {
+        status: 500,
+        body: { error: { code: evil('internal'), message: evil('Message'), details: { [evil('key')]: evil('value'), issues: undefined } } },
+      };
     return skillRoutes([hostileSkill, { slug: 'helper' }])(url);
   };
   /** The only escape sequences left are the client's own colours; no other control character. */
@@ -187,7 +223,8 @@ describe('a registry that sends escape sequences and control characters', () => 
   it.each([false, true])('prints info, search, warnings and errors without them (colour: %s)', async (colour) => {
     const { project } = sandbox();
     const url = await serve(hostile);
-    const run = (...args: string[]) => runInProcess([...args, '--registry', url], { cwd: project, env: { ...env, ...(colour ? { FORCE_COLOR: '1' } : { NO_COLOR: '1' }) } });
+    const run = (...args: string[]) =>
+      runInProcess([...args, '--registry', url], { cwd: project, env: { ...env, ...(colour ? { FORCE_COLOR: '1' } : { NO_COLOR: '1' }) } });
     const info = await run('info', 'app');
     expect(info.code, info.stderr).toBe(0);
     expect(info.stdout).toContain('Evil name');

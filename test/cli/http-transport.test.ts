@@ -13,7 +13,15 @@ import { closedPort } from '../support/cli-process.ts';
 /** The client's node:http transport against servers on loopback, through the client's Http layer. */
 
 const cache = mkdtempSync(join(tmpdir(), 'skillpress-transport-'));
-const io: Io = { cwd: '/', env: {}, stdout: { write: () => true }, stderr: { write: () => true }, stdin: { async *[Symbol.asyncIterator]() {} }, now: () => 0, fetch: nodeFetch };
+const io: Io = {
+  cwd: '/',
+  env: {},
+  stdout: { write: () => true },
+  stderr: { write: () => true },
+  stdin: { async *[Symbol.asyncIterator]() {} },
+  now: () => 0,
+  fetch: nodeFetch,
+};
 
 interface Loopback {
   url: string;
@@ -23,10 +31,15 @@ interface Loopback {
 }
 
 async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<Loopback> {
-  const loopback = { url: '', connections: 0, seen: [] as Loopback['seen'], server: createServer((req, res) => {
-    loopback.seen.push({ url: req.url!, authorization: req.headers.authorization });
-    handler(req, res);
-  }) };
+  const loopback = {
+    url: '',
+    connections: 0,
+    seen: [] as Loopback['seen'],
+    server: createServer((req, res) => {
+      loopback.seen.push({ url: req.url!, authorization: req.headers.authorization });
+      handler(req, res);
+    }),
+  };
   loopback.server.on('connection', () => loopback.connections++);
   await new Promise<void>((resolve) => loopback.server.listen(0, '127.0.0.1', resolve));
   loopback.url = `http://127.0.0.1:${(loopback.server.address() as AddressInfo).port}`;
@@ -95,7 +108,10 @@ describe('the node:http transport', () => {
     expect(await http.json('/away', { apiKey: 'sk_secret' })).toEqual({ moved: true });
     expect(elsewhere.seen.at(-1)).toEqual({ url: '/moved', authorization: undefined });
     // A write is not replayed somewhere else.
-    await expect(http.json('/away', { method: 'POST', body: {}, apiKey: 'sk_secret' })).rejects.toMatchObject({ code: 'bad_response', message: expect.stringContaining('HTTP 307') });
+    await expect(http.json('/away', { method: 'POST', body: {}, apiKey: 'sk_secret' })).rejects.toMatchObject({
+      code: 'bad_response',
+      message: expect.stringContaining('HTTP 307'),
+    });
     expect(elsewhere.seen).toHaveLength(1);
   });
 
@@ -112,6 +128,9 @@ describe('the node:http transport', () => {
     const error = await nodeFetch(new URL(`${registry.url}/silent`), { method: 'GET', headers: {}, signal: AbortSignal.timeout(100) }).catch((e) => e);
     expect(error.cause?.name ?? error.name).toBe('TimeoutError');
     const timingOut: Io = { ...io, fetch: () => Promise.reject(error) };
-    await expect(new Http(registry.url, timingOut).json('/api/registry/x', { method: 'POST' })).rejects.toMatchObject({ code: 'network_error', message: expect.stringContaining('no answer within 30 s') });
+    await expect(new Http(registry.url, timingOut).json('/api/registry/x', { method: 'POST' })).rejects.toMatchObject({
+      code: 'network_error',
+      message: expect.stringContaining('no answer within 30 s'),
+    });
   });
 });

@@ -31,7 +31,8 @@ function scripted(answers: Answer[]) {
   return { io, seen };
 }
 
-const json = (body: unknown, status = 200, headers: Record<string, string> = {}) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 /** `{"pad":"aaa…"}` of `size` bytes, streamed in 64 KiB chunks as they are pulled. */
 function lazyJson(size: number, pulled: { bytes: number }, status = 200): Response {
   const chunk = new Uint8Array(64 * 1024).fill(0x61);
@@ -48,7 +49,11 @@ function lazyJson(size: number, pulled: { bytes: number }, status = 200): Respon
   return new Response(stream, { status, headers: { 'content-type': 'application/json' } });
 }
 
-const failed = async (promise: Promise<unknown>) => promise.then(() => expect.unreachable(), (error) => error);
+const failed = async (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.unreachable(),
+    (error) => error,
+  );
 
 describe('the client HTTP layer', () => {
   it('keeps registry documents with their ETag and revalidates them with If-None-Match', async () => {
@@ -69,9 +74,16 @@ describe('the client HTTP layer', () => {
   });
 
   it('keeps the server error code and status, with Retry-After as a hint', async () => {
-    const { io } = scripted([json({ error: { code: 'rate_limited', message: 'slow down' } }, 429, { 'retry-after': '42' }), json({ error: { code: 'payment_required', message: 'pay' } }, 402)]);
+    const { io } = scripted([
+      json({ error: { code: 'rate_limited', message: 'slow down' } }, 429, { 'retry-after': '42' }),
+      json({ error: { code: 'payment_required', message: 'pay' } }, 402),
+    ]);
     const http = new Http('http://registry.test', io);
-    expect(await failed(http.json('/api/publish', { method: 'POST', body: {} }))).toMatchObject({ code: 'rate_limited', exitCode: 2, options: { status: 429, hint: 'try again in 42 s' } });
+    expect(await failed(http.json('/api/publish', { method: 'POST', body: {} }))).toMatchObject({
+      code: 'rate_limited',
+      exitCode: 2,
+      options: { status: 429, hint: 'try again in 42 s' },
+    });
     expect(await failed(http.json('/api/deliver/1'))).toMatchObject({ code: 'payment_required', exitCode: 1 });
   });
 
@@ -81,7 +93,10 @@ describe('the client HTTP layer', () => {
     expect(await new Http('http://registry.test', io).json('/x')).toEqual({ ok: true });
     expect(seen).toHaveLength(3);
     const post = scripted([new Response('bad gateway', { status: 502 })]);
-    expect(await failed(new Http('http://registry.test', post.io).json('/x', { method: 'POST', body: {} }))).toMatchObject({ code: 'bad_response', exitCode: 2 });
+    expect(await failed(new Http('http://registry.test', post.io).json('/x', { method: 'POST', body: {} }))).toMatchObject({
+      code: 'bad_response',
+      exitCode: 2,
+    });
   });
 
   it('fails at once with network_error (exit 2) when nothing listens, and never shows a token', async () => {

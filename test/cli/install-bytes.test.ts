@@ -65,7 +65,10 @@ describe('bytes published are bytes installed', () => {
     for (const [name, bytes] of Object.entries(awkward)) {
       const onDisk = readFileSync(join(project, '.agents/skills/awkward-bytes', name));
       expect(onDisk.equals(bytes), name).toBe(true);
-      expect(locked.find((f) => f.filename === name), name).toEqual({ filename: name, size: bytes.byteLength, sha256: sha256Hex(bytes) });
+      expect(
+        locked.find((f) => f.filename === name),
+        name,
+      ).toEqual({ filename: name, size: bytes.byteLength, sha256: sha256Hex(bytes) });
       expect(registry.files.find((f) => f.filename === name)?.sha256, name).toBe(sha256Hex(bytes));
     }
   });

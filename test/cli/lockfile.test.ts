@@ -57,7 +57,9 @@ describe('skillpress-lock.json', () => {
     expect(bad({ x: entry({ integrity: 'md5-abc' }) })).toThrow(/integrity/);
     expect(bad({ x: entry({ dependencies: { '../../evil': '*' } }) })).toThrow(/"..\/..\/evil" is not a skill slug/);
     expect(() => parseLockfile(`{"lockfileVersion":1,"skills":{"__proto__":${JSON.stringify(entry())}}}`)).toThrow(/skills\["__proto__"\]: not a skill slug/);
-    expect(() => parseLockfile(`{"lockfileVersion":1,"skills":{"x":${JSON.stringify(entry()).replace('"dependencies":{}', '"dependencies":{"__proto__":"*"}')}}}`)).toThrow(/"__proto__" is not a skill slug/);
+    expect(() =>
+      parseLockfile(`{"lockfileVersion":1,"skills":{"x":${JSON.stringify(entry()).replace('"dependencies":{}', '"dependencies":{"__proto__":"*"}')}}}`),
+    ).toThrow(/"__proto__" is not a skill slug/);
   });
 
   it('keeps a skill whose slug names an Object member (constructor)', () => {

@@ -21,7 +21,12 @@ const work = mkdtempSync(join(tmpdir(), 'skillpress-package-'));
 const prefix = join(work, 'prefix');
 const exec = promisify(execFile);
 // Only Node itself on the PATH: nothing from the repository's node_modules/.bin can be reached.
-const env = { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: join(work, 'home'), XDG_CONFIG_HOME: join(work, 'config'), XDG_CACHE_HOME: join(work, 'cache') };
+const env = {
+  PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
+  HOME: join(work, 'home'),
+  XDG_CONFIG_HOME: join(work, 'config'),
+  XDG_CACHE_HOME: join(work, 'cache'),
+};
 let tarball: string;
 let server: ServerProcess;
 
@@ -29,7 +34,8 @@ const skillpress = (cwd: string, ...args: string[]) => runCli(args, { cwd, env, 
 const expectExit = (result: CliResult, code: number) => expect(result.code, `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`).toBe(code);
 
 beforeAll(async () => {
-  const npm = (args: string[], cwd: string) => exec('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, env: { ...process.env, npm_config_cache: join(work, 'npm-cache') } });
+  const npm = (args: string[], cwd: string) =>
+    exec('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, env: { ...process.env, npm_config_cache: join(work, 'npm-cache') } });
   await npm(['pack', '--pack-destination', work], cliDir);
   tarball = join(work, readdirSync(work).find((f) => /^skillpress-.*\.tgz$/.test(f))!);
   mkdirSync(prefix);
@@ -74,10 +80,16 @@ describe('the skillpress package', () => {
       { filename: 'SKILL.md', content: '---\nname: packed-skill\ndescription: Installed by the packed CLI.\n---\n# Packed\n' },
       { filename: 'scripts/run.sh', content: '#!/bin/sh\necho packed\n' },
     ];
-    const published = await call(base, '/api/publish', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: { name: 'Packed skill', slug: 'packed-skill', description: 'Installed by the packed CLI.', category: 'testing', files } });
+    const published = await call(base, '/api/publish', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: { name: 'Packed skill', slug: 'packed-skill', description: 'Installed by the packed CLI.', category: 'testing', files },
+    });
     expect(published.status, JSON.stringify(published.body)).toBe(201);
     // The rebuild writes the registry document and the catalog a moment after the publish.
-    const listed = async () => (await call(base, '/api/registry/packed-skill')).status === 200 && (await call(base, '/.well-known/skills.json')).body?.skills?.some((s: { slug: string }) => s.slug === 'packed-skill');
+    const listed = async () =>
+      (await call(base, '/api/registry/packed-skill')).status === 200 &&
+      (await call(base, '/.well-known/skills.json')).body?.skills?.some((s: { slug: string }) => s.slug === 'packed-skill');
     for (let tries = 0; !(await listed()) && tries < 400; tries++) await new Promise((r) => setTimeout(r, 25));
 
     const project = join(work, 'project');

@@ -49,9 +49,19 @@ describe('terminal output', () => {
   });
 
   it('aligns columns and prints sizes the way people read them', () => {
-    expect(columns([['a', 'bb', 'c'], ['ccc', 'd', 'e']])).toEqual(['a    bb  c', 'ccc  d   e']);
+    expect(
+      columns([
+        ['a', 'bb', 'c'],
+        ['ccc', 'd', 'e'],
+      ]),
+    ).toEqual(['a    bb  c', 'ccc  d   e']);
     // Measured as printed: what the output cleaning drops takes no room.
-    expect(columns([['a\u001b[2J\u202e', 'x'], ['bb', 'y']]).map((row) => terminalText(row))).toEqual(['a   x', 'bb  y']);
+    expect(
+      columns([
+        ['a\u001b[2J\u202e', 'x'],
+        ['bb', 'y'],
+      ]).map((row) => terminalText(row)),
+    ).toEqual(['a   x', 'bb  y']);
     expect([formatBytes(999), formatBytes(1500), formatBytes(12_345_678)]).toEqual(['999 B', '1.5 kB', '12 MB']);
   });
 });

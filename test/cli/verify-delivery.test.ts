@@ -32,7 +32,11 @@ describe('delivery verification', () => {
 
   it('fails with exit 3 on one changed byte, naming the file', () => {
     const tampered = [{ ...wire[0]!, content: '# Skil!' }, wire[1]!];
-    expect(failure(() => verifyDelivery(delivery(tampered), expected))).toMatchObject({ code: 'integrity_mismatch', exitCode: 3, message: expect.stringContaining('SKILL.md') });
+    expect(failure(() => verifyDelivery(delivery(tampered), expected))).toMatchObject({
+      code: 'integrity_mismatch',
+      exitCode: 3,
+      message: expect.stringContaining('SKILL.md'),
+    });
     // Without per-file digests (an older version), the bundle integrity still catches it.
     expect(failure(() => verifyDelivery(delivery(tampered), { ...expected, files: undefined }))).toMatchObject({ code: 'integrity_mismatch' });
   });
@@ -61,6 +65,9 @@ describe('delivery verification', () => {
     expect(failure(() => verifyDelivery({ files: 'nope' }, expected))).toMatchObject({ code: 'bad_response', exitCode: 2 });
     expect(failure(() => verifyDelivery(delivery([{ filename: 'a', content: '***', encoding: 'base64' }]), expected)).code).toBe('integrity_mismatch');
     // "QR==" decodes to the byte "A" as "QQ==" does; the canonical bundle only ever holds the latter.
-    expect(failure(() => verifyDelivery(delivery([{ filename: 'a', content: 'QR==', encoding: 'base64' }]), expected))).toMatchObject({ code: 'integrity_mismatch', message: expect.stringContaining('not valid base64') });
+    expect(failure(() => verifyDelivery(delivery([{ filename: 'a', content: 'QR==', encoding: 'base64' }]), expected))).toMatchObject({
+      code: 'integrity_mismatch',
+      message: expect.stringContaining('not valid base64'),
+    });
   });
 });

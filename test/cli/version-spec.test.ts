@@ -57,7 +57,9 @@ describe('changelogs between two versions', () => {
   });
 
   it('leaves prereleases out unless the target is one', () => {
-    expect(changelogsBetween([...versions, { version: '1.2.0-rc.1', changelog: '', publishedAt: '' }], '1.1.5', '1.2.0').map((v) => v.version)).toEqual(['1.2.0']);
+    expect(changelogsBetween([...versions, { version: '1.2.0-rc.1', changelog: '', publishedAt: '' }], '1.1.5', '1.2.0').map((v) => v.version)).toEqual([
+      '1.2.0',
+    ]);
     expect(changelogsBetween(versions, '1.2.0', '2.0.0-beta.1').map((v) => v.version)).toEqual(['2.0.0-beta.1']);
   });
 

@@ -75,7 +75,11 @@ describe('which registry a command uses', () => {
   it('is the one login saved, unless SKILLPRESS_REGISTRY or --registry names another', async () => {
     const env = home('choice');
     const login = await runInProcess(['login', '--key', KEY_A, '--registry', `${a.url}/`, '--json'], { cwd: work, env });
-    expect(login.json).toEqual({ registry: a.url, credentials: join(env.XDG_CONFIG_HOME!, 'skillpress/credentials.json'), config: join(env.XDG_CONFIG_HOME!, 'skillpress/config.json') });
+    expect(login.json).toEqual({
+      registry: a.url,
+      credentials: join(env.XDG_CONFIG_HOME!, 'skillpress/credentials.json'),
+      config: join(env.XDG_CONFIG_HOME!, 'skillpress/config.json'),
+    });
     expect(JSON.parse(readFileSync(login.json.config, 'utf8'))).toEqual({ registry: a.url });
 
     const saved = await runInProcess(['whoami', '--json'], { cwd: work, env });

@@ -35,7 +35,7 @@ const version = (v: string, day: number, extra: Partial<VersionFacts> = {}): Ver
 describe('registry document', () => {
   const versions = ['1.0.0', '1.1.0', '1.2.0', '2.0.0', '2.1.0', '2.2.0', '1.2.1'].map((v, i) => version(v, i + 1));
 
-  it('is exactly what the readers\' schemas parse, for free and paid skills (the site and CLI rely on it)', () => {
+  it("is exactly what the readers' schemas parse, for free and paid skills (the site and CLI rely on it)", () => {
     for (const paid of [false, true]) {
       const doc = registryDocument(skill({ paid }), versions);
       expect(registryDocumentSchema.parse(doc)).toEqual(doc);
@@ -69,9 +69,25 @@ describe('registry document', () => {
     expect(versionsDocumentSchema.strict().safeParse(versionsDocument(skill(), versions)).success).toBe(true);
   });
 
-  it('has exactly the fields of DESIGN.md §4', () => {
+  it('has exactly the fields of docs/api.md §11.2', () => {
     expect(Object.keys(registryDocument(skill(), versions)).sort()).toEqual(
-      ['id', 'slug', 'name', 'description', 'category', 'author', 'paid', 'currentVersion', 'createdAt', 'updatedAt', 'files', 'versions', 'dependencies', 'formats', 'delivery'].sort(),
+      [
+        'id',
+        'slug',
+        'name',
+        'description',
+        'category',
+        'author',
+        'paid',
+        'currentVersion',
+        'createdAt',
+        'updatedAt',
+        'files',
+        'versions',
+        'dependencies',
+        'formats',
+        'delivery',
+      ].sort(),
     );
   });
 
@@ -96,8 +112,16 @@ describe('catalog and discovery index', () => {
     expect(doc).toMatchObject({ schemaVersion: 1, generatedAt: '2026-01-01T00:00:00.000Z', count: 3 });
     expect(catalogDocumentSchema.safeParse(doc).success).toBe(true);
     expect(doc.skills[0]).toEqual({
-      id: 'alpha', slug: 'alpha', name: 'Pretty JSON', description: 'Formats JSON', category: 'dev-tools', author: 'alice',
-      currentVersion: '1.0.0', paid: false, updatedAt: '2026-01-09T00:00:00.000Z', registry: '/api/registry/alpha',
+      id: 'alpha',
+      slug: 'alpha',
+      name: 'Pretty JSON',
+      description: 'Formats JSON',
+      category: 'dev-tools',
+      author: 'alice',
+      currentVersion: '1.0.0',
+      paid: false,
+      updatedAt: '2026-01-09T00:00:00.000Z',
+      registry: '/api/registry/alpha',
     });
   });
 
@@ -106,13 +130,26 @@ describe('catalog and discovery index', () => {
     expect(discoveryDocumentSchema.safeParse(doc).success).toBe(true);
     expect(doc).toEqual({
       $schema: 'https://schemas.agentskills.io/discovery/0.2.0/schema.json',
-      skills: [{ name: 'pretty-json', type: 'archive', description: 'Formats JSON', url: '/.well-known/agent-skills/pretty-json/1.2.0.tar.gz', digest: `sha256:${'ab'.repeat(32)}`, version: '1.2.0' }],
+      skills: [
+        {
+          name: 'pretty-json',
+          type: 'archive',
+          description: 'Formats JSON',
+          url: '/.well-known/agent-skills/pretty-json/1.2.0.tar.gz',
+          digest: `sha256:${'ab'.repeat(32)}`,
+          version: '1.2.0',
+        },
+      ],
     });
   });
 });
 
 describe('skill archives', () => {
-  const files = [decodeFile({ filename: 'scripts/run.sh', content: 'echo hi\n' })!, decodeFile({ filename: 'SKILL.md', content: '# Skill\n' })!, decodeFile({ filename: `deep/${'x'.repeat(150)}.md`, content: 'long' })!];
+  const files = [
+    decodeFile({ filename: 'scripts/run.sh', content: 'echo hi\n' })!,
+    decodeFile({ filename: 'SKILL.md', content: '# Skill\n' })!,
+    decodeFile({ filename: `deep/${'x'.repeat(150)}.md`, content: 'long' })!,
+  ];
 
   it('is byte-identical across builds and input orders', () => {
     expect(sha256Hex(skillArchive(files))).toBe(sha256Hex(skillArchive([...files].reverse())));
@@ -149,7 +186,15 @@ describe('static paths', () => {
     expect(keyForPath(path)).toBe(key);
   });
 
-  it.each(['/api/registry/../secret', '/api/registry/UPPER', '/bundles/../../etc/passwd', '/bundles/a%2F..', '/api/registry/a/b', '/.well-known/other.json', '/anything'])('maps nothing for %s', (path) => {
+  it.each([
+    '/api/registry/../secret',
+    '/api/registry/UPPER',
+    '/bundles/../../etc/passwd',
+    '/bundles/a%2F..',
+    '/api/registry/a/b',
+    '/.well-known/other.json',
+    '/anything',
+  ])('maps nothing for %s', (path) => {
     expect(keyForPath(path)).toBeUndefined();
   });
 
@@ -164,9 +209,12 @@ describe('static paths', () => {
     expect(siteKeyForPath(path)).toBe(key);
   });
 
-  it.each(['/api/me', '/api', '/registry/a.json', '/bundles/a/1.0.0.json', '/.well-known/skills.json', '/_site/manifest.json', '/a/../b', '//x', '/a b'])('maps no site page for %s', (path) => {
-    expect(siteKeyForPath(path)).toBeUndefined();
-  });
+  it.each(['/api/me', '/api', '/registry/a.json', '/bundles/a/1.0.0.json', '/.well-known/skills.json', '/_site/manifest.json', '/a/../b', '//x', '/a b'])(
+    'maps no site page for %s',
+    (path) => {
+      expect(siteKeyForPath(path)).toBeUndefined();
+    },
+  );
 
   it('knows a skill page path by its slug', () => {
     expect(skillSlugOfPath('/skills/pretty-json/')).toBe('pretty-json');
@@ -182,6 +230,9 @@ describe('static paths', () => {
     expect(headersForKey('favicon.svg').contentType).toBe('image/svg+xml');
     expect(headersForKey('registry/a.json').cacheControl).toBe('public, max-age=60, s-maxage=300, stale-while-revalidate=60');
     expect(headersForKey('bundles/a/1.0.0.json')).toEqual({ contentType: 'application/json', cacheControl: 'public, max-age=31536000, immutable' });
-    expect(headersForKey('.well-known/agent-skills/a/1.0.0.tar.gz')).toEqual({ contentType: 'application/gzip', cacheControl: 'public, max-age=31536000, immutable' });
+    expect(headersForKey('.well-known/agent-skills/a/1.0.0.tar.gz')).toEqual({
+      contentType: 'application/gzip',
+      cacheControl: 'public, max-age=31536000, immutable',
+    });
   });
 });

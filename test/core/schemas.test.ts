@@ -19,7 +19,16 @@ describe('publish body', () => {
     [{ ...valid, slug: 'Bad Slug' }, 'bad slug'],
     [{ ...valid, paid: 'yes' }, 'paid not boolean'],
     [{ ...valid, files: [{ filename: '../x', content: '' }] }, 'traversal'],
-    [{ ...valid, files: [{ filename: 'a', content: '' }, { filename: 'A', content: '' }] }, 'duplicate names'],
+    [
+      {
+        ...valid,
+        files: [
+          { filename: 'a', content: '' },
+          { filename: 'A', content: '' },
+        ],
+      },
+      'duplicate names',
+    ],
     [{ ...valid, files: [{ filename: 'a', content: 1 }] }, 'content not a string'],
     [{ ...valid, dependencies: { 'other-skill': 'not a range!' } }, 'bad range'],
     [{ description: 'd', category: 'c' }, 'missing name'],

@@ -2,7 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkSkillConformance, discoveryDescription, type SkillFile } from '#core/skill-conformance';
 
-const file = (filename: string, content: string | Uint8Array): SkillFile => ({ filename, bytes: typeof content === 'string' ? Buffer.from(content, 'utf8') : content });
+const file = (filename: string, content: string | Uint8Array): SkillFile => ({
+  filename,
+  bytes: typeof content === 'string' ? Buffer.from(content, 'utf8') : content,
+});
 const skillMd = (frontMatter: string, body = '\n# PDF tools\n') => file('SKILL.md', `---\n${frontMatter}\n---\n${body}`);
 const check = (frontMatter: string, slug = 'pdf-tools') => checkSkillConformance([skillMd(frontMatter)], slug);
 const valid = 'name: pdf-tools\ndescription: Extracts text and tables from PDF files.';
@@ -23,7 +26,9 @@ describe('checkSkillConformance: the files', () => {
   });
 
   it('rejects files without a SKILL.md', () => {
-    expect(checkSkillConformance([file('README.md', '# hi')], 'pdf-tools').issues).toEqual([{ file: 'SKILL.md', message: expect.stringContaining('no SKILL.md at the root') }]);
+    expect(checkSkillConformance([file('README.md', '# hi')], 'pdf-tools').issues).toEqual([
+      { file: 'SKILL.md', message: expect.stringContaining('no SKILL.md at the root') },
+    ]);
   });
 
   it.each(['skill.md', 'Skill.md', 'SKILL.MD'])('rejects %s, naming the exact spelling it needs', (name) => {
@@ -58,7 +63,9 @@ describe('checkSkillConformance: finding the front matter', () => {
   });
 
   it.each([['--- '], ['----'], ['---yaml']])('rejects the opening line %j, which the skills CLI does not take for front matter', (opening) => {
-    expect(checkSkillConformance([file('SKILL.md', `${opening}\n${valid}\n---\n`)], 'pdf-tools').issues).toEqual([{ file: 'SKILL.md', message: expect.stringContaining('must begin with YAML front matter') }]);
+    expect(checkSkillConformance([file('SKILL.md', `${opening}\n${valid}\n---\n`)], 'pdf-tools').issues).toEqual([
+      { file: 'SKILL.md', message: expect.stringContaining('must begin with YAML front matter') },
+    ]);
   });
 
   it('accepts a closing line with trailing spaces', () => {
@@ -66,16 +73,24 @@ describe('checkSkillConformance: finding the front matter', () => {
   });
 
   it('rejects front matter that is never closed', () => {
-    expect(checkSkillConformance([file('SKILL.md', `---\n${valid}\n`)], 'pdf-tools').issues).toEqual([{ file: 'SKILL.md', message: expect.stringContaining('not closed') }]);
+    expect(checkSkillConformance([file('SKILL.md', `---\n${valid}\n`)], 'pdf-tools').issues).toEqual([
+      { file: 'SKILL.md', message: expect.stringContaining('not closed') },
+    ]);
   });
 
   it('does not take a YAML "..." end marker for the closing line, as the skills CLI does not', () => {
-    expect(checkSkillConformance([file('SKILL.md', `---\n${valid}\n...\n# Body\n`)], 'pdf-tools').issues).toEqual([{ file: 'SKILL.md', message: expect.stringContaining('not closed') }]);
+    expect(checkSkillConformance([file('SKILL.md', `---\n${valid}\n...\n# Body\n`)], 'pdf-tools').issues).toEqual([
+      { file: 'SKILL.md', message: expect.stringContaining('not closed') },
+    ]);
   });
 
   it('reads CRLF line endings', () => {
     const crlf = `---\r\n${valid.replace(/\n/g, '\r\n')}\r\n---\r\n# PDF tools\r\n`;
-    expect(checkSkillConformance([file('SKILL.md', crlf)], 'pdf-tools')).toMatchObject({ issues: [], warnings: [], description: 'Extracts text and tables from PDF files.' });
+    expect(checkSkillConformance([file('SKILL.md', crlf)], 'pdf-tools')).toMatchObject({
+      issues: [],
+      warnings: [],
+      description: 'Extracts text and tables from PDF files.',
+    });
   });
 
   it('reads a file that starts with a byte-order mark, and warns that the reference validator does not', () => {
@@ -103,20 +118,59 @@ describe('checkSkillConformance: finding the front matter', () => {
   });
 
   it('refuses an alias bomb instead of expanding it', () => {
-    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...'bcdefgh'.split('').map((k, i) => `${k}: &${k} [${Array(10).fill(`*${'abcdefgh'[i]}`).join(', ')}]`)].join('\n');
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      ...'bcdefgh'.split('').map((k, i) => `${k}: &${k} [${Array(10).fill(`*${'abcdefgh'[i]}`).join(', ')}]`),
+    ].join('\n');
     expect(check(`${valid}\n${bomb}`).issues).toEqual([{ file: 'SKILL.md', message: expect.stringContaining('invalid YAML') }]);
   });
 
   it.each([['x: &a [*a]'], ['x: &a {b: *a}']])('rejects the self-containing alias %j without recursing forever', (yaml) => {
-    expect(check(`${valid}\n${yaml}`).issues).toEqual([{ file: 'SKILL.md', path: ['x', expect.anything()], message: expect.stringContaining('must not contain itself') }]);
+    expect(check(`${valid}\n${yaml}`).issues).toEqual([
+      { file: 'SKILL.md', path: ['x', expect.anything()], message: expect.stringContaining('must not contain itself') },
+    ]);
   });
 
   it('reports front matter nested deeper than the stack as a problem', () => {
-    expect(check(`${valid}\nx: ${'['.repeat(5000)}${']'.repeat(5000)}`).issues).toEqual([{ file: 'SKILL.md', message: expect.stringContaining('invalid YAML') }]);
+    expect(check(`${valid}\nx: ${'['.repeat(5000)}${']'.repeat(5000)}`).issues).toEqual([
+      { file: 'SKILL.md', message: expect.stringContaining('invalid YAML') },
+    ]);
   });
 
   it('never throws, whatever the text', () => {
-    const piece = fc.oneof(fc.constantFrom('---', '\n', '\r\n', '\uFEFF', ': ', '- ', '  ', '\t', '&a ', '*a', '!t ', '!!binary ', '? ', '[', ']', '{', '}', ',', '"', "'", '|', '>', '#', 'name', 'description', 'metadata', 'pdf-tools', '<<: '), fc.string({ maxLength: 6 }));
+    const piece = fc.oneof(
+      fc.constantFrom(
+        '---',
+        '\n',
+        '\r\n',
+        '\uFEFF',
+        ': ',
+        '- ',
+        '  ',
+        '\t',
+        '&a ',
+        '*a',
+        '!t ',
+        '!!binary ',
+        '? ',
+        '[',
+        ']',
+        '{',
+        '}',
+        ',',
+        '"',
+        "'",
+        '|',
+        '>',
+        '#',
+        'name',
+        'description',
+        'metadata',
+        'pdf-tools',
+        '<<: ',
+      ),
+      fc.string({ maxLength: 6 }),
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 60 }), (pieces) => {
         const result = checkSkillConformance([file('SKILL.md', `---\n${pieces.join('')}\n---\n`)], 'pdf-tools');
@@ -139,7 +193,9 @@ describe('checkSkillConformance: finding the front matter', () => {
   });
 
   it('rejects a key that is a collection', () => {
-    expect(check(`${valid}\nmetadata:\n  ? [a, b]\n  : c`).issues).toEqual([{ file: 'SKILL.md', path: ['metadata'], message: expect.stringContaining('key must be plain text') }]);
+    expect(check(`${valid}\nmetadata:\n  ? [a, b]\n  : c`).issues).toEqual([
+      { file: 'SKILL.md', path: ['metadata'], message: expect.stringContaining('key must be plain text') },
+    ]);
   });
 });
 
@@ -153,16 +209,30 @@ describe('checkSkillConformance: name', () => {
   });
 
   it('rejects a name that differs from the slug', () => {
-    expect(check('name: pdf-helper\ndescription: Reads PDFs.').issues).toEqual([{ file: 'SKILL.md', path: ['name'], message: 'name "pdf-helper" must be the skill\'s slug, "pdf-tools"' }]);
+    expect(check('name: pdf-helper\ndescription: Reads PDFs.').issues).toEqual([
+      { file: 'SKILL.md', path: ['name'], message: 'name "pdf-helper" must be the skill\'s slug, "pdf-tools"' },
+    ]);
   });
 
-  it.each([['PDF-Tools'], ['pdf tools'], ['-pdf-tools'], ['pdf-tools-'], ['pdf--tools'], ['pdf_tools'], ['pdf-tööls'], ['a'.repeat(65)], ['']])('rejects the name %j, which is not a valid skill name', (name) => {
-    const { issues } = check(`name: "${name}"\ndescription: Reads PDFs.`);
-    expect(issues).toEqual([{ file: 'SKILL.md', path: ['name'], message: expect.stringContaining('lower-case letters and digits joined by single hyphens') }]);
-  });
+  it.each([['PDF-Tools'], ['pdf tools'], ['-pdf-tools'], ['pdf-tools-'], ['pdf--tools'], ['pdf_tools'], ['pdf-tööls'], ['a'.repeat(65)], ['']])(
+    'rejects the name %j, which is not a valid skill name',
+    (name) => {
+      const { issues } = check(`name: "${name}"\ndescription: Reads PDFs.`);
+      expect(issues).toEqual([
+        { file: 'SKILL.md', path: ['name'], message: expect.stringContaining('lower-case letters and digits joined by single hyphens') },
+      ]);
+    },
+  );
 
-  it.each([['123', 'a number'], ['true', 'a boolean'], ['[pdf-tools]', 'a list'], ['', 'empty (null)']])('rejects name: %s (%s)', (value) => {
-    expect(check(`name: ${value}\ndescription: Reads PDFs.`).issues).toEqual([{ file: 'SKILL.md', path: ['name'], message: expect.stringContaining('name must be text') }]);
+  it.each([
+    ['123', 'a number'],
+    ['true', 'a boolean'],
+    ['[pdf-tools]', 'a list'],
+    ['', 'empty (null)'],
+  ])('rejects name: %s (%s)', (value) => {
+    expect(check(`name: ${value}\ndescription: Reads PDFs.`).issues).toEqual([
+      { file: 'SKILL.md', path: ['name'], message: expect.stringContaining('name must be text') },
+    ]);
   });
 
   it('without a slug, accepts any valid name', () => {
@@ -181,16 +251,22 @@ describe('checkSkillConformance: description', () => {
   });
 
   it.each([['""'], ['"   "'], ["'\t'"]])('rejects the blank description %s', (value) => {
-    expect(check(`name: pdf-tools\ndescription: ${value}`).issues).toEqual([{ file: 'SKILL.md', path: ['description'], message: 'description must not be blank' }]);
+    expect(check(`name: pdf-tools\ndescription: ${value}`).issues).toEqual([
+      { file: 'SKILL.md', path: ['description'], message: 'description must not be blank' },
+    ]);
   });
 
   it.each([['42'], ['true'], ['[a, b]'], ['{a: b}'], ['']])('rejects description: %s, which is not text', (value) => {
-    expect(check(`name: pdf-tools\ndescription: ${value}`).issues).toEqual([{ file: 'SKILL.md', path: ['description'], message: expect.stringContaining('description must be text') }]);
+    expect(check(`name: pdf-tools\ndescription: ${value}`).issues).toEqual([
+      { file: 'SKILL.md', path: ['description'], message: expect.stringContaining('description must be text') },
+    ]);
   });
 
   it('accepts 1024 characters and rejects 1025', () => {
     expect(check(`name: pdf-tools\ndescription: ${'d'.repeat(1024)}`).issues).toEqual([]);
-    expect(check(`name: pdf-tools\ndescription: ${'d'.repeat(1025)}`).issues).toEqual([{ file: 'SKILL.md', path: ['description'], message: 'description is 1025 characters; at most 1024 are allowed' }]);
+    expect(check(`name: pdf-tools\ndescription: ${'d'.repeat(1025)}`).issues).toEqual([
+      { file: 'SKILL.md', path: ['description'], message: 'description is 1025 characters; at most 1024 are allowed' },
+    ]);
   });
 
   it('counts characters, not UTF-16 units, as the reference validator does', () => {
@@ -215,17 +291,33 @@ describe('checkSkillConformance: optional keys', () => {
     expect(check(all)).toMatchObject({ issues: [], warnings: [] });
   });
 
-  it.each([['license', '2024'], ['license', '{name: MIT}'], ['license', ''], ['allowed-tools', '[Read, Grep]'], ['allowed-tools', '\n  - Read'], ['compatibility', '3.14'], ['compatibility', '']])('rejects %s: %j, which is not text', (key, value) => {
+  it.each([
+    ['license', '2024'],
+    ['license', '{name: MIT}'],
+    ['license', ''],
+    ['allowed-tools', '[Read, Grep]'],
+    ['allowed-tools', '\n  - Read'],
+    ['compatibility', '3.14'],
+    ['compatibility', ''],
+  ])('rejects %s: %j, which is not text', (key, value) => {
     expect(check(`${valid}\n${key}: ${value}`).issues).toEqual([{ file: 'SKILL.md', path: [key], message: expect.stringContaining(`${key} must be text`) }]);
   });
 
   it('accepts a compatibility of 500 characters and rejects 501', () => {
     expect(check(`${valid}\ncompatibility: ${'c'.repeat(500)}`).issues).toEqual([]);
-    expect(check(`${valid}\ncompatibility: ${'c'.repeat(501)}`).issues).toEqual([{ file: 'SKILL.md', path: ['compatibility'], message: 'compatibility is 501 characters; at most 500 are allowed' }]);
+    expect(check(`${valid}\ncompatibility: ${'c'.repeat(501)}`).issues).toEqual([
+      { file: 'SKILL.md', path: ['compatibility'], message: 'compatibility is 501 characters; at most 500 are allowed' },
+    ]);
   });
 
-  it.each([['a list', '\n  - a'], ['text', 'author=me'], ['empty (null)', '']])('rejects metadata that is %s', (_label, value) => {
-    expect(check(`${valid}\nmetadata: ${value}`).issues).toEqual([{ file: 'SKILL.md', path: ['metadata'], message: expect.stringContaining('metadata must be a mapping') }]);
+  it.each([
+    ['a list', '\n  - a'],
+    ['text', 'author=me'],
+    ['empty (null)', ''],
+  ])('rejects metadata that is %s', (_label, value) => {
+    expect(check(`${valid}\nmetadata: ${value}`).issues).toEqual([
+      { file: 'SKILL.md', path: ['metadata'], message: expect.stringContaining('metadata must be a mapping') },
+    ]);
   });
 
   it('rejects each metadata value that is not text, with its path', () => {
@@ -251,11 +343,17 @@ describe('checkSkillConformance: warnings and collecting', () => {
 
   it('points the old top-level Skillpress keys to metadata', () => {
     const { warnings } = check(`${valid}\ncategory: documents\nslug: pdf-tools\ndependencies:\n  other: ^1.0.0`);
-    expect(warnings).toEqual([expect.stringContaining('"category" at the top level'), expect.stringContaining('"slug" at the top level'), expect.stringContaining('"dependencies" at the top level')]);
+    expect(warnings).toEqual([
+      expect.stringContaining('"category" at the top level'),
+      expect.stringContaining('"slug" at the top level'),
+      expect.stringContaining('"dependencies" at the top level'),
+    ]);
   });
 
   it('lists every problem of the front matter, not only the first', () => {
-    const { issues, warnings } = check('name: PDF Tools\ndescription: ""\nlicense: 1\ncompatibility: [x]\nmetadata:\n  a: 1\nallowed-tools: [Read]\ncolour: blue');
+    const { issues, warnings } = check(
+      'name: PDF Tools\ndescription: ""\nlicense: 1\ncompatibility: [x]\nmetadata:\n  a: 1\nallowed-tools: [Read]\ncolour: blue',
+    );
     expect(issues.map((issue) => issue.path)).toEqual([['name'], ['description'], ['license'], ['allowed-tools'], ['compatibility'], ['metadata', 'a']]);
     expect(warnings).toHaveLength(1);
   });

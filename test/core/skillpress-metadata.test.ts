@@ -39,7 +39,10 @@ describe('parseDependencies', () => {
   });
 
   it('keeps the good entries next to a bad one and reports every bad one', () => {
-    expect(parseDependencies('a@1.0.0, b, c@nope')).toEqual({ dependencies: { a: '1.0.0' }, problems: [expect.stringContaining('"b"'), expect.stringContaining('"nope"')] });
+    expect(parseDependencies('a@1.0.0, b, c@nope')).toEqual({
+      dependencies: { a: '1.0.0' },
+      problems: [expect.stringContaining('"b"'), expect.stringContaining('"nope"')],
+    });
   });
 
   it('rejects more than 32 entries', () => {
@@ -76,7 +79,13 @@ describe('formatDependencies', () => {
 describe('readSkillpressKeys', () => {
   it('reads category, slug and dependencies from metadata, without warnings', () => {
     const data = frontMatter('name: pdf-tools\nmetadata:\n  category: Dev Tools\n  slug: pdf-tools\n  dependencies: other@^1.0.0, more@2.0.0');
-    expect(readSkillpressKeys(data)).toEqual({ category: 'dev-tools', slug: 'pdf-tools', dependencies: { other: '^1.0.0', more: '2.0.0' }, issues: [], warnings: [] });
+    expect(readSkillpressKeys(data)).toEqual({
+      category: 'dev-tools',
+      slug: 'pdf-tools',
+      dependencies: { other: '^1.0.0', more: '2.0.0' },
+      issues: [],
+      warnings: [],
+    });
   });
 
   it('reads none of them when there are none', () => {

@@ -108,7 +108,13 @@ describe('API keys', () => {
     const res = await alice.session('/api/api-keys', { method: 'POST', body: { name: 'laptop' } });
     expect(res.status).toBe(201);
     const created = await json(res);
-    expect(created).toEqual({ id: expect.any(String), key: expect.stringMatching(/^sk_[A-Za-z0-9_-]{43}$/), name: 'laptop', prefix: created.key.slice(0, 7), createdAt: expect.any(String) });
+    expect(created).toEqual({
+      id: expect.any(String),
+      key: expect.stringMatching(/^sk_[A-Za-z0-9_-]{43}$/),
+      name: 'laptop',
+      prefix: created.key.slice(0, 7),
+      createdAt: expect.any(String),
+    });
     const list = await json(await alice.session('/api/api-keys'));
     expect(list).toEqual({ keys: [{ id: created.id, name: 'laptop', prefix: created.prefix, createdAt: created.createdAt, lastUsedAt: null }] });
     expect(JSON.stringify(list)).not.toContain(created.key);
@@ -169,7 +175,11 @@ describe('API keys', () => {
   it('rejects a key body without a name (400) and one that is not JSON (415)', async () => {
     const alice = await Client.signIn(stack, 'keys-dave');
     expect((await alice.session('/api/api-keys', { method: 'POST', body: {} })).status).toBe(400);
-    const res = await stack.request('/api/api-keys', { method: 'POST', headers: { cookie: alice.cookie!, origin: ORIGIN, 'content-type': 'text/plain' }, body: 'name=x' });
+    const res = await stack.request('/api/api-keys', {
+      method: 'POST',
+      headers: { cookie: alice.cookie!, origin: ORIGIN, 'content-type': 'text/plain' },
+      body: 'name=x',
+    });
     expect(res.status).toBe(415);
     expect((await json(res)).error.code).toBe('unsupported_media_type');
   });

@@ -37,8 +37,12 @@ describe('BlobCache', () => {
     await cache.load('c', async () => bytes(15)); // over 30: 'b' goes
     expect(cache.bytes).toBe(25);
     let reread = '';
-    await cache.load('a', async () => ((reread += 'a'), bytes(10)));
-    await cache.load('b', async () => ((reread += 'b'), bytes(10)));
+    const readAs = (name: string) => async () => {
+      reread += name;
+      return bytes(10);
+    };
+    await cache.load('a', readAs('a'));
+    await cache.load('b', readAs('b'));
     expect(reread).toBe('b');
     expect(cache.bytes).toBeLessThanOrEqual(30);
   });

@@ -18,7 +18,12 @@ const addVersion = async (id: string, version: string, files: unknown[]) => {
 
 describe('GET /api/deliver/<skillId> for a free skill', () => {
   it('delivers the current version without credentials, uncacheable', async () => {
-    const skill = await publish(stack, aliceKey, { files: [{ filename: 'SKILL.md', content: '# Hello' }, { filename: 'a/notes.md', content: 'héllo' }] });
+    const skill = await publish(stack, aliceKey, {
+      files: [
+        { filename: 'SKILL.md', content: '# Hello' },
+        { filename: 'a/notes.md', content: 'héllo' },
+      ],
+    });
     const res = await deliver(stack, skill.id);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('private, no-store');
@@ -35,11 +40,17 @@ describe('GET /api/deliver/<skillId> for a free skill', () => {
 
   it('delivers the newest version by default and any older one with ?version=, so old installs keep working', async () => {
     const skill = await publish(stack, aliceKey, { files: [{ filename: 'SKILL.md', content: 'one' }] });
-    await addVersion(skill.id, '1.1.0', [{ filename: 'SKILL.md', content: 'two' }, { filename: 'extra.md', content: 'x' }]);
+    await addVersion(skill.id, '1.1.0', [
+      { filename: 'SKILL.md', content: 'two' },
+      { filename: 'extra.md', content: 'x' },
+    ]);
     await addVersion(skill.id, '2.0.0-rc.1', [{ filename: 'SKILL.md', content: 'pre' }]);
     const current = await json(await deliver(stack, skill.id));
     expect(current.version).toBe('1.1.0');
-    expect(current.files).toEqual([{ filename: 'SKILL.md', content: 'two' }, { filename: 'extra.md', content: 'x' }]);
+    expect(current.files).toEqual([
+      { filename: 'SKILL.md', content: 'two' },
+      { filename: 'extra.md', content: 'x' },
+    ]);
     const old = await json(await deliver(stack, skill.id, { version: '1.0.0' }));
     expect(old).toMatchObject({ version: '1.0.0', files: [{ filename: 'SKILL.md', content: 'one' }] });
     const pre = await json(await deliver(stack, skill.id, { version: '2.0.0-rc.1' }));

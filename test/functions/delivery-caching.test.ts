@@ -15,7 +15,8 @@ beforeAll(async () => {
 });
 
 async function counters(skillId: string, day: string) {
-  const read = async (key: Record<string, string>) => (await stack.deps.db.doc.send(new GetCommand({ TableName: stack.deps.db.table, Key: key, ConsistentRead: true }))).Item;
+  const read = async (key: Record<string, string>) =>
+    (await stack.deps.db.doc.send(new GetCommand({ TableName: stack.deps.db.table, Key: key, ConsistentRead: true }))).Item;
   return { day: await read(installDayKey(skillId, day)), total: await read(downloadTotalKey(skillId)) };
 }
 
@@ -42,7 +43,10 @@ describe('counting deliveries behind the response', () => {
     const doc = stack.deps.db.doc;
     const original = doc.send.bind(doc);
     let failing = true;
-    doc.send = ((...args: unknown[]) => (failing ? Promise.reject(Object.assign(new Error('throttled'), { name: 'ProvisionedThroughputExceededException' })) : (original as (...a: unknown[]) => unknown)(...args))) as typeof doc.send;
+    doc.send = ((...args: unknown[]) =>
+      failing
+        ? Promise.reject(Object.assign(new Error('throttled'), { name: 'ProvisionedThroughputExceededException' }))
+        : (original as (...a: unknown[]) => unknown)(...args)) as typeof doc.send;
     try {
       for (let i = 0; i < 3; i++) counter.add(skill.id, 'cli', new Date());
       await expect(counter.flush()).rejects.toThrow('throttled');
@@ -93,7 +97,9 @@ describe('what delivery keeps between requests', () => {
   it('delivers a version published in this process at once, as the new default', async () => {
     const skill = await publish(stack, aliceKey);
     expect((await json(await deliver(stack, skill.id))).version).toBe('1.0.0');
-    const res = await withKey(stack, aliceKey, `/api/skills/${skill.id}/versions`, { body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: 'v1.1' }] } });
+    const res = await withKey(stack, aliceKey, `/api/skills/${skill.id}/versions`, {
+      body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: 'v1.1' }] },
+    });
     expect(res.status).toBe(201);
     expect(await json(await deliver(stack, skill.id))).toMatchObject({ version: '1.1.0', files: [{ filename: 'SKILL.md', content: 'v1.1' }] });
   });
@@ -118,7 +124,11 @@ describe('what delivery keeps between requests', () => {
     const skill = await publish(stack, aliceKey);
     const cache = new DeliveryCache(100, 1_000_000);
     let reads = 0;
-    const read = () => cache.skill(skill.id, () => (reads++, getSkill(stack.deps.db, skill.id)));
+    const read = () =>
+      cache.skill(skill.id, () => {
+        reads++;
+        return getSkill(stack.deps.db, skill.id);
+      });
     expect(await read()).toMatchObject({ currentVersion: '1.0.0' });
     await recordPublished(stack.deps.db, skill.id, '2.0.0', new Date());
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -131,7 +141,9 @@ describe('what delivery keeps between requests', () => {
   it('does not remember an unknown skill or version: one published later is delivered', async () => {
     const skill = await publish(stack, aliceKey);
     expect((await deliver(stack, skill.id, { version: '3.0.0' })).status).toBe(404);
-    const res = await withKey(stack, aliceKey, `/api/skills/${skill.id}/versions`, { body: { version: '3.0.0', files: [{ filename: 'SKILL.md', content: 'three' }] } });
+    const res = await withKey(stack, aliceKey, `/api/skills/${skill.id}/versions`, {
+      body: { version: '3.0.0', files: [{ filename: 'SKILL.md', content: 'three' }] },
+    });
     expect(res.status).toBe(201);
     expect(await json(await deliver(stack, skill.id, { version: '3.0.0' }))).toMatchObject({ version: '3.0.0' });
   });

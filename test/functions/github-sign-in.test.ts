@@ -19,7 +19,7 @@ function cookiesOf(res: Response): Map<string, string> {
   return new Map(res.headers.getSetCookie().map((c) => [c.slice(0, c.indexOf('=')), c]));
 }
 
-const valueOf = (setCookie: string) => setCookie.slice(setCookie.indexOf('=') + 1, setCookie.indexOf(';'));
+const cookieValue = (setCookie: string) => setCookie.slice(setCookie.indexOf('=') + 1, setCookie.indexOf(';'));
 
 /** Step one in the browser: start sign-in, keep the state cookie and the state GitHub will echo. */
 async function start(s: TestStack = stack): Promise<{ state: string; cookie: string; location: URL }> {
@@ -27,7 +27,7 @@ async function start(s: TestStack = stack): Promise<{ state: string; cookie: str
   expect(res.status).toBe(302);
   const location = new URL(res.headers.get('location')!);
   const stateCookie = cookiesOf(res).get('skillpress_oauth_state')!;
-  return { state: location.searchParams.get('state')!, cookie: `skillpress_oauth_state=${valueOf(stateCookie)}`, location };
+  return { state: location.searchParams.get('state')!, cookie: `skillpress_oauth_state=${cookieValue(stateCookie)}`, location };
 }
 
 function callback(query: Record<string, string>, cookie?: string, s: TestStack = stack): Promise<Response> {
@@ -54,7 +54,7 @@ describe('GET /api/auth/github', () => {
   it('sets the state in a short-lived HttpOnly, SameSite=Lax cookie scoped to the sign-in paths', async () => {
     const res = await stack.request('/api/auth/github');
     const cookie = cookiesOf(res).get('skillpress_oauth_state')!;
-    expect(valueOf(cookie)).toBe(new URL(res.headers.get('location')!).searchParams.get('state'));
+    expect(cookieValue(cookie)).toBe(new URL(res.headers.get('location')!).searchParams.get('state'));
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);
     expect(cookie).toMatch(/Path=\/api\/auth\/github(;|$)/);
@@ -90,7 +90,7 @@ describe('GET /api/auth/github/callback', () => {
     expect(session).toMatch(/HttpOnly/);
     expect(session).toMatch(/SameSite=Lax/);
 
-    const me = await stack.request('/api/me', { headers: { cookie: `skillpress_session=${valueOf(session)}` } });
+    const me = await stack.request('/api/me', { headers: { cookie: `skillpress_session=${cookieValue(session)}` } });
     expect(await json(me)).toEqual({ user: { id: 'gh:583231', login: 'octocat', name: 'The Octocat', avatarUrl: octocat.avatar_url } });
   });
 
@@ -150,7 +150,7 @@ describe('GET /api/auth/github/callback', () => {
     for (const login of ['before-rename', 'after-rename']) {
       const { state, cookie } = await start();
       const res = await callback({ code: github.issueCode({ id: 4242, login, name: null, avatar_url: null }), state }, cookie);
-      const session = valueOf(cookiesOf(res).get('skillpress_session')!);
+      const session = cookieValue(cookiesOf(res).get('skillpress_session')!);
       const me = await stack.request('/api/me', { headers: { cookie: `skillpress_session=${session}` } });
       expect(await json(me)).toEqual({ user: { id: 'gh:4242', login } });
     }

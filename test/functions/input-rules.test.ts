@@ -79,7 +79,9 @@ describe('dependencies', () => {
     const { id } = await newSkill();
     await stack.idle();
     calls.take();
-    const res = await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: { version: '2.0.0', files: [], dependencies: manyDependencies(100_000) } });
+    const res = await withKey(stack, aliceKey, `/api/skills/${id}/versions`, {
+      body: { version: '2.0.0', files: [], dependencies: manyDependencies(100_000) },
+    });
     await expectInvalid(res, ['dependencies']);
     expect(calls.take().map((c) => c.call.action)).toEqual(['dynamodb:BatchGetItem']);
   });
@@ -144,12 +146,14 @@ describe('text fields', () => {
   });
 
   it('refuses slugs with leading, trailing or doubled hyphens', async () => {
-    for (const slug of ['-lead', 'trail-', 'dou--ble']) await expectInvalid(await withKey(stack, aliceKey, '/api/publish', { body: skillBody({ slug }) }), ['slug']);
+    for (const slug of ['-lead', 'trail-', 'dou--ble'])
+      await expectInvalid(await withKey(stack, aliceKey, '/api/publish', { body: skillBody({ slug }) }), ['slug']);
   });
 });
 
 describe('file names', () => {
-  const publishFiles = (filenames: string[]) => withKey(stack, aliceKey, '/api/publish', { body: skillBody({ files: filenames.map((filename) => ({ filename, content: 'x' })) }) });
+  const publishFiles = (filenames: string[]) =>
+    withKey(stack, aliceKey, '/api/publish', { body: skillBody({ files: filenames.map((filename) => ({ filename, content: 'x' })) }) });
 
   it('refuses a file that is also a folder of another', async () => {
     await expectInvalid(await publishFiles(['SKILL.md', 'a', 'a/b']), ['files', 2, 'filename']);

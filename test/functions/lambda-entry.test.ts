@@ -33,7 +33,13 @@ const getEvent = (path: string, query = '') => ({
   rawPath: path,
   rawQueryString: query,
   headers: { host: 'api.example.test', 'x-forwarded-proto': 'https' },
-  requestContext: { domainName: 'api.example.test', http: { method: 'GET', path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'test' }, requestId: 'r1', stage: '$default', timeEpoch: Date.now() },
+  requestContext: {
+    domainName: 'api.example.test',
+    http: { method: 'GET', path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'test' },
+    requestId: 'r1',
+    stage: '$default',
+    timeEpoch: Date.now(),
+  },
   isBase64Encoded: false,
 });
 
@@ -41,7 +47,11 @@ describe('the deliver Lambda entry', () => {
   it('has written the install count by the time the invocation returns', async () => {
     const skill = await publish(stack, aliceKey, { files: [{ filename: 'SKILL.md', content: '# From Lambda' }] });
     const { handler } = await import('#functions/handlers/deliver');
-    const result = (await handler(getEvent(`/api/deliver/${skill.id}`, 'source=cli') as never, {} as never)) as { statusCode: number; body: string; headers: Record<string, string> };
+    const result = (await handler(getEvent(`/api/deliver/${skill.id}`, 'source=cli') as never, {} as never)) as {
+      statusCode: number;
+      body: string;
+      headers: Record<string, string>;
+    };
     expect(result.statusCode).toBe(200);
     expect(result.headers['cache-control']).toBe('private, no-store');
     expect(JSON.parse(result.body)).toMatchObject({ skillId: skill.id, version: '1.0.0', files: [{ filename: 'SKILL.md', content: '# From Lambda' }] });

@@ -12,10 +12,20 @@ describe('meta endpoints', () => {
     expect(res.status).toBe(200);
     const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
     expect(doc.openapi).toBe('3.1.0');
-    for (const path of ['/api/publish', '/api/skills/{id}/versions', '/api/deliver/{skillId}', '/api/analytics/{skillId}', '/api/api-keys', '/api/registry/{slug}', '/.well-known/skills.json']) {
+    for (const path of [
+      '/api/publish',
+      '/api/skills/{id}/versions',
+      '/api/deliver/{skillId}',
+      '/api/analytics/{skillId}',
+      '/api/api-keys',
+      '/api/registry/{slug}',
+      '/.well-known/skills.json',
+    ]) {
       expect(Object.keys(doc.paths)).toContain(path);
     }
-    const publish = doc.paths['/api/publish']!.post as { requestBody: { content: Record<string, { schema: { additionalProperties?: boolean; required?: string[] } }> } };
+    const publish = doc.paths['/api/publish']!.post as {
+      requestBody: { content: Record<string, { schema: { additionalProperties?: boolean; required?: string[] } }> };
+    };
     const schema = publish.requestBody.content['application/json']!.schema;
     expect(schema.additionalProperties).toBe(false);
     expect(schema.required).toEqual(expect.arrayContaining(['name', 'description', 'category']));
@@ -28,7 +38,11 @@ describe('meta endpoints', () => {
   });
 
   it('answers an unknown route or method with a 404 JSON error', async () => {
-    for (const [method, path] of [['GET', '/api/nope'], ['PUT', '/api/publish'], ['GET', '/api/publish']]) {
+    for (const [method, path] of [
+      ['GET', '/api/nope'],
+      ['PUT', '/api/publish'],
+      ['GET', '/api/publish'],
+    ]) {
       const res = await stack.request(path!, { method });
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(await res.json()).toEqual({ error: { code: 'not_found', message: expect.any(String) } });

@@ -30,7 +30,19 @@ describe('GET /api/me/skills', () => {
     expect(skills.map((s) => s.id)).toEqual([...published].reverse());
     expect(skills.every((s) => s.author === 'alice' && s.currentVersion === '1.0.0')).toBe(true);
     expect(skills.map((s) => s.paid)).toEqual([false, true, false]);
-    expect(Object.keys(skills[0]!).sort()).toEqual(['author', 'category', 'createdAt', 'currentVersion', 'description', 'formats', 'id', 'name', 'paid', 'slug', 'updatedAt']);
+    expect(Object.keys(skills[0]!).sort()).toEqual([
+      'author',
+      'category',
+      'createdAt',
+      'currentVersion',
+      'description',
+      'formats',
+      'id',
+      'name',
+      'paid',
+      'slug',
+      'updatedAt',
+    ]);
 
     const carol = await Client.signIn(stack, 'carol');
     expect(await json(await carol.session('/api/me/skills'))).toEqual({ skills: [] });

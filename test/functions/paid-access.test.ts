@@ -159,7 +159,12 @@ describe('download tokens', () => {
     try {
       const res = await withKey(stack, aliceKey, `/api/skills/${skill.id}/download-tokens`, { body: { expiresInSeconds: 3600, maxUses: 5 } });
       expect(res.status).toBe(201);
-      expect(await json(res)).toEqual({ id: expect.any(String), token: expect.stringMatching(/^dt_[A-Za-z0-9_-]{43}$/), expiresAt: '2026-06-01T01:00:00.000Z', maxUses: 5 });
+      expect(await json(res)).toEqual({
+        id: expect.any(String),
+        token: expect.stringMatching(/^dt_[A-Za-z0-9_-]{43}$/),
+        expiresAt: '2026-06-01T01:00:00.000Z',
+        maxUses: 5,
+      });
       const unlimited = await json(await withKey(stack, aliceKey, `/api/skills/${skill.id}/download-tokens`, { body: {} }));
       expect(unlimited).toMatchObject({ expiresAt: '2026-06-02T00:00:00.000Z', maxUses: null });
     } finally {

@@ -106,12 +106,21 @@ describe('POST /api/publish', () => {
     ['a name without letters', JSON.stringify(skillBody({ name: '!!!' })), 400, 'invalid_request'],
     ['201 files', JSON.stringify(skillBody({ files: Array.from({ length: 201 }, (_, i) => ({ filename: `f${i}`, content: '' })) })), 413, 'payload_too_large'],
     ['a file over 1 MiB', JSON.stringify(skillBody({ files: [{ filename: 'big', content: 'x'.repeat(1024 * 1024 + 1) }] })), 413, 'payload_too_large'],
-    ['files over 5 MiB in total', JSON.stringify(skillBody({ files: Array.from({ length: 6 }, (_, i) => ({ filename: `f${i}`, content: 'x'.repeat(1000 * 1000) })) })), 413, 'payload_too_large'],
+    [
+      'files over 5 MiB in total',
+      JSON.stringify(skillBody({ files: Array.from({ length: 6 }, (_, i) => ({ filename: `f${i}`, content: 'x'.repeat(1000 * 1000) })) })),
+      413,
+      'payload_too_large',
+    ],
   ])('rejects %s with %i %s and stores nothing', async (_, body, status, code) => {
     await stack.idle();
     const before = await tableItems();
     const blobsBefore = await contentKeys();
-    const res = await stack.request('/api/publish', { method: 'POST', headers: { authorization: `Bearer ${aliceKey}`, 'content-type': 'application/json' }, body });
+    const res = await stack.request('/api/publish', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${aliceKey}`, 'content-type': 'application/json' },
+      body,
+    });
     expect(res.status).toBe(status);
     expect(await json(res)).toMatchObject({ error: { code, message: expect.any(String) } });
     const after = await tableItems();
@@ -123,7 +132,11 @@ describe('POST /api/publish', () => {
     await stack.idle();
     const before = await tableItems();
     const body = JSON.stringify(skillBody({ files: [{ filename: 'big', content: 'x'.repeat(6 * 1024 * 1024 + 10) }] }));
-    const res = await stack.request('/api/publish', { method: 'POST', headers: { authorization: `Bearer ${aliceKey}`, 'content-type': 'application/json' }, body });
+    const res = await stack.request('/api/publish', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${aliceKey}`, 'content-type': 'application/json' },
+      body,
+    });
     expect(res.status).toBe(413);
     expect((await json(res)).error.code).toBe('payload_too_large');
     expect((await tableItems()).filter((i) => i.sk !== 'APIKEY')).toEqual(before.filter((i) => i.sk !== 'APIKEY'));
@@ -165,7 +178,8 @@ describe('publish rate limit', () => {
     const dave = await Client.signIn(limited, 'dave');
     const key = await dave.createKey();
     const results = await Promise.all(Array.from({ length: 12 }, () => withKey(limited, key, '/api/publish', { body: skillBody() })));
-    const counts = results.reduce<Record<number, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
+    const counts: Record<number, number> = {};
+    for (const r of results) counts[r.status] = (counts[r.status] ?? 0) + 1;
     expect(counts).toEqual({ 201: 5, 429: 7 });
   });
 

@@ -31,11 +31,14 @@ async function get(stack: TestStack, path: string): Promise<{ status: number; bo
 }
 
 const health = async (stack: TestStack) => (await get(stack, '/api/health')).body as Health;
-const catalogSlugs = async (stack: TestStack) => ((await get(stack, '/.well-known/skills.json')).body?.skills ?? []).map((s: { slug: string }) => s.slug) as string[];
-const discoveryNames = async (stack: TestStack) => ((await get(stack, '/.well-known/agent-skills/index.json')).body?.skills ?? []).map((s: { name: string }) => s.name) as string[];
-const listedVersions = async (stack: TestStack, slug: string) => (await get(stack, `/api/registry/${slug}/versions`)).body?.versions.map((v: { version: string }) => v.version);
+const catalogSlugs = async (stack: TestStack) =>
+  ((await get(stack, '/.well-known/skills.json')).body?.skills ?? []).map((s: { slug: string }) => s.slug) as string[];
+const discoveryNames = async (stack: TestStack) =>
+  ((await get(stack, '/.well-known/agent-skills/index.json')).body?.skills ?? []).map((s: { name: string }) => s.name) as string[];
+const listedVersions = async (stack: TestStack, slug: string) =>
+  (await get(stack, `/api/registry/${slug}/versions`)).body?.versions.map((v: { version: string }) => v.version);
 
-const codeOf: Record<Fault, string> = { unstorable: 'InternalError', damaged: 'TypeError' };
+const codeOf: Record<Fault, string> = { unstorable: 'InternalError', damaged: 'DamagedItem' };
 
 describe.each(['unstorable', 'damaged'] as const)('a skill with a version that is %s', (fault) => {
   it("never holds up another author's write: its registry JSON and catalog entry appear while that skill keeps failing", async () => {
@@ -47,13 +50,29 @@ describe.each(['unstorable', 'damaged'] as const)('a skill with a version that i
       stack.deps.changed([bad.id]); // what the API does once it has committed a version
       const good = await publish(stack, bobKey);
 
-      const registry = await eventually(() => get(stack, `/api/registry/${good.slug}`), (r) => r.status === 200);
+      const registry = await eventually(
+        () => get(stack, `/api/registry/${good.slug}`),
+        (r) => r.status === 200,
+      );
       expect(registry.body).toMatchObject({ id: good.id, currentVersion: '1.0.0' });
-      expect(await eventually(() => catalogSlugs(stack), (slugs) => slugs.includes(good.slug))).toEqual(expect.arrayContaining([good.slug, bad.slug]));
-      expect(await eventually(() => discoveryNames(stack), (names) => names.includes(good.slug))).toContain(good.slug);
+      expect(
+        await eventually(
+          () => catalogSlugs(stack),
+          (slugs) => slugs.includes(good.slug),
+        ),
+      ).toEqual(expect.arrayContaining([good.slug, bad.slug]));
+      expect(
+        await eventually(
+          () => discoveryNames(stack),
+          (names) => names.includes(good.slug),
+        ),
+      ).toContain(good.slug);
 
       // Meanwhile the bad skill is retried, and keeps what it had: its files name no version they cannot back.
-      const retried = await eventually(() => health(stack), (h) => (h.rebuild?.skills[0]?.attempts ?? 0) >= 3);
+      const retried = await eventually(
+        () => health(stack),
+        (h) => (h.rebuild?.skills[0]?.attempts ?? 0) >= 3,
+      );
       expect(retried.rebuild?.skills.map((s) => s.skillId)).toEqual([bad.id]);
       expect(await listedVersions(stack, bad.slug)).toEqual(['1.0.0']);
     } finally {
@@ -72,13 +91,25 @@ describe('/api/health', () => {
       await plantFault(stack.deps.db, bad.id, 'unstorable');
       stack.deps.changed([bad.id]);
 
-      const degraded = await eventually(() => get(stack, '/api/health'), (r) => r.body?.status === 'degraded');
+      const degraded = await eventually(
+        () => get(stack, '/api/health'),
+        (r) => r.body?.status === 'degraded',
+      );
       expect(degraded.status).toBe(200);
       expect(degraded.body).toEqual({
         status: 'degraded',
         rebuild: {
           failing: 1,
-          skills: [{ skillId: bad.id, slug: bad.slug, stage: 'files', attempts: expect.any(Number), since: expect.any(String), error: { code: 'InternalError', message: expect.any(String) } }],
+          skills: [
+            {
+              skillId: bad.id,
+              slug: bad.slug,
+              stage: 'files',
+              attempts: expect.any(Number),
+              since: expect.any(String),
+              error: { code: 'InternalError', message: expect.any(String) },
+            },
+          ],
         },
       });
       // A safe message: the error's own words, one line, no stack, no request.
@@ -86,7 +117,12 @@ describe('/api/health', () => {
       expect(JSON.stringify(degraded.body)).not.toMatch(/\bat .*\.[jt]s:\d+|S3RVER|x-amz/i);
 
       await removeFault(stack.deps.db, bad.id, 'unstorable');
-      expect(await eventually(() => health(stack), (h) => h.status === 'ok')).toEqual({ status: 'ok' });
+      expect(
+        await eventually(
+          () => health(stack),
+          (h) => h.status === 'ok',
+        ),
+      ).toEqual({ status: 'ok' });
       await stack.idle(); // nothing is left to retry
     } finally {
       await stack.runtime.close();
@@ -125,13 +161,21 @@ describe('the full rebuild with skills it cannot rebuild', () => {
 
       // Handed to the trigger: reported at once, retried (and failing for real), and well again once repaired.
       expect((await health(stack)).rebuild?.skills.map((s) => s.slug).sort()).toEqual([unstorable.slug, damaged.slug].sort());
-      const retried = await eventually(() => health(stack), (h) => h.rebuild?.skills.every((s) => s.attempts >= 3) ?? false);
+      const retried = await eventually(
+        () => health(stack),
+        (h) => h.rebuild?.skills.every((s) => s.attempts >= 3) ?? false,
+      );
       expect(retried.rebuild?.failing).toBe(2);
       expect(await listedVersions(stack, unstorable.slug)).toEqual(['1.0.0']);
       expect(await listedVersions(stack, damaged.slug)).toEqual(['1.0.0']);
       await removeFault(stack.deps.db, unstorable.id, 'unstorable');
       await removeFault(stack.deps.db, damaged.id, 'damaged');
-      expect(await eventually(() => health(stack), (h) => h.status === 'ok')).toEqual({ status: 'ok' });
+      expect(
+        await eventually(
+          () => health(stack),
+          (h) => h.status === 'ok',
+        ),
+      ).toEqual({ status: 'ok' });
     } finally {
       await stack.runtime.close();
     }

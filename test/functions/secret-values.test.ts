@@ -52,7 +52,10 @@ describe('readSecret', () => {
     expect(await readSecret({ secretName: 'skillpress/github-client-secret' }, 'us-east-1', now + SECRET_TTL_MS - 1)).toBe('first');
     expect(calls.filter((c) => c.endsWith('skillpress/github-client-secret'))).toHaveLength(1);
     expect(await readSecret({ secretName: 'skillpress/github-client-secret' }, 'us-east-1', now + SECRET_TTL_MS + 1)).toBe('rotated');
-    expect(calls.filter((c) => c.endsWith('skillpress/github-client-secret'))).toEqual(['secretsmanager.GetSecretValue skillpress/github-client-secret', 'secretsmanager.GetSecretValue skillpress/github-client-secret']);
+    expect(calls.filter((c) => c.endsWith('skillpress/github-client-secret'))).toEqual([
+      'secretsmanager.GetSecretValue skillpress/github-client-secret',
+      'secretsmanager.GetSecretValue skillpress/github-client-secret',
+    ]);
   });
 
   it('fails loudly when the secret does not exist', async () => {

@@ -54,7 +54,12 @@ describe('uploading a site build into the static bucket', () => {
 
 describe('the local CDN serving the site', () => {
   it('serves pages at folder paths, with or without the trailing slash, as cacheable HTML', async () => {
-    for (const [path, title] of [['/', 'Home, restyled'], ['/skills/pretty-json/', 'Pretty JSON 2.0'], ['/skills/pretty-json', 'Pretty JSON 2.0'], ['/dashboard/', 'Dashboard']] as const) {
+    for (const [path, title] of [
+      ['/', 'Home, restyled'],
+      ['/skills/pretty-json/', 'Pretty JSON 2.0'],
+      ['/skills/pretty-json', 'Pretty JSON 2.0'],
+      ['/dashboard/', 'Dashboard'],
+    ] as const) {
       const res = await stack.request(path);
       expect(res.status, path).toBe(200);
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');

@@ -27,7 +27,12 @@ async function addVersion(s: TestStack, k: string, id: string, version: string, 
 
 async function get(s: TestStack, path: string, headers: Record<string, string> = {}) {
   const res = await s.request(path, { headers });
-  return { res, body: (res.status === 200 && (res.headers.get('content-type') ?? '').includes('json') && !res.headers.get('content-encoding') ? await res.json() : undefined) as any };
+  return {
+    res,
+    body: (res.status === 200 && (res.headers.get('content-type') ?? '').includes('json') && !res.headers.get('content-encoding')
+      ? await res.json()
+      : undefined) as any,
+  };
 }
 
 async function staticTree(s: TestStack): Promise<Map<string, Buffer>> {
@@ -42,16 +47,32 @@ async function staticTree(s: TestStack): Promise<Map<string, Buffer>> {
 
 describe('publishing emits the static files', () => {
   it('writes registry, versions list, bundle, catalog entry and discovery archive for a new free skill', async () => {
-    const { id, slug } = await publish(stack, key, { files: [{ filename: 'SKILL.md', content: '# Hello' }, { filename: 'scripts/run.sh', content: 'echo hi' }] });
+    const { id, slug } = await publish(stack, key, {
+      files: [
+        { filename: 'SKILL.md', content: '# Hello' },
+        { filename: 'scripts/run.sh', content: 'echo hi' },
+      ],
+    });
     await stack.idle();
     const registry = (await get(stack, `/api/registry/${slug}`)).body;
-    expect(registry).toMatchObject({ id, slug, currentVersion: '1.0.0', paid: false, delivery: { url: `/api/deliver/${id}`, bundle: `/bundles/${slug}/1.0.0.json` } });
+    expect(registry).toMatchObject({
+      id,
+      slug,
+      currentVersion: '1.0.0',
+      paid: false,
+      delivery: { url: `/api/deliver/${id}`, bundle: `/bundles/${slug}/1.0.0.json` },
+    });
     expect(registry.files.map((f: { filename: string }) => f.filename)).toEqual(['SKILL.md', 'scripts/run.sh']);
     expect(registry.versions).toEqual([{ version: '1.0.0', changelog: '', publishedAt: expect.any(String), integrity: expect.stringMatching(/^sha256-/) }]);
 
     const bundle = await stack.request(`/bundles/${slug}/1.0.0.json`);
     const bundleText = await bundle.text();
-    expect(JSON.parse(bundleText)).toEqual({ files: [{ filename: 'SKILL.md', content: '# Hello' }, { filename: 'scripts/run.sh', content: 'echo hi' }] });
+    expect(JSON.parse(bundleText)).toEqual({
+      files: [
+        { filename: 'SKILL.md', content: '# Hello' },
+        { filename: 'scripts/run.sh', content: 'echo hi' },
+      ],
+    });
     expect(`sha256-${createHash('sha256').update(bundleText).digest('base64')}`).toBe(registry.versions[0].integrity);
 
     const catalog = (await get(stack, '/.well-known/skills.json')).body;
@@ -103,7 +124,14 @@ describe('publishing emits the static files', () => {
     const { slug } = await publish(own, k);
     await own.idle();
     expect(written.sort()).toEqual(
-      [`registry/${slug}.json`, `registry/${slug}/versions.json`, `bundles/${slug}/1.0.0.json`, `.well-known/agent-skills/${slug}/1.0.0.tar.gz`, '.well-known/skills.json', '.well-known/agent-skills/index.json'].sort(),
+      [
+        `registry/${slug}.json`,
+        `registry/${slug}/versions.json`,
+        `bundles/${slug}/1.0.0.json`,
+        `.well-known/agent-skills/${slug}/1.0.0.tar.gz`,
+        '.well-known/skills.json',
+        '.well-known/agent-skills/index.json',
+      ].sort(),
     );
   });
 });
@@ -125,7 +153,7 @@ describe('what a rebuild writes, and in which order', () => {
     expect(at(`registry/${slug}.json`)).toBeLessThan(at('.well-known/skills.json'));
   });
 
-  it('writes only the new version\'s bundle of a skill with many, whether or not the rebuilder saw the others', async () => {
+  it("writes only the new version's bundle of a skill with many, whether or not the rebuilder saw the others", async () => {
     const { id, slug } = await publish(stack, key);
     for (const v of ['1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0']) await addVersion(stack, key, id, v);
     await stack.idle();
@@ -141,7 +169,7 @@ describe('what a rebuild writes, and in which order', () => {
     expect(catalog.skills.find((s: { slug: string }) => s.slug === slug).currentVersion).toBe('1.7.0');
   });
   it('learns every bundle the versions document lists, even of versions newer than the rebuilder', async () => {
-    const { id, slug } = await publish(stack, key);
+    const { id } = await publish(stack, key);
     await stack.idle();
     // Started before the next two versions; the stack's own rebuilder bundles them meanwhile.
     const earlier = new Rebuilder(stack.deps);
@@ -199,7 +227,12 @@ describe('what a rebuild writes, and in which order', () => {
       const stop = stack.deps.staticStore.onWrite((objectKey) => written.push(objectKey));
       return () => {
         stop();
-        const seen = { read: read.mock.calls.map(([k]) => k), listed: listed.mock.calls.length, asked: asked.mock.calls.map(([k]) => k), bundles: written.filter((k) => k.startsWith('bundles/')) };
+        const seen = {
+          read: read.mock.calls.map(([k]) => k),
+          listed: listed.mock.calls.length,
+          asked: asked.mock.calls.map(([k]) => k),
+          bundles: written.filter((k) => k.startsWith('bundles/')),
+        };
         for (const spy of [read, listed, asked]) spy.mockRestore();
         return seen;
       };
@@ -234,7 +267,7 @@ describe('several rebuilders (Lambda containers side by side)', () => {
     return seeded!;
   }
 
-  it('never drops another rebuilder\'s catalog entries', async () => {
+  it("never drops another rebuilder's catalog entries", async () => {
     const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
     const k = await (await Client.signIn(own, 'erin')).createKey();
     const a = await publish(own, k);
@@ -305,7 +338,13 @@ describe('paid skills', () => {
   it('list files and hashes but put no content anywhere in the static tree', async () => {
     const secret = `PAID-SECRET-${Date.now()}-a1b2c3`;
     const binarySecret = Buffer.from(`BINARY-${secret}`).toString('base64');
-    const { id, slug } = await publish(stack, key, { paid: true, files: [{ filename: 'SKILL.md', content: `# Paid\n${secret}\n` }, { filename: 'data.bin', content: binarySecret, encoding: 'base64' }] });
+    const { id, slug } = await publish(stack, key, {
+      paid: true,
+      files: [
+        { filename: 'SKILL.md', content: `# Paid\n${secret}\n` },
+        { filename: 'data.bin', content: binarySecret, encoding: 'base64' },
+      ],
+    });
     await addVersion(stack, key, id, '1.1.0', [{ filename: 'SKILL.md', content: `# Paid v2\n${secret}\n` }]);
     await stack.idle();
     const registry = (await get(stack, `/api/registry/${slug}`)).body;
@@ -328,7 +367,7 @@ describe('paid skills', () => {
 });
 
 describe('serving like the CDN', () => {
-  it('answers with the cache headers of DESIGN.md §5, a strong ETag and 304 on If-None-Match', async () => {
+  it('answers with the cache headers of docs/api.md §11, a strong ETag and 304 on If-None-Match', async () => {
     const { slug } = await publish(stack, key);
     await stack.idle();
     const cases: [string, string][] = [
@@ -350,6 +389,30 @@ describe('serving like the CDN', () => {
       expect(again.status, path).toBe(304);
       expect(await again.text()).toBe('');
     }
+  });
+
+  it('lets any origin read the static files, and answers HEAD with the headers and no body', async () => {
+    const { slug } = await publish(stack, key);
+    await stack.idle();
+    const paths = [
+      `/api/registry/${slug}`,
+      `/api/registry/${slug}/versions`,
+      '/.well-known/skills.json',
+      '/.well-known/agent-skills/index.json',
+      `/bundles/${slug}/1.0.0.json`,
+      `/.well-known/agent-skills/${slug}/1.0.0.tar.gz`,
+    ];
+    for (const path of paths) {
+      const get = await stack.request(path);
+      expect(get.headers.get('access-control-allow-origin'), path).toBe('*');
+      const head = await stack.request(path, { method: 'HEAD' });
+      expect(head.status, path).toBe(200);
+      expect(head.headers.get('access-control-allow-origin'), path).toBe('*');
+      expect(head.headers.get('etag'), path).toBe(get.headers.get('etag'));
+      expect(await head.text(), path).toBe('');
+    }
+    // The API's own answers are not opened to other origins.
+    expect((await stack.request('/api/health')).headers.get('access-control-allow-origin')).toBeNull();
   });
 
   it('compresses with brotli or gzip when asked, to the same bytes', async () => {

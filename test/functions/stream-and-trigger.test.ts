@@ -174,7 +174,11 @@ describe('local rebuild trigger', () => {
   function poisonedStages(poisoned: Set<string>, stage: 'files' | 'indexes' = 'files') {
     const files: string[][] = [];
     const indexes: string[][] = [];
-    const failure = (skillId: string): SkillFailure => ({ skillId, slug: `slug-${skillId}`, error: { code: 'InternalError', message: 'We encountered an internal error. Please try again.' } });
+    const failure = (skillId: string): SkillFailure => ({
+      skillId,
+      slug: `slug-${skillId}`,
+      error: { code: 'InternalError', message: 'We encountered an internal error. Please try again.' },
+    });
     const failing = (ids: string[]) => (ids.some((id) => poisoned.has(id)) ? ids.filter((id) => poisoned.has(id)) : []);
     const stages = {
       files: async (ids: string[]) => {
@@ -214,7 +218,16 @@ describe('local rebuild trigger', () => {
     expect(retriesAt).toEqual([100, 300, 700, 1500, 2500, 3500]);
     expect(files.slice(2).every((batch) => batch.length === 1 && batch[0] === 'bad')).toBe(true);
     expect(indexes).toEqual([['a'], ['b']]);
-    expect(trigger.failing()).toEqual([{ skillId: 'bad', slug: 'slug-bad', stage: 'files', attempts: 7, since: '2026-03-01T12:00:00.000Z', error: { code: 'InternalError', message: expect.any(String) } }]);
+    expect(trigger.failing()).toEqual([
+      {
+        skillId: 'bad',
+        slug: 'slug-bad',
+        stage: 'files',
+        attempts: 7,
+        since: '2026-03-01T12:00:00.000Z',
+        error: { code: 'InternalError', message: expect.any(String) },
+      },
+    ]);
     trigger.stop();
   });
 

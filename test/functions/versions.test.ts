@@ -24,7 +24,12 @@ async function newSkill(overrides: Record<string, unknown> = {}): Promise<{ id: 
   return json(res);
 }
 
-const version = (v: string, extra: Record<string, unknown> = {}) => ({ version: v, changelog: `Changes in ${v}`, files: [{ filename: 'SKILL.md', content: `# v${v}` }], ...extra });
+const version = (v: string, extra: Record<string, unknown> = {}) => ({
+  version: v,
+  changelog: `Changes in ${v}`,
+  files: [{ filename: 'SKILL.md', content: `# v${v}` }],
+  ...extra,
+});
 
 describe('POST /api/skills/<id>/versions', () => {
   it('publishes a new version with an API key: 201, files hashed, currentVersion updated', async () => {
@@ -59,7 +64,11 @@ describe('POST /api/skills/<id>/versions', () => {
 
   it('rejects a version without credentials (401) and for an unknown skill (404)', async () => {
     const { id } = await newSkill();
-    const anon = await stack.request(`/api/skills/${id}/versions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(version('1.1.0')) });
+    const anon = await stack.request(`/api/skills/${id}/versions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(version('1.1.0')),
+    });
     expect(anon.status).toBe(401);
     const missing = await withKey(stack, aliceKey, '/api/skills/does-not-exist/versions', { body: version('1.1.0') });
     expect(missing.status).toBe(404);
@@ -68,13 +77,16 @@ describe('POST /api/skills/<id>/versions', () => {
 
   it('gives its verdicts in order though its reads go out together: caller, body, skill, version', async () => {
     const { id } = await newSkill();
-    const post = (headers: Record<string, string>, body: string, skill = id) => stack.request(`/api/skills/${skill}/versions`, { method: 'POST', headers, body });
+    const post = (headers: Record<string, string>, body: string, skill = id) =>
+      stack.request(`/api/skills/${skill}/versions`, { method: 'POST', headers, body });
     const taken = JSON.stringify(version('1.0.0'));
     const code = async (res: Promise<Response>) => (await json(await res)).error.code;
     expect(await code(post({ 'content-type': 'text/plain', authorization: 'Bearer sk_nope' }, 'x'))).toBe('unauthenticated');
     expect(await code(post({ 'content-type': 'application/json', authorization: 'Bearer sk_nope' }, taken, 'no-such-skill'))).toBe('unauthenticated');
     expect(await code(post({ 'content-type': 'text/plain', authorization: `Bearer ${aliceKey}` }, taken))).toBe('unsupported_media_type');
-    expect(await code(post({ 'content-type': 'application/json', authorization: `Bearer ${aliceKey}` }, '{"version":"1.x"}', 'no-such-skill'))).toBe('invalid_request');
+    expect(await code(post({ 'content-type': 'application/json', authorization: `Bearer ${aliceKey}` }, '{"version":"1.x"}', 'no-such-skill'))).toBe(
+      'invalid_request',
+    );
     expect(await code(post({ 'content-type': 'application/json', authorization: `Bearer ${aliceKey}` }, taken, 'no-such-skill'))).toBe('not_found');
     expect(await code(post({ 'content-type': 'application/json', authorization: `Bearer ${aliceKey}` }, taken))).toBe('version_exists');
   });
@@ -120,7 +132,9 @@ describe('POST /api/skills/<id>/versions', () => {
 
   it('gives exactly one 201 for 16 concurrent publishes of the same version', async () => {
     const { id } = await newSkill();
-    const results = await Promise.all(Array.from({ length: 16 }, (_, i) => withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version('1.5.0', { changelog: `attempt ${i}` }) })));
+    const results = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version('1.5.0', { changelog: `attempt ${i}` }) })),
+    );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(15);
@@ -168,11 +182,15 @@ describe('what a version publish costs in storage calls', () => {
     const shared = { filename: 'scripts/run.sh', content: 'echo shared' };
     const created = await withKey(own, k, '/api/publish', { body: skillBody({ files: [{ filename: 'SKILL.md', content: '# one' }, shared] }) });
     const { id } = await json<{ id: string }>(created);
-    expect((await withKey(own, k, `/api/skills/${id}/versions`, { body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# two' }, shared] } })).status).toBe(201);
+    expect(
+      (await withKey(own, k, `/api/skills/${id}/versions`, { body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# two' }, shared] } })).status,
+    ).toBe(201);
     await own.idle();
 
     const recorder = recordAwsCalls(own.deps);
-    const res = await withKey(own, k, `/api/skills/${id}/versions`, { body: { version: '1.2.0', files: [{ filename: 'SKILL.md', content: '# three' }, shared] } });
+    const res = await withKey(own, k, `/api/skills/${id}/versions`, {
+      body: { version: '1.2.0', files: [{ filename: 'SKILL.md', content: '# three' }, shared] },
+    });
     expect(res.status).toBe(201);
     await own.idle();
     const calls = recorder.take().map((r) => r.call);
@@ -181,7 +199,10 @@ describe('what a version publish costs in storage calls', () => {
     // The rebuild writes the new bundle without asking whether it is there (it was published
     // after this rebuilder started), the two registry documents, the archive and both indexes.
     expect(calls.filter((c) => c.service === 's3' && c.bucket === 'static').map((c) => c.action)).toEqual(Array(6).fill('s3:PutObject'));
-    const dynamo = calls.filter((c) => c.service === 'dynamodb').map((c) => c.action).sort();
+    const dynamo = calls
+      .filter((c) => c.service === 'dynamodb')
+      .map((c) => c.action)
+      .sort();
     expect(dynamo).toEqual([
       // The API key and its (known) owner, in one request; then, once the caller is known and
       // the body valid, the skill and whether the version is taken, in one more.

@@ -33,15 +33,26 @@ describe('registry-rewrite.js', () => {
     expect(handler(viewerRequest('/api/registry/pretty-json/versions'))).toMatchObject({ uri: '/registry/pretty-json/versions.json' });
   });
 
-  it.each(['/api/registry/', '/api/registry/Pretty', '/api/registry/a/b', '/api/registry/../x', '/api/registry/x/versions/1', `/api/registry/${'a'.repeat(65)}`, '/api/registry/a%2Fb'])(
-    'answers %s with an uncached 404 at the edge',
-    (uri) => {
-      expect(handler(viewerRequest(uri))).toEqual({ statusCode: 404, statusDescription: 'Not Found', headers: { 'cache-control': { value: 'no-store' } } });
-    },
-  );
+  it.each([
+    '/api/registry/',
+    '/api/registry/Pretty',
+    '/api/registry/a/b',
+    '/api/registry/../x',
+    '/api/registry/x/versions/1',
+    `/api/registry/${'a'.repeat(65)}`,
+    '/api/registry/a%2Fb',
+  ])('answers %s with an uncached 404 at the edge', (uri) => {
+    expect(handler(viewerRequest(uri))).toEqual({ statusCode: 404, statusDescription: 'Not Found', headers: { 'cache-control': { value: 'no-store' } } });
+  });
 
   it('maps exactly the registry paths the local CDN maps, to the same objects', () => {
-    const tails = fc.oneof(fc.constant(''), fc.constant('/'), fc.constant('/versions'), fc.constant('/versions/'), fc.string({ unit: fc.constantFrom(...'/versin.'.split('')), maxLength: 10 }));
+    const tails = fc.oneof(
+      fc.constant(''),
+      fc.constant('/'),
+      fc.constant('/versions'),
+      fc.constant('/versions/'),
+      fc.string({ unit: fc.constantFrom(...'/versin.'.split('')), maxLength: 10 }),
+    );
     const slugs = fc.string({ unit: fc.constantFrom(...'abcz09-_A./%'.split('')), minLength: 0, maxLength: 70 });
     fc.assert(
       fc.property(slugs, tails, (slug, tail) => {

@@ -38,7 +38,10 @@ describe('the Lambda manifest', () => {
     expect(served.length).toBeGreaterThan(10);
     for (const route of served) {
       const owners = lambdas.filter((l) => l.routes?.includes(route as never));
-      expect(owners.map((l) => l.name), route).toHaveLength(1);
+      expect(
+        owners.map((l) => l.name),
+        route,
+      ).toHaveLength(1);
     }
     // And nothing is mapped that the app does not serve.
     for (const l of lambdas) for (const route of l.routes ?? []) expect(served, `${l.name}: ${route}`).toContain(route);
@@ -89,9 +92,19 @@ describe('least privilege is enough', () => {
     const { key, id: keyId } = (await created.json()) as { key: string; id: string };
     await request('GET', '/api/api-keys', () => alice.session('/api/api-keys'));
 
-    const body = (name: string, paid = false) => ({ name, description: 'd', category: 'testing', paid, files: [{ filename: 'SKILL.md', content: `# ${name}` }] });
-    const free = (await (await request('POST', '/api/publish', () => withKey(stack, key, '/api/publish', { body: body('Access Free') }))).json()) as { id: string };
-    const paid = (await (await request('POST', '/api/publish', () => withKey(stack, key, '/api/publish', { body: body('Access Paid', true) }))).json()) as { id: string };
+    const body = (name: string, paid = false) => ({
+      name,
+      description: 'd',
+      category: 'testing',
+      paid,
+      files: [{ filename: 'SKILL.md', content: `# ${name}` }],
+    });
+    const free = (await (await request('POST', '/api/publish', () => withKey(stack, key, '/api/publish', { body: body('Access Free') }))).json()) as {
+      id: string;
+    };
+    const paid = (await (await request('POST', '/api/publish', () => withKey(stack, key, '/api/publish', { body: body('Access Paid', true) }))).json()) as {
+      id: string;
+    };
     // The same slug again: rejected after reading, writing nothing it may not.
     await request('POST', '/api/publish', () => withKey(stack, key, '/api/publish', { body: body('Access Free') }));
     const versions = `/api/skills/${free.id}/versions`;

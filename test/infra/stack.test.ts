@@ -54,7 +54,7 @@ describe('synthesis', () => {
   });
 });
 
-describe('static artifacts at the edge (DESIGN.md §5)', () => {
+describe('static artifacts at the edge (docs/api.md §11)', () => {
   it('caches the catalog and discovery index for 300 s', () => {
     const { config } = cachePolicyFor('/.well-known/*');
     expect(config.DefaultTTL).toBe(300);
@@ -129,6 +129,16 @@ describe('static artifacts at the edge (DESIGN.md §5)', () => {
     for (const pattern of ['/api/*', '/api/registry/*', '/.well-known/*', '/bundles/*']) {
       expect(csp(config.CacheBehaviors.find((b: any) => b.PathPattern === pattern))).toBe(DATA_CONTENT_SECURITY_POLICY);
     }
+    // Static JSON and archives may be read from any origin (the discovery spec asks it); the API may not.
+    const cors = (pattern: string) => policyOf(config.CacheBehaviors.find((b: any) => b.PathPattern === pattern)).CorsConfig;
+    for (const pattern of ['/api/registry/*', '/.well-known/*', '/.well-known/agent-skills/*.tar.gz', '/bundles/*']) {
+      expect(cors(pattern), pattern).toMatchObject({
+        AccessControlAllowOrigins: { Items: ['*'] },
+        AccessControlAllowMethods: { Items: ['GET', 'HEAD'] },
+        AccessControlAllowCredentials: false,
+      });
+    }
+    expect(cors('/api/*')).toBeUndefined();
   });
 
   it('reaches the static bucket only through origin access control', () => {
@@ -146,7 +156,12 @@ describe('buckets', () => {
     const buckets = ofType('AWS::S3::Bucket');
     expect(buckets).toHaveLength(2);
     for (const [, bucket] of buckets) {
-      expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+      expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      });
       expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
       expect(bucket.Properties.OwnershipControls.Rules).toEqual([{ ObjectOwnership: 'BucketOwnerEnforced' }]);
       expect(bucket.Properties.VersioningConfiguration.Status).toBe('Enabled');
@@ -167,7 +182,7 @@ describe('buckets', () => {
   });
 });
 
-describe('the table (DESIGN.md §7)', () => {
+describe('the table (docs/architecture.md, "Data model")', () => {
   it('is on-demand with point-in-time recovery, TTL on expiresAt, the gsi1 index and a NEW_AND_OLD_IMAGES stream', () => {
     template.hasResource('AWS::DynamoDB::Table', {
       DeletionPolicy: 'Retain',
@@ -181,7 +196,15 @@ describe('the table (DESIGN.md §7)', () => {
         TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
         StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
         DeletionProtectionEnabled: true,
-        GlobalSecondaryIndexes: [Match.objectLike({ IndexName: 'gsi1', KeySchema: [{ AttributeName: 'gsi1pk', KeyType: 'HASH' }, { AttributeName: 'gsi1sk', KeyType: 'RANGE' }] })],
+        GlobalSecondaryIndexes: [
+          Match.objectLike({
+            IndexName: 'gsi1',
+            KeySchema: [
+              { AttributeName: 'gsi1pk', KeyType: 'HASH' },
+              { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+            ],
+          }),
+        ],
       }),
     });
   });
@@ -189,30 +212,33 @@ describe('the table (DESIGN.md §7)', () => {
   // The rebuild Lambda arrives with the static pipeline (issue 3); until its entry exists there is
   // nothing to wire, and this test says so by being skipped rather than passing on nothing.
   const rebuild = lambdas.find((l) => l.name === 'rebuild');
-  it.skipIf(!rebuild)('wires the stream to rebuild with batching, a key filter, partial batch responses, bisect on error, retries and a dead-letter queue', () => {
-    const consumers = lambdas.filter((l) => l.stream);
-    expect(consumers.map((l) => l.name)).toEqual(['rebuild']);
-    const mappings = ofType('AWS::Lambda::EventSourceMapping');
-    expect(mappings).toHaveLength(1);
-    const [, mapping] = mappings[0]!;
-    expect(mapping.Properties.FunctionName.Ref).toBe(logicalId(rebuild!));
-    expect(JSON.stringify(mapping.Properties.EventSourceArn)).toContain('StreamArn');
-    expect(mapping.Properties).toMatchObject({
-      BatchSize: 100,
-      MaximumBatchingWindowInSeconds: 5,
-      // One skill that cannot be rebuilt is reported on its own and never fails the whole batch.
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-      BisectBatchOnFunctionError: true,
-      MaximumRetryAttempts: 5,
-      MaximumRecordAgeInSeconds: 86_400,
-      StartingPosition: 'TRIM_HORIZON',
-    });
-    const dlq = mapping.Properties.DestinationConfig.OnFailure.Destination['Fn::GetAtt'][0];
-    expect(resources[dlq]!.Type).toBe('AWS::SQS::Queue');
-    const prefixes = mapping.Properties.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern).dynamodb.Keys.pk.S[0].prefix);
-    expect(prefixes).toEqual(rebuild!.stream!.keyPrefixes);
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 0 });
-  });
+  it.skipIf(!rebuild)(
+    'wires the stream to rebuild with batching, a key filter, partial batch responses, bisect on error, retries and a dead-letter queue',
+    () => {
+      const consumers = lambdas.filter((l) => l.stream);
+      expect(consumers.map((l) => l.name)).toEqual(['rebuild']);
+      const mappings = ofType('AWS::Lambda::EventSourceMapping');
+      expect(mappings).toHaveLength(1);
+      const [, mapping] = mappings[0]!;
+      expect(mapping.Properties.FunctionName.Ref).toBe(logicalId(rebuild!));
+      expect(JSON.stringify(mapping.Properties.EventSourceArn)).toContain('StreamArn');
+      expect(mapping.Properties).toMatchObject({
+        BatchSize: 100,
+        MaximumBatchingWindowInSeconds: 5,
+        // One skill that cannot be rebuilt is reported on its own and never fails the whole batch.
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        BisectBatchOnFunctionError: true,
+        MaximumRetryAttempts: 5,
+        MaximumRecordAgeInSeconds: 86_400,
+        StartingPosition: 'TRIM_HORIZON',
+      });
+      const dlq = mapping.Properties.DestinationConfig.OnFailure.Destination['Fn::GetAtt'][0];
+      expect(resources[dlq]!.Type).toBe('AWS::SQS::Queue');
+      const prefixes = mapping.Properties.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern).dynamodb.Keys.pk.S[0].prefix);
+      expect(prefixes).toEqual(rebuild!.stream!.keyPrefixes);
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 0 });
+    },
+  );
 });
 
 describe('Lambdas', () => {
@@ -220,7 +246,12 @@ describe('Lambdas', () => {
     const functions = ofType('AWS::Lambda::Function');
     expect(functions).toHaveLength(lambdas.length);
     for (const spec of lambdas) {
-      expect(resources[logicalId(spec)]!.Properties).toMatchObject({ Runtime: 'nodejs22.x', Handler: 'index.handler', Architectures: ['arm64'], Description: spec.description });
+      expect(resources[logicalId(spec)]!.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Handler: 'index.handler',
+        Architectures: ['arm64'],
+        Description: spec.description,
+      });
     }
   });
 
@@ -247,7 +278,11 @@ describe('Lambdas', () => {
   });
 
   it('are throttled at the API stage', () => {
-    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { StageName: '$default', AutoDeploy: true, DefaultRouteSettings: { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 } });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 },
+    });
   });
 
   it('run the site-build flush every 5 minutes and the full rebuild daily from EventBridge', () => {
@@ -270,7 +305,11 @@ describe('Lambdas', () => {
   it('get the GitHub settings and secret names they need and no more', () => {
     const env = (name: string) => resources[logicalId(byName(name))]!.Properties.Environment.Variables;
     expect(env('auth')).toMatchObject({ GITHUB_CLIENT_ID: 'Iv1.test', GITHUB_CLIENT_SECRET_NAME: secretNames.githubClientSecret });
-    expect(env('site-build')).toMatchObject({ GITHUB_REPO: 'acme/skillpress-site', GITHUB_WORKFLOW: 'site.yml', GITHUB_TOKEN_SECRET_NAME: secretNames.siteBuildToken });
+    expect(env('site-build')).toMatchObject({
+      GITHUB_REPO: 'acme/skillpress-site',
+      GITHUB_WORKFLOW: 'site.yml',
+      GITHUB_TOKEN_SECRET_NAME: secretNames.siteBuildToken,
+    });
     expect(env('publish').GITHUB_CLIENT_SECRET_NAME).toBeUndefined();
     expect(JSON.stringify(template.toJSON())).not.toMatch(/GITHUB_CLIENT_SECRET"|GITHUB_TOKEN"/);
   });
@@ -321,7 +360,12 @@ describe('least-privilege IAM', () => {
     expect(writes).toHaveLength(1);
     expect(writes[0]!.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys']).toEqual(['DL#*', 'TOKEN#*']);
     expect(statements.some((s) => actionsOf(s).includes('dynamodb:GetItem'))).toBe(true);
-    expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('s3:')).sort()).toEqual(['s3:GetObject', 's3:ListBucket']);
+    expect(
+      statements
+        .flatMap(actionsOf)
+        .filter((a) => a.startsWith('s3:'))
+        .sort(),
+    ).toEqual(['s3:GetObject', 's3:ListBucket']);
   });
 
   it('lets only publishing, and the rebuilds repairing currentVersion, write skills', () => {
@@ -355,7 +399,11 @@ describe('least-privilege IAM', () => {
   it('lets only sign-in read the OAuth client secret and only the site build read its token', () => {
     const readers = (secretName: string) => {
       const [secretId] = ofType('AWS::SecretsManager::Secret').find(([, s]) => s.Properties.Name === secretName)!;
-      return lambdas.filter((spec) => statementsOf(spec).some((s) => actionsOf(s).includes('secretsmanager:GetSecretValue') && JSON.stringify(s.Resource).includes(`"${secretId}"`))).map((l) => l.name);
+      return lambdas
+        .filter((spec) =>
+          statementsOf(spec).some((s) => actionsOf(s).includes('secretsmanager:GetSecretValue') && JSON.stringify(s.Resource).includes(`"${secretId}"`)),
+        )
+        .map((l) => l.name);
     };
     expect(readers(secretNames.githubClientSecret)).toEqual(lambdas.filter((l) => l.github?.includes('sign-in')).map((l) => l.name));
     expect(readers(secretNames.siteBuildToken)).toEqual(lambdas.filter((l) => l.github?.includes('site-build')).map((l) => l.name));

@@ -20,7 +20,9 @@ describe('the same version published 32 times at once', () => {
     const { id, slug } = await publish(stack, aliceKey);
     const responses = await Promise.all(
       Array.from({ length: 32 }, (_, i) =>
-        withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: { version: '1.1.0', changelog: `racer ${i}`, files: [{ filename: 'SKILL.md', content: `# racer ${i}` }] } }),
+        withKey(stack, aliceKey, `/api/skills/${id}/versions`, {
+          body: { version: '1.1.0', changelog: `racer ${i}`, files: [{ filename: 'SKILL.md', content: `# racer ${i}` }] },
+        }),
       ),
     );
     expect(tally(statuses(responses))).toEqual({ 201: 1, 409: 31 });

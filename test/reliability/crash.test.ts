@@ -51,9 +51,14 @@ describe('a crash in the middle of a burst of publishes', () => {
     let server = await start(env);
     const login = await call(server.baseUrl, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' } });
     const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
-    const key = (await call(server.baseUrl, '/api/api-keys', { method: 'POST', body: { name: 'ci' }, headers: { cookie, origin: server.baseUrl } })).body.key as string;
+    const key = (await call(server.baseUrl, '/api/api-keys', { method: 'POST', body: { name: 'ci' }, headers: { cookie, origin: server.baseUrl } })).body
+      .key as string;
     const auth = { authorization: `Bearer ${key}` };
-    const base = await call(server.baseUrl, '/api/publish', { method: 'POST', headers: auth, body: { name: 'Crash Base', description: 'd', category: 'testing' } });
+    const base = await call(server.baseUrl, '/api/publish', {
+      method: 'POST',
+      headers: auth,
+      body: { name: 'Crash Base', description: 'd', category: 'testing' },
+    });
     expect(base.status).toBe(201);
     const baseId = base.body.id as string;
 
@@ -84,9 +89,11 @@ describe('a crash in the middle of a burst of publishes', () => {
       };
       // At most IN_FLIGHT at once, so the crash lands with requests (and rebuilds) in progress.
       let next = 0;
-      await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-        while (next < planned.length && !crashed) await send(planned[next++]!);
-      }));
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          while (next < planned.length && !crashed) await send(planned[next++]!);
+        }),
+      );
       await crashed;
       expect(planned.filter((a) => a.status !== undefined && a.status !== 201)).toEqual([]);
       expect(planned.filter((a) => a.status === 201).length).toBeGreaterThanOrEqual(BURST / 3);

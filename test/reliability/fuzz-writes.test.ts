@@ -68,7 +68,9 @@ beforeAll(async () => {
   const revoked = await json(await alice.session('/api/api-keys', { method: 'POST', body: { name: 'revoked' } }));
   expect((await alice.session(`/api/api-keys/${revoked.id}`, { method: 'DELETE' })).status).toBe(204);
   const publish = async (key: string, slug: string, paid = false) => {
-    const res = await withKey(stack, key, '/api/publish', { body: { name: slug, slug, description: 'fuzz fixture', category: 'testing', paid, files: [{ filename: 'SKILL.md', content: `# ${slug}` }] } });
+    const res = await withKey(stack, key, '/api/publish', {
+      body: { name: slug, slug, description: 'fuzz fixture', category: 'testing', paid, files: [{ filename: 'SKILL.md', content: `# ${slug}` }] },
+    });
     expect(res.status).toBe(201);
     const { id } = await json<{ id: string }>(res);
     slugOf.set(id, slug);
@@ -92,7 +94,9 @@ beforeAll(async () => {
 
 afterAll(() => {
   const table = [...answers].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `  ${k}: ${n}`);
-  const ms = Object.entries(spent).map(([k, v]) => `${k} ${Math.round(v)} ms`).join(', ');
+  const ms = Object.entries(spent)
+    .map(([k, v]) => `${k} ${Math.round(v)} ms`)
+    .join(', ');
   process.stderr.write(`fuzz: ${sent} generated requests, ${accepted} accepted (${ms})\n${table.join('\n')}\n`);
 });
 
@@ -111,7 +115,8 @@ async function replenish(): Promise<boolean> {
     sacrificialTokenHash = hashSecret(created.token);
     secrets.add(created.token);
   }
-  if (usedUp.has('grant')) expect((await alice.session(`/api/skills/${world.skills.alicePaid}/grants`, { method: 'POST', body: { login: 'carol' } })).status).toBe(201);
+  if (usedUp.has('grant'))
+    expect((await alice.session(`/api/skills/${world.skills.alicePaid}/grants`, { method: 'POST', body: { login: 'carol' } })).status).toBe(201);
   for (const who of ['alice', 'bob', 'throwaway'] as const) {
     if (!usedUp.has(who)) continue;
     const client = await Client.signIn(stack, who === 'throwaway' ? 'dave' : who);
@@ -199,7 +204,9 @@ function account(path: string, init: RequestInit, res: Response, text: string, f
   const skillId = segments[2]!;
   // The rebuild of an accepted write also takes the index lock, whose item keeps the last holder's memo.
   const statics = (slug: string) =>
-    footprint.allow(`static/registry/${slug}.json`, `static/registry/${slug}/versions.json`, 'LOCK#static-indexes|LOCK').allowPrefix(`static/bundles/${slug}/`, 'static/.well-known/');
+    footprint
+      .allow(`static/registry/${slug}.json`, `static/registry/${slug}/versions.json`, 'LOCK#static-indexes|LOCK')
+      .allowPrefix(`static/bundles/${slug}/`, 'static/.well-known/');
   switch (`${route} ${res.status}`) {
     case 'POST /api/publish 201':
       slugOf.set(body.id, body.slug);
@@ -290,10 +297,11 @@ describe('fuzzing the write endpoints', () => {
   for (const route of ROUTES) {
     const runs = Math.max(1, Math.ceil((TOTAL * SHARE[route]) / BATCH));
     it(`${route}: never a 5xx, always the §4 error shape, and nothing changed by a rejected request (${runs * BATCH} requests)`, async () => {
-      await fc.assert(
-        fc.asyncProperty(fc.array(requestTo(route), { minLength: BATCH, maxLength: BATCH }), runBatch),
-        { numRuns: runs, ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}), ...reportFirstFailure },
-      );
+      await fc.assert(fc.asyncProperty(fc.array(requestTo(route), { minLength: BATCH, maxLength: BATCH }), runBatch), {
+        numRuns: runs,
+        ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}),
+        ...reportFirstFailure,
+      });
     });
   }
 
@@ -309,12 +317,18 @@ describe('fuzzing the write endpoints', () => {
 
   it('left none of the secrets it handed out in DynamoDB, either bucket or the logs', async () => {
     const items = JSON.stringify(await scanItems(stack.deps.db));
-    const objects = [...(await readObjects(stack.deps.s3, stack.config.contentBucket)).values(), ...(await readObjects(stack.deps.s3, stack.config.staticBucket)).values()];
+    const objects = [
+      ...(await readObjects(stack.deps.s3, stack.config.contentBucket)).values(),
+      ...(await readObjects(stack.deps.s3, stack.config.staticBucket)).values(),
+    ];
     const logs = logLines.join('\n');
     expect(secrets.size).toBeGreaterThan(10);
     for (const secret of secrets) {
       expect(items.includes(secret), 'in DynamoDB').toBe(false);
-      expect(objects.some((bytes) => bytes.includes(secret)), 'in S3').toBe(false);
+      expect(
+        objects.some((bytes) => bytes.includes(secret)),
+        'in S3',
+      ).toBe(false);
       expect(logs.includes(secret), 'in the logs').toBe(false);
     }
   });

@@ -121,7 +121,7 @@ describe('a lying registry', () => {
       { numRuns: RUNS },
     );
     // The generator must reach both refusals and real installs, or the property proves little.
-    const codes = [...outcomes.keys()].join("\n");
+    const codes = [...outcomes.keys()].join('\n');
     expect(codes).toContain('install app → 3 unsafe_path');
     expect(codes).toContain('install app → 0 ok');
   });

@@ -44,7 +44,10 @@ describe('a batch in which random skills cannot be rebuilt', () => {
 
         stack.deps.changed(skills.map((s) => s.id));
         // Every fine skill is rebuilt and indexed; the faulty ones are failing, each on its own.
-        const catalog = await eventually(() => get('/.well-known/skills.json'), (r) => fine.every((s) => r.body?.skills.some((e: { slug: string }) => e.slug === s.slug)));
+        const catalog = await eventually(
+          () => get('/.well-known/skills.json'),
+          (r) => fine.every((s) => r.body?.skills.some((e: { slug: string }) => e.slug === s.slug)),
+        );
         expect((catalog.body?.skills ?? []).map((e: { slug: string }) => e.slug)).toEqual(expect.arrayContaining(fine.map((s) => s.slug)));
         for (const skill of fine) expect((await get(`/api/registry/${skill.slug}`)).body?.id).toBe(skill.id);
         expect(failingIds(await eventually(health, (h) => failingIds(h).length === expectedFailing.length))).toEqual(expectedFailing);
@@ -57,7 +60,8 @@ describe('a batch in which random skills cannot be rebuilt', () => {
         for (const [i, skill] of skills.entries()) if (kinds[i] !== 'fine') await removeFault(stack.deps.db, skill.id, kinds[i] as Fault);
         expect(await eventually(health, (h) => h.status === 'ok')).toEqual({ status: 'ok' });
         await stack.idle();
-        for (const skill of faulty) expect((await get(`/api/registry/${skill.slug}/versions`)).body?.versions.map((v: { version: string }) => v.version)).toEqual(['1.0.0']);
+        for (const skill of faulty)
+          expect((await get(`/api/registry/${skill.slug}/versions`)).body?.versions.map((v: { version: string }) => v.version)).toEqual(['1.0.0']);
       }),
       { numRuns: Number(process.env.ISOLATION_RUNS ?? 10) },
     );

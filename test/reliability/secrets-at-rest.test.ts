@@ -6,7 +6,7 @@ import { call, type ServerProcess, startServer } from '../support/server-process
 import { openDataDir, readObjects, scanItems } from './support/store.ts';
 
 /**
- * Secrets at rest (DESIGN.md §3, §5): API keys, session tokens and download tokens are shown to
+ * Secrets at rest (docs/api.md §4 and §11): API keys, session tokens and download tokens are shown to
  * their owner once and stored only as SHA-256. After a run through every feature — including
  * secrets sent where they do not belong — none of them may appear in DynamoDB, in either bucket
  * (the static tree is the static bucket), in the raw files under DATA_DIR, or in the server's
@@ -43,10 +43,26 @@ describe('secrets at rest', () => {
     const spare = await newKey('spare');
     const auth = { authorization: `Bearer ${ci.key}` };
 
-    const free = await call(base, '/api/publish', { method: 'POST', headers: auth, body: { name: 'Secret Free', description: 'd', category: 'testing', files: [{ filename: 'SKILL.md', content: '# free' }] } });
-    const paid = await call(base, '/api/publish', { method: 'POST', headers: auth, body: { name: 'Secret Paid', description: 'd', category: 'testing', paid: true, files: [{ filename: 'SKILL.md', content: '# paid' }] } });
+    const free = await call(base, '/api/publish', {
+      method: 'POST',
+      headers: auth,
+      body: { name: 'Secret Free', description: 'd', category: 'testing', files: [{ filename: 'SKILL.md', content: '# free' }] },
+    });
+    const paid = await call(base, '/api/publish', {
+      method: 'POST',
+      headers: auth,
+      body: { name: 'Secret Paid', description: 'd', category: 'testing', paid: true, files: [{ filename: 'SKILL.md', content: '# paid' }] },
+    });
     expect([free.status, paid.status]).toEqual([201, 201]);
-    expect((await call(base, `/api/skills/${paid.body.id}/versions`, { method: 'POST', headers: alice, body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# paid 1.1' }] } })).status).toBe(201);
+    expect(
+      (
+        await call(base, `/api/skills/${paid.body.id}/versions`, {
+          method: 'POST',
+          headers: alice,
+          body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# paid 1.1' }] },
+        })
+      ).status,
+    ).toBe(201);
 
     const token = async (body: Record<string, unknown>) => {
       const res = await call(base, `/api/skills/${paid.body.id}/download-tokens`, { method: 'POST', headers: auth, body });
@@ -69,7 +85,9 @@ describe('secrets at rest', () => {
     expect((await call(base, `/api/deliver/${free.body.id}?token=${ci.key}`)).status).toBe(200);
     expect((await call(base, `/api/deliver/${paid.body.id}?token=${ci.key}`)).status).toBe(401);
     expect((await call(base, '/api/api-keys', { headers: { authorization: `Bearer ${ci.key}` } })).status).toBe(401);
-    expect((await call(base, '/api/publish', { method: 'POST', headers: { authorization: `Bearer ${secrets.get('session of alice')}` }, body: {} })).status).toBe(401);
+    expect(
+      (await call(base, '/api/publish', { method: 'POST', headers: { authorization: `Bearer ${secrets.get('session of alice')}` }, body: {} })).status,
+    ).toBe(401);
     expect((await call(base, '/api/publish', { method: 'POST', headers: { authorization: `Bearer ${once.token}` }, body: {} })).status).toBe(401);
 
     // Revocation and sign-out, then the revoked secrets once more.
@@ -87,7 +105,10 @@ describe('secrets at rest', () => {
     let objects: Buffer[];
     try {
       items = JSON.stringify(await scanItems(store.deps.db));
-      objects = [...(await readObjects(store.deps.s3, store.deps.config.contentBucket)).values(), ...(await readObjects(store.deps.s3, store.deps.config.staticBucket)).values()];
+      objects = [
+        ...(await readObjects(store.deps.s3, store.deps.config.contentBucket)).values(),
+        ...(await readObjects(store.deps.s3, store.deps.config.staticBucket)).values(),
+      ];
     } finally {
       await store.stop();
     }
@@ -98,8 +119,14 @@ describe('secrets at rest', () => {
     expect(secrets.size).toBe(6);
     for (const [what, secret] of secrets) {
       expect(items.includes(secret), `${what} in DynamoDB`).toBe(false);
-      expect(objects.some((bytes) => bytes.includes(secret)), `${what} in S3`).toBe(false);
-      expect(files.some((bytes) => bytes.includes(secret)), `${what} in the files under DATA_DIR`).toBe(false);
+      expect(
+        objects.some((bytes) => bytes.includes(secret)),
+        `${what} in S3`,
+      ).toBe(false);
+      expect(
+        files.some((bytes) => bytes.includes(secret)),
+        `${what} in the files under DATA_DIR`,
+      ).toBe(false);
       expect(logs.includes(secret), `${what} in the logs`).toBe(false);
     }
   });

@@ -16,7 +16,11 @@ let aliceKey: string;
 const failures: Error[] = [];
 
 beforeAll(async () => {
-  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' }, { background: 'thread', logLevel: 'silent', onBackgroundFailure: (e) => failures.push(e) });
+  stack = await createTestStack(
+    {},
+    { SKILLPRESS_PUBLISH_LIMIT: '1000' },
+    { background: 'thread', logLevel: 'silent', onBackgroundFailure: (e) => failures.push(e) },
+  );
   alice = await Client.signIn(stack, 'alice');
   aliceKey = await alice.createKey();
 });

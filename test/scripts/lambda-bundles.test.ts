@@ -6,6 +6,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { blobKey } from '#functions/content/blobs';
 import { objectExists } from '#functions/content/s3';
+import { openApiDocument } from '#functions/http/openapi';
 import { siteBuildLockKey } from '#functions/store/site-build-lock';
 import { versionKey } from '#functions/store/keys';
 import { CATALOG_KEY, registryKey } from '#core/static-paths';
@@ -75,7 +76,15 @@ describe('the bundles', () => {
 
   it('answers every route each Lambda is given, rather than the 404 of an unknown route', async () => {
     const http = lambdas.filter((l) => l.routes);
-    const invocations = await Promise.all(http.map((lambda) => invokeBundle(lambda.name, lambda.routes!.map((route) => routeEvent(route)), env)));
+    const invocations = await Promise.all(
+      http.map((lambda) =>
+        invokeBundle(
+          lambda.name,
+          lambda.routes!.map((route) => routeEvent(route)),
+          env,
+        ),
+      ),
+    );
     http.forEach((lambda, n) => {
       lambda.routes!.forEach((route, i) => {
         const result = resultOf(invocations[n]!, i);
@@ -109,6 +118,11 @@ describe('auth', () => {
     expect(bodyOf(resultOf(invocation, 4))).toEqual({ status: 'ok' }); // the rebuild runs in its own Lambda: nothing failing here
   });
 
+  it('serves the OpenAPI document of every operation, not only of the routes it mounts', async () => {
+    const invocation = await invokeBundle('auth', [httpApiEvent('GET', '/api/openapi.json')], env);
+    expect(bodyOf(resultOf(invocation, 0))).toEqual(openApiDocument());
+  });
+
   it('runs GitHub sign-in end to end against the fake GitHub', async () => {
     const code = github.issueCode({ id: 1001, login: 'gh-bundle', name: 'Bundle Tester' });
     const state = 'S'.repeat(43);
@@ -140,9 +154,17 @@ describe('the write path, the stream rebuild, delivery and the schedules', () =>
     const invocation = await invokeBundle(
       'api-keys',
       [
-        httpApiEvent('POST', '/api/api-keys', { cookies: [cookie], headers: { origin: SITE, 'content-type': 'application/json' }, body: { name: 'from the bundle' } }),
+        httpApiEvent('POST', '/api/api-keys', {
+          cookies: [cookie],
+          headers: { origin: SITE, 'content-type': 'application/json' },
+          body: { name: 'from the bundle' },
+        }),
         httpApiEvent('GET', '/api/api-keys', { cookies: [cookie] }),
-        httpApiEvent('POST', '/api/api-keys', { cookies: [cookie], headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: { name: 'csrf' } }),
+        httpApiEvent('POST', '/api/api-keys', {
+          cookies: [cookie],
+          headers: { origin: 'https://evil.example', 'content-type': 'application/json' },
+          body: { name: 'csrf' },
+        }),
       ],
       env,
     );
@@ -162,7 +184,14 @@ describe('the write path, the stream rebuild, delivery and the schedules', () =>
 
     const versioned = await invokeBundle(
       'versions',
-      [httpApiEvent('POST', `/api/skills/${skill.id}/versions`, { routeKey: 'POST /api/skills/{id}/versions', pathParameters: { id: skill.id }, headers: auth(), body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# v1.1' }] } })],
+      [
+        httpApiEvent('POST', `/api/skills/${skill.id}/versions`, {
+          routeKey: 'POST /api/skills/{id}/versions',
+          pathParameters: { id: skill.id },
+          headers: auth(),
+          body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# v1.1' }] },
+        }),
+      ],
       env,
     );
     expect(resultOf(versioned, 0).statusCode).toBe(201);
@@ -176,7 +205,13 @@ describe('the write path, the stream rebuild, delivery and the schedules', () =>
 
   it('rebuilds the static files from a stream batch, ignoring other entities, and dispatches the site build', async () => {
     github.dispatches.length = 0;
-    const batch = { Records: [streamRecord(`SKILL#${skill.id}`, 'META'), streamRecord(`SKILL#${skill.id}`, 'VERSION#1.1.0'), streamRecord(`DL#${skill.id}`, 'TOTAL', 'MODIFY')] };
+    const batch = {
+      Records: [
+        streamRecord(`SKILL#${skill.id}`, 'META'),
+        streamRecord(`SKILL#${skill.id}`, 'VERSION#1.1.0'),
+        streamRecord(`DL#${skill.id}`, 'TOTAL', 'MODIFY'),
+      ],
+    };
     const invocation = await invokeBundle('rebuild', [batch, { Records: [streamRecord('SESSION#x', 'SESSION', 'REMOVE')] }], env);
     expect(invocation.results).toEqual([{ ok: { batchItemFailures: [] } }, { ok: { batchItemFailures: [] } }]);
     const registry = JSON.parse(Buffer.from((await stack.deps.staticStore.get(registryKey(skill.slug)))!).toString('utf8'));
@@ -186,7 +221,17 @@ describe('the write path, the stream rebuild, delivery and the schedules', () =>
   });
 
   it('delivers a free skill, counts it, and shows the count in analytics', async () => {
-    const delivered = await invokeBundle('deliver', [httpApiEvent('GET', `/api/deliver/${skill.id}`, { routeKey: 'GET /api/deliver/{skillId}', query: { source: 'cli' }, pathParameters: { skillId: skill.id } })], env);
+    const delivered = await invokeBundle(
+      'deliver',
+      [
+        httpApiEvent('GET', `/api/deliver/${skill.id}`, {
+          routeKey: 'GET /api/deliver/{skillId}',
+          query: { source: 'cli' },
+          pathParameters: { skillId: skill.id },
+        }),
+      ],
+      env,
+    );
     const result = resultOf(delivered, 0);
     expect(result.statusCode).toBe(200);
     expect(result.headers!['cache-control']).toBe('private, no-store');
@@ -205,7 +250,8 @@ describe('the write path, the stream rebuild, delivery and the schedules', () =>
 
   it('runs the daily full rebuild and the scheduled flush', async () => {
     github.dispatches.length = 0;
-    const setLock = (pending: boolean) => stack.deps.db.doc.send(new PutCommand({ TableName: stack.deps.db.table, Item: { ...siteBuildLockKey, windowEndsAt: 0, pending } }));
+    const setLock = (pending: boolean) =>
+      stack.deps.db.doc.send(new PutCommand({ TableName: stack.deps.db.table, Item: { ...siteBuildLockKey, windowEndsAt: 0, pending } }));
     await setLock(false);
     const full = await invokeBundle('full-rebuild', [scheduledEvent('DailyFullRebuild')], env);
     expect(full.results).toEqual([{ ok: { skills: 1, written: expect.any(Number), failed: [], site: 'dispatched' } }]);

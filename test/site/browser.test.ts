@@ -32,7 +32,10 @@ beforeAll(async () => {
   // The runtime rebuilds the site after the writes settle; wait until every skill has its page.
   await until(async () => {
     const pages = await Promise.all(Object.values(fixture.skills).map((s) => fetchText(`/skills/${s.slug}/`)));
-    return pages.every((html, i) => html.includes(`data-slug="${Object.values(fixture.skills)[i]!.slug}"`)) && (await fetchText(`/skills/${fixture.skills.pretty.slug}/`)).includes('2.0.0');
+    return (
+      pages.every((html, i) => html.includes(`data-slug="${Object.values(fixture.skills)[i]!.slug}"`)) &&
+      (await fetchText(`/skills/${fixture.skills.pretty.slug}/`)).includes('2.0.0')
+    );
   }, 240_000);
   browser = await launchBrowser();
   await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
@@ -72,7 +75,8 @@ function layoutShift(p: Page): Promise<number> {
       new Promise<number>((resolve) => {
         let total = 0;
         new PerformanceObserver((list) => {
-          for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[]) if (!entry.hadRecentInput) total += entry.value;
+          for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[])
+            if (!entry.hadRecentInput) total += entry.value;
         }).observe({ type: 'layout-shift', buffered: true });
         setTimeout(() => resolve(total), 300);
       }),
@@ -103,11 +107,15 @@ describe('the catalog', () => {
     await page.goto(`${base}/skills/${fixture.skills.pretty.slug}/`);
     const versions = page.locator('[data-list=versions] > li');
     expect(await versions.locator('[data-field=version]').allTextContents()).toEqual(['2.0.0', '1.1.0', '1.0.0']);
-    expect(await versions.locator('.changelog').allTextContents()).toEqual(['Breaking: requires jq 1.7.\nAdds --check to fail on unformatted files.', 'Sorts keys by default.', 'First release']);
+    expect(await versions.locator('.changelog').allTextContents()).toEqual([
+      'Breaking: requires jq 1.7.\nAdds --check to fail on unformatted files.',
+      'Sorts keys by default.',
+      'First release',
+    ]);
     expect(await versions.nth(0).getByText('current').isVisible()).toBe(true);
     expect(await versions.nth(1).getByText('current').isVisible()).toBe(false);
     expect(await page.locator('#install-command').textContent()).toBe('npx skillpress install pretty-json');
-    expect(await page.locator('.facts').innerText()).toMatch(/Author\s+alice\s+Version\s+2\.0\.0\s+Category\s+dev-tools\s+Price\s+Free/);
+    expect(await page.locator('.facts').textContent()).toMatch(/Author\s+alice\s+Version\s+2\.0\.0\s+Category\s+dev-tools\s+Price\s+Free/);
     expect(await page.locator('[data-list=files] [data-field=filename]').allTextContents()).toEqual(['SKILL.md', 'examples/input.json', 'scripts/format.sh']);
     expect(await layoutShift(page)).toBeLessThan(0.01);
 
@@ -126,7 +134,7 @@ describe('the catalog', () => {
 
   it('lists a paid skill without a file viewer', async () => {
     await page.goto(`${base}/skills/${fixture.skills.sql.slug}/`);
-    expect(await page.locator('.facts').innerText()).toContain('Paid');
+    expect(await page.locator('.facts').textContent()).toContain('Paid');
     expect(await page.locator('[data-list=files] button').count()).toBe(0);
     expect(await page.locator('[data-list=files] [data-field=filename]').allTextContents()).toEqual(['SKILL.md']);
   });
@@ -139,11 +147,24 @@ describe('the catalog', () => {
     await page.goto(`${base}/skills/${many.slug}/`);
     await eventually(() => page.locator('[data-list=versions] [data-field=version]').count()).toBe(5);
     await page.getByRole('button', { name: 'Show every version' }).click();
-    await eventually(() => page.locator('[data-list=versions] [data-field=version]').allTextContents()).toEqual(['1.6.0', '1.5.0', '1.4.0', '1.3.0', '1.2.0', '1.1.0', '1.0.0']);
+    await eventually(() => page.locator('[data-list=versions] [data-field=version]').allTextContents()).toEqual([
+      '1.6.0',
+      '1.5.0',
+      '1.4.0',
+      '1.3.0',
+      '1.2.0',
+      '1.1.0',
+      '1.0.0',
+    ]);
   });
 
   it('renders a skill published after the site build, from its registry JSON', async () => {
-    const fresh = await publish(base, fixture.key, { name: 'Fresh Off The Press', description: 'Published after the last site build', category: 'writing', files: [{ filename: 'SKILL.md', content: '# Fresh' }] });
+    const fresh = await publish(base, fixture.key, {
+      name: 'Fresh Off The Press',
+      description: 'Published after the last site build',
+      category: 'writing',
+      files: [{ filename: 'SKILL.md', content: '# Fresh' }],
+    });
     await until(async () => (await call(base, `/api/registry/${fresh.slug}`)).status === 200, 10_000);
     // The site has no page for it yet: the CDN answers with the fallback page…
     const served = await fetchText(`/skills/${fresh.slug}/`);
@@ -212,13 +233,17 @@ describe('the dashboard', () => {
     await secret.waitFor();
     const key = (await secret.locator('code').textContent())!;
     expect(key).toMatch(/^sk_[A-Za-z0-9_-]{40,}$/);
-    expect(await secret.innerText()).toContain('It is shown only once');
+    expect(await secret.textContent()).toContain('It is shown only once');
     await page.screenshot({ path: 'test/artifacts/site-dashboard-new-key.png', fullPage: true });
     const rows = page.locator('[data-list=keys] tr');
     await eventually(() => rows.locator('td').first().textContent()).toBe('laptop');
 
     // The key is real: it publishes.
-    const published = await call(base, '/api/publish', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: { name: 'Bob Skill', description: 'by bob', category: 'testing' } });
+    const published = await call(base, '/api/publish', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: { name: 'Bob Skill', description: 'by bob', category: 'testing' },
+    });
     expect(published.status).toBe(201);
 
     await page.reload();
@@ -234,7 +259,11 @@ describe('the dashboard', () => {
     await rows.getByRole('button', { name: 'Revoke' }).click();
     await rows.getByRole('button', { name: 'Click again to revoke' }).click();
     await eventually(() => rows.count()).toBe(0);
-    const refused = await call(base, '/api/publish', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: { name: 'Bob Again', description: 'x', category: 'testing' } });
+    const refused = await call(base, '/api/publish', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: { name: 'Bob Again', description: 'x', category: 'testing' },
+    });
     expect(refused.status).toBe(401);
   });
 
@@ -254,7 +283,13 @@ describe('the dashboard', () => {
       bars.map((bar) => {
         const rects = [...bar.querySelectorAll('rect')];
         const value = (source: string) => Number(rects.find((r) => r.getAttribute('data-source') === source)?.getAttribute('data-value'));
-        return { date: bar.getAttribute('data-date'), cli: value('cli'), web: value('web'), api: value('api'), heights: rects.map((r) => Number(r.getAttribute('height'))) };
+        return {
+          date: bar.getAttribute('data-date'),
+          cli: value('cli'),
+          web: value('web'),
+          api: value('api'),
+          heights: rects.map((r) => Number(r.getAttribute('height'))),
+        };
       }),
     );
     expect(drawn).toHaveLength(30);
@@ -314,7 +349,7 @@ describe('hostile skill names', () => {
     expect(await injected()).toBe(0);
 
     await page.goto(`${base}/`);
-    expect(await page.locator('#skill-list').innerText()).toContain(XSS_NAME);
+    expect(await page.locator('#skill-list').textContent()).toContain(XSS_NAME);
     await page.getByRole('searchbox', { name: 'Search skills' }).fill('onerror');
     await eventually(() => page.locator('#skill-list .card h3').allTextContents()).toEqual([XSS_NAME]);
     expect(await injected()).toBe(0);

@@ -9,13 +9,23 @@ describe('analytics chart geometry', () => {
   });
 
   it('stacks cli, web and api in one bar per day, heights proportional to the counts', () => {
-    const chart = stackedBars(days([[5, 2, 1], [0, 0, 0], [10, 0, 0]]));
+    const chart = stackedBars(
+      days([
+        [5, 2, 1],
+        [0, 0, 0],
+        [10, 0, 0],
+      ]),
+    );
     expect(chart.max).toBe(10);
     expect(chart.bars).toHaveLength(3);
     const plot = DEFAULT_BOX.height - DEFAULT_BOX.top - DEFAULT_BOX.bottom;
     const [first, empty, full] = chart.bars;
     expect(first!.total).toBe(8);
-    expect(first!.segments.map((s) => [s.source, s.value])).toEqual([['cli', 5], ['web', 2], ['api', 1]]);
+    expect(first!.segments.map((s) => [s.source, s.value])).toEqual([
+      ['cli', 5],
+      ['web', 2],
+      ['api', 1],
+    ]);
     expect(first!.segments.map((s) => s.height)).toEqual([plot * 0.5, plot * 0.2, plot * 0.1].map((h) => Math.round(h * 100) / 100));
     // Segments sit on each other, the first on the baseline.
     expect(first!.segments[0]!.y + first!.segments[0]!.height).toBeCloseTo(chart.baseline, 1);

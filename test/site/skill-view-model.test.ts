@@ -48,7 +48,12 @@ describe('the skill page model', () => {
   });
 
   it('offers no viewer for a paid skill and says older versions may exist when the registry lists five', () => {
-    const five = Array.from({ length: 5 }, (_, i) => ({ version: `1.${i}.0`, changelog: '', publishedAt: `2026-11-0${i + 1}T00:00:00.000Z`, integrity: 'sha256-x' }));
+    const five = Array.from({ length: 5 }, (_, i) => ({
+      version: `1.${i}.0`,
+      changelog: '',
+      publishedAt: `2026-11-0${i + 1}T00:00:00.000Z`,
+      integrity: 'sha256-x',
+    }));
     const model = skillViewModel(doc({ paid: true, delivery: { url: '/api/deliver/id-1' }, versions: five }));
     expect(model.bundle).toBeUndefined();
     expect(model.price).toBe('Paid');

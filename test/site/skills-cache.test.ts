@@ -56,7 +56,14 @@ describe('the incremental skill cache', () => {
   it('reads only the registry documents of skills that changed since the last build', async () => {
     const source = sources()[0]![1];
     let reads = 0;
-    const counting: StaticSource = { ...source, catalog: () => source.catalog(), registry: (slug) => ((reads += 1), source.registry(slug)) };
+    const counting: StaticSource = {
+      ...source,
+      catalog: () => source.catalog(),
+      registry: (slug) => {
+        reads += 1;
+        return source.registry(slug);
+      },
+    };
     const dir = mkdtempSync(join(tmpdir(), 'skillpress-skill-cache-'));
     const cacheFile = join(dir, 'skills.json');
     try {

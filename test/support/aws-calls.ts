@@ -31,7 +31,10 @@ export function recordAwsCalls(deps: Deps, ownerOf: () => string | undefined = (
   deps.db.doc.middlewareStack.add(
     (next, context) => async (args) => {
       const name = (context.commandName ?? '').replace(/Command$/, '');
-      calls.push({ owner: ownerOf(), call: { service: 'dynamodb', action: `dynamodb:${name}`, partitionKeys: partitionKeys(args.input as Record<string, unknown>) } });
+      calls.push({
+        owner: ownerOf(),
+        call: { service: 'dynamodb', action: `dynamodb:${name}`, partitionKeys: partitionKeys(args.input as Record<string, unknown>) },
+      });
       return next(args);
     },
     { step: 'serialize', name: 'recordDynamoCalls' },
@@ -40,7 +43,10 @@ export function recordAwsCalls(deps: Deps, ownerOf: () => string | undefined = (
     (next, context) => async (args) => {
       const name = (context.commandName ?? '').replace(/Command$/, '');
       const bucket = (args.input as { Bucket?: string }).Bucket;
-      calls.push({ owner: ownerOf(), call: { service: 's3', bucket: bucket === deps.config.contentBucket ? 'content' : 'static', action: s3Actions[name] ?? `s3:${name}` } });
+      calls.push({
+        owner: ownerOf(),
+        call: { service: 's3', bucket: bucket === deps.config.contentBucket ? 'content' : 'static', action: s3Actions[name] ?? `s3:${name}` },
+      });
       return next(args);
     },
     { step: 'initialize', name: 'recordS3Calls' },

@@ -43,4 +43,5 @@ export async function runInProcess(args: string[], options: InProcessOptions): P
 }
 
 /** A fetch that hands every request to the stack's app, whatever host the URL names. */
-export const stackFetch = (stack: TestStack): typeof fetch => ((input: string | URL | Request, init?: RequestInit) => stack.request(String(input), init)) as typeof fetch;
+export const stackFetch = (stack: TestStack): typeof fetch =>
+  ((input: string | URL | Request, init?: RequestInit) => stack.request(String(input), init)) as typeof fetch;

@@ -59,13 +59,18 @@ export interface Proxy {
  * A loopback proxy in front of the registry that rewrites delivery answers with `mutate`: the
  * man in the middle (or the corrupted cache) the client's integrity checks must stop.
  */
-export async function startTamperProxy(target: string, mutate: (delivery: { files: { filename: string; content: string; encoding?: string }[] }) => void): Promise<Proxy> {
+export async function startTamperProxy(
+  target: string,
+  mutate: (delivery: { files: { filename: string; content: string; encoding?: string }[] }) => void,
+): Promise<Proxy> {
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const upstream = await fetch(target + req.url, {
       method: req.method,
-      headers: Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'accept-encoding', 'content-length'].includes(name)) as [string, string][]),
+      headers: Object.fromEntries(
+        Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'accept-encoding', 'content-length'].includes(name)) as [string, string][],
+      ),
       body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
     });
     let body = Buffer.from(await upstream.arrayBuffer());

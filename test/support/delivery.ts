@@ -37,14 +37,27 @@ export function deliver(stack: TestStack, skillId: string, query: Record<string,
 }
 
 /** The analytics of a skill as its author sees them. */
-export async function analytics(author: Client, skillId: string): Promise<{ total: number; last7d: number; last30d: number; bySource: Record<string, number>; daily: { date: string; cli: number; web: number; api: number }[] }> {
+export async function analytics(
+  author: Client,
+  skillId: string,
+): Promise<{
+  total: number;
+  last7d: number;
+  last30d: number;
+  bySource: Record<string, number>;
+  daily: { date: string; cli: number; web: number; api: number }[];
+}> {
   const res = await author.session(`/api/analytics/${skillId}`);
   expect(res.status).toBe(200);
   return json(res);
 }
 
 /** Issues a download token as the author (session) and returns the create response. */
-export async function issueToken(author: Client, skillId: string, body: Record<string, unknown> = {}): Promise<{ id: string; token: string; expiresAt: string; maxUses: number | null }> {
+export async function issueToken(
+  author: Client,
+  skillId: string,
+  body: Record<string, unknown> = {},
+): Promise<{ id: string; token: string; expiresAt: string; maxUses: number | null }> {
   const res = await author.session(`/api/skills/${skillId}/download-tokens`, { method: 'POST', body });
   expect(res.status, await res.clone().text()).toBe(201);
   return json(res);

@@ -69,10 +69,18 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
       const user = codes.get(code);
       codes.delete(code); // single-use, used or not
       if (body.client_id !== clientId || body.client_secret !== clientSecret) {
-        return send(res, 200, { error: 'incorrect_client_credentials', error_description: 'The client_id and/or client_secret passed are incorrect.', error_uri: 'https://docs.github.com' });
+        return send(res, 200, {
+          error: 'incorrect_client_credentials',
+          error_description: 'The client_id and/or client_secret passed are incorrect.',
+          error_uri: 'https://docs.github.com',
+        });
       }
       if (!user) {
-        return send(res, 200, { error: 'bad_verification_code', error_description: 'The code passed is incorrect or expired.', error_uri: 'https://docs.github.com' });
+        return send(res, 200, {
+          error: 'bad_verification_code',
+          error_description: 'The code passed is incorrect or expired.',
+          error_uri: 'https://docs.github.com',
+        });
       }
       const token = `gho_${randomBytes(18).toString('hex')}`;
       tokens.set(token, user);

@@ -18,7 +18,11 @@ export interface Invocation<R> {
  * Runs the built bundle of Lambda `name` in a fresh Node process with exactly `env` (plus PATH),
  * as the Lambda runtime would, and invokes its handler with each event in order.
  */
-export async function invokeBundle<R = APIGatewayProxyStructuredResultV2>(name: string, events: unknown[], env: Record<string, string>): Promise<Invocation<R>> {
+export async function invokeBundle<R = APIGatewayProxyStructuredResultV2>(
+  name: string,
+  events: unknown[],
+  env: Record<string, string>,
+): Promise<Invocation<R>> {
   const dir = mkdtempSync(join(tmpdir(), 'skillpress-invoke-'));
   try {
     const eventsFile = join(dir, 'events.json');

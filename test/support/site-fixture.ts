@@ -39,8 +39,19 @@ export async function publish(base: string, key: string, body: Record<string, un
   return { id: res.body.id, slug: res.body.slug, name: res.body.name };
 }
 
-export async function addVersion(base: string, key: string, id: string, version: string, changelog: string, files: { filename: string; content: string }[]): Promise<void> {
-  const res = await call(base, `/api/skills/${id}/versions`, { method: 'POST', body: { version, changelog, files }, headers: { authorization: `Bearer ${key}` } });
+export async function addVersion(
+  base: string,
+  key: string,
+  id: string,
+  version: string,
+  changelog: string,
+  files: { filename: string; content: string }[],
+): Promise<void> {
+  const res = await call(base, `/api/skills/${id}/versions`, {
+    method: 'POST',
+    body: { version, changelog, files },
+    headers: { authorization: `Bearer ${key}` },
+  });
   if (res.status !== 201) throw new Error(`version ${res.status} ${JSON.stringify(res.body)}`);
 }
 
@@ -65,7 +76,11 @@ export async function publishFixture(base: string): Promise<SiteFixture> {
   ]);
   await addVersion(base, key, pretty.id, '2.0.0', 'Breaking: requires jq 1.7.\nAdds --check to fail on unformatted files.', [
     { filename: 'SKILL.md', content: skillMd('Pretty JSON', 'Format and check JSON with stable key order.') },
-    { filename: 'scripts/format.sh', content: '#!/bin/sh\nset -eu\nif [ "${1:-}" = --check ]; then shift; jq -S . "$1" | diff -q - "$1"; else jq -S --indent 2 . "$1"; fi\n' },
+    {
+      filename: 'scripts/format.sh',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell script's own ${1:-}
+      content: '#!/bin/sh\nset -eu\nif [ "${1:-}" = --check ]; then shift; jq -S . "$1" | diff -q - "$1"; else jq -S --indent 2 . "$1"; fi\n',
+    },
     { filename: 'examples/input.json', content: '{"b": 1, "a": [1, 2, 3]}\n' },
   ]);
   const notes = await publish(base, key, {
@@ -81,7 +96,13 @@ export async function publishFixture(base: string): Promise<SiteFixture> {
     paid: true,
     files: [{ filename: 'SKILL.md', content: skillMd('SQL Explainer', 'Read query plans.') }],
   });
-  const xss = await publish(base, key, { name: XSS_NAME, description: XSS_DESCRIPTION, category: 'testing', slug: 'xss-probe', files: [{ filename: 'SKILL.md', content: '<img src=x onerror=alert(3)>' }] });
+  const xss = await publish(base, key, {
+    name: XSS_NAME,
+    description: XSS_DESCRIPTION,
+    category: 'testing',
+    slug: 'xss-probe',
+    files: [{ filename: 'SKILL.md', content: '<img src=x onerror=alert(3)>' }],
+  });
   for (const [name, description, category] of [
     ['Commit Message Coach', 'Writes conventional commit messages from staged diffs.', 'dev tools'],
     ['Terraform Plan Reviewer', 'Reviews terraform plan output for risky changes before apply.', 'ops'],

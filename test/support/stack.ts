@@ -22,7 +22,11 @@ export interface TestStack {
 
 export const ORIGIN = 'http://localhost';
 
-export async function createTestStack(overrides: Partial<Omit<Deps, 'config' | 'changed'>> = {}, env: Record<string, string> = {}, options: LocalRuntimeOptions = {}): Promise<TestStack> {
+export async function createTestStack(
+  overrides: Partial<Omit<Deps, 'config' | 'changed'>> = {},
+  env: Record<string, string> = {},
+  options: LocalRuntimeOptions = {},
+): Promise<TestStack> {
   const { dynamoEndpoint, s3Endpoint } = inject('services');
   const suffix = randomBytes(4).toString('hex');
   const config = configFromEnv({
@@ -58,7 +62,11 @@ export class Client {
   ) {}
 
   static async signIn(stack: TestStack, login: string): Promise<Client> {
-    const res = await stack.request('/api/auth/dev-login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login }) });
+    const res = await stack.request('/api/auth/dev-login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login }),
+    });
     if (res.status !== 200) throw new Error(`dev-login ${res.status}`);
     const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
     return new Client(stack, cookie);
@@ -81,7 +89,12 @@ export class Client {
 }
 
 /** A request authenticated by an API key. */
-export function withKey(stack: TestStack, key: string, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
+export function withKey(
+  stack: TestStack,
+  key: string,
+  path: string,
+  init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Response> {
   return stack.request(path, {
     method: init.method ?? 'POST',
     headers: { authorization: `Bearer ${key}`, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },

@@ -1,11 +1,9 @@
 import { installAnalytics } from '../../services/analytics.ts';
-import { requireSession } from '../auth.ts';
 import type { RouteGroup } from '../env.ts';
+import { analyticsOperations as op } from '../operations/analytics.ts';
+import { route } from '../route.ts';
 
 /** Install analytics for the author's dashboard: a session only, the author only (docs/api.md). */
 export const analyticsRoutes: RouteGroup = (app) => {
-  app.get('/api/analytics/:skillId', async (c) => {
-    const { user } = await requireSession(c);
-    return c.json(await installAnalytics(c.var.deps, user, c.req.param('skillId')));
-  });
+  route(app, op.installAnalytics, async (c, { caller, params }) => c.json(await installAnalytics(c.var.deps, caller.user, params.skillId), 200));
 };

@@ -1,16 +1,15 @@
-import { deliverQuerySchema } from '#core/schemas';
 import { deliver } from '../../services/delivery.ts';
 import { sessionCaller } from '../auth.ts';
 import type { RouteGroup } from '../env.ts';
-import { readQuery } from '../query.ts';
+import { deliveryOperations as op } from '../operations/deliver.ts';
+import { route } from '../route.ts';
 
-/** Counted delivery of a skill version's content; free skills need no credentials (DESIGN.md §4). */
+/** Counted delivery of a skill version's content; free skills need no credentials (docs/api.md). */
 export const deliverRoutes: RouteGroup = (app) => {
-  app.get('/api/deliver/:skillId', async (c) => {
-    const query = readQuery(c, deliverQuerySchema);
+  route(app, op.deliver, async (c, { query, params }) => {
     const delivery = await deliver(c.var.deps, {
       ...query,
-      skillId: c.req.param('skillId'),
+      skillId: params.skillId,
       sessionUser: async () => (await sessionCaller(c))?.user,
       // Hono routes HEAD to GET handlers; a HEAD must not count as an install.
       install: c.req.method !== 'HEAD',

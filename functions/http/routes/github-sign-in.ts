@@ -1,11 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { invalidRequest, notFound } from '#core/errors';
+import { invalidRequest } from '#core/errors';
 import { newSecret } from '../../platform/secrets.ts';
 import { gitHubSignIn } from '../../services/sign-in.ts';
 import { isHttps, setSessionCookie } from '../auth.ts';
 import type { AppEnv, RouteGroup } from '../env.ts';
+import { gitHubSignInOperations as op } from '../operations/github-sign-in.ts';
+import { route } from '../route.ts';
 
 /**
  * GitHub sign-in (docs/api.md). The `state` round trip ties GitHub's redirect back to the browser
@@ -20,14 +22,14 @@ export const SIGNED_IN_REDIRECT = '/dashboard/';
 type Ctx = Context<AppEnv>;
 
 export const gitHubSignInRoutes: RouteGroup = (app) => {
-  app.get('/api/auth/github', async (c) => {
+  route(app, op.startGitHubSignIn, async (c) => {
     const github = await gitHubSignIn(c.var.deps);
     const state = newSecret();
     setCookie(c, STATE_COOKIE, state, { httpOnly: true, sameSite: 'Lax', path: STATE_PATH, secure: isHttps(c), maxAge: STATE_SECONDS });
     return c.redirect(github.authorizeUrl(state, callbackUrl(c)), 302);
   });
 
-  app.get('/api/auth/github/callback', async (c) => {
+  route(app, op.finishGitHubSignIn, async (c) => {
     const github = await gitHubSignIn(c.var.deps);
     const expected = getCookie(c, STATE_COOKIE);
     deleteCookie(c, STATE_COOKIE, { path: STATE_PATH, secure: isHttps(c) });

@@ -68,8 +68,16 @@ export class BackgroundThread implements InstallCounter, BackgroundWork {
   /** The failing skills as the thread last reported them. */
   private failingRebuilds: FailingRebuild[] = [];
 
-  constructor(config: Config, private readonly options: BackgroundThreadOptions) {
-    const setup: WorkerSetup = { config, logLevel: options.logLevel ?? process.env.LOG_LEVEL ?? 'info', rebuilder: options.rebuilder ?? {}, maxRebuildBackoffMs: options.maxRebuildBackoffMs };
+  constructor(
+    config: Config,
+    private readonly options: BackgroundThreadOptions,
+  ) {
+    const setup: WorkerSetup = {
+      config,
+      logLevel: options.logLevel ?? process.env.LOG_LEVEL ?? 'info',
+      rebuilder: options.rebuilder ?? {},
+      maxRebuildBackoffMs: options.maxRebuildBackoffMs,
+    };
     // The thread lowers its own priority, and threads inherit it from the thread that starts
     // them. libuv starts the process's shared thread pool (file system, zlib, DNS lookups) on
     // first use: if the background thread came first, requests' compression and lookups would

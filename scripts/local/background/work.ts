@@ -60,7 +60,12 @@ export function backgroundWork(deps: Deps, events: BackgroundEvents, rebuilderOp
       },
     },
     deps.log,
-    { indexIntervalMs: INDEX_INTERVAL_MS, burstIndexIntervalMs: BURST_INDEX_INTERVAL_MS, maxBackoffMs: maxRebuildBackoffMs, onFailingChanged: events.failingChanged },
+    {
+      indexIntervalMs: INDEX_INTERVAL_MS,
+      burstIndexIntervalMs: BURST_INDEX_INTERVAL_MS,
+      maxBackoffMs: maxRebuildBackoffMs,
+      onFailingChanged: events.failingChanged,
+    },
   );
   return {
     changed: (ids) => trigger.enqueue(ids),

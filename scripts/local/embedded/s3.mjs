@@ -29,7 +29,10 @@ const keyOf = (name) => {
 fsExtra.readdirSync = function sortedReaddirSync(path, options) {
   const names = readdirSync.call(this, path, options);
   if (options !== undefined) return names;
-  return names.map((name) => [keyOf(name), name]).sort(([a], [b]) => Buffer.compare(a, b)).map(([, name]) => name);
+  return names
+    .map((name) => [keyOf(name), name])
+    .sort(([a], [b]) => Buffer.compare(a, b))
+    .map(([, name]) => name);
 };
 
 // 2. Whole objects, and 3. the cost of a request. s3rver wrote an object's bytes straight into
@@ -83,7 +86,8 @@ const md5Hex = (bytes) => createHash('md5').update(bytes).digest('hex');
 const readStored = (store, bucket, key) => missingAsNull(() => JSON.parse(readFileSync(store.getResourcePath(bucket, key, 'metadata.json'), 'utf8')));
 /** The object's MD5 as stored, without reading its bytes; null when nothing says. */
 const storedMd5 = (store, bucket, key, stored) =>
-  (typeof stored?.etag === 'string' ? JSON.parse(stored.etag) : null) ?? missingAsNull(() => readFileSync(store.getResourcePath(bucket, key, 'object.md5'), 'utf8'));
+  (typeof stored?.etag === 'string' ? JSON.parse(stored.etag) : null) ??
+  missingAsNull(() => readFileSync(store.getResourcePath(bucket, key, 'object.md5'), 'utf8'));
 
 FilesystemStore.prototype.putObject = async function putObject(object) {
   const bytes = Buffer.isBuffer(object.content) ? object.content : Buffer.concat(await object.content.toArray());

@@ -15,7 +15,9 @@ export function allSkills(): Promise<RegistryDocument[]> {
     const source = sourceFromEnv();
     const cacheFile = join(process.env.SKILLPRESS_SITE_CACHE || join(process.cwd(), '.astro', 'cache'), 'skillpress-skills.json');
     const { skills, read, missing } = await loadSkills(source, cacheFile);
-    console.log(`[skillpress] ${skills.length} skills from ${source.description}; ${read} registry ${read === 1 ? 'document' : 'documents'} read${missing ? `, ${missing} missing` : ''}`);
+    console.log(
+      `[skillpress] ${skills.length} skills from ${source.description}; ${read} registry ${read === 1 ? 'document' : 'documents'} read${missing ? `, ${missing} missing` : ''}`,
+    );
     return skills.sort((a, b) => (a.slug < b.slug ? -1 : 1));
   })();
   return cached;

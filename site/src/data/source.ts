@@ -60,7 +60,11 @@ function httpSource(origin: string): StaticSource {
   };
 }
 
-function parseOptional<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: Error } }, value: unknown, what: string): T | undefined {
+function parseOptional<T>(
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: Error } },
+  value: unknown,
+  what: string,
+): T | undefined {
   if (value === undefined) return undefined;
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new Error(`${what} does not match its schema: ${parsed.error.message}`);

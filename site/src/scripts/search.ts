@@ -44,7 +44,7 @@ if (form && input && list && template && status && heading) {
       return;
     }
     if (!index) status.textContent = 'Loading the catalog…';
-    let result;
+    let result: ReturnType<typeof search<CatalogEntry>>;
     try {
       result = search(await loadIndex(), query, 60);
     } catch {
@@ -56,7 +56,11 @@ if (form && input && list && template && status && heading) {
     list.replaceChildren(...result.matches.map((skill) => row(template, cardModel(skill, builtFrom))));
     heading.textContent = 'Search results';
     status.textContent =
-      result.total === 0 ? `No skills match “${query}”.` : result.total > result.matches.length ? `${result.total} skills match; showing the best ${result.matches.length}.` : `${result.total} ${result.total === 1 ? 'skill matches' : 'skills match'}.`;
+      result.total === 0
+        ? `No skills match “${query}”.`
+        : result.total > result.matches.length
+          ? `${result.total} skills match; showing the best ${result.matches.length}.`
+          : `${result.total} ${result.total === 1 ? 'skill matches' : 'skills match'}.`;
   };
 
   form.addEventListener('submit', (event) => event.preventDefault());

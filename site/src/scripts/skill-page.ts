@@ -84,7 +84,11 @@ function wireViewer(article: HTMLElement, current: () => SkillViewModel | undefi
     viewer.hidden = false;
     name.textContent = filename;
     content.textContent = 'Loading…';
-    if (!bundles.has(bundlePath)) bundles.set(bundlePath, getJson<Bundle>(bundlePath).catch(() => undefined));
+    if (!bundles.has(bundlePath))
+      bundles.set(
+        bundlePath,
+        getJson<Bundle>(bundlePath).catch(() => undefined),
+      );
     const file = (await bundles.get(bundlePath))?.files.find((f) => f.filename === filename);
     if (!file) content.textContent = 'This file could not be loaded.';
     else if (file.encoding === 'base64') content.textContent = `Binary file (${Math.floor((file.content.length * 3) / 4)} bytes); install the skill to get it.`;

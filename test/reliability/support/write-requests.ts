@@ -9,7 +9,18 @@ import { limits } from '#core/limits';
  * past the early checks and reach the deep ones.
  */
 
-export const ROUTES = ['publish', 'versions', 'apiKeyCreate', 'apiKeyDelete', 'devLogin', 'logout', 'tokenCreate', 'tokenDelete', 'grantCreate', 'grantDelete'] as const;
+export const ROUTES = [
+  'publish',
+  'versions',
+  'apiKeyCreate',
+  'apiKeyDelete',
+  'devLogin',
+  'logout',
+  'tokenCreate',
+  'tokenDelete',
+  'grantCreate',
+  'grantDelete',
+] as const;
 export type Route = (typeof ROUTES)[number];
 
 /** Slugs the fixture gives its skills, so generated dependencies can name them. */
@@ -118,7 +129,8 @@ function authHeaders(auth: Auth, world: World): Record<string, string> {
 
 const ABSENT = Symbol('absent');
 
-const printable = (maxLength: number, minLength = 0) => fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength, maxLength });
+const printable = (maxLength: number, minLength = 0) =>
+  fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength, maxLength });
 /** Any code points, and now and then UTF-16 code units around the surrogates (lone ones too). */
 const anyText = (maxLength: number) =>
   fc.oneof(
@@ -151,7 +163,10 @@ function field<T>(valid: fc.Arbitrary<T>, edges?: fc.Arbitrary<unknown>, absentW
 
 /** An object of the present fields, now and then with an unknown one (which must be refused). */
 function objectOf(fields: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<Record<string, unknown>> {
-  const extraField = fc.oneof({ weight: 15, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.tuple(fc.constantFrom('extra', '__proto__', 'constructor', 'Name', 'id'), wild) });
+  const extraField = fc.oneof(
+    { weight: 15, arbitrary: fc.constant(null) },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom('extra', '__proto__', 'constructor', 'Name', 'id'), wild) },
+  );
   return fc.tuple(fc.record(fields), extraField).map(([record, extra]) => {
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(record)) if (value !== ABSENT) out[key] = value;
@@ -185,7 +200,10 @@ const files = field(
   fc.uniqueArray(validFile, { selector: (f) => f.filename.toLowerCase(), maxLength: 3 }),
   fc.oneof(
     fc.tuple(fc.uniqueArray(validFile, { selector: (f) => f.filename.toLowerCase(), maxLength: 2 }), badFile).map(([good, bad]) => [...good, bad]),
-    fc.constant([{ filename: 'SKILL.md', content: 'a' }, { filename: 'skill.MD', content: 'b' }]),
+    fc.constant([
+      { filename: 'SKILL.md', content: 'a' },
+      { filename: 'skill.MD', content: 'b' },
+    ]),
     // A file that is also a folder of another, and NFC/NFD twins: no file system can hold both.
     fc.constantFrom(['a', 'a/b'], ['x/y/z.md', 'X/y'], ['caf\u00e9.md', 'cafe\u0301.md']).map((names) => names.map((filename) => ({ filename, content: 'x' }))),
     fc.constant(Array.from({ length: limits.filesPerVersion + 1 }, (_, i) => ({ filename: `f${i}.md`, content: 'x' }))),
@@ -198,7 +216,10 @@ const dependencies = field(
   fc.constantFrom({}, { [FIXTURE_SLUGS.aliceFree]: '^1.0.0' }, { [FIXTURE_SLUGS.bob]: '>=1.0.0 <2' }),
   fc.oneof(
     fc.dictionary(
-      fc.oneof(fc.constantFrom(FIXTURE_SLUGS.aliceFree, 'no-such-skill', 'Bad Slug', '__proto__', 'constructor', 'to-string', 'a--b', '-a', '../up', 'a'.repeat(65)), printable(10)),
+      fc.oneof(
+        fc.constantFrom(FIXTURE_SLUGS.aliceFree, 'no-such-skill', 'Bad Slug', '__proto__', 'constructor', 'to-string', 'a--b', '-a', '../up', 'a'.repeat(65)),
+        printable(10),
+      ),
       fc.constantFrom('^1.0.0', 'latest', '', 'not a range', '^1.0.0 || ^2', 'x'.repeat(257)),
       { minKeys: 1, maxKeys: 2 },
     ),
@@ -209,9 +230,28 @@ const dependencies = field(
 );
 const semver = fc.tuple(fc.nat(40), fc.nat(400), fc.nat(4000)).map(([a, b, c]) => `${a}.${b}.${c}`);
 const version = field(
-  fc.oneof({ weight: 6, arbitrary: semver }, { weight: 3, arbitrary: fc.constantFrom('1.0.0', '1.1.0', '2.0.0', '1.1.0-beta.1') }, { weight: 1, arbitrary: fc.tuple(fc.nat(3), fc.nat(3), fc.constantFrom('alpha', 'beta.1', 'rc.2', '0', 'x-y')).map(([a, b, p]) => `${a}.${b}.0-${p}`) }),
   fc.oneof(
-    fc.constantFrom('1.0.0', '1.0.0', 'v1.2.3', '1.2', '1.2.3.4', '01.2.3', '1.2.3+build', ' 1.2.3', '1.2.3 ', '9007199254740992.0.0', '1.2.3-', '1.2.3-01', 'x'.repeat(257), ''),
+    { weight: 6, arbitrary: semver },
+    { weight: 3, arbitrary: fc.constantFrom('1.0.0', '1.1.0', '2.0.0', '1.1.0-beta.1') },
+    { weight: 1, arbitrary: fc.tuple(fc.nat(3), fc.nat(3), fc.constantFrom('alpha', 'beta.1', 'rc.2', '0', 'x-y')).map(([a, b, p]) => `${a}.${b}.0-${p}`) },
+  ),
+  fc.oneof(
+    fc.constantFrom(
+      '1.0.0',
+      '1.0.0',
+      'v1.2.3',
+      '1.2',
+      '1.2.3.4',
+      '01.2.3',
+      '1.2.3+build',
+      ' 1.2.3',
+      '1.2.3 ',
+      '9007199254740992.0.0',
+      '1.2.3-',
+      '1.2.3-01',
+      'x'.repeat(257),
+      '',
+    ),
     printable(20),
     // Valid semver around the 128-character limit: one of these once wedged the rebuild.
     fc.integer({ min: 110, max: 300 }).map((n) => `1.0.0-${'a'.repeat(n)}`),
@@ -231,7 +271,16 @@ const bodies: Record<Route, fc.Arbitrary<unknown>> = {
     paid: field(fc.boolean(), undefined, 6),
     files,
     changelog: field(anyText(40), fc.constant('c'.repeat(20_001)), 6),
-    formats: field(fc.uniqueArray(fc.constantFrom('agent-skills', 'claude', 'codex'), { minLength: 1, maxLength: 3 }), fc.constantFrom([], [''], Array.from({ length: 17 }, (_, i) => `f${i}`), ['x'.repeat(41)]), 8),
+    formats: field(
+      fc.uniqueArray(fc.constantFrom('agent-skills', 'claude', 'codex'), { minLength: 1, maxLength: 3 }),
+      fc.constantFrom(
+        [],
+        [''],
+        Array.from({ length: 17 }, (_, i) => `f${i}`),
+        ['x'.repeat(41)],
+      ),
+      8,
+    ),
     dependencies,
   }),
   versions: objectOf({ version, changelog: field(anyText(40), fc.constant('c'.repeat(20_001)), 4), files, dependencies }),
@@ -248,9 +297,17 @@ const bodies: Record<Route, fc.Arbitrary<unknown>> = {
   grantDelete: fc.constant(undefined),
 };
 
-const site = fc.oneof({ weight: 8, arbitrary: fc.constant('site') }, { weight: 1, arbitrary: fc.constant('none') }, { weight: 1, arbitrary: fc.constantFrom('http://evil.example', 'null', 'http://localhost:80', 'HTTP://LOCALHOST') });
+const site = fc.oneof(
+  { weight: 8, arbitrary: fc.constant('site') },
+  { weight: 1, arbitrary: fc.constant('none') },
+  { weight: 1, arbitrary: fc.constantFrom('http://evil.example', 'null', 'http://localhost:80', 'HTTP://LOCALHOST') },
+);
 const keyAuth = fc.record({ kind: fc.constant('key' as const), key: fc.constantFrom('alice' as const, 'alice' as const, 'bob' as const) });
-const sessionAuth = fc.record({ kind: fc.constant('session' as const), who: fc.constantFrom('alice' as const, 'alice' as const, 'bob' as const, 'throwaway' as const), origin: site });
+const sessionAuth = fc.record({
+  kind: fc.constant('session' as const),
+  who: fc.constantFrom('alice' as const, 'alice' as const, 'bob' as const, 'throwaway' as const),
+  origin: site,
+});
 /** Credentials of every kind, right or wrong for the route. */
 const anyAuth: fc.Arbitrary<Auth> = fc.oneof(
   fc.constant({ kind: 'none' as const }),
@@ -258,14 +315,39 @@ const anyAuth: fc.Arbitrary<Auth> = fc.oneof(
   fc.constant({ kind: 'key' as const, key: 'revoked' as const }),
   fc.record({
     kind: fc.constant('authorization' as const),
-    value: fc.oneof(printable(80), fc.constantFrom('Bearer', 'Bearer ', 'Bearer sk_', 'bearer sk_x', 'Basic YWxpY2U6eA==', 'Bearer sk_' + 'A'.repeat(300), 'Bearer dt_abc', 'Bearer  sk_a b')),
+    value: fc.oneof(
+      printable(80),
+      fc.constantFrom(
+        'Bearer',
+        'Bearer ',
+        'Bearer sk_',
+        'bearer sk_x',
+        'Basic YWxpY2U6eA==',
+        `Bearer sk_${'A'.repeat(300)}`,
+        'Bearer dt_abc',
+        'Bearer  sk_a b',
+      ),
+    ),
   }),
   sessionAuth,
   fc.record({
     kind: fc.constant('cookie' as const),
-    value: fc.oneof(printable(60).map((v) => `skillpress_session=${v}`), printable(60), fc.constantFrom('skillpress_session=', 'skillpress_session=%E0%A4%A', 'skillpress_session=' + 'a'.repeat(201), 'a=b; skillpress_session=x; skillpress_session=y')),
+    value: fc.oneof(
+      printable(60).map((v) => `skillpress_session=${v}`),
+      printable(60),
+      fc.constantFrom(
+        'skillpress_session=',
+        'skillpress_session=%E0%A4%A',
+        `skillpress_session=${'a'.repeat(201)}`,
+        'a=b; skillpress_session=x; skillpress_session=y',
+      ),
+    ),
   }),
-  fc.record({ kind: fc.constant('keyAndSession' as const), key: fc.constantFrom('alice' as const, 'bob' as const), who: fc.constantFrom('alice' as const, 'bob' as const) }),
+  fc.record({
+    kind: fc.constant('keyAndSession' as const),
+    key: fc.constantFrom('alice' as const, 'bob' as const),
+    who: fc.constantFrom('alice' as const, 'bob' as const),
+  }),
 );
 /** The credentials a route takes, most of the time, so requests get past authentication. */
 const RIGHT_AUTH: Record<Route, fc.Arbitrary<Auth>> = {
@@ -284,13 +366,22 @@ const RIGHT_AUTH: Record<Route, fc.Arbitrary<Auth>> = {
 const contentType = fc.oneof(
   { weight: 12, arbitrary: fc.constant('application/json') },
   { weight: 4, arbitrary: fc.constantFrom('application/json; charset=utf-8', 'Application/JSON', 'application/json;charset=UTF-16', ' application/json ') },
-  { weight: 3, arbitrary: fc.constantFrom(null, 'text/plain', 'application/x-www-form-urlencoded', 'application/jsonx', 'multipart/form-data; boundary=x', 'json', '') },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(null, 'text/plain', 'application/x-www-form-urlencoded', 'application/jsonx', 'multipart/form-data; boundary=x', 'json', ''),
+  },
   { weight: 1, arbitrary: printable(30) },
 );
 
 const rawSegment: fc.Arbitrary<Segment> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ raw: fc.oneof(anyText(20), fc.uuid(), awkward), encode: fc.constant(true) }) },
-  { weight: 1, arbitrary: fc.record({ raw: fc.constantFrom('%ZZ', '%', '%00', '%2F', '..', '.', 'a%2e%2e', 'x'.repeat(300), '%F0%9F', '%C0%AF', '%ED%A0%80', '%FF'), encode: fc.constant(false) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      raw: fc.constantFrom('%ZZ', '%', '%00', '%2F', '..', '.', 'a%2e%2e', 'x'.repeat(300), '%F0%9F', '%C0%AF', '%ED%A0%80', '%FF'),
+      encode: fc.constant(false),
+    }),
+  },
 );
 const skillRef: fc.Arbitrary<FixtureSkill | Segment> = fc.oneof(
   { weight: 8, arbitrary: fc.constantFrom<FixtureSkill>('aliceFree', 'alicePaid', 'bob') },
@@ -302,13 +393,22 @@ const body = (route: Route): fc.Arbitrary<Body> =>
   fc.oneof(
     { weight: 16, arbitrary: bodies[route].map((value) => (value === undefined ? { kind: 'none' as const } : { kind: 'json' as const, value })) },
     { weight: 2, arbitrary: wild.map((value) => ({ kind: 'json' as const, value })) },
-    { weight: 1, arbitrary: fc.oneof(anyText(40), fc.constantFrom('{', '{"name":', '[', '{"a":1}{', '\u0000', '')).map((text) => ({ kind: 'text' as const, text })) },
+    {
+      weight: 1,
+      arbitrary: fc.oneof(anyText(40), fc.constantFrom('{', '{"name":', '[', '{"a":1}{', '\u0000', '')).map((text) => ({ kind: 'text' as const, text })),
+    },
     { weight: 1, arbitrary: fc.constant({ kind: 'none' as const }) },
   );
 
 const extraHeaders = fc.array(
   fc.oneof(
-    fc.constantFrom<[string, string]>(['x-forwarded-proto', 'https'], ['accept-encoding', 'br, gzip'], ['accept', 'text/html'], ['x-forwarded-for', '10.0.0.1'], ['if-none-match', '*']),
+    fc.constantFrom<[string, string]>(
+      ['x-forwarded-proto', 'https'],
+      ['accept-encoding', 'br, gzip'],
+      ['accept', 'text/html'],
+      ['x-forwarded-for', '10.0.0.1'],
+      ['if-none-match', '*'],
+    ),
     fc.tuple(fc.stringMatching(/^x-[a-z0-9-]{1,12}$/), printable(30)),
   ),
   { maxLength: 2 },
@@ -318,7 +418,10 @@ const extraHeaders = fc.array(
 export function requestTo(route: Route): fc.Arbitrary<FuzzRequest> {
   return fc.record({
     route: fc.constant(route),
-    method: fc.oneof({ weight: 19, arbitrary: fc.constant(METHOD[route]) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'PUT', 'PATCH', 'DELETE', 'POST', 'OPTIONS') }),
+    method: fc.oneof(
+      { weight: 19, arbitrary: fc.constant(METHOD[route]) },
+      { weight: 1, arbitrary: fc.constantFrom('GET', 'PUT', 'PATCH', 'DELETE', 'POST', 'OPTIONS') },
+    ),
     skill: skillRef,
     second: secondRef,
     auth: fc.oneof({ weight: 3, arbitrary: RIGHT_AUTH[route] }, { weight: 1, arbitrary: anyAuth }),

@@ -21,15 +21,35 @@ export function drawChart(svg: SVGSVGElement, daily: readonly DayCounts[]): void
   }
   for (const bar of chart.bars) {
     const group = element('g', { class: 'bar', 'data-date': bar.date, 'data-total': bar.total });
-    group.append(element('title', {}, `${bar.date}: ${bar.total} ${bar.total === 1 ? 'install' : 'installs'} (CLI ${bar.segments[0]!.value}, web ${bar.segments[1]!.value}, API ${bar.segments[2]!.value})`));
+    group.append(
+      element(
+        'title',
+        {},
+        `${bar.date}: ${bar.total} ${bar.total === 1 ? 'install' : 'installs'} (CLI ${bar.segments[0]!.value}, web ${bar.segments[1]!.value}, API ${bar.segments[2]!.value})`,
+      ),
+    );
     for (const segment of bar.segments) {
-      group.append(element('rect', { class: segment.source, x: bar.x, y: segment.y, width: bar.width, height: segment.height, 'data-source': segment.source, 'data-value': segment.value }));
+      group.append(
+        element('rect', {
+          class: segment.source,
+          x: bar.x,
+          y: segment.y,
+          width: bar.width,
+          height: segment.height,
+          'data-source': segment.source,
+          'data-value': segment.value,
+        }),
+      );
     }
     svg.append(group);
   }
   // Dates under the first, middle and last day; the outer ones anchored inwards so they fit.
   const last = chart.bars.length - 1;
-  for (const [i, anchor] of [[0, 'start'], [Math.floor(last / 2), 'middle'], [last, 'end']] as const) {
+  for (const [i, anchor] of [
+    [0, 'start'],
+    [Math.floor(last / 2), 'middle'],
+    [last, 'end'],
+  ] as const) {
     const bar = chart.bars[i];
     if (!bar) continue;
     const x = anchor === 'start' ? bar.x : anchor === 'end' ? bar.x + bar.width : bar.x + bar.width / 2;
@@ -39,7 +59,9 @@ export function drawChart(svg: SVGSVGElement, daily: readonly DayCounts[]): void
   const total = chart.bars.reduce((sum, b) => sum + b.total, 0);
   const peak = chart.bars.reduce((best, b) => (b.total > best.total ? b : best), chart.bars[0] ?? { total: 0, date: '' });
   svg.querySelector('desc')!.textContent =
-    total === 0 ? 'No installs in the last 30 days.' : `${total} installs in the last 30 days; the busiest day was ${peak.date} with ${peak.total}. The table below lists every day.`;
+    total === 0
+      ? 'No installs in the last 30 days.'
+      : `${total} installs in the last 30 days; the busiest day was ${peak.date} with ${peak.total}. The table below lists every day.`;
 }
 
 function element(name: string, attributes: Record<string, string | number>, text?: string): SVGElement {

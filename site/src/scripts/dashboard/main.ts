@@ -48,7 +48,13 @@ async function start(root: HTMLElement): Promise<void> {
     renderList(
       root,
       'skills',
-      skills.map((s) => ({ ...s, href: skillHref(s, builtFrom), price: s.paid ? 'Paid' : 'Free', priceClass: `badge ${s.paid ? 'paid' : 'free'}`, updated: utcDay(s.updatedAt) })),
+      skills.map((s) => ({
+        ...s,
+        href: skillHref(s, builtFrom),
+        price: s.paid ? 'Paid' : 'Free',
+        priceClass: `badge ${s.paid ? 'paid' : 'free'}`,
+        updated: utcDay(s.updatedAt),
+      })),
     );
     part('no-skills').hidden = skills.length > 0;
     part('skills-table').hidden = skills.length === 0;

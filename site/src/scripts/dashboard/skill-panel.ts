@@ -55,9 +55,20 @@ export function wireSkillPanel(panel: HTMLElement): { open(skill: Skill, focus: 
     const a = await api<Analytics>('GET', `/api/analytics/${encodeURIComponent(skill.id)}`);
     if (current !== skill) return;
     const n = formatCount;
-    fill(part('stats'), { total: n(a.total), last7d: n(a.last7d), last30d: n(a.last30d), cli: n(a.bySource.cli), web: n(a.bySource.web), api: n(a.bySource.api) });
+    fill(part('stats'), {
+      total: n(a.total),
+      last7d: n(a.last7d),
+      last30d: n(a.last30d),
+      cli: n(a.bySource.cli),
+      web: n(a.bySource.web),
+      api: n(a.bySource.api),
+    });
     drawChart(part<HTMLElement>('chart') as unknown as SVGSVGElement, a.daily);
-    renderList(panel, 'daily', a.daily.map((d) => ({ ...d, total: d.cli + d.web + d.api })));
+    renderList(
+      panel,
+      'daily',
+      a.daily.map((d) => ({ ...d, total: d.cli + d.web + d.api })),
+    );
   };
 
   const showTokens = async (skill: Skill) => {
@@ -66,7 +77,13 @@ export function wireSkillPanel(panel: HTMLElement): { open(skill: Skill, focus: 
     renderList(
       panel,
       'tokens',
-      tokens.map((t) => ({ ...t, created: formatTimestamp(t.createdAt), expires: formatTimestamp(t.expiresAt), uses: t.maxUses === null ? String(t.uses) : `${t.uses} of ${t.maxUses}`, lastUsed: formatTimestamp(t.lastUsedAt) })),
+      tokens.map((t) => ({
+        ...t,
+        created: formatTimestamp(t.createdAt),
+        expires: formatTimestamp(t.expiresAt),
+        uses: t.maxUses === null ? String(t.uses) : `${t.uses} of ${t.maxUses}`,
+        lastUsed: formatTimestamp(t.lastUsedAt),
+      })),
     );
     part('no-tokens').hidden = tokens.length > 0;
   };
@@ -74,7 +91,11 @@ export function wireSkillPanel(panel: HTMLElement): { open(skill: Skill, focus: 
   const showGrants = async (skill: Skill) => {
     const { grants } = await api<{ grants: GrantInfo[] }>('GET', `/api/skills/${encodeURIComponent(skill.id)}/grants`);
     if (current !== skill) return;
-    renderList(panel, 'grants', grants.map((g) => ({ ...g, granted: formatTimestamp(g.grantedAt) })));
+    renderList(
+      panel,
+      'grants',
+      grants.map((g) => ({ ...g, granted: formatTimestamp(g.grantedAt) })),
+    );
     part('no-grants').hidden = grants.length > 0;
   };
 

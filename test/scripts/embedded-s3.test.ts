@@ -3,7 +3,17 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { CopyObjectCommand, CreateBucketCommand, DeleteBucketCorsCommand, GetBucketCorsCommand, HeadObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutBucketCorsCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  CopyObjectCommand,
+  CreateBucketCommand,
+  DeleteBucketCorsCommand,
+  GetBucketCorsCommand,
+  HeadObjectCommand,
+  ListBucketsCommand,
+  ListObjectsV2Command,
+  PutBucketCorsCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { mapLimit } from '#core/map-limit';
 import { configFromEnv } from '#functions/platform/config';
@@ -73,7 +83,8 @@ describe('the embedded S3 writing over objects', () => {
   it('writes a shorter object over a longer one exactly, and serves its MD5 as the ETag everywhere', async () => {
     const { deps } = await createTestStack();
     const { s3, bucket } = deps.staticStore;
-    for (const body of ['first version, the longer one', 'second']) await putObject(s3, bucket, 'docs/a.txt', body, { contentType: 'text/plain', metadata: { kind: 'test' } });
+    for (const body of ['first version, the longer one', 'second'])
+      await putObject(s3, bucket, 'docs/a.txt', body, { contentType: 'text/plain', metadata: { kind: 'test' } });
     expect(Buffer.from((await getObjectBytes(s3, bucket, 'docs/a.txt'))!).toString()).toBe('second');
     const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'docs/a.txt' }));
     expect([head.ETag, head.ContentType, head.Metadata]).toEqual([md5('second'), 'text/plain', { kind: 'test' }]);
@@ -86,7 +97,9 @@ describe('the embedded S3 writing over objects', () => {
     const { s3, bucket } = deps.staticStore;
     await expect(s3.send(new GetBucketCorsCommand({ Bucket: bucket }))).rejects.toMatchObject({ name: 'NoSuchCORSConfiguration' });
     await putObject(s3, bucket, 'a.txt', 'written while the bucket has no CORS configuration', { contentType: 'text/plain' });
-    await s3.send(new PutBucketCorsCommand({ Bucket: bucket, CORSConfiguration: { CORSRules: [{ AllowedMethods: ['GET'], AllowedOrigins: ['https://example.com'] }] } }));
+    await s3.send(
+      new PutBucketCorsCommand({ Bucket: bucket, CORSConfiguration: { CORSRules: [{ AllowedMethods: ['GET'], AllowedOrigins: ['https://example.com'] }] } }),
+    );
     expect((await s3.send(new GetBucketCorsCommand({ Bucket: bucket }))).CORSRules?.[0]?.AllowedOrigins).toEqual(['https://example.com']);
     await s3.send(new DeleteBucketCorsCommand({ Bucket: bucket }));
     await expect(s3.send(new GetBucketCorsCommand({ Bucket: bucket }))).rejects.toMatchObject({ name: 'NoSuchCORSConfiguration' });
@@ -134,8 +147,20 @@ describe('the embedded S3 on disk', () => {
     await onDisk(async (s3) => {
       await put(s3, 'a.txt', 'copied bytes');
       await s3.send(new CopyObjectCommand({ Bucket: BUCKET, Key: 'same.txt', CopySource: `${BUCKET}/a.txt` }));
-      await s3.send(new CopyObjectCommand({ Bucket: BUCKET, Key: 'new.txt', CopySource: `${BUCKET}/a.txt`, MetadataDirective: 'REPLACE', ContentType: 'text/markdown', Metadata: { kind: 'copy' } }));
-      for (const [key, type, metadata] of [['same.txt', 'text/plain', { kind: 'test' }], ['new.txt', 'text/markdown', { kind: 'copy' }]] as const) {
+      await s3.send(
+        new CopyObjectCommand({
+          Bucket: BUCKET,
+          Key: 'new.txt',
+          CopySource: `${BUCKET}/a.txt`,
+          MetadataDirective: 'REPLACE',
+          ContentType: 'text/markdown',
+          Metadata: { kind: 'copy' },
+        }),
+      );
+      for (const [key, type, metadata] of [
+        ['same.txt', 'text/plain', { kind: 'test' }],
+        ['new.txt', 'text/markdown', { kind: 'copy' }],
+      ] as const) {
         const head = await s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: key }));
         expect([key, head.ETag, head.ContentType, head.Metadata]).toEqual([key, md5('copied bytes'), type, metadata]);
         expect(Buffer.from((await getObjectBytes(s3, BUCKET, key))!).toString()).toBe('copied bytes');
@@ -148,7 +173,8 @@ describe('the embedded S3 on disk', () => {
       await put(s3, 'old.txt', 'from an older folder');
       await put(s3, 'bare.txt', 'no checksum anywhere');
       // As the earlier layout left them: the MD5 in a file beside the metadata, or nowhere.
-      for (const key of ['old.txt', 'bare.txt']) writeFileSync(join(bucketDir, `${key}._S3rver_metadata.json`), JSON.stringify({ 'content-type': 'text/plain' }));
+      for (const key of ['old.txt', 'bare.txt'])
+        writeFileSync(join(bucketDir, `${key}._S3rver_metadata.json`), JSON.stringify({ 'content-type': 'text/plain' }));
       writeFileSync(join(bucketDir, 'old.txt._S3rver_object.md5'), createHash('md5').update('from an older folder').digest('hex'));
       const client = await restart();
       const etags = async () => (await client.send(new ListObjectsV2Command({ Bucket: BUCKET }))).Contents?.map((o) => [o.Key, o.ETag]);

@@ -1,0 +1,21 @@
+import * as z from 'zod';
+import { CATEGORIES, SEVERITIES } from './finding.ts';
+
+/**
+ * The scan result as the API returns it and the registry stores it (docs/scanning.md): one
+ * schema for the response, the stored version, the OpenAPI document and the CLI's reading of it.
+ */
+export const findingSchema = z.strictObject({
+  rule: z.string(),
+  category: z.enum(CATEGORIES),
+  severity: z.enum(SEVERITIES),
+  file: z.string(),
+  line: z.number().int().nonnegative(),
+  message: z.string(),
+});
+
+export const scanResultSchema = z.strictObject({
+  verdict: z.enum(['clean', 'suspicious', 'malicious']),
+  rulesVersion: z.string(),
+  findings: z.array(findingSchema),
+});

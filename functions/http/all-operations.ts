@@ -1,0 +1,30 @@
+import type { Operation, StaticFile } from './operation.ts';
+import { accessOperations } from './operations/access.ts';
+import { analyticsOperations } from './operations/analytics.ts';
+import { apiKeyOperations } from './operations/api-keys.ts';
+import { deliveryOperations } from './operations/deliver.ts';
+import { gitHubSignInOperations } from './operations/github-sign-in.ts';
+import { metaOperations } from './operations/meta.ts';
+import { mySkillsOperations } from './operations/my-skills.ts';
+import { publishingOperations } from './operations/publish.ts';
+import { signInOperations } from './operations/sign-in.ts';
+import { staticFileOperations } from './operations/static-files.ts';
+
+/**
+ * Every API operation, served by the route groups of all-routes.ts, in the document's order.
+ * Declarations only: importing this pulls in no handler, service or store.
+ */
+export const apiOperations: readonly Operation[] = [
+  metaOperations,
+  signInOperations,
+  gitHubSignInOperations,
+  mySkillsOperations,
+  apiKeyOperations,
+  publishingOperations,
+  deliveryOperations,
+  accessOperations,
+  analyticsOperations,
+].flatMap((group) => Object.values<Operation>(group));
+
+/** The static files clients read, served by the CDN rather than the app. */
+export const staticOperations: readonly StaticFile[] = Object.values(staticFileOperations);

@@ -1,0 +1,144 @@
+import type { z } from 'zod';
+import type { ErrorCode } from '#core/errors';
+
+/**
+ * An API operation as data: what `route()` (route.ts) enforces for it and what the OpenAPI
+ * document (openapi.ts) says about it come from this one declaration. Declarations import only
+ * `core/`, so the document can list every operation from any Lambda, whatever routes it mounts.
+ */
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/**
+ * Which credentials an operation takes (docs/api.md §4.5). `route()` checks the first four
+ * before it reads the body; `downloadTokenOrSession` is delivery's rule (§9.3), which the
+ * handler applies once it knows whether the skill is paid.
+ */
+export type Auth = 'none' | 'session' | 'apiKey' | 'sessionOrApiKey' | 'downloadTokenOrSession';
+
+interface Success {
+  status: 200 | 201 | 204 | 302;
+  description: string;
+  /** The JSON body's schema; none for 204 and redirects. */
+  schema?: z.ZodType;
+}
+
+interface OperationSpec {
+  method: Method;
+  /** OpenAPI style, `{name}` for a path parameter: `/api/skills/{id}/grants`. */
+  path: `/${string}`;
+  summary: string;
+  description?: string;
+  auth: Auth;
+  /** The JSON body, read after the credentials: 415 without a JSON content type, 400 off-schema. */
+  body?: z.ZodType;
+  /** The query string, read after the body: 400 off-schema or for a repeated parameter. */
+  query?: z.ZodObject;
+  success: Success;
+  /**
+   * The codes the handler and the services below it can answer. Those `route()` and the app
+   * already give (credentials, body, query, the body size limit) are added for you.
+   */
+  errors?: readonly ErrorCode[];
+}
+
+const CHECKED_BEFORE_THE_HANDLER: readonly Auth[] = ['session', 'apiKey', 'sessionOrApiKey'];
+
+/**
+ * Every error code an operation can answer (besides 500 `internal`): those it declares, and
+ * those it gets from its declaration and the app: the body size limit on every request under
+ * `/api/` but GET and HEAD (app.ts), the credentials and, for session writes, the Origin rule
+ * (auth.ts), the body and the query (body.ts, query.ts).
+ */
+export function errorsOf(operation: OperationSpec): ErrorCode[] {
+  const codes = new Set<ErrorCode>();
+  const write = operation.method !== 'get';
+  if (write) codes.add('payload_too_large');
+  if (CHECKED_BEFORE_THE_HANDLER.includes(operation.auth)) codes.add('unauthenticated');
+  if (write && (operation.auth === 'session' || operation.auth === 'sessionOrApiKey')) codes.add('csrf_rejected');
+  if (operation.body) codes.add('unsupported_media_type').add('invalid_request');
+  if (operation.query) codes.add('invalid_request');
+  for (const code of operation.errors ?? []) codes.add(code);
+  return [...codes];
+}
+
+/** A group's OpenAPI tag: its name, and a sentence for readers of the document. */
+interface Tag {
+  name: string;
+  description: string;
+}
+
+export interface Operation extends OperationSpec {
+  /** The key it is declared under: the document's `operationId`. */
+  id: string;
+  tag: Tag;
+}
+
+/** Refuses keys an operation does not have, so a misspelt `erors:` is a type error rather than ignored. */
+type Exact<T, Shape> = T & { [K in Exclude<keyof T, keyof Shape>]: never };
+
+type Declared<T> = { [K in keyof T & string]: T[K] & { id: K; tag: Tag } };
+
+/**
+ * Declares a group of API operations under one tag. Each key becomes the operation's id; the
+ * route group serves each one with `route(app, group.key, handler)`. For example:
+ *
+ * ```ts
+ * export const grantOperations = operations({ name: 'Grants', description: '…' }, {
+ *   grantAccess: {
+ *     method: 'post',
+ *     path: '/api/skills/{id}/grants',
+ *     summary: "Let a user's session download the skill (author only)",
+ *     auth: 'sessionOrApiKey',
+ *     body: grantBodySchema,
+ *     success: { status: 201, description: 'Granted', schema: grantSchema },
+ *     errors: ['not_found', 'forbidden'],
+ *   },
+ * });
+ * ```
+ */
+export function operations<const T extends Record<string, OperationSpec>>(tag: Tag, specs: { [K in keyof T]: Exact<T[K], OperationSpec> }): Declared<T> {
+  return Object.fromEntries(Object.entries(specs).map(([id, spec]) => [id, { ...spec, id, tag }])) as Declared<T>;
+}
+
+/** A file of the static tree, declared for the document only: no code runs to serve it. */
+interface StaticFileSpec {
+  path: `/${string}`;
+  summary: string;
+  description?: string;
+  /** The JSON document's schema; absent for an archive. */
+  schema?: z.ZodType;
+  /** Its object key in the static bucket, from the path's parameters (core/static-paths.ts). */
+  key: (params: Record<string, string>) => string;
+  /** Whether a path of this shape may name nothing (an unknown slug or version). */
+  mayBeMissing: boolean;
+}
+
+export interface StaticFile extends Operation {
+  static: true;
+  key: StaticFileSpec['key'];
+}
+
+/** Declares the static files clients read: documented beside the API, served by the CDN. */
+export function staticFiles<const T extends Record<string, StaticFileSpec>>(
+  tag: Tag,
+  specs: { [K in keyof T]: Exact<T[K], StaticFileSpec> },
+): Record<keyof T, StaticFile> {
+  const declared = Object.entries(specs).map(([id, spec]): [string, StaticFile] => [
+    id,
+    {
+      id,
+      tag,
+      static: true,
+      method: 'get',
+      path: spec.path,
+      summary: spec.summary,
+      ...(spec.description === undefined ? {} : { description: spec.description }),
+      auth: 'none',
+      key: spec.key,
+      success: { status: 200, description: 'The file', ...(spec.schema ? { schema: spec.schema } : {}) },
+      errors: spec.mayBeMissing ? ['not_found'] : [],
+    },
+  ]);
+  return Object.fromEntries(declared) as Record<keyof T, StaticFile>;
+}

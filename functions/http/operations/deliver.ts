@@ -1,0 +1,21 @@
+import { deliverQuerySchema, deliverySchema } from '#core/schemas';
+import { operations } from '../operation.ts';
+
+/** Counted delivery of a version's files (docs/api.md §9.3, §10). */
+export const deliveryOperations = operations(
+  { name: 'Delivery', description: "A version's files, each answer counted as one install." },
+  {
+    deliver: {
+      method: 'get',
+      path: '/api/deliver/{skillId}',
+      summary: 'Deliver a version of a skill and count the download (paid: token or entitled session)',
+      description:
+        'Free skills need no credentials. A paid skill is delivered to its author, to a user it is granted to, or with a valid `?token=`; ' +
+        'a token that does not open it is a 401, no entitlement at all a 402. A HEAD is not counted.',
+      auth: 'downloadTokenOrSession',
+      query: deliverQuerySchema,
+      success: { status: 200, description: 'The files; Cache-Control: private, no-store', schema: deliverySchema },
+      errors: ['invalid_request', 'unauthenticated', 'payment_required', 'not_found'],
+    },
+  },
+);

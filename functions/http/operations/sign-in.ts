@@ -1,0 +1,39 @@
+import { devLoginBodySchema, signedInSchema, signInMethodsSchema } from '#core/schemas';
+import { operations } from '../operation.ts';
+
+/** Sign-in, the current user and sign-out (docs/api.md §4, §7.2). GitHub's sign-in is in github-sign-in.ts. */
+export const signInOperations = operations(
+  { name: 'Sign-in', description: 'Browser sessions: signing in and out, and who is signed in.' },
+  {
+    devLogin: {
+      method: 'post',
+      path: '/api/auth/dev-login',
+      summary: 'Local sign-in (SKILLPRESS_DEV_LOGIN=1 only)',
+      auth: 'none',
+      body: devLoginBodySchema,
+      success: { status: 200, description: 'Signed in; sets the session cookie', schema: signedInSchema },
+      errors: ['not_found'],
+    },
+    signInMethods: {
+      method: 'get',
+      path: '/api/auth/methods',
+      summary: 'Which sign-in methods this server offers besides GitHub',
+      auth: 'none',
+      success: { status: 200, description: 'OK', schema: signInMethodsSchema },
+    },
+    me: {
+      method: 'get',
+      path: '/api/me',
+      summary: 'The signed-in user',
+      auth: 'session',
+      success: { status: 200, description: 'OK', schema: signedInSchema },
+    },
+    signOut: {
+      method: 'post',
+      path: '/api/auth/logout',
+      summary: 'Sign out',
+      auth: 'session',
+      success: { status: 204, description: 'Signed out; the session cookie is cleared' },
+    },
+  },
+);

@@ -70,52 +70,13 @@ export async function benchInstall(): Promise<Row[]> {
     const of = (way: Way, figure: (m: Measured) => number | undefined) => median(runs[way].map(figure).filter((v) => v !== undefined));
     const what = `install ${count} skills (${files} files) on Node ${tools.nodeVersion}, median of ${rounds}`;
     const peerName = `skills ${tools.version}`;
-    rows.push(
-      compared(
-        SECTION,
-        `${what}, cold (empty cache): ours vs ${peerName}`,
-        'ms',
-        of('cold', (m) => m.ms),
-        of('skills', (m) => m.ms),
-        { atMost: 0.5 },
-        peerName,
-      ),
-    );
-    rows.push(
-      compared(
-        SECTION,
-        `${what}, warm (metadata cached): ours vs ${peerName}`,
-        'ms',
-        of('warm', (m) => m.ms),
-        of('skills', (m) => m.ms),
-        undefined,
-        peerName,
-      ),
-    );
-    if (runs.cold.every((m) => m.clientCpuMs !== undefined)) {
-      rows.push(
-        compared(
-          SECTION,
-          `  client CPU (user + system), cold: ours vs ${peerName}`,
-          'ms',
-          of('cold', (m) => m.clientCpuMs),
-          of('skills', (m) => m.clientCpuMs),
-          undefined,
-          peerName,
-        ),
-      );
-    }
-    rows.push(
-      compared(
-        SECTION,
-        `  server CPU per install (HTTP and count thread; not the embedded DynamoDB), cold: ours vs ${peerName}`,
-        'ms',
-        of('cold', (m) => m.serverCpuMs),
-        of('skills', (m) => m.serverCpuMs),
-        undefined,
-        peerName,
-      ),
-    );
+    /** Ours (`way`) against theirs, on one figure of each install. */
+    const versus = (metric: string, way: Way, figure: (m: Measured) => number | undefined, target?: { atMost: number }) =>
+      compared(SECTION, `${metric}: ours vs ${peerName}`, 'ms', of(way, figure), of('skills', figure), target, peerName);
+    rows.push(versus(`${what}, cold (empty cache)`, 'cold', (m) => m.ms, { atMost: 0.5 }));
+    rows.push(versus(`${what}, warm (metadata cached)`, 'warm', (m) => m.ms));
+    if (runs.cold.every((m) => m.clientCpuMs !== undefined)) rows.push(versus('  client CPU (user + system), cold', 'cold', (m) => m.clientCpuMs));
+    rows.push(versus('  server CPU per install (HTTP and count thread; not the embedded DynamoDB), cold', 'cold', (m) => m.serverCpuMs));
     rows.push({ section: SECTION, metric: 'load average (1 min) at end', value: round(loadavg()[0]!, 2), unit: '' });
     return rows;
   } finally {

@@ -8,20 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Http } from '#cli/http';
 import { nodeFetch } from '#cli/http-transport';
 import type { Io } from '#cli/io';
+import { silentIo } from '../support/silent-io.ts';
 import { closedPort } from '../support/cli-process.ts';
 
 /** The client's node:http transport against servers on loopback, through the client's Http layer. */
 
 const cache = mkdtempSync(join(tmpdir(), 'skillpress-transport-'));
-const io: Io = {
-  cwd: '/',
-  env: {},
-  stdout: { write: () => true },
-  stderr: { write: () => true },
-  stdin: { async *[Symbol.asyncIterator]() {} },
-  now: () => 0,
-  fetch: nodeFetch,
-};
+const io = silentIo(nodeFetch);
 
 interface Loopback {
   url: string;

@@ -1,4 +1,4 @@
-import { type ErrorCode, errorStatus } from '#core/errors';
+import { type ErrorCode, errorStatus } from '../core/errors.ts';
 
 /**
  * Failures the client reports. A server error keeps the server's code (docs/api.md §5), so a user
@@ -11,6 +11,7 @@ export type ClientCode =
   | 'folder_exists'
   | 'no_matching_version'
   | 'lockfile_invalid'
+  | 'config_invalid'
   | 'io_error'
   | 'network_error'
   | 'bad_response'
@@ -30,6 +31,7 @@ const clientExit: Record<ClientCode, ExitCode> = {
   folder_exists: EXIT.user,
   no_matching_version: EXIT.user,
   lockfile_invalid: EXIT.user,
+  config_invalid: EXIT.user,
   io_error: EXIT.user,
   network_error: EXIT.network,
   bad_response: EXIT.network,

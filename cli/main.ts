@@ -9,13 +9,13 @@ import { search } from './commands/search.ts';
 import { uninstall } from './commands/uninstall.ts';
 import { update } from './commands/update.ts';
 import { version } from './commands/version.ts';
+import { whoami } from './commands/whoami.ts';
 import { CLI_VERSION } from './http.ts';
 import { settlePendingSync } from './install-tree.ts';
 import { type Io, processIo } from './io.ts';
-import type { CommandIo } from './ui.ts';
-import { DEFAULT_REGISTRY, registryUrl } from './registry-client.ts';
+import { DEFAULT_REGISTRY, registryNamed, registryUrl } from './registry-client.ts';
 import { terminalJson, terminalLine, terminalText } from './terminal-text.ts';
-import { createUi, type Ui } from './ui.ts';
+import { type CommandIo, createUi, type Ui } from './ui.ts';
 import { fromDomainError } from './validated.ts';
 
 /**
@@ -49,7 +49,7 @@ interface Command {
 
 const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
 
-const registryHelp: [string, string] = ['--registry <url>', `registry to use (env SKILLPRESS_REGISTRY; default ${DEFAULT_REGISTRY})`];
+const registryHelp: [string, string] = ['--registry <url>', `registry to use (else SKILLPRESS_REGISTRY, the one login saved, ${DEFAULT_REGISTRY})`];
 
 const commands: Record<string, Command> = {
   search: {
@@ -75,15 +75,20 @@ const commands: Record<string, Command> = {
   },
   install: {
     usage: 'install [slug[@version|@range]...]',
-    summary: 'Install skills and their dependencies; no names: reproduce skills-lock.json',
+    summary: 'Install skills and their dependencies; no names: reproduce skillpress-lock.json',
     description: `Install skills (the latest version by default, or the highest match of a range) and
 the dependencies they declare. Every file's SHA-256 and the bundle integrity are checked against
 the registry before anything is written, and each folder is swapped in whole, so a failed install
-leaves the previous one as it was. With no names, reproduce skills-lock.json exactly.`,
+leaves the previous one as it was. With no names, reproduce skillpress-lock.json exactly.
+Skills go to .agents/skills/<slug>, the folder Codex, Cursor, Gemini CLI, GitHub Copilot,
+OpenCode, Amp and others read; --agent claude-code puts them where Claude Code reads them.`,
     options: { dir: { type: 'string' }, agent: { type: 'string' }, token: { type: 'string' }, force: { type: 'boolean' } },
     optionHelp: [
-      ['--dir <folder>', 'install into <folder>/<slug> (default .skills)'],
-      ['--agent claude', 'install where the agent looks: .claude/skills/<slug>'],
+      ['--dir <folder>', 'install into <folder>/<slug> (default .agents/skills)'],
+      [
+        '--agent <id>',
+        'install where that agent reads skills, ids as the skills CLI names them: claude-code (or claude) → .claude/skills, windsurf → .windsurf/skills, codex, cursor, gemini-cli, github-copilot, opencode, amp → .agents/skills, …',
+      ],
       ['--token <token>', 'download token for a paid skill (from its author)'],
       ['--force', 'replace a folder that skillpress did not install'],
       registryHelp,
@@ -129,10 +134,20 @@ leaves the previous one as it was. With no names, reproduce skills-lock.json exa
   },
   login: {
     usage: 'login',
-    summary: 'Store an API key for publishing (stdin or a hidden prompt)',
+    summary: 'Store an API key (stdin or a hidden prompt) and use this registry from now on',
     options: { key: { type: 'string' } },
     optionHelp: [['--key <sk_...>', 'the key itself (shells keep it in their history; prefer stdin)'], registryHelp],
     run: ({ io, values, registry }) => login({ registry: registry(), key: str(values.key) }, io),
+  },
+  whoami: {
+    usage: 'whoami',
+    summary: 'Show the account your API key belongs to',
+    options: {},
+    optionHelp: [registryHelp],
+    run: ({ io, positionals, registry }) => {
+      if (positionals.length > 0) throw usage('whoami takes no arguments');
+      return whoami({ registry: registry() }, io);
+    },
   },
   logout: {
     usage: 'logout',
@@ -146,7 +161,7 @@ leaves the previous one as it was. With no names, reproduce skills-lock.json exa
     summary: 'Publish a folder with a SKILL.md as a new skill (1.0.0)',
     description: `Publish a folder as a new skill at 1.0.0. Name and description come from the SKILL.md
 front matter (also read: category, slug, dependencies); the files are the folder's minus what
-.gitignore and .skillignore exclude, and never .git, node_modules or .skills. Binary files are
+.gitignore and .skillignore exclude, and never .git, node_modules, .agents or .skills. Binary files are
 sent as base64. For later versions use skillpress version.`,
     options: {
       category: { type: 'string' },
@@ -230,17 +245,19 @@ Commands:
 ${lines.join('\n')}
 
 Options for every command:
-  --registry <url>  registry (env SKILLPRESS_REGISTRY; default ${DEFAULT_REGISTRY})
+  --registry <url>  registry (else SKILLPRESS_REGISTRY, else the one login saved, else
+                    ${DEFAULT_REGISTRY})
   --json            print one JSON document on stdout; errors as {"error":{code,message,hint?,details?}}
   -h, --help        help for a command: skillpress <command> --help
   -v, --version     print the client version
 
-Skills install into ./.skills/<slug>/ (--dir, --agent claude) and are pinned in skills-lock.json.
+Skills install into ./.agents/skills/<slug>/ (--dir, --agent <id>) and are pinned in
+skillpress-lock.json.
 
 ${EXIT_CODES_HELP}
 
 Environment: SKILLPRESS_REGISTRY, SKILLPRESS_API_KEY (instead of login), NO_COLOR, FORCE_COLOR,
-XDG_CONFIG_HOME (credentials), XDG_CACHE_HOME (registry metadata cache).
+XDG_CONFIG_HOME (credentials.json, config.json), XDG_CACHE_HOME (registry metadata cache).
 `;
 }
 
@@ -298,7 +315,7 @@ export async function main(argv: string[], io: Io): Promise<ExitCode> {
       values,
       positionals: parsed.positionals.slice(1),
       registry: () => (registry ??= registryUrl(str(values.registry), io.env)),
-      registryChosen: values.registry !== undefined || io.env.SKILLPRESS_REGISTRY !== undefined,
+      registryChosen: registryNamed(str(values.registry), io.env),
     });
     if (json) io.stdout.write(`${terminalJson(result)}\n`);
     return EXIT.ok;

@@ -1,10 +1,11 @@
 import type { z } from 'zod';
-import type { CatalogDocument } from '#core/catalog';
-import { limits } from '#core/limits';
-import type { RegistryDocument, VersionsDocument } from '#core/registry-document';
-import type { deliverySchema, PublishBody, Skill, VersionBody, versionCreatedSchema } from '#core/schemas';
-import { registryPath } from '#core/static-paths';
+import type { CatalogDocument } from '../core/catalog.ts';
+import { limits } from '../core/limits.ts';
+import type { RegistryDocument, VersionsDocument } from '../core/registry-document.ts';
+import type { deliverySchema, PublishBody, Skill, VersionBody, versionCreatedSchema } from '../core/schemas.ts';
+import { registryPath } from '../core/static-paths.ts';
 import { CliError, usage } from './cli-error.ts';
+import { configPath, readConfig } from './config.ts';
 import { Http } from './http.ts';
 import type { Io } from './io.ts';
 import { cacheDir } from './paths.ts';
@@ -35,16 +36,30 @@ export const ANSWER_BYTES = { delivery: 2 * limits.bodyBytes, registry: 4 * MiB,
 export type Delivery = z.output<typeof deliverySchema>;
 export type VersionCreated = z.output<typeof versionCreatedSchema>;
 
-/** `--registry`, else SKILLPRESS_REGISTRY, else the local default; no trailing slash. */
+/**
+ * The registry to use: `--registry`, else SKILLPRESS_REGISTRY, else the one `login` saved in the
+ * config file, else the local default. An empty SKILLPRESS_REGISTRY counts as unset.
+ */
 export function registryUrl(option: string | undefined, env: Io['env']): string {
-  const value = option ?? env.SKILLPRESS_REGISTRY ?? DEFAULT_REGISTRY;
+  if (option !== undefined) return normalRegistry(option, '--registry');
+  if (env.SKILLPRESS_REGISTRY) return normalRegistry(env.SKILLPRESS_REGISTRY, 'SKILLPRESS_REGISTRY');
+  const saved = readConfig(env).registry;
+  if (saved !== undefined) return normalRegistry(saved, `"registry" in ${configPath(env)}`);
+  return DEFAULT_REGISTRY;
+}
+
+/** Whether the user named the registry for this run (flag or environment), rather than a saved or default one. */
+export const registryNamed = (option: string | undefined, env: Io['env']) => option !== undefined || Boolean(env.SKILLPRESS_REGISTRY);
+
+/** An http(s) URL without query, fragment or trailing slash; `where` names its source in errors. */
+function normalRegistry(value: string, where: string): string {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw usage(`--registry ${JSON.stringify(value)} is not a URL`, 'e.g. --registry https://skillpress.example');
+    throw usage(`${where} ${JSON.stringify(value)} is not a URL`, 'e.g. --registry https://skillpress.example');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usage(`--registry must be an http(s) URL, got ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usage(`${where} must be an http(s) URL, got ${url.protocol}`);
   url.search = '';
   url.hash = '';
   return url.href.replace(/\/+$/, '');
@@ -61,7 +76,7 @@ export class RegistryClient {
   }
 
   catalog(): Promise<CatalogDocument> {
-    return this.http.json('/.well-known/skills.json', { revalidate: true, maxBytes: ANSWER_BYTES.catalog });
+    return this.http.json('/.well-known/skills.json', { revalidate: true, maxBytes: ANSWER_BYTES.catalog, compressed: true });
   }
 
   async skill(slug: string): Promise<RegistryDocument> {
@@ -73,13 +88,26 @@ export class RegistryClient {
 
   async versions(slug: string): Promise<VersionsDocument> {
     const doc = await this.http
-      .json<VersionsDocument>(`${registryPath(registrySlug(slug, 'asked to look up'))}/versions`, { revalidate: true, maxBytes: ANSWER_BYTES.versions })
+      .json<VersionsDocument>(`${registryPath(registrySlug(slug, 'asked to look up'))}/versions`, {
+        revalidate: true,
+        maxBytes: ANSWER_BYTES.versions,
+        compressed: true,
+      })
       .catch(notFoundAs(`no skill "${slug}" in ${this.base}`));
     return sameSkill(doc, slug, this.base);
   }
 
   deliver(id: string, version: string, token?: string): Promise<Delivery> {
-    return this.http.json(`/api/deliver/${encodeURIComponent(id)}`, { query: { version, source: 'cli', token }, maxBytes: ANSWER_BYTES.delivery });
+    return this.http.json(`/api/deliver/${encodeURIComponent(id)}`, {
+      query: { version, source: 'cli', token },
+      maxBytes: ANSWER_BYTES.delivery,
+      compressed: true,
+    });
+  }
+
+  /** The account an API key belongs to (`GET /api/me`). */
+  me(apiKey: string): Promise<unknown> {
+    return this.http.json('/api/me', { apiKey });
   }
 
   /**

@@ -1,8 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { WireFile } from '#core/bundle';
-import { limits } from '#core/limits';
+import type { WireFile } from '../core/bundle.ts';
+import { limits } from '../core/limits.ts';
 import { CliError } from './cli-error.ts';
 import { FrontMatterError, parseFrontMatter, type YamlValue } from './front-matter.ts';
 import { ALWAYS_SKIPPED, type IgnoreRule, isIgnored, parseIgnoreFile } from './ignore-rules.ts';
@@ -12,8 +12,9 @@ import { formatBytes } from './ui.ts';
  * A skill folder as `publish` and `version` send it: the `SKILL.md` front matter (name,
  * description and the optional category, slug and dependencies) and every file the author would
  * commit. `.gitignore` and `.skillignore` files are honoured at every level; `.git`,
- * `node_modules` and `.skills` are never sent; links are skipped rather than followed, so
- * nothing outside the folder can leak into a publish. Binary files travel as base64.
+ * `node_modules` and the install folders `.agents` and `.skills` are never sent; links are
+ * skipped rather than followed, so nothing outside the folder can leak into a publish. Binary
+ * files travel as base64.
  */
 
 export const SKILL_FILE = 'SKILL.md';

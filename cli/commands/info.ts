@@ -1,5 +1,5 @@
-import { formatPrice } from '#core/price';
-import type { RegistryDocument } from '#core/registry-document';
+import { formatPrice } from '../../core/price.ts';
+import type { RegistryDocument } from '../../core/registry-document.ts';
 import type { CommandIo } from '../ui.ts';
 import { RegistryClient } from '../registry-client.ts';
 import { columns, formatBytes } from '../ui.ts';

@@ -1,3 +1,4 @@
+import { AGENTS, agentFolder } from '../agents.ts';
 import { usage } from '../cli-error.ts';
 import { storedApiKey } from '../credentials.ts';
 import { readLockfile } from '../install-tree.ts';
@@ -21,15 +22,16 @@ export interface InstallOptions {
   force?: boolean;
 }
 
-/** Agents whose skills folder is known, for `--agent`. */
-export const AGENT_FOLDERS: Record<string, string> = { claude: '.claude/skills' };
-
 /** The install root the options ask for, or undefined when they leave it to the lockfile. */
 export function chosenRoot(options: { dir?: string; agent?: string }, cwd: string): string | undefined {
   if (options.dir !== undefined && options.agent !== undefined) throw usage('use --dir or --agent, not both');
   if (options.agent !== undefined) {
-    const folder = Object.hasOwn(AGENT_FOLDERS, options.agent) ? AGENT_FOLDERS[options.agent] : undefined;
-    if (!folder) throw usage(`unknown agent "${options.agent}"`, `known agents: ${Object.keys(AGENT_FOLDERS).join(', ')}; or choose a folder with --dir`);
+    const folder = agentFolder(options.agent);
+    if (!folder)
+      throw usage(
+        `unknown agent "${options.agent}"`,
+        `known agents (as the skills CLI names them): ${Object.keys(AGENTS).join(', ')}; or choose a folder with --dir`,
+      );
     return folder;
   }
   return options.dir === undefined ? undefined : projectRelativeRoot(cwd, options.dir);
@@ -37,7 +39,7 @@ export function chosenRoot(options: { dir?: string; agent?: string }, cwd: strin
 
 /**
  * `skillpress install [slug[@version|@range]...]`: resolves, downloads, verifies and installs
- * the named skills and their dependencies. With no names it reproduces `skills-lock.json`
+ * the named skills and their dependencies. With no names it reproduces `skillpress-lock.json`
  * exactly, and fails with `integrity_mismatch` (exit 3) if the registry now serves other bytes.
  */
 export async function install(options: InstallOptions, io: CommandIo): Promise<InstallOutcome> {
@@ -51,7 +53,7 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
     return clients.get(base)!;
   };
   const ctx = { io, ui: io.ui, client, token: options.token, force: options.force, apiKey: (registry: string) => storedApiKey(io.env, registry) };
-  const existing = await readLockfile(io.cwd);
+  const existing = await readLockfile(io.cwd, io.ui.line);
 
   let outcome: InstallOutcome;
   if (options.specs.length === 0) {

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import semver from 'semver';
-import { mapLimit } from '#core/map-limit';
+import { mapLimit } from '../../core/map-limit.ts';
 import { CliError } from '../cli-error.ts';
 import { folderMatches, readLockfile } from '../install-tree.ts';
 import type { CommandIo } from '../ui.ts';
@@ -36,7 +36,7 @@ export interface ListResult {
 export async function list(options: ListOptions, io: CommandIo): Promise<ListResult> {
   const { ui } = io;
   const { c } = ui;
-  const lock = await readLockfile(io.cwd);
+  const lock = await readLockfile(io.cwd, io.ui.line);
   const entries = [...(lock?.skills ?? [])].sort(([a], [b]) => (a < b ? -1 : 1));
   const clients = new Map<string, RegistryClient>();
   let unreachable = false;

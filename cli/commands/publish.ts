@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import semver from 'semver';
-import type { Skill } from '#core/schemas';
-import { slugify } from '#core/slug';
+import type { Skill } from '../../core/schemas.ts';
+import { slugify } from '../../core/slug.ts';
 import { CliError, usage } from '../cli-error.ts';
 import { apiKeyFor } from '../credentials.ts';
 import type { CommandIo } from '../ui.ts';

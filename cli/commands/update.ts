@@ -42,7 +42,7 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
   const started = io.now();
   const { ui } = io;
   const { c } = ui;
-  const lock = await readLockfile(io.cwd);
+  const lock = await readLockfile(io.cwd, io.ui.line);
   if (!lock || lock.skills.size === 0) throw new CliError('not_installed', `nothing to update: no skills in ${LOCKFILE_NAME} here`);
   for (const slug of options.slugs) {
     if (!lock.skills.has(slug)) throw new CliError('not_installed', `${slug} is not installed here`, { hint: `install it first: skillpress install ${slug}` });

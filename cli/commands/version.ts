@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { assertStrictVersion } from '#core/semver-order';
-import { slugify } from '#core/slug';
+import { assertStrictVersion } from '../../core/semver-order.ts';
+import { slugify } from '../../core/slug.ts';
 import { CliError } from '../cli-error.ts';
 import { apiKeyFor } from '../credentials.ts';
 import type { CommandIo } from '../ui.ts';

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { benchBundles } from './bundles.ts';
 import { benchDeliver } from './deliver.ts';
+import { benchInstall } from './install.ts';
 import { benchPublish } from './publish.ts';
 import { benchRebuild } from './rebuild.ts';
 import { benchScan } from './scan.ts';
@@ -20,6 +21,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
   verdaccio: () => benchVerdaccio(),
   site: () => benchSite(),
   scan: benchScan,
+  install: benchInstall,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

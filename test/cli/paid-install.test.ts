@@ -92,11 +92,11 @@ describe('buying a paid skill and installing it with the CLI', () => {
     const installed = await cli(dir, ['install', skill.slug, '--json']);
     expect(installed.code, installed.stderr).toBe(0);
     expect(installed.json.installed).toEqual([expect.objectContaining({ slug: skill.slug, version: '1.0.0' })]);
-    expect(readFileSync(join(dir, '.skills', skill.slug, 'SKILL.md'), 'utf8')).toBe(CONTENT);
+    expect(readFileSync(join(dir, '.agents', 'skills', skill.slug, 'SKILL.md'), 'utf8')).toBe(CONTENT);
     // The token the client asked for went to the delivery only: not to the lockfile, the output or the cache.
     const { tokens } = await json(await Client.signIn(stack, 'alice').then((alice) => alice.session(`/api/skills/${skill.id}/download-tokens`)));
     expect(tokens).toEqual([expect.objectContaining({ maxUses: 1, uses: 1 })]);
-    const lockfile = readFileSync(join(dir, 'skills-lock.json'), 'utf8');
+    const lockfile = readFileSync(join(dir, 'skillpress-lock.json'), 'utf8');
     expect(lockfile).toContain(skill.slug);
     for (const text of [lockfile, installed.stdout, installed.stderr, filesText(join(work, 'cache'))]) {
       expect(text).not.toMatch(/dt_[A-Za-z0-9_-]{20}/);
@@ -109,10 +109,10 @@ describe('buying a paid skill and installing it with the CLI', () => {
     const dir = project('ci');
     const first = await cli(dir, ['install', skill.slug], { SKILLPRESS_API_KEY: key, XDG_CONFIG_HOME: join(work, 'ci-config') });
     expect(first.code, first.stderr).toBe(0);
-    rmSync(join(dir, '.skills'), { recursive: true });
+    rmSync(join(dir, '.agents', 'skills'), { recursive: true });
     const again = await cli(dir, ['install'], { SKILLPRESS_API_KEY: key, XDG_CONFIG_HOME: join(work, 'ci-config') });
     expect(again.code, again.stderr).toBe(0);
-    expect(readFileSync(join(dir, '.skills', skill.slug, 'SKILL.md'), 'utf8')).toBe(CONTENT);
+    expect(readFileSync(join(dir, '.agents', 'skills', skill.slug, 'SKILL.md'), 'utf8')).toBe(CONTENT);
   });
 
   it('refuses the next install after a refund, with payment_required', async () => {
@@ -123,6 +123,6 @@ describe('buying a paid skill and installing it with the CLI', () => {
     const refused = await cli(dir, ['install', skill.slug]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('payment_required');
-    expect(existsSync(join(dir, '.skills', skill.slug))).toBe(false);
+    expect(existsSync(join(dir, '.agents', 'skills', skill.slug))).toBe(false);
   });
 });

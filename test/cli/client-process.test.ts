@@ -447,7 +447,7 @@ describe('paid skills', () => {
     // The author's stored API key (from skillpress login) is enough: the client asks for a token itself.
     const own = await cli(dir, 'install', '--json');
     expectExit(own, 0);
-    expect(readFileSync(join(dir, '.skills/premium-prompts/SKILL.md'), 'utf8')).toBe('# premium');
+    expect(readFileSync(join(dir, '.agents/skills/premium-prompts/SKILL.md'), 'utf8')).toBe('# premium');
   });
 });
 

@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import { limits } from './limits.ts';
 import type { Price } from './price.ts';
 import { byPrecedenceDesc, currentOf } from './semver-order.ts';
-import type { registryDocumentSchema, versionsDocumentSchema, versionSummarySchema } from './schemas.ts';
+import type { ScanResult } from './scan/finding.ts';
+import type { quarantinedDocumentSchema, registryDocumentSchema, versionsDocumentSchema, versionSummarySchema } from './schemas.ts';
 import { bundlePath } from './static-paths.ts';
 
 /**
@@ -23,6 +24,8 @@ export interface SkillFacts {
   formats: string[];
   createdAt: string;
   updatedAt: string;
+  /** Present while the skill is quarantined: its documents then say only who it is. */
+  quarantine?: { reason: string; since: string };
 }
 
 export interface VersionFacts {
@@ -32,6 +35,8 @@ export interface VersionFacts {
   files: { filename: string; size: number; sha256: string }[];
   dependencies: Record<string, string>;
   integrity: string;
+  /** The version's scan, as publishing (or the last rescan) stored it; absent for older versions. */
+  scan?: ScanResult;
 }
 
 export type VersionSummary = z.output<typeof versionSummarySchema>;
@@ -52,7 +57,13 @@ export function currentVersionOf(versions: VersionFacts[]): VersionFacts {
   return found;
 }
 
-const summary = (v: VersionFacts): VersionSummary => ({ version: v.version, changelog: v.changelog, publishedAt: v.publishedAt, integrity: v.integrity });
+const summary = (v: VersionFacts): VersionSummary => ({
+  version: v.version,
+  changelog: v.changelog,
+  publishedAt: v.publishedAt,
+  integrity: v.integrity,
+  ...(v.scan ? { scan: v.scan } : {}),
+});
 
 export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): RegistryDocument {
   const current = currentVersionOf(versions);
@@ -62,6 +73,7 @@ export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): R
     createdAt: skill.createdAt,
     updatedAt: skill.updatedAt,
     files: current.files.map(({ filename, size, sha256 }) => ({ filename, size, sha256 })),
+    ...(current.scan ? { scan: current.scan } : {}),
     versions: [...versions].sort(byPublishedDesc).slice(0, limits.registryVersions).map(summary),
     dependencies: current.dependencies,
     formats: skill.formats,
@@ -114,4 +126,23 @@ export function versionsDocument(skill: SkillFacts, versions: VersionFacts[]): V
     currentVersion: currentVersionOf(versions).version,
     versions: [...versions].sort(byPublishedDesc).map(summary),
   };
+}
+
+export type QuarantinedDocument = z.output<typeof quarantinedDocumentSchema>;
+
+/**
+ * What both registry paths of a quarantined skill hold (docs/api.md §11.2): who it is and that it
+ * is quarantined, with nothing to install and no content or findings to read.
+ */
+export function quarantinedDocument(skill: SkillFacts): QuarantinedDocument {
+  return { id: skill.id, slug: skill.slug, name: skill.name, author: skill.authorLogin, status: 'quarantined' };
+}
+
+/** The two registry documents of a skill as the rebuild writes them: full, or quarantined. */
+export function registryDocuments(
+  skill: SkillFacts,
+  versions: VersionFacts[],
+): { registry: RegistryDocument | QuarantinedDocument; versions: VersionsDocument | QuarantinedDocument } {
+  if (skill.quarantine) return { registry: quarantinedDocument(skill), versions: quarantinedDocument(skill) };
+  return { registry: registryDocument(skill, versions), versions: versionsDocument(skill, versions) };
 }

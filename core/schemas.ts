@@ -6,6 +6,7 @@ import { isCurrency, MAX_PRICE_MINOR_UNITS } from './price.ts';
 import { isValidRange } from './semver-order.ts';
 import { CATEGORY_PATTERN, isValidSlug, normaliseCategory, SLUG_MAX, SLUG_PATTERN } from './slug.ts';
 import { multiLineTextProblem, singleLineTextProblem } from './text.ts';
+import { scanResultSchema } from './scan/scan-result-schema.ts';
 
 /**
  * Request and response schemas. One schema serves the API (validation and handler types), the
@@ -13,13 +14,13 @@ import { multiLineTextProblem, singleLineTextProblem } from './text.ts';
  */
 
 /** Refines a string schema with one of the text rules of text.ts. */
-const textRule = (problem: (text: string) => string | null) => (text: string, ctx: z.RefinementCtx) => {
+export const textRule = (problem: (text: string) => string | null) => (text: string, ctx: z.RefinementCtx) => {
   const found = problem(text);
   if (found) ctx.addIssue({ code: 'custom', message: found });
 };
 
 /** One line of visible text: a name, a description, a label. */
-const visibleText = (max: number) =>
+export const visibleText = (max: number) =>
   z
     .string()
     .min(1)
@@ -191,7 +192,17 @@ export const skillSchema = z.object({
 });
 export type Skill = z.output<typeof skillSchema>;
 
-export const skillListSchema = z.object({ skills: z.array(skillSchema) });
+/** The answer to a new skill: the skill, and the scan of its first version (docs/scanning.md). */
+export const publishedSkillSchema = skillSchema.extend({ scan: scanResultSchema });
+
+/** A skill as its author sees it in the dashboard: with its quarantine, when it is quarantined. */
+export const ownSkillSchema = skillSchema.extend({
+  quarantine: z
+    .object({ reason: z.string(), since: z.string() })
+    .optional()
+    .describe('present while the skill is quarantined: out of every listing, not delivered'),
+});
+export const skillListSchema = z.object({ skills: z.array(ownSkillSchema) });
 
 export const fileEntrySchema = z.object({ filename: z.string(), size: z.number(), sha256: z.string() });
 
@@ -202,6 +213,7 @@ export const versionCreatedSchema = z.object({
   publishedAt: z.string(),
   files: z.array(fileEntrySchema),
   currentVersion: z.string(),
+  scan: scanResultSchema,
 });
 
 export const apiKeyCreatedSchema = z.object({
@@ -301,10 +313,12 @@ export const versionSummarySchema = z.object({
   changelog: z.string(),
   publishedAt: z.string(),
   integrity: z.string().describe('sha256-<base64> of the canonical bundle'),
+  scan: z.optional(scanResultSchema).describe('the scan of this version; absent for a version published before scanning, until a rescan'),
 });
 
 export const registryDocumentSchema = skillSchema.extend({
   files: z.array(fileEntrySchema).describe('of the current version'),
+  scan: z.optional(scanResultSchema).describe('of the current version'),
   versions: z.array(versionSummarySchema).describe('the 5 most recently published, newest first'),
   dependencies: z.record(z.string(), z.string()),
   delivery: z.object({ url: z.string(), bundle: z.string().optional().describe('free skills: the immutable bundle of the current version') }),
@@ -316,6 +330,12 @@ export const versionsDocumentSchema = z.object({
   currentVersion: z.string(),
   versions: z.array(versionSummarySchema).describe('every version, newest first'),
 });
+
+/**
+ * What `/api/registry/<slug>` and its `/versions` hold while the skill is quarantined: who it is,
+ * and nothing to install.
+ */
+export const quarantinedDocumentSchema = skillSchema.pick({ id: true, slug: true, name: true, author: true }).extend({ status: z.literal('quarantined') });
 
 /** `/bundles/<slug>/<version>.json`: a free version's files, as delivery returns them. */
 export const bundleDocumentSchema = deliverySchema.pick({ files: true });

@@ -7,6 +7,7 @@ import { StaticStore } from '../content/static-store.ts';
 import { type Config, configFromEnv } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { DeliveryCache } from '../services/delivery-cache.ts';
+import { ruleEngine, type Scanner } from '../services/scanning.ts';
 import { createDb, type Db } from '../store/db.ts';
 import { DownloadCounter, type InstallCounter } from '../store/downloads.ts';
 
@@ -35,6 +36,8 @@ export interface Deps {
   delivery: DeliveryCache;
   /** Install counts, written behind the delivery response; flushed before a Lambda returns. */
   downloads: InstallCounter;
+  /** The content scanner of publishing and the rescan: the rule engine of core/scan. */
+  scanner: Scanner;
 }
 
 /** Small enough for a 256 MB Lambda; large enough for the hot skills' files. */
@@ -63,6 +66,7 @@ export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config
     failingRebuilds: overrides.failingRebuilds ?? (() => []),
     delivery,
     downloads: overrides.downloads ?? new DownloadCounter(db, log),
+    scanner: overrides.scanner ?? ruleEngine,
   };
 }
 

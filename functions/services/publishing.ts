@@ -2,10 +2,12 @@ import { bundleIntegrity, decodeFile, type FileBytes, fileEntries } from '#core/
 import { invalidRequest, payloadTooLarge } from '#core/errors';
 import { limits } from '#core/limits';
 import { publicSkill } from '#core/registry-document';
+import type { ScanResult } from '#core/scan/finding';
 import type { PublishBody, Skill, User, VersionBody } from '#core/schemas';
 import { assertStrictVersion } from '#core/semver-order';
 import { slugify } from '#core/slug';
 import { assertAuthor } from './authorship.ts';
+import { scanForPublish } from './scanning.ts';
 import { putBlobs } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
 import { returnPublishSlot, type SlotTaken, takePublishSlot } from '../store/rate-limit.ts';
@@ -38,7 +40,7 @@ export interface Published<T> {
   rate?: SlotTaken;
 }
 
-export async function publishSkill(deps: Deps, author: User, body: PublishBody): Promise<Published<Skill>> {
+export async function publishSkill(deps: Deps, author: User, body: PublishBody): Promise<Published<Skill & { scan: ScanResult }>> {
   const { db, clock } = deps;
   const slug = body.slug ?? slugify(body.name);
   if (!slug)
@@ -49,6 +51,9 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody):
   const [known, free] = await Promise.allSettled([findDependencies(deps, body.dependencies), assertSlugFree(db, slug, author.id, clock())]);
   checkDependencies(body.dependencies, slug, settled(known));
   settled(free);
+
+  // The scan: a refused version stores nothing and spends no publish slot.
+  const scan = await scanForPublish(deps, files, body.paid);
 
   const window = { limit: deps.config.publishLimit, windowMs: 60_000 };
   const slot = await takePublishSlot(db, author.id, clock(), window);
@@ -75,7 +80,7 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody):
     await putBlobs(deps.blobs, files);
     await claimSlug(db, slug, id, author.id, now);
     claimed = true;
-    await putVersion(db, versionItem(id, FIRST_VERSION, body.changelog, now, files, body.dependencies));
+    await putVersion(db, { ...versionItem(id, FIRST_VERSION, body.changelog, now, files, body.dependencies), scan });
     versionStored = true;
     await putSkill(db, skill);
   } catch (error) {
@@ -87,7 +92,7 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody):
     throw error;
   }
   deps.changed([id]);
-  return { result: toSkill(skill), rate: slot };
+  return { result: { ...toSkill(skill), scan }, rate: slot };
 }
 
 export interface VersionCreated {
@@ -97,6 +102,7 @@ export interface VersionCreated {
   publishedAt: string;
   files: { filename: string; size: number; sha256: string }[];
   currentVersion: string;
+  scan: ScanResult;
 }
 
 /**
@@ -115,8 +121,11 @@ export async function publishVersion(deps: Deps, author: User, skillId: string, 
   checkDependencies(body.dependencies, skill.slug, settled(known));
   if (taken) throw taken;
 
+  // The scan: a refused version stores nothing.
+  const scan = await scanForPublish(deps, files, skill.paid);
+
   const now = clock();
-  const item = versionItem(skillId, version, body.changelog, now, files, body.dependencies);
+  const item = { ...versionItem(skillId, version, body.changelog, now, files, body.dependencies), scan };
   await putBlobs(deps.blobs, files);
   await putVersion(db, item);
   const updated = await recordPublished(db, skillId, version, now);
@@ -128,12 +137,15 @@ export async function publishVersion(deps: Deps, author: User, skillId: string, 
     publishedAt: item.publishedAt,
     files: item.files.map(({ filename, size, sha256 }) => ({ filename, size, sha256 })),
     currentVersion: updated.currentVersion,
+    scan,
   };
 }
 
-/** An author's skills, newest first (the index holds them oldest first). */
-export async function skillsBy({ db }: Pick<Deps, 'db'>, authorId: string): Promise<Skill[]> {
-  return (await listSkillsByAuthor(db, authorId)).reverse().map(toSkill);
+/** An author's skills, newest first (the index holds them oldest first), with their quarantine when they have one. */
+export async function skillsBy({ db }: Pick<Deps, 'db'>, authorId: string): Promise<(Skill & { quarantine?: { reason: string; since: string } })[]> {
+  return (await listSkillsByAuthor(db, authorId))
+    .reverse()
+    .map((item) => ({ ...toSkill(item), ...(item.quarantine ? { quarantine: { reason: item.quarantine.reason, since: item.quarantine.since } } : {}) }));
 }
 
 export function toSkill(item: SkillItem): Skill {

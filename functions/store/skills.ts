@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError } from '#core/errors';
 import type { Price } from '#core/price';
+import { scanResultSchema } from '#core/scan/scan-result-schema';
 import { isRelease, releaseKey } from '#core/semver-order';
 import { type Db, getItems, isConditionFailed, parseItem, queryAll, tableKeys, writeIf } from './db.ts';
 import { prefix, skillKey, slugKey, sortPrefix, versionKey } from './keys.ts';
@@ -35,6 +36,8 @@ const skillItemSchema = z.object({
   currentVersion: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  /** Set while the skill is quarantined (store/moderation.ts): who decided, why, since when. */
+  quarantine: z.optional(z.object({ reason: z.string(), since: z.string(), by: z.string() })),
 });
 export type SkillItem = z.output<typeof skillItemSchema>;
 
@@ -56,6 +59,8 @@ const versionItemSchema = z.object({
   dependencies: z._default(z.record(z.string(), z.string()), {}),
   /** `sha256-<base64>` of the canonical bundle. */
   integrity: z.string(),
+  /** The scan at publish, or of the last rescan (the one attribute a rescan rewrites); absent on versions older than scanning. */
+  scan: z.optional(scanResultSchema),
 });
 export type VersionItem = z.output<typeof versionItemSchema>;
 

@@ -63,7 +63,11 @@ describe('publishing emits the static files', () => {
       delivery: { url: `/api/deliver/${id}`, bundle: `/bundles/${slug}/1.0.0.json` },
     });
     expect(registry.files.map((f: { filename: string }) => f.filename)).toEqual(['SKILL.md', 'scripts/run.sh']);
-    expect(registry.versions).toEqual([{ version: '1.0.0', changelog: '', publishedAt: expect.any(String), integrity: expect.stringMatching(/^sha256-/) }]);
+    const scan = { verdict: 'clean', rulesVersion: expect.any(String), findings: [] };
+    expect(registry.versions).toEqual([
+      { version: '1.0.0', changelog: '', publishedAt: expect.any(String), integrity: expect.stringMatching(/^sha256-/), scan },
+    ]);
+    expect(registry.scan).toEqual(scan);
 
     const bundle = await stack.request(`/bundles/${slug}/1.0.0.json`);
     const bundleText = await bundle.text();

@@ -20,6 +20,7 @@ import { invokeBundle, resultOf } from '../support/lambda-bundle.ts';
 import { scheduledEvent, streamRecord } from '../support/lambda-events.ts';
 import { Client, createTestStack, type TestStack, withKey } from '../support/stack.ts';
 import { plantFault, UNSTORABLE_VERSION } from '../support/unbuildable-skill.ts';
+import { MALICIOUS_SKILL_MD } from '../support/scan-samples.ts';
 
 /**
  * Every Lambda bundle, as built by `npm run build`, imported in a fresh Node process and invoked
@@ -154,7 +155,7 @@ describe('auth', () => {
 });
 
 describe('the write path, the stream rebuild, delivery and the schedules', () => {
-  let skill: { id: string; slug: string };
+  let skill: { id: string; slug: string; scan?: unknown };
   const auth = () => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
 
   it('creates and lists API keys from a session, with the site Origin', async () => {
@@ -203,6 +204,22 @@ describe('the write path, the stream rebuild, delivery and the schedules', () =>
     );
     expect(resultOf(versioned, 0).statusCode).toBe(201);
     expect(bodyOf(resultOf(versioned, 0)).currentVersion).toBe('1.1.0');
+    // The scanner is a chunk the bundle loads on first use: it is there, and it decides.
+    expect(skill.scan).toMatchObject({ verdict: 'clean', findings: [] });
+    const refused = await invokeBundle(
+      'versions',
+      [
+        httpApiEvent('POST', `/api/skills/${skill.id}/versions`, {
+          routeKey: 'POST /api/skills/{id}/versions',
+          pathParameters: { id: skill.id },
+          headers: auth(),
+          body: { version: '1.2.0', files: [{ filename: 'SKILL.md', content: MALICIOUS_SKILL_MD }] },
+        }),
+      ],
+      env,
+    );
+    expect(resultOf(refused, 0).statusCode).toBe(422);
+    expect(bodyOf(resultOf(refused, 0)).error.code).toBe('content_rejected');
 
     const { Item } = await stack.deps.db.doc.send(new GetCommand({ TableName: stack.deps.db.table, Key: versionKey(skill.id, '1.1.0') }));
     expect(Item?.version).toBe('1.1.0');

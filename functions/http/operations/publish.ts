@@ -1,4 +1,4 @@
-import { publishBodySchema, skillSchema, skillUpdateBodySchema, versionBodySchema, versionCreatedSchema } from '#core/schemas';
+import { publishBodySchema, publishedSkillSchema, skillSchema, skillUpdateBodySchema, versionBodySchema, versionCreatedSchema } from '#core/schemas';
 import { operations } from '../operation.ts';
 
 /** Publishing skills and their versions (docs/api.md §7.4, §8). */
@@ -11,20 +11,22 @@ export const publishingOperations = operations(
       summary: 'Publish a new skill at version 1.0.0',
       description:
         'Rate limited per author: a success carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset, a 429 also Retry-After. ' +
-        'Location names the registry document.',
+        'Location names the registry document. Every version is scanned first (docs/scanning.md): the answer carries the scan, ' +
+        'and a malicious verdict is a 422 content_rejected with details.findings, storing nothing and spending no slot.',
       auth: 'apiKey',
       body: publishBodySchema,
-      success: { status: 201, description: 'Created', schema: skillSchema },
-      errors: ['invalid_request', 'payload_too_large', 'slug_taken', 'rate_limited'],
+      success: { status: 201, description: 'Created', schema: publishedSkillSchema },
+      errors: ['invalid_request', 'payload_too_large', 'slug_taken', 'content_rejected', 'rate_limited'],
     },
     publishVersion: {
       method: 'post',
       path: '/api/skills/{id}/versions',
       summary: 'Publish a new version (author only)',
+      description: 'The version is scanned first: the answer carries the scan, and a malicious verdict is a 422 content_rejected with details.findings.',
       auth: 'sessionOrApiKey',
       body: versionBodySchema,
       success: { status: 201, description: 'Created', schema: versionCreatedSchema },
-      errors: ['invalid_request', 'not_found', 'forbidden', 'payload_too_large', 'version_exists'],
+      errors: ['invalid_request', 'not_found', 'forbidden', 'payload_too_large', 'version_exists', 'content_rejected'],
     },
     updateSkill: {
       method: 'patch',

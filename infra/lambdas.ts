@@ -133,6 +133,19 @@ export const lambdas: readonly LambdaSpec[] = [
     table: { read: true, write: [] },
   },
   {
+    name: 'moderation',
+    description: "Reports of skills (session) and the admins' quarantine and release",
+    routes: [
+      'POST /api/skills/{id}/reports',
+      'GET /api/skills/{id}/reports',
+      'GET /api/admin/reports',
+      'POST /api/admin/skills/{id}/quarantine',
+      'DELETE /api/admin/skills/{id}/quarantine',
+    ],
+    // REPORT#: the reports; SKILL#: the quarantine on a skill's META (its stream write starts the rebuild).
+    table: { read: true, write: [prefix.report, prefix.skill] },
+  },
+  {
     name: 'rebuild',
     description: 'The incremental static rebuild, driven by the table stream; then asks for a site build',
     stream: { keyPrefixes: [prefix.skill] },

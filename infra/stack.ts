@@ -42,6 +42,8 @@ export interface SkillpressStackProps extends StackProps {
   siteRepo?: string;
   siteWorkflow?: string;
   siteWorkflowRef?: string;
+  /** Comma-separated logins of the admins who moderate reports and quarantine; none without it. */
+  admins?: string;
 }
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -145,6 +147,7 @@ export class SkillpressStack extends Stack {
         STATIC_BUCKET: staticBucket.bucketName,
         SITE_ORIGIN: siteOrigin,
         LOG_LEVEL: 'info',
+        ...(props.admins ? { SKILLPRESS_ADMINS: props.admins } : {}),
         ...(spec.github?.includes('sign-in')
           ? { ...(props.githubClientId ? { GITHUB_CLIENT_ID: props.githubClientId } : {}), GITHUB_CLIENT_SECRET_NAME: secretNames.githubClientSecret }
           : {}),

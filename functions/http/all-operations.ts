@@ -5,6 +5,7 @@ import { apiKeyOperations } from './operations/api-keys.ts';
 import { deliveryOperations } from './operations/deliver.ts';
 import { gitHubSignInOperations } from './operations/github-sign-in.ts';
 import { metaOperations } from './operations/meta.ts';
+import { moderationOperations } from './operations/moderation.ts';
 import { mySkillsOperations } from './operations/my-skills.ts';
 import { publishingOperations } from './operations/publish.ts';
 import { purchaseOperations } from './operations/purchases.ts';
@@ -28,6 +29,7 @@ export const apiOperations: readonly Operation[] = [
   purchaseOperations,
   stripeWebhookOperations,
   analyticsOperations,
+  moderationOperations,
 ].flatMap((group) => Object.values<Operation>(group));
 
 /** The static files clients read, served by the CDN rather than the app. */

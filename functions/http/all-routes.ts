@@ -5,6 +5,7 @@ import { signInRoutes } from './routes/sign-in.ts';
 import { deliverRoutes } from './routes/deliver.ts';
 import { gitHubSignInRoutes } from './routes/github-sign-in.ts';
 import { metaRoutes } from './routes/meta.ts';
+import { moderationRoutes } from './routes/moderation.ts';
 import { mySkillsRoutes } from './routes/my-skills.ts';
 import { publishRoutes, versionRoutes } from './routes/publish.ts';
 import { purchaseRoutes } from './routes/purchases.ts';
@@ -25,4 +26,5 @@ export const allRoutes: RouteGroup[] = [
   purchaseRoutes,
   stripeWebhookRoutes,
   analyticsRoutes,
+  moderationRoutes,
 ];

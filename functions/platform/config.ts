@@ -15,6 +15,8 @@ export interface Config {
   devLogin: boolean;
   /** Publishes per rolling window and author; raised only by benchmarks. */
   publishLimit: number;
+  /** Logins allowed to list reports, quarantine and release skills (`SKILLPRESS_ADMINS`, comma-separated). */
+  admins: string[];
   github: GitHubConfig;
   siteBuild: SiteBuildConfig;
   stripe: StripeConfig;
@@ -71,6 +73,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     siteOrigin: env.SITE_ORIGIN || undefined,
     devLogin: env.SKILLPRESS_DEV_LOGIN === '1',
     publishLimit: positiveInt(env.SKILLPRESS_PUBLISH_LIMIT) ?? limits.publishPerWindow,
+    admins: (env.SKILLPRESS_ADMINS ?? '')
+      .split(',')
+      .map((login) => login.trim())
+      .filter(Boolean),
     github: {
       clientId: env.GITHUB_CLIENT_ID || undefined,
       clientSecret: secretSource(env.GITHUB_CLIENT_SECRET, env.GITHUB_CLIENT_SECRET_NAME),

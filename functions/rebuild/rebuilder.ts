@@ -15,10 +15,10 @@ import {
   discoveryList,
 } from '#core/catalog';
 import type { SortedJsonList } from '#core/sorted-json-list';
-import { registryDocument, type VersionsDocument, versionsDocument } from '#core/registry-document';
+import { registryDocuments, type VersionsDocument } from '#core/registry-document';
 import { skillArchive } from '#core/skill-archive';
 import { archiveKey, bundleKey, CATALOG_KEY, DISCOVERY_INDEX_KEY, registryKey, versionsKey } from '#core/static-paths';
-import { getBlob } from '../content/blobs.ts';
+import { getFiles } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
 import { withLock } from '../store/locks.ts';
 import type { VersionItem } from '../store/skills.ts';
@@ -151,8 +151,9 @@ export class Rebuilder {
     };
     const files = await eachSkill(states, 32, skillOf, async (state) => {
       await this.writeBundles(state, existing);
-      await putIfChanged(registryKey(state.skill.slug), canonicalJson(registryDocument(state.skill, state.versions)));
-      await putIfChanged(versionsKey(state.skill.slug), canonicalJson(versionsDocument(state.skill, state.versions)));
+      const documents = registryDocuments(state.skill, state.versions);
+      await putIfChanged(registryKey(state.skill.slug), canonicalJson(documents.registry));
+      await putIfChanged(versionsKey(state.skill.slug), canonicalJson(documents.versions));
     });
     const rebuilt = [...files.built.keys()];
     let failed = [...unread, ...files.failed];
@@ -163,7 +164,7 @@ export class Rebuilder {
       ]);
       const archived = await eachSkill(rebuilt, 32, skillOf, (state) => this.archiveEntry(state, previousDiscovery.get(state.skill.slug), existing));
       failed = [...failed, ...archived.failed];
-      const catalog = catalogList(rebuilt.map((s) => catalogEntry(s.skill, s.skill.currentVersion)));
+      const catalog = catalogList(rebuilt.filter(listed).map((s) => catalogEntry(s.skill, s.skill.currentVersion)));
       const discovery = discoveryList([...archived.built.values()].filter((e): e is DiscoveryEntry => e !== undefined));
       for (const { slug } of failed) {
         if (slug === undefined) continue;
@@ -185,13 +186,17 @@ export class Rebuilder {
     }
   }
 
-  /** A skill's registry files: bundles of free versions (once: they are immutable), then the two registry documents. */
+  /**
+   * A skill's registry files: bundles of free versions (once: they are immutable), then the two
+   * registry documents (of a quarantined skill, only who it is).
+   */
   private async writeSkillFiles(state: SkillState): Promise<void> {
     const { skill, versions } = state;
     if (!skill.paid) await this.writeBundles(state, await this.presentBundles(state));
+    const documents = registryDocuments(skill, versions);
     await Promise.all([
-      this.deps.staticStore.put(registryKey(skill.slug), canonicalJson(registryDocument(skill, versions))),
-      this.deps.staticStore.put(versionsKey(skill.slug), canonicalJson(versionsDocument(skill, versions))),
+      this.deps.staticStore.put(registryKey(skill.slug), canonicalJson(documents.registry)),
+      this.deps.staticStore.put(versionsKey(skill.slug), canonicalJson(documents.versions)),
     ]);
   }
 
@@ -262,7 +267,7 @@ export class Rebuilder {
     known: DiscoveryEntry | undefined,
     existing?: Map<string, string>,
   ): Promise<DiscoveryEntry | undefined> {
-    if (skill.paid) return undefined;
+    if (skill.paid || skill.quarantine) return undefined;
     const current = versions.find((v) => v.version === skill.currentVersion)!;
     if (known?.version === current.version) return discoveryEntry(skill, current.version, known.digest.slice('sha256:'.length));
     const key = archiveKey(skill.slug, current.version);
@@ -275,12 +280,8 @@ export class Rebuilder {
     return discoveryEntry(skill, current.version, digest);
   }
 
-  private async readFiles(version: VersionItem): Promise<FileBytes[]> {
-    return mapLimit(version.files, 8, async (file) => ({
-      filename: file.filename,
-      encoding: file.encoding,
-      bytes: await getBlob(this.deps.blobs, file.sha256),
-    }));
+  private readFiles(version: VersionItem): Promise<FileBytes[]> {
+    return getFiles(this.deps.blobs, version.files);
   }
 
   /**
@@ -296,7 +297,10 @@ export class Rebuilder {
           this.loadIndex(CATALOG_KEY, this.catalog, parseCatalog, lease.previous),
           this.loadIndex(DISCOVERY_INDEX_KEY, this.discovery, parseDiscovery, lease.previous),
         ]);
-        for (const { skill } of states) catalog.list.set(catalogEntry(skill, skill.currentVersion));
+        for (const state of states) {
+          if (listed(state)) catalog.list.set(catalogEntry(state.skill, state.skill.currentVersion));
+          else catalog.list.delete(state.skill.slug);
+        }
         // A skill whose archive failed is not in `built`: its entry stays as it was.
         const patched = archived.then(({ built }) => {
           for (const [{ skill }, entry] of built) {
@@ -389,6 +393,9 @@ export interface RebuiltFiles {
 }
 
 const skillOf = ({ skill }: SkillState): SkillRef => ({ skillId: skill.id, slug: skill.slug });
+
+/** Whether a skill belongs in the catalog: every skill but a quarantined one (the discovery index also leaves out paid ones). */
+const listed = ({ skill }: SkillState): boolean => skill.quarantine === undefined;
 
 interface HeldIndex<T> {
   list: SortedJsonList<T>;

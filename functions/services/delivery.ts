@@ -1,5 +1,5 @@
 import { type FileBytes, toWireFile } from '#core/bundle';
-import { notFound } from '#core/errors';
+import { DomainError, notFound } from '#core/errors';
 import { type AccessFacts, type AccessRoute, decideAccess, tokenProblem, tokenRejected } from '#core/paid-access';
 import type { DeliverQuery, User } from '#core/schemas';
 import { assertStrictVersion } from '#core/semver-order';
@@ -28,13 +28,15 @@ export interface DeliveryRequest extends DeliverQuery {
 /**
  * The content of the requested version (the current one by default), counted as one install
  * from `request.source`. Throws 400 for a malformed version, 404 for an unknown skill or version,
- * and 401/402 for paid content without access (see core/paid-access.ts).
+ * 403 `quarantined` for a quarantined skill (whoever asks), and 401/402 for paid content without
+ * access (see core/paid-access.ts).
  */
 export async function deliver(deps: Deps, request: DeliveryRequest): Promise<Delivery> {
   const { db, clock, delivery: cache } = deps;
   const wanted = request.version === undefined ? undefined : assertStrictVersion(request.version);
   const skill = await cache.skill(request.skillId, () => getSkill(db, request.skillId));
   if (!skill) throw notFound(`No skill with id ${request.skillId}`);
+  if (skill.quarantine) throw new DomainError('quarantined', `${skill.slug} is quarantined after reports or a scan; it cannot be installed`);
   const version = wanted ?? skill.currentVersion;
   const delivery = await cache.payloads.load(`${skill.id}@${version}`, () => readDelivery(deps, skill, version));
 

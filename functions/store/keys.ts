@@ -34,6 +34,10 @@ export const prefix = {
   /** The publish rate limit of an author account. */
   rateLimit: 'RL#',
   lock: 'LOCK#',
+  /** A skill's reports, one item per reporter. */
+  report: 'REPORT#',
+  /** GSI partition: every open report, for the admins. */
+  openReports: 'REPORTS#open',
 } as const;
 
 /** Sort-key prefixes inside a partition. */
@@ -58,6 +62,7 @@ export const paymentKey = (paymentIntentId: string): ItemKey => ({ pk: prefix.pa
 export const installDayKey = (skillId: string, day: string): ItemKey => ({ pk: prefix.installs + skillId, sk: sortPrefix.day + day });
 export const rateLimitKey = (userId: string): ItemKey => ({ pk: prefix.rateLimit + userId, sk: 'PUBLISH' });
 export const lockKey = (name: string): ItemKey => ({ pk: prefix.lock + name, sk: 'LOCK' });
+export const reportKey = (skillId: string, userId: string): ItemKey => ({ pk: prefix.report + skillId, sk: prefix.user + userId });
 
 /** The skill id of a key in a skill's partition, or undefined for any other item. */
 export function skillIdOfKey(pk: string | undefined): string | undefined {

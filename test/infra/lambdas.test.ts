@@ -68,7 +68,7 @@ describe('least privilege is enough', () => {
   beforeAll(async () => {
     github = await startFakeGitHub();
     stripe = await startFakeStripe();
-    stack = await createTestStack({}, { ...fakeGitHubEnv(github), ...fakeStripeEnv(stripe) });
+    stack = await createTestStack({}, { ...fakeGitHubEnv(github), ...fakeStripeEnv(stripe), SKILLPRESS_ADMINS: 'root' });
     recorder = recordAwsCalls(stack.deps, () => owner.getStore());
     // The rebuild starts (and its retries follow) from the write's call that names the changed skills.
     const changed = stack.deps.changed;
@@ -89,9 +89,11 @@ describe('least privilege is enough', () => {
   it('covers what each Lambda does on its routes, stream and schedules', async () => {
     let alice!: Client;
     let bob!: Client;
+    let root!: Client;
     await request('POST', '/api/auth/dev-login', async () => {
       alice = await Client.signIn(stack, 'alice');
       bob = await Client.signIn(stack, 'bob');
+      root = await Client.signIn(stack, 'root');
       return new Response(null, { status: 200 });
     });
     await request('GET', '/api/me', () => alice.session('/api/me'));
@@ -130,6 +132,13 @@ describe('least privilege is enough', () => {
     await request('GET', `/api/deliver/${paid.id}`, () => bob.session(`/api/deliver/${paid.id}?source=web`));
     await request('GET', `/api/deliver/${paid.id}`, () => stack.request(`/api/deliver/${paid.id}`));
     await request('GET', `/api/analytics/${free.id}`, () => alice.session(`/api/analytics/${free.id}`));
+    const reports = `/api/skills/${free.id}/reports`;
+    await request('POST', reports, () => bob.session(reports, { method: 'POST', body: { reason: 'spam' } }));
+    await request('GET', reports, () => alice.session(reports));
+    await request('GET', '/api/admin/reports', () => root.session('/api/admin/reports'));
+    const quarantine = `/api/admin/skills/${free.id}/quarantine`;
+    await request('POST', quarantine, () => root.session(quarantine, { method: 'POST', body: { reason: 'spam' } }));
+    await request('DELETE', quarantine, () => root.session(quarantine, { method: 'DELETE' }));
     await request('DELETE', `${grants}/bob`, () => alice.session(`${grants}/bob`, { method: 'DELETE' }));
 
     const skill = `/api/skills/${paid.id}`;

@@ -378,9 +378,9 @@ describe('least-privilege IAM', () => {
     ).toEqual(['s3:GetObject', 's3:ListBucket']);
   });
 
-  it('lets only publishing, and the rebuilds repairing currentVersion, write skills', () => {
+  it('lets only publishing, moderation (a quarantine) and the rebuilds repairing currentVersion write skills', () => {
     const skillWriters = lambdas.filter((l) => l.table.write.includes('SKILL#')).map((l) => l.name);
-    expect(skillWriters.sort()).toEqual(['full-rebuild', 'publish', 'rebuild', 'versions']);
+    expect(skillWriters.sort()).toEqual(['full-rebuild', 'moderation', 'publish', 'rebuild', 'versions']);
     for (const spec of lambdas.filter((l) => !skillWriters.includes(l.name))) {
       const writes = statementsOf(spec).filter((s) => actionsOf(s).some((a) => /PutItem|UpdateItem|DeleteItem|BatchWriteItem/.test(a)));
       for (const w of writes) expect(w.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'], spec.name).not.toContain('SKILL#*');

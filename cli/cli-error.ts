@@ -17,7 +17,8 @@ export type ClientCode =
   | 'bad_response'
   | 'integrity_mismatch'
   | 'unsafe_filename'
-  | 'unsafe_path';
+  | 'unsafe_path'
+  | 'suspicious_skill';
 
 export type CliCode = ErrorCode | ClientCode;
 
@@ -38,6 +39,7 @@ const clientExit: Record<ClientCode, ExitCode> = {
   integrity_mismatch: EXIT.integrity,
   unsafe_filename: EXIT.integrity,
   unsafe_path: EXIT.integrity,
+  suspicious_skill: EXIT.user,
 };
 
 export class CliError extends Error {

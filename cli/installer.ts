@@ -3,6 +3,7 @@ import semver from 'semver';
 import type { FileEntry } from '../core/bundle.ts';
 import { mapLimit } from '../core/map-limit.ts';
 import type { VersionSummary } from '../core/registry-document.ts';
+import type { ScanResult } from '../core/scan/finding.ts';
 import { SHARED_SKILLS_FOLDER } from './agents.ts';
 import { CliError, usage } from './cli-error.ts';
 import { commitStaged, discardStaged, exists, folderMatches, removeFolder, type Staged, stageFiles, writeLockfile } from './install-tree.ts';
@@ -54,6 +55,8 @@ export interface Target {
   available?: VersionSummary[];
   /** The registry's current version when this target was resolved. */
   currentVersion?: string;
+  /** The registry's scan of this version, when it publishes one (cli/suspicious-check.ts). */
+  scan?: ScanResult;
 }
 
 export interface Request {
@@ -190,6 +193,7 @@ async function resolveOne(ctx: InstallContext, request: Request, lock: Lockfile,
     path: request.path,
     currentVersion: doc.currentVersion,
     ...(available ? { available } : {}),
+    ...(summary.scan ? { scan: summary.scan } : {}),
   };
 }
 

@@ -5,6 +5,7 @@ import { install } from './commands/install.ts';
 import { list } from './commands/list.ts';
 import { login, logout } from './commands/login.ts';
 import { publish } from './commands/publish.ts';
+import { scan } from './commands/scan.ts';
 import { search } from './commands/search.ts';
 import { uninstall } from './commands/uninstall.ts';
 import { update } from './commands/update.ts';
@@ -17,6 +18,7 @@ import { DEFAULT_REGISTRY, registryNamed, registryUrl } from './registry-client.
 import { terminalJson, terminalLine, terminalText } from './terminal-text.ts';
 import { type CommandIo, createUi, type Ui } from './ui.ts';
 import { fromDomainError } from './validated.ts';
+import { findingDetailLines } from './scan-findings.ts';
 
 /**
  * The `skillpress` command: parses arguments (node:util parseArgs), runs one command function,
@@ -82,7 +84,13 @@ the registry before anything is written, and each folder is swapped in whole, so
 leaves the previous one as it was. With no names, reproduce skillpress-lock.json exactly.
 Skills go to .agents/skills/<slug>, the folder Codex, Cursor, Gemini CLI, GitHub Copilot,
 OpenCode, Amp and others read; --agent claude-code puts them where Claude Code reads them.`,
-    options: { dir: { type: 'string' }, agent: { type: 'string' }, token: { type: 'string' }, force: { type: 'boolean' } },
+    options: {
+      dir: { type: 'string' },
+      agent: { type: 'string' },
+      token: { type: 'string' },
+      force: { type: 'boolean' },
+      'allow-suspicious': { type: 'boolean' },
+    },
     optionHelp: [
       ['--dir <folder>', 'install into <folder>/<slug> (default .agents/skills)'],
       [
@@ -91,6 +99,7 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
       ],
       ['--token <token>', 'download token for a paid skill (from its author)'],
       ['--force', 'replace a folder that skillpress did not install'],
+      ['--allow-suspicious', "install versions the registry's scan flags as suspicious"],
       registryHelp,
     ],
     run: ({ io, values, positionals, registry, registryChosen }) =>
@@ -103,6 +112,7 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
           agent: str(values.agent),
           token: str(values.token),
           force: values.force === true,
+          allowSuspicious: values['allow-suspicious'] === true,
         },
         io,
       ),
@@ -110,10 +120,25 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
   update: {
     usage: 'update [slug...]',
     summary: 'Show the changelogs up to the newest allowed versions, then update',
-    options: { 'dry-run': { type: 'boolean' }, token: { type: 'string' } },
-    optionHelp: [['--dry-run', 'show the changelogs, change nothing'], ['--token <token>', 'download token for a paid skill'], registryHelp],
+    options: { 'dry-run': { type: 'boolean' }, token: { type: 'string' }, 'allow-suspicious': { type: 'boolean' } },
+    optionHelp: [
+      ['--dry-run', 'show the changelogs, change nothing'],
+      ['--token <token>', 'download token for a paid skill'],
+      ['--allow-suspicious', "update to versions the registry's scan flags as suspicious"],
+      registryHelp,
+    ],
     run: ({ io, values, positionals, registry, registryChosen }) =>
-      update({ registry: registry(), registryChosen, slugs: positionals, token: str(values.token), dryRun: values['dry-run'] === true }, io),
+      update(
+        {
+          registry: registry(),
+          registryChosen,
+          slugs: positionals,
+          token: str(values.token),
+          dryRun: values['dry-run'] === true,
+          allowSuspicious: values['allow-suspicious'] === true,
+        },
+        io,
+      ),
   },
   uninstall: {
     usage: 'uninstall <slug...>',
@@ -194,6 +219,20 @@ sent as base64. For later versions use skillpress version.`,
       );
     },
   },
+  scan: {
+    usage: 'scan [dir]',
+    summary: "Check a skill folder with the registry's scanner before publishing",
+    description: `Scan the files skillpress publish would send with the same rules the registry applies
+at publish. Exit 0: clean. Exit 1: suspicious (code suspicious_skill: the registry would publish
+it, and installers must pass --allow-suspicious) or malicious (code content_rejected: the
+registry would refuse it). The findings name the rule, file, line and reason.`,
+    options: {},
+    optionHelp: [],
+    run: ({ io, positionals }) => {
+      if (positionals.length > 1) throw usage('scan takes one folder');
+      return scan({ dir: positionals[0] ?? '.' }, io);
+    },
+  },
   version: {
     usage: 'version [dir] <semver> --changelog <text>',
     synopsis: 'version [dir] <semver>',
@@ -228,7 +267,8 @@ const allOptions: Options = Object.assign({}, globalOptions, ...Object.values(co
 export const EXIT_CODES_HELP = `Exit codes:
   0  success
   1  user error: bad arguments, unknown skill or version, paid skill without a valid token,
-     missing API key, rejected publish (the server's error code is printed)
+     missing API key, rejected publish (the server's error code is printed), a suspicious
+     version without --allow-suspicious (suspicious_skill), a quarantined skill
   2  network or server error: registry unreachable, 5xx, rate limited (429), malformed answer
   3  integrity failure: the download differs from the registry's or the lockfile's digests,
      or names an unsafe path; nothing was written`;
@@ -345,6 +385,8 @@ function reportError(error: unknown, io: Io, ui: Ui): ExitCode {
 
 /** Server `details` made readable: zod issues as `path: message`, flat objects as `key: value`. */
 function detailLines(details: unknown): string[] {
+  const findings = findingDetailLines(details);
+  if (findings) return findings;
   if (details === null || typeof details !== 'object') return [];
   const issues = (details as { issues?: unknown }).issues;
   if (Array.isArray(issues)) {

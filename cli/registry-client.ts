@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { CatalogDocument } from '../core/catalog.ts';
 import { limits } from '../core/limits.ts';
 import type { RegistryDocument, VersionsDocument } from '../core/registry-document.ts';
-import type { deliverySchema, PublishBody, Skill, VersionBody, versionCreatedSchema } from '../core/schemas.ts';
+import type { deliverySchema, PublishBody, publishedSkillSchema, VersionBody, versionCreatedSchema } from '../core/schemas.ts';
 import { registryPath } from '../core/static-paths.ts';
 import { CliError, usage } from './cli-error.ts';
 import { configPath, readConfig } from './config.ts';
@@ -35,6 +35,7 @@ export const ANSWER_BYTES = { delivery: 2 * limits.bodyBytes, registry: 4 * MiB,
 // Types only: zod itself stays off the install path.
 export type Delivery = z.output<typeof deliverySchema>;
 export type VersionCreated = z.output<typeof versionCreatedSchema>;
+export type PublishedSkill = z.output<typeof publishedSkillSchema>;
 
 /**
  * The registry to use: `--registry`, else SKILLPRESS_REGISTRY, else the one `login` saved in the
@@ -83,7 +84,7 @@ export class RegistryClient {
     const doc = await this.http
       .json<RegistryDocument>(registryPath(registrySlug(slug, 'asked to look up')), { revalidate: true, maxBytes: ANSWER_BYTES.registry })
       .catch(notFoundAs(`no skill "${slug}" in ${this.base}`, 'search for it with skillpress search <words>'));
-    return sameSkill(doc, slug, this.base);
+    return notQuarantined(sameSkill(doc, slug, this.base));
   }
 
   async versions(slug: string): Promise<VersionsDocument> {
@@ -94,7 +95,7 @@ export class RegistryClient {
         compressed: true,
       })
       .catch(notFoundAs(`no skill "${slug}" in ${this.base}`));
-    return sameSkill(doc, slug, this.base);
+    return notQuarantined(sameSkill(doc, slug, this.base));
   }
 
   deliver(id: string, version: string, token?: string): Promise<Delivery> {
@@ -120,7 +121,7 @@ export class RegistryClient {
     return created.token;
   }
 
-  publish(apiKey: string, body: PublishBody): Promise<Skill> {
+  publish(apiKey: string, body: PublishBody): Promise<PublishedSkill> {
     return this.http.json('/api/publish', { method: 'POST', body, apiKey });
   }
 
@@ -133,6 +134,19 @@ export class RegistryClient {
 function sameSkill<T extends { slug: string }>(doc: T, slug: string, base: string): T {
   if (doc?.slug !== slug)
     throw new CliError('bad_response', `${base} answered a lookup of ${slug} with a document about ${JSON.stringify(doc?.slug)?.slice(0, 80)}`);
+  return doc;
+}
+
+/**
+ * A quarantined skill's registry documents say only who it is (docs/api.md §11.2): nothing to
+ * resolve or install, so it is the same refusal delivery would give.
+ */
+function notQuarantined<T extends { slug: string }>(doc: T): T {
+  if ((doc as { status?: unknown }).status === 'quarantined')
+    throw new CliError('quarantined', `${doc.slug} is quarantined: it was taken out of the registry after reports or a scan`, {
+      status: 403,
+      hint: 'it cannot be installed; remove it if it is installed: skillpress uninstall ' + doc.slug,
+    });
   return doc;
 }
 

@@ -6,6 +6,8 @@ import { applyTargets, DEFAULT_ROOT, type InstallOutcome, parentOf, projectRelat
 import type { CommandIo } from '../ui.ts';
 import { emptyLockfile, LOCKFILE_NAME } from '../lockfile.ts';
 import { RegistryClient } from '../registry-client.ts';
+import type { SuspiciousVersion } from '../scan-findings.ts';
+import { checkSuspicious } from '../suspicious-check.ts';
 import { formatBytes, plural, type Ui } from '../ui.ts';
 import { parseRequest } from '../version-spec.ts';
 
@@ -20,6 +22,8 @@ export interface InstallOptions {
   token?: string;
   /** Replace an existing folder that skillpress did not install. */
   force?: boolean;
+  /** Install versions the registry's scan flags as suspicious. */
+  allowSuspicious?: boolean;
 }
 
 /** The install root the options ask for, or undefined when they leave it to the lockfile. */
@@ -42,7 +46,7 @@ export function chosenRoot(options: { dir?: string; agent?: string }, cwd: strin
  * the named skills and their dependencies. With no names it reproduces `skillpress-lock.json`
  * exactly, and fails with `integrity_mismatch` (exit 3) if the registry now serves other bytes.
  */
-export async function install(options: InstallOptions, io: CommandIo): Promise<InstallOutcome> {
+export async function install(options: InstallOptions, io: CommandIo): Promise<InstallOutcome & { suspicious?: SuspiciousVersion[] }> {
   const started = io.now();
   const root = chosenRoot(options, io.cwd);
   const client = new RegistryClient(options.registry, io);
@@ -56,6 +60,7 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
   const existing = await readLockfile(io.cwd, io.ui.line);
 
   let outcome: InstallOutcome;
+  let suspicious: SuspiciousVersion[] = [];
   if (options.specs.length === 0) {
     if (!existing) throw usage(`nothing to install: there is no ${LOCKFILE_NAME} here`, 'install a skill by name: skillpress install <slug>');
     if (root !== undefined) throw usage('--dir and --agent apply to named skills; the lockfile already says where each skill goes');
@@ -71,10 +76,11 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
     const repeated = requests.find((r, i) => requests.findIndex((o) => o.slug === r.slug) !== i);
     if (repeated) throw usage(`${repeated.slug} is named twice`);
     const targets = await resolveTargets(ctx, requests, lock);
+    suspicious = checkSuspicious(targets, lock, options.allowSuspicious === true, io.ui);
     outcome = await applyTargets(ctx, targets, lock, io.cwd, clientFor);
   }
   printOutcome(io.ui, outcome, io.now() - started, options.specs.length > 0);
-  return outcome;
+  return suspicious.length > 0 ? { ...outcome, suspicious } : outcome;
 }
 
 /** The human summary; unchanged skills are named one by one only when the user named them. */

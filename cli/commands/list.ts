@@ -53,6 +53,7 @@ export async function list(options: ListOptions, io: CommandIo): Promise<ListRes
               (doc) => doc.currentVersion,
               (error: unknown) => {
                 if (error instanceof CliError && error.code === 'network_error') unreachable = true;
+                if (error instanceof CliError && error.code === 'quarantined') ui.warn(`${error.message}; remove it: skillpress uninstall ${slug}`);
                 return null;
               },
             ),

@@ -5,7 +5,8 @@ import { slugify } from '../../core/slug.ts';
 import { CliError, usage } from '../cli-error.ts';
 import { apiKeyFor } from '../credentials.ts';
 import type { CommandIo } from '../ui.ts';
-import { RegistryClient } from '../registry-client.ts';
+import { type PublishedSkill, RegistryClient } from '../registry-client.ts';
+import { warnIfFlagged } from '../scan-findings.ts';
 import { readSkillFolder, type SkillFolder } from '../skill-folder.ts';
 import { columns, formatBytes, plural, type Ui } from '../ui.ts';
 import { validated } from '../validated.ts';
@@ -71,7 +72,7 @@ export async function publish(options: PublishOptions, io: CommandIo): Promise<P
 
   const client = new RegistryClient(options.registry, io);
   const key = await apiKeyFor(io.env, client.base);
-  let skill: Skill;
+  let skill: PublishedSkill;
   try {
     skill = await client.publish(key, body);
   } catch (error) {
@@ -83,6 +84,7 @@ export async function publish(options: PublishOptions, io: CommandIo): Promise<P
     `${c.green('Published')} ${c.bold(skill.slug)}@${skill.currentVersion} ${c.dim(`(${plural(files.length, 'file')}, ${formatBytes(folder.bytes)}${skill.paid ? ', paid' : ''})`)} to ${client.base}`,
   );
   ui.line(c.dim(`Install it with: skillpress install ${skill.slug}`));
+  warnIfFlagged(ui, `${skill.slug}@${skill.currentVersion}`, skill.scan);
   if (options.slug && !folder.slug) ui.line(c.dim(`Add "slug: ${skill.slug}" to the SKILL.md front matter so skillpress version finds this skill.`));
   return { dryRun: false, slug: skill.slug, skill, files, bytes: folder.bytes };
 }

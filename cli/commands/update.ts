@@ -5,6 +5,8 @@ import { applyTargets, type InstallOutcome, resolveTargets } from '../installer.
 import type { CommandIo } from '../ui.ts';
 import { LOCKFILE_NAME } from '../lockfile.ts';
 import { RegistryClient } from '../registry-client.ts';
+import type { SuspiciousVersion } from '../scan-findings.ts';
+import { checkSuspicious } from '../suspicious-check.ts';
 import { plural } from '../ui.ts';
 import { type Changelog, changelogsBetween, LATEST } from '../version-spec.ts';
 import { printOutcome } from './install.ts';
@@ -16,6 +18,8 @@ export interface UpdateOptions {
   slugs: string[];
   token?: string;
   dryRun: boolean;
+  /** Update to versions the registry's scan flags as suspicious. */
+  allowSuspicious?: boolean;
 }
 
 export interface PlannedUpdate {
@@ -31,6 +35,8 @@ export interface UpdateResult extends InstallOutcome {
   updates: PlannedUpdate[];
   /** Skills pinned to a spec that a newer release does not satisfy. */
   held: { slug: string; version: string; spec: string; latest: string }[];
+  /** Suspicious versions updated to with --allow-suspicious. */
+  suspicious?: SuspiciousVersion[];
 }
 
 /**
@@ -88,9 +94,10 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
     return { dryRun: options.dryRun, updates, held, installed: [], unchanged: [], removed: [], lockfile: LOCKFILE_NAME };
   }
   ui.line();
+  const suspicious = checkSuspicious(targets, lock, options.allowSuspicious === true, ui);
   const outcome = await applyTargets({ io, ui, client, token: options.token }, targets, lock, io.cwd, (registry) =>
     registry === client.base ? client : new RegistryClient(registry, io),
   );
   printOutcome(ui, outcome, io.now() - started, false);
-  return { dryRun: false, updates, held, ...outcome };
+  return { dryRun: false, updates, held, ...outcome, ...(suspicious.length > 0 ? { suspicious } : {}) };
 }

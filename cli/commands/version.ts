@@ -5,6 +5,7 @@ import { CliError } from '../cli-error.ts';
 import { apiKeyFor } from '../credentials.ts';
 import type { CommandIo } from '../ui.ts';
 import { RegistryClient, type VersionCreated } from '../registry-client.ts';
+import { warnIfFlagged } from '../scan-findings.ts';
 import { readSkillFolder } from '../skill-folder.ts';
 import { formatBytes, plural } from '../ui.ts';
 import { fromDomainError, validated } from '../validated.ts';
@@ -82,5 +83,6 @@ export async function version(options: VersionOptions, io: CommandIo): Promise<V
       ),
     );
   }
+  warnIfFlagged(ui, `${slug}@${created.version}`, created.scan);
   return { dryRun: false, slug, version: created.version, created, files };
 }

@@ -202,6 +202,7 @@ export const ownSkillSchema = skillSchema.extend({
     .optional()
     .describe('present while the skill is quarantined: out of every listing, not delivered'),
 });
+export type OwnSkill = z.output<typeof ownSkillSchema>;
 export const skillListSchema = z.object({ skills: z.array(ownSkillSchema) });
 
 export const fileEntrySchema = z.object({ filename: z.string(), size: z.number(), sha256: z.string() });

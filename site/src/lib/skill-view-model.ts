@@ -1,5 +1,6 @@
 import { limits } from '#core/limits';
 import type { RegistryDocument } from '#core/registry-document';
+import type { Finding, ScanResult } from '#core/scan/finding';
 import { categoryPagePath, skillPagePath } from '#core/static-paths';
 import { formatBytes, installCommand, priceLabel, utcDay } from './format.ts';
 
@@ -35,6 +36,24 @@ export interface SkillViewModel {
   hasDependencies: boolean;
   /** The immutable bundle of the current version (free skills only), for the file viewer. */
   bundle?: string;
+  /** The scan of the current version: its verdict as a badge and a sentence, and each finding. */
+  scanVerdict: string;
+  scanClass: string;
+  scanSummary: string;
+  /** The verdict asks installers for --allow-suspicious. */
+  suspicious: boolean;
+  findings: FindingViewModel[];
+  hasFindings: boolean;
+}
+
+export interface FindingViewModel {
+  rule: string;
+  severity: string;
+  severityClass: string;
+  /** `file:line`, or the file alone for a finding about a whole binary file. */
+  location: string;
+  /** The rule's reason and, for free skills only, a short excerpt (docs/scanning.md). */
+  message: string;
 }
 
 export interface VersionViewModel {
@@ -76,6 +95,41 @@ export function skillViewModel(doc: RegistryDocument): SkillViewModel {
       .map(([slug, range]) => ({ slug, range, href: skillPagePath(slug) })),
     hasDependencies: Object.keys(doc.dependencies).length > 0,
     ...(doc.delivery.bundle ? { bundle: doc.delivery.bundle } : {}),
+    ...scanViewModel(doc.scan, doc.slug),
+  };
+}
+
+/** What the page says about a scan; a version published before scanning has none. */
+function scanViewModel(
+  scan: ScanResult | undefined,
+  slug: string,
+): Pick<SkillViewModel, 'scanVerdict' | 'scanClass' | 'scanSummary' | 'suspicious' | 'findings' | 'hasFindings'> {
+  const findings = (scan?.findings ?? []).map(findingViewModel);
+  const count = `${findings.length} ${findings.length === 1 ? 'finding' : 'findings'}`;
+  const summary = !scan
+    ? 'This version was published before scanning and has not been scanned yet.'
+    : scan.verdict === 'suspicious'
+      ? `Flagged as suspicious (${count}): read ${findings.length === 1 ? 'it' : 'them'} before you install. The command line installs it only when asked: ${installCommand(slug)} --allow-suspicious`
+      : findings.length > 0
+        ? `No risky patterns; ${count} worth knowing about.`
+        : 'No risky patterns found.';
+  return {
+    scanVerdict: scan?.verdict ?? 'not scanned',
+    scanClass: `badge ${scan?.verdict ?? 'unscanned'}`,
+    scanSummary: summary,
+    suspicious: scan?.verdict === 'suspicious',
+    findings,
+    hasFindings: findings.length > 0,
+  };
+}
+
+function findingViewModel(f: Finding): FindingViewModel {
+  return {
+    rule: f.rule,
+    severity: f.severity,
+    severityClass: `badge severity-${f.severity}`,
+    location: f.line > 0 ? `${f.file}:${f.line}` : f.file,
+    message: f.message,
   };
 }
 

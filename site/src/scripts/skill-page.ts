@@ -1,9 +1,10 @@
-import type { RegistryDocument } from '#core/registry-document';
+import type { QuarantinedDocument, RegistryDocument } from '#core/registry-document';
 import { skillSlugOfPath } from '#core/static-paths';
 import { type SkillViewModel, skillViewModel, versionViewModel } from '../lib/skill-view-model.ts';
 import { api, ApiError, messageOf } from './dashboard/api.ts';
 import { fill, renderList } from './fill.ts';
 import { fetchRegistry, fetchVersions, getJson } from './registry.ts';
+import { wireReportForm } from './report-form.ts';
 
 /**
  * A skill page in the browser. A built page is complete without this script; the script
@@ -24,9 +25,10 @@ async function start(article: HTMLElement): Promise<void> {
   let model: SkillViewModel | undefined;
   wireViewer(article, () => model);
   wireAllVersions(article);
+  wireReportForm(article);
   if (!slug) return fail(article, 'This address names no skill.');
 
-  let doc: RegistryDocument | undefined;
+  let doc: RegistryDocument | QuarantinedDocument | undefined;
   try {
     doc = await fetchRegistry(slug);
   } catch {
@@ -37,6 +39,8 @@ async function start(article: HTMLElement): Promise<void> {
     if (!built) fail(article, `There is no skill “${slug}”.`);
     return;
   }
+  // A built page goes stale once its skill is quarantined: the registry's word wins.
+  if ('status' in doc) return quarantined(article, doc);
   model = skillViewModel(doc);
   if (!built || doc.updatedAt !== article.dataset.updated) render(article, model);
   if (model.forSale) await offerToBuy(article, model);
@@ -73,7 +77,9 @@ function render(article: HTMLElement, model: SkillViewModel): void {
   renderList(article, 'versions', model.versions);
   renderList(article, 'files', model.files, model.paid ? 'files-paid' : 'files');
   renderList(article, 'dependencies', model.dependencies);
+  renderList(article, 'findings', model.findings);
   article.dataset.slug = model.slug;
+  article.dataset.skillId = model.id;
   article.dataset.updated = model.updatedAt;
   article.removeAttribute('aria-busy');
   document.title = `${model.name} · Skillpress`;
@@ -86,6 +92,14 @@ function fail(article: HTMLElement, message: string): void {
   article.querySelector('h1')!.textContent = 'Skill not found';
   article.removeAttribute('aria-busy');
   document.title = 'Skill not found · Skillpress';
+}
+
+/** Everything about the skill goes: a quarantined skill's page says only that it is. */
+function quarantined(article: HTMLElement, doc: QuarantinedDocument): void {
+  fail(article, `${doc.name} by ${doc.author} is quarantined: it was taken out of the registry after reports or a security scan, and cannot be installed.`);
+  article.querySelector('h1')!.textContent = doc.name;
+  for (const el of article.querySelectorAll<HTMLElement>('.skill-layout, .lede, .crumbs')) el.hidden = true;
+  document.title = `${doc.name} (quarantined) · Skillpress`;
 }
 
 /** `/skills/_/?slug=<slug>`, or the path itself when the CDN served this page in place of a missing one. */

@@ -1,10 +1,11 @@
-import type { Skill, User } from '#core/schemas';
+import type { OwnSkill, User } from '#core/schemas';
 import { priceLabel, utcDay } from '../../lib/format.ts';
 import { skillHref } from '../../lib/skill-links.ts';
 import { fill, renderList } from '../fill.ts';
 import { api, ApiError, messageOf } from './api.ts';
 import { wireKeys } from './keys.ts';
 import { wirePurchases } from './purchases.ts';
+import { wireModeration } from './moderation.ts';
 import { wireSkillPanel } from './skill-panel.ts';
 
 /**
@@ -23,7 +24,8 @@ async function start(root: HTMLElement): Promise<void> {
   const panel = wireSkillPanel(part('skill-panel'));
   const keys = wireKeys(root);
   const purchases = wirePurchases(root);
-  let byId = new Map<string, Skill>();
+  const moderation = wireModeration(root);
+  let byId = new Map<string, OwnSkill>();
 
   const show = async () => {
     let user: User | undefined;
@@ -42,11 +44,11 @@ async function start(root: HTMLElement): Promise<void> {
       return;
     }
     fill(signedIn.querySelector('.dash-head')!, { login: user.login });
-    await Promise.all([showSkills(), keys.refresh(), purchases.refresh()]);
+    await Promise.all([showSkills(), keys.refresh(), purchases.refresh(), moderation.refresh()]);
   };
 
   const showSkills = async () => {
-    const { skills } = await api<{ skills: Skill[] }>('GET', '/api/me/skills');
+    const { skills } = await api<{ skills: OwnSkill[] }>('GET', '/api/me/skills');
     renderList(
       root,
       'skills',
@@ -56,6 +58,7 @@ async function start(root: HTMLElement): Promise<void> {
         price: priceLabel(s),
         priceClass: `badge ${s.paid ? 'paid' : 'free'}`,
         updated: utcDay(s.updatedAt),
+        quarantined: s.quarantine !== undefined,
       })),
     );
     part('no-skills').hidden = skills.length > 0;

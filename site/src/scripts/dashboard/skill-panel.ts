@@ -1,10 +1,11 @@
 import { minorDigits, type Price } from '#core/price';
-import type { Skill } from '#core/schemas';
+import type { OwnSkill, Skill } from '#core/schemas';
 import { formatCount, formatPrice, formatTimestamp, installCommand, priceLabel } from '../../lib/format.ts';
 import type { DayCounts } from '../../lib/chart-geometry.ts';
 import { fill, renderList } from '../fill.ts';
 import { api, confirmed, messageOf } from './api.ts';
 import { drawChart } from './chart.ts';
+import { showSkillReports } from './reports.ts';
 
 /** The selected skill: install analytics, and for paid skills its download tokens and grants. */
 interface Analytics {
@@ -39,13 +40,13 @@ interface GrantInfo {
   grantedAt: string;
 }
 
-export function wireSkillPanel(panel: HTMLElement): { open(skill: Skill, focus: boolean): Promise<void> } {
+export function wireSkillPanel(panel: HTMLElement): { open(skill: OwnSkill, focus: boolean): Promise<void> } {
   const part = <T extends HTMLElement = HTMLElement>(role: string) => panel.querySelector<T>(`[data-role="${role}"]`)!;
   const status = part('skill-status');
   const tokenSecret = part('new-token');
   let current: Skill | undefined;
 
-  const open = async (skill: Skill, focus: boolean) => {
+  const open = async (skill: OwnSkill, focus: boolean) => {
     current = skill;
     panel.hidden = false;
     fill(panel.querySelector('h2')!, { name: skill.name });
@@ -62,6 +63,7 @@ export function wireSkillPanel(panel: HTMLElement): { open(skill: Skill, focus: 
         skill.paid ? showTokens(skill) : undefined,
         skill.paid ? showGrants(skill) : undefined,
         skill.paid ? showSales(skill) : undefined,
+        showSkillReports(panel, skill, () => current === skill),
       ]);
     } catch (error) {
       status.textContent = messageOf(error);

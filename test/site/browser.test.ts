@@ -7,6 +7,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { launchBrowser, type TestBrowser } from '../support/browser.ts';
 import { type FakeStripe, fakeStripeEnv, startFakeStripe } from '../support/fake-stripe.ts';
+import { signInAs as signIntoDashboard, until as untilReady } from '../support/site-browser.ts';
 import { call, type ServerProcess, startServer } from '../support/server-process.ts';
 import { addVersion, publish, publishFixture, type SiteFixture, XSS_DESCRIPTION, XSS_NAME } from '../support/site-fixture.ts';
 
@@ -62,21 +63,8 @@ async function fetchText(path: string): Promise<string> {
   return (await fetch(base + path)).text();
 }
 
-async function until(ready: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await ready())) {
-    if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms:\n${server.output().slice(-3000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}
-
-async function signInAs(login: string): Promise<void> {
-  await browser.context.clearCookies();
-  await page.goto(`${base}/dashboard/`);
-  await page.getByLabel('Dev sign-in: GitHub-style login').fill(login);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.getByText(`Signed in as ${login}`).waitFor();
-}
+const until = (ready: () => Promise<boolean>, timeoutMs: number) => untilReady(server, ready, timeoutMs);
+const signInAs = (login: string) => signIntoDashboard(page, base, login);
 
 /** The page's cumulative layout shift so far (Chromium's layout-shift entries). */
 function layoutShift(p: Page): Promise<number> {

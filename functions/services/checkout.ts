@@ -18,7 +18,8 @@ export const PURCHASE_PAGE = '/purchase/';
 
 /**
  * Opens a Checkout Session for `buyer`. 503 `payments_unavailable` where Stripe is not configured
- * (checked before anything is read) or does not answer; 404 for no such skill; 409
+ * (checked before anything is read) or does not answer; 404 for no such skill; 403
+ * `quarantined` for a quarantined one (it could not be delivered); 409
  * `not_for_sale` for a free skill or one without a price; 409 `already_entitled` for its author,
  * a granted user, or someone who bought it and was not refunded.
  */
@@ -27,6 +28,7 @@ export async function openCheckout(deps: CheckoutPorts, buyer: User, skillId: st
   if (!secretKey) throw paymentsUnavailable('Payments are not configured on this server (no STRIPE_SECRET_KEY); the author can still grant access');
   const skill = await getSkill(deps.db, skillId);
   if (!skill) throw notFound(`No skill with id ${skillId}`);
+  if (skill.quarantine) throw new DomainError('quarantined', `${skill.slug} is quarantined after reports or a scan; it cannot be bought`);
   if (!skill.paid) throw new DomainError('not_for_sale', `${skill.slug} is free: install it, no purchase needed`);
   if (!skill.price) throw new DomainError('not_for_sale', `${skill.slug} has no price yet, so it cannot be bought; its author has not put it on sale`);
   const standing = await standingOf(deps.db, skill, buyer.id);

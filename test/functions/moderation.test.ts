@@ -1,4 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeStripe, fakeStripeEnv, startFakeStripe } from '../support/fake-stripe.ts';
 import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
 
 /**
@@ -11,15 +12,18 @@ let stack: TestStack;
 let alice: Client;
 let aliceKey: string;
 let root: Client;
+let stripe: FakeStripe;
 const users: Record<string, Client> = {};
 
 beforeAll(async () => {
-  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_ADMINS: 'Someone-Else, root' });
+  stripe = await startFakeStripe();
+  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_ADMINS: 'Someone-Else, root', ...fakeStripeEnv(stripe) });
   alice = await Client.signIn(stack, 'alice');
   aliceKey = await alice.createKey();
   root = await Client.signIn(stack, 'root');
   for (const login of ['bob', 'carol', 'dave', 'erin']) users[login] = await Client.signIn(stack, login);
 });
+afterAll(() => stripe.close());
 
 async function publish(overrides: Record<string, unknown> = {}): Promise<{ id: string; slug: string }> {
   const res = await withKey(stack, aliceKey, '/api/publish', { body: skillBody(overrides) });
@@ -120,13 +124,17 @@ describe('three distinct reporters', () => {
     expect(await visibility(skill)).toMatchObject({ registry: stub(skill), inCatalog: false, inDiscovery: false });
   });
 
-  it('keep a quarantined paid skill from its own author', async () => {
-    const skill = await publish({ paid: true });
+  it('keep a quarantined paid skill from its own author, and from buyers', async () => {
+    const skill = await publish({ paid: true, price: { amount: 500, currency: 'EUR' } });
+    expect((await users.erin!.session(`/api/skills/${skill.id}/checkout`, { method: 'POST' })).status).toBe(201);
     for (const login of ['bob', 'carol', 'dave']) expect((await report(users[login]!, skill.id)).status).toBe(201);
     await stack.idle();
     const res = await alice.session(`/api/deliver/${skill.id}`);
     expect(res.status).toBe(403);
     expect((await json(res)).error.code).toBe('quarantined');
+    const checkout = await users.erin!.session(`/api/skills/${skill.id}/checkout`, { method: 'POST' });
+    expect(checkout.status).toBe(403);
+    expect((await json(checkout)).error.code).toBe('quarantined');
   });
 });
 

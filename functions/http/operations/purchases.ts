@@ -11,11 +11,11 @@ export const purchaseOperations = operations(
       summary: 'Open a Stripe Checkout Session to buy a paid skill (session only)',
       description:
         'No body. Send the browser to `url`; Stripe sends it back to `/purchase/` on the site. The purchase is recorded when Stripe ' +
-        "confirms the payment to the webhook. 409 not_for_sale: free, or no price yet; 409 already_entitled: the caller's own skill, " +
+        "confirms the payment to the webhook. 403 quarantined: the skill is quarantined; 409 not_for_sale: free, or no price yet; 409 already_entitled: the caller's own skill, " +
         'granted, or already bought; 503 payments_unavailable: Stripe is not configured or not answering.',
       auth: 'session',
       success: { status: 201, description: 'Created', schema: checkoutCreatedSchema },
-      errors: ['not_found', 'not_for_sale', 'already_entitled', 'payments_unavailable'],
+      errors: ['not_found', 'quarantined', 'not_for_sale', 'already_entitled', 'payments_unavailable'],
     },
     myPurchases: {
       method: 'get',

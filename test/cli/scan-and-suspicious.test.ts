@@ -105,8 +105,8 @@ describe('installing a suspicious version', () => {
     expect(text.stderr).toMatch(/^ {2}risky-installer@1\.0\.0:$/m);
     expect(text.stderr).toMatch(/^ {4}high {5}pipe-to-shell {2}SKILL\.md:9 /m);
     expect(text.stderr).toMatch(/--allow-suspicious/);
-    expect(existsSync(join(dir, '.skills'))).toBe(false);
-    expect(existsSync(join(dir, 'skills-lock.json'))).toBe(false);
+    expect(existsSync(join(dir, '.agents'))).toBe(false);
+    expect(existsSync(join(dir, 'skillpress-lock.json'))).toBe(false);
 
     const json = await cli(dir, 'install', 'risky-installer', '--json');
     expect(json.code).toBe(1);
@@ -129,7 +129,7 @@ describe('installing a suspicious version', () => {
     expect(result.stderr).toMatch(/warning allowed-installer@1\.0\.0 is suspicious \(1 finding\)/);
     expect(result.json.installed.map((s: { slug: string }) => s.slug)).toEqual(['allowed-installer']);
     expect(result.json.suspicious).toEqual([{ slug: 'allowed-installer', version: '1.0.0', scan: expect.objectContaining({ verdict: 'suspicious' }) }]);
-    expect(existsSync(join(dir, '.skills/allowed-installer/SKILL.md'))).toBe(true);
+    expect(existsSync(join(dir, '.agents/skills/allowed-installer/SKILL.md'))).toBe(true);
     // Installed once with consent, it is not asked about again.
     expect((await cli(dir, 'install')).code).toBe(0);
   });

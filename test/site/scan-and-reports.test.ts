@@ -127,8 +127,10 @@ describe('reports and quarantine', () => {
   });
 
   it('lets a signed-in user report a skill once', async () => {
+    // Not an admin: the API refuses bob the queue, and his dashboard shows no review page.
+    const queue = page.waitForResponse((res) => res.url().endsWith('/api/admin/reports'));
     await signInAs('bob');
-    // Not an admin: no review page in bob's dashboard.
+    expect((await queue).status()).toBe(403);
     expect(await page.getByRole('heading', { name: 'Reports to review' }).isVisible()).toBe(false);
     await page.goto(`${base}/skills/${skills.target.slug}/`);
     await page.getByRole('button', { name: 'Report this skill' }).click();
@@ -171,7 +173,8 @@ describe('reports and quarantine', () => {
     // Its author sees why, and the report.
     await signInAs('alice');
     const mine = page.locator('[data-list=skills] tr', { hasText: 'Free Wallet Helper' });
-    expect(await mine.locator('.badge.quarantined').isVisible()).toBe(true);
+    // The table fills after the sign-in shows: wait for the row.
+    await eventually(() => mine.locator('.badge.quarantined').isVisible()).toBe(true);
     await mine.getByRole('button', { name: 'Analytics and access' }).click();
     const notice = page.locator('[data-role=quarantine-notice]');
     await eventually(() => notice.isVisible()).toBe(true);

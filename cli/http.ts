@@ -54,6 +54,14 @@ export class Http {
   ) {}
 
   async json<T>(path: string, options: RequestOptions = {}): Promise<T> {
+    return (await this.jsonAndBytes<T>(path, options)).value;
+  }
+
+  /**
+   * {@link json}, and the body's bytes as they arrived, for a caller that checks them as they
+   * are (delivery); none when a cached copy answered.
+   */
+  async jsonAndBytes<T>(path: string, options: RequestOptions = {}): Promise<{ value: T; bytes?: Uint8Array }> {
     const method = options.method ?? 'GET';
     const url = new URL(this.base + path);
     for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, value);
@@ -71,15 +79,16 @@ export class Http {
     if (cached) headers['if-none-match'] = cached.etag;
 
     const response = await this.send(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) }, shown);
-    if (response.status === 304 && cached) return parse<T>(cached.body, shown);
-    const text = await readText(response, options.maxBytes ?? SMALL_ANSWER_BYTES, shown);
+    if (response.status === 304 && cached) return { value: parse<T>(cached.body, shown) };
+    const bytes = await readBody(response, options.maxBytes ?? SMALL_ANSWER_BYTES, shown);
+    const text = textOf(bytes);
     if (!response.ok) throw errorFrom(response, text, shown);
     const value = parse<T>(text, shown);
     const etag = response.headers.get('etag');
     if (options.revalidate && etag && !/no-store|private/.test(response.headers.get('cache-control') ?? '')) {
       this.writeCache({ url: url.href, etag, body: text });
     }
-    return value;
+    return { value, bytes };
   }
 
   private async send(url: URL, init: { method: string; headers: Record<string, string>; body?: string }, shown: string): Promise<HttpAnswer> {
@@ -132,8 +141,8 @@ export class Http {
   }
 }
 
-/** The body as text, read as it streams in and abandoned as soon as it exceeds `maxBytes`. */
-async function readText(response: HttpAnswer, maxBytes: number, shown: string): Promise<string> {
+/** The body's bytes, read as they stream in and abandoned as soon as they exceed `maxBytes`. */
+async function readBody(response: HttpAnswer, maxBytes: number, shown: string): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = response.body?.getReader();
@@ -155,10 +164,14 @@ async function readText(response: HttpAnswer, maxBytes: number, shown: string): 
     if (error instanceof CliError) throw error;
     throw new CliError('network_error', `${shown}: the connection broke while reading the answer (${(error as Error).message})`);
   }
-  // As response.text() decodes: malformed bytes become U+FFFD and a BOM before the JSON is skipped
-  // (a BOM inside a file's content is part of a JSON string, untouched).
-  return new TextDecoder().decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
+
+/**
+ * The body as response.text() decodes it: malformed bytes become U+FFFD and a BOM before the JSON
+ * is skipped (a BOM inside a file's content is part of a JSON string, untouched).
+ */
+const textOf = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
 function parse<T>(text: string, shown: string): T {
   try {

@@ -265,7 +265,7 @@ export async function applyTargets(
     if (failure) return;
     try {
       const delivery = await deliver(ctx, clientFor(t.registry), t);
-      const verified = verifyDelivery(delivery, { slug: t.slug, version: t.version, integrity: t.integrity, files: t.files });
+      const verified = verifyDelivery(delivery.value, { slug: t.slug, version: t.version, integrity: t.integrity, files: t.files }, delivery.bytes);
       if (failure) return;
       // Only the digests stay: the bytes are on disk, and megabytes of them need not wait for the rest.
       staged[i] = { ...(await stageFiles(t.slug, join(cwd, t.path), verified.files)), entries: verified.entries };
@@ -351,7 +351,7 @@ function lockEntry(t: Target, files: FileEntry[]): LockedSkill {
 }
 
 /** Downloads one version, turning paid-access refusals into advice the user can follow. */
-async function deliver(ctx: InstallContext, client: RegistryClient, t: Target): Promise<unknown> {
+async function deliver(ctx: InstallContext, client: RegistryClient, t: Target): Promise<{ value: unknown; bytes?: Uint8Array }> {
   try {
     const token = t.paid ? (ctx.token ?? (await ownToken(ctx, client, t))) : undefined;
     return await client.deliver(t.id, t.version, token);

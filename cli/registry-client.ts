@@ -98,8 +98,9 @@ export class RegistryClient {
     return notQuarantined(sameSkill(doc, slug, this.base));
   }
 
-  deliver(id: string, version: string, token?: string): Promise<Delivery> {
-    return this.http.json(`/api/deliver/${encodeURIComponent(id)}`, {
+  /** A version's files, counted as an install; with the body's bytes, which verification hashes as they arrived. */
+  deliver(id: string, version: string, token?: string): Promise<{ value: Delivery; bytes?: Uint8Array }> {
+    return this.http.jsonAndBytes(`/api/deliver/${encodeURIComponent(id)}`, {
       query: { version, source: 'cli', token },
       maxBytes: ANSWER_BYTES.delivery,
       compressed: true,

@@ -1,4 +1,4 @@
-import { byFilename, bundleIntegrity, type FileBytes, type FileEntry, sha256Hex } from '../core/bundle.ts';
+import { byFilename, bundleIntegrity, deliveredBundleIntegrity, type FileBytes, type FileEntry, sha256Hex } from '../core/bundle.ts';
 import { filenameConflict, filenameProblem } from '../core/filename.ts';
 import { CliError, integrityMismatch } from './cli-error.ts';
 
@@ -8,7 +8,9 @@ import { CliError, integrityMismatch } from './cli-error.ts';
  * every file's SHA-256 when it is known, and the canonical bundle's integrity. Nothing is written
  * before this passes, so a tampered or corrupted download never reaches an install folder.
  * Pure: the delivery's JSON in, the files' bytes and digests out. Each file is decoded and
- * hashed once; the digests go into the lockfile as they are.
+ * hashed once; the digests go into the lockfile as they are. A delivery in canonical form is
+ * checked against the integrity over the bytes it arrived as, rather than over a bundle made
+ * again from its files (see deliveredBundleIntegrity); any other form is made again.
  */
 
 export interface Expected {
@@ -26,10 +28,11 @@ export interface Verified {
   entries: FileEntry[];
 }
 
-export function verifyDelivery(delivery: unknown, expected: Expected): Verified {
+/** Checks `delivery` (parsed from `body`, when the caller kept the bytes it arrived as) against `expected`. */
+export function verifyDelivery(delivery: unknown, expected: Expected, body?: Uint8Array): Verified {
   const who = `${expected.slug}@${expected.version}`;
   const wire = deliveredFiles(delivery, who);
-  const { slug, version } = delivery as { slug?: unknown; version?: unknown };
+  const { skillId, slug, version } = delivery as { skillId?: unknown; slug?: unknown; version?: unknown };
   if (slug !== expected.slug || version !== expected.version) {
     throw integrityMismatch(`asked for ${who} but the server delivered ${String(slug)}@${String(version)}`);
   }
@@ -45,15 +48,17 @@ export function verifyDelivery(delivery: unknown, expected: Expected): Verified 
     throw new CliError('unsafe_filename', `${who}: refusing the delivered file ${JSON.stringify(wire[conflict.index]!.filename)}: its ${conflict.message}`);
   }
 
+  // The published bundle, byte for byte: its base64 is Node's own, and nothing needs making again.
+  const received = body !== undefined && typeof skillId === 'string' && deliveredBundleIntegrity(body, { skillId, slug, version }) === expected.integrity;
   const files = wire.map((file) => {
-    const decoded = decodeDelivered(file);
+    const decoded = decodeDelivered(file, received);
     if (!decoded) throw integrityMismatch(`${who}: ${file.filename} is not valid base64`);
     return decoded;
   });
   const entries = files.map((f) => ({ filename: f.filename, size: f.bytes.byteLength, sha256: sha256Hex(f.bytes) }));
 
   if (expected.files) checkFileDigests(who, entries, expected.files);
-  const actual = bundleIntegrity(files);
+  const actual = received ? expected.integrity : bundleIntegrity(files);
   if (actual !== expected.integrity) {
     throw integrityMismatch(`${who}: the downloaded content does not match the published integrity`, { expected: expected.integrity, actual });
   }
@@ -62,13 +67,14 @@ export function verifyDelivery(delivery: unknown, expected: Expected): Verified 
 
 /**
  * A delivered file's bytes. Base64 must be exactly as the canonical bundle writes it (Node's own
- * encoding, padded), which decoding and encoding again checks; a pattern test over megabytes of
- * base64 cost more than everything else in a verification.
+ * encoding, padded), which decoding and encoding again checks unless the bundle's bytes were
+ * checked as received (`canonical`); a pattern test over megabytes of base64 cost more than
+ * everything else in a verification.
  */
-function decodeDelivered(file: { filename: string; content: string; encoding?: 'base64' | 'utf8' }): FileBytes | null {
+function decodeDelivered(file: { filename: string; content: string; encoding?: 'base64' | 'utf8' }, canonical: boolean): FileBytes | null {
   if (file.encoding !== 'base64') return { filename: file.filename, bytes: Buffer.from(file.content, 'utf8'), encoding: 'utf8' };
   const bytes = Buffer.from(file.content, 'base64');
-  return bytes.toString('base64') === file.content ? { filename: file.filename, bytes, encoding: 'base64' } : null;
+  return canonical || bytes.toString('base64') === file.content ? { filename: file.filename, bytes, encoding: 'base64' } : null;
 }
 
 function deliveredFiles(delivery: unknown, who: string): { filename: string; content: string; encoding?: 'base64' }[] {

@@ -75,6 +75,40 @@ export function bundleIntegrity(files: FileBytes[]): string {
   return `sha256-${sha256Base64(bundleBytes(files))}`;
 }
 
+/** The members of a delivery besides its files. */
+export interface DeliveryHeader {
+  skillId: string;
+  slug: string;
+  version: string;
+}
+
+/**
+ * A delivery body in canonical form: `{"files":[…],"skillId":…,"slug":…,"version":…}`, keys
+ * sorted. Its bytes up to the end of `files` are the version's bundle but for the bundle's
+ * closing brace, which {@link deliveredBundleIntegrity} relies on.
+ */
+export function deliveryJson(header: DeliveryHeader, files: WireFile[]): string {
+  return canonicalJson({ skillId: header.skillId, slug: header.slug, version: header.version, files });
+}
+
+const EMPTY_FILES = '{"files":[]';
+
+/**
+ * The integrity of the bundle inside a delivery body written by {@link deliveryJson}, computed
+ * over the body's bytes as received; undefined when the body does not end with `header`'s
+ * members in that form. Hashing the bytes before those members, plus the closing brace, gives
+ * the bundle's digest without decoding or serialising any file again. When it equals the
+ * published integrity, the body's `files` are the published bundle's, byte for byte: the
+ * members after them are the ones built here from `header`, and none of them is `files`.
+ */
+export function deliveredBundleIntegrity(body: Uint8Array, header: DeliveryHeader): string | undefined {
+  const members = Buffer.from(deliveryJson(header, []).slice(EMPTY_FILES.length));
+  const start = body.byteLength - members.byteLength;
+  if (start < EMPTY_FILES.length || !Buffer.from(body.buffer, body.byteOffset + start, members.byteLength).equals(members)) return undefined;
+  const hash = createHash('sha256').update(body.subarray(0, start)).update('}');
+  return `sha256-${hash.digest('base64')}`;
+}
+
 export function fileEntries(files: FileBytes[]): FileEntry[] {
   return files.map((f) => ({ filename: f.filename, size: f.bytes.byteLength, sha256: sha256Hex(f.bytes) })).sort(byFilename);
 }

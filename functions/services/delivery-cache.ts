@@ -6,8 +6,8 @@ export interface Delivery {
   skillId: string;
   slug: string;
   version: string;
-  /** The response body `{skillId, slug, version, files}`, serialised once per version. */
-  json: string;
+  /** The response body `{files, skillId, slug, version}`, serialised and encoded once per version. */
+  body: Uint8Array<ArrayBuffer>;
 }
 
 /**
@@ -32,11 +32,11 @@ export class DeliveryCache {
 
   constructor(
     readonly skillTtlMs: number,
-    /** Serialised version payloads (characters); the blobs behind them are cached separately. */
-    payloadChars = 32 * 1024 * 1024,
+    /** Serialised version payloads (bytes); the blobs behind them are cached separately. */
+    payloadBytes = 32 * 1024 * 1024,
     private readonly maxSkills = 50_000,
   ) {
-    this.payloads = new BoundedCache(payloadChars, (d) => d.json.length);
+    this.payloads = new BoundedCache(payloadBytes, (d) => d.body.byteLength);
   }
 
   async skill(id: string, read: () => Promise<SkillItem | undefined>): Promise<SkillItem | undefined> {

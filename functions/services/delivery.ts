@@ -1,4 +1,4 @@
-import { type FileBytes, toWireFile } from '#core/bundle';
+import { deliveryJson, type FileBytes, toWireFile } from '#core/bundle';
 import { DomainError, notFound } from '#core/errors';
 import { type AccessFacts, type AccessRoute, decideAccess, tokenProblem, tokenRejected } from '#core/paid-access';
 import type { DeliverQuery, User } from '#core/schemas';
@@ -51,12 +51,17 @@ export async function deliver(deps: Deps, request: DeliveryRequest): Promise<Del
   return delivery;
 }
 
-/** Reads and serialises one version's payload; a version that does not exist is a 404 (not kept). */
+/**
+ * Reads and serialises one version's payload; a version that does not exist is a 404 (not kept).
+ * The body is in canonical form, so it begins with the version's bundle as the registry hashed
+ * it and a client can check the integrity over the bytes it received (docs/api.md §7.5).
+ */
 async function readDelivery(deps: Deps, skill: SkillItem, version: string): Promise<Delivery> {
   const item = await getVersion(deps.db, skill.id, version);
   if (!item) throw notFound(`${skill.slug} has no version ${version}`);
+  const header = { skillId: skill.id, slug: skill.slug, version };
   const files = (await readFiles(deps, item.files)).map(toWireFile);
-  return { skillId: skill.id, slug: skill.slug, version, json: JSON.stringify({ skillId: skill.id, slug: skill.slug, version, files }) };
+  return { ...header, body: Buffer.from(deliveryJson(header, files)) };
 }
 
 /** Gathers only the facts the decision needs: nothing for free skills, no token read for entitled sessions. */

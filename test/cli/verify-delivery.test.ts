@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bundleIntegrity, decodeFile, fileEntries } from '#core/bundle';
+import { bundleIntegrity, decodeFile, deliveryJson, fileEntries } from '#core/bundle';
 import { verifyDelivery } from '#cli/verify-delivery';
 
 const wire = [
@@ -28,6 +28,17 @@ describe('delivery verification', () => {
     ]);
     expect(entries).toEqual(fileEntries(bytes));
     expect(verifyDelivery(delivery([...wire].reverse()), { ...expected, files: undefined }).entries).toEqual(fileEntries(bytes));
+  });
+
+  it('checks a delivery in canonical form over the bytes it arrived as, and still refuses one changed byte', () => {
+    const body = Buffer.from(deliveryJson({ skillId: 'id', slug: 'x', version: '1.0.0' }, wire));
+    const { files, entries } = verifyDelivery(JSON.parse(body.toString()), expected, body);
+    expect(files.map((f) => Buffer.from(f.bytes))).toEqual(bytes.map((f) => Buffer.from(f.bytes)));
+    expect(entries).toEqual(fileEntries(bytes));
+    const tampered = Buffer.from(body.toString().replace('# Skill', '# Skil!'));
+    for (const known of [expected, { ...expected, files: undefined }]) {
+      expect(failure(() => verifyDelivery(JSON.parse(tampered.toString()), known, tampered))).toMatchObject({ code: 'integrity_mismatch', exitCode: 3 });
+    }
   });
 
   it('fails with exit 3 on one changed byte, naming the file', () => {

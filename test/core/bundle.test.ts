@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { bundleBytes, bundleIntegrity, decodeFile, fileEntries, sha256Base64, toWireFile } from '#core/bundle';
+import {
+  bundleBytes,
+  bundleIntegrity,
+  byFilename,
+  decodeFile,
+  deliveredBundleIntegrity,
+  deliveryJson,
+  fileEntries,
+  sha256Base64,
+  toWireFile,
+} from '#core/bundle';
 import { canonicalJson } from '#core/canonical-json';
 
 const text = (filename: string, content: string) => decodeFile({ filename, content })!;
@@ -51,5 +61,29 @@ describe('bundles', () => {
       { filename: 'a', size: 0, sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' },
       { filename: 'z', size: 2, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
     ]);
+  });
+});
+
+describe('deliveries in canonical form', () => {
+  const files = [text('b.md', 'B\n'), decodeFile({ filename: 'x.bin', content: '//4A', encoding: 'base64' })!, text('SKILL.md', '# S "quoted"')];
+  const wire = files.map(toWireFile).sort(byFilename);
+  const header = { skillId: 'id-1', slug: 'x', version: '1.2.0' };
+  const body = Buffer.from(deliveryJson(header, wire));
+
+  it('begin with the bundle, so its integrity is read off the bytes as they arrived', () => {
+    expect(body.toString().startsWith(bundleBytes(files).slice(0, -1))).toBe(true);
+    expect(JSON.parse(body.toString())).toEqual({ ...header, files: wire });
+    expect(deliveredBundleIntegrity(body, header)).toBe(bundleIntegrity(files));
+    const empty = Buffer.from(deliveryJson(header, []));
+    expect(deliveredBundleIntegrity(empty, header)).toBe(bundleIntegrity([]));
+  });
+
+  it('give another integrity for one changed byte, and none for a body in another form or about another version', () => {
+    const changed = Buffer.from(body);
+    changed[changed.indexOf('B\\n')] = 'C'.charCodeAt(0);
+    expect(deliveredBundleIntegrity(changed, header)).not.toBe(bundleIntegrity(files));
+    expect(deliveredBundleIntegrity(Buffer.from(JSON.stringify({ ...header, files: wire })), header)).toBeUndefined();
+    expect(deliveredBundleIntegrity(body, { ...header, version: '1.2.1' })).toBeUndefined();
+    expect(deliveredBundleIntegrity(body.subarray(body.indexOf(',"skillId"')), header)).toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { bundleBytes, bundleIntegrity, decodeFile, deliveredBundleIntegrity } from '#core/bundle';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { analytics, authorStack, deliver, publish } from '../support/delivery.ts';
 import { type Client, json, type TestStack, withKey } from '../support/stack.ts';
@@ -72,6 +73,18 @@ describe('GET /api/deliver/<skillId> for a free skill', () => {
       { filename: 'copy.md', content: 'same' },
       { filename: 'logo.jpg', content: bytes.toString('base64'), encoding: 'base64' },
     ]);
+  });
+
+  it("answers in canonical form: the body begins with the version's bundle, byte for byte", async () => {
+    const files = [
+      { filename: 'SKILL.md', content: '# Hello\n"quoted" and \\ and é\n' },
+      { filename: 'a/logo.png', content: Buffer.from([0x89, 0x50, 0x00, 0xff]).toString('base64'), encoding: 'base64' as const },
+    ];
+    const skill = await publish(stack, aliceKey, { files });
+    const body = Buffer.from(await (await deliver(stack, skill.id)).arrayBuffer());
+    const published = files.map((f) => decodeFile(f)!);
+    expect(body.toString().startsWith(bundleBytes(published).slice(0, -1))).toBe(true);
+    expect(deliveredBundleIntegrity(body, { skillId: skill.id, slug: skill.slug, version: '1.0.0' })).toBe(bundleIntegrity(published));
   });
 
   it('answers 404 not_found for an unknown skill, an unknown version and an absurdly long id', async () => {

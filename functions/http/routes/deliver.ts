@@ -15,6 +15,6 @@ export const deliverRoutes: RouteGroup = (app) => {
       install: c.req.method !== 'HEAD',
     });
     // Every response is counted and may be paid content: no shared or browser cache may keep it.
-    return c.body(delivery.json, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'private, no-store' });
+    return c.body(delivery.body, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'private, no-store' });
   });
 };

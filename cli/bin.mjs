@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `skillpress` inside this repository (the root package.json's "bin"), so `npx skillpress` and
 // `node cli/bin.mjs` work straight after `npm ci`. It runs the same bundle the published package
-// ships (dist/skillpress.mjs, made by bundle.mjs), rebuilding it first when the sources changed
-// since it was built; the published package's bin is that bundle itself, with no launcher.
+// ships (dist/skillpress.mjs and dist/cli.mjs, made by bundle.mjs), rebuilding it first when the
+// sources changed since it was built; the published package's bin is dist/skillpress.mjs itself.
 import { existsSync, readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { BUNDLE, bundleCli, FINGERPRINT, sourceFingerprint } from './bundle.mjs';

@@ -1,6 +1,7 @@
 /** Types of bundle.mjs, for scripts/build.ts and the tests (the module itself is plain JavaScript). */
+/** The package's bin: the launcher that runs the bundle. */
 export declare const BUNDLE: string;
 export declare const FINGERPRINT: string;
 export declare function sourceFingerprint(): string;
-/** Builds dist/skillpress.mjs; resolves with its size in bytes. */
+/** Builds dist/cli.mjs and its launcher dist/skillpress.mjs; resolves with the bundle's size in bytes. */
 export declare function bundleCli(): Promise<number>;

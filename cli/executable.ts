@@ -1,4 +1,4 @@
 import { runFromProcess } from './main.ts';
 
-/** The entry point of the bundle (`dist/skillpress.mjs`): the `skillpress` command itself. */
+/** The entry point of the bundle (`dist/cli.mjs`, which the package's bin loads): the `skillpress` command itself. */
 await runFromProcess();

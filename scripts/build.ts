@@ -5,7 +5,7 @@ import { buildSite, SITE_DIR } from './site/build-site.ts';
 
 /**
  * `npm run build`: the Lambda bundles under dist/functions (the CDK app deploys them), the CLI's
- * one-file bundle cli/dist/skillpress.mjs (what `npm pack` in cli/ ships), then the catalog site
+ * bundle cli/dist/cli.mjs and its launcher cli/dist/skillpress.mjs (what `npm pack` in cli/ ships), then the catalog site
  * under site/dist from SKILLPRESS_DATA (an http(s) origin of a running Skillpress, or
  * s3://<static bucket>; unset builds it without skills, whose pages then render in the browser). `npm start` builds and serves the site by itself; `npm run upload-site` deploys it.
  * `--lambdas-only` skips the CLI and the site (the CDK synth and the bundle tests need only the
@@ -25,7 +25,7 @@ if (only !== 'cli') {
 }
 
 if (only !== 'lambdas') {
-  console.log(`${'cli/dist/skillpress.mjs'.padEnd(40)} ${kb(await bundleCli()).padStart(8)} (the skillpress package's bin)`);
+  console.log(`${'cli/dist/cli.mjs'.padEnd(40)} ${kb(await bundleCli()).padStart(8)} (run by dist/skillpress.mjs, the skillpress package's bin)`);
 }
 
 if (only === undefined) {

@@ -49,20 +49,23 @@ afterAll(async () => {
 });
 
 describe('the skillpress package', () => {
-  it('holds the bundle, the README and the manifest, and depends on nothing', async () => {
+  it('holds the launcher, the bundle, the README and the manifest, and depends on nothing', async () => {
     const { stdout } = await exec('tar', ['-tzf', tarball]);
-    expect(stdout.trim().split('\n').sort()).toEqual(['package/README.md', 'package/dist/skillpress.mjs', 'package/package.json']);
+    expect(stdout.trim().split('\n').sort()).toEqual(['package/README.md', 'package/dist/cli.mjs', 'package/dist/skillpress.mjs', 'package/package.json']);
     const manifest = JSON.parse(readFileSync(join(prefix, 'lib/node_modules/skillpress/package.json'), 'utf8'));
     expect(manifest).toMatchObject({ name: 'skillpress', bin: { skillpress: 'dist/skillpress.mjs' }, engines: { node: '>=20' } });
     expect(manifest.dependencies).toBeUndefined();
   });
 
-  it('imports nothing but Node built-ins: every dependency is inside the bundle', () => {
-    const bundle = readFileSync(join(prefix, 'lib/node_modules/skillpress/dist/skillpress.mjs'), 'utf8');
-    expect(bundle.startsWith('#!/usr/bin/env node\n')).toBe(true);
-    const specifiers = [...bundle.matchAll(/\b(?:from|import)\s*\(?\s*"([^"]+)"/g)].map((m) => m[1]);
-    expect(specifiers.length).toBeGreaterThan(0);
-    expect(specifiers.filter((s) => !s!.startsWith('node:'))).toEqual([]);
+  it('imports nothing but Node built-ins: every dependency is inside the bundle, which the launcher loads', () => {
+    const read = (file: string) => readFileSync(join(prefix, 'lib/node_modules/skillpress/dist', file), 'utf8');
+    const specifiers = (code: string) => [...code.matchAll(/\b(?:from|import)\s*\(?\s*["']([^"']+)["']/g)].map((m) => m[1]!);
+    const launcher = read('skillpress.mjs');
+    expect(launcher.startsWith('#!/usr/bin/env node\n')).toBe(true);
+    expect(specifiers(launcher)).toEqual(['node:module', './cli.mjs']);
+    const bundle = specifiers(read('cli.mjs'));
+    expect(bundle.length).toBeGreaterThan(0);
+    expect(bundle.filter((s) => !s.startsWith('node:'))).toEqual([]);
   });
 
   it('installs with npm install -g from the tarball and runs from the prefix', async () => {

@@ -1,4 +1,5 @@
-import { gunzipSync, inflateSync } from 'node:zlib';
+import { createRequire } from 'node:module';
+import type * as Zlib from 'node:zlib';
 
 /**
  * Undoes the encodings attackers wrap payloads in, so that the rules can read what would run:
@@ -155,10 +156,17 @@ function isCompressed(bytes: Uint8Array): boolean {
   return bytes[0] === 0x78 && (bytes[1] === 0x01 || bytes[1] === 0x5e || bytes[1] === 0x9c || bytes[1] === 0xda);
 }
 
+/**
+ * node:zlib, required the first time a compressed payload turns up rather than imported: the
+ * CLI bundles the scanner, and an import would load zlib at every start of every command.
+ */
+let zlib: typeof Zlib | undefined;
+
 function inflate(bytes: Uint8Array): Uint8Array | null {
   const options = { maxOutputLength: MAX_RUN_CHARS };
+  zlib ??= createRequire(import.meta.url)('node:zlib') as typeof Zlib;
   try {
-    return bytes[0] === 0x1f ? gunzipSync(bytes, options) : inflateSync(bytes, options);
+    return bytes[0] === 0x1f ? zlib.gunzipSync(bytes, options) : zlib.inflateSync(bytes, options);
   } catch {
     return null;
   }

@@ -22,9 +22,10 @@ import { compared, percentile, round, type Row } from './table.ts';
  * Both write to `.agents/skills/<slug>/` and both run on the same Node 22 (the `skills` CLI
  * needs it), so the figures compare the clients, not the runtimes. Each figure is the wall time
  * of the process, start to exit, the median of BENCH_INSTALL_ROUNDS rounds (5) after one
- * unmeasured round. Every install is checked: all files of all skills on disk. On a busy
- * machine wall times move a lot, so the CPU each client used (GNU time, when installed) and the
- * CPU the server spent answering it (this process hosts the stack) are printed beside them.
+ * unmeasured round. Every install is checked: all files of all skills on disk, and kept until
+ * the run ends (see runner). On a busy machine wall times move a lot, so the CPU each client
+ * used (GNU time, when installed) and the CPU the server spent answering it (this process hosts
+ * the stack) are printed beside them.
  */
 
 const SECTION = 'install';
@@ -133,7 +134,10 @@ function runner(base: string, corpus: CorpusSkill[], tools: SkillsCli, work: str
     const { user, system } = process.cpuUsage(server);
     const found = countFiles(join(project, '.agents/skills'));
     if (found !== expected) throw new Error(`${way}: ${found} of ${expected} files installed in ${project}`);
-    rmSync(project, { recursive: true, force: true });
+    // Projects stay until the run ends (the work folder goes then). On a file system that skips
+    // recently freed inodes when it makes new ones (ext4 without a journal, as here), deleting
+    // an install's 300 files and folders would make every create of the next install, ours or
+    // theirs, scan past them: the harness would be timing its own clean-up.
     return { ...measured, serverCpuMs: (user + system) / 1000 };
   };
 }

@@ -51,7 +51,7 @@ export async function benchInstall(): Promise<Row[]> {
   const work = mkdtempSync(join(tmpdir(), 'skillpress-bench-install-'));
   try {
     await publishCorpus(stack.baseUrl, corpus);
-    const run = runner(stack.baseUrl, corpus, tools, work);
+    const run = runner(stack.baseUrl, corpus, tools, work, () => stack.runtime.idle());
     const warmCache = join(work, 'warm-cache');
     const runs: Record<Way, Measured[]> = { cold: [], warm: [], skills: [] };
     for (let round = 0; round <= rounds; round++) {
@@ -108,8 +108,14 @@ async function publishCorpus(base: string, corpus: CorpusSkill[]): Promise<void>
   }
 }
 
-/** Runs one install into a new project and measures it; throws unless every file landed. */
-function runner(base: string, corpus: CorpusSkill[], tools: SkillsCli, work: string) {
+/**
+ * Runs one install into a new project and measures it; throws unless every file landed. Each
+ * starts once the server has finished with the one before (`idle`): the install counts an
+ * install of ours writes behind its answers would otherwise land in whichever install came
+ * next, and one of ours comes right before every cold install, but before only half of the
+ * `skills` ones.
+ */
+function runner(base: string, corpus: CorpusSkill[], tools: SkillsCli, work: string, idle: () => Promise<void>) {
   let projects = 0;
   const expected = corpus.reduce((n, s) => n + s.files.length, 0);
   return async (way: Way, cache: string): Promise<Measured> => {
@@ -129,8 +135,11 @@ function runner(base: string, corpus: CorpusSkill[], tools: SkillsCli, work: str
       way === 'skills'
         ? [tools.cli, 'add', base, '--skill', '*', '--agent', 'universal', '--yes']
         : [BUNDLE, 'install', ...corpus.map((s) => s.slug), '--registry', base];
+    await idle();
     const server = process.cpuUsage();
     const measured = await timed(tools.node, args, project, env, join(work, `time-${projects}`));
+    // The server's share includes the counts it writes just after the client has gone.
+    await idle();
     const { user, system } = process.cpuUsage(server);
     const found = countFiles(join(project, '.agents/skills'));
     if (found !== expected) throw new Error(`${way}: ${found} of ${expected} files installed in ${project}`);

@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sha256Hex } from '../core/bundle.ts';
 import { formatBytes } from '../core/format-bytes.ts';
@@ -47,6 +48,9 @@ const RETRY_STATUSES = new Set([502, 503, 504]);
 export const CLI_VERSION: string = packageJson.version;
 
 export class Http {
+  /** Cache entries this process wrote, by URL. */
+  private readonly written = new Map<string, CachedResponse>();
+
   constructor(
     readonly base: string,
     private readonly io: Io,
@@ -112,12 +116,15 @@ export class Http {
   }
 
   /**
-   * The cache is read and written synchronously: its files are small, and on the thread pool
-   * they would queue behind the downloads and the staged writes they are meant to save.
+   * The cache is read synchronously: its files are small, and on the thread pool the reads
+   * would queue behind the downloads and the staged writes they are meant to save.
    */
   private readCache(url: string): CachedResponse | undefined {
     const file = this.cacheFile(url);
     if (!file) return undefined;
+    // Written by this process, perhaps not on disk yet.
+    const written = this.written.get(url);
+    if (written) return written;
     try {
       const entry = JSON.parse(readFileSync(file, 'utf8')) as CachedResponse;
       return entry.url === url && typeof entry.etag === 'string' && typeof entry.body === 'string' ? entry : undefined;
@@ -126,19 +133,39 @@ export class Http {
     }
   }
 
-  /** Best effort: a read-only or full cache folder must never fail a command. */
+  /**
+   * Written on the thread pool, behind the answer: making a file can cost as much as fetching a
+   * small document (ext4 without a journal looks through recently freed inodes on every create),
+   * and the registry documents are written while the next ones are still arriving, before any
+   * download. {@link cacheWritesSettled} waits for them. Best effort: a read-only or full cache
+   * folder must never fail a command.
+   */
   private writeCache(entry: CachedResponse): void {
     const file = this.cacheFile(entry.url);
     if (!file) return;
-    try {
-      mkdirSync(join(this.cacheFolder!, 'http'), { recursive: true });
-      const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-      writeFileSync(temp, JSON.stringify(entry));
-      renameSync(temp, file);
-    } catch {
-      // caching is an optimisation only
-    }
+    this.written.set(entry.url, entry);
+    const temp = `${file}.${process.pid}.${++cacheWrites}.tmp`;
+    const write = (async () => {
+      try {
+        await mkdir(join(this.cacheFolder!, 'http'), { recursive: true });
+        await writeFile(temp, JSON.stringify(entry));
+        await rename(temp, file);
+      } catch {
+        // caching is an optimisation only
+        await rm(temp, { force: true }).catch(() => undefined);
+      }
+    })();
+    pendingCacheWrites.add(write);
+    void write.then(() => pendingCacheWrites.delete(write));
   }
+}
+
+let cacheWrites = 0;
+const pendingCacheWrites = new Set<Promise<void>>();
+
+/** Resolves once every cache entry written so far is in place: a command waits for it before it returns. */
+export async function cacheWritesSettled(): Promise<void> {
+  while (pendingCacheWrites.size > 0) await Promise.all(pendingCacheWrites);
 }
 
 /** The body's bytes, read as they stream in and abandoned as soon as they exceed `maxBytes`. */

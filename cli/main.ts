@@ -11,7 +11,7 @@ import { uninstall } from './commands/uninstall.ts';
 import { update } from './commands/update.ts';
 import { version } from './commands/version.ts';
 import { whoami } from './commands/whoami.ts';
-import { CLI_VERSION } from './http.ts';
+import { CLI_VERSION, cacheWritesSettled } from './http.ts';
 import { settlePendingSync } from './install-tree.ts';
 import { type Io, processIo } from './io.ts';
 import { DEFAULT_REGISTRY, registryNamed, registryUrl } from './registry-client.ts';
@@ -361,6 +361,9 @@ export async function main(argv: string[], io: Io): Promise<ExitCode> {
     return EXIT.ok;
   } catch (error) {
     return reportError(fromDomainError(error), io, ui);
+  } finally {
+    // No command leaves a registry document half-written in the cache.
+    await cacheWritesSettled();
   }
 }
 

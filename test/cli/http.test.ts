@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Http } from '#cli/http';
+import { cacheWritesSettled, Http } from '#cli/http';
 import { silentIo } from '../support/silent-io.ts';
 
 const cache = mkdtempSync(join(tmpdir(), 'skillpress-http-'));
@@ -55,6 +55,16 @@ describe('the client HTTP layer', () => {
     expect(await http.json('/api/registry/x', { revalidate: true })).toEqual({ v: 1 });
     expect(seen[0]!.headers['if-none-match']).toBeUndefined();
     expect(seen[1]!.headers['if-none-match']).toBe('"abc"');
+  });
+
+  it('writes registry documents to the cache behind the answer, all on disk once settled', async () => {
+    const { io, seen } = scripted([json({ v: 2 }, 200, { etag: '"y"' }), new Response(null, { status: 304 })]);
+    expect(await new Http('http://registry.test', io, cache).json('/api/registry/y', { revalidate: true })).toEqual({ v: 2 });
+    await cacheWritesSettled();
+    // Another process, which has only the files on disk.
+    expect(await new Http('http://registry.test', io, cache).json('/api/registry/y', { revalidate: true })).toEqual({ v: 2 });
+    expect(seen[1]!.headers['if-none-match']).toBe('"y"');
+    expect(readdirSync(join(cache, 'http')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
   it('never caches private answers such as deliveries', async () => {

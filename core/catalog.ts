@@ -1,4 +1,4 @@
-import { DISCOVERY_SCHEMA, archivePath, registryPath } from './static-paths.ts';
+import { DISCOVERY_SCHEMA, archivePath, registryPath, skillMdPath } from './static-paths.ts';
 import type { z } from 'zod';
 import { publicSkill, type SkillFacts } from './registry-document.ts';
 import type { catalogDocumentSchema, catalogEntrySchema, discoveryDocumentSchema } from './schemas.ts';
@@ -55,6 +55,14 @@ export function discoveryEntry(skill: SkillFacts, version: string, archiveSha256
     digest: `sha256:${archiveSha256Hex}`,
     version,
   };
+}
+
+/**
+ * The discovery entry of a free skill whose current version is its `SKILL.md` alone: that file
+ * itself (`type: "skill-md"`, as the discovery spec asks of single-file skills), with its digest.
+ */
+export function skillMdEntry(skill: SkillFacts, version: string, skillMdSha256Hex: string): DiscoveryEntry {
+  return { ...discoveryEntry(skill, version, skillMdSha256Hex), type: 'skill-md', url: skillMdPath(skill.slug, version) };
 }
 
 export function discoveryDocument(entries: Iterable<DiscoveryEntry>): DiscoveryDocument {

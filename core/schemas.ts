@@ -384,6 +384,13 @@ export function issueDetails(error: z.ZodError): { issues: { path: (string | num
 export const discoveryDocumentSchema = z.object({
   $schema: z.string(),
   skills: z.array(
-    z.object({ name: z.string(), type: z.literal('archive'), description: z.string(), url: z.string(), digest: z.string(), version: z.string() }),
+    z.object({
+      name: z.string(),
+      type: z.enum(['archive', 'skill-md']).describe('skill-md: the version is its SKILL.md alone, and url names that file'),
+      description: z.string(),
+      url: z.string(),
+      digest: z.string(),
+      version: z.string(),
+    }),
   ),
 });

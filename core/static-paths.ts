@@ -12,10 +12,13 @@ export const registryKey = (slug: string) => `registry/${slug}.json`;
 export const versionsKey = (slug: string) => `registry/${slug}/versions.json`;
 export const bundleKey = (slug: string, version: string) => `bundles/${slug}/${version}.json`;
 export const archiveKey = (slug: string, version: string) => `.well-known/agent-skills/${slug}/${version}.tar.gz`;
+/** The `SKILL.md` of a version that has no other file: the discovery index lists it instead of an archive. */
+export const skillMdKey = (slug: string, version: string) => `.well-known/agent-skills/${slug}/${version}/SKILL.md`;
 
 export const registryPath = (slug: string) => `/api/registry/${slug}`;
 export const bundlePath = (slug: string, version: string) => `/${bundleKey(slug, version)}`;
 export const archivePath = (slug: string, version: string) => `/${archiveKey(slug, version)}`;
+export const skillMdPath = (slug: string, version: string) => `/${skillMdKey(slug, version)}`;
 
 const REGISTRY_PATH = /^\/api\/registry\/([a-z0-9-]{1,64})(\/versions)?\/?$/;
 
@@ -88,13 +91,15 @@ const CONTENT_TYPES: Record<string, string> = {
   xml: 'application/xml',
   webmanifest: 'application/manifest+json',
   gz: 'application/gzip',
+  md: 'text/markdown; charset=utf-8',
 };
 
 export function headersForKey(key: string): ObjectHeaders {
   if (key.startsWith('registry/')) return { contentType: 'application/json', cacheControl: 'public, max-age=60, s-maxage=300, stale-while-revalidate=60' };
   const extension = key.slice(key.lastIndexOf('.') + 1).toLowerCase();
   const contentType = CONTENT_TYPES[extension] ?? 'application/octet-stream';
-  // Bundles and archives never change; Astro's assets carry their content hash in their names.
-  if (key.startsWith('bundles/') || key.endsWith('.tar.gz') || key.startsWith('_astro/')) return { contentType, cacheControl: IMMUTABLE };
+  // Bundles, archives and a version's lone SKILL.md never change; Astro's assets carry their content hash in their names.
+  const loneSkillMd = key.startsWith('.well-known/agent-skills/') && key.endsWith('/SKILL.md');
+  if (key.startsWith('bundles/') || key.endsWith('.tar.gz') || loneSkillMd || key.startsWith('_astro/')) return { contentType, cacheControl: IMMUTABLE };
   return { contentType, cacheControl: SITE };
 }

@@ -13,11 +13,12 @@ import {
   discoveryEntry,
   discoveryJson,
   discoveryList,
+  skillMdEntry,
 } from '#core/catalog';
 import type { SortedJsonList } from '#core/sorted-json-list';
 import { registryDocuments, type VersionsDocument } from '#core/registry-document';
 import { skillArchive } from '#core/skill-archive';
-import { archiveKey, bundleKey, CATALOG_KEY, DISCOVERY_INDEX_KEY, registryKey, versionsKey } from '#core/static-paths';
+import { archiveKey, bundleKey, CATALOG_KEY, DISCOVERY_INDEX_KEY, registryKey, skillMdKey, versionsKey } from '#core/static-paths';
 import { getFiles } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
 import { withLock } from '../store/locks.ts';
@@ -256,11 +257,12 @@ export class Rebuilder {
   }
 
   /**
-   * A free skill's discovery entry, writing the archive of its current version unless `known`
-   * (an index entry for that version) or the listing `existing` of a full rebuild says the
-   * bucket has it. Archives are deterministic, so without either (the current version just
-   * moved, almost always) the archive is written without asking first: a HEAD would cost a
-   * round trip on the way to the index to spare a rare rewrite of the same bytes.
+   * A free skill's discovery entry, writing the artifact of its current version (its archive, or
+   * its `SKILL.md` when that is its only file) unless `known` (an index entry for that version
+   * and type) or the listing `existing` of a full rebuild says the bucket has it. Artifacts are
+   * deterministic, so without either (the current version just moved, almost always) one is
+   * written without asking first: a HEAD would cost a round trip on the way to the index to
+   * spare a rare rewrite of the same bytes.
    */
   private async archiveEntry(
     { skill, versions }: SkillState,
@@ -269,7 +271,16 @@ export class Rebuilder {
   ): Promise<DiscoveryEntry | undefined> {
     if (skill.paid || skill.quarantine) return undefined;
     const current = versions.find((v) => v.version === skill.currentVersion)!;
-    if (known?.version === current.version) return discoveryEntry(skill, current.version, known.digest.slice('sha256:'.length));
+    const [only] = current.files;
+    // 'SKILL.md' spelled here: core/skill-front-matter.ts names it too, but would bring its YAML parser into the bundle.
+    if (current.files.length === 1 && only!.filename === 'SKILL.md') {
+      // A SKILL.md alone is listed as itself; its digest is the one stored with the version.
+      const key = skillMdKey(skill.slug, current.version);
+      const listed = known?.version === current.version && known.type === 'skill-md';
+      if (!listed && !existing?.has(key)) await this.deps.staticStore.put(key, (await this.readFiles(current))[0]!.bytes);
+      return skillMdEntry(skill, current.version, only!.sha256);
+    }
+    if (known?.version === current.version && known.type === 'archive') return discoveryEntry(skill, current.version, known.digest.slice('sha256:'.length));
     const key = archiveKey(skill.slug, current.version);
     let digest = existing?.has(key) ? (await this.deps.staticStore.metadata(key))?.sha256 : undefined;
     if (!digest) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '#core/canonical-json';
-import { catalogDocument, catalogEntry, discoveryDocument, discoveryEntry } from '#core/catalog';
+import { catalogDocument, catalogEntry, discoveryDocument, discoveryEntry, skillMdEntry } from '#core/catalog';
 import { registryDocument, registryDocuments, type SkillFacts, type VersionFacts, versionsDocument } from '#core/registry-document';
 import { skillArchive } from '#core/skill-archive';
 import { decodeFile, sha256Hex } from '#core/bundle';
@@ -181,6 +181,21 @@ describe('catalog and discovery index', () => {
       ],
     });
   });
+
+  it('describes a version that is its SKILL.md alone as that file, with its digest', () => {
+    const doc = discoveryDocument([skillMdEntry(skill(), '2.0.0', 'cd'.repeat(32))]);
+    expect(discoveryDocumentSchema.safeParse(doc).success).toBe(true);
+    expect(doc.skills).toEqual([
+      {
+        name: 'pretty-json',
+        type: 'skill-md',
+        description: 'Formats JSON',
+        url: '/.well-known/agent-skills/pretty-json/2.0.0/SKILL.md',
+        digest: `sha256:${'cd'.repeat(32)}`,
+        version: '2.0.0',
+      },
+    ]);
+  });
 });
 
 describe('skill archives', () => {
@@ -220,6 +235,7 @@ describe('static paths', () => {
     ['/.well-known/skills.json', '.well-known/skills.json'],
     ['/.well-known/agent-skills/index.json', '.well-known/agent-skills/index.json'],
     ['/.well-known/agent-skills/a/1.0.0.tar.gz', '.well-known/agent-skills/a/1.0.0.tar.gz'],
+    ['/.well-known/agent-skills/a/1.0.0/SKILL.md', '.well-known/agent-skills/a/1.0.0/SKILL.md'],
     ['/bundles/a/1.0.0.json', 'bundles/a/1.0.0.json'],
   ])('serves %s from %s', (path, key) => {
     expect(keyForPath(path)).toBe(key);
@@ -273,5 +289,11 @@ describe('static paths', () => {
       contentType: 'application/gzip',
       cacheControl: 'public, max-age=31536000, immutable',
     });
+    expect(headersForKey('.well-known/agent-skills/a/1.0.0/SKILL.md')).toEqual({
+      contentType: 'text/markdown; charset=utf-8',
+      cacheControl: 'public, max-age=31536000, immutable',
+    });
+    // Only a discovery artifact is immutable: a page the site might one day name SKILL.md is not.
+    expect(headersForKey('docs/SKILL.md').cacheControl).toBe('public, max-age=300');
   });
 });

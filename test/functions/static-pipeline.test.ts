@@ -25,6 +25,12 @@ async function addVersion(s: TestStack, k: string, id: string, version: string, 
   expect(res.status).toBe(201);
 }
 
+/** A skill of more than its SKILL.md, which the discovery index lists as an archive. */
+const twoFiles = [
+  { filename: 'SKILL.md', content: '---\nname: test\n---\n# Two\n' },
+  { filename: 'notes.md', content: 'notes' },
+];
+
 async function get(s: TestStack, path: string, headers: Record<string, string> = {}) {
   const res = await s.request(path, { headers });
   return {
@@ -132,7 +138,8 @@ describe('publishing emits the static files', () => {
         `registry/${slug}.json`,
         `registry/${slug}/versions.json`,
         `bundles/${slug}/1.0.0.json`,
-        `.well-known/agent-skills/${slug}/1.0.0.tar.gz`,
+        // Its SKILL.md alone: the discovery index lists the file itself, not an archive.
+        `.well-known/agent-skills/${slug}/1.0.0/SKILL.md`,
         '.well-known/skills.json',
         '.well-known/agent-skills/index.json',
       ].sort(),
@@ -141,20 +148,25 @@ describe('publishing emits the static files', () => {
 });
 
 describe('what a rebuild writes, and in which order', () => {
-  it('writes bundles before the registry that points at them, and the archive before the index that names it', async () => {
+  it('writes bundles before the registry that points at them, and the SKILL.md or archive before the index that names it', async () => {
     const order: string[] = [];
     const stop = stack.deps.staticStore.onWrite((objectKey) => order.push(objectKey));
     const { id, slug } = await publish(stack, key);
     await addVersion(stack, key, id, '1.1.0');
     await stack.idle();
-    stop();
     const at = (objectKey: string) => order.lastIndexOf(objectKey);
     expect(at(`bundles/${slug}/1.1.0.json`)).toBeGreaterThanOrEqual(0);
     expect(at(`bundles/${slug}/1.1.0.json`)).toBeLessThan(at(`registry/${slug}.json`));
     expect(at(`bundles/${slug}/1.1.0.json`)).toBeLessThan(at(`registry/${slug}/versions.json`));
-    expect(at(`.well-known/agent-skills/${slug}/1.1.0.tar.gz`)).toBeLessThan(at('.well-known/agent-skills/index.json'));
+    expect(at(`.well-known/agent-skills/${slug}/1.1.0/SKILL.md`)).toBeGreaterThanOrEqual(0);
+    expect(at(`.well-known/agent-skills/${slug}/1.1.0/SKILL.md`)).toBeLessThan(at('.well-known/agent-skills/index.json'));
     // The skill's own registry file is complete before the shared catalog is patched.
     expect(at(`registry/${slug}.json`)).toBeLessThan(at('.well-known/skills.json'));
+    await addVersion(stack, key, id, '1.2.0', twoFiles);
+    await stack.idle();
+    stop();
+    expect(at(`.well-known/agent-skills/${slug}/1.2.0.tar.gz`)).toBeGreaterThanOrEqual(0);
+    expect(at(`.well-known/agent-skills/${slug}/1.2.0.tar.gz`)).toBeLessThan(at('.well-known/agent-skills/index.json'));
   });
 
   it("writes only the new version's bundle of a skill with many, whether or not the rebuilder saw the others", async () => {
@@ -374,7 +386,8 @@ describe('paid skills', () => {
 
 describe('serving like the CDN', () => {
   it('answers with the cache headers of docs/api.md §11, a strong ETag and 304 on If-None-Match', async () => {
-    const { slug } = await publish(stack, key);
+    const { slug } = await publish(stack, key, { files: twoFiles });
+    const lone = await publish(stack, key);
     await stack.idle();
     const cases: [string, string][] = [
       [`/api/registry/${slug}`, 'public, max-age=60, s-maxage=300, stale-while-revalidate=60'],
@@ -383,12 +396,14 @@ describe('serving like the CDN', () => {
       ['/.well-known/agent-skills/index.json', 'public, max-age=300'],
       [`/bundles/${slug}/1.0.0.json`, 'public, max-age=31536000, immutable'],
       [`/.well-known/agent-skills/${slug}/1.0.0.tar.gz`, 'public, max-age=31536000, immutable'],
+      [`/.well-known/agent-skills/${lone.slug}/1.0.0/SKILL.md`, 'public, max-age=31536000, immutable'],
     ];
+    const types = { gz: 'application/gzip', md: 'text/markdown; charset=utf-8', json: 'application/json' };
     for (const [path, cacheControl] of cases) {
       const res = await stack.request(path);
       expect(res.status, path).toBe(200);
       expect(res.headers.get('cache-control'), path).toBe(cacheControl);
-      expect(res.headers.get('content-type'), path).toBe(path.endsWith('.tar.gz') ? 'application/gzip' : 'application/json');
+      expect(res.headers.get('content-type'), path).toBe(types[path.endsWith('.gz') ? 'gz' : path.endsWith('.md') ? 'md' : 'json']);
       const etag = res.headers.get('etag')!;
       expect(etag).toMatch(/^"[^"]+"$/);
       const again = await stack.request(path, { headers: { 'if-none-match': etag } });
@@ -398,7 +413,8 @@ describe('serving like the CDN', () => {
   });
 
   it('lets any origin read the static files, and answers HEAD with the headers and no body', async () => {
-    const { slug } = await publish(stack, key);
+    const { slug } = await publish(stack, key, { files: twoFiles });
+    const lone = await publish(stack, key);
     await stack.idle();
     const paths = [
       `/api/registry/${slug}`,
@@ -407,6 +423,7 @@ describe('serving like the CDN', () => {
       '/.well-known/agent-skills/index.json',
       `/bundles/${slug}/1.0.0.json`,
       `/.well-known/agent-skills/${slug}/1.0.0.tar.gz`,
+      `/.well-known/agent-skills/${lone.slug}/1.0.0/SKILL.md`,
     ];
     for (const path of paths) {
       const get = await stack.request(path);
@@ -479,8 +496,8 @@ describe('repair', () => {
     const report = await own.runtime.rebuildAll();
     expect(report.skills).toBe(2);
     const after = await staticTree(own);
-    // Archives of versions that are no longer current stay where they were; nothing refers to them.
-    const referenced = [...before.keys()].filter((k) => k !== `.well-known/agent-skills/${a.slug}/1.0.0.tar.gz`);
+    // Artifacts of versions that are no longer current stay where they were; nothing refers to them.
+    const referenced = [...before.keys()].filter((k) => k !== `.well-known/agent-skills/${a.slug}/1.0.0/SKILL.md`);
     expect([...after.keys()].sort()).toEqual(referenced.sort());
     expect(report.written).toBe(after.size); // every one of them, counted once
     for (const objectKey of referenced) {

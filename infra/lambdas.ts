@@ -62,7 +62,8 @@ export const lambdas: readonly LambdaSpec[] = [
       'GET /api/openapi.json',
     ],
     catchAll: true,
-    table: { read: true, write: [prefix.user, prefix.login, prefix.session] },
+    // APIKEY#: the key's lastUsedAt, when /api/me is asked with a key.
+    table: { read: true, write: [prefix.user, prefix.login, prefix.session, prefix.apiKey] },
     github: ['sign-in'],
   },
   {

@@ -5,6 +5,7 @@
 
 export const errorStatus = {
   invalid_request: 400,
+  not_supported: 400,
   unauthenticated: 401,
   payment_required: 402,
   forbidden: 403,

@@ -80,7 +80,7 @@ export const dependenciesSchema = z
   })
   .transform((value) => Object.fromEntries(Object.entries(value)) as Record<string, string>);
 
-const changelogSchema = z.string().max(20_000).superRefine(textRule(multiLineTextProblem));
+export const changelogSchema = z.string().max(20_000).superRefine(textRule(multiLineTextProblem));
 
 /** A paid skill's price as an author sends it; the currency is stored in upper case. */
 export const priceSchema = z.strictObject({

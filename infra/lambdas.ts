@@ -9,8 +9,13 @@
 import { prefix } from '../functions/store/keys.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-/** An API Gateway route key: method and path, with `{param}` placeholders. */
-export type RouteKey = `${HttpMethod} /api/${string}`;
+/**
+ * An API Gateway route key: method and path, with `{param}` placeholders. Routes are under
+ * `/api/`, but for ClawHub's discovery document, which its clients look for at that exact path
+ * (CloudFront sends that path to the API too, infra/stack.ts).
+ */
+export type RouteKey = `${HttpMethod} /api/${string}` | typeof CLAWHUB_WELL_KNOWN_ROUTE;
+export const CLAWHUB_WELL_KNOWN_ROUTE = 'GET /.well-known/clawdhub.json';
 
 export interface LambdaSpec {
   /** The entry `functions/handlers/<name>.ts`, the bundle `dist/functions/<name>/`, the function's name. */
@@ -145,6 +150,38 @@ export const lambdas: readonly LambdaSpec[] = [
     ],
     // REPORT#: the reports; SKILL#: the quarantine on a skill's META (its stream write starts the rebuild).
     table: { read: true, write: [prefix.report, prefix.skill] },
+  },
+  {
+    name: 'clawhub',
+    description: 'The ClawHub-compatible API for the clawdhub CLI: discovery, whoami, search, lists, a skill, resolve and ZIP downloads',
+    routes: [
+      CLAWHUB_WELL_KNOWN_ROUTE,
+      'GET /api/v1/whoami',
+      'GET /api/v1/search',
+      'GET /api/v1/skills',
+      'GET /api/v1/skills/{slug}',
+      'GET /api/v1/resolve',
+      'GET /api/v1/download',
+      'DELETE /api/v1/skills/{slug}',
+      'POST /api/v1/skills/{slug}/undelete',
+      'POST /api/v1/stars/{slug}',
+      'DELETE /api/v1/stars/{slug}',
+    ],
+    // DL#: downloads count as installs; APIKEY#: the key's lastUsedAt (whoami).
+    table: { read: true, write: [prefix.installs, prefix.apiKey] },
+    content: 'read',
+    // The catalog: the one list of every skill that lists and searches read.
+    static: 'read',
+    memoryMb: 1024,
+  },
+  {
+    name: 'clawhub-publish',
+    description: "A ClawHub client's publish: a new skill or a new version, through the publishing service",
+    routes: ['POST /api/v1/skills'],
+    // As publish and versions: the key's lastUsedAt, the rate limit, the slug claim, the skill.
+    table: { read: true, write: [prefix.apiKey, prefix.rateLimit, prefix.slug, prefix.skill] },
+    content: 'write',
+    memoryMb: 1024,
   },
   {
     name: 'rebuild',

@@ -2,6 +2,7 @@ import type { Operation, StaticFile } from './operation.ts';
 import { accessOperations } from './operations/access.ts';
 import { analyticsOperations } from './operations/analytics.ts';
 import { apiKeyOperations } from './operations/api-keys.ts';
+import { clawhubOperations, clawhubPublishOperations, clawhubUnsupportedOperations } from './operations/clawhub.ts';
 import { deliveryOperations } from './operations/deliver.ts';
 import { gitHubSignInOperations } from './operations/github-sign-in.ts';
 import { metaOperations } from './operations/meta.ts';
@@ -30,6 +31,9 @@ export const apiOperations: readonly Operation[] = [
   stripeWebhookOperations,
   analyticsOperations,
   moderationOperations,
+  clawhubOperations,
+  clawhubPublishOperations,
+  clawhubUnsupportedOperations,
 ].flatMap((group) => Object.values<Operation>(group));
 
 /** The static files clients read, served by the CDN rather than the app. */

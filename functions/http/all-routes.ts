@@ -1,5 +1,7 @@
 import { accessRoutes } from './routes/access.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
+import { clawhubRoutes } from './routes/clawhub.ts';
+import { clawhubPublishRoutes } from './routes/clawhub-publish.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { signInRoutes } from './routes/sign-in.ts';
 import { deliverRoutes } from './routes/deliver.ts';
@@ -27,4 +29,6 @@ export const allRoutes: RouteGroup[] = [
   stripeWebhookRoutes,
   analyticsRoutes,
   moderationRoutes,
+  clawhubRoutes,
+  clawhubPublishRoutes,
 ];

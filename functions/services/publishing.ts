@@ -4,12 +4,13 @@ import { limits } from '#core/limits';
 import { publicSkill } from '#core/registry-document';
 import type { ScanResult } from '#core/scan/finding';
 import type { PublishBody, Skill, User, VersionBody } from '#core/schemas';
-import { assertStrictVersion } from '#core/semver-order';
+import { assertStrictVersion, isRelease } from '#core/semver-order';
 import { slugify } from '#core/slug';
 import { assertAuthor } from './authorship.ts';
 import { scanForPublish } from './scanning.ts';
 import { putBlobs } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
+import { putFingerprint } from '../store/fingerprints.ts';
 import { returnPublishSlot, type SlotTaken, takePublishSlot } from '../store/rate-limit.ts';
 import {
   assertSlugFree,
@@ -40,8 +41,23 @@ export interface Published<T> {
   rate?: SlotTaken;
 }
 
-export async function publishSkill(deps: Deps, author: User, body: PublishBody): Promise<Published<Skill & { scan: ScanResult }>> {
+/**
+ * A new skill by `author` at `firstVersion` (1.0.0 unless a ClawHub publish names another),
+ * whose body the route has already validated.
+ */
+export async function publishSkill(
+  deps: Deps,
+  author: User,
+  body: PublishBody,
+  firstVersion = FIRST_VERSION,
+): Promise<Published<Skill & { scan: ScanResult }>> {
   const { db, clock } = deps;
+  const version = assertStrictVersion(firstVersion);
+  // The current version is the highest release: a skill needs one from its first version on.
+  if (!isRelease(version))
+    throw invalidRequest(`A new skill's first version must be a release such as 1.0.0, not ${version}`, {
+      issues: [{ path: ['version'], message: 'a prerelease cannot be the first version' }],
+    });
   const slug = body.slug ?? slugify(body.name);
   if (!slug)
     throw invalidRequest('The name has no letters or digits to make a slug from; send a slug', {
@@ -70,7 +86,7 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody):
     paid: body.paid,
     ...(body.price ? { price: body.price } : {}),
     formats: body.formats,
-    currentVersion: FIRST_VERSION,
+    currentVersion: version,
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
   };
@@ -80,12 +96,14 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody):
     await putBlobs(deps.blobs, files);
     await claimSlug(db, slug, id, author.id, now);
     claimed = true;
-    await putVersion(db, { ...versionItem(id, FIRST_VERSION, body.changelog, now, files, body.dependencies), scan });
+    const item = { ...versionItem(id, version, body.changelog, now, files, body.dependencies), scan };
+    await putVersion(db, item);
     versionStored = true;
+    await putFingerprint(db, item);
     await putSkill(db, skill);
   } catch (error) {
     await undo(deps, [
-      () => (versionStored ? deleteVersion(db, id, FIRST_VERSION) : undefined),
+      () => (versionStored ? deleteVersion(db, id, version) : undefined),
       () => (claimed ? releaseSlug(db, slug, id) : undefined),
       () => returnPublishSlot(db, author.id, slot.stamp, window),
     ]);
@@ -128,6 +146,7 @@ export async function publishVersion(deps: Deps, author: User, skillId: string, 
   const item = { ...versionItem(skillId, version, body.changelog, now, files, body.dependencies), scan };
   await putBlobs(deps.blobs, files);
   await putVersion(db, item);
+  await putFingerprint(db, item);
   const updated = await recordPublished(db, skillId, version, now);
   deps.changed([skillId]);
   return {

@@ -2,7 +2,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type DailyInstalls, SOURCES, type Source, type SourceCounts, utcDay } from '#core/install-analytics';
 import { mapLimit } from '#core/map-limit';
 import type { Logger } from '../platform/log.ts';
-import { type Db, queryAll } from './db.ts';
+import { type Db, getItems, queryAll } from './db.ts';
 import { installDayKey, prefix, sortPrefix } from './keys.ts';
 
 /**
@@ -181,4 +181,18 @@ export async function readDownloads(db: Db, skillId: string, firstDay: string, l
 
 function counts(item: Record<string, unknown> | undefined): SourceCounts {
   return Object.fromEntries(SOURCES.map((s) => [s, (item?.[s] as number | undefined) ?? 0])) as SourceCounts;
+}
+
+/** Each skill's installs since it was published, all sources, from its `TOTAL` (0 for one never installed). */
+export async function installTotals(db: Db, skillIds: readonly string[]): Promise<Map<string, number>> {
+  const items = await getItems(db, skillIds.map(downloadTotalKey));
+  const totals = new Map(skillIds.map((id) => [id, 0]));
+  for (const item of items) {
+    const all = counts(item);
+    totals.set(
+      (item.pk as string).slice(prefix.installs.length),
+      SOURCES.reduce((sum, source) => sum + all[source], 0),
+    );
+  }
+  return totals;
 }

@@ -41,12 +41,14 @@ export const prefix = {
 } as const;
 
 /** Sort-key prefixes inside a partition. */
-export const sortPrefix = { version: 'VERSION#', day: 'DAY#', buyer: 'BUYER#' } as const;
+export const sortPrefix = { version: 'VERSION#', day: 'DAY#', buyer: 'BUYER#', fingerprint: 'FINGERPRINT#' } as const;
 
 export type ItemKey = { pk: string; sk: string };
 
 export const skillKey = (id: string): ItemKey => ({ pk: prefix.skill + id, sk: 'META' });
 export const versionKey = (skillId: string, version: string): ItemKey => ({ pk: prefix.skill + skillId, sk: sortPrefix.version + version });
+/** Which version of a skill has this ClawHub fingerprint (core/clawhub-fingerprint.ts). */
+export const fingerprintKey = (skillId: string, fingerprint: string): ItemKey => ({ pk: prefix.skill + skillId, sk: sortPrefix.fingerprint + fingerprint });
 export const slugKey = (slug: string): ItemKey => ({ pk: prefix.slug + slug, sk: 'SLUG' });
 export const userKey = (id: string): ItemKey => ({ pk: prefix.user + id, sk: 'USER' });
 export const loginKey = (login: string): ItemKey => ({ pk: prefix.login + login.toLowerCase(), sk: 'LOGIN' });

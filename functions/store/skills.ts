@@ -4,6 +4,7 @@ import { DomainError } from '#core/errors';
 import type { Price } from '#core/price';
 import { scanResultSchema } from '#core/scan/scan-result-schema';
 import { isRelease, releaseKey } from '#core/semver-order';
+import { isValidSlug } from '#core/slug';
 import { type Db, getItems, isConditionFailed, parseItem, queryAll, tableKeys, writeIf } from './db.ts';
 import { prefix, skillKey, slugKey, sortPrefix, versionKey } from './keys.ts';
 
@@ -132,6 +133,16 @@ export async function assertSlugFree(db: Db, slug: string, callerId: string, now
   if (holder || now.getTime() - Date.parse(held.claimedAt) <= ORPHAN_CLAIM_MS) throw slugTaken(slug, holder, callerId);
 }
 
+/**
+ * The id of the skill `slug` names, or undefined when no skill holds it. A claim may name a
+ * skill with no META yet (a publish in flight, or one that crashed): the caller's read of that
+ * skill then finds nothing.
+ */
+export async function findSkillIdBySlug(db: Db, slug: string): Promise<string | undefined> {
+  if (!isValidSlug(slug)) return undefined;
+  return (await getSlugClaim(db, slug))?.skillId;
+}
+
 async function getSlugClaim(db: Db, slug: string): Promise<z.output<typeof slugClaimSchema> | undefined> {
   const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: slugKey(slug), ConsistentRead: true }));
   return Item && parseItem(slugClaimSchema, Item, 'slug claim');
@@ -207,6 +218,21 @@ export async function getSkillWithVersions(db: Db, skillId: string): Promise<{ s
   const items = await queryAll(db, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': skillKey(skillId).pk }, ConsistentRead: true });
   const meta = items.find((item) => item.sk === 'META');
   return { skill: meta && toSkillItem(meta), versions: items.filter((item) => (item.sk as string).startsWith(sortPrefix.version)).map(toVersionItem) };
+}
+
+/** The META of each of `ids` that exists, in one BatchGetItem per 100 (in no particular order). */
+export async function getSkills(db: Db, ids: readonly string[]): Promise<SkillItem[]> {
+  return (await getItems(db, ids.filter((id) => id.length <= MAX_ID_CHARS).map(skillKey))).map(toSkillItem);
+}
+
+/** Each of the versions `wanted` names that exists, in one BatchGetItem per 100 (in no particular order). */
+export async function getVersions(db: Db, wanted: readonly { skillId: string; version: string }[]): Promise<VersionItem[]> {
+  return (
+    await getItems(
+      db,
+      wanted.map(({ skillId, version }) => versionKey(skillId, version)),
+    )
+  ).map(toVersionItem);
 }
 
 export async function listVersions(db: Db, skillId: string): Promise<VersionItem[]> {

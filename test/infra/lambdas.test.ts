@@ -159,6 +159,29 @@ describe('least privilege is enough', () => {
       stack.request(`/api/auth/github/callback?code=${code}&state=${state}`, { headers: { cookie: `skillpress_oauth_state=${state}` } }),
     );
     await request('GET', '/api/nowhere', () => stack.request('/api/nowhere'));
+    await request('GET', '/api/me', () => withKey(stack, key, '/api/me', { method: 'GET' }));
+
+    // ClawHub clients: discovery, whoami, search, lists, a skill, resolve, a download, a publish, and a refusal.
+    await stack.idle();
+    for (const path of [
+      '/.well-known/clawdhub.json',
+      '/api/v1/search?q=access',
+      '/api/v1/skills',
+      '/api/v1/skills?sort=installs',
+      '/api/v1/skills/access-free',
+    ]) {
+      await request('GET', path.split('?')[0]!, () => stack.request(path));
+    }
+    await request('GET', '/api/v1/whoami', () => withKey(stack, key, '/api/v1/whoami', { method: 'GET' }));
+    await request('GET', '/api/v1/resolve', () => stack.request(`/api/v1/resolve?slug=access-free&hash=${'0'.repeat(64)}`));
+    await request('GET', '/api/v1/download', () => stack.request('/api/v1/download?slug=access-free'));
+    const clawhubForm = new FormData();
+    clawhubForm.set('payload', JSON.stringify({ slug: 'access-claw', displayName: 'Access Claw', version: '0.1.0', changelog: '' }));
+    clawhubForm.append('files', new Blob(['---\nname: access-claw\ndescription: d\n---\n# Claw\n']), 'SKILL.md');
+    await request('POST', '/api/v1/skills', () =>
+      stack.request('/api/v1/skills', { method: 'POST', body: clawhubForm, headers: { authorization: `Bearer ${key}` } }),
+    );
+    await request('POST', '/api/v1/stars/access-free', () => stack.request('/api/v1/stars/access-free', { method: 'POST' }));
     await request('DELETE', `/api/api-keys/${keyId}`, () => alice.session(`/api/api-keys/${keyId}`, { method: 'DELETE' }));
     await request('POST', '/api/auth/logout', () => alice.session('/api/auth/logout', { method: 'POST' }));
 

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
+import { unzipSync } from 'fflate';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -331,6 +332,49 @@ describe('payments', () => {
     expect(resultOf(hook, 0).statusCode).toBe(200);
     expect(bodyOf(resultOf(hook, 0))).toEqual({ received: true, outcome: 'granted' });
     expect((await buyer.session(`/api/deliver/${skill.id}`)).status).toBe(200);
+  });
+});
+
+describe('ClawHub clients', () => {
+  it('publish from a multipart body that API Gateway base64-encodes, and download it as a ZIP the bundle sends as binary', async () => {
+    const skillMd = '---\nname: bundle-claw\ndescription: Published by clawdhub through the bundle\n---\n# Claw\n';
+    const form = new FormData();
+    form.set('payload', JSON.stringify({ slug: 'bundle-claw', displayName: 'Bundle Claw', version: '0.1.0', changelog: 'first' }));
+    form.append('files', new Blob([skillMd]), 'SKILL.md');
+    form.append('files', new Blob(['#!/bin/sh\necho claw\n']), 'scripts/run.sh');
+    const encoded = new Response(form);
+    const body = Buffer.from(await encoded.arrayBuffer()).toString('utf8');
+    const headers = { authorization: `Bearer ${key}`, 'content-type': encoded.headers.get('content-type')! };
+    const published = await invokeBundle('clawhub-publish', [httpApiEvent('POST', '/api/v1/skills', { headers, body, base64: true })], env);
+    expect(resultOf(published, 0).statusCode).toBe(201);
+    expect(bodyOf(resultOf(published, 0))).toMatchObject({ ok: true, versionId: 'bundle-claw@0.1.0' });
+
+    const read = await invokeBundle(
+      'clawhub',
+      [
+        httpApiEvent('GET', '/api/v1/download', { query: { slug: 'bundle-claw', version: '0.1.0' } }),
+        httpApiEvent('GET', '/.well-known/clawdhub.json'),
+        httpApiEvent('GET', '/api/v1/skills/bundle-claw', { routeKey: 'GET /api/v1/skills/{slug}', pathParameters: { slug: 'bundle-claw' } }),
+      ],
+      env,
+    );
+    const zip = resultOf(read, 0);
+    expect([zip.statusCode, zip.isBase64Encoded, zip.headers!['content-type']]).toEqual([200, true, 'application/zip']);
+    const files = unzipSync(Buffer.from(zip.body!, 'base64'));
+    expect(Object.fromEntries(Object.entries(files).map(([name, bytes]) => [name, Buffer.from(bytes).toString('utf8')]))).toEqual({
+      'SKILL.md': skillMd,
+      'scripts/run.sh': '#!/bin/sh\necho claw\n',
+    });
+    expect(bodyOf(resultOf(read, 1))).toEqual({ apiBase: SITE });
+    expect(bodyOf(resultOf(read, 2)).latestVersion).toMatchObject({ version: '0.1.0', changelog: 'first' });
+  });
+
+  it('load the ZIP writer only on the download path: it is a chunk of its own, not in the entry file', () => {
+    const marker = 'date not in range 1980-2099';
+    const dir = bundleDir('clawhub');
+    const chunks = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.mjs'));
+    expect(readFileSync(join(dir, 'index.mjs'), 'utf8')).not.toContain(marker);
+    expect(chunks.some((file) => readFileSync(join(dir, file), 'utf8').includes(marker))).toBe(true);
   });
 });
 

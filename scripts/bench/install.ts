@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { mapLimit } from '#core/map-limit';
 import { BUNDLE, bundleCli } from '../../cli/bundle.mjs';
 import { type CorpusSkill, skillCorpus } from './skill-corpus.ts';
-import { ensureSkillsCli, type SkillsCli } from './skills-cli.ts';
+import { ensurePeerClients, type PeerClients } from '../peer-clients.ts';
 import { signInWithKey, startBenchStack } from './stack.ts';
 import { compared, percentile, round, type Row } from './table.ts';
 
@@ -42,7 +42,7 @@ export async function benchInstall(): Promise<Row[]> {
   const count = Number(process.env.BENCH_INSTALL_SKILLS ?? 14);
   const rounds = Number(process.env.BENCH_INSTALL_ROUNDS ?? 5);
   const rows: Row[] = [{ section: SECTION, metric: 'load average (1 min) at start', value: round(loadavg()[0]!, 2), unit: '' }];
-  const tools = ensureSkillsCli(resolve(process.env.SKILLS_CLI_DIR ?? join(tmpdir(), 'skillpress-bench-skills-cli')));
+  const tools = ensurePeerClients(resolve(process.env.PEER_CLIENTS_DIR ?? join(tmpdir(), 'skillpress-peer-clients')));
   await bundleCli();
   const corpus = skillCorpus(count);
   const files = corpus.reduce((n, s) => n + s.files.length, 0);
@@ -68,8 +68,8 @@ export async function benchInstall(): Promise<Row[]> {
         50,
       );
     const of = (way: Way, figure: (m: Measured) => number | undefined) => median(runs[way].map(figure).filter((v) => v !== undefined));
-    const what = `install ${count} skills (${files} files) on Node ${tools.nodeVersion}, median of ${rounds}`;
-    const peerName = `skills ${tools.version}`;
+    const what = `install ${count} skills (${files} files) on Node ${tools.versions.node}, median of ${rounds}`;
+    const peerName = `skills ${tools.versions.skills}`;
     /** Ours (`way`) against theirs, on one figure of each install. */
     const versus = (metric: string, way: Way, figure: (m: Measured) => number | undefined, target?: { atMost: number }) =>
       compared(SECTION, `${metric}: ours vs ${peerName}`, 'ms', of(way, figure), of('skills', figure), target, peerName);
@@ -108,7 +108,7 @@ async function publishCorpus(base: string, corpus: CorpusSkill[]): Promise<void>
 }
 
 /** Runs one install into a new project and measures it; throws unless every file landed. */
-function runner(base: string, corpus: CorpusSkill[], tools: SkillsCli, work: string) {
+function runner(base: string, corpus: CorpusSkill[], tools: PeerClients, work: string) {
   let projects = 0;
   const expected = corpus.reduce((n, s) => n + s.files.length, 0);
   return async (way: Way, cache: string): Promise<Measured> => {
@@ -126,7 +126,7 @@ function runner(base: string, corpus: CorpusSkill[], tools: SkillsCli, work: str
     };
     const args =
       way === 'skills'
-        ? [tools.cli, 'add', base, '--skill', '*', '--agent', 'universal', '--yes']
+        ? [tools.skills, 'add', base, '--skill', '*', '--agent', 'universal', '--yes']
         : [BUNDLE, 'install', ...corpus.map((s) => s.slug), '--registry', base];
     const server = process.cpuUsage();
     const measured = await timed(tools.node, args, project, env, join(work, `time-${projects}`));

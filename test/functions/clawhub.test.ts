@@ -388,7 +388,9 @@ describe('POST /api/v1/skills (clawdhub publish)', () => {
       'forbidden',
     );
     const malicious = await clawhubPublish(
-      form({ slug: 'claw-evil', displayName: 'Evil', version: '1.0.0', changelog: '' }, [{ name: 'SKILL.md', bytes: MALICIOUS_SKILL_MD }]),
+      form({ slug: 'claw-evil', displayName: 'Evil', version: '1.0.0', changelog: '' }, [
+        { name: 'SKILL.md', bytes: MALICIOUS_SKILL_MD.replace('name: setup', 'name: claw-evil') },
+      ]),
     );
     expectError(malicious, 422, 'content_rejected');
     expectError(await get('/api/v1/skills/claw-evil'), 404, 'not_found');

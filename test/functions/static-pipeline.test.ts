@@ -25,11 +25,18 @@ async function addVersion(s: TestStack, k: string, id: string, version: string, 
   expect(res.status).toBe(201);
 }
 
-/** A skill of more than its SKILL.md, which the discovery index lists as an archive. */
-const twoFiles = [
-  { filename: 'SKILL.md', content: '---\nname: test\n---\n# Two\n' },
-  { filename: 'notes.md', content: 'notes' },
-];
+let twoFilesCount = 0;
+/** A skill of more than its SKILL.md, which the discovery index lists as an archive (its slug is given, so its SKILL.md can name it). */
+function twoFiles(): { slug: string; files: { filename: string; content: string }[] } {
+  const slug = `two-files-${++twoFilesCount}-${Date.now().toString(36)}`;
+  return {
+    slug,
+    files: [
+      { filename: 'SKILL.md', content: `---\nname: ${slug}\ndescription: Two files\n---\n# Two\n` },
+      { filename: 'notes.md', content: 'notes' },
+    ],
+  };
+}
 
 async function get(s: TestStack, path: string, headers: Record<string, string> = {}) {
   const res = await s.request(path, { headers });
@@ -162,7 +169,10 @@ describe('what a rebuild writes, and in which order', () => {
     expect(at(`.well-known/agent-skills/${slug}/1.1.0/SKILL.md`)).toBeLessThan(at('.well-known/agent-skills/index.json'));
     // The skill's own registry file is complete before the shared catalog is patched.
     expect(at(`registry/${slug}.json`)).toBeLessThan(at('.well-known/skills.json'));
-    await addVersion(stack, key, id, '1.2.0', twoFiles);
+    await addVersion(stack, key, id, '1.2.0', [
+      { filename: 'SKILL.md', content: `---\nname: ${slug}\ndescription: Two files\n---\n# 1.2.0\n` },
+      { filename: 'notes.md', content: 'more' },
+    ]);
     await stack.idle();
     stop();
     expect(at(`.well-known/agent-skills/${slug}/1.2.0.tar.gz`)).toBeGreaterThanOrEqual(0);
@@ -386,7 +396,7 @@ describe('paid skills', () => {
 
 describe('serving like the CDN', () => {
   it('answers with the cache headers of docs/api.md §11, a strong ETag and 304 on If-None-Match', async () => {
-    const { slug } = await publish(stack, key, { files: twoFiles });
+    const { slug } = await publish(stack, key, twoFiles());
     const lone = await publish(stack, key);
     await stack.idle();
     const cases: [string, string][] = [
@@ -413,7 +423,7 @@ describe('serving like the CDN', () => {
   });
 
   it('lets any origin read the static files, and answers HEAD with the headers and no body', async () => {
-    const { slug } = await publish(stack, key, { files: twoFiles });
+    const { slug } = await publish(stack, key, twoFiles());
     const lone = await publish(stack, key);
     await stack.idle();
     const paths = [

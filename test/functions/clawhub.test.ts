@@ -148,6 +148,17 @@ describe('GET /api/v1/search', () => {
   });
 });
 
+/** claw-alpha as ClawHub shows a skill, at its current version `latest`. */
+const alphaAt = (latest: string) => ({
+  slug: 'claw-alpha',
+  displayName: 'claw-alpha',
+  summary: 'The claw-alpha skill',
+  tags: { latest },
+  stats: { downloads: expect.any(Number), installsAllTime: expect.any(Number) },
+  createdAt: expect.any(Number),
+  updatedAt: expect.any(Number),
+});
+
 describe('GET /api/v1/skills', () => {
   it('lists the free skills newest first, each with its current version, in the shape clawdhub explore reads', async () => {
     const { status, body } = await get('/api/v1/skills');
@@ -155,13 +166,7 @@ describe('GET /api/v1/skills', () => {
     // Newest first; the paid skill is left out.
     expect(body.items.map((item: { slug: string }) => item.slug)).toEqual(['claw-beta', 'claw-alpha']);
     expect(body.items.find((item: { slug: string }) => item.slug === 'claw-alpha')).toEqual({
-      slug: 'claw-alpha',
-      displayName: 'claw-alpha',
-      summary: 'The claw-alpha skill',
-      tags: { latest: '1.0.0' },
-      stats: { downloads: expect.any(Number), installsAllTime: expect.any(Number) },
-      createdAt: expect.any(Number),
-      updatedAt: expect.any(Number),
+      ...alphaAt('1.0.0'),
       latestVersion: { version: '1.0.0', createdAt: expect.any(Number), changelog: '' },
     });
     expect(body.nextCursor).toBeNull();
@@ -210,15 +215,7 @@ describe('GET /api/v1/skills/{slug}', () => {
     const { status, body } = await get('/api/v1/skills/claw-alpha');
     expect(status).toBe(200);
     expect(body).toEqual({
-      skill: {
-        slug: 'claw-alpha',
-        displayName: 'claw-alpha',
-        summary: 'The claw-alpha skill',
-        tags: { latest: '1.1.0' },
-        stats: { downloads: expect.any(Number), installsAllTime: expect.any(Number) },
-        createdAt: expect.any(Number),
-        updatedAt: expect.any(Number),
-      },
+      skill: alphaAt('1.1.0'),
       latestVersion: { version: '1.1.0', createdAt: expect.any(Number), changelog: 'Changes in 1.1.0' },
       owner: { handle: 'alice', displayName: null, image: null },
     });

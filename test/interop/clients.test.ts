@@ -202,6 +202,9 @@ describe('the skills CLI (npm skills 1.7.4)', () => {
     }
     // Its own lock file, which ours never touches (ours is skillpress-lock.json).
     expect(JSON.parse(readFileSync(join(project, 'skills-lock.json'), 'utf8')).skills).toHaveProperty('interop-multi');
+    const installed = (await ok(clients.skills, ['list'], project)).output;
+    expect(installed).toContain('interop-multi');
+    expect(installed).toContain('interop-single');
   });
 });
 

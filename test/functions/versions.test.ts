@@ -210,6 +210,7 @@ describe('what a version publish costs in storage calls', () => {
       'dynamodb:BatchGetItem',
       'dynamodb:BatchGetItem',
       'dynamodb:PutItem', // the version, conditionally
+      'dynamodb:PutItem', // its ClawHub fingerprint, so a resolve is one read (docs/api.md §14.4)
       'dynamodb:Query', // the rebuild: the skill and its versions
       'dynamodb:UpdateItem', // the rebuild's index lock, taken (with the last holder's memo)
       'dynamodb:UpdateItem', // the rebuild's index lock, released (with this holder's memo)

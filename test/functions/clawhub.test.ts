@@ -4,6 +4,7 @@ import { unzipSync } from 'fflate';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clawhubFingerprint } from '#core/clawhub-fingerprint';
 import { fingerprintKey } from '#functions/store/keys';
+import { recordAwsCalls } from '../support/aws-calls.ts';
 import { MALICIOUS_SKILL_MD } from '../support/scan-samples.ts';
 import { Client, createTestStack, json, type TestStack, withKey } from '../support/stack.ts';
 
@@ -259,6 +260,23 @@ describe('GET /api/v1/resolve', () => {
     const { status, body } = await get(`/api/v1/resolve?slug=claw-alpha&hash=${'0'.repeat(64)}`);
     expect(status).toBe(200);
     expect(body).toEqual({ slug: 'claw-alpha', match: null, latestVersion: { version: '1.1.0' } });
+  });
+
+  it('costs one read past the slug when the fingerprint was recorded at publish, and reads the versions only on a miss', async () => {
+    const own = await createTestStack();
+    const ownKey = await (await Client.signIn(own, 'dora')).createKey();
+    const files = [{ filename: 'SKILL.md', content: skillMd('claw-cheap') }];
+    const res = await withKey(own, ownKey, '/api/publish', { body: { name: 'claw-cheap', description: 'd', category: 'testing', files } });
+    expect(res.status).toBe(201);
+    await own.idle();
+    const recorder = recordAwsCalls(own.deps);
+    const actions = () => recorder.take().map(({ call }) => call.action);
+    const hit = await json(await own.request(`/api/v1/resolve?slug=claw-cheap&hash=${fingerprintOf(files)}`));
+    expect(hit.match).toEqual({ version: '1.0.0' });
+    // The slug's claim, then META and the fingerprint item together.
+    expect(actions()).toEqual(['dynamodb:GetItem', 'dynamodb:BatchGetItem']);
+    expect((await json(await own.request(`/api/v1/resolve?slug=claw-cheap&hash=${'1'.repeat(64)}`))).match).toBeNull();
+    expect(actions()).toEqual(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query']);
   });
 
   it('matches a version published before fingerprints were recorded, from its file list', async () => {

@@ -25,6 +25,7 @@ export function catalogEntry(skill: SkillFacts, currentVersion: string): Catalog
     currentVersion,
     paid: skill.paid,
     updatedAt: skill.updatedAt,
+    ...(skill.deprecated === undefined ? {} : { deprecated: skill.deprecated }),
     registry: registryPath(skill.slug),
   };
 }
@@ -51,12 +52,15 @@ export function catalogJson(list: SortedJsonList<CatalogEntry>, generatedAt: str
   return list.serialise({ schemaVersion: 1, generatedAt, count: list.size }, 'skills');
 }
 
-/** A free skill's discovery entry: its current version as a `.tar.gz` with a `sha256:` digest. */
-export function discoveryEntry(skill: SkillFacts, version: string, archiveSha256Hex: string): DiscoveryEntry {
+/**
+ * A free skill's discovery entry: its current version as a `.tar.gz` with a `sha256:` digest,
+ * described by that version's `SKILL.md` description (what Agent Skills clients show and match).
+ */
+export function discoveryEntry(skill: SkillFacts, version: string, archiveSha256Hex: string, description: string): DiscoveryEntry {
   return {
     name: skill.slug,
     type: 'archive',
-    description: skill.description,
+    description,
     url: archivePath(skill.slug, version),
     digest: `sha256:${archiveSha256Hex}`,
     version,

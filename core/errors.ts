@@ -5,6 +5,7 @@
 
 export const errorStatus = {
   invalid_request: 400,
+  invalid_skill: 400,
   unauthenticated: 401,
   payment_required: 402,
   forbidden: 403,
@@ -12,6 +13,7 @@ export const errorStatus = {
   not_found: 404,
   version_exists: 409,
   slug_taken: 409,
+  slug_too_similar: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

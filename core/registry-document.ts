@@ -20,6 +20,8 @@ export interface SkillFacts {
   formats: string[];
   createdAt: string;
   updatedAt: string;
+  /** The author's deprecation message, while the skill is deprecated. */
+  deprecated?: string;
 }
 
 export interface VersionFacts {
@@ -29,6 +31,9 @@ export interface VersionFacts {
   files: { filename: string; size: number; sha256: string }[];
   dependencies: Record<string, string>;
   integrity: string;
+  /** Withdrawn by the author: still listed and deliverable by exact version, never current. */
+  yanked?: boolean;
+  yankReason?: string;
 }
 
 export type VersionSummary = z.output<typeof versionSummarySchema>;
@@ -41,18 +46,36 @@ export function byPublishedDesc(a: VersionFacts, b: VersionFacts): number {
   return byPrecedenceDesc(a.version, b.version);
 }
 
-/** The current version, derived from the versions themselves (the source of truth). */
-export function currentVersionOf(versions: VersionFacts[]): VersionFacts {
-  const current = currentOf(versions.map((v) => v.version));
+/**
+ * The current version, derived from the versions themselves (the source of truth): the highest
+ * release that is not yanked (docs/api.md §8).
+ */
+export function currentVersionOf(versions: readonly Pick<VersionFacts, 'version' | 'yanked'>[]): string | undefined {
+  return currentOf(versions.filter((v) => !v.yanked).map((v) => v.version));
+}
+
+/**
+ * The current version's facts. The API never lets an author yank the last release that is not
+ * yanked, but two yanks racing can: then the highest release stands in, yanked or not, rather
+ * than the skill's documents failing to build.
+ */
+function currentFacts(versions: VersionFacts[]): VersionFacts {
+  const current = currentVersionOf(versions) ?? currentOf(versions.map((v) => v.version));
   const found = versions.find((v) => v.version === current);
   if (!found) throw new Error('a skill needs at least one release version');
   return found;
 }
 
-const summary = (v: VersionFacts): VersionSummary => ({ version: v.version, changelog: v.changelog, publishedAt: v.publishedAt, integrity: v.integrity });
+const summary = (v: VersionFacts): VersionSummary => ({
+  version: v.version,
+  changelog: v.changelog,
+  publishedAt: v.publishedAt,
+  integrity: v.integrity,
+  ...(v.yanked ? { yanked: true as const, ...(v.yankReason === undefined ? {} : { yankReason: v.yankReason }) } : {}),
+});
 
 export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): RegistryDocument {
-  const current = currentVersionOf(versions);
+  const current = currentFacts(versions);
   return {
     id: skill.id,
     slug: skill.slug,
@@ -64,6 +87,7 @@ export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): R
     currentVersion: current.version,
     createdAt: skill.createdAt,
     updatedAt: skill.updatedAt,
+    ...(skill.deprecated === undefined ? {} : { deprecated: skill.deprecated }),
     files: current.files.map(({ filename, size, sha256 }) => ({ filename, size, sha256 })),
     versions: [...versions].sort(byPublishedDesc).slice(0, limits.registryVersions).map(summary),
     dependencies: current.dependencies,
@@ -82,7 +106,7 @@ export function versionsDocument(skill: SkillFacts, versions: VersionFacts[]): V
   return {
     id: skill.id,
     slug: skill.slug,
-    currentVersion: currentVersionOf(versions).version,
+    currentVersion: currentFacts(versions).version,
     versions: [...versions].sort(byPublishedDesc).map(summary),
   };
 }

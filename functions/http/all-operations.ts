@@ -4,6 +4,7 @@ import { analyticsOperations } from './operations/analytics.ts';
 import { apiKeyOperations } from './operations/api-keys.ts';
 import { deliveryOperations } from './operations/deliver.ts';
 import { gitHubSignInOperations } from './operations/github-sign-in.ts';
+import { lifecycleOperations } from './operations/lifecycle.ts';
 import { metaOperations } from './operations/meta.ts';
 import { mySkillsOperations } from './operations/my-skills.ts';
 import { publishingOperations } from './operations/publish.ts';
@@ -21,6 +22,7 @@ export const apiOperations: readonly Operation[] = [
   mySkillsOperations,
   apiKeyOperations,
   publishingOperations,
+  lifecycleOperations,
   deliveryOperations,
   accessOperations,
   analyticsOperations,

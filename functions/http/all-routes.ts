@@ -4,6 +4,7 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { signInRoutes } from './routes/sign-in.ts';
 import { deliverRoutes } from './routes/deliver.ts';
 import { gitHubSignInRoutes } from './routes/github-sign-in.ts';
+import { lifecycleRoutes } from './routes/lifecycle.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { mySkillsRoutes } from './routes/my-skills.ts';
 import { publishRoutes, versionRoutes } from './routes/publish.ts';
@@ -18,6 +19,7 @@ export const allRoutes: RouteGroup[] = [
   apiKeyRoutes,
   publishRoutes,
   versionRoutes,
+  lifecycleRoutes,
   deliverRoutes,
   accessRoutes,
   analyticsRoutes,

@@ -1,12 +1,16 @@
 import { bundleIntegrity, decodeFile, type FileBytes, fileEntries } from '#core/bundle';
-import { invalidRequest, payloadTooLarge } from '#core/errors';
+import { defaultSkillFile } from '#core/default-skill-file';
+import { DomainError, invalidRequest, payloadTooLarge } from '#core/errors';
 import { limits } from '#core/limits';
 import type { PublishBody, Skill, User, VersionBody } from '#core/schemas';
 import { assertStrictVersion } from '#core/semver-order';
+import { checkSkillConformance, type SkillConformance } from '#core/skill-conformance';
+import { type ImitationCandidate, similarPopularSlug } from '#core/slug-imitation';
 import { slugify } from '#core/slug';
 import { assertAuthor } from './authorship.ts';
 import { putBlobs } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
+import { lookalikeCandidates } from '../store/lookalikes.ts';
 import { returnPublishSlot, type SlotTaken, takePublishSlot } from '../store/rate-limit.ts';
 import {
   assertSlugFree,
@@ -27,7 +31,8 @@ import {
 /**
  * Publishing: a new skill at 1.0.0, and new versions of it. Everything that can reject a request
  * is checked before anything is written; writes go content first, then DynamoDB items under
- * conditions, and a failure part-way undoes what this request wrote.
+ * conditions, and a failure part-way undoes what this request wrote. Every version is a valid
+ * Agent Skill (docs/agent-skills.md), and a new skill may not imitate another author's popular one.
  */
 
 export const FIRST_VERSION = '1.0.0';
@@ -37,17 +42,27 @@ export interface Published<T> {
   rate?: SlotTaken;
 }
 
-export async function publishSkill(deps: Deps, author: User, body: PublishBody): Promise<Published<Skill>> {
+/** The skill as created, with what its `SKILL.md` should fix (present only when there is something). */
+export type SkillPublished = Skill & { warnings?: string[] };
+
+export async function publishSkill(deps: Deps, author: User, body: PublishBody): Promise<Published<SkillPublished>> {
   const { db, clock } = deps;
   const slug = body.slug ?? slugify(body.name);
   if (!slug)
     throw invalidRequest('The name has no letters or digits to make a slug from; send a slug', {
       issues: [{ path: ['slug'], message: 'required for this name' }],
     });
-  const files = prepareFiles(body.files);
-  const [known, free] = await Promise.allSettled([findDependencies(deps, body.dependencies), assertSlugFree(db, slug, author.id, clock())]);
+  // A publish without files (the interface's own example) gets the SKILL.md every skill needs.
+  const files = prepareFiles(body.files.length > 0 ? body.files : [defaultSkillFile({ slug, name: body.name, description: body.description })]);
+  const conformance = conformingSkill(files, slug);
+  const [known, free, lookalikes] = await Promise.allSettled([
+    findDependencies(deps, body.dependencies),
+    assertSlugFree(db, slug, author.id, clock()),
+    lookalikeCandidates(db, slug),
+  ]);
   checkDependencies(body.dependencies, slug, settled(known));
   settled(free);
+  checkImitation(slug, author, settled(lookalikes));
 
   const window = { limit: deps.config.publishLimit, windowMs: 60_000 };
   const slot = await takePublishSlot(db, author.id, clock(), window);
@@ -73,7 +88,7 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody):
     await putBlobs(deps.blobs, files);
     await claimSlug(db, slug, id, author.id, now);
     claimed = true;
-    await putVersion(db, versionItem(id, FIRST_VERSION, body.changelog, now, files, body.dependencies));
+    await putVersion(db, versionItem(id, FIRST_VERSION, body.changelog, now, files, body.dependencies, conformance));
     versionStored = true;
     await putSkill(db, skill);
   } catch (error) {
@@ -85,7 +100,7 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody):
     throw error;
   }
   deps.changed([id]);
-  return { result: toSkill(skill), rate: slot };
+  return { result: { ...toSkill(skill), ...warningsOf(conformance) }, rate: slot };
 }
 
 export interface VersionCreated {
@@ -95,6 +110,7 @@ export interface VersionCreated {
   publishedAt: string;
   files: { filename: string; size: number; sha256: string }[];
   currentVersion: string;
+  warnings?: string[];
 }
 
 /**
@@ -110,11 +126,12 @@ export async function publishVersion(deps: Deps, author: User, skillId: string, 
   const [found, known] = await Promise.allSettled([getSkillAndVersionCheck(db, skillId, version), findDependencies(deps, body.dependencies)]);
   const { skill: stored, taken } = settled(found);
   const skill = assertAuthor(stored, skillId, author, 'publish its versions');
+  const conformance = conformingSkill(files, skill.slug);
   checkDependencies(body.dependencies, skill.slug, settled(known));
   if (taken) throw taken;
 
   const now = clock();
-  const item = versionItem(skillId, version, body.changelog, now, files, body.dependencies);
+  const item = versionItem(skillId, version, body.changelog, now, files, body.dependencies, conformance);
   await putBlobs(deps.blobs, files);
   await putVersion(db, item);
   const updated = await recordPublished(db, skillId, version, now);
@@ -126,6 +143,7 @@ export async function publishVersion(deps: Deps, author: User, skillId: string, 
     publishedAt: item.publishedAt,
     files: item.files.map(({ filename, size, sha256 }) => ({ filename, size, sha256 })),
     currentVersion: updated.currentVersion,
+    ...warningsOf(conformance),
   };
 }
 
@@ -147,7 +165,33 @@ export function toSkill(item: SkillItem): Skill {
     formats: item.formats,
     createdAt: item.createdAt,
     updatedAt: item.updatedAt,
+    ...(item.deprecated === undefined ? {} : { deprecated: item.deprecated }),
   };
+}
+
+/**
+ * The conformance of a version's files, when they are a valid Agent Skill named `slug`; else
+ * 400 `invalid_skill` listing every problem.
+ */
+function conformingSkill(files: FileBytes[], slug: string): SkillConformance {
+  const conformance = checkSkillConformance(files, slug);
+  const [first, ...more] = conformance.issues;
+  if (!first) return conformance;
+  const others = more.length === 0 ? '' : ` (and ${more.length} more problem${more.length === 1 ? '' : 's'})`;
+  throw new DomainError('invalid_skill', `The files are not a valid Agent Skill: ${first.file}: ${first.message}${others}`, { issues: conformance.issues });
+}
+
+const warningsOf = ({ warnings }: SkillConformance) => (warnings.length > 0 ? { warnings } : {});
+
+/** 409 `slug_too_similar` when `slug` reads like another author's popular skill (docs/agent-skills.md). */
+function checkImitation(slug: string, author: User, candidates: ImitationCandidate[]): void {
+  const similar = similarPopularSlug(slug, author.id, candidates);
+  if (!similar) return;
+  throw new DomainError(
+    'slug_too_similar',
+    `The slug "${slug}" reads like "${similar.similarTo}", another author's popular skill; choose a name that cannot be mistaken for it`,
+    similar,
+  );
 }
 
 /** Decodes files and applies the size limits of docs/api.md §6 (413), before anything is stored. */
@@ -191,11 +235,23 @@ function versionItem(
   now: Date,
   files: FileBytes[],
   dependencies: Record<string, string>,
+  conformance: SkillConformance,
 ): VersionItem {
-  const entries = fileEntries(files);
-  const encodings = new Map(files.map((f) => [f.filename, f.encoding]));
-  const stored: StoredFile[] = entries.map((e) => ({ ...e, encoding: encodings.get(e.filename) ?? 'utf8' }));
-  return { skillId, version, changelog: changelog ?? '', publishedAt: now.toISOString(), files: stored, dependencies, integrity: bundleIntegrity(files) };
+  const byName = new Map(files.map((f) => [f.filename, f]));
+  const stored: StoredFile[] = fileEntries(files).map((e) => {
+    const file = byName.get(e.filename)!;
+    return { ...e, encoding: file.encoding, ...(file.executable ? { executable: true } : {}) };
+  });
+  return {
+    skillId,
+    version,
+    changelog: changelog ?? '',
+    publishedAt: now.toISOString(),
+    files: stored,
+    dependencies,
+    integrity: bundleIntegrity(files),
+    ...(conformance.description === undefined ? {} : { frontMatterDescription: conformance.description }),
+  };
 }
 
 /** The value of a settled read, or its error: lets reads run together and fail in a set order. */

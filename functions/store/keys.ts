@@ -27,6 +27,8 @@ export const prefix = {
   installs: 'DL#',
   /** The publish rate limit of an author account. */
   rateLimit: 'RL#',
+  /** The popular skills whose slugs share one lookalike key, for the imitation check. */
+  lookalike: 'LOOKALIKE#',
   lock: 'LOCK#',
 } as const;
 
@@ -47,6 +49,7 @@ export const grantKey = (skillId: string, userId: string): ItemKey => ({ pk: `${
 export const installDayKey = (skillId: string, day: string): ItemKey => ({ pk: prefix.installs + skillId, sk: sortPrefix.day + day });
 export const rateLimitKey = (userId: string): ItemKey => ({ pk: prefix.rateLimit + userId, sk: 'PUBLISH' });
 export const lockKey = (name: string): ItemKey => ({ pk: prefix.lock + name, sk: 'LOCK' });
+export const lookalikeKey = (key: string): ItemKey => ({ pk: prefix.lookalike + key, sk: 'LOOKALIKE' });
 
 /** The skill id of a key in a skill's partition, or undefined for any other item. */
 export function skillIdOfKey(pk: string | undefined): string | undefined {

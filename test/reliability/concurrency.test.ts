@@ -2,7 +2,7 @@ import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 import { listVersions } from '#functions/store/skills';
 import { analytics, authorStack, deliver, issueToken, publish } from '../support/delivery.ts';
-import { Client, createTestStack, json, skillBody, withKey } from '../support/stack.ts';
+import { Client, createTestStack, json, skillBody, skillFile, withKey } from '../support/stack.ts';
 import { scanItems } from './support/store.ts';
 
 /**
@@ -21,7 +21,7 @@ describe('the same version published 32 times at once', () => {
     const responses = await Promise.all(
       Array.from({ length: 32 }, (_, i) =>
         withKey(stack, aliceKey, `/api/skills/${id}/versions`, {
-          body: { version: '1.1.0', changelog: `racer ${i}`, files: [{ filename: 'SKILL.md', content: `# racer ${i}` }] },
+          body: { version: '1.1.0', changelog: `racer ${i}`, files: [skillFile(slug, `# racer ${i}`)] },
         }),
       ),
     );

@@ -8,6 +8,7 @@ import { ensureStorage } from '#scripts/local/stack';
 import { seedSkills } from '#scripts/seed-store';
 import { call, type ServerProcess, startServer } from '../support/server-process.ts';
 import { type Item, openDataDir, readObjects, scanItems } from './support/store.ts';
+import { skillFile } from '../support/skill-md.ts';
 
 /**
  * Crashes: the server is killed (SIGKILL, no chance to finish anything) in the middle of a burst
@@ -72,7 +73,7 @@ describe('a crash in the middle of a burst of publishes', () => {
       let acknowledged = 0;
       let crashed: Promise<void> | undefined;
       const send = async (attempt: Attempt) => {
-        const files = [{ filename: 'SKILL.md', content: `# ${attempt.slug} ${attempt.version}` }];
+        const files = [skillFile(attempt.slug, `# ${attempt.slug} ${attempt.version}`)];
         const [path, body] =
           attempt.kind === 'skill'
             ? ['/api/publish', { name: attempt.slug, slug: attempt.slug, description: 'crash', category: 'testing', files }]

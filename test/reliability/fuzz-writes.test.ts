@@ -5,7 +5,7 @@ import { errorStatus, statusOf, type ErrorCode } from '#core/errors';
 import { blobKey } from '#functions/content/blobs';
 import { createLogger } from '#functions/platform/log';
 import { hashSecret } from '#functions/platform/secrets';
-import { Client, createTestStack, json, ORIGIN, type TestStack, withKey } from '../support/stack.ts';
+import { Client, createTestStack, json, ORIGIN, skillFile, type TestStack, withKey } from '../support/stack.ts';
 import { changedKeys, Footprint, snapshotStore, type StoreSnapshot } from './support/store-snapshot.ts';
 import { readObjects, scanItems } from './support/store.ts';
 import { FIXTURE_SLUGS, type FuzzRequest, requestTo, type Route, ROUTES, toHttp, type World } from './support/write-requests.ts';
@@ -69,7 +69,7 @@ beforeAll(async () => {
   expect((await alice.session(`/api/api-keys/${revoked.id}`, { method: 'DELETE' })).status).toBe(204);
   const publish = async (key: string, slug: string, paid = false) => {
     const res = await withKey(stack, key, '/api/publish', {
-      body: { name: slug, slug, description: 'fuzz fixture', category: 'testing', paid, files: [{ filename: 'SKILL.md', content: `# ${slug}` }] },
+      body: { name: slug, slug, description: 'fuzz fixture', category: 'testing', paid, files: [skillFile(slug, `# ${slug}`)] },
     });
     expect(res.status).toBe(201);
     const { id } = await json<{ id: string }>(res);

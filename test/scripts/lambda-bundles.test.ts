@@ -10,14 +10,14 @@ import { openApiDocument } from '#functions/http/openapi';
 import { siteBuildLockKey } from '#functions/store/site-build-lock';
 import { versionKey } from '#functions/store/keys';
 import { CATALOG_KEY, registryKey } from '#core/static-paths';
-import { banner } from '#scripts/lambda-bundles';
+import { banner, coldStartBudgetBytes } from '#scripts/lambda-bundles';
 import { bundleDir, lambdas } from '../../infra/lambdas.ts';
 import { sha256Hex } from '#core/bundle';
 import { httpApiEvent, routeEvent } from '../support/api-gateway-event.ts';
 import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '../support/fake-github.ts';
 import { invokeBundle, resultOf } from '../support/lambda-bundle.ts';
 import { scheduledEvent, streamRecord } from '../support/lambda-events.ts';
-import { Client, createTestStack, type TestStack, withKey } from '../support/stack.ts';
+import { Client, createTestStack, skillFile, type TestStack, withKey } from '../support/stack.ts';
 import { plantFault, UNSTORABLE_VERSION } from '../support/unbuildable-skill.ts';
 
 /**
@@ -25,7 +25,6 @@ import { plantFault, UNSTORABLE_VERSION } from '../support/unbuildable-skill.ts'
  * with real-shaped API Gateway v2 events against the embedded DynamoDB and S3.
  */
 const SITE = 'https://skillpress.example';
-const BUDGET_BYTES = 600 * 1024;
 
 let stack: TestStack;
 let github: FakeGitHub;
@@ -63,7 +62,7 @@ describe('the bundles', () => {
     const source = readFileSync(`${bundleDir(name)}/index.mjs`, 'utf8');
     expect(source.startsWith(banner)).toBe(true);
     expect(source).toMatch(/export\s*\{[^}]*\bhandler\b/);
-    expect(report.loadedBytes).toBeLessThanOrEqual(BUDGET_BYTES);
+    expect(report.loadedBytes).toBeLessThanOrEqual(coldStartBudgetBytes(name));
   });
 
   it('carries the S3 client only in Lambdas granted a bucket', () => {
@@ -175,7 +174,7 @@ describe('the write path, the stream rebuild, delivery and the schedules', () =>
   });
 
   it('publishes a skill from a base64-encoded body, then a version, storing content in S3 and items in DynamoDB', async () => {
-    const body = { name: 'Bundle Skill', description: 'Published through the bundle', category: 'Testing', files: [{ filename: 'SKILL.md', content: '# v1' }] };
+    const body = { name: 'Bundle Skill', description: 'Published through the bundle', category: 'Testing', files: [skillFile('bundle-skill', '# v1')] };
     const published = await invokeBundle('publish', [httpApiEvent('POST', '/api/publish', { headers: auth(), body, base64: true })], env);
     const created = resultOf(published, 0);
     expect(created.statusCode).toBe(201);
@@ -189,7 +188,7 @@ describe('the write path, the stream rebuild, delivery and the schedules', () =>
           routeKey: 'POST /api/skills/{id}/versions',
           pathParameters: { id: skill.id },
           headers: auth(),
-          body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# v1.1' }] },
+          body: { version: '1.1.0', files: [skillFile('bundle-skill', '# v1.1')] },
         }),
       ],
       env,
@@ -199,7 +198,7 @@ describe('the write path, the stream rebuild, delivery and the schedules', () =>
 
     const { Item } = await stack.deps.db.doc.send(new GetCommand({ TableName: stack.deps.db.table, Key: versionKey(skill.id, '1.1.0') }));
     expect(Item?.version).toBe('1.1.0');
-    const sha = sha256Hex(new TextEncoder().encode('# v1.1'));
+    const sha = sha256Hex(new TextEncoder().encode(skillFile('bundle-skill', '# v1.1').content));
     expect(await objectExists(stack.deps.s3, stack.config.contentBucket, blobKey(sha))).toBe(true);
   });
 
@@ -235,7 +234,7 @@ describe('the write path, the stream rebuild, delivery and the schedules', () =>
     const result = resultOf(delivered, 0);
     expect(result.statusCode).toBe(200);
     expect(result.headers!['cache-control']).toBe('private, no-store');
-    expect(bodyOf(result)).toMatchObject({ skillId: skill.id, version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# v1.1' }] });
+    expect(bodyOf(result)).toMatchObject({ skillId: skill.id, version: '1.1.0', files: [skillFile('bundle-skill', '# v1.1')] });
 
     const analytics = await invokeBundle('analytics', [httpApiEvent('GET', `/api/analytics/${skill.id}`, { cookies: [cookie] })], env);
     expect(bodyOf(resultOf(analytics, 0))).toMatchObject({ total: 1, bySource: { cli: 1, web: 0, api: 0 } });

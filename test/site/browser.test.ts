@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { launchBrowser, type TestBrowser } from '../support/browser.ts';
 import { call, type ServerProcess, startServer } from '../support/server-process.ts';
-import { addVersion, publish, publishFixture, type SiteFixture, XSS_DESCRIPTION, XSS_NAME } from '../support/site-fixture.ts';
+import { addVersion, publish, publishFixture, type SiteFixture, skillMd, XSS_DESCRIPTION, XSS_NAME, XSS_SKILL_MD } from '../support/site-fixture.ts';
 
 /**
  * The catalog site and the dashboard in real headless Chromium, against the local runtime
@@ -142,7 +142,8 @@ describe('the catalog', () => {
   it('lists every version on request when the registry shows only the latest five', async () => {
     const { key } = fixture;
     const many = await publish(base, key, { name: 'Many Versions', description: 'Has seven versions', category: 'testing' });
-    for (let minor = 1; minor <= 6; minor++) await addVersion(base, key, many.id, `1.${minor}.0`, `Minor ${minor}`, []);
+    const files = [{ filename: 'SKILL.md', content: skillMd('Many Versions', 'Has seven versions') }];
+    for (let minor = 1; minor <= 6; minor++) await addVersion(base, key, many.id, `1.${minor}.0`, `Minor ${minor}`, files);
     await until(async () => (await call(base, `/api/registry/${many.slug}`)).body?.currentVersion === '1.6.0', 20_000);
     await page.goto(`${base}/skills/${many.slug}/`);
     await eventually(() => page.locator('[data-list=versions] [data-field=version]').count()).toBe(5);
@@ -163,7 +164,7 @@ describe('the catalog', () => {
       name: 'Fresh Off The Press',
       description: 'Published after the last site build',
       category: 'writing',
-      files: [{ filename: 'SKILL.md', content: '# Fresh' }],
+      files: [{ filename: 'SKILL.md', content: skillMd('Fresh Off The Press', 'Published after the last site build') }],
     });
     await until(async () => (await call(base, `/api/registry/${fresh.slug}`)).status === 200, 10_000);
     // The site has no page for it yet: the CDN answers with the fallback page…
@@ -340,7 +341,7 @@ describe('hostile skill names', () => {
     expect(await page.locator('h1').textContent()).toBe(XSS_NAME);
     expect(await page.locator('.lede').textContent()).toBe(XSS_DESCRIPTION);
     await page.getByRole('button', { name: 'SKILL.md' }).click();
-    await eventually(() => page.locator('[data-role=viewer-content]').textContent()).toBe('<img src=x onerror=alert(3)>');
+    await eventually(() => page.locator('[data-role=viewer-content]').textContent()).toBe(XSS_SKILL_MD);
     expect(await injected()).toBe(0);
 
     // Rendered in the browser from the registry JSON, as for a skill newer than the build.

@@ -1,6 +1,6 @@
 import { Rebuilder } from '#functions/rebuild/rebuilder';
 import { describeFailure } from '#functions/rebuild/skill-failure';
-import { describeNonConforming } from '#functions/rebuild/non-conforming';
+import { nonConformingReport } from '#functions/rebuild/non-conforming';
 import { withTargetDeps } from './target-deps.ts';
 
 /**
@@ -21,10 +21,7 @@ await withTargetDeps(async (deps) => {
   const { skills, written, failed, nonConforming } = await new Rebuilder(deps).rebuildAll();
   const seconds = (performance.now() - started) / 1000;
   console.log(`Rebuilt ${skills} skills in ${seconds.toFixed(2)} s (${written} files written)`);
-  if (nonConforming.length > 0) {
-    console.log(`Left out of the discovery index, as their current version is not a valid Agent Skill (${nonConforming.length}):`);
-    for (const skill of nonConforming) console.log(`  ${describeNonConforming(skill)}`);
-  }
+  for (const line of nonConformingReport(nonConforming)) console.log(line);
   if (failed.length === 0) return;
   console.error(`Could not rebuild ${failed.length} skills; their static files and index entries stay as they were:`);
   for (const failure of failed) console.error(`  ${describeFailure(failure)}`);

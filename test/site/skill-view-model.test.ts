@@ -60,6 +60,26 @@ describe('the skill page model', () => {
     expect(model.moreVersions).toBe(true);
   });
 
+  it('strikes yanked versions through with their reason, and carries the deprecation message for the banner', () => {
+    const model = skillViewModel(
+      doc({
+        deprecated: 'Use pretty-json-2',
+        versions: [
+          { version: '1.1.0', changelog: '', publishedAt: '2026-11-02T10:00:00.000Z', integrity: 'sha256-a' },
+          { version: '1.0.1', changelog: '', publishedAt: '2026-11-01T12:00:00.000Z', integrity: 'sha256-c', yanked: true },
+          { version: '1.0.0', changelog: '', publishedAt: '2026-11-01T10:00:00.000Z', integrity: 'sha256-b', yanked: true, yankReason: 'Broke CRLF files' },
+        ],
+      }),
+    );
+    expect(model.deprecated).toBe('Use pretty-json-2');
+    expect(model.versions.map((v) => [v.version, v.yanked, v.rowClass, v.yankNote])).toEqual([
+      ['1.1.0', false, '', ''],
+      ['1.0.1', true, 'yanked', 'Yanked: no reason given. Installed only where a lockfile pins it.'],
+      ['1.0.0', true, 'yanked', 'Yanked: Broke CRLF files. Installed only where a lockfile pins it.'],
+    ]);
+    expect(skillViewModel(doc()).deprecated).toBe('');
+  });
+
   it('links skills newer than the site build to the fallback page', () => {
     const builtFrom = newestUpdate([{ updatedAt: '2026-11-02T00:00:00.000Z' }, { updatedAt: '2026-11-01T00:00:00.000Z' }]);
     expect(builtFrom).toBe('2026-11-02T00:00:00.000Z');

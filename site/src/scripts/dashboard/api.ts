@@ -35,11 +35,11 @@ export function messageOf(error: unknown): string {
  * Destructive buttons ask twice: the first click turns the label into a confirmation for a few
  * seconds, the second acts. Returns true when this click should act.
  */
-export function confirmed(button: HTMLButtonElement): boolean {
+export function confirmed(button: HTMLButtonElement, verb = 'revoke'): boolean {
   if (button.dataset.confirming === 'true') return true;
   const label = button.textContent ?? '';
   button.dataset.confirming = 'true';
-  button.textContent = 'Click again to revoke';
+  button.textContent = `Click again to ${verb}`;
   setTimeout(() => {
     if (!button.isConnected) return;
     button.dataset.confirming = 'false';

@@ -8,8 +8,8 @@ import { wireSkillPanel } from './skill-panel.ts';
 
 /**
  * The dashboard: who is signed in decides what shows. Signed out: GitHub sign-in, and the dev
- * sign-in form when the server has it on. Signed in: my skills, the selected skill's analytics
- * and paid access, and API keys.
+ * sign-in form when the server has it on. Signed in: my skills, the selected skill's analytics,
+ * paid access, versions (yank) and deprecation, and API keys.
  */
 const root = document.getElementById('dashboard');
 if (root) void start(root);
@@ -19,9 +19,9 @@ async function start(root: HTMLElement): Promise<void> {
   const signedOut = part('signed-out');
   const signedIn = part('signed-in');
   const builtFrom = root.dataset.builtFrom ?? '';
-  const panel = wireSkillPanel(part('skill-panel'));
-  const keys = wireKeys(root);
   let byId = new Map<string, Skill>();
+  const panel = wireSkillPanel(part('skill-panel'), (skill) => byId.set(skill.id, skill));
+  const keys = wireKeys(root);
 
   const show = async () => {
     let user: User | undefined;

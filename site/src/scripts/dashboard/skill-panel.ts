@@ -4,8 +4,9 @@ import type { DayCounts } from '../../lib/chart-geometry.ts';
 import { fill, renderList } from '../fill.ts';
 import { api, confirmed, messageOf } from './api.ts';
 import { drawChart } from './chart.ts';
+import { wireLifecycle } from './lifecycle.ts';
 
-/** The selected skill: install analytics, and for paid skills its download tokens and grants. */
+/** The selected skill: install analytics, for paid skills its download tokens and grants, and its versions and deprecation. */
 interface Analytics {
   total: number;
   last7d: number;
@@ -28,8 +29,10 @@ interface GrantInfo {
   grantedAt: string;
 }
 
-export function wireSkillPanel(panel: HTMLElement): { open(skill: Skill, focus: boolean): Promise<void> } {
+/** `changed` hears of a skill the panel changed (yanked a version of, deprecated). */
+export function wireSkillPanel(panel: HTMLElement, changed: (skill: Skill) => void): { open(skill: Skill, focus: boolean): Promise<void> } {
   const part = <T extends HTMLElement = HTMLElement>(role: string) => panel.querySelector<T>(`[data-role="${role}"]`)!;
+  const lifecycle = wireLifecycle(part('lifecycle'), changed);
   const status = part('skill-status');
   const tokenSecret = part('new-token');
   let current: Skill | undefined;
@@ -45,7 +48,7 @@ export function wireSkillPanel(panel: HTMLElement): { open(skill: Skill, focus: 
     status.textContent = '';
     if (focus) panel.querySelector<HTMLElement>('h2')!.focus();
     try {
-      await Promise.all([showAnalytics(skill), skill.paid ? showTokens(skill) : undefined, skill.paid ? showGrants(skill) : undefined]);
+      await Promise.all([showAnalytics(skill), skill.paid ? showTokens(skill) : undefined, skill.paid ? showGrants(skill) : undefined, lifecycle.open(skill)]);
     } catch (error) {
       status.textContent = messageOf(error);
     }

@@ -56,7 +56,8 @@ export async function stageFiles(slug: string, target: string, files: readonly F
       // Names were checked against core/filename.ts already; this guards the join itself.
       if (!path.startsWith(stage + sep)) throw new CliError('unsafe_filename', `${file.filename} would be written outside ${target}`);
       await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, file.bytes, { flag: 'wx' });
+      // Executable files get the bits a umask allows (0755 under the usual 022), as git checks them out.
+      await writeFile(path, file.bytes, { flag: 'wx', mode: file.executable ? 0o777 : 0o666 });
     }
   } catch (error) {
     await removeTemporary(stage);

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { CatalogDocument } from '#core/catalog';
 import { limits } from '#core/limits';
 import type { RegistryDocument, VersionsDocument } from '#core/registry-document';
-import type { deliverySchema, PublishBody, Skill, VersionBody, versionCreatedSchema } from '#core/schemas';
+import type { deliverySchema, PublishBody, Skill, skillPublishedSchema, VersionBody, versionCreatedSchema, versionYankSchema } from '#core/schemas';
 import { registryPath } from '#core/static-paths';
 import { CliError, usage } from './cli-error.ts';
 import { Http } from './http.ts';
@@ -34,6 +34,8 @@ export const ANSWER_BYTES = { delivery: 2 * limits.bodyBytes, registry: 4 * MiB,
 // Types only: zod itself stays off the install path.
 export type Delivery = z.output<typeof deliverySchema>;
 export type VersionCreated = z.output<typeof versionCreatedSchema>;
+export type SkillPublished = z.output<typeof skillPublishedSchema>;
+export type VersionYank = z.output<typeof versionYankSchema>;
 
 /** `--registry`, else SKILLPRESS_REGISTRY, else the local default; no trailing slash. */
 export function registryUrl(option: string | undefined, env: Io['env']): string {
@@ -82,12 +84,24 @@ export class RegistryClient {
     return this.http.json(`/api/deliver/${encodeURIComponent(id)}`, { query: { version, source: 'cli', token }, maxBytes: ANSWER_BYTES.delivery });
   }
 
-  publish(apiKey: string, body: PublishBody): Promise<Skill> {
+  publish(apiKey: string, body: PublishBody): Promise<SkillPublished> {
     return this.http.json('/api/publish', { method: 'POST', body, apiKey });
   }
 
   createVersion(apiKey: string, id: string, body: VersionBody): Promise<VersionCreated> {
     return this.http.json(`/api/skills/${encodeURIComponent(id)}/versions`, { method: 'POST', body, apiKey });
+  }
+
+  /** Yanks a version (`reason` shown beside it), or with `yank` false undoes that. */
+  setYanked(apiKey: string, id: string, version: string, yank: { reason?: string } | false): Promise<VersionYank> {
+    const path = `/api/skills/${encodeURIComponent(id)}/versions/${encodeURIComponent(version)}/yank`;
+    return this.http.json(path, yank ? { method: 'POST', body: yank, apiKey } : { method: 'DELETE', apiKey });
+  }
+
+  /** Deprecates a skill with `message`, or with null undoes that. */
+  setDeprecated(apiKey: string, id: string, message: string | null): Promise<Skill> {
+    const path = `/api/skills/${encodeURIComponent(id)}/deprecate`;
+    return this.http.json(path, message === null ? { method: 'DELETE', apiKey } : { method: 'POST', body: { message }, apiKey });
   }
 }
 

@@ -2,7 +2,7 @@ import type { Skill } from '#core/schemas';
 import { formatTimestamp } from '../../lib/format.ts';
 import { fill, renderList } from '../fill.ts';
 import { fetchVersions } from '../registry.ts';
-import { api, confirmed, messageOf } from './api.ts';
+import { api, confirmed, messageOf, writeRunner } from './api.ts';
 
 /**
  * The selected skill's versions with a Yank (or Undo yank) button each, and its deprecation: what
@@ -66,17 +66,7 @@ export function wireLifecycle(section: HTMLElement, changed: (skill: Skill) => v
     }
   };
 
-  const act = async (button: HTMLButtonElement | null, write: (skill: Skill) => Promise<string>) => {
-    if (!skill) return;
-    if (button) button.disabled = true;
-    try {
-      status.textContent = await write(skill);
-    } catch (error) {
-      status.textContent = messageOf(error);
-    } finally {
-      if (button) button.disabled = false;
-    }
-  };
+  const act = writeRunner(status, () => skill);
 
   section.querySelector('[data-list=lifecycle-versions]')!.addEventListener('click', (event) => {
     const button = (event.target as Element).closest<HTMLButtonElement>('button[data-action=toggle-yank]');

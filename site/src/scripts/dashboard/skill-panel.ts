@@ -2,7 +2,7 @@ import type { Skill } from '#core/schemas';
 import { formatCount, formatTimestamp, installCommand } from '../../lib/format.ts';
 import type { DayCounts } from '../../lib/chart-geometry.ts';
 import { fill, renderList } from '../fill.ts';
-import { api, confirmed, messageOf } from './api.ts';
+import { api, confirmed, messageOf, writeRunner } from './api.ts';
 import { drawChart } from './chart.ts';
 import { wireLifecycle } from './lifecycle.ts';
 
@@ -103,18 +103,7 @@ export function wireSkillPanel(panel: HTMLElement, changed: (skill: Skill) => vo
   };
 
   /** Runs a write for the current skill, reports it, and refreshes the lists it changed. */
-  const act = async (button: HTMLButtonElement | null, write: (skill: Skill) => Promise<string>) => {
-    const skill = current;
-    if (!skill) return;
-    if (button) button.disabled = true;
-    try {
-      status.textContent = await write(skill);
-    } catch (error) {
-      status.textContent = messageOf(error);
-    } finally {
-      if (button) button.disabled = false;
-    }
-  };
+  const act = writeRunner(status, () => current);
 
   part<HTMLFormElement>('token-form').addEventListener('submit', (event) => {
     event.preventDefault();

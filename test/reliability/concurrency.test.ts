@@ -34,14 +34,16 @@ describe('the same version published 32 times at once', () => {
     const registry = await json(await stack.request(`/api/registry/${slug}/versions`));
     expect(registry.versions.filter((v: { version: string }) => v.version === '1.1.0')).toHaveLength(1);
     const delivered = await json(await deliver(stack, id, { version: '1.1.0' }));
-    expect(delivered.files[0].content).toBe(`# ${winner.changelog}`);
+    expect(delivered.files[0].content).toBe(skillFile(slug, `# ${winner.changelog}`).content);
   });
 
   it('publishes 32 different versions at once and makes the highest current', async () => {
     const { stack, aliceKey } = await authorStack();
     const { id, slug } = await publish(stack, aliceKey);
     const versions = Array.from({ length: 32 }, (_, i) => `${1 + (i % 4)}.${(i * 7) % 11}.${i + 1}`);
-    const responses = await Promise.all(versions.map((version) => withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: { version } })));
+    const responses = await Promise.all(
+      versions.map((version) => withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: { version, files: [skillFile(slug)] } })),
+    );
     expect(tally(statuses(responses))).toEqual({ 201: 32 });
     await stack.idle();
     expect((await json(await stack.request(`/api/registry/${slug}`))).currentVersion).toBe(semver.rsort([...versions])[0]);

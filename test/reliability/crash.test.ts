@@ -135,7 +135,7 @@ async function expectAcknowledgedServed(base: string, attempts: Attempt[], baseI
     const id = a.kind === 'skill' ? a.body!.id! : baseId;
     const delivered = await call(base, `/api/deliver/${id}?version=${a.version}`);
     expect(delivered.status).toBe(200);
-    expect(delivered.body.files[0].content).toBe(`# ${a.slug} ${a.version}`);
+    expect(delivered.body.files[0].content).toBe(skillFile(a.slug, `# ${a.slug} ${a.version}`).content);
   }
   // The registry's current version is the highest it lists, acknowledged or not.
   const registry = await call(base, '/api/registry/crash-base');

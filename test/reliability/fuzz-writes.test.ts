@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeFile, sha256Hex } from '#core/bundle';
+import { defaultSkillFile } from '#core/default-skill-file';
 import { errorStatus, statusOf, type ErrorCode } from '#core/errors';
 import { blobKey } from '#functions/content/blobs';
 import { createLogger } from '#functions/platform/log';
@@ -210,7 +211,10 @@ function account(path: string, init: RequestInit, res: Response, text: string, f
   switch (`${route} ${res.status}`) {
     case 'POST /api/publish 201':
       slugOf.set(body.id, body.slug);
-      footprint.allowPrefix(`SKILL#${body.id}|`, 'RL#').allow(`SLUG#${body.slug}|SLUG`, ...blobKeys(request));
+      // A publish without files stores the SKILL.md the server wrote for it.
+      footprint
+        .allowPrefix(`SKILL#${body.id}|`, 'RL#')
+        .allow(`SLUG#${body.slug}|SLUG`, ...blobKeys(request.files?.length ? request : { files: [defaultSkillFile(body)] }));
       statics(body.slug);
       return;
     case 'POST /api/skills/:/versions 201':

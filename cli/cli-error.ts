@@ -1,4 +1,4 @@
-import { type ErrorCode, errorStatus } from '#core/errors';
+import { type ErrorCode, errorStatus } from '../core/errors.ts';
 
 /**
  * Failures the client reports. A server error keeps the server's code (docs/api.md §5), so a user
@@ -11,12 +11,14 @@ export type ClientCode =
   | 'folder_exists'
   | 'no_matching_version'
   | 'lockfile_invalid'
+  | 'config_invalid'
   | 'io_error'
   | 'network_error'
   | 'bad_response'
   | 'integrity_mismatch'
   | 'unsafe_filename'
-  | 'unsafe_path';
+  | 'unsafe_path'
+  | 'suspicious_skill';
 
 export type CliCode = ErrorCode | ClientCode;
 
@@ -30,12 +32,14 @@ const clientExit: Record<ClientCode, ExitCode> = {
   folder_exists: EXIT.user,
   no_matching_version: EXIT.user,
   lockfile_invalid: EXIT.user,
+  config_invalid: EXIT.user,
   io_error: EXIT.user,
   network_error: EXIT.network,
   bad_response: EXIT.network,
   integrity_mismatch: EXIT.integrity,
   unsafe_filename: EXIT.integrity,
   unsafe_path: EXIT.integrity,
+  suspicious_skill: EXIT.user,
 };
 
 export class CliError extends Error {

@@ -52,10 +52,15 @@ export async function removeApiKey(env: Io['env'], registry: string): Promise<bo
   return true;
 }
 
-export async function apiKeyFor(env: Io['env'], registry: string): Promise<string> {
+/** The API key for `registry`, or undefined when there is none: for commands that can do without one. */
+export async function storedApiKey(env: Io['env'], registry: string): Promise<string | undefined> {
   if (env.SKILLPRESS_API_KEY) return env.SKILLPRESS_API_KEY;
-  const stored = (await load(env)).registries[registry]?.apiKey;
-  if (stored) return stored;
+  return (await load(env)).registries[registry]?.apiKey || undefined;
+}
+
+export async function apiKeyFor(env: Io['env'], registry: string): Promise<string> {
+  const key = await storedApiKey(env, registry);
+  if (key) return key;
   throw new CliError('unauthenticated', `no API key for ${registry}`, {
     hint: 'create one in the dashboard, then run skillpress login (or set SKILLPRESS_API_KEY)',
   });

@@ -1,10 +1,10 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sha256Hex } from '#core/bundle';
-import { formatBytes } from '#core/format-bytes';
-import packageJson from '../package.json' with { type: 'json' };
+import { sha256Hex } from '../core/bundle.ts';
+import { formatBytes } from '../core/format-bytes.ts';
+import packageJson from './package.json' with { type: 'json' };
 import { CliError } from './cli-error.ts';
-import type { Io } from './io.ts';
+import type { HttpAnswer, Io } from './io.ts';
 
 /**
  * JSON over HTTP for the client. Server errors keep their code (`{"error":{code,message}}`);
@@ -23,6 +23,12 @@ export interface RequestOptions {
   revalidate?: boolean;
   /** The largest body this answer can have (errors included); {@link SMALL_ANSWER_BYTES} when unsaid. */
   maxBytes?: number;
+  /**
+   * Ask for gzip or brotli: worth it for large answers (the catalog and version lists, which grow
+   * with the registry, and deliveries); a small registry document costs more to decompress than
+   * to send.
+   */
+  compressed?: boolean;
 }
 
 /** Errors and the answers to writes are small JSON objects; 1 MiB is far beyond any of them. */
@@ -53,9 +59,13 @@ export class Http {
     for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, value);
     // What messages may show: never the query, which can carry a download token.
     const shown = `${method} ${this.base}${path}`;
-    const cached = options.revalidate ? await this.readCache(url.href) : undefined;
+    const cached = options.revalidate ? this.readCache(url.href) : undefined;
 
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `skillpress-cli/${CLI_VERSION} node/${process.versions.node}` };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'accept-encoding': options.compressed ? 'gzip, deflate, br' : 'identity',
+      'user-agent': `skillpress-cli/${CLI_VERSION} node/${process.versions.node}`,
+    };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
     if (cached) headers['if-none-match'] = cached.etag;
@@ -67,12 +77,12 @@ export class Http {
     const value = parse<T>(text, shown);
     const etag = response.headers.get('etag');
     if (options.revalidate && etag && !/no-store|private/.test(response.headers.get('cache-control') ?? '')) {
-      await this.writeCache({ url: url.href, etag, body: text });
+      this.writeCache({ url: url.href, etag, body: text });
     }
     return value;
   }
 
-  private async send(url: URL, init: RequestInit & { method: string }, shown: string): Promise<Response> {
+  private async send(url: URL, init: { method: string; headers: Record<string, string>; body?: string }, shown: string): Promise<HttpAnswer> {
     for (let attempt = 0; ; attempt++) {
       const retry = init.method === 'GET' && attempt < RETRY_DELAYS_MS.length;
       try {
@@ -81,7 +91,7 @@ export class Http {
         await response.body?.cancel();
       } catch (error) {
         // Nothing listening is not a blip: say so at once instead of after the retries.
-        const refused = (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
+        const refused = errorCode(error) === 'ECONNREFUSED';
         if (!retry || refused) throw networkError(error, shown, this.base);
       }
       await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt]));
@@ -92,11 +102,15 @@ export class Http {
     return this.cacheFolder && join(this.cacheFolder, 'http', `${sha256Hex(url)}.json`);
   }
 
-  private async readCache(url: string): Promise<CachedResponse | undefined> {
+  /**
+   * The cache is read and written synchronously: its files are small, and on the thread pool
+   * they would queue behind the downloads and the staged writes they are meant to save.
+   */
+  private readCache(url: string): CachedResponse | undefined {
     const file = this.cacheFile(url);
     if (!file) return undefined;
     try {
-      const entry = JSON.parse(await readFile(file, 'utf8')) as CachedResponse;
+      const entry = JSON.parse(readFileSync(file, 'utf8')) as CachedResponse;
       return entry.url === url && typeof entry.etag === 'string' && typeof entry.body === 'string' ? entry : undefined;
     } catch {
       return undefined; // no entry yet, or a damaged one: fetch afresh
@@ -104,14 +118,14 @@ export class Http {
   }
 
   /** Best effort: a read-only or full cache folder must never fail a command. */
-  private async writeCache(entry: CachedResponse): Promise<void> {
+  private writeCache(entry: CachedResponse): void {
     const file = this.cacheFile(entry.url);
     if (!file) return;
     try {
-      await mkdir(join(this.cacheFolder!, 'http'), { recursive: true });
+      mkdirSync(join(this.cacheFolder!, 'http'), { recursive: true });
       const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-      await writeFile(temp, JSON.stringify(entry));
-      await rename(temp, file);
+      writeFileSync(temp, JSON.stringify(entry));
+      renameSync(temp, file);
     } catch {
       // caching is an optimisation only
     }
@@ -119,14 +133,14 @@ export class Http {
 }
 
 /** The body as text, read as it streams in and abandoned as soon as it exceeds `maxBytes`. */
-async function readText(response: Response, maxBytes: number, shown: string): Promise<string> {
+async function readText(response: HttpAnswer, maxBytes: number, shown: string): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = response.body?.getReader();
   try {
     for (;;) {
       const chunk = await reader?.read();
-      if (!chunk || chunk.done) break;
+      if (!chunk || chunk.done || !chunk.value) break;
       size += chunk.value.byteLength;
       if (size > maxBytes) {
         await reader!.cancel().catch(() => undefined);
@@ -143,7 +157,7 @@ async function readText(response: Response, maxBytes: number, shown: string): Pr
   }
   // As response.text() decodes: malformed bytes become U+FFFD and a BOM before the JSON is skipped
   // (a BOM inside a file's content is part of a JSON string, untouched).
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return new TextDecoder().decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
 }
 
 function parse<T>(text: string, shown: string): T {
@@ -154,7 +168,7 @@ function parse<T>(text: string, shown: string): T {
   }
 }
 
-function errorFrom(response: Response, text: string, shown: string): CliError {
+function errorFrom(response: HttpAnswer, text: string, shown: string): CliError {
   let body: { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined;
   try {
     body = JSON.parse(text);
@@ -171,10 +185,18 @@ function errorFrom(response: Response, text: string, shown: string): CliError {
 }
 
 function networkError(error: unknown, shown: string, base: string): CliError {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const name = (error as Error).name;
-  const reason = name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : (cause?.code ?? cause?.message ?? (error as Error).message);
+  const cause = (error as { cause?: { name?: string; message?: string } }).cause;
+  // fetch rejects with the timeout itself, node:http with an AbortError caused by it.
+  const timedOut = (error as Error).name === 'TimeoutError' || cause?.name === 'TimeoutError';
+  const reason = timedOut ? `no answer within ${TIMEOUT_MS / 1000} s` : (errorCode(error) ?? cause?.message ?? (error as Error).message);
   return new CliError('network_error', `${shown}: could not reach the registry (${reason})`, {
     hint: `is ${base} running? Choose a registry with --registry <url> or SKILLPRESS_REGISTRY`,
   });
+}
+
+/** The system error code (ECONNREFUSED, …): on the error itself from node:http, on its cause from fetch. */
+function errorCode(error: unknown): string | undefined {
+  const { code, cause } = error as { code?: unknown; cause?: { code?: unknown } };
+  const found = cause?.code ?? code;
+  return typeof found === 'string' ? found : undefined;
 }

@@ -17,7 +17,7 @@ export interface IgnoreRule {
 }
 
 /** Folders never published, whatever the ignore files say: VCS data, dependencies, installs. */
-export const ALWAYS_SKIPPED = new Set(['.git', 'node_modules', '.skills', '.hg', '.svn']);
+export const ALWAYS_SKIPPED = new Set(['.git', 'node_modules', '.agents', '.skills', '.hg', '.svn']);
 
 export function parseIgnoreFile(text: string, base = ''): IgnoreRule[] {
   const rules: IgnoreRule[] = [];

@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
-import { type FileBytes, type FileEntry, sha256Hex } from '#core/bundle';
+import { type FileBytes, type FileEntry, sha256Hex } from '../core/bundle.ts';
+import { mapLimit } from '../core/map-limit.ts';
 import { CliError } from './cli-error.ts';
-import { LOCKFILE_NAME, type Lockfile, parseLockfile, serialiseLockfile } from './lockfile.ts';
+import { LEGACY_LOCKFILE_NAME, LOCKFILE_NAME, type Lockfile, parseLockfile, serialiseLockfile, writtenBySkillpress } from './lockfile.ts';
 
 /**
  * The project on disk: install folders and the lockfile. Every change is staged next to its
@@ -44,21 +45,30 @@ async function removeTemporary(path: string): Promise<void> {
   pending.delete(path);
 }
 
-/** Writes a skill's files into a fresh folder beside `target`; nothing at `target` changes yet. */
+/** Files of one skill written at the same time; the file system's thread pool does the rest. */
+const WRITES_AT_ONCE = 8;
+
+/**
+ * Writes a skill's files into a fresh folder beside `target`; nothing at `target` changes yet.
+ * Each folder is made once, then the files are written a few at a time. Nothing is synced to
+ * disk: the staged folder only becomes the install by a rename, and a crash before that leaves
+ * a temporary folder, never a half-written install.
+ */
 export async function stageFiles(slug: string, target: string, files: readonly FileBytes[]): Promise<Staged> {
   const stage = sibling(target, STAGE_PREFIX);
   try {
     await mkdir(dirname(target), { recursive: true });
     pending.set(stage, undefined);
     await mkdir(stage);
-    for (const file of files) {
+    const paths = files.map((file) => {
       const path = resolve(stage, ...file.filename.split('/'));
       // Names were checked against core/filename.ts already; this guards the join itself.
       if (!path.startsWith(stage + sep)) throw new CliError('unsafe_filename', `${file.filename} would be written outside ${target}`);
-      await mkdir(dirname(path), { recursive: true });
-      // Executable files get the bits a umask allows (0755 under the usual 022), as git checks them out.
-      await writeFile(path, file.bytes, { flag: 'wx', mode: file.executable ? 0o777 : 0o666 });
-    }
+      return path;
+    });
+    for (const folder of new Set(paths.map(dirname))) if (folder !== stage) await mkdir(folder, { recursive: true });
+    // Executable files get the bits a umask allows (0755 under the usual 022), as git checks them out.
+    await mapLimit(files, WRITES_AT_ONCE, (file, i) => writeFile(paths[i]!, file.bytes, { flag: 'wx', mode: file.executable ? 0o777 : 0o666 }));
   } catch (error) {
     await removeTemporary(stage);
     throw ioError(error, `cannot write ${target}`);
@@ -156,16 +166,35 @@ async function listFiles(dir: string, prefix = ''): Promise<string[] | undefined
 
 export const lockfilePath = (cwd: string) => join(cwd, LOCKFILE_NAME);
 
-/** The project's lockfile, or undefined when there is none yet. */
-export async function readLockfile(cwd: string): Promise<Lockfile | undefined> {
-  let text: string;
+/**
+ * The project's lockfile, or undefined when there is none yet. A `skills-lock.json` that an
+ * older skillpress wrote (our shape) becomes `skillpress-lock.json` here, byte for byte, the
+ * first time any command reads the lockfile; `notice` is told. One in the `skills` CLI's shape
+ * is theirs: left exactly as it is.
+ */
+export async function readLockfile(cwd: string, notice: (text: string) => void): Promise<Lockfile | undefined> {
+  const text = await readIfPresent(lockfilePath(cwd), LOCKFILE_NAME);
+  if (text !== undefined) return parseLockfile(text);
+  const legacyPath = join(cwd, LEGACY_LOCKFILE_NAME);
+  const legacy = await readIfPresent(legacyPath, LEGACY_LOCKFILE_NAME);
+  if (legacy === undefined || !writtenBySkillpress(legacy)) return undefined;
+  const lock = parseLockfile(legacy, LEGACY_LOCKFILE_NAME);
   try {
-    text = await readFile(lockfilePath(cwd), 'utf8');
+    await rename(legacyPath, lockfilePath(cwd));
+  } catch (error) {
+    throw ioError(error, `cannot rename ${LEGACY_LOCKFILE_NAME} to ${LOCKFILE_NAME}`);
+  }
+  notice(`Moved ${LEGACY_LOCKFILE_NAME} (written by an earlier skillpress) to ${LOCKFILE_NAME}; that name is the skills CLI's.`);
+  return lock;
+}
+
+async function readIfPresent(path: string, name: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw ioError(error, `cannot read ${LOCKFILE_NAME}`);
+    throw ioError(error, `cannot read ${name}`);
   }
-  return parseLockfile(text);
 }
 
 export async function writeLockfile(cwd: string, lock: Lockfile): Promise<void> {

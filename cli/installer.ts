@@ -1,9 +1,10 @@
 import { isAbsolute, join, relative, sep } from 'node:path';
 import semver from 'semver';
-import type { FileBytes, FileEntry } from '#core/bundle';
-import { fileEntries } from '#core/bundle';
-import { mapLimit } from '#core/map-limit';
-import type { VersionSummary } from '#core/registry-document';
+import type { FileEntry } from '../core/bundle.ts';
+import { mapLimit } from '../core/map-limit.ts';
+import type { VersionSummary } from '../core/registry-document.ts';
+import type { ScanResult } from '../core/scan/finding.ts';
+import { SHARED_SKILLS_FOLDER } from './agents.ts';
 import { CliError, usage } from './cli-error.ts';
 import { commitStaged, discardStaged, exists, folderMatches, removeFolder, type Staged, stageFiles, writeLockfile } from './install-tree.ts';
 import type { Io } from './io.ts';
@@ -12,7 +13,7 @@ import type { RegistryClient } from './registry-client.ts';
 import { installFolder, installPathProblem, registryDependencies } from './registry-names.ts';
 import { plural, type Ui } from './ui.ts';
 import { needsAllVersions, resolveVersion, satisfies } from './version-spec.ts';
-import { verifyDelivery } from './verify-delivery.ts';
+import { type Verified, verifyDelivery } from './verify-delivery.ts';
 
 /**
  * The install pipeline shared by `install`, `update` and lockfile reproduction:
@@ -28,6 +29,8 @@ export interface InstallContext {
   client: RegistryClient;
   /** A download token for paid skills (`--token`). */
   token?: string;
+  /** The stored API key for a registry, if any: without `--token`, it asks for a token of its own for paid skills. */
+  apiKey?: (registry: string) => Promise<string | undefined>;
   /** Replace folders that exist but were not installed by skillpress (`--force`). */
   force?: boolean;
 }
@@ -56,6 +59,8 @@ export interface Target {
   deprecated?: string;
   /** The version is yanked (with its reason, if any): installed only because it was pinned or named. */
   yanked?: { reason?: string };
+  /** The registry's scan of this version, when it publishes one (cli/suspicious-check.ts). */
+  scan?: ScanResult;
 }
 
 export interface Request {
@@ -71,7 +76,17 @@ export interface ResolveOptions {
   allVersions?: boolean;
 }
 
-export const DEFAULT_ROOT = '.skills';
+/**
+ * Where named skills go when neither `--dir` nor `--agent` says: the folder that most agents
+ * read (Codex, Cursor, Gemini CLI, GitHub Copilot, OpenCode, Amp, …) and that the `skills` CLI
+ * installs into as well.
+ */
+export const DEFAULT_ROOT = SHARED_SKILLS_FOLDER;
+
+/** Registry documents are small static files: a whole level of them is asked for at once. */
+const LOOKUPS_AT_ONCE = 16;
+/** Deliveries are up to megabytes each, decoded and hashed on arrival: a few at a time keep the CPU busy without piling them up in memory. */
+const DOWNLOADS_AT_ONCE = 8;
 
 /** The install root as a `/`-separated path inside the project; refuses folders outside it. */
 export function projectRelativeRoot(cwd: string, dir: string): string {
@@ -84,7 +99,7 @@ export function projectRelativeRoot(cwd: string, dir: string): string {
   return rel;
 }
 
-/** The install root of a skill folder path (`.skills/x` → `.skills`). */
+/** The install root of a skill folder path (`.agents/skills/x` → `.agents/skills`). */
 export const parentOf = (path: string) => path.slice(0, path.lastIndexOf('/'));
 
 /**
@@ -109,7 +124,7 @@ export async function resolveTargets(ctx: InstallContext, requests: Request[], l
         );
       }
     }
-    const resolved = await mapLimit([...todo.values()], 6, (item) => resolveOne(ctx, item, lock, options));
+    const resolved = await mapLimit([...todo.values()], LOOKUPS_AT_ONCE, (item) => resolveOne(ctx, item, lock, options));
     level = [];
     for (const target of resolved) {
       chosen.set(target.slug, target);
@@ -180,6 +195,7 @@ async function resolveOne(ctx: InstallContext, request: Request, lock: Lockfile,
     currentVersion: doc.currentVersion,
     ...(available ? { available } : {}),
     ...lifecycleOf(doc.deprecated, summary),
+    ...(summary.scan ? { scan: summary.scan } : {}),
   };
 }
 
@@ -282,25 +298,28 @@ export async function applyTargets(
   let done = 0;
   const report = () => ui.progress(`Downloading and verifying ${done}/${plural(toFetch.length, 'skill')}…`);
   if (toFetch.length > 0) report();
-  let downloads: FileBytes[][];
-  try {
-    downloads = await mapLimit(toFetch, 4, async (t) => {
+  // Each skill is written beside its folder as soon as it has arrived and passed verification,
+  // while the others are still downloading; no install folder changes until all of them have.
+  const staged: (Staged & Pick<Verified, 'entries'>)[] = [];
+  let failure: { error: unknown } | undefined;
+  await mapLimit(toFetch, DOWNLOADS_AT_ONCE, async (t, i) => {
+    if (failure) return;
+    try {
       const delivery = await deliver(ctx, clientFor(t.registry), t);
-      const files = verifyDelivery(delivery, { slug: t.slug, version: t.version, integrity: t.integrity, files: t.files });
+      const verified = verifyDelivery(delivery, { slug: t.slug, version: t.version, integrity: t.integrity, files: t.files });
+      if (failure) return;
+      // Only the digests stay: the bytes are on disk, and megabytes of them need not wait for the rest.
+      staged[i] = { ...(await stageFiles(t.slug, join(cwd, t.path), verified.files)), entries: verified.entries };
       done++;
       report();
-      return files;
-    });
-  } finally {
-    ui.endProgress();
-  }
-
-  const staged: Staged[] = [];
-  try {
-    for (const [i, t] of toFetch.entries()) staged.push(await stageFiles(t.slug, join(cwd, t.path), downloads[i]!));
-  } catch (error) {
-    await discardStaged(staged);
-    throw error;
+    } catch (error) {
+      failure ??= { error };
+    }
+  });
+  ui.endProgress();
+  if (failure) {
+    await discardStaged(staged.filter(Boolean));
+    throw failure.error;
   }
   await commitStaged(staged);
 
@@ -308,18 +327,18 @@ export async function applyTargets(
   const moved: string[] = [];
   const installed: InstalledReport[] = [];
   for (const [i, t] of toFetch.entries()) {
-    const files = downloads[i]!;
+    const { entries } = staged[i]!;
     const previous = skills.get(t.slug);
     if (previous && previous.path !== t.path) moved.push(previous.path);
-    skills.set(t.slug, lockEntry(t, fileEntries(files)));
+    skills.set(t.slug, lockEntry(t, entries));
     installed.push({
       slug: t.slug,
       version: t.version,
       previous: previous?.version ?? null,
       path: t.path,
       integrity: t.integrity,
-      files: files.length,
-      bytes: files.reduce((n, f) => n + f.bytes.byteLength, 0),
+      files: entries.length,
+      bytes: entries.reduce((n, f) => n + f.size, 0),
       direct: t.direct,
     });
   }
@@ -334,6 +353,27 @@ export async function applyTargets(
   await writeLockfile(cwd, pruned.lock);
   for (const path of moved) await removeFolder(join(cwd, path)).catch((error: Error) => ui.warn(`could not remove ${path}: ${error.message}`));
   return { installed, unchanged, removed: pruned.removed, lockfile: LOCKFILE_NAME };
+}
+
+/**
+ * A token of the user's own for a paid skill they bought or were granted, asked for with their
+ * API key; undefined without a key. It lives in memory for this one delivery: never in the
+ * lockfile, the cache or a message.
+ */
+async function ownToken(ctx: InstallContext, client: RegistryClient, t: Target): Promise<string | undefined> {
+  const key = await ctx.apiKey?.(client.base);
+  if (!key) return undefined;
+  try {
+    return await client.mintDownloadToken(key, t.id);
+  } catch (error) {
+    if (error instanceof CliError && error.code === 'unauthenticated') {
+      throw new CliError(error.code, `${t.slug}: your API key was refused: ${error.message}`, {
+        ...error.options,
+        hint: 'create a new key in the dashboard and run skillpress login (or set SKILLPRESS_API_KEY)',
+      });
+    }
+    throw error;
+  }
 }
 
 function lockEntry(t: Target, files: FileEntry[]): LockedSkill {
@@ -353,17 +393,17 @@ function lockEntry(t: Target, files: FileEntry[]): LockedSkill {
 
 /** Downloads one version, turning paid-access refusals into advice the user can follow. */
 async function deliver(ctx: InstallContext, client: RegistryClient, t: Target): Promise<unknown> {
-  const token = t.paid ? ctx.token : undefined;
   try {
+    const token = t.paid ? (ctx.token ?? (await ownToken(ctx, client, t))) : undefined;
     return await client.deliver(t.id, t.version, token);
   } catch (error) {
     if (error instanceof CliError && error.code === 'payment_required') {
       throw new CliError(error.code, `${t.slug} is a paid skill: ${error.message}`, {
         ...error.options,
-        hint: `ask its author for a download token, then run skillpress install ${t.slug} --token <token>`,
+        hint: `buy it at ${client.base}/skills/${t.slug}/ and run this again with your API key (skillpress login), or pass --token <token> from its author`,
       });
     }
-    if (error instanceof CliError && error.code === 'unauthenticated' && token) {
+    if (error instanceof CliError && error.code === 'unauthenticated' && ctx.token) {
       throw new CliError(error.code, `${t.slug}: the download token was refused: ${error.message}`, {
         ...error.options,
         hint: 'tokens expire, can be revoked or used up, and work for one skill only',

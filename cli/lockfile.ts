@@ -1,20 +1,41 @@
-import { readableCanonicalJson } from '#core/canonical-json';
-import { byFilename, type FileEntry } from '#core/bundle';
-import { filenameProblem } from '#core/filename';
-import { isValidSlug } from '#core/slug';
+import { readableCanonicalJson } from '../core/canonical-json.ts';
+import { byFilename, type FileEntry } from '../core/bundle.ts';
+import { filenameProblem } from '../core/filename.ts';
+import { isValidSlug } from '../core/slug.ts';
 import { CliError } from './cli-error.ts';
 import { installPathProblem } from './registry-names.ts';
 
 /**
- * `skills-lock.json`: what a project has installed, pinned so `skillpress install` with no
+ * `skillpress-lock.json`: what a project has installed, pinned so `skillpress install` with no
  * arguments puts back exactly the same bytes. Each skill records the version, the bundle
  * integrity the registry published for it, every file's SHA-256, where it came from and where it
  * lives. The text is deterministic (sorted keys, two-space indent, final newline), so the same
  * install gives the same bytes and a diff shows only real changes. Pure: no file system access.
  */
 
-export const LOCKFILE_NAME = 'skills-lock.json';
+export const LOCKFILE_NAME = 'skillpress-lock.json';
 export const LOCKFILE_VERSION = 1;
+
+/**
+ * Where skillpress kept its lockfile before, and where the `skills` CLI keeps its own, in
+ * another shape (`{"version": 1, "skills": {name: {source, …}}}`). Ours there is moved to
+ * {@link LOCKFILE_NAME}; theirs is never read further nor written.
+ */
+export const LEGACY_LOCKFILE_NAME = 'skills-lock.json';
+
+/**
+ * Whether a `skills-lock.json` holds our shape (`lockfileVersion`) rather than the `skills`
+ * CLI's (`version`). Only the top-level keys are looked at: what theirs says is none of ours.
+ */
+export function writtenBySkillpress(text: string): boolean {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  return isObject(value) && Object.hasOwn(value, 'lockfileVersion') && !Object.hasOwn(value, 'version');
+}
 
 export interface LockedSkill {
   version: string;
@@ -51,8 +72,12 @@ export function serialiseLockfile(lock: Lockfile): string {
   return readableCanonicalJson({ lockfileVersion: lock.lockfileVersion, skills });
 }
 
-/** Reads a lockfile, refusing anything that could make an install write outside its folder. */
-export function parseLockfile(text: string): Lockfile {
+/**
+ * Reads a lockfile, refusing anything that could make an install write outside its folder.
+ * `name` is the file it came from, for messages.
+ */
+export function parseLockfile(text: string, name = LOCKFILE_NAME): Lockfile {
+  const invalid = (reason: string) => invalidLockfile(name, reason);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -63,11 +88,13 @@ export function parseLockfile(text: string): Lockfile {
     throw invalid(`expected {"lockfileVersion": ${LOCKFILE_VERSION}, "skills": {...}}`);
   }
   const skills = new Map<string, LockedSkill>();
-  for (const [slug, entry] of Object.entries(value.skills)) skills.set(slug, checkEntry(slug, entry));
+  for (const [slug, entry] of Object.entries(value.skills)) skills.set(slug, checkEntry(slug, entry, invalid));
   return { lockfileVersion: LOCKFILE_VERSION, skills };
 }
 
-function checkEntry(slug: string, entry: unknown): LockedSkill {
+type Invalid = (reason: string) => CliError;
+
+function checkEntry(slug: string, entry: unknown, invalid: Invalid): LockedSkill {
   const where = `skills["${slug}"]`;
   if (!isValidSlug(slug)) throw invalid(`${where}: not a skill slug`);
   if (!isObject(entry)) throw invalid(`${where} must be an object`);
@@ -88,7 +115,7 @@ function checkEntry(slug: string, entry: unknown): LockedSkill {
     if (!/^[0-9a-f]{64}$/.test(file.sha256)) throw invalid(`${where}.files[${index}].sha256 must be 64 hex digits`);
     return { filename: file.filename, sha256: file.sha256, size: file.size };
   });
-  const dependencies = entry.dependencies === undefined ? undefined : checkDependencies(where, entry.dependencies);
+  const dependencies = entry.dependencies === undefined ? undefined : checkDependencies(where, entry.dependencies, invalid);
   return {
     version: entry.version as string,
     integrity: entry.integrity as string,
@@ -104,7 +131,7 @@ function checkEntry(slug: string, entry: unknown): LockedSkill {
 }
 
 /** Dependencies as a map without a prototype, every key a slug (the registry's own rule). */
-function checkDependencies(where: string, value: unknown): Record<string, string> {
+function checkDependencies(where: string, value: unknown, invalid: Invalid): Record<string, string> {
   if (!isObject(value)) throw invalid(`${where}.dependencies must map slugs to ranges`);
   const dependencies: Record<string, string> = Object.create(null);
   for (const [slug, range] of Object.entries(value)) {
@@ -135,7 +162,7 @@ export function pruneOrphans(lock: Lockfile): { lock: Lockfile; removed: string[
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-const invalid = (reason: string) =>
-  new CliError('lockfile_invalid', `${LOCKFILE_NAME} is not a valid lockfile: ${reason}`, {
-    hint: `fix or delete ${LOCKFILE_NAME}, then run skillpress install <slug>`,
+const invalidLockfile = (name: string, reason: string) =>
+  new CliError('lockfile_invalid', `${name} is not a valid lockfile: ${reason}`, {
+    hint: `fix or delete ${name}, then run skillpress install <slug>`,
   });

@@ -6,19 +6,21 @@ import { install } from './commands/install.ts';
 import { list } from './commands/list.ts';
 import { login, logout } from './commands/login.ts';
 import { publish } from './commands/publish.ts';
+import { scan } from './commands/scan.ts';
 import { search } from './commands/search.ts';
 import { uninstall } from './commands/uninstall.ts';
 import { update } from './commands/update.ts';
 import { version } from './commands/version.ts';
+import { whoami } from './commands/whoami.ts';
 import { yank } from './commands/yank.ts';
 import { CLI_VERSION } from './http.ts';
 import { settlePendingSync } from './install-tree.ts';
 import { type Io, processIo } from './io.ts';
-import type { CommandIo } from './ui.ts';
-import { DEFAULT_REGISTRY, registryUrl } from './registry-client.ts';
+import { DEFAULT_REGISTRY, registryNamed, registryUrl } from './registry-client.ts';
 import { terminalJson, terminalLine, terminalText } from './terminal-text.ts';
-import { createUi, type Ui } from './ui.ts';
+import { type CommandIo, createUi, type Ui } from './ui.ts';
 import { fromDomainError } from './validated.ts';
+import { findingDetailLines } from './scan-findings.ts';
 
 /**
  * The `skillpress` command: parses arguments (node:util parseArgs), runs one command function,
@@ -51,7 +53,7 @@ interface Command {
 
 const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
 
-const registryHelp: [string, string] = ['--registry <url>', `registry to use (env SKILLPRESS_REGISTRY; default ${DEFAULT_REGISTRY})`];
+const registryHelp: [string, string] = ['--registry <url>', `registry to use (else SKILLPRESS_REGISTRY, the one login saved, ${DEFAULT_REGISTRY})`];
 
 const commands: Record<string, Command> = {
   search: {
@@ -77,17 +79,29 @@ const commands: Record<string, Command> = {
   },
   install: {
     usage: 'install [slug[@version|@range]...]',
-    summary: 'Install skills and their dependencies; no names: reproduce skills-lock.json',
+    summary: 'Install skills and their dependencies; no names: reproduce skillpress-lock.json',
     description: `Install skills (the latest version by default, or the highest match of a range) and
 the dependencies they declare. Every file's SHA-256 and the bundle integrity are checked against
 the registry before anything is written, and each folder is swapped in whole, so a failed install
-leaves the previous one as it was. With no names, reproduce skills-lock.json exactly.`,
-    options: { dir: { type: 'string' }, agent: { type: 'string' }, token: { type: 'string' }, force: { type: 'boolean' } },
+leaves the previous one as it was. With no names, reproduce skillpress-lock.json exactly.
+Skills go to .agents/skills/<slug>, the folder Codex, Cursor, Gemini CLI, GitHub Copilot,
+OpenCode, Amp and others read; --agent claude-code puts them where Claude Code reads them.`,
+    options: {
+      dir: { type: 'string' },
+      agent: { type: 'string' },
+      token: { type: 'string' },
+      force: { type: 'boolean' },
+      'allow-suspicious': { type: 'boolean' },
+    },
     optionHelp: [
-      ['--dir <folder>', 'install into <folder>/<slug> (default .skills)'],
-      ['--agent claude', 'install where the agent looks: .claude/skills/<slug>'],
+      ['--dir <folder>', 'install into <folder>/<slug> (default .agents/skills)'],
+      [
+        '--agent <id>',
+        'install where that agent reads skills, ids as the skills CLI names them: claude-code (or claude) → .claude/skills, windsurf → .windsurf/skills, codex, cursor, gemini-cli, github-copilot, opencode, amp → .agents/skills, …',
+      ],
       ['--token <token>', 'download token for a paid skill (from its author)'],
       ['--force', 'replace a folder that skillpress did not install'],
+      ['--allow-suspicious', "install versions the registry's scan flags as suspicious"],
       registryHelp,
     ],
     run: ({ io, values, positionals, registry, registryChosen }) =>
@@ -100,6 +114,7 @@ leaves the previous one as it was. With no names, reproduce skills-lock.json exa
           agent: str(values.agent),
           token: str(values.token),
           force: values.force === true,
+          allowSuspicious: values['allow-suspicious'] === true,
         },
         io,
       ),
@@ -107,10 +122,25 @@ leaves the previous one as it was. With no names, reproduce skills-lock.json exa
   update: {
     usage: 'update [slug...]',
     summary: 'Show the changelogs up to the newest allowed versions, then update',
-    options: { 'dry-run': { type: 'boolean' }, token: { type: 'string' } },
-    optionHelp: [['--dry-run', 'show the changelogs, change nothing'], ['--token <token>', 'download token for a paid skill'], registryHelp],
+    options: { 'dry-run': { type: 'boolean' }, token: { type: 'string' }, 'allow-suspicious': { type: 'boolean' } },
+    optionHelp: [
+      ['--dry-run', 'show the changelogs, change nothing'],
+      ['--token <token>', 'download token for a paid skill'],
+      ['--allow-suspicious', "update to versions the registry's scan flags as suspicious"],
+      registryHelp,
+    ],
     run: ({ io, values, positionals, registry, registryChosen }) =>
-      update({ registry: registry(), registryChosen, slugs: positionals, token: str(values.token), dryRun: values['dry-run'] === true }, io),
+      update(
+        {
+          registry: registry(),
+          registryChosen,
+          slugs: positionals,
+          token: str(values.token),
+          dryRun: values['dry-run'] === true,
+          allowSuspicious: values['allow-suspicious'] === true,
+        },
+        io,
+      ),
   },
   uninstall: {
     usage: 'uninstall <slug...>',
@@ -131,10 +161,20 @@ leaves the previous one as it was. With no names, reproduce skills-lock.json exa
   },
   login: {
     usage: 'login',
-    summary: 'Store an API key for publishing (stdin or a hidden prompt)',
+    summary: 'Store an API key (stdin or a hidden prompt) and use this registry from now on',
     options: { key: { type: 'string' } },
     optionHelp: [['--key <sk_...>', 'the key itself (shells keep it in their history; prefer stdin)'], registryHelp],
     run: ({ io, values, registry }) => login({ registry: registry(), key: str(values.key) }, io),
+  },
+  whoami: {
+    usage: 'whoami',
+    summary: 'Show the account your API key belongs to',
+    options: {},
+    optionHelp: [registryHelp],
+    run: ({ io, positionals, registry }) => {
+      if (positionals.length > 0) throw usage('whoami takes no arguments');
+      return whoami({ registry: registry() }, io);
+    },
   },
   logout: {
     usage: 'logout',
@@ -150,7 +190,7 @@ leaves the previous one as it was. With no names, reproduce skills-lock.json exa
 the slug) and describes it, and must be a valid Agent Skill: the folder is checked as the
 registry checks it before anything is sent. Also read, under metadata: category, dependencies
 ("pdf-tools@^1.2.0, other@1.0.0"). The display name is the first "# heading". The files are the
-folder's minus what .gitignore and .skillignore exclude, and never .git, node_modules or
+folder's minus what .gitignore and .skillignore exclude, and never .git, node_modules, .agents or
 .skills; binary files are sent as base64, executable ones as executable. For later versions use
 skillpress version.`,
     options: {
@@ -182,6 +222,20 @@ skillpress version.`,
         },
         io,
       );
+    },
+  },
+  scan: {
+    usage: 'scan [dir]',
+    summary: "Check a skill folder with the registry's scanner before publishing",
+    description: `Scan the files skillpress publish would send with the same rules the registry applies
+at publish. Exit 0: clean. Exit 1: suspicious (code suspicious_skill: the registry would publish
+it, and installers must pass --allow-suspicious) or malicious (code content_rejected: the
+registry would refuse it). The findings name the rule, file, line and reason.`,
+    options: {},
+    optionHelp: [],
+    run: ({ io, positionals }) => {
+      if (positionals.length > 1) throw usage('scan takes one folder');
+      return scan({ dir: positionals[0] ?? '.' }, io);
     },
   },
   version: {
@@ -243,7 +297,8 @@ const allOptions: Options = Object.assign({}, globalOptions, ...Object.values(co
 export const EXIT_CODES_HELP = `Exit codes:
   0  success
   1  user error: bad arguments, unknown skill or version, paid skill without a valid token,
-     missing API key, rejected publish (the server's error code is printed)
+     missing API key, rejected publish (the server's error code is printed), a suspicious
+     version without --allow-suspicious (suspicious_skill), a quarantined skill
   2  network or server error: registry unreachable, 5xx, rate limited (429), malformed answer
   3  integrity failure: the download differs from the registry's or the lockfile's digests,
      or names an unsafe path; nothing was written`;
@@ -260,17 +315,19 @@ Commands:
 ${lines.join('\n')}
 
 Options for every command:
-  --registry <url>  registry (env SKILLPRESS_REGISTRY; default ${DEFAULT_REGISTRY})
+  --registry <url>  registry (else SKILLPRESS_REGISTRY, else the one login saved, else
+                    ${DEFAULT_REGISTRY})
   --json            print one JSON document on stdout; errors as {"error":{code,message,hint?,details?}}
   -h, --help        help for a command: skillpress <command> --help
   -v, --version     print the client version
 
-Skills install into ./.skills/<slug>/ (--dir, --agent claude) and are pinned in skills-lock.json.
+Skills install into ./.agents/skills/<slug>/ (--dir, --agent <id>) and are pinned in
+skillpress-lock.json.
 
 ${EXIT_CODES_HELP}
 
 Environment: SKILLPRESS_REGISTRY, SKILLPRESS_API_KEY (instead of login), NO_COLOR, FORCE_COLOR,
-XDG_CONFIG_HOME (credentials), XDG_CACHE_HOME (registry metadata cache).
+XDG_CONFIG_HOME (credentials.json, config.json), XDG_CACHE_HOME (registry metadata cache).
 `;
 }
 
@@ -328,7 +385,7 @@ export async function main(argv: string[], io: Io): Promise<ExitCode> {
       values,
       positionals: parsed.positionals.slice(1),
       registry: () => (registry ??= registryUrl(str(values.registry), io.env)),
-      registryChosen: values.registry !== undefined || io.env.SKILLPRESS_REGISTRY !== undefined,
+      registryChosen: registryNamed(str(values.registry), io.env),
     });
     if (json) io.stdout.write(`${terminalJson(result)}\n`);
     return EXIT.ok;
@@ -361,6 +418,8 @@ function reportError(error: unknown, io: Io, ui: Ui): ExitCode {
  * `file (path): message`, flat objects as `key: value`.
  */
 function detailLines(details: unknown): string[] {
+  const findings = findingDetailLines(details);
+  if (findings) return findings;
   if (details === null || typeof details !== 'object') return [];
   const issues = (details as { issues?: unknown }).issues;
   if (Array.isArray(issues)) {

@@ -1,10 +1,11 @@
 import type { z } from 'zod';
-import type { CatalogDocument } from '#core/catalog';
-import { limits } from '#core/limits';
-import type { RegistryDocument, VersionsDocument } from '#core/registry-document';
-import type { deliverySchema, PublishBody, Skill, skillPublishedSchema, VersionBody, versionCreatedSchema, versionYankSchema } from '#core/schemas';
-import { registryPath } from '#core/static-paths';
+import type { CatalogDocument } from '../core/catalog.ts';
+import { limits } from '../core/limits.ts';
+import type { RegistryDocument, VersionsDocument } from '../core/registry-document.ts';
+import type { deliverySchema, PublishBody, publishedSkillSchema, Skill, VersionBody, versionCreatedSchema, versionYankSchema } from '../core/schemas.ts';
+import { registryPath } from '../core/static-paths.ts';
 import { CliError, usage } from './cli-error.ts';
+import { configPath, readConfig } from './config.ts';
 import { Http } from './http.ts';
 import type { Io } from './io.ts';
 import { cacheDir } from './paths.ts';
@@ -34,19 +35,33 @@ export const ANSWER_BYTES = { delivery: 2 * limits.bodyBytes, registry: 4 * MiB,
 // Types only: zod itself stays off the install path.
 export type Delivery = z.output<typeof deliverySchema>;
 export type VersionCreated = z.output<typeof versionCreatedSchema>;
-export type SkillPublished = z.output<typeof skillPublishedSchema>;
+export type PublishedSkill = z.output<typeof publishedSkillSchema>;
 export type VersionYank = z.output<typeof versionYankSchema>;
 
-/** `--registry`, else SKILLPRESS_REGISTRY, else the local default; no trailing slash. */
+/**
+ * The registry to use: `--registry`, else SKILLPRESS_REGISTRY, else the one `login` saved in the
+ * config file, else the local default. An empty SKILLPRESS_REGISTRY counts as unset.
+ */
 export function registryUrl(option: string | undefined, env: Io['env']): string {
-  const value = option ?? env.SKILLPRESS_REGISTRY ?? DEFAULT_REGISTRY;
+  if (option !== undefined) return normalRegistry(option, '--registry');
+  if (env.SKILLPRESS_REGISTRY) return normalRegistry(env.SKILLPRESS_REGISTRY, 'SKILLPRESS_REGISTRY');
+  const saved = readConfig(env).registry;
+  if (saved !== undefined) return normalRegistry(saved, `"registry" in ${configPath(env)}`);
+  return DEFAULT_REGISTRY;
+}
+
+/** Whether the user named the registry for this run (flag or environment), rather than a saved or default one. */
+export const registryNamed = (option: string | undefined, env: Io['env']) => option !== undefined || Boolean(env.SKILLPRESS_REGISTRY);
+
+/** An http(s) URL without query, fragment or trailing slash; `where` names its source in errors. */
+function normalRegistry(value: string, where: string): string {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw usage(`--registry ${JSON.stringify(value)} is not a URL`, 'e.g. --registry https://skillpress.example');
+    throw usage(`${where} ${JSON.stringify(value)} is not a URL`, 'e.g. --registry https://skillpress.example');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usage(`--registry must be an http(s) URL, got ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usage(`${where} must be an http(s) URL, got ${url.protocol}`);
   url.search = '';
   url.hash = '';
   return url.href.replace(/\/+$/, '');
@@ -63,28 +78,51 @@ export class RegistryClient {
   }
 
   catalog(): Promise<CatalogDocument> {
-    return this.http.json('/.well-known/skills.json', { revalidate: true, maxBytes: ANSWER_BYTES.catalog });
+    return this.http.json('/.well-known/skills.json', { revalidate: true, maxBytes: ANSWER_BYTES.catalog, compressed: true });
   }
 
   async skill(slug: string): Promise<RegistryDocument> {
     const doc = await this.http
       .json<RegistryDocument>(registryPath(registrySlug(slug, 'asked to look up')), { revalidate: true, maxBytes: ANSWER_BYTES.registry })
       .catch(notFoundAs(`no skill "${slug}" in ${this.base}`, 'search for it with skillpress search <words>'));
-    return sameSkill(doc, slug, this.base);
+    return notQuarantined(sameSkill(doc, slug, this.base));
   }
 
   async versions(slug: string): Promise<VersionsDocument> {
     const doc = await this.http
-      .json<VersionsDocument>(`${registryPath(registrySlug(slug, 'asked to look up'))}/versions`, { revalidate: true, maxBytes: ANSWER_BYTES.versions })
+      .json<VersionsDocument>(`${registryPath(registrySlug(slug, 'asked to look up'))}/versions`, {
+        revalidate: true,
+        maxBytes: ANSWER_BYTES.versions,
+        compressed: true,
+      })
       .catch(notFoundAs(`no skill "${slug}" in ${this.base}`));
-    return sameSkill(doc, slug, this.base);
+    return notQuarantined(sameSkill(doc, slug, this.base));
   }
 
   deliver(id: string, version: string, token?: string): Promise<Delivery> {
-    return this.http.json(`/api/deliver/${encodeURIComponent(id)}`, { query: { version, source: 'cli', token }, maxBytes: ANSWER_BYTES.delivery });
+    return this.http.json(`/api/deliver/${encodeURIComponent(id)}`, {
+      query: { version, source: 'cli', token },
+      maxBytes: ANSWER_BYTES.delivery,
+      compressed: true,
+    });
   }
 
-  publish(apiKey: string, body: PublishBody): Promise<SkillPublished> {
+  /** The account an API key belongs to (`GET /api/me`). */
+  me(apiKey: string): Promise<unknown> {
+    return this.http.json('/api/me', { apiKey });
+  }
+
+  /**
+   * A download token of the key's owner for a paid skill they bought or were granted: good for
+   * one delivery within ten minutes, so none outlives the install that asked for it.
+   */
+  async mintDownloadToken(apiKey: string, id: string): Promise<string> {
+    const body = { expiresInSeconds: 600, maxUses: 1 };
+    const created = await this.http.json<{ token: string }>(`/api/skills/${encodeURIComponent(id)}/download-tokens`, { method: 'POST', body, apiKey });
+    return created.token;
+  }
+
+  publish(apiKey: string, body: PublishBody): Promise<PublishedSkill> {
     return this.http.json('/api/publish', { method: 'POST', body, apiKey });
   }
 
@@ -109,6 +147,19 @@ export class RegistryClient {
 function sameSkill<T extends { slug: string }>(doc: T, slug: string, base: string): T {
   if (doc?.slug !== slug)
     throw new CliError('bad_response', `${base} answered a lookup of ${slug} with a document about ${JSON.stringify(doc?.slug)?.slice(0, 80)}`);
+  return doc;
+}
+
+/**
+ * A quarantined skill's registry documents say only who it is (docs/api.md §11.2): nothing to
+ * resolve or install, so it is the same refusal delivery would give.
+ */
+function notQuarantined<T extends { slug: string }>(doc: T): T {
+  if ((doc as { status?: unknown }).status === 'quarantined')
+    throw new CliError('quarantined', `${doc.slug} is quarantined: it was taken out of the registry after reports or a scan`, {
+      status: 403,
+      hint: 'it cannot be installed; remove it if it is installed: skillpress uninstall ' + doc.slug,
+    });
   return doc;
 }
 

@@ -1,5 +1,5 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { isValidSlug } from '#core/slug';
+import { isValidSlug } from '../core/slug.ts';
 import { CliError } from './cli-error.ts';
 
 /**

@@ -3,9 +3,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WireFile } from '../core/bundle.ts';
 import { limits } from '../core/limits.ts';
-import { checkSkillConformance } from '../core/skill-conformance.ts';
-import { readFrontMatter, SKILL_FILE, type SkillIssue } from '../core/skill-front-matter.ts';
-import { readSkillpressKeys } from '../core/skillpress-metadata.ts';
+import { SKILL_FILE } from '../core/filename.ts';
 import { CliError } from './cli-error.ts';
 import { ALWAYS_SKIPPED, type IgnoreRule, isIgnored, parseIgnoreFile } from './ignore-rules.ts';
 import { formatBytes } from './ui.ts';
@@ -14,9 +12,10 @@ import { formatBytes } from './ui.ts';
  * A skill folder as `publish` and `version` send it: every file the author would commit, checked
  * as the registry checks them (a valid Agent Skill, docs/agent-skills.md: the same validator in
  * `core/`), and what the `SKILL.md` front matter says about publishing it. `.gitignore` and
- * `.skillignore` files are honoured at every level; `.git`, `node_modules` and `.skills` are
- * never sent; links are skipped rather than followed, so nothing outside the folder can leak into
- * a publish. Binary files travel as base64, and files with an executable bit are sent as such.
+ * `.skillignore` files are honoured at every level; `.git`, `node_modules` and the install
+ * folders `.agents` and `.skills` are never sent; links are skipped rather than followed, so
+ * nothing outside the folder can leak into a publish. Binary files travel as base64, and files
+ * with an executable bit are sent as such.
  */
 
 const IGNORE_FILES = ['.gitignore', '.skillignore'];
@@ -57,38 +56,10 @@ export async function readSkillFolder(dir: string, slug?: string): Promise<Skill
     );
   }
   const { files, skipped } = await collectFiles(dir);
+  // The Agent Skills check and its YAML parser are loaded only by the commands that read a
+  // folder: an install never pays for them.
+  const { skillMetadata } = await import('./skill-metadata.ts');
   return { ...skillMetadata(files, slug), ...encodeAll(files), skipped };
-}
-
-/** The publishing facts of a folder's files, or `invalid_skill` with every problem. Pure. */
-export function skillMetadata(files: readonly RawFile[], slug?: string): Omit<SkillFolder, 'files' | 'bytes' | 'skipped'> {
-  const conformance = checkSkillConformance(files, slug);
-  const keys = conformance.frontMatter ? readSkillpressKeys(conformance.frontMatter) : undefined;
-  const issues: SkillIssue[] = [...conformance.issues, ...(keys?.issues ?? [])];
-  if (issues.length > 0 || !conformance.frontMatter || conformance.description === undefined) {
-    throw new CliError('invalid_skill', `${SKILL_FILE} is not a valid Agent Skill, so the registry would refuse it`, {
-      details: { issues },
-      hint: `---\nname: pretty-json\ndescription: Formats JSON files. Use when a JSON file is mentioned.\nmetadata:\n  category: dev-tools\n---\n# Pretty JSON`,
-    });
-  }
-  const name = String(conformance.frontMatter.name);
-  // The conformance check reads the same key at the top level with the same words: shown once.
-  const warnings = [...new Set([...conformance.warnings, ...keys!.warnings])];
-  const source = files.find((f) => f.filename === SKILL_FILE)!.bytes.toString('utf8');
-  return {
-    slug: name,
-    name: displayName(readFrontMatter(source).body) ?? name,
-    description: conformance.description,
-    ...(keys!.category ? { category: keys!.category } : {}),
-    dependencies: keys!.dependencies,
-    warnings,
-  };
-}
-
-/** The first level-one heading of the body, as the registry's own SKILL.md writes the name. */
-function displayName(body: string): string | undefined {
-  const heading = /^# +(.+?)\s*#*\s*$/m.exec(body)?.[1]?.trim();
-  return heading && heading.length <= 100 ? heading : undefined;
 }
 
 interface RawFile {

@@ -1,7 +1,7 @@
 import type { Io, OutputStream } from './io.ts';
 import { terminalText } from './terminal-text.ts';
 
-export { formatBytes } from '#core/format-bytes';
+export { formatBytes } from '../core/format-bytes.ts';
 
 /**
  * How the client talks to people. Human text goes to stdout and is silent under `--json` (the

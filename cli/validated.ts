@@ -1,5 +1,5 @@
-import { isDomainError } from '#core/errors';
-import type { PublishBody, VersionBody } from '#core/schemas';
+import { isDomainError } from '../core/errors.ts';
+import type { PublishBody, VersionBody } from '../core/schemas.ts';
 import { CliError } from './cli-error.ts';
 
 /**
@@ -10,7 +10,7 @@ import { CliError } from './cli-error.ts';
 export async function validated(kind: 'publish', body: unknown): Promise<PublishBody>;
 export async function validated(kind: 'version', body: unknown): Promise<VersionBody>;
 export async function validated(kind: 'publish' | 'version', body: unknown): Promise<PublishBody | VersionBody> {
-  const { issueDetails, publishBodySchema, versionBodySchema } = await import('#core/schemas');
+  const { issueDetails, publishBodySchema, versionBodySchema } = await import('../core/schemas.ts');
   const result = (kind === 'publish' ? publishBodySchema : versionBodySchema).safeParse(body);
   if (!result.success)
     throw new CliError('invalid_request', `the ${kind === 'publish' ? 'skill' : 'version'} cannot be published as it is`, {

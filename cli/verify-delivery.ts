@@ -1,5 +1,5 @@
-import { bundleIntegrity, decodeFile, type FileBytes, type FileEntry, sha256Hex } from '#core/bundle';
-import { filenameConflict, filenameProblem } from '#core/filename';
+import { byFilename, bundleIntegrity, type FileBytes, type FileEntry, sha256Hex } from '../core/bundle.ts';
+import { filenameConflict, filenameProblem } from '../core/filename.ts';
 import { CliError, integrityMismatch } from './cli-error.ts';
 
 /**
@@ -7,7 +7,8 @@ import { CliError, integrityMismatch } from './cli-error.ts';
  * the registry (or the lockfile) published: the right skill and version, only safe file names,
  * every file's SHA-256 when it is known, and the canonical bundle's integrity. Nothing is written
  * before this passes, so a tampered or corrupted download never reaches an install folder.
- * Pure: the delivery's JSON in, the files' bytes out.
+ * Pure: the delivery's JSON in, the files' bytes and digests out. Each file is decoded and
+ * hashed once; the digests go into the lockfile as they are.
  */
 
 export interface Expected {
@@ -19,7 +20,13 @@ export interface Expected {
   files?: readonly FileEntry[];
 }
 
-export function verifyDelivery(delivery: unknown, expected: Expected): FileBytes[] {
+export interface Verified {
+  files: FileBytes[];
+  /** Name, size and SHA-256 of each file, sorted by name. */
+  entries: FileEntry[];
+}
+
+export function verifyDelivery(delivery: unknown, expected: Expected): Verified {
   const who = `${expected.slug}@${expected.version}`;
   const wire = deliveredFiles(delivery, who);
   const { slug, version } = delivery as { slug?: unknown; version?: unknown };
@@ -39,20 +46,41 @@ export function verifyDelivery(delivery: unknown, expected: Expected): FileBytes
   }
 
   const files = wire.map((file) => {
-    const decoded = decodeFile(file);
+    const decoded = decodeDelivered(file);
     if (!decoded) throw integrityMismatch(`${who}: ${file.filename} is not valid base64`);
     return decoded;
   });
+  const entries = files.map((f) => ({ filename: f.filename, size: f.bytes.byteLength, sha256: sha256Hex(f.bytes) }));
 
-  if (expected.files) checkFileDigests(who, files, expected.files);
+  if (expected.files) checkFileDigests(who, entries, expected.files);
   const actual = bundleIntegrity(files);
   if (actual !== expected.integrity) {
     throw integrityMismatch(`${who}: the downloaded content does not match the published integrity`, { expected: expected.integrity, actual });
   }
-  return files;
+  return { files, entries: entries.sort(byFilename) };
 }
 
-function deliveredFiles(delivery: unknown, who: string): { filename: string; content: string; encoding?: 'base64' }[] {
+/**
+ * A delivered file's bytes, and its executable flag (part of the integrity, and of how it is
+ * installed). Base64 must be exactly as the canonical bundle writes it (Node's own encoding,
+ * padded), which decoding and encoding again checks; a pattern test over megabytes of base64 cost
+ * more than everything else in a verification.
+ */
+function decodeDelivered(file: DeliveredFile): FileBytes | null {
+  const executable = file.executable === true ? { executable: true } : {};
+  if (file.encoding !== 'base64') return { filename: file.filename, bytes: Buffer.from(file.content, 'utf8'), encoding: 'utf8', ...executable };
+  const bytes = Buffer.from(file.content, 'base64');
+  return bytes.toString('base64') === file.content ? { filename: file.filename, bytes, encoding: 'base64', ...executable } : null;
+}
+
+interface DeliveredFile {
+  filename: string;
+  content: string;
+  encoding?: 'base64' | 'utf8';
+  executable?: boolean;
+}
+
+function deliveredFiles(delivery: unknown, who: string): DeliveredFile[] {
   const files = (delivery as { files?: unknown } | null)?.files;
   const wellFormed =
     Array.isArray(files) &&
@@ -62,13 +90,14 @@ function deliveredFiles(delivery: unknown, who: string): { filename: string; con
         typeof f === 'object' &&
         typeof f.filename === 'string' &&
         typeof f.content === 'string' &&
-        (f.encoding === undefined || f.encoding === 'base64' || f.encoding === 'utf8'),
+        (f.encoding === undefined || f.encoding === 'base64' || f.encoding === 'utf8') &&
+        (f.executable === undefined || typeof f.executable === 'boolean'),
     );
-  if (!wellFormed) throw new CliError('bad_response', `${who}: the delivery is not {files:[{filename, content, encoding?}]}`);
+  if (!wellFormed) throw new CliError('bad_response', `${who}: the delivery is not {files:[{filename, content, encoding?, executable?}]}`);
   return files;
 }
 
-function checkFileDigests(who: string, files: FileBytes[], expected: readonly FileEntry[]): void {
+function checkFileDigests(who: string, files: readonly FileEntry[], expected: readonly FileEntry[]): void {
   const byName = new Map(files.map((f) => [f.filename, f]));
   const missing = expected.filter((e) => !byName.has(e.filename)).map((e) => e.filename);
   const known = new Set(expected.map((e) => e.filename));
@@ -77,7 +106,7 @@ function checkFileDigests(who: string, files: FileBytes[], expected: readonly Fi
     throw integrityMismatch(`${who}: the delivered file list differs from the published one`, { missing, unexpected: extra });
   }
   for (const entry of expected) {
-    const actual = sha256Hex(byName.get(entry.filename)!.bytes);
+    const actual = byName.get(entry.filename)!.sha256;
     if (actual !== entry.sha256) {
       throw integrityMismatch(`${who}: ${entry.filename} does not match its published SHA-256`, { file: entry.filename, expected: entry.sha256, actual });
     }

@@ -1,6 +1,6 @@
 import semver from 'semver';
-import { isValidSlug } from '#core/slug';
-import { isRelease, isValidRange, maxSatisfying } from '#core/semver-order';
+import { isValidSlug } from '../core/slug.ts';
+import { isRelease, isValidRange, maxSatisfying } from '../core/semver-order.ts';
 import { usage } from './cli-error.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { DISCOVERY_SCHEMA, archivePath, registryPath } from './static-paths.ts';
 import type { z } from 'zod';
-import type { SkillFacts } from './registry-document.ts';
+import { publicSkill, type SkillFacts } from './registry-document.ts';
 import type { catalogDocumentSchema, catalogEntrySchema, discoveryDocumentSchema } from './schemas.ts';
 import { SortedJsonList } from './sorted-json-list.ts';
 
@@ -16,16 +16,9 @@ export type DiscoveryEntry = DiscoveryDocument['skills'][number];
 
 export function catalogEntry(skill: SkillFacts, currentVersion: string): CatalogEntry {
   return {
-    id: skill.id,
-    slug: skill.slug,
-    name: skill.name,
-    description: skill.description,
-    category: skill.category,
-    author: skill.authorLogin,
+    ...publicSkill(skill),
     currentVersion,
-    paid: skill.paid,
     updatedAt: skill.updatedAt,
-    ...(skill.deprecated === undefined ? {} : { deprecated: skill.deprecated }),
     registry: registryPath(skill.slug),
   };
 }

@@ -10,16 +10,22 @@ export const errorStatus = {
   payment_required: 402,
   forbidden: 403,
   csrf_rejected: 403,
+  quarantined: 403,
   not_found: 404,
   version_exists: 409,
   slug_taken: 409,
   slug_too_similar: 409,
+  not_for_sale: 409,
+  already_entitled: 409,
+  already_reported: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  content_rejected: 422,
   rate_limited: 429,
   request_timeout: 408,
   headers_too_large: 431,
   internal: 500,
+  payments_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

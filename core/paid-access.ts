@@ -2,13 +2,15 @@ import { DomainError, unauthenticated } from './errors.ts';
 
 /**
  * Who may receive a skill's content (docs/api.md §9.3). Free skills: anyone. Paid skills:
- * the author's or a granted user's session, or a download token for this skill.
+ * the session of the author, of a granted user or of a buyer, or a download token for this skill.
  *
  * The 401/402 rule: 402 `payment_required` means "this content needs an entitlement you have
  * not shown" — no token, and no session or a session without access. 401 `unauthenticated`
  * means "the credential you presented is broken": a `?token=` that is unknown, revoked,
  * expired, used up or bound to another skill. The client can act on the difference: 402 asks
- * for a token, 401 says the one it holds is no good.
+ * for a token, 401 says the one it holds is no good. A token a buyer or a granted user minted
+ * for themselves stands for their entitlement: once that is refunded or revoked, the token is
+ * refused with 402, like the buyer's session, since what they need is to pay again.
  */
 
 /** What a stored download token records, as far as access is concerned. */
@@ -19,6 +21,15 @@ export interface TokenFacts {
   /** Null when the token may be used any number of times before it expires. */
   maxUses: number | null;
   uses: number;
+}
+
+/**
+ * The entitlement a download token was minted from, when an entitled user (not the author)
+ * minted it for themselves: the token opens the skill only while that entitlement stands.
+ */
+export interface TokenEntitlement {
+  userId: string;
+  via: 'grant' | 'purchase';
 }
 
 /** Why a presented token does not open this skill; unknown also covers revoked (deleted). */
@@ -47,18 +58,29 @@ export function tokenRejected(problem: TokenProblem): DomainError {
 }
 
 /** How the caller relates to the skill through its session, when it has one. */
-export type SessionStanding = 'author' | 'granted' | 'other';
+export type SessionStanding = 'author' | 'granted' | 'purchased' | 'other';
 
 export interface AccessFacts {
   paid: boolean;
   /** Undefined without a live session. */
   session?: SessionStanding;
-  /** Undefined without `?token=`; 'valid' or the reason it is refused. */
-  token?: 'valid' | TokenProblem;
+  /**
+   * Undefined without `?token=`; 'valid', the reason it is refused, or 'withdrawn' for a token
+   * minted from a grant or a purchase that has since been revoked or refunded.
+   */
+  token?: 'valid' | TokenProblem | 'withdrawn';
 }
 
 /** How a delivery was allowed: a token delivery must spend one of the token's uses. */
-export type AccessRoute = 'free' | 'author' | 'grant' | 'token';
+export type AccessRoute = 'free' | 'author' | 'grant' | 'purchase' | 'token';
+
+/** The 402 for a caller whose access was taken back: a refunded purchase or a revoked grant. */
+export function accessWithdrawn(): DomainError {
+  return new DomainError(
+    'payment_required',
+    'Your access to this skill was withdrawn (the purchase was refunded or the grant revoked); buy it again to install it',
+  );
+}
 
 /**
  * Decides whether content may be delivered. An entitled session wins over a token, so an author
@@ -68,12 +90,15 @@ export function decideAccess(facts: AccessFacts): AccessRoute {
   if (!facts.paid) return 'free';
   if (facts.session === 'author') return 'author';
   if (facts.session === 'granted') return 'grant';
+  if (facts.session === 'purchased') return 'purchase';
   if (facts.token === 'valid') return 'token';
+  // The token was good, but what it stood for is gone: pay again, not "fix your token".
+  if (facts.token === 'withdrawn') throw accessWithdrawn();
   if (facts.token !== undefined) throw tokenRejected(facts.token);
   throw new DomainError(
     'payment_required',
     facts.session === 'other'
-      ? 'This skill is paid and your account has no access; pass a download token from the author as ?token='
+      ? 'This skill is paid and your account has no access; buy it, or pass a download token from the author as ?token='
       : 'This skill is paid; pass a download token as ?token= or sign in with an account that has access',
   );
 }

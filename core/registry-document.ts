@@ -1,7 +1,9 @@
 import type { z } from 'zod';
 import { limits } from './limits.ts';
+import type { Price } from './price.ts';
 import { byPrecedenceDesc, currentOf } from './semver-order.ts';
-import type { registryDocumentSchema, versionsDocumentSchema, versionSummarySchema } from './schemas.ts';
+import type { ScanResult } from './scan/finding.ts';
+import type { quarantinedDocumentSchema, registryDocumentSchema, versionsDocumentSchema, versionSummarySchema } from './schemas.ts';
 import { bundlePath } from './static-paths.ts';
 
 /**
@@ -17,11 +19,15 @@ export interface SkillFacts {
   category: string;
   authorLogin: string;
   paid: boolean;
+  /** Paid skills that are for sale. */
+  price?: Price;
   formats: string[];
   createdAt: string;
   updatedAt: string;
   /** The author's deprecation message, while the skill is deprecated. */
   deprecated?: string;
+  /** Present while the skill is quarantined: its documents then say only who it is. */
+  quarantine?: { reason: string; since: string };
 }
 
 export interface VersionFacts {
@@ -34,6 +40,8 @@ export interface VersionFacts {
   /** Withdrawn by the author: still listed and deliverable by exact version, never current. */
   yanked?: boolean;
   yankReason?: string;
+  /** The version's scan, as publishing (or the last rescan) stored it; absent for older versions. */
+  scan?: ScanResult;
 }
 
 export type VersionSummary = z.output<typeof versionSummarySchema>;
@@ -72,23 +80,18 @@ const summary = (v: VersionFacts): VersionSummary => ({
   publishedAt: v.publishedAt,
   integrity: v.integrity,
   ...(v.yanked ? { yanked: true as const, ...(v.yankReason === undefined ? {} : { yankReason: v.yankReason }) } : {}),
+  ...(v.scan ? { scan: v.scan } : {}),
 });
 
 export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): RegistryDocument {
   const current = currentFacts(versions);
   return {
-    id: skill.id,
-    slug: skill.slug,
-    name: skill.name,
-    description: skill.description,
-    category: skill.category,
-    author: skill.authorLogin,
-    paid: skill.paid,
+    ...publicSkill(skill),
     currentVersion: current.version,
     createdAt: skill.createdAt,
     updatedAt: skill.updatedAt,
-    ...(skill.deprecated === undefined ? {} : { deprecated: skill.deprecated }),
     files: current.files.map(({ filename, size, sha256 }) => ({ filename, size, sha256 })),
+    ...(current.scan ? { scan: current.scan } : {}),
     versions: [...versions].sort(byPublishedDesc).slice(0, limits.registryVersions).map(summary),
     dependencies: current.dependencies,
     formats: skill.formats,
@@ -97,6 +100,40 @@ export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): R
       ...(skill.paid ? {} : { bundle: bundlePath(skill.slug, current.version) }),
     },
   };
+}
+
+/**
+ * The public face of a skill, the same in every document that shows one (the API's skill object,
+ * the catalog entry, the registry document): identity, listing and the author's login, never
+ * the author's id or anything stored for internal use.
+ */
+export function publicSkill(skill: SkillFacts): {
+  id: string;
+  slug: string;
+  name: string;
+  description: string;
+  category: string;
+  author: string;
+  paid: boolean;
+  price?: Price;
+  deprecated?: string;
+} {
+  return {
+    id: skill.id,
+    slug: skill.slug,
+    name: skill.name,
+    description: skill.description,
+    category: skill.category,
+    author: skill.authorLogin,
+    paid: skill.paid,
+    ...priceOf(skill),
+    ...(skill.deprecated === undefined ? {} : { deprecated: skill.deprecated }),
+  };
+}
+
+/** `{price}` for a paid skill that has one, else nothing: a free skill never shows a price. */
+export function priceOf(skill: Pick<SkillFacts, 'paid' | 'price'>): { price?: Price } {
+  return skill.paid && skill.price ? { price: { amount: skill.price.amount, currency: skill.price.currency } } : {};
 }
 
 export type VersionsDocument = z.output<typeof versionsDocumentSchema>;
@@ -109,4 +146,23 @@ export function versionsDocument(skill: SkillFacts, versions: VersionFacts[]): V
     currentVersion: currentFacts(versions).version,
     versions: [...versions].sort(byPublishedDesc).map(summary),
   };
+}
+
+export type QuarantinedDocument = z.output<typeof quarantinedDocumentSchema>;
+
+/**
+ * What both registry paths of a quarantined skill hold (docs/api.md §11.2): who it is and that it
+ * is quarantined, with nothing to install and no content or findings to read.
+ */
+export function quarantinedDocument(skill: SkillFacts): QuarantinedDocument {
+  return { id: skill.id, slug: skill.slug, name: skill.name, author: skill.authorLogin, status: 'quarantined' };
+}
+
+/** The two registry documents of a skill as the rebuild writes them: full, or quarantined. */
+export function registryDocuments(
+  skill: SkillFacts,
+  versions: VersionFacts[],
+): { registry: RegistryDocument | QuarantinedDocument; versions: VersionsDocument | QuarantinedDocument } {
+  if (skill.quarantine) return { registry: quarantinedDocument(skill), versions: quarantinedDocument(skill) };
+  return { registry: registryDocument(skill, versions), versions: versionsDocument(skill, versions) };
 }

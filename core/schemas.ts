@@ -2,9 +2,11 @@ import * as z from 'zod';
 import { filenameConflict, filenameProblem } from './filename.ts';
 import { SOURCES } from './install-analytics.ts';
 import { limits } from './limits.ts';
+import { isCurrency, MAX_PRICE_MINOR_UNITS } from './price.ts';
 import { isValidRange } from './semver-order.ts';
 import { CATEGORY_PATTERN, isValidSlug, normaliseCategory, SLUG_MAX, SLUG_PATTERN } from './slug.ts';
 import { multiLineTextProblem, singleLineTextProblem } from './text.ts';
+import { scanResultSchema } from './scan/scan-result-schema.ts';
 
 /**
  * Request and response schemas. One schema serves the API (validation and handler types), the
@@ -12,13 +14,13 @@ import { multiLineTextProblem, singleLineTextProblem } from './text.ts';
  */
 
 /** Refines a string schema with one of the text rules of text.ts. */
-const textRule = (problem: (text: string) => string | null) => (text: string, ctx: z.RefinementCtx) => {
+export const textRule = (problem: (text: string) => string | null) => (text: string, ctx: z.RefinementCtx) => {
   const found = problem(text);
   if (found) ctx.addIssue({ code: 'custom', message: found });
 };
 
 /** One line of visible text: a name, a description, a label. */
-const visibleText = (max: number) =>
+export const visibleText = (max: number) =>
   z
     .string()
     .min(1)
@@ -81,23 +83,49 @@ export const dependenciesSchema = z
 
 const changelogSchema = z.string().max(20_000).superRefine(textRule(multiLineTextProblem));
 
-export const publishBodySchema = z.strictObject({
-  name: visibleText(100),
-  description: visibleText(1024),
-  category: z
+/** A paid skill's price as an author sends it; the currency is stored in upper case. */
+export const priceSchema = z.strictObject({
+  amount: z.number().int().min(1).max(MAX_PRICE_MINOR_UNITS).describe("in the currency's minor units: 999 with EUR is €9.99, 500 with JPY is ¥500"),
+  currency: z
     .string()
-    .max(200)
-    .superRefine(textRule(singleLineTextProblem))
-    .transform(normaliseCategory)
-    .pipe(z.string().regex(CATEGORY_PATTERN, '1 to 40 of a-z, 0-9 and -')),
-  slug: slugSchema.optional(),
-  paid: z.boolean().default(false),
-  files: filesSchema.default([]),
-  changelog: changelogSchema.optional(),
-  formats: z.array(visibleText(40)).min(1).max(16).default(['agent-skills']),
-  dependencies: dependenciesSchema.default({}),
+    .length(3)
+    .transform((code) => code.toUpperCase())
+    .refine(isCurrency, 'must be an ISO 4217 currency code such as EUR or USD')
+    .describe('ISO 4217, e.g. EUR; lower case is accepted'),
 });
+
+/** A price as answers and static documents carry it. */
+const storedPriceSchema = z.object({ amount: z.number().int(), currency: z.string() });
+
+/** Only a paid skill has a price: one on a free skill is a mistake, not something to ignore. */
+const noPriceWhenFree = (body: { paid: boolean; price?: unknown }, ctx: z.RefinementCtx) => {
+  if (!body.paid && body.price !== undefined) ctx.addIssue({ code: 'custom', path: ['price'], message: 'only a paid skill has a price; send "paid": true' });
+};
+
+export const publishBodySchema = z
+  .strictObject({
+    name: visibleText(100),
+    description: visibleText(1024),
+    category: z
+      .string()
+      .max(200)
+      .superRefine(textRule(singleLineTextProblem))
+      .transform(normaliseCategory)
+      .pipe(z.string().regex(CATEGORY_PATTERN, '1 to 40 of a-z, 0-9 and -')),
+    slug: slugSchema.optional(),
+    paid: z.boolean().default(false),
+    files: filesSchema.default([]),
+    changelog: changelogSchema.optional(),
+    formats: z.array(visibleText(40)).min(1).max(16).default(['agent-skills']),
+    dependencies: dependenciesSchema.default({}),
+    price: priceSchema.optional().describe('paid skills only; without one the skill cannot be bought yet'),
+  })
+  .superRefine(noPriceWhenFree);
 export type PublishBody = z.output<typeof publishBodySchema>;
+
+/** `PATCH /api/skills/<id>`: what an author may change after publishing. `price: null` takes the skill off sale. */
+export const skillUpdateBodySchema = z.strictObject({ price: priceSchema.nullable() });
+export type SkillUpdateBody = z.output<typeof skillUpdateBodySchema>;
 
 export const versionBodySchema = z.strictObject({
   version: z.string().min(1).max(limits.versionChars),
@@ -163,6 +191,7 @@ export const skillSchema = z.object({
   category: z.string(),
   author: z.string(),
   paid: z.boolean(),
+  price: storedPriceSchema.optional().describe('paid skills that are for sale'),
   currentVersion: z.string(),
   formats: z.array(z.string()),
   createdAt: z.string(),
@@ -176,10 +205,21 @@ const warningsSchema = z
   .optional()
   .describe('present when the SKILL.md front matter has keys the Agent Skills specification does not define: accepted, worth fixing');
 
-/** The answer of a first publish: the skill, and what its `SKILL.md` should fix. */
-export const skillPublishedSchema = skillSchema.extend({ warnings: warningsSchema });
+/**
+ * The answer to a new skill: the skill, the scan of its first version (docs/scanning.md), and
+ * what its `SKILL.md` should fix.
+ */
+export const publishedSkillSchema = skillSchema.extend({ scan: scanResultSchema, warnings: warningsSchema });
 
-export const skillListSchema = z.object({ skills: z.array(skillSchema) });
+/** A skill as its author sees it in the dashboard: with its quarantine, when it is quarantined. */
+export const ownSkillSchema = skillSchema.extend({
+  quarantine: z
+    .object({ reason: z.string(), since: z.string() })
+    .optional()
+    .describe('present while the skill is quarantined: out of every listing, not delivered'),
+});
+export type OwnSkill = z.output<typeof ownSkillSchema>;
+export const skillListSchema = z.object({ skills: z.array(ownSkillSchema) });
 
 export const fileEntrySchema = z.object({ filename: z.string(), size: z.number(), sha256: z.string() });
 
@@ -190,6 +230,7 @@ export const versionCreatedSchema = z.object({
   publishedAt: z.string(),
   files: z.array(fileEntrySchema),
   currentVersion: z.string(),
+  scan: scanResultSchema,
   warnings: warningsSchema,
 });
 
@@ -236,6 +277,39 @@ export const downloadTokenListSchema = z.object({
 export const grantSchema = z.object({ skillId: z.string(), login: z.string(), grantedAt: z.string() });
 export const grantListSchema = z.object({ grants: z.array(grantSchema) });
 
+export const checkoutCreatedSchema = z.object({
+  url: z.string().describe('the Stripe Checkout page to send the browser to'),
+  sessionId: z.string().describe('the Checkout Session, as the success page is told it'),
+});
+
+export const purchaseSchema = z.object({
+  skillId: z.string(),
+  slug: z.string(),
+  amount: z.number().int(),
+  currency: z.string(),
+  status: z.enum(['purchased', 'refunded']),
+  sessionId: z.string().describe('the Stripe Checkout Session'),
+  purchasedAt: z.string(),
+  refundedAt: z.string().nullable(),
+});
+export const purchaseListSchema = z.object({ purchases: z.array(purchaseSchema).describe('newest first') });
+
+export const salesSchema = z.object({
+  skillId: z.string(),
+  count: z.number().int().describe('completed purchases, refunded ones included'),
+  refunds: z.number().int(),
+  gross: z.array(storedPriceSchema).describe('per currency, before refunds'),
+  net: z.array(storedPriceSchema).describe('per currency, after refunds'),
+  sales: z
+    .array(purchaseSchema.pick({ amount: true, currency: true, status: true, purchasedAt: true, refundedAt: true }).extend({ login: z.string() }))
+    .describe('the 100 most recent, newest first'),
+});
+
+export const webhookReceivedSchema = z.object({
+  received: z.literal(true),
+  outcome: z.enum(['granted', 'duplicate', 'revoked', 'ignored']).describe('what the event changed; duplicate: a delivery already recorded'),
+});
+
 const sourceCountsSchema = z.object({ cli: z.number(), web: z.number(), api: z.number() });
 
 export const analyticsSchema = z.object({
@@ -260,6 +334,7 @@ export const catalogEntrySchema = skillSchema
     author: true,
     currentVersion: true,
     paid: true,
+    price: true,
     updatedAt: true,
     deprecated: true,
   })
@@ -279,10 +354,12 @@ export const versionSummarySchema = z.object({
   integrity: z.string().describe('sha256-<base64> of the canonical bundle'),
   yanked: z.literal(true).optional().describe('withdrawn by its author: installable by exact version only, never current, never chosen by a range'),
   yankReason: z.string().optional(),
+  scan: z.optional(scanResultSchema).describe('the scan of this version; absent for a version published before scanning, until a rescan'),
 });
 
 export const registryDocumentSchema = skillSchema.extend({
   files: z.array(fileEntrySchema).describe('of the current version'),
+  scan: z.optional(scanResultSchema).describe('of the current version'),
   versions: z.array(versionSummarySchema).describe('the 5 most recently published, newest first'),
   dependencies: z.record(z.string(), z.string()),
   delivery: z.object({ url: z.string(), bundle: z.string().optional().describe('free skills: the immutable bundle of the current version') }),
@@ -294,6 +371,12 @@ export const versionsDocumentSchema = z.object({
   currentVersion: z.string(),
   versions: z.array(versionSummarySchema).describe('every version, newest first'),
 });
+
+/**
+ * What `/api/registry/<slug>` and its `/versions` hold while the skill is quarantined: who it is,
+ * and nothing to install.
+ */
+export const quarantinedDocumentSchema = skillSchema.pick({ id: true, slug: true, name: true, author: true }).extend({ status: z.literal('quarantined') });
 
 /** `/bundles/<slug>/<version>.json`: a free version's files, as delivery returns them. */
 export const bundleDocumentSchema = deliverySchema.pick({ files: true });

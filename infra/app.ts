@@ -15,4 +15,5 @@ new SkillpressStack(app, context('stackName') ?? 'Skillpress', {
   siteRepo: context('siteRepo'),
   siteWorkflow: context('siteWorkflow'),
   siteWorkflowRef: context('siteWorkflowRef'),
+  admins: context('admins'),
 });

@@ -36,6 +36,8 @@ export interface LambdaSpec {
   static?: 'read' | 'write';
   /** GitHub settings it is given: the OAuth app (sign-in) or the site workflow (dispatch). */
   github?: readonly ('sign-in' | 'site-build')[];
+  /** Stripe secrets it may read: the API secret key (checkout) or the webhook signing secret. */
+  stripe?: readonly ('api' | 'webhook')[];
   /** Consumes the table's stream, only for items whose partition key has one of these prefixes. */
   stream?: { keyPrefixes: readonly string[] };
   /** EventBridge schedules (rate or cron expressions) that invoke it. */
@@ -80,9 +82,10 @@ export const lambdas: readonly LambdaSpec[] = [
   },
   {
     name: 'versions',
-    description: 'Publish a new version of a skill, yank and deprecate (author only)',
+    description: 'Publish a new version of a skill, change its price, yank and deprecate (author only)',
     routes: [
       'POST /api/skills/{id}/versions',
+      'PATCH /api/skills/{id}',
       'POST /api/skills/{id}/versions/{version}/yank',
       'DELETE /api/skills/{id}/versions/{version}/yank',
       'POST /api/skills/{id}/deprecate',
@@ -104,7 +107,7 @@ export const lambdas: readonly LambdaSpec[] = [
   },
   {
     name: 'access',
-    description: 'Download tokens and grants of paid skills (author only)',
+    description: 'Download tokens and grants of paid skills (the author; buyers and grantees mint tokens for themselves)',
     routes: [
       'POST /api/skills/{id}/download-tokens',
       'GET /api/skills/{id}/download-tokens',
@@ -116,10 +119,39 @@ export const lambdas: readonly LambdaSpec[] = [
     table: { read: true, write: [prefix.apiKey, prefix.downloadToken, prefix.grant] },
   },
   {
+    name: 'purchases',
+    description: "Stripe Checkout for paid skills, a buyer's purchases and an author's sales",
+    routes: ['POST /api/skills/{id}/checkout', 'GET /api/me/purchases', 'GET /api/skills/{id}/sales'],
+    // APIKEY#: the key's lastUsedAt (sales take an API key). Nothing is stored at checkout.
+    table: { read: true, write: [prefix.apiKey] },
+    stripe: ['api'],
+  },
+  {
+    name: 'stripe-webhook',
+    description: "Stripe's webhook: records paid checkouts as purchases, revokes refunded ones",
+    routes: ['POST /api/stripe/webhook'],
+    // PURCHASE#: the purchase records; PAYMENT#: which purchase each payment paid for, and its refund.
+    table: { read: true, write: [prefix.purchase, prefix.payment] },
+    stripe: ['webhook'],
+  },
+  {
     name: 'analytics',
     description: 'Install analytics of a skill (session, author only)',
     routes: ['GET /api/analytics/{skillId}'],
     table: { read: true, write: [] },
+  },
+  {
+    name: 'moderation',
+    description: "Reports of skills (session) and the admins' quarantine and release",
+    routes: [
+      'POST /api/skills/{id}/reports',
+      'GET /api/skills/{id}/reports',
+      'GET /api/admin/reports',
+      'POST /api/admin/skills/{id}/quarantine',
+      'DELETE /api/admin/skills/{id}/quarantine',
+    ],
+    // REPORT#: the reports; SKILL#: the quarantine on a skill's META (its stream write starts the rebuild).
+    table: { read: true, write: [prefix.report, prefix.skill] },
   },
   {
     name: 'rebuild',

@@ -42,6 +42,8 @@ export interface SkillpressStackProps extends StackProps {
   siteRepo?: string;
   siteWorkflow?: string;
   siteWorkflowRef?: string;
+  /** Comma-separated logins of the admins who moderate reports and quarantine; none without it. */
+  admins?: string;
 }
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -50,6 +52,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 export const secretNames = {
   githubClientSecret: 'skillpress/github-oauth-client-secret',
   siteBuildToken: 'skillpress/site-build-token',
+  stripeSecretKey: 'skillpress/stripe-secret-key',
+  stripeWebhookSecret: 'skillpress/stripe-webhook-secret',
 } as const;
 
 /** Edge cache lifetimes, seconds (docs/api.md §11). */
@@ -111,6 +115,16 @@ export class SkillpressStack extends Stack {
       description: 'GitHub token allowed to dispatch the site workflow (actions: write on the site repository)',
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    const stripeSecretKey = new secrets.Secret(this, 'StripeSecretKey', {
+      secretName: secretNames.stripeSecretKey,
+      description: 'Stripe API secret key (sk_live_… or a restricted key allowed to write Checkout Sessions)',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const stripeWebhookSecret = new secrets.Secret(this, 'StripeWebhookSecret', {
+      secretName: secretNames.stripeWebhookSecret,
+      description: 'Signing secret (whsec_…) of the Stripe webhook endpoint <site>/api/stripe/webhook',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
 
     // ---- CloudFront: the one public entry point ----
     const api = new apigw.HttpApi(this, 'Api', { description: 'Skillpress API (behind CloudFront)', createDefaultStage: false });
@@ -133,6 +147,7 @@ export class SkillpressStack extends Stack {
         STATIC_BUCKET: staticBucket.bucketName,
         SITE_ORIGIN: siteOrigin,
         LOG_LEVEL: 'info',
+        ...(props.admins ? { SKILLPRESS_ADMINS: props.admins } : {}),
         ...(spec.github?.includes('sign-in')
           ? { ...(props.githubClientId ? { GITHUB_CLIENT_ID: props.githubClientId } : {}), GITHUB_CLIENT_SECRET_NAME: secretNames.githubClientSecret }
           : {}),
@@ -144,6 +159,8 @@ export class SkillpressStack extends Stack {
               GITHUB_TOKEN_SECRET_NAME: secretNames.siteBuildToken,
             }
           : {}),
+        ...(spec.stripe?.includes('api') ? { STRIPE_SECRET_KEY_NAME: secretNames.stripeSecretKey } : {}),
+        ...(spec.stripe?.includes('webhook') ? { STRIPE_WEBHOOK_SECRET_NAME: secretNames.stripeWebhookSecret } : {}),
       });
       this.grantTable(fn, spec);
       for (const which of ['content', 'static'] as const) {
@@ -152,6 +169,8 @@ export class SkillpressStack extends Stack {
       }
       if (spec.github?.includes('sign-in')) githubClientSecret.grantRead(fn);
       if (spec.github?.includes('site-build')) siteBuildToken.grantRead(fn);
+      if (spec.stripe?.includes('api')) stripeSecretKey.grantRead(fn);
+      if (spec.stripe?.includes('webhook')) stripeWebhookSecret.grantRead(fn);
 
       const integration = new HttpLambdaIntegration(`${pascal(spec.name)}Integration`, fn);
       for (const route of spec.routes ?? []) {
@@ -296,8 +315,15 @@ export class SkillpressStack extends Stack {
       },
     ];
     const siteHeaders = this.securityHeaders('SiteHeadersPolicy', SITE_CONTENT_SECURITY_POLICY, 'Pages: the site policy');
-    const dataHeaders = this.securityHeaders('DataHeadersPolicy', DATA_CONTENT_SECURITY_POLICY, 'JSON and archives: nothing loads, runs or frames');
-    const fromStatic = (cachePolicy: cloudfront.ICachePolicy, responseHeadersPolicy = dataHeaders): cloudfront.BehaviorOptions => ({
+    const dataHeaders = this.securityHeaders('DataHeadersPolicy', DATA_CONTENT_SECURITY_POLICY, 'API answers: nothing loads, runs or frames');
+    // Registry documents, bundles, the catalog and the discovery index: any site may read them.
+    const publicDataHeaders = this.securityHeaders(
+      'PublicDataHeadersPolicy',
+      DATA_CONTENT_SECURITY_POLICY,
+      'Static JSON and archives, readable from any origin',
+      true,
+    );
+    const fromStatic = (cachePolicy: cloudfront.ICachePolicy, responseHeadersPolicy = publicDataHeaders): cloudfront.BehaviorOptions => ({
       origin: staticOrigin,
       viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
       allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
@@ -346,9 +372,20 @@ export class SkillpressStack extends Stack {
   }
 
   /** The headers of core/security-headers.ts with this Content-Security-Policy, set over whatever the origin sent. */
-  private securityHeaders(id: string, contentSecurityPolicy: string, comment: string): cloudfront.ResponseHeadersPolicy {
+  private securityHeaders(id: string, contentSecurityPolicy: string, comment: string, anyOrigin = false): cloudfront.ResponseHeadersPolicy {
     return new cloudfront.ResponseHeadersPolicy(this, id, {
       comment,
+      ...(anyOrigin
+        ? {
+            corsBehavior: {
+              accessControlAllowCredentials: false,
+              accessControlAllowHeaders: ['*'],
+              accessControlAllowMethods: ['GET', 'HEAD'],
+              accessControlAllowOrigins: ['*'],
+              originOverride: true,
+            },
+          }
+        : {}),
       securityHeadersBehavior: {
         contentSecurityPolicy: { contentSecurityPolicy, override: true },
         contentTypeOptions: { override: true },

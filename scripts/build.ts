@@ -1,24 +1,34 @@
 import { join } from 'node:path';
+import { bundleCli } from '../cli/bundle.mjs';
 import { buildLambdas } from './lambda-bundles.ts';
 import { buildSite, SITE_DIR } from './site/build-site.ts';
 
 /**
- * `npm run build`: the Lambda bundles under dist/functions (the CDK app deploys them), then the
- * catalog site under site/dist from SKILLPRESS_DATA (an http(s) origin of a running Skillpress,
- * or s3://<static bucket>; unset builds it without skills, whose pages then render in the
- * browser). `npm start` builds and serves the site by itself; `npm run upload-site` deploys it.
- * `--lambdas-only` skips the site (the CDK synth and the bundle tests need only the Lambdas).
+ * `npm run build`: the Lambda bundles under dist/functions (the CDK app deploys them), the CLI's
+ * one-file bundle cli/dist/skillpress.mjs (what `npm pack` in cli/ ships), then the catalog site
+ * under site/dist from SKILLPRESS_DATA (an http(s) origin of a running Skillpress, or
+ * s3://<static bucket>; unset builds it without skills, whose pages then render in the browser). `npm start` builds and serves the site by itself; `npm run upload-site` deploys it.
+ * `--lambdas-only` skips the CLI and the site (the CDK synth and the bundle tests need only the
+ * Lambdas); `--cli-only` builds the CLI alone.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const started = performance.now();
-const reports = await buildLambdas();
-for (const r of reports) {
-  console.log(`${r.file.padEnd(40)} ${kb(r.loadedBytes).padStart(8)} loaded at cold start  ${kb(r.totalBytes).padStart(8)} in ${r.files} files`);
-}
-console.log(`built ${reports.length} Lambda bundles in ${Math.round(performance.now() - started)} ms`);
+const only = process.argv.includes('--lambdas-only') ? 'lambdas' : process.argv.includes('--cli-only') ? 'cli' : undefined;
 
-if (!process.argv.includes('--lambdas-only')) {
+if (only !== 'cli') {
+  const started = performance.now();
+  const reports = await buildLambdas();
+  for (const r of reports) {
+    console.log(`${r.file.padEnd(40)} ${kb(r.loadedBytes).padStart(8)} loaded at cold start  ${kb(r.totalBytes).padStart(8)} in ${r.files} files`);
+  }
+  console.log(`built ${reports.length} Lambda bundles in ${Math.round(performance.now() - started)} ms`);
+}
+
+if (only !== 'lambdas') {
+  console.log(`${'cli/dist/skillpress.mjs'.padEnd(40)} ${kb(await bundleCli()).padStart(8)} (the skillpress package's bin)`);
+}
+
+if (only === undefined) {
   const data = process.env.SKILLPRESS_DATA;
   const outDir = join(SITE_DIR, 'dist');
   const { pages, ms } = await buildSite({ data, outDir, cacheDir: join(SITE_DIR, '.astro', 'cache') });

@@ -17,23 +17,13 @@ import { bundleDir, type LambdaSpec, lambdas } from '../infra/lambdas.ts';
  * - Code splitting: what the code only `import()`s (the SDK's credential providers other than
  *   the environment's, which Lambda never uses, and Secrets Manager until a secret is read)
  *   lands in chunks that are loaded only when called, so they cost nothing at cold start. The
- *   budget ({@link coldStartBudgetBytes}) is therefore held against the bytes a cold start loads;
- *   the deployed total is reported beside it.
+ *   budget (600 KB) is therefore held against the bytes a cold start loads; the deployed total
+ *   is reported beside it.
  * - A Lambda granted no bucket gets `scripts/lambda-stubs/s3-client.ts` instead of the S3 client:
  *   what IAM denies, the bundle need not carry.
  */
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-
-/**
- * The most a Lambda may load at cold start: 600 KB, and 700 KB for the two publishing Lambdas,
- * which check every version is a valid Agent Skill by parsing its SKILL.md front matter with the
- * `yaml` package (about 90 KB minified). The rebuild needs the check only for versions published
- * before it existed, and loads it then.
- */
-export function coldStartBudgetBytes(name: string): number {
-  return (name === 'publish' || name === 'versions' ? 700 : 600) * 1024;
-}
 
 export const banner = "import { createRequire as __skillpressCreateRequire } from 'node:module'; const require = __skillpressCreateRequire(import.meta.url);";
 

@@ -61,14 +61,13 @@ if (lastStop !== 'clean') {
 const app = runtime.app;
 await runtime.site?.start();
 
-const { server, port: listening } = await serveApp(app.fetch, host, port);
-console.log(`Skillpress listening on http://${host}:${listening}`);
-
+// Ctrl-C is handled before the listening line is printed: whoever reads that line may signal at once.
+let server: import('node:http').Server | undefined;
 let stopping = false;
 async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;
-  server.close();
+  server?.close();
   await runtime.site?.stop();
   // A skill that keeps failing would hold the stop for the whole wait; the next start's full rebuild retries it.
   const failing = runtime.deps.failingRebuilds().length > 0;
@@ -81,3 +80,7 @@ async function stop(): Promise<void> {
 }
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
+
+const served = await serveApp(app.fetch, host, port);
+server = served.server;
+console.log(`Skillpress listening on http://${host}:${served.port}`);

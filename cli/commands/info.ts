@@ -1,4 +1,5 @@
-import type { RegistryDocument } from '#core/registry-document';
+import { formatPrice } from '../../core/price.ts';
+import type { RegistryDocument } from '../../core/registry-document.ts';
 import type { CommandIo } from '../ui.ts';
 import { RegistryClient } from '../registry-client.ts';
 import { columns, formatBytes } from '../ui.ts';
@@ -15,9 +16,8 @@ export async function info(options: InfoOptions, io: CommandIo): Promise<Registr
   const doc = await new RegistryClient(options.registry, io).skill(slug);
   const { ui } = io;
   const { c } = ui;
-  ui.line(
-    `${c.bold(doc.name)}${doc.name === doc.slug ? '' : ` ${c.dim(`(${doc.slug})`)}`} ${c.green(doc.currentVersion)}${doc.paid ? ` ${c.yellow('paid')}` : ''}`,
-  );
+  const price = doc.paid ? ` ${c.yellow(doc.price ? formatPrice(doc.price) : 'paid, not for sale')}` : '';
+  ui.line(`${c.bold(doc.name)}${doc.name === doc.slug ? '' : ` ${c.dim(`(${doc.slug})`)}`} ${c.green(doc.currentVersion)}${price}`);
   ui.line(doc.description);
   ui.line(c.dim(`by ${doc.author} · ${doc.category} · updated ${doc.updatedAt.slice(0, 10)}`));
   ui.line();
@@ -36,6 +36,10 @@ export async function info(options: InfoOptions, io: CommandIo): Promise<Registr
     for (const row of columns(deps.map(([name, range]) => [`  ${name}`, range]))) ui.line(row);
   }
   ui.line();
-  ui.line(`Install: ${c.cyan(`skillpress install ${doc.slug}${doc.paid ? ' --token <token>' : ''}`)}`);
+  ui.line(`Install: ${c.cyan(`skillpress install ${doc.slug}`)}`);
+  if (doc.paid)
+    ui.line(
+      c.dim(`  paid: buy it at ${options.registry}/skills/${doc.slug}/, then install with your API key (skillpress login), or pass --token from the author`),
+    );
   return doc;
 }

@@ -1,4 +1,6 @@
+import { AGENTS, agentFolder } from '../agents.ts';
 import { usage } from '../cli-error.ts';
+import { storedApiKey } from '../credentials.ts';
 import { readLockfile } from '../install-tree.ts';
 import {
   applyTargets,
@@ -14,6 +16,8 @@ import {
 import type { CommandIo } from '../ui.ts';
 import { emptyLockfile, LOCKFILE_NAME } from '../lockfile.ts';
 import { RegistryClient } from '../registry-client.ts';
+import type { SuspiciousVersion } from '../scan-findings.ts';
+import { checkSuspicious } from '../suspicious-check.ts';
 import { formatBytes, plural, type Ui } from '../ui.ts';
 import { parseRequest } from '../version-spec.ts';
 
@@ -28,17 +32,20 @@ export interface InstallOptions {
   token?: string;
   /** Replace an existing folder that skillpress did not install. */
   force?: boolean;
+  /** Install versions the registry's scan flags as suspicious. */
+  allowSuspicious?: boolean;
 }
-
-/** Agents whose skills folder is known, for `--agent`. */
-export const AGENT_FOLDERS: Record<string, string> = { claude: '.claude/skills' };
 
 /** The install root the options ask for, or undefined when they leave it to the lockfile. */
 export function chosenRoot(options: { dir?: string; agent?: string }, cwd: string): string | undefined {
   if (options.dir !== undefined && options.agent !== undefined) throw usage('use --dir or --agent, not both');
   if (options.agent !== undefined) {
-    const folder = Object.hasOwn(AGENT_FOLDERS, options.agent) ? AGENT_FOLDERS[options.agent] : undefined;
-    if (!folder) throw usage(`unknown agent "${options.agent}"`, `known agents: ${Object.keys(AGENT_FOLDERS).join(', ')}; or choose a folder with --dir`);
+    const folder = agentFolder(options.agent);
+    if (!folder)
+      throw usage(
+        `unknown agent "${options.agent}"`,
+        `known agents (as the skills CLI names them): ${Object.keys(AGENTS).join(', ')}; or choose a folder with --dir`,
+      );
     return folder;
   }
   return options.dir === undefined ? undefined : projectRelativeRoot(cwd, options.dir);
@@ -46,12 +53,12 @@ export function chosenRoot(options: { dir?: string; agent?: string }, cwd: strin
 
 /**
  * `skillpress install [slug[@version|@range]...]`: resolves, downloads, verifies and installs
- * the named skills and their dependencies. With no names it reproduces `skills-lock.json`
+ * the named skills and their dependencies. With no names it reproduces `skillpress-lock.json`
  * exactly, and fails with `integrity_mismatch` (exit 3) if the registry now serves other bytes.
  * A range or "latest" never picks a yanked version; one the lockfile pins (or that is asked for
  * by version) installs with a warning, as does a deprecated skill.
  */
-export async function install(options: InstallOptions, io: CommandIo): Promise<InstallOutcome> {
+export async function install(options: InstallOptions, io: CommandIo): Promise<InstallOutcome & { suspicious?: SuspiciousVersion[] }> {
   const started = io.now();
   const root = chosenRoot(options, io.cwd);
   const client = new RegistryClient(options.registry, io);
@@ -61,10 +68,11 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
     if (!clients.has(base)) clients.set(base, new RegistryClient(base, io));
     return clients.get(base)!;
   };
-  const ctx = { io, ui: io.ui, client, token: options.token, force: options.force };
-  const existing = await readLockfile(io.cwd);
+  const ctx = { io, ui: io.ui, client, token: options.token, force: options.force, apiKey: (registry: string) => storedApiKey(io.env, registry) };
+  const existing = await readLockfile(io.cwd, io.ui.line);
 
   let outcome: InstallOutcome;
+  let suspicious: SuspiciousVersion[] = [];
   if (options.specs.length === 0) {
     if (!existing) throw usage(`nothing to install: there is no ${LOCKFILE_NAME} here`, 'install a skill by name: skillpress install <slug>');
     if (root !== undefined) throw usage('--dir and --agent apply to named skills; the lockfile already says where each skill goes');
@@ -82,10 +90,11 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
     if (repeated) throw usage(`${repeated.slug} is named twice`);
     const targets = await resolveTargets(ctx, requests, lock);
     warnLifecycle(io.ui, targets);
+    suspicious = checkSuspicious(targets, lock, options.allowSuspicious === true, io.ui);
     outcome = await applyTargets(ctx, targets, lock, io.cwd, clientFor);
   }
   printOutcome(io.ui, outcome, io.now() - started, options.specs.length > 0);
-  return outcome;
+  return suspicious.length > 0 ? { ...outcome, suspicious } : outcome;
 }
 
 /** The human summary; unchanged skills are named one by one only when the user named them. */

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import semver from 'semver';
-import { mapLimit } from '#core/map-limit';
+import { mapLimit } from '../../core/map-limit.ts';
 import { CliError } from '../cli-error.ts';
 import { folderMatches, readLockfile } from '../install-tree.ts';
 import type { CommandIo } from '../ui.ts';
@@ -43,7 +43,7 @@ export interface ListResult {
 export async function list(options: ListOptions, io: CommandIo): Promise<ListResult> {
   const { ui } = io;
   const { c } = ui;
-  const lock = await readLockfile(io.cwd);
+  const lock = await readLockfile(io.cwd, io.ui.line);
   const entries = [...(lock?.skills ?? [])].sort(([a], [b]) => (a < b ? -1 : 1));
   const clients = new Map<string, RegistryClient>();
   let unreachable = false;
@@ -58,6 +58,7 @@ export async function list(options: ListOptions, io: CommandIo): Promise<ListRes
             .skill(slug)
             .catch((error: unknown) => {
               if (error instanceof CliError && error.code === 'network_error') unreachable = true;
+              if (error instanceof CliError && error.code === 'quarantined') ui.warn(`${error.message}; remove it: skillpress uninstall ${slug}`);
               return null;
             }),
       folderMatches(join(io.cwd, entry.path), entry.files),

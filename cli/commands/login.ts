@@ -1,4 +1,5 @@
 import { usage } from '../cli-error.ts';
+import { saveConfig } from '../config.ts';
 import { removeApiKey, saveApiKey } from '../credentials.ts';
 import type { Io } from '../io.ts';
 import type { CommandIo } from '../ui.ts';
@@ -12,22 +13,27 @@ export interface LoginOptions {
 export interface LoginResult {
   registry: string;
   credentials: string;
+  /** The config file that now names `registry` as the one to use. */
+  config: string;
 }
 
 const KEY_PATTERN = /^sk_[A-Za-z0-9_-]{16,200}$/;
 
 /**
  * `skillpress login`: stores an API key (create one in the dashboard) for the registry, readable
- * only by you. Prefer piping it in or typing it at the prompt over `--key`, which shells keep
- * in their history.
+ * only by you, and makes that registry the one later commands use when neither `--registry` nor
+ * SKILLPRESS_REGISTRY names another. Prefer piping the key in or typing it at the prompt over
+ * `--key`, which shells keep in their history.
  */
 export async function login(options: LoginOptions, io: CommandIo): Promise<LoginResult> {
   const key = (options.key ?? (io.stdin.isTTY ? await promptHidden(io, `API key for ${options.registry} (input hidden): `) : await readAll(io))).trim();
   if (!KEY_PATTERN.test(key))
     throw usage('that is not a Skillpress API key (they start with sk_)', 'create one in the dashboard under API keys; it is shown once');
   const credentials = await saveApiKey(io.env, options.registry, key, new Date());
+  const config = await saveConfig(io.env, { registry: options.registry });
   io.ui.line(`Saved the API key for ${options.registry} in ${credentials} (readable only by you).`);
-  return { registry: options.registry, credentials };
+  io.ui.line(`Commands now use ${options.registry} unless --registry or SKILLPRESS_REGISTRY names another (${config}).`);
+  return { registry: options.registry, credentials, config };
 }
 
 export interface LogoutResult {

@@ -1,10 +1,11 @@
 import { resolve } from 'node:path';
 import semver from 'semver';
+import { SKILL_FILE } from '../../core/filename.ts';
 import { CliError, usage } from '../cli-error.ts';
 import { apiKeyFor } from '../credentials.ts';
 import type { CommandIo } from '../ui.ts';
-import { RegistryClient, type SkillPublished } from '../registry-client.ts';
-import { SKILL_FILE } from '../../core/skill-front-matter.ts';
+import { type PublishedSkill, RegistryClient } from '../registry-client.ts';
+import { warnIfFlagged } from '../scan-findings.ts';
 import { readSkillFolder, type SkillFolder } from '../skill-folder.ts';
 import { columns, formatBytes, plural, type Ui } from '../ui.ts';
 import { validated } from '../validated.ts';
@@ -30,7 +31,7 @@ export interface PublishResult {
   dryRun: boolean;
   slug: string;
   /** The skill as the registry created it; null on a dry run. */
-  skill: SkillPublished | null;
+  skill: PublishedSkill | null;
   files: PublishedFile[];
   bytes: number;
   /** What the SKILL.md front matter should fix (accepted as it is). */
@@ -78,7 +79,7 @@ export async function publish(options: PublishOptions, io: CommandIo): Promise<P
 
   const client = new RegistryClient(options.registry, io);
   const key = await apiKeyFor(io.env, client.base);
-  let skill: SkillPublished;
+  let skill: PublishedSkill;
   try {
     skill = await client.publish(key, body);
   } catch (error) {
@@ -90,6 +91,7 @@ export async function publish(options: PublishOptions, io: CommandIo): Promise<P
     `${c.green('Published')} ${c.bold(skill.slug)}@${skill.currentVersion} ${c.dim(`(${plural(files.length, 'file')}, ${formatBytes(folder.bytes)}${skill.paid ? ', paid' : ''})`)} to ${client.base}`,
   );
   ui.line(c.dim(`Install it with: skillpress install ${skill.slug}`));
+  warnIfFlagged(ui, `${skill.slug}@${skill.currentVersion}`, skill.scan);
   const warnings = reportWarnings(ui, skill.warnings ?? [], folder.warnings);
   return { dryRun: false, slug: skill.slug, skill, files, bytes: folder.bytes, warnings: [...folder.warnings, ...warnings] };
 }

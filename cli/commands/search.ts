@@ -1,5 +1,5 @@
-import type { CatalogEntry } from '#core/catalog';
-import { buildIndex, search as searchIndex } from '#core/catalog-search';
+import type { CatalogEntry } from '../../core/catalog.ts';
+import { buildIndex, search as searchIndex } from '../../core/catalog-search.ts';
 import type { CommandIo } from '../ui.ts';
 import { RegistryClient } from '../registry-client.ts';
 import { columns, plural, truncate } from '../ui.ts';

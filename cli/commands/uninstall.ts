@@ -21,7 +21,7 @@ export interface UninstallResult {
  */
 export async function uninstall(options: UninstallOptions, io: CommandIo): Promise<UninstallResult> {
   if (options.slugs.length === 0) throw usage('name the skills to remove: skillpress uninstall <slug...>');
-  const lock = await readLockfile(io.cwd);
+  const lock = await readLockfile(io.cwd, io.ui.line);
   for (const slug of options.slugs) {
     if (!lock?.skills.has(slug)) throw new CliError('not_installed', `${slug} is not installed here (see skillpress list)`);
   }

@@ -5,6 +5,8 @@ import { applyTargets, type InstallOutcome, resolveTargets, warnLifecycle } from
 import type { CommandIo } from '../ui.ts';
 import { LOCKFILE_NAME } from '../lockfile.ts';
 import { RegistryClient } from '../registry-client.ts';
+import type { SuspiciousVersion } from '../scan-findings.ts';
+import { checkSuspicious } from '../suspicious-check.ts';
 import { plural } from '../ui.ts';
 import { type Changelog, changelogsBetween, LATEST } from '../version-spec.ts';
 import { printOutcome } from './install.ts';
@@ -16,6 +18,8 @@ export interface UpdateOptions {
   slugs: string[];
   token?: string;
   dryRun: boolean;
+  /** Update to versions the registry's scan flags as suspicious. */
+  allowSuspicious?: boolean;
 }
 
 export interface PlannedUpdate {
@@ -31,6 +35,8 @@ export interface UpdateResult extends InstallOutcome {
   updates: PlannedUpdate[];
   /** Skills pinned to a spec that a newer release does not satisfy. */
   held: { slug: string; version: string; spec: string; latest: string }[];
+  /** Suspicious versions updated to with --allow-suspicious. */
+  suspicious?: SuspiciousVersion[];
 }
 
 /**
@@ -43,7 +49,7 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
   const started = io.now();
   const { ui } = io;
   const { c } = ui;
-  const lock = await readLockfile(io.cwd);
+  const lock = await readLockfile(io.cwd, io.ui.line);
   if (!lock || lock.skills.size === 0) throw new CliError('not_installed', `nothing to update: no skills in ${LOCKFILE_NAME} here`);
   for (const slug of options.slugs) {
     if (!lock.skills.has(slug)) throw new CliError('not_installed', `${slug} is not installed here`, { hint: `install it first: skillpress install ${slug}` });
@@ -90,9 +96,10 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
     return { dryRun: options.dryRun, updates, held, installed: [], unchanged: [], removed: [], lockfile: LOCKFILE_NAME };
   }
   ui.line();
+  const suspicious = checkSuspicious(targets, lock, options.allowSuspicious === true, ui);
   const outcome = await applyTargets({ io, ui, client, token: options.token }, targets, lock, io.cwd, (registry) =>
     registry === client.base ? client : new RegistryClient(registry, io),
   );
   printOutcome(ui, outcome, io.now() - started, false);
-  return { dryRun: false, updates, held, ...outcome };
+  return { dryRun: false, updates, held, ...outcome, ...(suspicious.length > 0 ? { suspicious } : {}) };
 }

@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
-import { assertStrictVersion } from '#core/semver-order';
+import { assertStrictVersion } from '../../core/semver-order.ts';
 import { CliError } from '../cli-error.ts';
 import { apiKeyFor } from '../credentials.ts';
 import type { CommandIo } from '../ui.ts';
 import { RegistryClient, type VersionCreated } from '../registry-client.ts';
+import { warnIfFlagged } from '../scan-findings.ts';
 import { readSkillFolder } from '../skill-folder.ts';
 import { formatBytes, plural } from '../ui.ts';
 import { fromDomainError, validated } from '../validated.ts';
@@ -85,6 +86,7 @@ export async function version(options: VersionOptions, io: CommandIo): Promise<V
       ),
     );
   }
+  warnIfFlagged(ui, `${slug}@${created.version}`, created.scan);
   const warnings = reportWarnings(ui, created.warnings ?? [], folder.warnings);
   return { dryRun: false, slug, version: created.version, created, files, warnings: [...folder.warnings, ...warnings] };
 }

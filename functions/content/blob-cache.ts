@@ -6,24 +6,13 @@ import { BoundedCache } from '#core/bounded-cache';
  * delivery showed the S3 read as the costliest of its storage calls.
  */
 export class BlobCache extends BoundedCache<string, Uint8Array> {
-  private readonly storedListeners = new Set<(sha256: string, bytes: Uint8Array) => void>();
-
   constructor(maxBytes: number) {
     super(maxBytes, (bytes) => bytes.byteLength);
   }
 
-  /** Keeps bytes this process has just stored, and tells the listeners. */
+  /** Keeps bytes this process has just stored. */
   stored(sha256: string, bytes: Uint8Array): void {
     this.remember(sha256, bytes);
-    for (const listener of this.storedListeners) listener(sha256, bytes);
-  }
-
-  /**
-   * Hears of every blob stored through this cache: the local runtime hands them to its
-   * background thread, whose rebuild would otherwise read back what a publish just wrote.
-   */
-  onStored(listener: (sha256: string, bytes: Uint8Array) => void): void {
-    this.storedListeners.add(listener);
   }
 
   /** Bytes currently held, for tests and diagnostics. */

@@ -1,6 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { FileBytes } from '#core/bundle';
 import { sha256Hex } from '#core/bundle';
+import { mapLimit } from '#core/map-limit';
 import type { BlobCache } from './blob-cache.ts';
 import { getObjectBytes, objectExists, putObject } from './s3.ts';
 
@@ -50,4 +51,14 @@ export async function getBlob(blobs: Blobs, sha256: string): Promise<Uint8Array>
     return bytes;
   };
   return blobs.cache ? blobs.cache.load(sha256, read) : read();
+}
+
+/** A stored version's files with their bytes and executable flags, read a few at a time, in the order given. */
+export function getFiles(blobs: Blobs, files: readonly (Pick<FileBytes, 'filename' | 'encoding' | 'executable'> & { sha256: string })[]): Promise<FileBytes[]> {
+  return mapLimit(files, 8, async (file) => ({
+    filename: file.filename,
+    encoding: file.encoding,
+    bytes: await getBlob(blobs, file.sha256),
+    ...(file.executable ? { executable: true } : {}),
+  }));
 }

@@ -4,8 +4,8 @@ import { getObjectBytes, isMissing } from './s3.ts';
 
 /**
  * The static bucket: the files the CDN serves. Every write carries the headers docs/api.md §11
- * gives its kind of object, and is announced to listeners (the local CDN keeps its cache
- * coherent this way; on AWS nothing listens and CloudFront's TTLs apply).
+ * gives its kind of object. Listeners hear of every write: the full rebuild counts them, and the
+ * local CDN keeps its cache coherent (on AWS, CloudFront's TTLs apply).
  */
 export type WriteListener = (key: string, body: Uint8Array) => void;
 
@@ -36,13 +36,8 @@ export class StaticStore {
         Metadata: metadata,
       }),
     );
-    this.announce(key, bytes);
+    for (const listener of this.listeners) listener(key, bytes);
     return out.ETag;
-  }
-
-  /** Tells the listeners that `key` now holds `body`: after every put, and for writes another thread made. */
-  announce(key: string, body: Uint8Array): void {
-    for (const listener of this.listeners) listener(key, body);
   }
 
   get(key: string): Promise<Uint8Array | undefined> {

@@ -1,13 +1,12 @@
 // Lambda entry: the DynamoDB stream → incremental rebuild of the static files, then the site build.
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { configFromEnv } from '../platform/config.ts';
-import { createDeps } from '../platform/composition.ts';
+import { awsDeps } from '../platform/composition.ts';
 import { Rebuilder } from '../rebuild/rebuilder.ts';
 import { failureFields } from '../rebuild/skill-failure.ts';
 import { batchItemFailures, changedSkillIds } from '../rebuild/stream-event.ts';
 import { triggerSiteBuild } from '../services/site-build.ts';
 
-const deps = createDeps(configFromEnv());
+const deps = awsDeps();
 const rebuilder = new Rebuilder(deps);
 
 /**

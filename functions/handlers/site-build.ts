@@ -1,8 +1,7 @@
 // Lambda entry: the scheduled flush of deferred site builds (EventBridge, every 5 minutes).
-import { configFromEnv } from '../platform/config.ts';
-import { createDeps } from '../platform/composition.ts';
+import { awsDeps } from '../platform/composition.ts';
 import { flushPendingSiteBuild } from '../services/site-build.ts';
 
-const deps = createDeps(configFromEnv());
+const deps = awsDeps();
 
 export const handler = () => flushPendingSiteBuild(deps);

@@ -6,10 +6,13 @@ import { deliveryOperations } from './operations/deliver.ts';
 import { gitHubSignInOperations } from './operations/github-sign-in.ts';
 import { lifecycleOperations } from './operations/lifecycle.ts';
 import { metaOperations } from './operations/meta.ts';
+import { moderationOperations } from './operations/moderation.ts';
 import { mySkillsOperations } from './operations/my-skills.ts';
 import { publishingOperations } from './operations/publish.ts';
+import { purchaseOperations } from './operations/purchases.ts';
 import { signInOperations } from './operations/sign-in.ts';
 import { staticFileOperations } from './operations/static-files.ts';
+import { stripeWebhookOperations } from './operations/stripe-webhook.ts';
 
 /**
  * Every API operation, served by the route groups of all-routes.ts, in the document's order.
@@ -25,7 +28,10 @@ export const apiOperations: readonly Operation[] = [
   lifecycleOperations,
   deliveryOperations,
   accessOperations,
+  purchaseOperations,
+  stripeWebhookOperations,
   analyticsOperations,
+  moderationOperations,
 ].flatMap((group) => Object.values<Operation>(group));
 
 /** The static files clients read, served by the CDN rather than the app. */

@@ -6,8 +6,11 @@ import { deliverRoutes } from './routes/deliver.ts';
 import { gitHubSignInRoutes } from './routes/github-sign-in.ts';
 import { lifecycleRoutes } from './routes/lifecycle.ts';
 import { metaRoutes } from './routes/meta.ts';
+import { moderationRoutes } from './routes/moderation.ts';
 import { mySkillsRoutes } from './routes/my-skills.ts';
 import { publishRoutes, versionRoutes } from './routes/publish.ts';
+import { purchaseRoutes } from './routes/purchases.ts';
+import { stripeWebhookRoutes } from './routes/stripe-webhook.ts';
 import type { RouteGroup } from './env.ts';
 
 /** Every route group, for the single-process runtime (`npm start`) and the HTTP tests. */
@@ -22,5 +25,8 @@ export const allRoutes: RouteGroup[] = [
   lifecycleRoutes,
   deliverRoutes,
   accessRoutes,
+  purchaseRoutes,
+  stripeWebhookRoutes,
   analyticsRoutes,
+  moderationRoutes,
 ];

@@ -1,11 +1,10 @@
 import { handle } from 'hono/aws-lambda';
-import { configFromEnv } from '../platform/config.ts';
-import { createDeps } from '../platform/composition.ts';
+import { awsDeps } from '../platform/composition.ts';
 import { createApp } from './app.ts';
 import type { RouteGroup } from './env.ts';
 
 /** Clients and logger are created once per Lambda container and shared by its invocations. */
-const deps = createDeps(configFromEnv());
+const deps = awsDeps();
 
 /**
  * A Lambda handler for API Gateway HTTP API (v2) events serving `groups`. Install counts are

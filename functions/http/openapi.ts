@@ -33,6 +33,12 @@ function build(): object {
         apiKey: { type: 'http', scheme: 'bearer', description: 'An sk_ API key' },
         session: { type: 'apiKey', in: 'cookie', name: 'skillpress_session' },
         downloadToken: { type: 'apiKey', in: 'query', name: 'token', description: 'A download token issued by the author' },
+        stripeSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Stripe-Signature',
+          description: "Stripe's signature of the raw body with the webhook's signing secret",
+        },
       },
     },
     paths,
@@ -46,6 +52,7 @@ const security: Record<Auth, object[] | undefined> = {
   sessionOrApiKey: [{ apiKey: [] }, { session: [] }],
   // Free skills need nothing, hence the empty requirement.
   downloadTokenOrSession: [{}, { downloadToken: [] }, { session: [] }],
+  stripeSignature: [{ stripeSignature: [] }],
 };
 
 function operationObject(operation: Operation | StaticFile): object {
@@ -59,6 +66,7 @@ function operationObject(operation: Operation | StaticFile): object {
     ...(auth ? { security: auth } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(operation.body ? { requestBody: { required: true, ...json(operation.body, 'input') } } : {}),
+    ...(operation.rawBody ? { requestBody: { required: true, ...json(operation.rawBody, 'input') } } : {}),
     responses: { ...successResponses(operation), ...errorResponses(errorsOf(operation)) },
     ...('static' in operation ? { 'x-static': true } : {}),
   };

@@ -12,9 +12,10 @@ type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /**
  * Which credentials an operation takes (docs/api.md §4.5). `route()` checks the first four
  * before it reads the body; `downloadTokenOrSession` is delivery's rule (§9.3), which the
- * handler applies once it knows whether the skill is paid.
+ * handler applies once it knows whether the skill is paid; `stripeSignature` is Stripe's
+ * webhook signature over the raw body, which the handler verifies before anything else.
  */
-export type Auth = 'none' | 'session' | 'apiKey' | 'sessionOrApiKey' | 'downloadTokenOrSession';
+export type Auth = 'none' | 'session' | 'apiKey' | 'sessionOrApiKey' | 'downloadTokenOrSession' | 'stripeSignature';
 
 interface Success {
   status: 200 | 201 | 204 | 302;
@@ -32,6 +33,11 @@ interface OperationSpec {
   auth: Auth;
   /** The JSON body, read after the credentials: 415 without a JSON content type, 400 off-schema. */
   body?: z.ZodType;
+  /**
+   * A body documented but not read by `route()`: the handler needs its exact bytes (a signed
+   * webhook), so neither the JSON content-type rule nor the schema applies before it.
+   */
+  rawBody?: z.ZodType;
   /** The query string, read after the body: 400 off-schema or for a repeated parameter. */
   query?: z.ZodObject;
   success: Success;

@@ -15,6 +15,7 @@ const authenticate: Record<Auth, ((c: Ctx) => Promise<Caller>) | undefined> = {
   apiKey: requireApiKey,
   sessionOrApiKey: requireSessionOrApiKey,
   downloadTokenOrSession: undefined,
+  stripeSignature: undefined,
 };
 
 /** `'/api/skills/{id}/grants/{login}'` → `'id' | 'login'`. */

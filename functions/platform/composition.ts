@@ -4,9 +4,10 @@ import { BlobCache } from '../content/blob-cache.ts';
 import type { Blobs } from '../content/blobs.ts';
 import { createS3 } from '../content/s3.ts';
 import { StaticStore } from '../content/static-store.ts';
-import type { Config } from './config.ts';
+import { type Config, configFromEnv } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { DeliveryCache } from '../services/delivery-cache.ts';
+import { ruleEngine, type Scanner } from '../services/scanning.ts';
 import { createDb, type Db } from '../store/db.ts';
 import { DownloadCounter, type InstallCounter } from '../store/downloads.ts';
 import { indexPopularSkill } from '../store/lookalikes.ts';
@@ -37,10 +38,12 @@ export interface Deps {
   delivery: DeliveryCache;
   /** Install counts, written behind the delivery response; flushed before a Lambda returns. */
   downloads: InstallCounter;
+  /** The content scanner of publishing and the rescan: the rule engine of core/scan. */
+  scanner: Scanner;
 }
 
 /** Small enough for a 256 MB Lambda; large enough for the hot skills' files. */
-const BLOB_CACHE_BYTES = 32 * 1024 * 1024;
+export const BLOB_CACHE_BYTES = 32 * 1024 * 1024;
 /** How long another process's publish may take to move a delivery's default version. */
 const SKILL_TTL_MS = 5000;
 
@@ -72,5 +75,17 @@ export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config
         // A skill that becomes popular enough to imitate joins the index the imitation check reads.
         milestone: { installs: IMITATION_MIN_INSTALLS, reached: (skillId) => indexPopularSkill(db, skillId) },
       }),
+    scanner: overrides.scanner ?? ruleEngine,
   };
+}
+
+let aws: Deps | undefined;
+
+/**
+ * The AWS composition root: a Lambda's parts, from its environment, created once per container
+ * and shared by its invocations. The local runtime (scripts/local/runtime.ts) is the other root.
+ */
+export function awsDeps(): Deps {
+  aws ??= createDeps(configFromEnv());
+  return aws;
 }

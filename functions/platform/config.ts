@@ -15,8 +15,11 @@ export interface Config {
   devLogin: boolean;
   /** Publishes per rolling window and author; raised only by benchmarks. */
   publishLimit: number;
+  /** Logins allowed to list reports, quarantine and release skills (`SKILLPRESS_ADMINS`, comma-separated). */
+  admins: string[];
   github: GitHubConfig;
   siteBuild: SiteBuildConfig;
+  stripe: StripeConfig;
 }
 
 /**
@@ -48,6 +51,17 @@ export interface SiteBuildConfig {
   intervalSeconds: number;
 }
 
+/**
+ * Payments through Stripe (docs/api.md §9.4). Checkout is a 503 until the secret key is set, the
+ * webhook until its signing secret is; everything else works without them.
+ */
+export interface StripeConfig {
+  secretKey: SecretSource;
+  webhookSecret: SecretSource;
+  /** `http://127.0.0.1:<port>` for a fake Stripe in tests; unset: Stripe's own API. */
+  apiBase?: string;
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     region: env.AWS_REGION ?? 'us-east-1',
@@ -59,6 +73,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     siteOrigin: env.SITE_ORIGIN || undefined,
     devLogin: env.SKILLPRESS_DEV_LOGIN === '1',
     publishLimit: positiveInt(env.SKILLPRESS_PUBLISH_LIMIT) ?? limits.publishPerWindow,
+    admins: (env.SKILLPRESS_ADMINS ?? '')
+      .split(',')
+      .map((login) => login.trim())
+      .filter(Boolean),
     github: {
       clientId: env.GITHUB_CLIENT_ID || undefined,
       clientSecret: secretSource(env.GITHUB_CLIENT_SECRET, env.GITHUB_CLIENT_SECRET_NAME),
@@ -71,6 +89,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
       ref: env.GITHUB_WORKFLOW_REF || 'main',
       token: secretSource(env.GITHUB_TOKEN, env.GITHUB_TOKEN_SECRET_NAME),
       intervalSeconds: positiveInt(env.SITE_BUILD_INTERVAL_SECONDS) ?? 300,
+    },
+    stripe: {
+      secretKey: secretSource(env.STRIPE_SECRET_KEY, env.STRIPE_SECRET_KEY_NAME),
+      webhookSecret: secretSource(env.STRIPE_WEBHOOK_SECRET, env.STRIPE_WEBHOOK_SECRET_NAME),
+      apiBase: env.STRIPE_API_BASE ? trimSlash(env.STRIPE_API_BASE) : undefined,
     },
   };
 }

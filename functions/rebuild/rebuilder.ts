@@ -15,11 +15,12 @@ import {
   discoveryList,
 } from '#core/catalog';
 import type { SortedJsonList } from '#core/sorted-json-list';
-import { registryDocument, type VersionsDocument, versionsDocument } from '#core/registry-document';
+import { registryDocuments, type VersionsDocument } from '#core/registry-document';
 import { skillArchive } from '#core/skill-archive';
 import type { SkillIssue } from '#core/skill-front-matter';
+import { SKILL_FILE } from '#core/filename';
 import { archiveKey, bundleKey, CATALOG_KEY, DISCOVERY_INDEX_KEY, registryKey, versionsKey } from '#core/static-paths';
-import { getBlob } from '../content/blobs.ts';
+import { getBlob, getFiles } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
 import { withLock } from '../store/locks.ts';
 import type { VersionItem } from '../store/skills.ts';
@@ -162,8 +163,9 @@ export class Rebuilder {
     };
     const files = await eachSkill(states, 32, skillOf, async (state) => {
       await this.writeBundles(state, existing);
-      await putIfChanged(registryKey(state.skill.slug), canonicalJson(registryDocument(state.skill, state.versions)));
-      await putIfChanged(versionsKey(state.skill.slug), canonicalJson(versionsDocument(state.skill, state.versions)));
+      const documents = registryDocuments(state.skill, state.versions);
+      await putIfChanged(registryKey(state.skill.slug), canonicalJson(documents.registry));
+      await putIfChanged(versionsKey(state.skill.slug), canonicalJson(documents.versions));
     });
     const rebuilt = [...files.built.keys()];
     let failed = [...unread, ...files.failed];
@@ -175,7 +177,7 @@ export class Rebuilder {
       ]);
       const archived = await eachSkill(rebuilt, 32, skillOf, (state) => this.archiveEntry(state, previousDiscovery.get(state.skill.slug), existing));
       failed = [...failed, ...archived.failed];
-      const catalog = catalogList(rebuilt.map((s) => catalogEntry(s.skill, s.skill.currentVersion)));
+      const catalog = catalogList(rebuilt.filter(listed).map((s) => catalogEntry(s.skill, s.skill.currentVersion)));
       const discovery = discoveryList();
       for (const [{ skill }, { entry, issues }] of archived.built) {
         if (entry) discovery.set(entry);
@@ -201,13 +203,17 @@ export class Rebuilder {
     }
   }
 
-  /** A skill's registry files: bundles of free versions (once: they are immutable), then the two registry documents. */
+  /**
+   * A skill's registry files: bundles of free versions (once: they are immutable), then the two
+   * registry documents (of a quarantined skill, only who it is).
+   */
   private async writeSkillFiles(state: SkillState): Promise<void> {
     const { skill, versions } = state;
     if (!skill.paid) await this.writeBundles(state, await this.presentBundles(state));
+    const documents = registryDocuments(skill, versions);
     await Promise.all([
-      this.deps.staticStore.put(registryKey(skill.slug), canonicalJson(registryDocument(skill, versions))),
-      this.deps.staticStore.put(versionsKey(skill.slug), canonicalJson(versionsDocument(skill, versions))),
+      this.deps.staticStore.put(registryKey(skill.slug), canonicalJson(documents.registry)),
+      this.deps.staticStore.put(versionsKey(skill.slug), canonicalJson(documents.versions)),
     ]);
   }
 
@@ -276,7 +282,7 @@ export class Rebuilder {
    * archive: its problems come back instead.
    */
   private async archiveEntry({ skill, versions }: SkillState, known: DiscoveryEntry | undefined, existing?: Map<string, string>): Promise<ArchiveOutcome> {
-    if (skill.paid) return {};
+    if (skill.paid || skill.quarantine) return {};
     const current = versions.find((v) => v.version === skill.currentVersion)!;
     const described = await this.skillDescription(skill.slug, current);
     if ('issues' in described) return { issues: described.issues };
@@ -301,7 +307,7 @@ export class Rebuilder {
    */
   private async skillDescription(slug: string, version: VersionItem): Promise<{ description: string } | { issues: SkillIssue[] }> {
     if (version.frontMatterDescription !== undefined) return { description: version.frontMatterDescription };
-    const [{ checkSkillConformance }, { SKILL_FILE }] = await Promise.all([import('#core/skill-conformance'), import('#core/skill-front-matter')]);
+    const { checkSkillConformance } = await import('#core/skill-conformance');
     const skillFile = version.files.find((f) => f.filename === SKILL_FILE);
     const files = await mapLimit(version.files, 8, async (file) => ({
       filename: file.filename,
@@ -311,13 +317,8 @@ export class Rebuilder {
     return issues.length === 0 && description !== undefined ? { description } : { issues };
   }
 
-  private async readFiles(version: VersionItem): Promise<FileBytes[]> {
-    return mapLimit(version.files, 8, async (file) => ({
-      filename: file.filename,
-      encoding: file.encoding,
-      bytes: await getBlob(this.deps.blobs, file.sha256),
-      ...(file.executable ? { executable: true } : {}),
-    }));
+  private readFiles(version: VersionItem): Promise<FileBytes[]> {
+    return getFiles(this.deps.blobs, version.files);
   }
 
   /**
@@ -333,7 +334,10 @@ export class Rebuilder {
           this.loadIndex(CATALOG_KEY, this.catalog, parseCatalog, lease.previous),
           this.loadIndex(DISCOVERY_INDEX_KEY, this.discovery, parseDiscovery, lease.previous),
         ]);
-        for (const { skill } of states) catalog.list.set(catalogEntry(skill, skill.currentVersion));
+        for (const state of states) {
+          if (listed(state)) catalog.list.set(catalogEntry(state.skill, state.skill.currentVersion));
+          else catalog.list.delete(state.skill.slug);
+        }
         // A skill whose archive failed is not in `built`: its entry stays as it was.
         const patched = archived.then(({ built }) => {
           for (const [{ skill }, { entry }] of built) {
@@ -442,6 +446,9 @@ export interface RebuiltFiles {
 }
 
 const skillOf = ({ skill }: SkillState): SkillRef => ({ skillId: skill.id, slug: skill.slug });
+
+/** Whether a skill belongs in the catalog: every skill but a quarantined one (the discovery index also leaves out paid ones). */
+const listed = ({ skill }: SkillState): boolean => skill.quarantine === undefined;
 
 interface HeldIndex<T> {
   list: SortedJsonList<T>;

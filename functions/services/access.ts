@@ -1,14 +1,17 @@
-import { notFound } from '#core/errors';
+import { DomainError, forbidden, notFound } from '#core/errors';
 import type { User } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
-import { type CreatedDownloadToken, createDownloadToken, listDownloadTokens, revokeDownloadToken } from '../store/download-tokens.ts';
+import { type CreatedDownloadToken, createDownloadToken, listDownloadTokens, type NewToken, revokeDownloadToken } from '../store/download-tokens.ts';
 import { listGrants, putGrant, revokeGrant } from '../store/grants.ts';
+import { getSkill } from '../store/skills.ts';
 import { findUserByLogin } from '../store/users.ts';
 import { authoredSkill } from './authorship.ts';
+import { standingOf } from './entitlement.ts';
 
 /**
  * Paid access, managed by the skill's author: download tokens (shown once, stored hashed) and
- * grants to other users' accounts. Every operation first checks that `user` wrote the skill.
+ * grants to other users' accounts. Every operation but issuing a token first checks that `user`
+ * wrote the skill; a token may also be minted by a buyer or a granted user, for themselves.
  */
 type AccessPorts = Pick<Deps, 'db' | 'clock'>;
 
@@ -17,9 +20,22 @@ export interface TokenRequest {
   maxUses?: number;
 }
 
+/**
+ * A download token for `skillId`. The author's tokens are theirs to hand to anyone. Anyone else
+ * entitled to the paid skill (granted access, or a buyer) gets a token bound to that
+ * entitlement, so `skillpress install` works for them and the token dies with a refund or a
+ * revoked grant; without an entitlement the answer is 402, as delivery's would be.
+ */
 export async function issueDownloadToken({ db, clock }: AccessPorts, user: User, skillId: string, request: TokenRequest): Promise<CreatedDownloadToken> {
-  const skill = await authoredSkill(db, skillId, user, 'issue its download tokens');
-  return createDownloadToken(db, { skillId: skill.id, createdBy: user.id, ...request }, clock());
+  const skill = await getSkill(db, skillId);
+  if (!skill) throw notFound(`No skill with id ${skillId}`);
+  const issue = (entitlement?: NewToken['entitlement']) => createDownloadToken(db, { skillId: skill.id, createdBy: user.id, ...request, entitlement }, clock());
+  if (skill.authorId === user.id) return issue();
+  if (!skill.paid) throw forbidden(`${skill.slug} is free: anyone can install it without a download token`);
+  const standing = await standingOf(db, skill, user.id);
+  if (standing === 'granted') return issue({ userId: user.id, via: 'grant' });
+  if (standing === 'purchased') return issue({ userId: user.id, via: 'purchase' });
+  throw new DomainError('payment_required', 'Your account has no access to this paid skill; buy it first');
 }
 
 /** The skill's tokens, newest first, without their secrets (only hashes are stored). */

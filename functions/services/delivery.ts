@@ -1,13 +1,13 @@
 import { type FileBytes, toWireFile } from '#core/bundle';
-import { notFound } from '#core/errors';
-import { type AccessRoute, decideAccess, type SessionStanding, tokenProblem, tokenRejected } from '#core/paid-access';
+import { DomainError, notFound } from '#core/errors';
+import { type AccessFacts, type AccessRoute, decideAccess, tokenProblem, tokenRejected } from '#core/paid-access';
 import type { DeliverQuery, User } from '#core/schemas';
 import { assertStrictVersion } from '#core/semver-order';
 import { getBlob } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
 import type { Delivery } from './delivery-cache.ts';
+import { entitlementHolds, standingOf } from './entitlement.ts';
 import { findDownloadToken, spendDownloadToken } from '../store/download-tokens.ts';
-import { hasGrant } from '../store/grants.ts';
 import { getSkill, getVersion, type SkillItem, type StoredFile } from '../store/skills.ts';
 
 /**
@@ -28,13 +28,15 @@ export interface DeliveryRequest extends DeliverQuery {
 /**
  * The content of the requested version (the current one by default), counted as one install
  * from `request.source`. Throws 400 for a malformed version, 404 for an unknown skill or version,
- * and 401/402 for paid content without access (see core/paid-access.ts).
+ * 403 `quarantined` for a quarantined skill (whoever asks), and 401/402 for paid content without
+ * access (see core/paid-access.ts).
  */
 export async function deliver(deps: Deps, request: DeliveryRequest): Promise<Delivery> {
   const { db, clock, delivery: cache } = deps;
   const wanted = request.version === undefined ? undefined : assertStrictVersion(request.version);
   const skill = await cache.skill(request.skillId, () => getSkill(db, request.skillId));
   if (!skill) throw notFound(`No skill with id ${request.skillId}`);
+  if (skill.quarantine) throw new DomainError('quarantined', `${skill.slug} is quarantined after reports or a scan; it cannot be installed`);
   const version = wanted ?? skill.currentVersion;
   const delivery = await cache.payloads.load(`${skill.id}@${version}`, () => readDelivery(deps, skill, version));
 
@@ -61,15 +63,18 @@ async function readDelivery(deps: Deps, skill: SkillItem, version: string): Prom
 async function accessRoute(deps: Deps, skill: SkillItem, request: DeliveryRequest): Promise<AccessRoute> {
   if (!skill.paid) return decideAccess({ paid: false });
   const user = await request.sessionUser();
-  const session = user ? await standing(deps, skill, user) : undefined;
-  if (session === 'author' || session === 'granted' || request.token === undefined) return decideAccess({ paid: true, session });
-  const problem = tokenProblem(await findDownloadToken(deps.db, request.token), skill.id, deps.clock());
-  return decideAccess({ paid: true, session, token: problem ?? 'valid' });
+  const session = user ? await standingOf(deps.db, skill, user.id) : undefined;
+  if ((session && session !== 'other') || request.token === undefined) return decideAccess({ paid: true, session });
+  return decideAccess({ paid: true, session, token: await tokenStanding(deps, skill, request.token) });
 }
 
-async function standing(deps: Deps, skill: SkillItem, user: User): Promise<SessionStanding> {
-  if (user.id === skill.authorId) return 'author';
-  return (await hasGrant(deps.db, skill.id, user.id)) ? 'granted' : 'other';
+/** A presented token's verdict; one minted by a buyer or grantee holds only while their access does. */
+async function tokenStanding(deps: Deps, skill: SkillItem, token: string): Promise<AccessFacts['token']> {
+  const found = await findDownloadToken(deps.db, token);
+  const problem = tokenProblem(found, skill.id, deps.clock());
+  if (problem) return problem;
+  if (found?.entitlement && !(await entitlementHolds(deps.db, skill.id, found.entitlement))) return 'withdrawn';
+  return 'valid';
 }
 
 /** Reads each distinct blob once; files are already sorted by filename in the version item. */

@@ -1,13 +1,15 @@
 import { bundleIntegrity, decodeFile, type FileBytes, fileEntries } from '#core/bundle';
-import { defaultSkillFile } from '#core/default-skill-file';
 import { DomainError, invalidRequest, payloadTooLarge } from '#core/errors';
 import { limits } from '#core/limits';
+import { publicSkill } from '#core/registry-document';
+import type { ScanResult } from '#core/scan/finding';
 import type { PublishBody, Skill, User, VersionBody } from '#core/schemas';
 import { assertStrictVersion } from '#core/semver-order';
-import { checkSkillConformance, type SkillConformance } from '#core/skill-conformance';
+import type { SkillConformance } from '#core/skill-conformance';
 import { type ImitationCandidate, similarPopularSlug } from '#core/slug-imitation';
 import { slugify } from '#core/slug';
 import { assertAuthor } from './authorship.ts';
+import { scanForPublish } from './scanning.ts';
 import { putBlobs } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
 import { lookalikeCandidates } from '../store/lookalikes.ts';
@@ -42,8 +44,11 @@ export interface Published<T> {
   rate?: SlotTaken;
 }
 
-/** The skill as created, with what its `SKILL.md` should fix (present only when there is something). */
-export type SkillPublished = Skill & { warnings?: string[] };
+/**
+ * The skill as created, with the scan of its first version and what its `SKILL.md` should fix
+ * (`warnings`, present only when there is something).
+ */
+export type SkillPublished = Skill & { scan: ScanResult; warnings?: string[] };
 
 export async function publishSkill(deps: Deps, author: User, body: PublishBody): Promise<Published<SkillPublished>> {
   const { db, clock } = deps;
@@ -53,8 +58,8 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody):
       issues: [{ path: ['slug'], message: 'required for this name' }],
     });
   // A publish without files (the interface's own example) gets the SKILL.md every skill needs.
-  const files = prepareFiles(body.files.length > 0 ? body.files : [defaultSkillFile({ slug, name: body.name, description: body.description })]);
-  const conformance = conformingSkill(files, slug);
+  const files = prepareFiles(body.files.length > 0 ? body.files : [await defaultSkillFile({ slug, name: body.name, description: body.description })]);
+  const conformance = await conformingSkill(files, slug);
   const [known, free, lookalikes] = await Promise.allSettled([
     findDependencies(deps, body.dependencies),
     assertSlugFree(db, slug, author.id, clock()),
@@ -63,6 +68,9 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody):
   checkDependencies(body.dependencies, slug, settled(known));
   settled(free);
   checkImitation(slug, author, settled(lookalikes));
+
+  // The scan: a refused version stores nothing and spends no publish slot.
+  const scan = await scanForPublish(deps, files, body.paid);
 
   const window = { limit: deps.config.publishLimit, windowMs: 60_000 };
   const slot = await takePublishSlot(db, author.id, clock(), window);
@@ -77,6 +85,7 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody):
     authorId: author.id,
     authorLogin: author.login,
     paid: body.paid,
+    ...(body.price ? { price: body.price } : {}),
     formats: body.formats,
     currentVersion: FIRST_VERSION,
     createdAt: now.toISOString(),
@@ -88,7 +97,7 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody):
     await putBlobs(deps.blobs, files);
     await claimSlug(db, slug, id, author.id, now);
     claimed = true;
-    await putVersion(db, versionItem(id, FIRST_VERSION, body.changelog, now, files, body.dependencies, conformance));
+    await putVersion(db, { ...versionItem(id, FIRST_VERSION, body.changelog, now, files, body.dependencies, conformance), scan });
     versionStored = true;
     await putSkill(db, skill);
   } catch (error) {
@@ -100,7 +109,7 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody):
     throw error;
   }
   deps.changed([id]);
-  return { result: { ...toSkill(skill), ...warningsOf(conformance) }, rate: slot };
+  return { result: { ...toSkill(skill), scan, ...warningsOf(conformance) }, rate: slot };
 }
 
 export interface VersionCreated {
@@ -110,6 +119,7 @@ export interface VersionCreated {
   publishedAt: string;
   files: { filename: string; size: number; sha256: string }[];
   currentVersion: string;
+  scan: ScanResult;
   warnings?: string[];
 }
 
@@ -126,12 +136,15 @@ export async function publishVersion(deps: Deps, author: User, skillId: string, 
   const [found, known] = await Promise.allSettled([getSkillAndVersionCheck(db, skillId, version), findDependencies(deps, body.dependencies)]);
   const { skill: stored, taken } = settled(found);
   const skill = assertAuthor(stored, skillId, author, 'publish its versions');
-  const conformance = conformingSkill(files, skill.slug);
+  const conformance = await conformingSkill(files, skill.slug);
   checkDependencies(body.dependencies, skill.slug, settled(known));
   if (taken) throw taken;
 
+  // The scan: a refused version stores nothing.
+  const scan = await scanForPublish(deps, files, skill.paid);
+
   const now = clock();
-  const item = versionItem(skillId, version, body.changelog, now, files, body.dependencies, conformance);
+  const item = { ...versionItem(skillId, version, body.changelog, now, files, body.dependencies, conformance), scan };
   await putBlobs(deps.blobs, files);
   await putVersion(db, item);
   const updated = await recordPublished(db, skillId, version, now);
@@ -143,42 +156,46 @@ export async function publishVersion(deps: Deps, author: User, skillId: string, 
     publishedAt: item.publishedAt,
     files: item.files.map(({ filename, size, sha256 }) => ({ filename, size, sha256 })),
     currentVersion: updated.currentVersion,
+    scan,
     ...warningsOf(conformance),
   };
 }
 
-/** An author's skills, newest first (the index holds them oldest first). */
-export async function skillsBy({ db }: Pick<Deps, 'db'>, authorId: string): Promise<Skill[]> {
-  return (await listSkillsByAuthor(db, authorId)).reverse().map(toSkill);
+/** An author's skills, newest first (the index holds them oldest first), with their quarantine when they have one. */
+export async function skillsBy({ db }: Pick<Deps, 'db'>, authorId: string): Promise<(Skill & { quarantine?: { reason: string; since: string } })[]> {
+  return (await listSkillsByAuthor(db, authorId))
+    .reverse()
+    .map((item) => ({ ...toSkill(item), ...(item.quarantine ? { quarantine: { reason: item.quarantine.reason, since: item.quarantine.since } } : {}) }));
 }
 
 export function toSkill(item: SkillItem): Skill {
   return {
-    id: item.id,
-    slug: item.slug,
-    name: item.name,
-    description: item.description,
-    category: item.category,
-    author: item.authorLogin,
-    paid: item.paid,
+    ...publicSkill(item),
     currentVersion: item.currentVersion,
     formats: item.formats,
     createdAt: item.createdAt,
     updatedAt: item.updatedAt,
-    ...(item.deprecated === undefined ? {} : { deprecated: item.deprecated }),
   };
 }
 
 /**
  * The conformance of a version's files, when they are a valid Agent Skill named `slug`; else
- * 400 `invalid_skill` listing every problem.
+ * 400 `invalid_skill` listing every problem. The check, with the `yaml` parser it reads front
+ * matter with, is loaded on first use, as the scanner is: a cold start that ends in a 401 or a
+ * 415 should not pay for parsing it.
  */
-function conformingSkill(files: FileBytes[], slug: string): SkillConformance {
+async function conformingSkill(files: FileBytes[], slug: string): Promise<SkillConformance> {
+  const { checkSkillConformance } = await import('#core/skill-conformance');
   const conformance = checkSkillConformance(files, slug);
   const [first, ...more] = conformance.issues;
   if (!first) return conformance;
   const others = more.length === 0 ? '' : ` (and ${more.length} more problem${more.length === 1 ? '' : 's'})`;
   throw new DomainError('invalid_skill', `The files are not a valid Agent Skill: ${first.file}: ${first.message}${others}`, { issues: conformance.issues });
+}
+
+/** The `SKILL.md` of a publish without files; loaded on first use, as {@link conformingSkill} is. */
+async function defaultSkillFile(skill: { slug: string; name: string; description: string }): Promise<PublishBody['files'][number]> {
+  return (await import('#core/default-skill-file')).defaultSkillFile(skill);
 }
 
 const warningsOf = ({ warnings }: SkillConformance) => (warnings.length > 0 ? { warnings } : {});

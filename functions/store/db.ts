@@ -58,56 +58,27 @@ export const tableKeys = {
 } as const;
 
 /**
- * The items at `keys` that exist (in no particular order), read consistently. Reads asked for in
- * the same turn of the event loop go out together in one BatchGetItem (up to its 100 keys), so
- * checks that start side by side, even from different parts of a request, cost one round trip.
+ * The items at `keys` that exist (in no particular order), read consistently: BatchGetItem
+ * requests of up to 100 distinct keys, asking again for any DynamoDB leaves unprocessed.
  */
-export function getItems(db: Db, keys: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
-  if (keys.length === 0) return Promise.resolve([]);
-  const batch = batchWithRoom(db, keys.length);
-  const ids = keys.map(keyId);
-  for (const [i, key] of keys.entries()) batch.keys.set(ids[i]!, key);
-  return new Promise((resolve, reject) =>
-    batch.waiting.push({ resolve: (items) => resolve(ids.map((id) => items.get(id)).filter((item) => item !== undefined)), reject }),
-  );
-}
-
-/** The batch this turn's reads join, or a new one (sent on `setImmediate`) when it has no room for `count` more keys. */
-function batchWithRoom(db: Db, count: number): ReadBatch {
-  const open = openBatches.get(db);
-  if (open && open.keys.size + count <= BATCH_GET_KEYS_AT_MOST) return open;
-  const fresh: ReadBatch = { keys: new Map(), waiting: [] };
-  openBatches.set(db, fresh);
-  setImmediate(() => sendBatch(db, fresh));
-  return fresh;
-}
-
-interface ReadBatch {
-  keys: Map<string, Record<string, unknown>>;
-  waiting: { resolve: (items: Map<string, Record<string, unknown>>) => void; reject: (error: unknown) => void }[];
+export async function getItems(db: Db, keys: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+  const distinct = [...new Map(keys.map((key) => [keyId(key), key])).values()];
+  const found: Record<string, unknown>[] = [];
+  for (let start = 0; start < distinct.length; start += BATCH_GET_KEYS_AT_MOST) {
+    let pending = distinct.slice(start, start + BATCH_GET_KEYS_AT_MOST);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      // DynamoDB may leave keys unprocessed under load: ask again for those, after a pause.
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(200, 10 * 2 ** attempt)));
+      const out = await db.doc.send(new BatchGetCommand({ RequestItems: { [db.table]: { Keys: pending, ConsistentRead: true } } }));
+      found.push(...(out.Responses?.[db.table] ?? []));
+      pending = out.UnprocessedKeys?.[db.table]?.Keys ?? [];
+    }
+  }
+  return found;
 }
 
 const BATCH_GET_KEYS_AT_MOST = 100;
-const openBatches = new WeakMap<Db, ReadBatch>();
 const keyId = (key: Record<string, unknown>) => `${String(key[tableKeys.partition])}\u0000${String(key[tableKeys.sort])}`;
-
-async function sendBatch(db: Db, batch: ReadBatch): Promise<void> {
-  if (openBatches.get(db) === batch) openBatches.delete(db);
-  try {
-    const found = new Map<string, Record<string, unknown>>();
-    let keys = [...batch.keys.values()];
-    for (let attempt = 0; keys.length > 0; attempt++) {
-      // DynamoDB may leave keys unprocessed under load: ask again for those, after a pause.
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(200, 10 * 2 ** attempt)));
-      const out = await db.doc.send(new BatchGetCommand({ RequestItems: { [db.table]: { Keys: keys, ConsistentRead: true } } }));
-      for (const item of out.Responses?.[db.table] ?? []) found.set(keyId(item), item);
-      keys = out.UnprocessedKeys?.[db.table]?.Keys ?? [];
-    }
-    for (const waiter of batch.waiting) waiter.resolve(found);
-  } catch (error) {
-    for (const waiter of batch.waiting) waiter.reject(error);
-  }
-}
 
 /** Runs a Query to the end, following LastEvaluatedKey. Callers bound the partition's size. */
 export async function queryAll(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Record<string, unknown>[]> {

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '#core/errors';
-import type { TokenFacts } from '#core/paid-access';
+import type { TokenEntitlement, TokenFacts } from '#core/paid-access';
 import { hashSecret, newId, newSecret } from '../platform/secrets.ts';
 import { type Db, parseItem, queryOwned, writeIf } from './db.ts';
 import { downloadTokenKey, prefix } from './keys.ts';
@@ -35,6 +35,8 @@ const downloadTokenItemSchema = z.object({
     z.nullish(z.string()),
     z.transform((v) => v ?? null),
   ),
+  /** Absent on the tokens an author issues; present on those an entitled user minted for themselves. */
+  entitlement: z.optional(z.object({ userId: z.string(), via: z.enum(['grant', 'purchase']) })),
 });
 export type DownloadTokenItem = z.output<typeof downloadTokenItemSchema> & TokenFacts;
 
@@ -50,6 +52,8 @@ export interface NewToken {
   createdBy: string;
   expiresInSeconds: number;
   maxUses?: number;
+  /** The grant or purchase the token stands for, when its holder is not the author. */
+  entitlement?: TokenEntitlement;
 }
 
 /** Issues a token for one skill; the secret is in the result only, the table keeps its hash. */
@@ -72,6 +76,7 @@ export async function createDownloadToken(db: Db, input: NewToken, now: Date): P
         // Absent rather than null, so the use condition can say attribute_not_exists(maxUses).
         maxUses: input.maxUses,
         uses: 0,
+        entitlement: input.entitlement,
         gsi1pk: skillPartition(input.skillId),
         gsi1sk: id,
       },

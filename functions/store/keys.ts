@@ -23,6 +23,12 @@ export const prefix = {
   grant: 'GRANT#',
   /** GSI partition: a skill's grants. */
   grantsOf: 'GRANTS#',
+  /** A skill's purchases, one item per Checkout Session. */
+  purchase: 'PURCHASE#',
+  /** GSI partition: a buyer's purchases. */
+  purchasesOf: 'PURCHASES#',
+  /** A Stripe payment (PaymentIntent): which purchase it paid for, and whether it was refunded. */
+  payment: 'PAYMENT#',
   /** A skill's install counters, one item per UTC day. */
   installs: 'DL#',
   /** The publish rate limit of an author account. */
@@ -30,10 +36,14 @@ export const prefix = {
   /** The popular skills whose slugs share one lookalike key, for the imitation check. */
   lookalike: 'LOOKALIKE#',
   lock: 'LOCK#',
+  /** A skill's reports, one item per reporter. */
+  report: 'REPORT#',
+  /** GSI partition: every open report, for the admins. */
+  openReports: 'REPORTS#open',
 } as const;
 
 /** Sort-key prefixes inside a partition. */
-export const sortPrefix = { version: 'VERSION#', day: 'DAY#' } as const;
+export const sortPrefix = { version: 'VERSION#', day: 'DAY#', buyer: 'BUYER#' } as const;
 
 export type ItemKey = { pk: string; sk: string };
 
@@ -46,10 +56,16 @@ export const sessionKey = (tokenHash: string): ItemKey => ({ pk: prefix.session 
 export const apiKeyKey = (keyHash: string): ItemKey => ({ pk: prefix.apiKey + keyHash, sk: 'APIKEY' });
 export const downloadTokenKey = (tokenHash: string): ItemKey => ({ pk: prefix.downloadToken + tokenHash, sk: 'TOKEN' });
 export const grantKey = (skillId: string, userId: string): ItemKey => ({ pk: `${prefix.grant}${skillId}#${userId}`, sk: 'GRANT' });
+export const purchaseKey = (skillId: string, userId: string, sessionId: string): ItemKey => ({
+  pk: prefix.purchase + skillId,
+  sk: `${sortPrefix.buyer}${userId}#${sessionId}`,
+});
+export const paymentKey = (paymentIntentId: string): ItemKey => ({ pk: prefix.payment + paymentIntentId, sk: 'PAYMENT' });
 export const installDayKey = (skillId: string, day: string): ItemKey => ({ pk: prefix.installs + skillId, sk: sortPrefix.day + day });
 export const rateLimitKey = (userId: string): ItemKey => ({ pk: prefix.rateLimit + userId, sk: 'PUBLISH' });
 export const lockKey = (name: string): ItemKey => ({ pk: prefix.lock + name, sk: 'LOCK' });
 export const lookalikeKey = (key: string): ItemKey => ({ pk: prefix.lookalike + key, sk: 'LOOKALIKE' });
+export const reportKey = (skillId: string, userId: string): ItemKey => ({ pk: prefix.report + skillId, sk: prefix.user + userId });
 
 /** The skill id of a key in a skill's partition, or undefined for any other item. */
 export function skillIdOfKey(pk: string | undefined): string | undefined {

@@ -1,6 +1,8 @@
 import * as z from 'zod/mini';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError } from '#core/errors';
+import type { Price } from '#core/price';
+import { scanResultSchema } from '#core/scan/scan-result-schema';
 import { isRelease, releaseKey } from '#core/semver-order';
 import { type Db, getItems, isConditionFailed, parseItem, queryAll, tableKeys, writeIf } from './db.ts';
 import { prefix, skillKey, slugKey, sortPrefix, versionKey } from './keys.ts';
@@ -28,12 +30,16 @@ const skillItemSchema = z.object({
   authorId: z.string(),
   authorLogin: z.string(),
   paid: z.boolean(),
+  /** Paid skills that are for sale: minor units of an ISO 4217 currency. */
+  price: z.optional(z.object({ amount: z.number(), currency: z.string() })),
   formats: z.array(z.string()),
   currentVersion: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
   /** The author's deprecation message, while the skill is deprecated. */
   deprecated: z.optional(z.string()),
+  /** Set while the skill is quarantined (store/moderation.ts): who decided, why, since when. */
+  quarantine: z.optional(z.object({ reason: z.string(), since: z.string(), by: z.string() })),
 });
 export type SkillItem = z.output<typeof skillItemSchema>;
 
@@ -61,9 +67,11 @@ const versionItemSchema = z.object({
    * publish; the discovery index lists it. Versions published before the check lack it.
    */
   frontMatterDescription: z.optional(z.string()),
-  /** Withdrawn by the author (the one change a version item admits besides its reason). */
+  /** Withdrawn by the author (with the scan, the only changes a version item admits). */
   yanked: z.optional(z.boolean()),
   yankReason: z.optional(z.string()),
+  /** The scan at publish, or of the last rescan (the one attribute a rescan rewrites); absent on versions older than scanning. */
+  scan: z.optional(scanResultSchema),
 });
 export type VersionItem = z.output<typeof versionItemSchema>;
 
@@ -299,6 +307,31 @@ export async function setCurrentVersion(db: Db, skillId: string, seen: string, v
       ExpressionAttributeValues: { ':v': version, ':k': releaseKey(version), ':seen': seen },
     }),
   );
+}
+
+/**
+ * Sets the skill's price (or takes it off sale, `price` undefined) and moves `updatedAt`, so
+ * pages built before the change see it is stale. Returns the skill afterwards, or undefined
+ * when there is no such skill.
+ */
+export async function setSkillPrice(db: Db, skillId: string, price: Price | undefined, now: Date): Promise<SkillItem | undefined> {
+  if (skillId.length > MAX_ID_CHARS) return undefined;
+  try {
+    const { Attributes } = await db.doc.send(
+      new UpdateCommand({
+        TableName: db.table,
+        Key: skillKey(skillId),
+        UpdateExpression: price ? 'SET price = :price, updatedAt = :now' : 'SET updatedAt = :now REMOVE price',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':now': now.toISOString(), ...(price ? { ':price': { amount: price.amount, currency: price.currency } } : {}) },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toSkillItem(Attributes!);
+  } catch (error) {
+    if (isConditionFailed(error)) return undefined;
+    throw error;
+  }
 }
 
 /**

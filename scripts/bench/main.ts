@@ -1,8 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { benchBundles } from './bundles.ts';
 import { benchDeliver } from './deliver.ts';
+import { benchInstall } from './install.ts';
 import { benchPublish } from './publish.ts';
 import { benchRebuild } from './rebuild.ts';
+import { benchScan } from './scan.ts';
 import { benchSite } from './site.ts';
 import { benchVerdaccio } from './verdaccio.ts';
 import { printTable, type Row } from './table.ts';
@@ -18,6 +20,8 @@ const sections: Record<string, () => Promise<Row[]>> = {
   bundles: benchBundles,
   verdaccio: () => benchVerdaccio(),
   site: () => benchSite(),
+  scan: benchScan,
+  install: benchInstall,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -1,23 +1,13 @@
 import { runPool } from './load.ts';
 import { latencyRows, round, type Row } from './table.ts';
-import { signInWithKey, startBenchStack } from './stack.ts';
+import { signInWithKey, startBenchStack, timedPost } from './stack.ts';
 
 /** Publish latency: new skills and new versions, one at a time and 16 at once, over real HTTP. */
 export async function benchPublish(): Promise<Row[]> {
   const stack = await startBenchStack({ SKILLPRESS_PUBLISH_LIMIT: '100000' });
   try {
     const { key } = await signInWithKey(stack.baseUrl, 'bench');
-    const post = async (path: string, body: unknown) => {
-      const started = performance.now();
-      const res = await fetch(stack.baseUrl + path, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      const text = await res.text();
-      if (res.status !== 201) throw new Error(`${path} → ${res.status} ${text}`);
-      return { ms: performance.now() - started, body: JSON.parse(text) as { id: string } };
-    };
+    const post = timedPost(stack.baseUrl, key);
     const files = (slug: string) => [
       { filename: 'SKILL.md', content: `---\nname: ${slug}\ndescription: benchmark skill\n---\n${'Instructions. '.repeat(200)}` },
       { filename: 'scripts/run.sh', content: '#!/bin/sh\necho hi\n', executable: true },

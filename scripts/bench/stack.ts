@@ -14,7 +14,7 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
-export async function startBenchStack(env: Record<string, string> = {}): Promise<BenchStack> {
+export async function startBenchStack(env: Record<string, string> = {}, overrides: Pick<Partial<Deps>, 'scanner'> = {}): Promise<BenchStack> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const services = await startEmbeddedServices();
   const suffix = randomBytes(4).toString('hex');
@@ -28,7 +28,7 @@ export async function startBenchStack(env: Record<string, string> = {}): Promise
     ...env,
   });
   // As `npm start` runs it: rebuilds and count writes in the background thread.
-  const runtime = createLocalRuntime(config, { log: createLogger('warn') }, { background: 'thread', logLevel: 'warn' });
+  const runtime = createLocalRuntime(config, { log: createLogger('warn'), ...overrides }, { background: 'thread', logLevel: 'warn' });
   const { deps, app } = runtime;
   await ensureStorage(config, deps.s3);
   const { server, port } = await serveApp(app.fetch, '127.0.0.1', 0);
@@ -60,4 +60,19 @@ export async function signInWithKey(baseUrl: string, login: string): Promise<{ c
   });
   const { key } = (await keyRes.json()) as { key: string };
   return { cookie, key };
+}
+
+/** A POST with an API key that must answer 201: how long it took, and the parsed answer. */
+export function timedPost(baseUrl: string, key: string): (path: string, body: unknown) => Promise<{ ms: number; body: { id: string } }> {
+  return async (path, body) => {
+    const started = performance.now();
+    const res = await fetch(baseUrl + path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status !== 201) throw new Error(`${path} → ${res.status} ${text.slice(0, 300)}`);
+    return { ms: performance.now() - started, body: JSON.parse(text) as { id: string } };
+  };
 }

@@ -6,8 +6,10 @@ export interface Row {
   unit: string;
   target?: string;
   ok?: boolean;
-  /** The same figure measured on the peer (Verdaccio), when the section compares the two. */
+  /** The same figure measured on the peer (Verdaccio, the skills CLI), when the section compares the two. */
   peer?: number;
+  /** Who the peer is; the table's column says "verdaccio" when no row names another. */
+  peerName?: string;
   /** value / peer. */
   ratio?: number;
 }
@@ -30,24 +32,34 @@ export function latencyRows(section: string, metric: string, samples: number[], 
 
 export const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
-/** A row comparing our figure with the peer's; `ratio` is ours / theirs. */
-export function compared(section: string, metric: string, unit: string, ours: number, peer: number, target?: { atLeast: number }): Row {
+/**
+ * A row comparing our figure with the peer's; `ratio` is ours / theirs, held to at least
+ * `atLeast` (rates) or at most `atMost` (durations).
+ */
+export function compared(
+  section: string,
+  metric: string,
+  unit: string,
+  ours: number,
+  peer: number,
+  target?: { atLeast: number } | { atMost: number },
+  peerName?: string,
+): Row {
   const ratio = round(ours / peer, 2);
-  return {
-    section,
-    metric,
-    value: round(ours),
-    peer: round(peer),
-    ratio,
-    unit,
-    ...(target ? { target: `≥ ${target.atLeast}×`, ok: ratio >= target.atLeast } : {}),
-  };
+  const held = !target
+    ? {}
+    : 'atLeast' in target
+      ? { target: `≥ ${target.atLeast}×`, ok: ratio >= target.atLeast }
+      : { target: `≤ ${target.atMost}×`, ok: ratio <= target.atMost };
+  return { section, metric, value: round(ours), peer: round(peer), ratio, unit, ...held, ...(peerName ? { peerName } : {}) };
 }
 
 export function printTable(rows: Row[]): void {
   // The peer columns appear only when some row compares.
   const peers = rows.some((r) => r.peer !== undefined);
-  const header = ['section', 'metric', peers ? 'ours' : 'value', ...(peers ? ['verdaccio', 'ours/verdaccio'] : []), 'unit', 'target', ''];
+  const names = new Set(rows.filter((r) => r.peer !== undefined).map((r) => r.peerName ?? 'verdaccio'));
+  const peer = names.size === 1 ? [...names][0]! : 'peer';
+  const header = ['section', 'metric', peers ? 'ours' : 'value', ...(peers ? [peer, `ours/${peer}`] : []), 'unit', 'target', ''];
   const numeric = new Set(peers ? [2, 3, 4] : [2]);
   const body = rows.map((r) => [
     r.section,

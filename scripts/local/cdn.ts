@@ -43,10 +43,13 @@ export class LocalCdn {
   private cachedBytes = 0;
 
   constructor(private readonly store: StaticStore) {
-    store.onWrite((key, body) => {
-      this.evict(key);
-      if (body.byteLength <= 4 * 1024 * 1024) this.remember(key, Buffer.from(body));
-    });
+    store.onWrite((key, body) => this.wrote(key, body));
+  }
+
+  /** `key` now holds `body`: written through this process's store, or by the background thread. */
+  wrote(key: string, body: Uint8Array): void {
+    this.evict(key);
+    if (body.byteLength <= 4 * 1024 * 1024) this.remember(key, Buffer.from(body));
   }
 
   readonly routes: RouteGroup = (app) => {
@@ -65,7 +68,8 @@ export class LocalCdn {
       const what = c.req.path.startsWith('/api/registry/') ? 'No skill with that slug' : 'No such file';
       return domainErrorResponse(c, notFound(what));
     }
-    return this.respond(c, object);
+    // Public files: any site may read them, as the discovery spec asks (no credentials involved).
+    return this.respond(c, object, 200, { 'Access-Control-Allow-Origin': '*' });
   }
 
   private async serveSite(c: Context<AppEnv>): Promise<Response> {
@@ -80,7 +84,7 @@ export class LocalCdn {
     return domainErrorResponse(c, notFound('No such page (the site is not built yet?)'));
   }
 
-  private respond(c: Context<AppEnv>, object: Cached, status: 200 | 404 = 200): Response {
+  private respond(c: Context<AppEnv>, object: Cached, status: 200 | 404 = 200, extra: Record<string, string> = {}): Response {
     const encoding = pickEncoding(c.req.header('accept-encoding') ?? '', object.body.byteLength);
     const tag = etagOf(object);
     const etag = encoding ? `"${tag}-${encoding === 'br' ? 'br' : 'gz'}"` : `"${tag}"`;
@@ -89,6 +93,7 @@ export class LocalCdn {
       'Cache-Control': object.cacheControl,
       ETag: etag,
       Vary: 'Accept-Encoding',
+      ...extra,
     };
     if (status === 200 && matches(c.req.header('if-none-match'), tag)) return c.body(null, 304, headers);
     let body = object.body;

@@ -1,7 +1,9 @@
 import type { Hono } from 'hono';
 import type { Config } from '#functions/platform/config';
 import { DeliveryCache } from '#functions/services/delivery-cache';
-import { createDeps, type Deps } from '#functions/platform/composition';
+import { BlobCache } from '#functions/content/blob-cache';
+import { createS3 } from '#functions/content/s3';
+import { BLOB_CACHE_BYTES, createDeps, type Deps } from '#functions/platform/composition';
 import { createApp } from '#functions/http/app';
 import { allRoutes } from '#functions/http/all-routes';
 import type { AppEnv } from '#functions/http/env';
@@ -64,7 +66,7 @@ export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps,
       logLevel: options.logLevel,
       rebuilder: options.rebuilder,
       maxRebuildBackoffMs: options.maxRebuildBackoffMs,
-      onWrite: (key, body) => deps.staticStore.announce(key, body),
+      onWrite: (key, body) => cdn.wrote(key, body),
       onRebuilt: () => site?.changed(),
       onFailure: (error) => {
         deps.log.error('background thread failed', errorFields(error));
@@ -74,15 +76,19 @@ export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps,
   }
   // Every publish goes through this process and forgets the skills it changed, so delivery may
   // keep a skill's META far longer than a deliver Lambda, which never hears of other writes.
+  const s3 = overrides.s3 ?? createS3(config);
+  // Content a publish stored goes to the thread with the change, before it: no read back from S3.
+  const blobs = thread
+    ? { s3, bucket: config.contentBucket, cache: new ForwardingBlobCache(BLOB_CACHE_BYTES, (sha256, bytes) => thread.stored(sha256, bytes)) }
+    : undefined;
   const deps = createDeps(config, {
+    s3,
     delivery: new DeliveryCache(LOCAL_SKILL_TTL_MS),
-    ...(thread ? { downloads: thread } : {}),
+    ...(thread ? { downloads: thread, blobs } : {}),
     ...overrides,
     changed: (ids) => background!.changed(ids),
     failingRebuilds: () => background!.failing(),
   });
-  // Content a publish stored goes to the thread with the change, before it: no read back from S3.
-  if (thread) deps.blobs.cache?.onStored((sha256, bytes) => thread.stored(sha256, bytes));
   const site = options.site ? new LocalSiteBuilder(deps.staticStore, config, deps.log, options.site) : undefined;
   background = thread ?? backgroundWork(deps, { rebuilt: () => site?.changed() }, options.rebuilder, options.maxRebuildBackoffMs);
   const cdn = new LocalCdn(deps.staticStore);
@@ -95,4 +101,19 @@ export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps,
     rebuildAll: () => background.rebuildAll(),
     close: () => background.close(),
   };
+}
+
+/** The blob cache of the request thread, which also hands what a publish stored to the background thread. */
+class ForwardingBlobCache extends BlobCache {
+  constructor(
+    maxBytes: number,
+    private readonly forward: (sha256: string, bytes: Uint8Array) => void,
+  ) {
+    super(maxBytes);
+  }
+
+  override stored(sha256: string, bytes: Uint8Array): void {
+    super.stored(sha256, bytes);
+    this.forward(sha256, bytes);
+  }
 }

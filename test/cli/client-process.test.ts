@@ -116,7 +116,7 @@ describe('skillpress login and publish', () => {
     const result = await runCli(['login', '--json', '--registry', base], { cwd: work, env, input: `${apiKey}\n` });
     expectExit(result, 0);
     const path = join(env.XDG_CONFIG_HOME, 'skillpress', 'credentials.json');
-    expect(result.json).toEqual({ registry: base, credentials: path });
+    expect(result.json).toEqual({ registry: base, credentials: path, config: join(env.XDG_CONFIG_HOME, 'skillpress', 'config.json') });
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(statSync(join(env.XDG_CONFIG_HOME, 'skillpress')).mode & 0o777).toBe(0o700);
     expect(readFileSync(path, 'utf8')).toContain(apiKey);
@@ -135,6 +135,7 @@ describe('skillpress login and publish', () => {
       'node_modules/dep/index.js': 'x',
       '.git/HEAD': 'ref',
       '.skills/other/SKILL.md': 'installed, not mine',
+      '.agents/skills/other/SKILL.md': 'installed here too, not mine',
       'docs/.skillignore': 'draft.md\n',
       'docs/draft.md': 'wip',
       'docs/guide.md': 'Read me',
@@ -167,7 +168,7 @@ describe('skillpress login and publish', () => {
 describe('skillpress install', () => {
   const app = () => join(work, 'projects', 'app');
 
-  it('installs the latest version, verified, into .skills/<slug> with a lockfile', async () => {
+  it('installs the latest version, verified, into .agents/skills/<slug> with a lockfile', async () => {
     const result = await cli(project('app'), 'install', 'pretty-json', '--json');
     expectExit(result, 0);
     expect(result.json).toEqual({
@@ -176,7 +177,7 @@ describe('skillpress install', () => {
           slug: 'pretty-json',
           version: '1.0.0',
           previous: null,
-          path: '.skills/pretty-json',
+          path: '.agents/skills/pretty-json',
           integrity: expect.stringMatching(/^sha256-/),
           files: 6,
           bytes: expect.any(Number),
@@ -185,34 +186,34 @@ describe('skillpress install', () => {
       ],
       unchanged: [],
       removed: [],
-      lockfile: 'skills-lock.json',
+      lockfile: 'skillpress-lock.json',
     });
     const source = join(work, 'folders', 'pretty-json');
     for (const file of ['SKILL.md', 'assets/logo.png', 'docs/guide.md', 'scripts/format.sh']) {
-      expect(read(join(app(), '.skills/pretty-json', file)).equals(read(join(source, file))), file).toBe(true);
+      expect(read(join(app(), '.agents/skills/pretty-json', file)).equals(read(join(source, file))), file).toBe(true);
     }
-    const lock = JSON.parse(readFileSync(join(app(), 'skills-lock.json'), 'utf8'));
+    const lock = JSON.parse(readFileSync(join(app(), 'skillpress-lock.json'), 'utf8'));
     expect(lock.skills['pretty-json']).toMatchObject({
       version: '1.0.0',
       spec: 'latest',
       direct: true,
       registry: base,
-      path: '.skills/pretty-json',
+      path: '.agents/skills/pretty-json',
       integrity: result.json.installed[0].integrity,
     });
     expect(lock.skills['pretty-json'].files).toHaveLength(6);
   });
 
   it('reproduces the lockfile byte for byte after the install folder is deleted', async () => {
-    const lockBefore = read(join(app(), 'skills-lock.json'));
-    const logo = read(join(app(), '.skills/pretty-json/assets/logo.png'));
-    rmSync(join(app(), '.skills'), { recursive: true });
+    const lockBefore = read(join(app(), 'skillpress-lock.json'));
+    const logo = read(join(app(), '.agents/skills/pretty-json/assets/logo.png'));
+    rmSync(join(app(), '.agents'), { recursive: true });
     const result = await cli(app(), 'install');
     expectExit(result, 0);
     expect(result.stdout).toContain('+ pretty-json@1.0.0');
-    expect(read(join(app(), 'skills-lock.json')).equals(lockBefore)).toBe(true);
-    expect(read(join(app(), '.skills/pretty-json/assets/logo.png')).equals(logo)).toBe(true);
-    expect(list(join(app(), '.skills'))).toEqual(['pretty-json']);
+    expect(read(join(app(), 'skillpress-lock.json')).equals(lockBefore)).toBe(true);
+    expect(read(join(app(), '.agents/skills/pretty-json/assets/logo.png')).equals(logo)).toBe(true);
+    expect(list(join(app(), '.agents/skills'))).toEqual(['pretty-json']);
   });
 
   it('resolves exact versions and ranges against every published version, skipping prereleases', async () => {
@@ -229,7 +230,7 @@ describe('skillpress install', () => {
     const tilde = await cli(dir, 'install', 'ranges@~1.1', '--json');
     expectExit(tilde, 0);
     expect(tilde.json.installed[0].version).toBe('1.1.5');
-    expect(readFileSync(join(dir, '.skills/ranges/SKILL.md'), 'utf8')).toBe(conforming('ranges', files('1.1.5'))[0]!.content);
+    expect(readFileSync(join(dir, '.agents/skills/ranges/SKILL.md'), 'utf8')).toBe(conforming('ranges', files('1.1.5'))[0]!.content);
 
     // 1.0.0 is no longer among the 5 newest versions of the registry document: /versions has it.
     const exact = await cli(dir, 'install', 'ranges@1.0.0', '--json');
@@ -237,7 +238,7 @@ describe('skillpress install', () => {
 
     const caret = await cli(dir, 'install', 'ranges@^1.0.0', '--json');
     expect(caret.json.installed[0].version).toBe('1.2.0');
-    expect(JSON.parse(readFileSync(join(dir, 'skills-lock.json'), 'utf8')).skills.ranges.spec).toBe('^1.0.0');
+    expect(JSON.parse(readFileSync(join(dir, 'skillpress-lock.json'), 'utf8')).skills.ranges.spec).toBe('^1.0.0');
 
     const none = await cli(dir, 'install', 'ranges@^3.0.0');
     expectExit(none, 1);
@@ -258,9 +259,10 @@ describe('skillpress install', () => {
     expectExit(refused, 1);
     expect(refused.stderr).toContain('folder_exists');
     expect(list(join(dir, '.claude/skills'))).toEqual(['helper']);
-    expect(existsSync(join(dir, 'skills-lock.json'))).toBe(false);
+    expect(existsSync(join(dir, 'skillpress-lock.json'))).toBe(false);
 
-    const result = await cli(dir, 'install', 'needs-helper', '--agent', 'claude', '--force', '--json');
+    // claude was our id before the skills CLI's claude-code; both name the same folder.
+    const result = await cli(dir, 'install', 'needs-helper', '--agent', 'claude-code', '--force', '--json');
     expectExit(result, 0);
     expect(readFileSync(join(dir, '.claude/skills/helper/SKILL.md'), 'utf8')).toBe(skillFile('helper', '# helper 1.4', 'A test skill.').content);
     expect(result.json.installed.map((s: { slug: string; version: string; direct: boolean; path: string }) => [s.slug, s.version, s.direct, s.path])).toEqual([
@@ -287,9 +289,53 @@ describe('skillpress install', () => {
 
     const removed = await cli(dir, 'uninstall', 'needs-helper', '--json');
     expectExit(removed, 0);
-    expect(removed.json).toEqual({ removed: ['helper', 'needs-helper'], kept: [], lockfile: 'skills-lock.json' });
+    expect(removed.json).toEqual({ removed: ['helper', 'needs-helper'], kept: [], lockfile: 'skillpress-lock.json' });
     expect(list(join(dir, '.claude/skills'))).toEqual([]);
-    expect(JSON.parse(readFileSync(join(dir, 'skills-lock.json'), 'utf8')).skills).toEqual({});
+    expect(JSON.parse(readFileSync(join(dir, 'skillpress-lock.json'), 'utf8')).skills).toEqual({});
+  });
+});
+
+describe('beside the skills CLI', () => {
+  it('installs for an agent named as the skills CLI names it, into the folder that agent reads', async () => {
+    const windsurf = await cli(project('windsurf'), 'install', 'pretty-json', '--agent', 'windsurf', '--json');
+    expectExit(windsurf, 0);
+    expect(windsurf.json.installed[0].path).toBe('.windsurf/skills/pretty-json');
+    const cursor = await cli(project('cursor'), 'install', 'pretty-json', '--agent', 'cursor', '--json');
+    expect(cursor.json.installed[0].path).toBe('.agents/skills/pretty-json');
+
+    const unknown = await cli(project('unknown-agent'), 'install', 'pretty-json', '--agent', 'vim');
+    expectExit(unknown, 1);
+    expect(unknown.stderr).toContain('unknown agent "vim"');
+    for (const id of ['claude-code', 'codex', 'cursor', 'gemini-cli', 'github-copilot', 'opencode', 'amp', 'windsurf']) expect(unknown.stderr).toContain(id);
+  });
+
+  it('moves a skills-lock.json that an earlier skillpress wrote to skillpress-lock.json, byte for byte', async () => {
+    const dir = project('legacy-lockfile');
+    const ours = read(join(work, 'projects', 'app', 'skillpress-lock.json'));
+    writeFileSync(join(dir, 'skills-lock.json'), ours);
+    const result = await cli(dir, 'install');
+    expectExit(result, 0);
+    expect(result.stdout).toContain('Moved skills-lock.json (written by an earlier skillpress) to skillpress-lock.json');
+    expect(read(join(dir, 'skillpress-lock.json')).equals(ours)).toBe(true);
+    expect(existsSync(join(dir, 'skills-lock.json'))).toBe(false);
+    expect(list(join(dir, '.agents/skills'))).toEqual(['pretty-json']);
+  });
+
+  it("never reads or writes the skills CLI's skills-lock.json, and keeps its own pins beside it", async () => {
+    const dir = project('shared');
+    const theirs = `${JSON.stringify({ version: 1, skills: { 'frontend-design': { source: 'vercel-labs/agent-skills', sourceType: 'github', computedHash: 'f'.repeat(64) } } }, null, 2)}\n`;
+    writeFileSync(join(dir, 'skills-lock.json'), theirs);
+    mkdirSync(join(dir, '.agents/skills/frontend-design'), { recursive: true });
+    writeFileSync(join(dir, '.agents/skills/frontend-design/SKILL.md'), '# installed by the skills CLI');
+
+    expectExit(await cli(dir, 'install', 'pretty-json'), 0);
+    const listed = await cli(dir, 'list', '--json', '--offline');
+    expect(listed.json.skills.map((s: { slug: string }) => s.slug)).toEqual(['pretty-json']);
+    expectExit(await cli(dir, 'uninstall', 'pretty-json'), 0);
+
+    expect(readFileSync(join(dir, 'skills-lock.json'), 'utf8')).toBe(theirs);
+    expect(Object.keys(JSON.parse(readFileSync(join(dir, 'skillpress-lock.json'), 'utf8')).skills)).toEqual([]);
+    expect(list(join(dir, '.agents/skills'))).toEqual(['frontend-design']);
   });
 });
 
@@ -302,8 +348,8 @@ describe('integrity', () => {
     expectExit(await cli(dir, 'version', '1.1.0', '--changelog', 'Sorts keys'), 0);
     await registry('pretty-json', (doc) => doc?.currentVersion === '1.1.0');
 
-    const lockBefore = read(join(app(), 'skills-lock.json'));
-    const skillBefore = read(join(app(), '.skills/pretty-json/SKILL.md'));
+    const lockBefore = read(join(app(), 'skillpress-lock.json'));
+    const skillBefore = read(join(app(), '.agents/skills/pretty-json/SKILL.md'));
     const proxy = await startTamperProxy(base, (delivery) => {
       delivery.files[0]!.content += ' ';
     });
@@ -312,16 +358,16 @@ describe('integrity', () => {
       expectExit(result, 3);
       expect(result.stderr).toContain('integrity_mismatch');
       expect(result.stderr).toContain('pretty-json@1.1.0');
-      expect(read(join(app(), 'skills-lock.json')).equals(lockBefore)).toBe(true);
-      expect(read(join(app(), '.skills/pretty-json/SKILL.md')).equals(skillBefore)).toBe(true);
-      expect(list(join(app(), '.skills'))).toEqual(['pretty-json']);
+      expect(read(join(app(), 'skillpress-lock.json')).equals(lockBefore)).toBe(true);
+      expect(read(join(app(), '.agents/skills/pretty-json/SKILL.md')).equals(skillBefore)).toBe(true);
+      expect(list(join(app(), '.agents/skills'))).toEqual(['pretty-json']);
 
       // The same from the lockfile: a reproduction that gets other bytes fails and writes nothing.
-      rmSync(join(app(), '.skills'), { recursive: true });
+      rmSync(join(app(), '.agents'), { recursive: true });
       const replay = await runCli(['install', '--registry', proxy.url, '--json'], { cwd: app(), env });
       expectExit(replay, 3);
       expect(replay.json.error.code).toBe('integrity_mismatch');
-      expect(existsSync(join(app(), '.skills', 'pretty-json'))).toBe(false);
+      expect(existsSync(join(app(), '.agents/skills', 'pretty-json'))).toBe(false);
     } finally {
       await proxy.close();
     }
@@ -357,7 +403,7 @@ describe('skillpress update', () => {
     expect(pinned.json).toMatchObject({ updates: [], installed: [], held: [{ slug: 'pretty-json', version: '1.0.0', spec: '1.0.0', latest: '1.2.0' }] });
 
     // Widen the spec by hand, as one would after reading the advice.
-    const lockPath = join(app, 'skills-lock.json');
+    const lockPath = join(app, 'skillpress-lock.json');
     writeFileSync(lockPath, readFileSync(lockPath, 'utf8').replace('"spec": "1.0.0"', '"spec": "^1.0.0"'));
     const dry = await cli(app, 'update', '--dry-run');
     expectExit(dry, 0);
@@ -365,7 +411,7 @@ describe('skillpress update', () => {
     expect(dry.stdout.indexOf('Sorts keys')).toBeGreaterThan(0);
     expect(dry.stdout.indexOf('Sorts keys')).toBeLessThan(dry.stdout.indexOf('Adds colours'));
     expect(dry.stdout).toContain('and a --compact flag');
-    expect(readFileSync(join(app, '.skills/pretty-json/SKILL.md'), 'utf8')).not.toContain('Now sorts keys');
+    expect(readFileSync(join(app, '.agents/skills/pretty-json/SKILL.md'), 'utf8')).not.toContain('Now sorts keys');
 
     const update = await cli(app, 'update', '--json');
     expectExit(update, 0);
@@ -381,7 +427,7 @@ describe('skillpress update', () => {
       },
     ]);
     expect(update.json.installed[0]).toMatchObject({ slug: 'pretty-json', version: '1.2.0', previous: '1.0.0' });
-    expect(readFileSync(join(app, '.skills/pretty-json/SKILL.md'), 'utf8')).toContain('Now sorts keys');
+    expect(readFileSync(join(app, '.agents/skills/pretty-json/SKILL.md'), 'utf8')).toContain('Now sorts keys');
     expect(JSON.parse(readFileSync(lockPath, 'utf8')).skills['pretty-json']).toMatchObject({ version: '1.2.0', spec: '^1.0.0' });
 
     const again = await cli(app, 'update', '--dry-run');
@@ -390,13 +436,16 @@ describe('skillpress update', () => {
 });
 
 describe('paid skills', () => {
-  it('explains payment_required without a token and installs with --token', async () => {
+  it('explains payment_required without a token or an API key and installs with --token', async () => {
     const paid = await apiPublish({ name: 'Premium Prompts', paid: true, files: [{ filename: 'SKILL.md', content: '# premium' }] });
     const dir = project('paid');
-    const refused = await cli(dir, 'install', 'premium-prompts');
+    // No stored API key: nothing can ask the server for a token.
+    const keyless = { ...env, XDG_CONFIG_HOME: join(work, 'no-credentials') };
+    const refused = await runCli(['install', 'premium-prompts', '--registry', base], { cwd: dir, env: keyless });
     expectExit(refused, 1);
     expect(refused.stderr).toContain('payment_required');
-    expect(refused.stderr).toContain('skillpress install premium-prompts --token <token>');
+    expect(refused.stderr).toContain(`buy it at ${base}/skills/premium-prompts/`);
+    expect(refused.stderr).toContain('--token <token>');
     expect(list(dir)).toEqual([]);
 
     const token = await call(base, `/api/skills/${paid.id}/download-tokens`, { method: 'POST', headers: auth(), body: { maxUses: 1 } });
@@ -404,15 +453,20 @@ describe('paid skills', () => {
     const installed = await cli(dir, 'install', 'premium-prompts', '--token', token.body.token, '--json');
     expectExit(installed, 0);
     expect(installed.json.installed[0]).toMatchObject({ slug: 'premium-prompts', version: '1.0.0' });
-    expect(readFileSync(join(dir, '.skills/premium-prompts/SKILL.md'), 'utf8')).toBe(skillFile('premium-prompts', '# premium', 'A test skill.').content);
-    expect(readFileSync(join(dir, 'skills-lock.json'), 'utf8')).not.toContain(token.body.token);
+    expect(readFileSync(join(dir, '.agents/skills/premium-prompts/SKILL.md'), 'utf8')).toBe(skillFile('premium-prompts', '# premium', 'A test skill.').content);
+    expect(readFileSync(join(dir, 'skillpress-lock.json'), 'utf8')).not.toContain(token.body.token);
 
     // The token was for one use: a used-up token is refused with the server's code.
-    rmSync(join(dir, '.skills'), { recursive: true });
+    rmSync(join(dir, '.agents'), { recursive: true });
     const again = await cli(dir, 'install', '--token', token.body.token);
     expectExit(again, 1);
     expect(again.stderr).toContain('unauthenticated');
     expect(again.stderr).toContain('the download token was refused');
+
+    // The author's stored API key (from skillpress login) is enough: the client asks for a token itself.
+    const own = await cli(dir, 'install', '--json');
+    expectExit(own, 0);
+    expect(readFileSync(join(dir, '.agents/skills/premium-prompts/SKILL.md'), 'utf8')).toBe(skillFile('premium-prompts', '# premium', 'A test skill.').content);
   });
 });
 
@@ -447,7 +501,7 @@ describe('--json shapes, list and exit codes', () => {
           deprecated: null,
           yanked: false,
           outdated: true,
-          path: '.skills/pretty-json',
+          path: '.agents/skills/pretty-json',
           direct: true,
           paid: false,
           state: 'ok',
@@ -458,10 +512,10 @@ describe('--json shapes, list and exit codes', () => {
 
   it('marks outdated and locally changed skills in the human listing, without colour when NO_COLOR is set', async () => {
     const app = join(work, 'projects', 'app');
-    writeFileSync(join(app, '.skills/pretty-json/SKILL.md'), 'edited by hand');
+    writeFileSync(join(app, '.agents/skills/pretty-json/SKILL.md'), 'edited by hand');
     const result = await runCli(['list', '--registry', base], { cwd: app, env: { ...env, NO_COLOR: '1', FORCE_COLOR: '1' } });
     expectExit(result, 0);
-    expect(result.stdout).toMatch(/pretty-json\s+1\.0\.0\s+1\.2\.0 available\s+\.skills\/pretty-json\s+modified/);
+    expect(result.stdout).toMatch(/pretty-json\s+1\.0\.0\s+1\.2\.0 available\s+\.agents\/skills\/pretty-json\s+modified/);
     expect(result.stdout).not.toContain('\u001b[');
     const coloured = await runCli(['list', '--registry', base], { cwd: app, env: { ...env, FORCE_COLOR: '1' } });
     expect(coloured.stdout).toContain('\u001b[');

@@ -87,16 +87,16 @@ describe('skills whose slug names an Object member', () => {
     const installed = await cli(project, url, 'install', 'app', '--json');
     expect(installed.code, installed.stdout + installed.stderr).toBe(0);
     expect(installed.json.installed.map((s: { slug: string; path: string }) => [s.slug, s.path])).toEqual([
-      ['app', '.skills/app'],
-      ['constructor', '.skills/constructor'],
+      ['app', '.agents/skills/app'],
+      ['constructor', '.agents/skills/constructor'],
     ]);
-    expect(fileTree(root)).toContain('a/b/project/.skills/constructor/SKILL.md');
+    expect(fileTree(root)).toContain('a/b/project/.agents/skills/constructor/SKILL.md');
 
     const direct = await cli(project, url, 'install', 'constructor', '--json');
     expect(direct.code, direct.stdout + direct.stderr).toBe(0);
-    expect(direct.json.unchanged).toEqual([{ slug: 'constructor', version: '1.0.0', path: '.skills/constructor' }]);
+    expect(direct.json.unchanged).toEqual([{ slug: 'constructor', version: '1.0.0', path: '.agents/skills/constructor' }]);
 
-    rmSync(join(project, '.skills'), { recursive: true });
+    rmSync(join(project, '.agents'), { recursive: true });
     const replay = await cli(project, url, 'install', '--json');
     expect(replay.code, replay.stdout + replay.stderr).toBe(0);
     expect(replay.json.installed.map((s: { slug: string }) => s.slug).sort()).toEqual(['app', 'constructor']);
@@ -108,10 +108,10 @@ describe('skills whose slug names an Object member', () => {
     ]);
     // app depends on constructor, so uninstalling it keeps it, as a dependency.
     const kept = await cli(project, url, 'uninstall', 'constructor', '--json');
-    expect(kept.json).toEqual({ removed: [], kept: [{ slug: 'constructor', neededBy: ['app'] }], lockfile: 'skills-lock.json' });
+    expect(kept.json).toEqual({ removed: [], kept: [{ slug: 'constructor', neededBy: ['app'] }], lockfile: 'skillpress-lock.json' });
     const removed = await cli(project, url, 'uninstall', 'app', '--json');
     expect(removed.json.removed).toEqual(['app', 'constructor']);
-    expect(fileTree(project)).toEqual(['.skills/', 'skills-lock.json']);
+    expect(fileTree(project)).toEqual(['.agents/', '.agents/skills/', 'skillpress-lock.json']);
   });
 
   it('names the exit code of a server error code such as constructor or toString', async () => {
@@ -265,6 +265,6 @@ describe('slugs that are awkward folder names elsewhere', () => {
     expect(installed.code, installed.stdout).toBe(0);
     const listed = await cli(project, url, 'list', '--json');
     expect(listed.code, listed.stdout).toBe(0);
-    expect(listed.json.skills).toMatchObject([{ slug: 'aux', path: '.skills/aux', state: 'ok' }]);
+    expect(listed.json.skills).toMatchObject([{ slug: 'aux', path: '.agents/skills/aux', state: 'ok' }]);
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Http } from '#cli/http';
-import type { Io } from '#cli/io';
+import { silentIo } from '../support/silent-io.ts';
 
 const cache = mkdtempSync(join(tmpdir(), 'skillpress-http-'));
 afterAll(() => rmSync(cache, { recursive: true, force: true }));
@@ -13,21 +13,13 @@ type Answer = Response | Error;
 /** An Io whose fetch replays `answers` in order and records each request's headers. */
 function scripted(answers: Answer[]) {
   const seen: { url: string; headers: Record<string, string> }[] = [];
-  const io = {
-    cwd: '/',
-    env: {},
-    stdout: { write: () => true },
-    stderr: { write: () => true },
-    stdin: { async *[Symbol.asyncIterator]() {} },
-    now: () => 0,
-    fetch: (async (url: URL, init: RequestInit) => {
-      seen.push({ url: String(url), headers: init.headers as Record<string, string> });
-      const answer = answers.shift();
-      if (!answer) throw new Error('no more answers');
-      if (answer instanceof Error) throw answer;
-      return answer;
-    }) as unknown as typeof fetch,
-  } satisfies Io;
+  const io = silentIo(async (url, init) => {
+    seen.push({ url: String(url), headers: init.headers });
+    const answer = answers.shift();
+    if (!answer) throw new Error('no more answers');
+    if (answer instanceof Error) throw answer;
+    return answer;
+  });
   return { io, seen };
 }
 

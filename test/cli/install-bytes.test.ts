@@ -60,10 +60,10 @@ describe('bytes published are bytes installed', () => {
     expect(installed.code, installed.stdout + installed.stderr).toBe(0);
 
     const registry = (await (await stack.request('/api/registry/awkward-bytes')).json()) as { files: { filename: string; sha256: string }[] };
-    const lock = JSON.parse(readFileSync(join(project, 'skills-lock.json'), 'utf8'));
+    const lock = JSON.parse(readFileSync(join(project, 'skillpress-lock.json'), 'utf8'));
     const locked = lock.skills['awkward-bytes'].files as { filename: string; sha256: string; size: number }[];
     for (const [name, bytes] of Object.entries(awkward)) {
-      const onDisk = readFileSync(join(project, '.skills/awkward-bytes', name));
+      const onDisk = readFileSync(join(project, '.agents/skills/awkward-bytes', name));
       expect(onDisk.equals(bytes), name).toBe(true);
       expect(
         locked.find((f) => f.filename === name),

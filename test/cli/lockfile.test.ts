@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyLockfile, type LockedSkill, type Lockfile, parseLockfile, pruneOrphans, serialiseLockfile } from '#cli/lockfile';
+import { emptyLockfile, type LockedSkill, type Lockfile, parseLockfile, pruneOrphans, serialiseLockfile, writtenBySkillpress } from '#cli/lockfile';
 
 const entry = (overrides: Partial<LockedSkill> = {}): LockedSkill => ({
   version: '1.0.0',
@@ -20,7 +20,7 @@ const entry = (overrides: Partial<LockedSkill> = {}): LockedSkill => ({
 
 const lockOf = (skills: Record<string, LockedSkill>): Lockfile => ({ ...emptyLockfile(), skills: new Map(Object.entries(skills)) });
 
-describe('skills-lock.json', () => {
+describe('skillpress-lock.json', () => {
   it('serialises deterministically: sorted keys and files, two-space indent, final newline', () => {
     const a = serialiseLockfile(lockOf({ zeta: entry({ path: '.skills/zeta' }), alpha: entry({ path: '.skills/alpha' }) }));
     const b = serialiseLockfile(lockOf({ alpha: entry({ path: '.skills/alpha' }), zeta: entry({ path: '.skills/zeta' }) }));
@@ -29,6 +29,15 @@ describe('skills-lock.json', () => {
     expect(a.indexOf('"alpha"')).toBeLessThan(a.indexOf('"zeta"'));
     expect(a.indexOf('NOTES.md')).toBeLessThan(a.indexOf('SKILL.md'));
     expect(a).toContain('\n  "lockfileVersion": 1,\n');
+  });
+
+  it('tells a skills-lock.json in our shape from one the skills CLI wrote', () => {
+    expect(writtenBySkillpress(serialiseLockfile(lockOf({ x: entry() })))).toBe(true);
+    expect(writtenBySkillpress(serialiseLockfile(emptyLockfile()))).toBe(true);
+    expect(writtenBySkillpress('{"version": 1, "skills": {"x": {"source": "o/r", "sourceType": "github", "computedHash": "h"}}}')).toBe(false);
+    expect(writtenBySkillpress('{"version": 1, "lockfileVersion": 1, "skills": {}}')).toBe(false);
+    expect(writtenBySkillpress('not json')).toBe(false);
+    expect(writtenBySkillpress('[]')).toBe(false);
   });
 
   it('reads back exactly what it wrote', () => {

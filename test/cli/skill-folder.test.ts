@@ -2,7 +2,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readSkillFolder, skillMetadata } from '#cli/skill-folder';
+import { readSkillFolder } from '#cli/skill-folder';
+import { skillMetadata } from '#cli/skill-metadata';
 
 /** What `publish` and `version` read from a folder, with the registry's own Agent Skills check. */
 

@@ -21,12 +21,23 @@ const failure = (fn: () => unknown) => {
 
 describe('delivery verification', () => {
   it('returns the bytes when names, per-file digests and bundle integrity all match', () => {
-    const files = verifyDelivery(delivery(wire), expected);
+    const { files, entries } = verifyDelivery(delivery(wire), expected);
     expect(files.map((f) => [f.filename, f.bytes.byteLength])).toEqual([
       ['SKILL.md', 7],
       ['bin/logo.png', 4],
     ]);
-    expect(verifyDelivery(delivery([...wire].reverse()), { ...expected, files: undefined })).toHaveLength(2);
+    expect(entries).toEqual(fileEntries(bytes));
+    expect(verifyDelivery(delivery([...wire].reverse()), { ...expected, files: undefined }).entries).toEqual(fileEntries(bytes));
+  });
+
+  it('keeps the executable flag, which the integrity covers: dropped or added, the bundle is another', () => {
+    const script = [{ filename: 'run.sh', content: '#!/bin/sh\n', executable: true as const }];
+    const integrity = bundleIntegrity(script.map((f) => decodeFile(f)!));
+    expect(verifyDelivery(delivery(script), { slug: 'x', version: '1.0.0', integrity }).files).toEqual([
+      expect.objectContaining({ filename: 'run.sh', executable: true }),
+    ]);
+    const dropped = [{ filename: 'run.sh', content: '#!/bin/sh\n' }];
+    expect(failure(() => verifyDelivery(delivery(dropped), { slug: 'x', version: '1.0.0', integrity })).code).toBe('integrity_mismatch');
   });
 
   it('fails with exit 3 on one changed byte, naming the file', () => {
@@ -63,5 +74,10 @@ describe('delivery verification', () => {
   it('calls a malformed answer a bad response (exit 2)', () => {
     expect(failure(() => verifyDelivery({ files: 'nope' }, expected))).toMatchObject({ code: 'bad_response', exitCode: 2 });
     expect(failure(() => verifyDelivery(delivery([{ filename: 'a', content: '***', encoding: 'base64' }]), expected)).code).toBe('integrity_mismatch');
+    // "QR==" decodes to the byte "A" as "QQ==" does; the canonical bundle only ever holds the latter.
+    expect(failure(() => verifyDelivery(delivery([{ filename: 'a', content: 'QR==', encoding: 'base64' }]), expected))).toMatchObject({
+      code: 'integrity_mismatch',
+      message: expect.stringContaining('not valid base64'),
+    });
   });
 });

@@ -34,9 +34,15 @@ describe('decideAccess', () => {
     expect(decideAccess({ paid: false, token: 'expired', session: 'other' })).toBe('free');
   });
 
-  it('lets the author and granted users in without spending a token', () => {
+  it('lets the author, granted users and buyers in without spending a token', () => {
     expect(decideAccess({ paid: true, session: 'author', token: 'valid' })).toBe('author');
     expect(decideAccess({ paid: true, session: 'granted', token: 'unknown' })).toBe('grant');
+    expect(decideAccess({ paid: true, session: 'purchased', token: 'withdrawn' })).toBe('purchase');
+  });
+
+  it('answers 402 for a token whose purchase was refunded or grant revoked, not 401: the holder must pay again', () => {
+    expect(code(() => decideAccess({ paid: true, token: 'withdrawn' }))).toBe('payment_required');
+    expect(code(() => decideAccess({ paid: true, session: 'other', token: 'withdrawn' }))).toBe('payment_required');
   });
 
   it('lets a valid token in, whoever is signed in', () => {

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '#core/canonical-json';
 import { catalogDocument, catalogEntry, discoveryDocument, discoveryEntry } from '#core/catalog';
-import { registryDocument, type SkillFacts, type VersionFacts, versionsDocument } from '#core/registry-document';
+import { registryDocument, registryDocuments, type SkillFacts, type VersionFacts, versionsDocument } from '#core/registry-document';
 import { skillArchive } from '#core/skill-archive';
 import { decodeFile, sha256Hex } from '#core/bundle';
 import { headersForKey, keyForPath, siteKeyForPath, skillSlugOfPath } from '#core/static-paths';
-import { catalogDocumentSchema, discoveryDocumentSchema, registryDocumentSchema, versionsDocumentSchema } from '#core/schemas';
+import { catalogDocumentSchema, discoveryDocumentSchema, quarantinedDocumentSchema, registryDocumentSchema, versionsDocumentSchema } from '#core/schemas';
+import type { ScanResult } from '#core/scan/finding';
 import { Parser } from 'tar';
 
 const skill = (overrides: Partial<SkillFacts> = {}): SkillFacts => ({
@@ -34,6 +35,17 @@ const version = (v: string, day: number, extra: Partial<VersionFacts> = {}): Ver
 
 describe('registry document', () => {
   const versions = ['1.0.0', '1.1.0', '1.2.0', '2.0.0', '2.1.0', '2.2.0', '1.2.1'].map((v, i) => version(v, i + 1));
+
+  it("carries a paid skill's price, in the registry document and the catalog, and never a free skill's", () => {
+    const price = { amount: 999, currency: 'EUR' };
+    const paid = skill({ paid: true, price });
+    expect(registryDocument(paid, versions).price).toEqual(price);
+    expect(catalogEntry(paid, '2.2.0').price).toEqual(price);
+    expect(registryDocumentSchema.parse(registryDocument(paid, versions)).price).toEqual(price);
+    expect(catalogDocumentSchema.parse(catalogDocument([catalogEntry(paid, '2.2.0')], 'now')).skills[0]!.price).toEqual(price);
+    expect('price' in registryDocument(skill({ paid: false, price }), versions)).toBe(false);
+    expect('price' in catalogEntry(skill({ paid: true }), '2.2.0')).toBe(false);
+  });
 
   it("is exactly what the readers' schemas parse, for free and paid skills (the site and CLI rely on it)", () => {
     for (const paid of [false, true]) {
@@ -89,6 +101,33 @@ describe('registry document', () => {
         'delivery',
       ].sort(),
     );
+  });
+
+  it("carries each version's scan in its entry, and the current version's at the top level", () => {
+    const scanOf = (verdict: ScanResult['verdict']): ScanResult => ({ verdict, rulesVersion: '1-abc', findings: [] });
+    const scanned = versions.map((v) => ({ ...v, scan: scanOf(v.version === '2.2.0' ? 'suspicious' : 'clean') }));
+    const doc = registryDocument(skill(), scanned);
+    expect(doc.scan).toEqual(scanOf('suspicious'));
+    expect(doc.versions.map((v) => [v.version, v.scan?.verdict])).toEqual([
+      ['1.2.1', 'clean'],
+      ['2.2.0', 'suspicious'],
+      ['2.1.0', 'clean'],
+      ['2.0.0', 'clean'],
+      ['1.2.0', 'clean'],
+    ]);
+    expect(versionsDocument(skill(), scanned).versions.every((v) => v.scan !== undefined)).toBe(true);
+    expect(registryDocumentSchema.strict().parse(doc)).toEqual(doc);
+    // Versions published before scanning have none, and the documents say nothing about them.
+    expect('scan' in registryDocument(skill(), versions)).toBe(false);
+  });
+
+  it('keeps only who a quarantined skill is, in both registry paths', () => {
+    const quarantined = skill({ quarantine: { reason: 'three reports', since: '2026-02-01T00:00:00.000Z' } });
+    const documents = registryDocuments(quarantined, versions);
+    const stub = { id: 'id-1', slug: 'pretty-json', name: 'Pretty JSON', author: 'alice', status: 'quarantined' };
+    expect(documents).toEqual({ registry: stub, versions: stub });
+    expect(quarantinedDocumentSchema.strict().parse(documents.registry)).toEqual(stub);
+    expect(registryDocuments(skill(), versions)).toEqual({ registry: registryDocument(skill(), versions), versions: versionsDocument(skill(), versions) });
   });
 
   it('serialises to the same bytes whatever order the versions come in', () => {

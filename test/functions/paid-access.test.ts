@@ -236,20 +236,20 @@ describe('download tokens', () => {
     expect((await deliver(stack, other.id, { token })).status).toBe(200);
   });
 
-  it('refuses token management to anyone but the author: 401 without credentials, 403 for others, 403 without Origin', async () => {
+  it('refuses token management to anyone but the author: 401 without credentials, 403 for others (402 to mint one), 403 without Origin', async () => {
     const skill = await paidSkill();
     const { id } = await issueToken(alice, skill.id);
     const base = `/api/skills/${skill.id}/download-tokens`;
     const anon = await stack.request(base, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(anon.status).toBe(401);
-    for (const res of [
-      await withKey(stack, bobKey, base, { body: {} }),
-      await withKey(stack, bobKey, base, { method: 'GET' }),
-      await withKey(stack, bobKey, `${base}/${id}`, { method: 'DELETE' }),
-      await bob.session(base, { method: 'POST', body: {} }),
-    ]) {
+    for (const res of [await withKey(stack, bobKey, base, { method: 'GET' }), await withKey(stack, bobKey, `${base}/${id}`, { method: 'DELETE' })]) {
       expect(res.status).toBe(403);
       expect((await json(res)).error.code).toBe('forbidden');
+    }
+    // Minting is open to entitled users; bob is not one, so he is asked to pay, as delivery would.
+    for (const res of [await withKey(stack, bobKey, base, { body: {} }), await bob.session(base, { method: 'POST', body: {} })]) {
+      expect(res.status).toBe(402);
+      expect((await json(res)).error.code).toBe('payment_required');
     }
     const noOrigin = await stack.request(base, { method: 'POST', headers: { cookie: alice.cookie!, 'content-type': 'application/json' }, body: '{}' });
     expect(noOrigin.status).toBe(403);

@@ -42,6 +42,7 @@ describe('POST /api/publish', () => {
       formats: ['agent-skills'],
       createdAt: expect.any(String),
       updatedAt: skill.createdAt,
+      scan: { verdict: 'clean', rulesVersion: expect.any(String), findings: [] },
     });
   });
 

@@ -62,7 +62,11 @@ describe('publishing emits the static files', () => {
       delivery: { url: `/api/deliver/${id}`, bundle: `/bundles/${slug}/1.0.0.json` },
     });
     expect(registry.files.map((f: { filename: string }) => f.filename)).toEqual(['SKILL.md', 'scripts/run.sh']);
-    expect(registry.versions).toEqual([{ version: '1.0.0', changelog: '', publishedAt: expect.any(String), integrity: expect.stringMatching(/^sha256-/) }]);
+    const scan = { verdict: 'clean', rulesVersion: expect.any(String), findings: [] };
+    expect(registry.versions).toEqual([
+      { version: '1.0.0', changelog: '', publishedAt: expect.any(String), integrity: expect.stringMatching(/^sha256-/), scan },
+    ]);
+    expect(registry.scan).toEqual(scan);
 
     const bundle = await stack.request(`/bundles/${slug}/1.0.0.json`);
     const bundleText = await bundle.text();
@@ -341,12 +345,14 @@ describe('paid skills', () => {
     const { id, slug } = await publish(stack, key, {
       paid: true,
       slug: paidSlug,
+      price: { amount: 4200, currency: 'USD' },
       files: [skillFile(paidSlug, `# Paid\n${secret}\n`), { filename: 'data.bin', content: binarySecret, encoding: 'base64' }],
     });
     await addVersion(stack, key, { id, slug }, '1.1.0', [skillFile(paidSlug, `# Paid v2\n${secret}\n`)]);
     await stack.idle();
     const registry = (await get(stack, `/api/registry/${slug}`)).body;
     expect(registry.paid).toBe(true);
+    expect(registry.price).toEqual({ amount: 4200, currency: 'USD' });
     expect(registry.delivery).toEqual({ url: `/api/deliver/${id}` });
     expect(registry.files).toEqual([{ filename: 'SKILL.md', size: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
     expect((await stack.request(`/bundles/${slug}/1.0.0.json`)).status).toBe(404);
@@ -387,6 +393,30 @@ describe('serving like the CDN', () => {
       expect(again.status, path).toBe(304);
       expect(await again.text()).toBe('');
     }
+  });
+
+  it('lets any origin read the static files, and answers HEAD with the headers and no body', async () => {
+    const { slug } = await publish(stack, key);
+    await stack.idle();
+    const paths = [
+      `/api/registry/${slug}`,
+      `/api/registry/${slug}/versions`,
+      '/.well-known/skills.json',
+      '/.well-known/agent-skills/index.json',
+      `/bundles/${slug}/1.0.0.json`,
+      `/.well-known/agent-skills/${slug}/1.0.0.tar.gz`,
+    ];
+    for (const path of paths) {
+      const get = await stack.request(path);
+      expect(get.headers.get('access-control-allow-origin'), path).toBe('*');
+      const head = await stack.request(path, { method: 'HEAD' });
+      expect(head.status, path).toBe(200);
+      expect(head.headers.get('access-control-allow-origin'), path).toBe('*');
+      expect(head.headers.get('etag'), path).toBe(get.headers.get('etag'));
+      expect(await head.text(), path).toBe('');
+    }
+    // The API's own answers are not opened to other origins.
+    expect((await stack.request('/api/health')).headers.get('access-control-allow-origin')).toBeNull();
   });
 
   it('compresses with brotli or gzip when asked, to the same bytes', async () => {

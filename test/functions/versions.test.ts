@@ -43,6 +43,7 @@ describe('POST /api/skills/<id>/versions', () => {
       publishedAt: expect.any(String),
       files: [{ filename: 'SKILL.md', size: Buffer.byteLength(skillFile(slug, '# v1.1.0').content), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }],
       currentVersion: '1.1.0',
+      scan: { verdict: 'clean', rulesVersion: expect.any(String), findings: [] },
     });
     expect((await getSkill(stack.deps.db, id))!.currentVersion).toBe('1.1.0');
   });

@@ -12,6 +12,8 @@ import { type LambdaSpec, lambdas } from '../../infra/lambdas.ts';
 import { type AwsCallRecorder, recordAwsCalls } from '../support/aws-calls.ts';
 import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '../support/fake-github.ts';
 import { slugify } from '#core/slug';
+import { type FakeStripe, fakeStripeEnv, startFakeStripe } from '../support/fake-stripe.ts';
+import { sendWebhook } from '../support/purchase.ts';
 import { Client, createTestStack, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
 /** `GET /api/skills/{id}/versions` → a matcher for `GET /api/skills/abc/versions`. */
@@ -58,6 +60,7 @@ describe('least privilege is enough', () => {
   let stack: TestStack;
   let recorder: AwsCallRecorder;
   let github: FakeGitHub;
+  let stripe: FakeStripe;
   // Which Lambda a call belongs to follows the async context: requests run as the Lambda that
   // serves their route, and the in-process rebuild (started by writes, as the stream would) as
   // the rebuild Lambda, even when it runs while a request is still in flight.
@@ -65,13 +68,17 @@ describe('least privilege is enough', () => {
 
   beforeAll(async () => {
     github = await startFakeGitHub();
-    stack = await createTestStack({}, fakeGitHubEnv(github));
+    stripe = await startFakeStripe();
+    stack = await createTestStack({}, { ...fakeGitHubEnv(github), ...fakeStripeEnv(stripe), SKILLPRESS_ADMINS: 'root' });
     recorder = recordAwsCalls(stack.deps, () => owner.getStore());
     // The rebuild starts (and its retries follow) from the write's call that names the changed skills.
     const changed = stack.deps.changed;
     stack.deps.changed = (ids) => owner.run('rebuild', () => changed(ids));
   });
-  afterAll(() => github.close());
+  afterAll(async () => {
+    await github.close();
+    await stripe.close();
+  });
 
   /** A request through the app, as the Lambda that API Gateway would send it to. */
   async function request(method: string, path: string, send: () => Promise<Response>): Promise<Response> {
@@ -83,9 +90,11 @@ describe('least privilege is enough', () => {
   it('covers what each Lambda does on its routes, stream and schedules', async () => {
     let alice!: Client;
     let bob!: Client;
+    let root!: Client;
     await request('POST', '/api/auth/dev-login', async () => {
       alice = await Client.signIn(stack, 'alice');
       bob = await Client.signIn(stack, 'bob');
+      root = await Client.signIn(stack, 'root');
       return new Response(null, { status: 200 });
     });
     await request('GET', '/api/me', () => alice.session('/api/me'));
@@ -134,7 +143,24 @@ describe('least privilege is enough', () => {
     await request('GET', `/api/deliver/${paid.id}`, () => bob.session(`/api/deliver/${paid.id}?source=web`));
     await request('GET', `/api/deliver/${paid.id}`, () => stack.request(`/api/deliver/${paid.id}`));
     await request('GET', `/api/analytics/${free.id}`, () => alice.session(`/api/analytics/${free.id}`));
+    const reports = `/api/skills/${free.id}/reports`;
+    await request('POST', reports, () => bob.session(reports, { method: 'POST', body: { reason: 'spam' } }));
+    await request('GET', reports, () => alice.session(reports));
+    await request('GET', '/api/admin/reports', () => root.session('/api/admin/reports'));
+    const quarantine = `/api/admin/skills/${free.id}/quarantine`;
+    await request('POST', quarantine, () => root.session(quarantine, { method: 'POST', body: { reason: 'spam' } }));
+    await request('DELETE', quarantine, () => root.session(quarantine, { method: 'DELETE' }));
     await request('DELETE', `${grants}/bob`, () => alice.session(`${grants}/bob`, { method: 'DELETE' }));
+
+    const skill = `/api/skills/${paid.id}`;
+    await request('PATCH', skill, () => withKey(stack, key, skill, { method: 'PATCH', body: { price: { amount: 999, currency: 'EUR' } } }));
+    const checkout = await request('POST', `${skill}/checkout`, () => bob.session(`${skill}/checkout`, { method: 'POST' }));
+    const { sessionId } = (await checkout.json()) as { sessionId: string };
+    await request('POST', '/api/stripe/webhook', () => sendWebhook(stack, stripe, stripe.pay(sessionId)));
+    await request('POST', tokens, () => bob.session(tokens, { method: 'POST', body: {} }));
+    await request('GET', '/api/me/purchases', () => bob.session('/api/me/purchases'));
+    await request('GET', `${skill}/sales`, () => withKey(stack, key, `${skill}/sales`, { method: 'GET' }));
+    await request('POST', '/api/stripe/webhook', () => sendWebhook(stack, stripe, stripe.refund(sessionId)));
     await request('DELETE', `${tokens}/${token.id}`, () => alice.session(`${tokens}/${token.id}`, { method: 'DELETE' }));
 
     const started = await request('GET', '/api/auth/github', () => stack.request('/api/auth/github'));

@@ -38,6 +38,16 @@ function statementsOf(spec: LambdaSpec): { Action: string | string[]; Resource: 
 }
 const actionsOf = (s: { Action: string | string[] }) => (Array.isArray(s.Action) ? s.Action : [s.Action]);
 
+/** The Lambdas whose role may read the secret named `secretName`. */
+function secretReaders(secretName: string): string[] {
+  const [secretId] = ofType('AWS::SecretsManager::Secret').find(([, s]) => s.Properties.Name === secretName)!;
+  return lambdas
+    .filter((spec) =>
+      statementsOf(spec).some((s) => actionsOf(s).includes('secretsmanager:GetSecretValue') && JSON.stringify(s.Resource).includes(`"${secretId}"`)),
+    )
+    .map((l) => l.name);
+}
+
 /** The cache policy of the behavior with `pathPattern` (undefined: the default behavior). */
 function cachePolicyFor(pathPattern?: string): { id: string; config?: any } {
   const [, dist] = ofType('AWS::CloudFront::Distribution')[0]!;
@@ -129,6 +139,16 @@ describe('static artifacts at the edge (docs/api.md §11)', () => {
     for (const pattern of ['/api/*', '/api/registry/*', '/.well-known/*', '/bundles/*']) {
       expect(csp(config.CacheBehaviors.find((b: any) => b.PathPattern === pattern))).toBe(DATA_CONTENT_SECURITY_POLICY);
     }
+    // Static JSON and archives may be read from any origin (the discovery spec asks it); the API may not.
+    const cors = (pattern: string) => policyOf(config.CacheBehaviors.find((b: any) => b.PathPattern === pattern)).CorsConfig;
+    for (const pattern of ['/api/registry/*', '/.well-known/*', '/.well-known/agent-skills/*.tar.gz', '/bundles/*']) {
+      expect(cors(pattern), pattern).toMatchObject({
+        AccessControlAllowOrigins: { Items: ['*'] },
+        AccessControlAllowMethods: { Items: ['GET', 'HEAD'] },
+        AccessControlAllowCredentials: false,
+      });
+    }
+    expect(cors('/api/*')).toBeUndefined();
   });
 
   it('reaches the static bucket only through origin access control', () => {
@@ -358,9 +378,9 @@ describe('least-privilege IAM', () => {
     ).toEqual(['s3:GetObject', 's3:ListBucket']);
   });
 
-  it('lets only publishing, and the rebuilds repairing currentVersion, write skills', () => {
+  it('lets only publishing, moderation (a quarantine) and the rebuilds repairing currentVersion write skills', () => {
     const skillWriters = lambdas.filter((l) => l.table.write.includes('SKILL#')).map((l) => l.name);
-    expect(skillWriters.sort()).toEqual(['full-rebuild', 'publish', 'rebuild', 'versions']);
+    expect(skillWriters.sort()).toEqual(['full-rebuild', 'moderation', 'publish', 'rebuild', 'versions']);
     for (const spec of lambdas.filter((l) => !skillWriters.includes(l.name))) {
       const writes = statementsOf(spec).filter((s) => actionsOf(s).some((a) => /PutItem|UpdateItem|DeleteItem|BatchWriteItem/.test(a)));
       for (const w of writes) expect(w.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'], spec.name).not.toContain('SKILL#*');
@@ -387,15 +407,18 @@ describe('least-privilege IAM', () => {
   });
 
   it('lets only sign-in read the OAuth client secret and only the site build read its token', () => {
-    const readers = (secretName: string) => {
-      const [secretId] = ofType('AWS::SecretsManager::Secret').find(([, s]) => s.Properties.Name === secretName)!;
-      return lambdas
-        .filter((spec) =>
-          statementsOf(spec).some((s) => actionsOf(s).includes('secretsmanager:GetSecretValue') && JSON.stringify(s.Resource).includes(`"${secretId}"`)),
-        )
-        .map((l) => l.name);
-    };
-    expect(readers(secretNames.githubClientSecret)).toEqual(lambdas.filter((l) => l.github?.includes('sign-in')).map((l) => l.name));
-    expect(readers(secretNames.siteBuildToken)).toEqual(lambdas.filter((l) => l.github?.includes('site-build')).map((l) => l.name));
+    expect(secretReaders(secretNames.githubClientSecret)).toEqual(lambdas.filter((l) => l.github?.includes('sign-in')).map((l) => l.name));
+    expect(secretReaders(secretNames.siteBuildToken)).toEqual(lambdas.filter((l) => l.github?.includes('site-build')).map((l) => l.name));
+  });
+
+  it('lets only checkout read the Stripe secret key and only the webhook read its signing secret', () => {
+    expect(secretReaders(secretNames.stripeSecretKey)).toEqual(['purchases']);
+    expect(secretReaders(secretNames.stripeWebhookSecret)).toEqual(['stripe-webhook']);
+    const env = (name: string) => resources[logicalId(byName(name))]!.Properties.Environment.Variables;
+    expect(env('purchases')).toMatchObject({ STRIPE_SECRET_KEY_NAME: secretNames.stripeSecretKey });
+    expect(env('purchases').STRIPE_WEBHOOK_SECRET_NAME).toBeUndefined();
+    expect(env('stripe-webhook')).toMatchObject({ STRIPE_WEBHOOK_SECRET_NAME: secretNames.stripeWebhookSecret });
+    expect(env('stripe-webhook').STRIPE_SECRET_KEY_NAME).toBeUndefined();
+    expect(JSON.stringify(template.toJSON())).not.toMatch(/STRIPE_SECRET_KEY"|STRIPE_WEBHOOK_SECRET"/);
   });
 });

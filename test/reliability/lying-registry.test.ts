@@ -54,7 +54,9 @@ const hostileName = fc.oneof(
     '%2e%2e/evil',
     'evil\u0000',
     'evil\u001b[2J',
-    '.skills',
+    '.agents',
+    'skills',
+    'skillpress-lock.json',
     'skills-lock.json',
   ),
   fc.string({ unit: fc.constantFrom('.', '/', '\\', 'a', 'b', '-', ':', '%', '\u0000', '\u001b', '\n', '_'), maxLength: 12 }),
@@ -112,7 +114,7 @@ describe('a lying registry', () => {
         }
         const outside = fileTree(root).filter((path) => !path.startsWith('a/b/project/') && !['a/', 'a/b/'].includes(path));
         expect(outside).toEqual([]);
-        const inside = fileTree(project).filter((path) => !path.startsWith('.skills/') && path !== 'skills-lock.json');
+        const inside = fileTree(project).filter((path) => path !== '.agents/' && !path.startsWith('.agents/skills/') && path !== 'skillpress-lock.json');
         expect(inside).toEqual([]);
         rmSync(root, { recursive: true, force: true });
       }),

@@ -10,24 +10,28 @@ import { openApiDocument } from '#functions/http/openapi';
 import { siteBuildLockKey } from '#functions/store/site-build-lock';
 import { versionKey } from '#functions/store/keys';
 import { CATALOG_KEY, registryKey } from '#core/static-paths';
-import { banner, coldStartBudgetBytes } from '#scripts/lambda-bundles';
+import { banner } from '#scripts/lambda-bundles';
 import { bundleDir, lambdas } from '../../infra/lambdas.ts';
 import { sha256Hex } from '#core/bundle';
 import { httpApiEvent, routeEvent } from '../support/api-gateway-event.ts';
 import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '../support/fake-github.ts';
+import { type FakeStripe, fakeStripeEnv, startFakeStripe } from '../support/fake-stripe.ts';
 import { invokeBundle, resultOf } from '../support/lambda-bundle.ts';
 import { scheduledEvent, streamRecord } from '../support/lambda-events.ts';
-import { Client, createTestStack, skillFile, type TestStack, withKey } from '../support/stack.ts';
+import { Client, createTestStack, renamedSkillMd, skillFile, type TestStack, withKey } from '../support/stack.ts';
 import { plantFault, UNSTORABLE_VERSION } from '../support/unbuildable-skill.ts';
+import { MALICIOUS_SKILL_MD } from '../support/scan-samples.ts';
 
 /**
  * Every Lambda bundle, as built by `npm run build`, imported in a fresh Node process and invoked
  * with real-shaped API Gateway v2 events against the embedded DynamoDB and S3.
  */
 const SITE = 'https://skillpress.example';
+const BUDGET_BYTES = 600 * 1024;
 
 let stack: TestStack;
 let github: FakeGitHub;
+let stripe: FakeStripe;
 let env: Record<string, string>;
 let cookie: string;
 let key: string;
@@ -35,6 +39,7 @@ let key: string;
 beforeAll(async () => {
   stack = await createTestStack();
   github = await startFakeGitHub();
+  stripe = await startFakeStripe();
   const { dynamoEndpoint, s3Endpoint } = inject('services');
   env = {
     AWS_REGION: 'eu-west-1',
@@ -47,12 +52,16 @@ beforeAll(async () => {
     SITE_ORIGIN: SITE,
     SKILLPRESS_DEV_LOGIN: '1',
     ...fakeGitHubEnv(github),
+    ...fakeStripeEnv(stripe),
   };
   const alice = await Client.signIn(stack, 'alice');
   cookie = alice.cookie!;
   key = await alice.createKey('bundles');
 });
-afterAll(() => github.close());
+afterAll(async () => {
+  await github.close();
+  await stripe.close();
+});
 
 const bodyOf = (result: APIGatewayProxyStructuredResultV2) => JSON.parse(result.body ?? 'null');
 
@@ -62,7 +71,7 @@ describe('the bundles', () => {
     const source = readFileSync(`${bundleDir(name)}/index.mjs`, 'utf8');
     expect(source.startsWith(banner)).toBe(true);
     expect(source).toMatch(/export\s*\{[^}]*\bhandler\b/);
-    expect(report.loadedBytes).toBeLessThanOrEqual(coldStartBudgetBytes(name));
+    expect(report.loadedBytes).toBeLessThanOrEqual(BUDGET_BYTES);
   });
 
   it('carries the S3 client only in Lambdas granted a bucket', () => {
@@ -146,7 +155,7 @@ describe('auth', () => {
 });
 
 describe('the write path, the stream rebuild, delivery and the schedules', () => {
-  let skill: { id: string; slug: string };
+  let skill: { id: string; slug: string; scan?: unknown };
   const auth = () => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
 
   it('creates and lists API keys from a session, with the site Origin', async () => {
@@ -180,21 +189,35 @@ describe('the write path, the stream rebuild, delivery and the schedules', () =>
     expect(created.statusCode).toBe(201);
     expect(created.headers!['ratelimit-remaining']).toBe('4');
     skill = bodyOf(created);
+    const publishVersion = (body: unknown) =>
+      invokeBundle(
+        'versions',
+        [
+          httpApiEvent('POST', `/api/skills/${skill.id}/versions`, {
+            routeKey: 'POST /api/skills/{id}/versions',
+            pathParameters: { id: skill.id },
+            headers: auth(),
+            body,
+          }),
+        ],
+        env,
+      );
 
-    const versioned = await invokeBundle(
-      'versions',
-      [
-        httpApiEvent('POST', `/api/skills/${skill.id}/versions`, {
-          routeKey: 'POST /api/skills/{id}/versions',
-          pathParameters: { id: skill.id },
-          headers: auth(),
-          body: { version: '1.1.0', files: [skillFile('bundle-skill', '# v1.1')] },
-        }),
-      ],
-      env,
-    );
+    const versioned = await publishVersion({ version: '1.1.0', files: [skillFile('bundle-skill', '# v1.1')] });
     expect(resultOf(versioned, 0).statusCode).toBe(201);
     expect(bodyOf(resultOf(versioned, 0)).currentVersion).toBe('1.1.0');
+    // The scanner is a chunk the bundle loads on first use: it is there, and it decides.
+    expect(skill.scan).toMatchObject({ verdict: 'clean', findings: [] });
+    const refused = await publishVersion({ version: '1.2.0', files: [{ filename: 'SKILL.md', content: renamedSkillMd(MALICIOUS_SKILL_MD, 'bundle-skill') }] });
+    expect(resultOf(refused, 0).statusCode).toBe(422);
+    expect(bodyOf(resultOf(refused, 0)).error.code).toBe('content_rejected');
+    // So is the Agent Skills check, with its YAML parser.
+    const invalid = await publishVersion({
+      version: '1.2.0',
+      files: [{ filename: 'SKILL.md', content: '---\nname: another-skill\ndescription: [unclosed\n---\n' }],
+    });
+    expect(resultOf(invalid, 0).statusCode).toBe(400);
+    expect(bodyOf(resultOf(invalid, 0)).error).toMatchObject({ code: 'invalid_skill', details: { issues: [expect.objectContaining({ file: 'SKILL.md' })] } });
 
     const { Item } = await stack.deps.db.doc.send(new GetCommand({ TableName: stack.deps.db.table, Key: versionKey(skill.id, '1.1.0') }));
     expect(Item?.version).toBe('1.1.0');
@@ -260,6 +283,52 @@ describe('the write path, the stream rebuild, delivery and the schedules', () =>
     const flush = await invokeBundle('site-build', [scheduledEvent('FlushSiteBuild'), scheduledEvent('FlushSiteBuild')], env);
     expect(flush.results).toEqual([{ ok: 'dispatched' }, { ok: 'idle' }]);
     expect(github.dispatches).toHaveLength(2);
+  });
+});
+
+describe('payments', () => {
+  it('opens a checkout through the bundled Stripe SDK and records the paid session from a signed webhook', async () => {
+    const published = await withKey(stack, key, '/api/publish', {
+      body: { name: 'Bundle Sale', description: 'd', category: 'testing', paid: true, price: { amount: 700, currency: 'GBP' } },
+    });
+    const skill = (await published.json()) as { id: string; slug: string };
+    const buyer = await Client.signIn(stack, 'bundle-buyer');
+    const checkout = await invokeBundle(
+      'purchases',
+      [
+        httpApiEvent('POST', `/api/skills/${skill.id}/checkout`, {
+          routeKey: 'POST /api/skills/{id}/checkout',
+          pathParameters: { id: skill.id },
+          cookies: [buyer.cookie!],
+          headers: { origin: SITE },
+        }),
+      ],
+      env,
+    );
+    const opened = resultOf(checkout, 0);
+    expect(opened.statusCode).toBe(201);
+    const { sessionId } = bodyOf(opened);
+    expect(stripe.sessions.get(sessionId)).toMatchObject({
+      amount_total: 700,
+      currency: 'gbp',
+      success_url: `${SITE}/purchase/?skill=${skill.slug}&session_id={CHECKOUT_SESSION_ID}`,
+    });
+
+    const { payload, signature } = stripe.sign(stripe.pay(sessionId));
+    const hook = await invokeBundle(
+      'stripe-webhook',
+      [
+        httpApiEvent('POST', '/api/stripe/webhook', {
+          headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature },
+          body: payload,
+          base64: true,
+        }),
+      ],
+      env,
+    );
+    expect(resultOf(hook, 0).statusCode).toBe(200);
+    expect(bodyOf(resultOf(hook, 0))).toEqual({ received: true, outcome: 'granted' });
+    expect((await buyer.session(`/api/deliver/${skill.id}`)).status).toBe(200);
   });
 });
 

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { launchBrowser, type TestBrowser } from '../support/browser.ts';
+import { type FakeStripe, fakeStripeEnv, startFakeStripe } from '../support/fake-stripe.ts';
+import { signInAs as signIntoDashboard, until as untilReady } from '../support/site-browser.ts';
 import { call, type ServerProcess, startServer } from '../support/server-process.ts';
 import { addVersion, publish, publishFixture, type SiteFixture, skillMd, XSS_DESCRIPTION, XSS_NAME, XSS_SKILL_MD } from '../support/site-fixture.ts';
 
@@ -24,9 +26,17 @@ let base: string;
 let fixture: SiteFixture;
 let browser: TestBrowser;
 let page: Page;
+let stripe: FakeStripe;
 
 beforeAll(async () => {
-  server = await startServer({ DATA_DIR: dataDir, SKILLPRESS_SITE: '1', SKILLPRESS_SITE_DEBOUNCE_MS: '300', SKILLPRESS_PUBLISH_LIMIT: '100' });
+  stripe = await startFakeStripe();
+  server = await startServer({
+    DATA_DIR: dataDir,
+    SKILLPRESS_SITE: '1',
+    SKILLPRESS_SITE_DEBOUNCE_MS: '300',
+    SKILLPRESS_PUBLISH_LIMIT: '100',
+    ...fakeStripeEnv(stripe),
+  });
   base = server.baseUrl;
   fixture = await publishFixture(base);
   // The runtime rebuilds the site after the writes settle; wait until every skill has its page.
@@ -45,6 +55,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
+  await stripe?.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -52,21 +63,8 @@ async function fetchText(path: string): Promise<string> {
   return (await fetch(base + path)).text();
 }
 
-async function until(ready: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await ready())) {
-    if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms:\n${server.output().slice(-3000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}
-
-async function signInAs(login: string): Promise<void> {
-  await browser.context.clearCookies();
-  await page.goto(`${base}/dashboard/`);
-  await page.getByLabel('Dev sign-in: GitHub-style login').fill(login);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.getByText(`Signed in as ${login}`).waitFor();
-}
+const until = (ready: () => Promise<boolean>, timeoutMs: number) => untilReady(server, ready, timeoutMs);
+const signInAs = (login: string) => signIntoDashboard(page, base, login);
 
 /** The page's cumulative layout shift so far (Chromium's layout-shift entries). */
 function layoutShift(p: Page): Promise<number> {
@@ -424,6 +422,59 @@ describe('yanked versions and deprecated skills', () => {
   });
 });
 
+describe('buying a paid skill', () => {
+  it('lets the author price it on the dashboard, and a signed-in buyer buy it with the Buy button', async () => {
+    await signInAs('alice');
+    await page.locator('[data-list=skills] tr', { hasText: 'SQL Explainer' }).getByRole('button', { name: 'Analytics and access' }).click();
+    await page.getByLabel('Amount').fill('12.99');
+    await page.getByLabel('Currency (ISO 4217)').fill('eur');
+    await page.getByRole('button', { name: 'Set price' }).click();
+    await eventually(() => page.locator('[data-role=skill-status]').textContent()).toBe('SQL Explainer is on sale at €12.99.');
+    expect(await page.locator('[data-role=price-now]').textContent()).toContain('€12.99');
+
+    // Stripe's hosted page tells the webhook before it sends the buyer back, as Stripe usually does.
+    stripe.onPaid = async (event) => {
+      const { payload, signature } = stripe.sign(event);
+      await fetch(`${base}/api/stripe/webhook`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+        body: payload,
+      });
+    };
+    await signInAs('bob');
+    const skillPage = `${base}/skills/${fixture.skills.sql.slug}/`;
+    // The page refreshes itself from the registry JSON once the rebuild has the price.
+    await expect
+      .poll(
+        async () => {
+          await page.goto(skillPage);
+          return page
+            .locator('[data-action=buy]')
+            .isVisible({ timeout: 2000 })
+            .catch(() => false);
+        },
+        { timeout: 30_000, interval: 500 },
+      )
+      .toBe(true);
+    expect(await page.locator('.buy .price').textContent()).toBe('€12.99');
+    await page.getByRole('button', { name: 'Buy' }).click();
+    await page.waitForURL(/\/purchase\/\?skill=/);
+    await eventually(() => page.locator('[data-role=heading]').textContent()).toBe('Paid — it is yours');
+    expect(await page.locator('[data-role=install]').textContent()).toContain(`skillpress install ${fixture.skills.sql.slug}`);
+    await page.screenshot({ path: 'test/artifacts/site-purchase.png', fullPage: true });
+    const cookie = (await browser.context.cookies()).find((c) => c.name === 'skillpress_session')!;
+    expect((await call(base, `/api/deliver/${fixture.skills.sql.id}`, { headers: { cookie: `${cookie.name}=${cookie.value}` } })).status).toBe(200);
+
+    await page.goto(`${base}/dashboard/`);
+    const purchases = page.locator('[data-list=purchases] tr');
+    await eventually(() => purchases.textContent()).toContain('€12.99');
+    expect(await purchases.textContent()).toContain('Yours to install');
+
+    await page.goto(`${base}/purchase/?skill=${fixture.skills.sql.slug}&cancelled=1`);
+    await eventually(() => page.locator('[data-role=heading]').textContent()).toBe('Checkout cancelled');
+  });
+});
+
 describe('hostile skill names', () => {
   it('render as text everywhere: no dialog, no injected element', async () => {
     const injected = () => page.evaluate(() => document.querySelectorAll('img[src="x"], b, script:not([src]):not([type=module])').length);
@@ -459,7 +510,7 @@ describe('hostile skill names', () => {
 
 describe('the Content-Security-Policy', () => {
   it('is sent with every page, forbids framing, and blocked nothing on any page these tests visited', async () => {
-    for (const path of ['/', `/skills/${fixture.skills.pretty.slug}/`, '/dashboard/', '/categories/']) {
+    for (const path of ['/', `/skills/${fixture.skills.pretty.slug}/`, '/dashboard/', '/categories/', '/purchase/']) {
       const res = await fetch(base + path);
       expect(res.headers.get('content-type')).toMatch(/^text\/html/);
       expect(res.headers.get('content-security-policy')).toMatch(/script-src 'self'.*frame-ancestors 'none'/);

@@ -47,6 +47,28 @@ describe('the skill page model', () => {
     expect(model.dependencies.map((d) => d.slug)).toEqual(['a-dep', 'b-dep']);
   });
 
+  it('shows the scan of the current version: its verdict, a sentence and each finding with rule, place and reason', () => {
+    const finding = { rule: 'pipe-to-shell', category: 'download-execute', severity: 'high', file: 'SKILL.md', line: 8, message: 'pipes a download' } as const;
+    const suspicious = skillViewModel(
+      doc({ scan: { verdict: 'suspicious', rulesVersion: '3-abc', findings: [finding, { ...finding, file: 'bin/tool', line: 0 }] } }),
+    );
+    expect(suspicious).toMatchObject({ scanVerdict: 'suspicious', scanClass: 'badge suspicious', suspicious: true, hasFindings: true });
+    expect(suspicious.scanSummary).toBe(
+      'Flagged as suspicious (2 findings): read them before you install. The command line installs it only when asked: npx skillpress install pretty-json --allow-suspicious',
+    );
+    expect(suspicious.findings).toEqual([
+      { rule: 'pipe-to-shell', severity: 'high', severityClass: 'badge severity-high', location: 'SKILL.md:8', message: 'pipes a download' },
+      { rule: 'pipe-to-shell', severity: 'high', severityClass: 'badge severity-high', location: 'bin/tool', message: 'pipes a download' },
+    ]);
+    expect(skillViewModel(doc({ scan: { verdict: 'clean', rulesVersion: '3-abc', findings: [] } }))).toMatchObject({
+      scanVerdict: 'clean',
+      scanSummary: 'No risky patterns found.',
+      suspicious: false,
+      hasFindings: false,
+    });
+    expect(skillViewModel(doc())).toMatchObject({ scanVerdict: 'not scanned', scanClass: 'badge unscanned', findings: [] });
+  });
+
   it('offers no viewer for a paid skill and says older versions may exist when the registry lists five', () => {
     const five = Array.from({ length: 5 }, (_, i) => ({
       version: `1.${i}.0`,
@@ -78,6 +100,13 @@ describe('the skill page model', () => {
       ['1.0.0', true, 'yanked', 'Yanked: Broke CRLF files. Installed only where a lockfile pins it.'],
     ]);
     expect(skillViewModel(doc()).deprecated).toBe('');
+  });
+
+  it("shows a paid skill's price and whether it can be bought on its page", () => {
+    const priced = skillViewModel(doc({ paid: true, price: { amount: 1299, currency: 'EUR' }, delivery: { url: '/api/deliver/id-1' } }));
+    expect(priced).toMatchObject({ id: 'id-1', price: '€12.99', forSale: true, notForSale: false });
+    expect(skillViewModel(doc({ paid: true, delivery: { url: '/api/deliver/id-1' } }))).toMatchObject({ price: 'Paid', forSale: false, notForSale: true });
+    expect(skillViewModel(doc())).toMatchObject({ price: 'Free', forSale: false, notForSale: false });
   });
 
   it('links skills newer than the site build to the fallback page', () => {

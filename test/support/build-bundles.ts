@@ -1,12 +1,15 @@
 import type { TestProject } from 'vitest/node';
 import { type BundleReport, buildLambdas } from '#scripts/lambda-bundles';
+import { bundleCli } from '../../cli/bundle.mjs';
 
 /**
- * Builds the Lambda bundles once per test run, as `npm run build` does, so the bundle tests and
- * the CDK template tests always see bundles of the code under test.
+ * Builds the Lambda bundles and the CLI's bundle once per test run, as `npm run build` does, so
+ * the bundle tests and the CDK template tests see bundles of the code under test, and the many
+ * `skillpress` processes the CLI tests start find theirs built instead of each building it.
  */
 export default async function setup(project: TestProject) {
-  project.provide('bundles', await buildLambdas());
+  const [bundles] = await Promise.all([buildLambdas(), bundleCli()]);
+  project.provide('bundles', bundles);
 }
 
 declare module 'vitest' {

@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { main } from '#cli/main';
 import type { TestStack } from './stack.ts';
 
@@ -42,6 +43,20 @@ export async function runInProcess(args: string[], options: InProcessOptions): P
   return { code, stdout, stderr, json };
 }
 
-/** A fetch that hands every request to the stack's app, whatever host the URL names. */
+/**
+ * A fetch that hands every request to the stack's app, whatever host the URL names, and decodes
+ * a compressed answer as a real fetch does (`app.request` hands back the bytes as the CDN
+ * compressed them, which the client asks for on its larger reads).
+ */
 export const stackFetch = (stack: TestStack): typeof fetch =>
-  ((input: string | URL | Request, init?: RequestInit) => stack.request(String(input), init)) as typeof fetch;
+  (async (input: string | URL | Request, init?: RequestInit) => {
+    const res = await stack.request(String(input), init);
+    const encoding = res.headers.get('content-encoding');
+    if (!encoding || !res.body) return res;
+    const bytes = Buffer.from(await res.arrayBuffer());
+    const decoded = encoding === 'br' ? brotliDecompressSync(bytes) : encoding === 'gzip' ? gunzipSync(bytes) : inflateSync(bytes);
+    const headers = new Headers(res.headers);
+    headers.delete('content-encoding');
+    headers.delete('content-length');
+    return new Response(decoded, { status: res.status, statusText: res.statusText, headers });
+  }) as typeof fetch;

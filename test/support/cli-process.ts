@@ -19,12 +19,15 @@ export interface CliOptions {
   cwd: string;
   env: Record<string, string>;
   input?: string;
+  /** An installed `skillpress` to run instead of the repository's cli/bin.mjs. */
+  executable?: string;
 }
 
 /** Runs `skillpress <args>` with only the given environment (plus PATH): nothing leaks in. */
 export function runCli(args: string[], options: CliOptions): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
+    const [file, argv] = options.executable ? [options.executable, args] : [process.execPath, [bin, ...args]];
+    const child = spawn(file, argv, {
       cwd: options.cwd,
       env: { PATH: process.env.PATH ?? '', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,4 +1,4 @@
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bundleIntegrity, decodeFile, fileEntries, type WireFile } from '#core/bundle';
 import { registryPath } from '#core/static-paths';
@@ -30,7 +30,8 @@ export interface FakeAnswer {
   stream?: (res: ServerResponse) => void;
 }
 
-export type Route = (url: URL) => FakeAnswer | undefined;
+/** What to answer for a request; `headers` for routes that check credentials. */
+export type Route = (url: URL, headers?: IncomingHttpHeaders) => FakeAnswer | undefined;
 
 export interface FakeRegistry {
   url: string;
@@ -43,7 +44,7 @@ export async function startFakeRegistry(route: Route): Promise<FakeRegistry> {
   const requests: string[] = [];
   const server = createServer((req, res) => {
     requests.push(req.url!);
-    const answer = route(new URL(req.url!, 'http://fake.test'));
+    const answer = route(new URL(req.url!, 'http://fake.test'), req.headers);
     if (!answer) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"not_found","message":"Not found"}}');
     res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
     if (answer.stream) return answer.stream(res);

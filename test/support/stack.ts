@@ -5,7 +5,7 @@ import { type Config, configFromEnv } from '#functions/platform/config';
 import type { Deps } from '#functions/platform/composition';
 import { ensureStorage } from '#scripts/local/stack';
 import { createLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '#scripts/local/runtime';
-import { skillFile } from './skill-md.ts';
+import { renamedSkillMd, skillFile } from './skill-md.ts';
 
 /**
  * A fresh, isolated service for one test file: its own table and buckets on the shared embedded
@@ -121,7 +121,17 @@ export function skillBody(overrides: Record<string, unknown> = {}): Record<strin
   return { files: [skillFile(slug, `# Skill ${counter}\n`)], ...body };
 }
 
-export { skillFile, skillMd } from './skill-md.ts';
+/**
+ * {@link skillBody} whose `SKILL.md` is `text` (a sample with front matter), its name set to the
+ * slug the body makes, so the files are a valid Agent Skill whatever the sample was written for.
+ */
+export function skillBodyWithSkillMd(text: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const body = skillBody(overrides);
+  const slug = (body.slug as string | undefined) ?? slugify(String(body.name));
+  return { ...body, files: [{ filename: 'SKILL.md', content: renamedSkillMd(text, slug) }] };
+}
+
+export { renamedSkillMd, skillFile, skillMd } from './skill-md.ts';
 
 export async function json<T = any>(res: Response): Promise<T> {
   return (await res.json()) as T;

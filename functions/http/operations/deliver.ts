@@ -11,11 +11,11 @@ export const deliveryOperations = operations(
       summary: 'Deliver a version of a skill and count the download (paid: token or entitled session)',
       description:
         'Free skills need no credentials. A paid skill is delivered to its author, to a user it is granted to, or with a valid `?token=`; ' +
-        'a token that does not open it is a 401, no entitlement at all a 402. A HEAD is not counted.',
+        'a token that does not open it is a 401, no entitlement at all a 402. A quarantined skill is a 403 for everyone. A HEAD is not counted.',
       auth: 'downloadTokenOrSession',
       query: deliverQuerySchema,
       success: { status: 200, description: 'The files; Cache-Control: private, no-store', schema: deliverySchema },
-      errors: ['invalid_request', 'unauthenticated', 'payment_required', 'not_found'],
+      errors: ['invalid_request', 'unauthenticated', 'payment_required', 'not_found', 'quarantined'],
     },
   },
 );

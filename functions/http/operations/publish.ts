@@ -1,4 +1,4 @@
-import { publishBodySchema, skillPublishedSchema, versionBodySchema, versionCreatedSchema } from '#core/schemas';
+import { publishBodySchema, publishedSkillSchema, skillSchema, skillUpdateBodySchema, versionBodySchema, versionCreatedSchema } from '#core/schemas';
 import { operations } from '../operation.ts';
 
 /** Publishing skills and their versions (docs/api.md §7.4, §8). */
@@ -12,20 +12,34 @@ export const publishingOperations = operations(
       description:
         'Rate limited per author: a success carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset, a 429 also Retry-After. ' +
         'Location names the registry document. The files must be a valid Agent Skill (400 invalid_skill); without files a conforming SKILL.md is written. ' +
-        "A slug that reads like another author's skill with 100 installs or more is a 409 slug_too_similar.",
+        "A slug that reads like another author's skill with 100 installs or more is a 409 slug_too_similar. " +
+        'Every version is scanned (docs/scanning.md): the answer carries the scan, ' +
+        'and a malicious verdict is a 422 content_rejected with details.findings, storing nothing and spending no slot.',
       auth: 'apiKey',
       body: publishBodySchema,
-      success: { status: 201, description: 'Created', schema: skillPublishedSchema },
-      errors: ['invalid_request', 'invalid_skill', 'payload_too_large', 'slug_taken', 'slug_too_similar', 'rate_limited'],
+      success: { status: 201, description: 'Created', schema: publishedSkillSchema },
+      errors: ['invalid_request', 'invalid_skill', 'payload_too_large', 'slug_taken', 'slug_too_similar', 'content_rejected', 'rate_limited'],
     },
     publishVersion: {
       method: 'post',
       path: '/api/skills/{id}/versions',
       summary: 'Publish a new version (author only)',
+      description: 'The version is scanned first: the answer carries the scan, and a malicious verdict is a 422 content_rejected with details.findings.',
       auth: 'sessionOrApiKey',
       body: versionBodySchema,
       success: { status: 201, description: 'Created', schema: versionCreatedSchema },
-      errors: ['invalid_request', 'invalid_skill', 'not_found', 'forbidden', 'payload_too_large', 'version_exists'],
+      errors: ['invalid_request', 'invalid_skill', 'not_found', 'forbidden', 'payload_too_large', 'version_exists', 'content_rejected'],
+    },
+    updateSkill: {
+      method: 'patch',
+      path: '/api/skills/{id}',
+      summary: "Set or remove a paid skill's price (author only)",
+      description:
+        '`{"price": {"amount": 999, "currency": "EUR"}}` puts the skill on sale at that price; `{"price": null}` takes it off sale. A free skill has no price (400).',
+      auth: 'sessionOrApiKey',
+      body: skillUpdateBodySchema,
+      success: { status: 200, description: 'The skill as it is now', schema: skillSchema },
+      errors: ['invalid_request', 'not_found', 'forbidden'],
     },
   },
 );

@@ -1,3 +1,4 @@
+import { updateSkill } from '../../services/pricing.ts';
 import { publishSkill, publishVersion } from '../../services/publishing.ts';
 import type { RouteGroup } from '../env.ts';
 import { rateLimitHeaders } from '../errors.ts';
@@ -13,6 +14,9 @@ export const publishRoutes: RouteGroup = (app) => {
   });
 };
 
+/** New versions of a skill, and the one thing about it that may change afterwards: its price. */
 export const versionRoutes: RouteGroup = (app) => {
   route(app, op.publishVersion, async (c, { caller, body, params }) => c.json(await publishVersion(c.var.deps, caller.user, params.id, body), 201));
+
+  route(app, op.updateSkill, async (c, { caller, body, params }) => c.json(await updateSkill(c.var.deps, caller.user, params.id, body), 200));
 };

@@ -42,7 +42,7 @@ function bucketSource(bucket: string, env: NodeJS.ProcessEnv): StaticSource {
   return {
     description: `s3://${bucket}`,
     catalog: async () => parseOptional(catalogDocumentSchema, await read(CATALOG_KEY), CATALOG_KEY),
-    registry: async (slug) => parseOptional(registryDocumentSchema, await read(registryKey(slug)), registryKey(slug)),
+    registry: async (slug) => parseOptional(registryDocumentSchema, listed(await read(registryKey(slug))), registryKey(slug)),
   };
 }
 
@@ -56,8 +56,17 @@ function httpSource(origin: string): StaticSource {
   return {
     description: origin,
     catalog: async () => parseOptional(catalogDocumentSchema, await read('/.well-known/skills.json'), 'the catalog'),
-    registry: async (slug) => parseOptional(registryDocumentSchema, await read(registryPath(slug)), registryPath(slug)),
+    registry: async (slug) => parseOptional(registryDocumentSchema, listed(await read(registryPath(slug))), registryPath(slug)),
   };
+}
+
+/**
+ * A quarantined skill's registry document says only who it is (docs/api.md §11.2): the site
+ * builds no page for it, as if it were missing. The catalog leaves it out too, but a build may
+ * read the catalog just before the rebuild takes it out.
+ */
+function listed(value: unknown): unknown {
+  return (value as { status?: unknown } | undefined)?.status === 'quarantined' ? undefined : value;
 }
 
 function parseOptional<T>(

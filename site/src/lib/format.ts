@@ -1,6 +1,15 @@
 /** Small display formats shared by the pages (at build time) and the browser scripts. */
 
+import { formatPrice, type Price } from '#core/price';
+
 export { formatBytes } from '#core/format-bytes';
+export { formatPrice } from '#core/price';
+
+/** What a skill costs, in a badge or a table: `Free`, `€9.99`, or `Paid` for a paid skill not on sale. */
+export function priceLabel(skill: { paid: boolean; price?: Price }): string {
+  if (!skill.paid) return 'Free';
+  return skill.price ? formatPrice(skill.price) : 'Paid';
+}
 
 /** The UTC day of an ISO timestamp, `yyyy-mm-dd`: the same on every machine and in every page. */
 export function utcDay(iso: string): string {

@@ -1,7 +1,8 @@
 import { limits } from '#core/limits';
 import type { RegistryDocument } from '#core/registry-document';
+import type { Finding, ScanResult } from '#core/scan/finding';
 import { categoryPagePath, skillPagePath } from '#core/static-paths';
-import { formatBytes, installCommand, utcDay } from './format.ts';
+import { formatBytes, installCommand, priceLabel, utcDay } from './format.ts';
 
 /**
  * What a skill page shows, derived from the skill's registry document. The page renders it at
@@ -9,6 +10,7 @@ import { formatBytes, installCommand, utcDay } from './format.ts';
  * than the build, or changed since), so both paths show exactly the same values.
  */
 export interface SkillViewModel {
+  id: string;
   slug: string;
   name: string;
   description: string;
@@ -19,6 +21,10 @@ export interface SkillViewModel {
   currentVersion: string;
   paid: boolean;
   price: string;
+  /** Paid and priced: it can be bought on its page. */
+  forSale: boolean;
+  /** Paid but not priced yet. */
+  notForSale: boolean;
   updated: string;
   updatedAt: string;
   install: string;
@@ -32,6 +38,24 @@ export interface SkillViewModel {
   bundle?: string;
   /** The author's deprecation message; empty while the skill is not deprecated (the banner hides). */
   deprecated: string;
+  /** The scan of the current version: its verdict as a badge and a sentence, and each finding. */
+  scanVerdict: string;
+  scanClass: string;
+  scanSummary: string;
+  /** The verdict asks installers for --allow-suspicious. */
+  suspicious: boolean;
+  findings: FindingViewModel[];
+  hasFindings: boolean;
+}
+
+export interface FindingViewModel {
+  rule: string;
+  severity: string;
+  severityClass: string;
+  /** `file:line`, or the file alone for a finding about a whole binary file. */
+  location: string;
+  /** The rule's reason and, for free skills only, a short excerpt (docs/scanning.md). */
+  message: string;
 }
 
 export interface VersionViewModel {
@@ -54,6 +78,7 @@ export interface FileViewModel {
 
 export function skillViewModel(doc: RegistryDocument): SkillViewModel {
   return {
+    id: doc.id,
     slug: doc.slug,
     name: doc.name,
     description: doc.description,
@@ -63,7 +88,9 @@ export function skillViewModel(doc: RegistryDocument): SkillViewModel {
     pageHref: skillPagePath(doc.slug),
     currentVersion: doc.currentVersion,
     paid: doc.paid,
-    price: doc.paid ? 'Paid' : 'Free',
+    price: priceLabel(doc),
+    forSale: doc.paid && doc.price !== undefined,
+    notForSale: doc.paid && doc.price === undefined,
     updated: utcDay(doc.updatedAt),
     updatedAt: doc.updatedAt,
     install: installCommand(doc.slug),
@@ -76,6 +103,41 @@ export function skillViewModel(doc: RegistryDocument): SkillViewModel {
     hasDependencies: Object.keys(doc.dependencies).length > 0,
     ...(doc.delivery.bundle ? { bundle: doc.delivery.bundle } : {}),
     deprecated: doc.deprecated ?? '',
+    ...scanViewModel(doc.scan, doc.slug),
+  };
+}
+
+/** What the page says about a scan; a version published before scanning has none. */
+function scanViewModel(
+  scan: ScanResult | undefined,
+  slug: string,
+): Pick<SkillViewModel, 'scanVerdict' | 'scanClass' | 'scanSummary' | 'suspicious' | 'findings' | 'hasFindings'> {
+  const findings = (scan?.findings ?? []).map(findingViewModel);
+  const count = `${findings.length} ${findings.length === 1 ? 'finding' : 'findings'}`;
+  const summary = !scan
+    ? 'This version was published before scanning and has not been scanned yet.'
+    : scan.verdict === 'suspicious'
+      ? `Flagged as suspicious (${count}): read ${findings.length === 1 ? 'it' : 'them'} before you install. The command line installs it only when asked: ${installCommand(slug)} --allow-suspicious`
+      : findings.length > 0
+        ? `No risky patterns; ${count} worth knowing about.`
+        : 'No risky patterns found.';
+  return {
+    scanVerdict: scan?.verdict ?? 'not scanned',
+    scanClass: `badge ${scan?.verdict ?? 'unscanned'}`,
+    scanSummary: summary,
+    suspicious: scan?.verdict === 'suspicious',
+    findings,
+    hasFindings: findings.length > 0,
+  };
+}
+
+function findingViewModel(f: Finding): FindingViewModel {
+  return {
+    rule: f.rule,
+    severity: f.severity,
+    severityClass: `badge severity-${f.severity}`,
+    location: f.line > 0 ? `${f.file}:${f.line}` : f.file,
+    message: f.message,
   };
 }
 

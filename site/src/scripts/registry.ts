@@ -1,4 +1,4 @@
-import type { RegistryDocument, VersionsDocument } from '#core/registry-document';
+import type { QuarantinedDocument, RegistryDocument, VersionsDocument } from '#core/registry-document';
 import { registryPath } from '#core/static-paths';
 
 /**
@@ -6,8 +6,9 @@ import { registryPath } from '#core/static-paths';
  * rebuild's own output on this origin, so they are trusted as typed (the build validates them
  * with the zod schemas; the browser does not ship zod).
  */
-export async function fetchRegistry(slug: string): Promise<RegistryDocument | undefined> {
-  return getJson<RegistryDocument>(registryPath(slug), 'no-cache');
+/** A skill's registry document; a quarantined skill's says only who it is and `status`. */
+export async function fetchRegistry(slug: string): Promise<RegistryDocument | QuarantinedDocument | undefined> {
+  return getJson<RegistryDocument | QuarantinedDocument>(registryPath(slug), 'no-cache');
 }
 
 export async function fetchVersions(slug: string): Promise<VersionsDocument | undefined> {

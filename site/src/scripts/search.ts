@@ -1,6 +1,7 @@
 import type { CatalogDocument, CatalogEntry } from '#core/catalog';
 import { CATALOG_KEY } from '#core/static-paths';
 import { buildIndex, type SearchIndex, search } from '#core/catalog-search';
+import { priceLabel } from '../lib/format.ts';
 import { skillHref } from '../lib/skill-links.ts';
 import { row } from './fill.ts';
 import { getJson } from './registry.ts';
@@ -77,7 +78,7 @@ function cardModel(skill: CatalogEntry, builtFrom: string) {
   return {
     ...skill,
     href: skillHref(skill, builtFrom),
-    price: skill.paid ? 'Paid' : 'Free',
+    price: priceLabel(skill),
     priceClass: `badge ${skill.paid ? 'paid' : 'free'}`,
   };
 }

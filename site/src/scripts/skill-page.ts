@@ -1,8 +1,10 @@
-import type { RegistryDocument } from '#core/registry-document';
+import type { QuarantinedDocument, RegistryDocument } from '#core/registry-document';
 import { skillSlugOfPath } from '#core/static-paths';
 import { type SkillViewModel, skillViewModel, versionViewModel } from '../lib/skill-view-model.ts';
+import { api, ApiError, messageOf } from './dashboard/api.ts';
 import { fill, renderList } from './fill.ts';
 import { fetchRegistry, fetchVersions, getJson } from './registry.ts';
+import { wireReportForm } from './report-form.ts';
 
 /**
  * A skill page in the browser. A built page is complete without this script; the script
@@ -23,9 +25,10 @@ async function start(article: HTMLElement): Promise<void> {
   let model: SkillViewModel | undefined;
   wireViewer(article, () => model);
   wireAllVersions(article);
+  wireReportForm(article);
   if (!slug) return fail(article, 'This address names no skill.');
 
-  let doc: RegistryDocument | undefined;
+  let doc: RegistryDocument | QuarantinedDocument | undefined;
   try {
     doc = await fetchRegistry(slug);
   } catch {
@@ -36,9 +39,37 @@ async function start(article: HTMLElement): Promise<void> {
     if (!built) fail(article, `There is no skill “${slug}”.`);
     return;
   }
+  // A built page goes stale once its skill is quarantined: the registry's word wins.
+  if ('status' in doc) return quarantined(article, doc);
   model = skillViewModel(doc);
-  if (built && doc.updatedAt === article.dataset.updated) return;
-  render(article, model);
+  if (!built || doc.updatedAt !== article.dataset.updated) render(article, model);
+  if (model.forSale) await offerToBuy(article, model);
+}
+
+/**
+ * The Buy button, for a signed-in visitor: it opens a Stripe Checkout for the skill and sends the
+ * browser there; Stripe sends it back to /purchase/. A signed-out visitor is asked to sign in.
+ */
+async function offerToBuy(article: HTMLElement, model: SkillViewModel): Promise<void> {
+  const button = article.querySelector<HTMLButtonElement>('[data-action=buy]')!;
+  const status = article.querySelector<HTMLElement>('[data-role=buy-status]')!;
+  const signedIn = await api('GET', '/api/me').then(
+    () => true,
+    () => false,
+  );
+  button.hidden = !signedIn;
+  article.querySelector<HTMLElement>('[data-role=buy-sign-in]')!.hidden = signedIn;
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    status.textContent = 'Opening the checkout…';
+    try {
+      const { url } = await api<{ url: string }>('POST', `/api/skills/${encodeURIComponent(model.id)}/checkout`);
+      location.assign(url);
+    } catch (error) {
+      status.textContent = error instanceof ApiError && error.code === 'already_entitled' ? error.message : `Could not open the checkout: ${messageOf(error)}`;
+      button.disabled = false;
+    }
+  });
 }
 
 function render(article: HTMLElement, model: SkillViewModel): void {
@@ -46,7 +77,9 @@ function render(article: HTMLElement, model: SkillViewModel): void {
   renderList(article, 'versions', model.versions);
   renderList(article, 'files', model.files, model.paid ? 'files-paid' : 'files');
   renderList(article, 'dependencies', model.dependencies);
+  renderList(article, 'findings', model.findings);
   article.dataset.slug = model.slug;
+  article.dataset.skillId = model.id;
   article.dataset.updated = model.updatedAt;
   article.removeAttribute('aria-busy');
   document.title = `${model.name} · Skillpress`;
@@ -59,6 +92,14 @@ function fail(article: HTMLElement, message: string): void {
   article.querySelector('h1')!.textContent = 'Skill not found';
   article.removeAttribute('aria-busy');
   document.title = 'Skill not found · Skillpress';
+}
+
+/** Everything about the skill goes: a quarantined skill's page says only that it is. */
+function quarantined(article: HTMLElement, doc: QuarantinedDocument): void {
+  fail(article, `${doc.name} by ${doc.author} is quarantined: it was taken out of the registry after reports or a security scan, and cannot be installed.`);
+  article.querySelector('h1')!.textContent = doc.name;
+  for (const el of article.querySelectorAll<HTMLElement>('.skill-layout, .lede, .crumbs')) el.hidden = true;
+  document.title = `${doc.name} (quarantined) · Skillpress`;
 }
 
 /** `/skills/_/?slug=<slug>`, or the path itself when the CDN served this page in place of a missing one. */

@@ -1,15 +1,17 @@
-import type { Skill, User } from '#core/schemas';
-import { utcDay } from '../../lib/format.ts';
+import type { OwnSkill, User } from '#core/schemas';
+import { priceLabel, utcDay } from '../../lib/format.ts';
 import { skillHref } from '../../lib/skill-links.ts';
 import { fill, renderList } from '../fill.ts';
 import { api, ApiError, messageOf } from './api.ts';
 import { wireKeys } from './keys.ts';
+import { wirePurchases } from './purchases.ts';
+import { wireModeration } from './moderation.ts';
 import { wireSkillPanel } from './skill-panel.ts';
 
 /**
  * The dashboard: who is signed in decides what shows. Signed out: GitHub sign-in, and the dev
  * sign-in form when the server has it on. Signed in: my skills, the selected skill's analytics,
- * paid access, versions (yank) and deprecation, and API keys.
+ * paid access, price and sales, versions (yank) and deprecation, my purchases, and API keys.
  */
 const root = document.getElementById('dashboard');
 if (root) void start(root);
@@ -19,9 +21,15 @@ async function start(root: HTMLElement): Promise<void> {
   const signedOut = part('signed-out');
   const signedIn = part('signed-in');
   const builtFrom = root.dataset.builtFrom ?? '';
-  let byId = new Map<string, Skill>();
-  const panel = wireSkillPanel(part('skill-panel'), (skill) => byId.set(skill.id, skill));
+  let byId = new Map<string, OwnSkill>();
+  // A skill the panel changed (a yank, a deprecation) keeps what only the list knows: its quarantine.
+  const panel = wireSkillPanel(part('skill-panel'), (skill) => {
+    const quarantine = byId.get(skill.id)?.quarantine;
+    byId.set(skill.id, { ...skill, ...(quarantine ? { quarantine } : {}) });
+  });
   const keys = wireKeys(root);
+  const purchases = wirePurchases(root);
+  const moderation = wireModeration(root);
 
   const show = async () => {
     let user: User | undefined;
@@ -40,20 +48,21 @@ async function start(root: HTMLElement): Promise<void> {
       return;
     }
     fill(signedIn.querySelector('.dash-head')!, { login: user.login });
-    await Promise.all([showSkills(), keys.refresh()]);
+    await Promise.all([showSkills(), keys.refresh(), purchases.refresh(), moderation.refresh()]);
   };
 
   const showSkills = async () => {
-    const { skills } = await api<{ skills: Skill[] }>('GET', '/api/me/skills');
+    const { skills } = await api<{ skills: OwnSkill[] }>('GET', '/api/me/skills');
     renderList(
       root,
       'skills',
       skills.map((s) => ({
         ...s,
         href: skillHref(s, builtFrom),
-        price: s.paid ? 'Paid' : 'Free',
+        price: priceLabel(s),
         priceClass: `badge ${s.paid ? 'paid' : 'free'}`,
         updated: utcDay(s.updatedAt),
+        quarantined: s.quarantine !== undefined,
       })),
     );
     part('no-skills').hidden = skills.length > 0;

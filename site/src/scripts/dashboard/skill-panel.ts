@@ -1,10 +1,12 @@
-import type { Skill } from '#core/schemas';
-import { formatCount, formatTimestamp, installCommand } from '../../lib/format.ts';
+import { minorDigits, type Price } from '#core/price';
+import type { OwnSkill, Skill } from '#core/schemas';
+import { formatCount, formatPrice, formatTimestamp, installCommand, priceLabel } from '../../lib/format.ts';
 import type { DayCounts } from '../../lib/chart-geometry.ts';
 import { fill, renderList } from '../fill.ts';
 import { api, confirmed, messageOf, writeRunner } from './api.ts';
 import { drawChart } from './chart.ts';
 import { wireLifecycle } from './lifecycle.ts';
+import { showSkillReports } from './reports.ts';
 
 /** The selected skill: install analytics, for paid skills its download tokens and grants, and its versions and deprecation. */
 interface Analytics {
@@ -24,20 +26,30 @@ interface TokenInfo {
   lastUsedAt: string | null;
 }
 
+interface Sales {
+  count: number;
+  refunds: number;
+  gross: Price[];
+  net: Price[];
+}
+
+/** `[€10.00, $5.00]` → `€10.00 + $5.00`; nothing sold yet is `0`. */
+const money = (totals: Price[]) => totals.map(formatPrice).join(' + ') || '0';
+
 interface GrantInfo {
   login: string;
   grantedAt: string;
 }
 
 /** `changed` hears of a skill the panel changed (yanked a version of, deprecated). */
-export function wireSkillPanel(panel: HTMLElement, changed: (skill: Skill) => void): { open(skill: Skill, focus: boolean): Promise<void> } {
+export function wireSkillPanel(panel: HTMLElement, changed: (skill: Skill) => void): { open(skill: OwnSkill, focus: boolean): Promise<void> } {
   const part = <T extends HTMLElement = HTMLElement>(role: string) => panel.querySelector<T>(`[data-role="${role}"]`)!;
   const lifecycle = wireLifecycle(part('lifecycle'), changed);
   const status = part('skill-status');
   const tokenSecret = part('new-token');
   let current: Skill | undefined;
 
-  const open = async (skill: Skill, focus: boolean) => {
+  const open = async (skill: OwnSkill, focus: boolean) => {
     current = skill;
     panel.hidden = false;
     fill(panel.querySelector('h2')!, { name: skill.name });
@@ -47,8 +59,16 @@ export function wireSkillPanel(panel: HTMLElement, changed: (skill: Skill) => vo
     fill(tokenSecret, { token: '', command: '' });
     status.textContent = '';
     if (focus) panel.querySelector<HTMLElement>('h2')!.focus();
+    showPrice(skill);
     try {
-      await Promise.all([showAnalytics(skill), skill.paid ? showTokens(skill) : undefined, skill.paid ? showGrants(skill) : undefined, lifecycle.open(skill)]);
+      await Promise.all([
+        showAnalytics(skill),
+        skill.paid ? showTokens(skill) : undefined,
+        skill.paid ? showGrants(skill) : undefined,
+        skill.paid ? showSales(skill) : undefined,
+        showSkillReports(panel, skill, () => current === skill),
+        lifecycle.open(skill),
+      ]);
     } catch (error) {
       status.textContent = messageOf(error);
     }
@@ -90,6 +110,44 @@ export function wireSkillPanel(panel: HTMLElement, changed: (skill: Skill) => vo
     );
     part('no-tokens').hidden = tokens.length > 0;
   };
+
+  const showPrice = (skill: Skill) => {
+    fill(part('price-now'), { price: skill.price ? priceLabel(skill) : 'not for sale' });
+    const form = part<HTMLFormElement>('price-form');
+    (form.elements.namedItem('amount') as HTMLInputElement).value = skill.price ? String(skill.price.amount / 10 ** minorDigits(skill.price.currency)) : '';
+    if (skill.price) (form.elements.namedItem('currency') as HTMLInputElement).value = skill.price.currency;
+  };
+
+  const showSales = async (skill: Skill) => {
+    const sales = await api<Sales>('GET', `/api/skills/${encodeURIComponent(skill.id)}/sales`);
+    if (current !== skill) return;
+    fill(part('sales'), { count: formatCount(sales.count), refunds: formatCount(sales.refunds), gross: money(sales.gross), net: money(sales.net) });
+  };
+
+  /** Sets (or with `null` removes) the price, and shows the skill as the server now has it. */
+  const setPrice = async (skill: Skill, price: Price | null) => {
+    const updated = await api<Skill>('PATCH', `/api/skills/${encodeURIComponent(skill.id)}`, { price });
+    Object.assign(skill, { price: updated.price });
+    if (!updated.price) delete skill.price;
+    showPrice(skill);
+    return updated.price ? `${skill.name} is on sale at ${formatPrice(updated.price)}.` : `${skill.name} is no longer for sale.`;
+  };
+
+  part<HTMLFormElement>('price-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
+    const currency = String(data.get('currency') ?? '')
+      .trim()
+      .toUpperCase();
+    // The form takes the amount as people write it (9.99); the API counts minor units (999).
+    const amount = Math.round(Number(data.get('amount')) * 10 ** minorDigits(currency));
+    void act(form.querySelector('button[type=submit]'), (skill) => setPrice(skill, { amount, currency }));
+  });
+
+  panel.querySelector('[data-action=remove-price]')!.addEventListener('click', (event) => {
+    void act(event.currentTarget as HTMLButtonElement, (skill) => setPrice(skill, null));
+  });
 
   const showGrants = async (skill: Skill) => {
     const { grants } = await api<{ grants: GrantInfo[] }>('GET', `/api/skills/${encodeURIComponent(skill.id)}/grants`);

@@ -1,0 +1,90 @@
+// Builds the CLI's one-file bundle, dist/skillpress.mjs: the whole client (its core/ code, semver,
+// yaml and zod included) as a single ES module that imports nothing but Node's built-ins, so the
+// published package has no dependencies and starts without resolving any. Used by
+// `npm run build`, by `npm pack` (prepack: the tarball never holds a stale bundle) and by
+// bin.mjs when the sources changed since the last build. Plain JavaScript: bin.mjs must be able
+// to run it without a TypeScript loader. `node bundle.mjs` builds once.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const cli = fileURLToPath(new URL('.', import.meta.url));
+const root = join(cli, '..');
+
+/** The bundle that `bin` in cli/package.json names. */
+export const BUNDLE = join(cli, 'dist', 'skillpress.mjs');
+/** The source fingerprint the bundle was built from, beside it (never packed). */
+export const FINGERPRINT = join(cli, 'dist', 'skillpress.fingerprint');
+
+/**
+ * Size and mtime of every source the bundle is made of (cli/ and core/, the manifests and the
+ * lockfile that pins semver, yaml and zod): a cheap stat walk, so an edited source never runs stale.
+ */
+export function sourceFingerprint() {
+  const hash = createHash('sha256');
+  const add = (path) => {
+    const stat = statSync(join(root, path));
+    hash.update(`${path}\0${stat.size}\0${stat.mtimeMs}\n`);
+  };
+  const visit = (dir) => {
+    const entries = readdirSync(join(root, dir), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const entry of entries) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (entry.name !== 'dist' && entry.name !== 'node_modules') visit(path);
+      } else if (/\.(ts|json)$/.test(entry.name)) {
+        add(path);
+      }
+    }
+  };
+  visit('cli');
+  visit('core');
+  for (const file of ['package.json', 'package-lock.json']) add(file);
+  return hash.digest('hex').slice(0, 32);
+}
+
+/**
+ * Bundles cli/executable.ts into {@link BUNDLE} with esbuild (a dev dependency of the repository,
+ * never of the package). Written beside the target and renamed into place, so a `skillpress`
+ * starting meanwhile runs the old bundle or the new one, never half of one. Returns its size.
+ */
+export async function bundleCli() {
+  const fingerprint = sourceFingerprint();
+  const { build } = await import('esbuild');
+  mkdirSync(join(cli, 'dist'), { recursive: true });
+  const temp = `${BUNDLE}.${process.pid}.tmp`;
+  try {
+    await build({
+      absWorkingDir: root,
+      entryPoints: [join(cli, 'executable.ts')],
+      outfile: temp,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      // The ES builds of the dependencies that have one (semver's and zod's).
+      mainFields: ['module', 'main'],
+      minify: true,
+      // Stack traces and `--json` output name functions as the sources do.
+      keepNames: true,
+      legalComments: 'none',
+      // yaml ships only CommonJS for Node, and requires Node built-ins (`process`) at run time: an
+      // ES module has no `require`, so the bundle makes one, as the Lambda bundles do.
+      banner: {
+        js: '#!/usr/bin/env node\nimport { createRequire as __skillpressCreateRequire } from "node:module"; const require = __skillpressCreateRequire(import.meta.url);',
+      },
+      logLevel: 'warning',
+    });
+    renameSync(temp, BUNDLE);
+  } finally {
+    rmSync(temp, { force: true });
+  }
+  writeFileSync(FINGERPRINT, `${fingerprint}\n`);
+  return statSync(BUNDLE).size;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const bytes = await bundleCli();
+  console.error(`cli/dist/skillpress.mjs: ${(bytes / 1024).toFixed(1)} KB`);
+}

@@ -1,0 +1,4 @@
+import { runFromProcess } from './main.ts';
+
+/** The entry point of the bundle (`dist/skillpress.mjs`): the `skillpress` command itself. */
+await runFromProcess();

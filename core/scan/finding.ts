@@ -1,0 +1,43 @@
+/**
+ * What the scanner reports: one finding per rule, file and line, and the verdict they add up to
+ * (docs/scanning.md has the table of rules and the verdict mapping).
+ */
+
+export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export const CATEGORIES = [
+  'download-execute',
+  'encoded-payload',
+  'credential-access',
+  'exfiltration',
+  'persistence',
+  'social-engineering',
+  'prompt-injection',
+  'hidden-text',
+  'secret',
+] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+export interface Finding {
+  rule: string;
+  category: Category;
+  severity: Severity;
+  file: string;
+  /** 1-based; 0 for a finding about the whole file (a binary). */
+  line: number;
+  message: string;
+}
+
+export type Verdict = 'clean' | 'suspicious' | 'malicious';
+
+export interface ScanResult {
+  verdict: Verdict;
+  rulesVersion: string;
+  findings: Finding[];
+}
+
+/** Orders severities so that a higher number is worse. */
+export function severityRank(severity: Severity): number {
+  return SEVERITIES.indexOf(severity);
+}

@@ -1,0 +1,101 @@
+import * as z from 'zod';
+import { DomainError, invalidRequest } from '#core/errors';
+import type { Deps } from '../platform/composition.ts';
+import { readSecret } from '../platform/secrets-manager.ts';
+import { type StripeEvent, verifiedEvent } from '../platform/stripe.ts';
+import { getPayment, markRefunded, notePayment, noteRefund, type PurchaseItem, recordPurchase } from '../store/purchases.ts';
+
+/**
+ * Stripe's webhook (docs/api.md §9.4). The signature is checked over the raw body before
+ * anything is read or written. A paid Checkout Session records the purchase, which is the
+ * buyer's entitlement, exactly once however often and however concurrently Stripe delivers the
+ * event (the record is a conditional put keyed by the session); a full refund of its charge
+ * marks it refunded, which ends the buyer's access and every download token minted from it.
+ */
+type WebhookPorts = Pick<Deps, 'db' | 'config' | 'clock' | 'log'>;
+
+export type WebhookOutcome = 'granted' | 'duplicate' | 'revoked' | 'ignored';
+
+/** Stripe ids are short; anything longer is not one and must not become part of a key. */
+const stripeId = z.string().min(1).max(255);
+
+/** The fields of a Checkout Session the purchase is made of; Stripe sends many more. */
+const paidSessionSchema = z.object({
+  id: stripeId,
+  payment_status: z.string(),
+  amount_total: z.number().int().nonnegative(),
+  currency: z.string().length(3),
+  payment_intent: z.union([stripeId, z.object({ id: stripeId })]),
+  metadata: z.object({ skillId: z.string().min(1).max(128), slug: z.string().max(64), userId: z.string().min(1).max(128), login: z.string().max(64) }),
+});
+
+const refundedChargeSchema = z.object({
+  refunded: z.boolean(),
+  payment_intent: z.union([stripeId, z.object({ id: stripeId })]).nullish(),
+});
+
+const intentId = (value: string | { id: string }) => (typeof value === 'string' ? value : value.id);
+
+/** Verifies and applies one delivery of a webhook event. */
+export async function receiveStripeEvent(deps: WebhookPorts, payload: Uint8Array, signature: string | undefined): Promise<WebhookOutcome> {
+  const secret = await readSecret(deps.config.stripe.webhookSecret, deps.config.region);
+  if (!secret) throw new DomainError('payments_unavailable', 'Payments are not configured on this server (no STRIPE_WEBHOOK_SECRET)');
+  if (!signature || signature.length > 4096) throw invalidRequest('A Stripe webhook needs its Stripe-Signature header');
+  const event = await verifiedEvent(payload, signature, secret, deps.clock());
+  switch (event.type) {
+    case 'checkout.session.completed':
+    case 'checkout.session.async_payment_succeeded':
+      return grantPurchase(deps, event);
+    case 'charge.refunded':
+      return revokePurchase(deps, event);
+    default:
+      return 'ignored';
+  }
+}
+
+/**
+ * Records the purchase a paid session stands for. The payment's item is written first and read
+ * again after the purchase: if a refund of this payment was seen before (or while) the purchase
+ * was recorded, the purchase ends up refunded whichever event came first.
+ */
+async function grantPurchase(deps: WebhookPorts, event: StripeEvent): Promise<WebhookOutcome> {
+  const parsed = paidSessionSchema.safeParse(event.object);
+  // Not one of ours (no Skillpress metadata), or not paid yet (an asynchronous payment method).
+  if (!parsed.success || parsed.data.payment_status !== 'paid') return 'ignored';
+  const session = parsed.data;
+  const { skillId, slug, userId, login } = session.metadata;
+  const paymentIntent = intentId(session.payment_intent);
+  const now = deps.clock();
+  const payment = await notePayment(deps.db, paymentIntent, { skillId, userId, sessionId: session.id });
+  const purchase: PurchaseItem = {
+    skillId,
+    slug,
+    userId,
+    login,
+    amount: session.amount_total,
+    currency: session.currency.toUpperCase(),
+    status: payment.refundedAt ? 'refunded' : 'purchased',
+    sessionId: session.id,
+    paymentIntent,
+    eventId: event.id,
+    purchasedAt: now.toISOString(),
+    refundedAt: payment.refundedAt ?? null,
+  };
+  if (!(await recordPurchase(deps.db, purchase))) return 'duplicate';
+  const after = await getPayment(deps.db, paymentIntent);
+  if (purchase.status === 'purchased' && after?.refundedAt) await markRefunded(deps.db, skillId, userId, session.id, new Date(after.refundedAt));
+  deps.log.info('purchase recorded', { skillId, userId, eventId: event.id });
+  return 'granted';
+}
+
+/** A fully refunded charge revokes its purchase. A partial refund leaves the buyer's access as it is. */
+async function revokePurchase(deps: WebhookPorts, event: StripeEvent): Promise<WebhookOutcome> {
+  const parsed = refundedChargeSchema.safeParse(event.object);
+  if (!parsed.success || !parsed.data.refunded || !parsed.data.payment_intent) return 'ignored';
+  const payment = await noteRefund(deps.db, intentId(parsed.data.payment_intent), deps.clock());
+  // A payment not seen yet keeps the refund, and its purchase is recorded refunded when it comes.
+  if (!payment.skillId || !payment.userId || !payment.sessionId) return 'ignored';
+  await markRefunded(deps.db, payment.skillId, payment.userId, payment.sessionId, new Date(payment.refundedAt!));
+  deps.log.info('purchase refunded', { skillId: payment.skillId, userId: payment.userId, eventId: event.id });
+  return 'revoked';
+}

@@ -1,0 +1,176 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { mapLimit } from '#core/map-limit';
+import { BUNDLE, bundleCli } from '../../cli/bundle.mjs';
+import { type CorpusSkill, skillCorpus } from './skill-corpus.ts';
+import { ensureSkillsCli, type SkillsCli } from './skills-cli.ts';
+import { signInWithKey, startBenchStack } from './stack.ts';
+import { compared, percentile, round, type Row } from './table.ts';
+
+/**
+ * `npm run bench install`: the same skills installed from the same local stack by our CLI and by
+ * the `skills` CLI, in one run. N skills shaped like anthropics/skills (14 by default: 227
+ * files) are published through the API; then each round installs all of them into an empty
+ * project three ways, in alternating order so that a change in the machine's load falls on all:
+ * - ours, cold: `skillpress install <every slug>` with an empty cache folder;
+ * - ours, warm: the same into a new project, with the registry metadata cached by an earlier run
+ *   (revalidated with If-None-Match, so it costs 304s);
+ * - theirs: `skills add <stack> --skill '*' --agent universal --yes`, which reads the discovery
+ *   index `/.well-known/agent-skills/index.json` and fetches every archive it lists.
+ * Both write to `.agents/skills/<slug>/` and both run on the same Node 22 (the `skills` CLI
+ * needs it), so the figures compare the clients, not the runtimes. Each figure is the wall time
+ * of the process, start to exit, the median of BENCH_INSTALL_ROUNDS rounds (5) after one
+ * unmeasured round. Every install is checked: all files of all skills on disk. On a busy
+ * machine wall times move a lot, so the CPU each client used (GNU time, when installed) and the
+ * CPU the server spent answering it (this process hosts the stack) are printed beside them.
+ */
+
+const SECTION = 'install';
+
+type Way = 'cold' | 'warm' | 'skills';
+
+/** One install: wall time, the client's CPU (user + system, when measurable) and the server's. */
+interface Measured {
+  ms: number;
+  clientCpuMs?: number;
+  serverCpuMs: number;
+}
+
+export async function benchInstall(): Promise<Row[]> {
+  const count = Number(process.env.BENCH_INSTALL_SKILLS ?? 14);
+  const rounds = Number(process.env.BENCH_INSTALL_ROUNDS ?? 5);
+  const rows: Row[] = [{ section: SECTION, metric: 'load average (1 min) at start', value: round(loadavg()[0]!, 2), unit: '' }];
+  const tools = ensureSkillsCli(resolve(process.env.SKILLS_CLI_DIR ?? join(tmpdir(), 'skillpress-bench-skills-cli')));
+  await bundleCli();
+  const corpus = skillCorpus(count);
+  const files = corpus.reduce((n, s) => n + s.files.length, 0);
+  const stack = await startBenchStack({ SKILLPRESS_PUBLISH_LIMIT: '100000' });
+  const work = mkdtempSync(join(tmpdir(), 'skillpress-bench-install-'));
+  try {
+    await publishCorpus(stack.baseUrl, corpus);
+    const run = runner(stack.baseUrl, corpus, tools, work);
+    const warmCache = join(work, 'warm-cache');
+    const runs: Record<Way, Measured[]> = { cold: [], warm: [], skills: [] };
+    for (let round = 0; round <= rounds; round++) {
+      const order: Way[] = round % 2 === 0 ? ['cold', 'warm', 'skills'] : ['skills', 'warm', 'cold'];
+      for (const way of order) {
+        // The first round is unmeasured; it also fills the cache the warm installs use.
+        const measured = await run(way, way === 'warm' ? warmCache : join(work, `cache-${round}-${way}`));
+        if (round > 0) runs[way].push(measured);
+      }
+      if (round > 0) progress(`round ${round}: ours cold ${ms(runs.cold.at(-1)!.ms)}, warm ${ms(runs.warm.at(-1)!.ms)}; skills ${ms(runs.skills.at(-1)!.ms)}`);
+    }
+    const median = (samples: number[]) =>
+      percentile(
+        [...samples].sort((a, b) => a - b),
+        50,
+      );
+    const of = (way: Way, figure: (m: Measured) => number | undefined) => median(runs[way].map(figure).filter((v) => v !== undefined));
+    const what = `install ${count} skills (${files} files) on Node ${tools.nodeVersion}, median of ${rounds}`;
+    const peerName = `skills ${tools.version}`;
+    /** Ours (`way`) against theirs, on one figure of each install. */
+    const versus = (metric: string, way: Way, figure: (m: Measured) => number | undefined, target?: { atMost: number }) =>
+      compared(SECTION, `${metric}: ours vs ${peerName}`, 'ms', of(way, figure), of('skills', figure), target, peerName);
+    rows.push(versus(`${what}, cold (empty cache)`, 'cold', (m) => m.ms, { atMost: 0.5 }));
+    rows.push(versus(`${what}, warm (metadata cached)`, 'warm', (m) => m.ms));
+    if (runs.cold.every((m) => m.clientCpuMs !== undefined)) rows.push(versus('  client CPU (user + system), cold', 'cold', (m) => m.clientCpuMs));
+    rows.push(versus('  server CPU per install (HTTP and count thread; not the embedded DynamoDB), cold', 'cold', (m) => m.serverCpuMs));
+    rows.push({ section: SECTION, metric: 'load average (1 min) at end', value: round(loadavg()[0]!, 2), unit: '' });
+    return rows;
+  } finally {
+    await stack.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Publishes the corpus through the API and waits until the registry and the discovery index list all of it. */
+async function publishCorpus(base: string, corpus: CorpusSkill[]): Promise<void> {
+  const { key } = await signInWithKey(base, 'bench');
+  await mapLimit(corpus, 4, async (skill) => {
+    const res = await fetch(`${base}/api/publish`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: skill.slug, slug: skill.slug, description: skill.description, category: 'documents', files: skill.files }),
+    });
+    if (res.status !== 201) throw new Error(`publish ${skill.slug} → ${res.status} ${await res.text()}`);
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const res = await fetch(`${base}/.well-known/agent-skills/index.json`);
+    // Not there at all until the first rebuild has written it.
+    const listed = res.ok ? ((await res.json()) as { skills: unknown[] }).skills.length : 0;
+    if (listed === corpus.length) return;
+    if (Date.now() > deadline) throw new Error(`the discovery index lists ${listed} of ${corpus.length} skills after 60 s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Runs one install into a new project and measures it; throws unless every file landed. */
+function runner(base: string, corpus: CorpusSkill[], tools: SkillsCli, work: string) {
+  let projects = 0;
+  const expected = corpus.reduce((n, s) => n + s.files.length, 0);
+  return async (way: Way, cache: string): Promise<Measured> => {
+    const project = join(work, `project-${++projects}`);
+    mkdirSync(project);
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: join(work, 'home'),
+      XDG_CONFIG_HOME: join(work, 'config'),
+      XDG_CACHE_HOME: cache,
+      DISABLE_TELEMETRY: '1',
+      DO_NOT_TRACK: '1',
+      NO_COLOR: '1',
+      CI: '1',
+    };
+    const args =
+      way === 'skills'
+        ? [tools.cli, 'add', base, '--skill', '*', '--agent', 'universal', '--yes']
+        : [BUNDLE, 'install', ...corpus.map((s) => s.slug), '--registry', base];
+    const server = process.cpuUsage();
+    const measured = await timed(tools.node, args, project, env, join(work, `time-${projects}`));
+    const { user, system } = process.cpuUsage(server);
+    const found = countFiles(join(project, '.agents/skills'));
+    if (found !== expected) throw new Error(`${way}: ${found} of ${expected} files installed in ${project}`);
+    rmSync(project, { recursive: true, force: true });
+    return { ...measured, serverCpuMs: (user + system) / 1000 };
+  };
+}
+
+/** GNU time reports the CPU a child used; without it only wall time is measured. */
+const GNU_TIME = '/usr/bin/time';
+
+function timed(command: string, args: string[], cwd: string, env: Record<string, string>, timeFile: string): Promise<Omit<Measured, 'serverCpuMs'>> {
+  const withTime = existsSync(GNU_TIME);
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = withTime
+      ? spawn(GNU_TIME, ['-f', '%U %S', '-o', timeFile, command, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = performance.now() - started;
+      if (code !== 0) return reject(new Error(`${args[0]} ${args[1]} exited ${code}:\n${output}`));
+      if (!withTime) return resolve({ ms });
+      const [user, system] = readFileSync(timeFile, 'utf8').trim().split(/\s+/).map(Number);
+      resolve({ ms, clientCpuMs: (user! + system!) * 1000 });
+    });
+  });
+}
+
+function countFiles(dir: string): number {
+  let n = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) n += countFiles(path);
+    else if (statSync(path).isFile()) n++;
+  }
+  return n;
+}
+
+const ms = (value: number) => `${Math.round(value)} ms`;
+const progress = (text: string) => process.stderr.write(`bench: install: ${text}\n`);

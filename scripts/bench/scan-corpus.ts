@@ -1,0 +1,102 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Verdict } from '#core/scan/finding';
+import { scanFiles, type ScanFile } from '#core/scan/scan';
+
+/**
+ * The labelled scanning corpus in test/fixtures/scan: skills written from published
+ * descriptions of real attacks on skill registries (`malicious/`) and skills that look like
+ * honest ones (`benign/`). manifest.json says what each must at least or at most come to.
+ */
+
+export const CORPUS_DIR = path.resolve(import.meta.dirname, '../../test/fixtures/scan');
+
+/** For a malicious sample: `blocked` (must be refused) or `flagged` (suspicious is enough). For a benign one: `clean`, or `flagged` at most. */
+export type Expectation = 'blocked' | 'flagged' | 'clean';
+
+export interface CorpusSample {
+  slug: string;
+  label: 'malicious' | 'benign';
+  expect: Expectation;
+  /** Where the technique comes from, for a reader of the corpus. */
+  source: string;
+  files: ScanFile[];
+  bytes: number;
+}
+
+interface Manifest {
+  malicious: Record<string, { expect: 'blocked' | 'flagged'; source: string }>;
+  benign: Record<string, { expect: 'clean' | 'flagged'; source: string }>;
+}
+
+function filesUnder(dir: string, prefix = ''): ScanFile[] {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const full = path.join(dir, name);
+      const rel = prefix ? `${prefix}/${name}` : name;
+      if (statSync(full).isDirectory()) return filesUnder(full, rel);
+      return [{ filename: rel, bytes: new Uint8Array(readFileSync(full)), executable: (statSync(full).mode & 0o111) !== 0 }];
+    });
+}
+
+/** Every sample of the corpus with its label and expectation; a folder missing from the manifest is an error. */
+export function loadCorpus(): CorpusSample[] {
+  const manifest = JSON.parse(readFileSync(path.join(CORPUS_DIR, 'manifest.json'), 'utf8')) as Manifest;
+  return (['malicious', 'benign'] as const).flatMap((label) =>
+    readdirSync(path.join(CORPUS_DIR, label))
+      .sort()
+      .map((slug) => {
+        const entry = manifest[label][slug];
+        if (!entry) throw new Error(`test/fixtures/scan/${label}/${slug} is not in manifest.json`);
+        const files = filesUnder(path.join(CORPUS_DIR, label, slug));
+        return { slug, label, expect: entry.expect, source: entry.source, files, bytes: files.reduce((n, f) => n + f.bytes.byteLength, 0) };
+      }),
+  );
+}
+
+export interface Detection {
+  malicious: { total: number; blocked: number; flagged: number; missed: string[] };
+  benign: { total: number; clean: number; flagged: number; blocked: string[] };
+  /** Samples that came to less (malicious) or more (benign) than the manifest expects. */
+  unexpected: Array<{ slug: string; label: CorpusSample['label']; expect: Expectation; verdict: Verdict }>;
+}
+
+/** Scans every sample and counts what the scanner concluded against what the manifest expects. */
+export function detection(samples: readonly CorpusSample[]): Detection {
+  const d: Detection = {
+    malicious: { total: 0, blocked: 0, flagged: 0, missed: [] },
+    benign: { total: 0, clean: 0, flagged: 0, blocked: [] },
+    unexpected: [],
+  };
+  for (const sample of samples) {
+    const { verdict } = scanFiles(sample.files);
+    if (sample.label === 'malicious') {
+      d.malicious.total++;
+      if (verdict === 'malicious') d.malicious.blocked++;
+      else if (verdict === 'suspicious') d.malicious.flagged++;
+      else d.malicious.missed.push(sample.slug);
+      if (verdict === 'clean' || (sample.expect === 'blocked' && verdict !== 'malicious'))
+        d.unexpected.push({ slug: sample.slug, label: sample.label, expect: sample.expect, verdict });
+    } else {
+      d.benign.total++;
+      if (verdict === 'clean') d.benign.clean++;
+      else if (verdict === 'suspicious') d.benign.flagged++;
+      else d.benign.blocked.push(sample.slug);
+      if (verdict === 'malicious' || (sample.expect === 'clean' && verdict !== 'clean'))
+        d.unexpected.push({ slug: sample.slug, label: sample.label, expect: sample.expect, verdict });
+    }
+  }
+  return d;
+}
+
+/**
+ * The targets of issue 22: every malicious sample blocked or flagged and at least 80% blocked;
+ * no benign sample blocked and at most 1 in 20 flagged.
+ */
+export const targets = {
+  noneMissed: (d: Detection) => d.malicious.missed.length === 0,
+  blockedShare: (d: Detection) => d.malicious.blocked / d.malicious.total >= 0.8,
+  noBenignBlocked: (d: Detection) => d.benign.blocked.length === 0,
+  benignFlaggedShare: (d: Detection) => d.benign.flagged / d.benign.total <= 1 / 20,
+};

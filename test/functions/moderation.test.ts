@@ -1,0 +1,214 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeStripe, fakeStripeEnv, startFakeStripe } from '../support/fake-stripe.ts';
+import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
+
+/**
+ * Reports and quarantine (docs/api.md §7.10) through the real app, storage and rebuild: who may
+ * report and how often, three reporters quarantining a skill, what a quarantined skill looks like
+ * from outside (registry, catalog, discovery index, delivery) and to its author, and the admins'
+ * queue, quarantine and release.
+ */
+let stack: TestStack;
+let alice: Client;
+let aliceKey: string;
+let root: Client;
+let stripe: FakeStripe;
+const users: Record<string, Client> = {};
+
+beforeAll(async () => {
+  stripe = await startFakeStripe();
+  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_ADMINS: 'Someone-Else, root', ...fakeStripeEnv(stripe) });
+  alice = await Client.signIn(stack, 'alice');
+  aliceKey = await alice.createKey();
+  root = await Client.signIn(stack, 'root');
+  for (const login of ['bob', 'carol', 'dave', 'erin']) users[login] = await Client.signIn(stack, login);
+});
+afterAll(() => stripe.close());
+
+async function publish(overrides: Record<string, unknown> = {}): Promise<{ id: string; slug: string }> {
+  const res = await withKey(stack, aliceKey, '/api/publish', { body: skillBody(overrides) });
+  expect(res.status).toBe(201);
+  return json(res);
+}
+
+const report = (who: Client, id: string, body: unknown = { reason: 'malware' }) => who.session(`/api/skills/${id}/reports`, { method: 'POST', body });
+const quarantine = (who: Client, id: string, reason = 'steals SSH keys') =>
+  who.session(`/api/admin/skills/${id}/quarantine`, { method: 'POST', body: { reason } });
+const release = (who: Client, id: string) => who.session(`/api/admin/skills/${id}/quarantine`, { method: 'DELETE' });
+
+/** What the outside world sees of a skill once the rebuild has run. */
+async function visibility(skill: { id: string; slug: string }) {
+  await stack.idle();
+  const catalog = await json(await stack.request('/.well-known/skills.json'));
+  const discovery = await json(await stack.request('/.well-known/agent-skills/index.json'));
+  return {
+    registry: await json(await stack.request(`/api/registry/${skill.slug}`)),
+    versions: await json(await stack.request(`/api/registry/${skill.slug}/versions`)),
+    inCatalog: catalog.skills.some((s: { slug: string }) => s.slug === skill.slug),
+    inDiscovery: discovery.skills.some((s: { name: string }) => s.name === skill.slug),
+    delivery: (await stack.request(`/api/deliver/${skill.id}`)).status,
+  };
+}
+
+const stub = (skill: { id: string; slug: string }) => ({ id: skill.id, slug: skill.slug, name: expect.any(String), author: 'alice', status: 'quarantined' });
+
+describe('POST /api/skills/{id}/reports', () => {
+  it('files a report (201) and refuses a second open one by the same user with 409 already_reported', async () => {
+    const skill = await publish();
+    const res = await report(users.bob!, skill.id, { reason: 'spam', details: 'Same text as twenty other skills.\nAll by new accounts.' });
+    expect(res.status).toBe(201);
+    expect(await json(res)).toEqual({
+      skillId: skill.id,
+      reason: 'spam',
+      details: 'Same text as twenty other skills.\nAll by new accounts.',
+      createdAt: expect.any(String),
+      status: 'open',
+    });
+    const again = await report(users.bob!, skill.id, { reason: 'malware' });
+    expect(again.status).toBe(409);
+    expect((await json(again)).error.code).toBe('already_reported');
+  });
+
+  it('refuses the author (403), an unknown skill (404), an API key (401), a bad reason (400) and another origin (403 csrf_rejected)', async () => {
+    const skill = await publish();
+    expect((await json(await report(alice, skill.id))).error.code).toBe('forbidden');
+    expect((await report(users.bob!, '00000000-0000-0000-0000-000000000000')).status).toBe(404);
+    const keyed = await withKey(stack, await users.bob!.createKey(), `/api/skills/${skill.id}/reports`, { body: { reason: 'spam' } });
+    expect(keyed.status).toBe(401);
+    expect((await report(users.bob!, skill.id, { reason: 'boring' })).status).toBe(400);
+    expect((await report(users.bob!, skill.id, { reason: 'spam', extra: 1 })).status).toBe(400);
+    const foreign = await users.bob!.session(`/api/skills/${skill.id}/reports`, {
+      method: 'POST',
+      body: { reason: 'spam' },
+      headers: { origin: 'https://evil.example' },
+    });
+    expect((await json(foreign)).error.code).toBe('csrf_rejected');
+    // None of those counted: one real report is still only one.
+    expect((await json(await alice.session(`/api/skills/${skill.id}/reports`))).reports).toEqual([]);
+  });
+});
+
+describe('three distinct reporters', () => {
+  it('quarantine the skill: it leaves the catalog and the discovery index, its registry keeps only who it is, delivery is 403', async () => {
+    const skill = await publish();
+    const before = await visibility(skill);
+    expect(before).toMatchObject({ inCatalog: true, inDiscovery: true, delivery: 200 });
+    expect(before.registry.currentVersion).toBe('1.0.0');
+
+    expect((await report(users.bob!, skill.id)).status).toBe(201);
+    expect((await report(users.carol!, skill.id, { reason: 'impersonation' })).status).toBe(201);
+    // Two reporters, one of them twice: still listed.
+    expect((await report(users.bob!, skill.id)).status).toBe(409);
+    expect(await visibility(skill)).toMatchObject({ inCatalog: true, delivery: 200 });
+
+    expect((await report(users.dave!, skill.id, { reason: 'spam' })).status).toBe(201);
+    const after = await visibility(skill);
+    expect(after).toEqual({ registry: stub(skill), versions: stub(skill), inCatalog: false, inDiscovery: false, delivery: 403 });
+    const refused = await json(await stack.request(`/api/deliver/${skill.id}?version=1.0.0`));
+    expect(refused.error.code).toBe('quarantined');
+
+    // The author sees the quarantine and the reports, not who filed them.
+    const mine = (await json(await alice.session('/api/me/skills'))).skills.find((s: { id: string }) => s.id === skill.id);
+    expect(mine.quarantine).toEqual({ reason: '3 users reported it (malware, impersonation, spam)', since: expect.any(String) });
+    const { reports } = await json(await alice.session(`/api/skills/${skill.id}/reports`));
+    expect(reports.map((r: { reason: string; status: string }) => [r.reason, r.status])).toEqual([
+      ['spam', 'open'],
+      ['impersonation', 'open'],
+      ['malware', 'open'],
+    ]);
+    expect(JSON.stringify(reports)).not.toMatch(/bob|carol|dave/);
+    expect((await users.erin!.session(`/api/skills/${skill.id}/reports`)).status).toBe(403);
+
+    // A full rebuild from the table keeps it out too.
+    await stack.runtime.rebuildAll();
+    expect(await visibility(skill)).toMatchObject({ registry: stub(skill), inCatalog: false, inDiscovery: false });
+  });
+
+  it('keep a quarantined paid skill from its own author, and from buyers', async () => {
+    const skill = await publish({ paid: true, price: { amount: 500, currency: 'EUR' } });
+    expect((await users.erin!.session(`/api/skills/${skill.id}/checkout`, { method: 'POST' })).status).toBe(201);
+    for (const login of ['bob', 'carol', 'dave']) expect((await report(users[login]!, skill.id)).status).toBe(201);
+    await stack.idle();
+    const res = await alice.session(`/api/deliver/${skill.id}`);
+    expect(res.status).toBe(403);
+    expect((await json(res)).error.code).toBe('quarantined');
+    const checkout = await users.erin!.session(`/api/skills/${skill.id}/checkout`, { method: 'POST' });
+    expect(checkout.status).toBe(403);
+    expect((await json(checkout)).error.code).toBe('quarantined');
+  });
+});
+
+describe('admins', () => {
+  it('list open reports with the reporter and the skill; everyone else is refused with 403', async () => {
+    const skill = await publish();
+    await report(users.erin!, skill.id, { reason: 'other', details: 'asks for my password' });
+    const res = await root.session('/api/admin/reports');
+    expect(res.status).toBe(200);
+    const { reports } = await json(res);
+    expect(reports[0]).toEqual({
+      skillId: skill.id,
+      slug: skill.slug,
+      name: expect.any(String),
+      reporter: 'erin',
+      reason: 'other',
+      details: 'asks for my password',
+      createdAt: expect.any(String),
+      status: 'open',
+      quarantined: false,
+    });
+    for (const who of [alice, users.bob!]) {
+      const refused = await who.session('/api/admin/reports');
+      expect(refused.status).toBe(403);
+      expect((await json(refused)).error.code).toBe('forbidden');
+    }
+    expect((await stack.request('/api/admin/reports')).status).toBe(401);
+  });
+
+  it('quarantine a skill by hand, upholding its open reports, and only admins may', async () => {
+    const skill = await publish();
+    await report(users.bob!, skill.id);
+    expect((await quarantine(users.bob!, skill.id)).status).toBe(403);
+    expect((await quarantine(alice, skill.id)).status).toBe(403);
+    expect(await visibility(skill)).toMatchObject({ inCatalog: true, delivery: 200 });
+
+    const res = await quarantine(root, skill.id, 'steals SSH keys');
+    expect(res.status).toBe(200);
+    expect(await json(res)).toEqual({ skillId: skill.id, slug: skill.slug, status: 'quarantined', reason: 'steals SSH keys', since: expect.any(String) });
+    expect(await visibility(skill)).toMatchObject({ registry: stub(skill), inCatalog: false, inDiscovery: false, delivery: 403 });
+    expect((await json(await alice.session(`/api/skills/${skill.id}/reports`))).reports.map((r: { status: string }) => r.status)).toEqual(['upheld']);
+    const queue = (await json(await root.session('/api/admin/reports'))).reports;
+    expect(queue.some((r: { skillId: string }) => r.skillId === skill.id)).toBe(false);
+
+    // Again: the quarantine that stands is kept.
+    const again = await json(await quarantine(root, skill.id, 'another reason'));
+    expect(again.reason).toBe('steals SSH keys');
+    expect((await quarantine(root, '00000000-0000-0000-0000-000000000000')).status).toBe(404);
+  });
+
+  it('release a skill: it is listed and delivered again, its reports are dismissed, and new reports count afresh', async () => {
+    const skill = await publish();
+    for (const login of ['bob', 'carol', 'dave']) await report(users[login]!, skill.id);
+    expect(await visibility(skill)).toMatchObject({ inCatalog: false, delivery: 403 });
+
+    expect((await release(users.bob!, skill.id)).status).toBe(403);
+    expect((await release(root, skill.id)).status).toBe(204);
+    const after = await visibility(skill);
+    expect(after).toMatchObject({ inCatalog: true, inDiscovery: true, delivery: 200 });
+    expect(after.registry.currentVersion).toBe('1.0.0');
+    expect(after.versions.versions).toHaveLength(1);
+    expect((await json(await alice.session(`/api/skills/${skill.id}/reports`))).reports.map((r: { status: string }) => r.status)).toEqual([
+      'dismissed',
+      'dismissed',
+      'dismissed',
+    ]);
+    expect((await json(await alice.session('/api/me/skills'))).skills.find((s: { id: string }) => s.id === skill.id).quarantine).toBeUndefined();
+
+    // The same users may report again; two of them are not three.
+    expect((await report(users.bob!, skill.id)).status).toBe(201);
+    expect((await report(users.carol!, skill.id)).status).toBe(201);
+    expect(await visibility(skill)).toMatchObject({ inCatalog: true, delivery: 200 });
+    // Releasing a skill that is not quarantined dismisses its open reports all the same.
+    expect((await release(root, skill.id)).status).toBe(204);
+    expect((await json(await root.session('/api/admin/reports'))).reports.some((r: { skillId: string }) => r.skillId === skill.id)).toBe(false);
+  });
+});

@@ -392,6 +392,8 @@ describe('serving like the CDN', () => {
       const again = await stack.request(path, { headers: { 'if-none-match': etag } });
       expect(again.status, path).toBe(304);
       expect(await again.text()).toBe('');
+      const head = await stack.request(path, { method: 'HEAD' });
+      for (const answer of [res, again, head]) expectDataSecurityHeaders(answer, path);
     }
   });
 
@@ -490,3 +492,11 @@ describe('repair', () => {
     expect(again.written).toBe(2); // only the two indexes: everything else is unchanged
   });
 });
+
+/** A static file is data: nothing in it may load, run or be framed, whatever answered (200, 304, HEAD). */
+function expectDataSecurityHeaders(res: Response, path: string): void {
+  expect(res.headers.get('x-content-type-options'), path).toBe('nosniff');
+  expect(res.headers.get('x-frame-options'), path).toBe('DENY');
+  expect(res.headers.get('referrer-policy'), path).toBe('strict-origin-when-cross-origin');
+  expect(res.headers.get('content-security-policy'), path).toBe("default-src 'none'; frame-ancestors 'none'; sandbox");
+}

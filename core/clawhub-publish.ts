@@ -1,5 +1,6 @@
 import type { WireFile } from './bundle.ts';
-import { readFrontMatter, SKILL_FILE } from './skill-front-matter.ts';
+import { SKILL_FILE } from './filename.ts';
+import { readFrontMatter } from './skill-front-matter.ts';
 import { visibleText } from './schemas.ts';
 import { readSkillpressKeys } from './skillpress-metadata.ts';
 

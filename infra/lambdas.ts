@@ -88,8 +88,15 @@ export const lambdas: readonly LambdaSpec[] = [
   },
   {
     name: 'versions',
-    description: 'Publish a new version of a skill, or change its price (author only)',
-    routes: ['POST /api/skills/{id}/versions', 'PATCH /api/skills/{id}'],
+    description: 'Publish a new version of a skill, change its price, yank and deprecate (author only)',
+    routes: [
+      'POST /api/skills/{id}/versions',
+      'PATCH /api/skills/{id}',
+      'POST /api/skills/{id}/versions/{version}/yank',
+      'DELETE /api/skills/{id}/versions/{version}/yank',
+      'POST /api/skills/{id}/deprecate',
+      'DELETE /api/skills/{id}/deprecate',
+    ],
     table: { read: true, write: [prefix.apiKey, prefix.skill] },
     content: 'write',
     memoryMb: 1024,
@@ -98,8 +105,9 @@ export const lambdas: readonly LambdaSpec[] = [
     name: 'deliver',
     description: "Deliver a version's files, paid ones with a token or an entitled session, counting each",
     routes: ['GET /api/deliver/{skillId}'],
-    // DL#: the download counters (ADD only); TOKEN#: a download token's uses.
-    table: { read: true, write: [prefix.installs, prefix.downloadToken] },
+    // DL#: the download counters (ADD only); TOKEN#: a download token's uses; LOOKALIKE#: a skill
+    // that reaches 100 installs joins the imitation check's index.
+    table: { read: true, write: [prefix.installs, prefix.downloadToken, prefix.lookalike] },
     content: 'read',
     memoryMb: 1024,
   },
@@ -207,7 +215,8 @@ export const lambdas: readonly LambdaSpec[] = [
   {
     name: 'full-rebuild',
     description: 'Daily full static rebuild from DynamoDB (the safety net under the stream), then a site build',
-    table: { read: true, scan: true, write: [prefix.skill, prefix.lock] },
+    // LOOKALIKE#: completes the imitation check's index of popular skills.
+    table: { read: true, scan: true, write: [prefix.skill, prefix.lock, prefix.lookalike] },
     content: 'read',
     static: 'write',
     github: ['site-build'],

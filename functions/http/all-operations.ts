@@ -5,6 +5,7 @@ import { apiKeyOperations } from './operations/api-keys.ts';
 import { clawhubOperations, clawhubPublishOperations, clawhubUnsupportedOperations } from './operations/clawhub.ts';
 import { deliveryOperations } from './operations/deliver.ts';
 import { gitHubSignInOperations } from './operations/github-sign-in.ts';
+import { lifecycleOperations } from './operations/lifecycle.ts';
 import { metaOperations } from './operations/meta.ts';
 import { moderationOperations } from './operations/moderation.ts';
 import { mySkillsOperations } from './operations/my-skills.ts';
@@ -25,6 +26,7 @@ export const apiOperations: readonly Operation[] = [
   mySkillsOperations,
   apiKeyOperations,
   publishingOperations,
+  lifecycleOperations,
   deliveryOperations,
   accessOperations,
   purchaseOperations,

@@ -6,6 +6,7 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { signInRoutes } from './routes/sign-in.ts';
 import { deliverRoutes } from './routes/deliver.ts';
 import { gitHubSignInRoutes } from './routes/github-sign-in.ts';
+import { lifecycleRoutes } from './routes/lifecycle.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { moderationRoutes } from './routes/moderation.ts';
 import { mySkillsRoutes } from './routes/my-skills.ts';
@@ -23,6 +24,7 @@ export const allRoutes: RouteGroup[] = [
   apiKeyRoutes,
   publishRoutes,
   versionRoutes,
+  lifecycleRoutes,
   deliverRoutes,
   accessRoutes,
   purchaseRoutes,

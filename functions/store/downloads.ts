@@ -32,6 +32,12 @@ export interface DownloadCounterOptions {
   lingerMs: number;
   /** Counter items written at once. */
   concurrency: number;
+  /**
+   * Told once when a skill's all-time total crosses `installs` (the write that crossed it is the
+   * one that tells), after that write: the lookalike index of popular skills is kept this way.
+   * A failure is logged, not retried; the full rebuild adds what it missed.
+   */
+  milestone?: { installs: number; reached: (skillId: string) => Promise<void> };
 }
 
 /**
@@ -120,12 +126,15 @@ export class DownloadCounter implements InstallCounter {
     const run = (async () => {
       let failed: unknown;
       await mapLimit(batch, this.options.concurrency, async ({ key, counts }) => {
+        let total: number | undefined;
         try {
-          await add(this.db, key, counts);
+          total = await add(this.db, key, counts);
         } catch (error) {
           this.merge(key, counts);
           failed ??= error;
+          return;
         }
+        if (total !== undefined) await this.checkMilestone(key, total, total - sum(counts));
       });
       this.failures = failed ? this.failures + 1 : 0;
       if (failed) throw failed;
@@ -142,19 +151,42 @@ export class DownloadCounter implements InstallCounter {
     });
     return this.running;
   }
+
+  /** Tells the milestone's listener when this write took a total from below it to it or above. */
+  private async checkMilestone(key: ItemKey, after: number, before: number): Promise<void> {
+    const milestone = this.options.milestone;
+    if (!milestone || key.sk !== 'TOTAL' || before >= milestone.installs || after < milestone.installs) return;
+    const skillId = key.pk.slice(prefix.installs.length);
+    try {
+      await milestone.reached(skillId);
+    } catch (error) {
+      this.log.error('could not record that a skill reached an install milestone', { skillId, error: (error as Error).name });
+    }
+  }
 }
 
-function add(db: Db, key: ItemKey, counts: Partial<SourceCounts>) {
+/** Adds the counts; for a skill's total, returns the total afterwards. */
+async function add(db: Db, key: ItemKey, counts: Partial<SourceCounts>): Promise<number | undefined> {
   const sources = SOURCES.filter((s) => counts[s]);
-  return db.doc.send(
+  const total = key.sk === 'TOTAL';
+  const { Attributes } = await db.doc.send(
     new UpdateCommand({
       TableName: db.table,
       Key: key,
       UpdateExpression: `ADD ${sources.map((s) => `#${s} :${s}`).join(', ')}`,
       ExpressionAttributeNames: Object.fromEntries(sources.map((s) => [`#${s}`, s])),
       ExpressionAttributeValues: Object.fromEntries(sources.map((s) => [`:${s}`, counts[s]])),
+      ...(total ? { ReturnValues: 'ALL_NEW' as const } : {}),
     }),
   );
+  return total ? installsOf(Attributes) : undefined;
+}
+
+const sum = (counts: Partial<SourceCounts>) => SOURCES.reduce((n, s) => n + (counts[s] ?? 0), 0);
+
+/** A skill's all-time installs from its TOTAL item (every source together). */
+export function installsOf(item: Record<string, unknown> | undefined): number {
+  return sum(counts(item));
 }
 
 export interface DownloadCounts {

@@ -33,6 +33,8 @@ export const prefix = {
   installs: 'DL#',
   /** The publish rate limit of an author account. */
   rateLimit: 'RL#',
+  /** The popular skills whose slugs share one lookalike key, for the imitation check. */
+  lookalike: 'LOOKALIKE#',
   lock: 'LOCK#',
   /** A skill's reports, one item per reporter. */
   report: 'REPORT#',
@@ -64,6 +66,7 @@ export const paymentKey = (paymentIntentId: string): ItemKey => ({ pk: prefix.pa
 export const installDayKey = (skillId: string, day: string): ItemKey => ({ pk: prefix.installs + skillId, sk: sortPrefix.day + day });
 export const rateLimitKey = (userId: string): ItemKey => ({ pk: prefix.rateLimit + userId, sk: 'PUBLISH' });
 export const lockKey = (name: string): ItemKey => ({ pk: prefix.lock + name, sk: 'LOCK' });
+export const lookalikeKey = (key: string): ItemKey => ({ pk: prefix.lookalike + key, sk: 'LOOKALIKE' });
 export const reportKey = (skillId: string, userId: string): ItemKey => ({ pk: prefix.report + skillId, sk: prefix.user + userId });
 
 /** The skill id of a key in a skill's partition, or undefined for any other item. */

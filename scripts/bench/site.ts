@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '#functions/platform/log';
-import { seedSkills } from '../seed-store.ts';
+import { seedFiles, seedSkills } from '../seed-store.ts';
 import { LocalSiteBuilder, type SiteBuildReport } from '../local/site-builder.ts';
 import { round, type Row } from './table.ts';
 import { signInWithKey, startBenchStack } from './stack.ts';
@@ -37,7 +37,7 @@ export async function benchSite(sizes = [1000, 10_000]): Promise<Row[]> {
       const res = await fetch(`${stack.baseUrl}/api/skills/${skill.id}/versions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ version: '9.0.0', changelog: 'bench', files: [{ filename: 'SKILL.md', content: '# 9' }] }),
+        body: JSON.stringify({ version: '9.0.0', changelog: 'bench', files: seedFiles(skill.slug) }),
       });
       if (res.status !== 201) throw new Error(`publish → ${res.status} ${await res.text()}`);
       await stack.runtime.idle();

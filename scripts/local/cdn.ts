@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Context } from 'hono';
 import { notFound } from '#core/errors';
+import { securityHeadersFor } from '#core/security-headers';
 import { headersForKey, keyForPath, NOT_FOUND_KEY, SKILL_FALLBACK_KEY, siteKeyForPath, skillSlugOfPath } from '#core/static-paths';
 import type { AppEnv, RouteGroup } from '../../functions/http/env.ts';
 import { domainErrorResponse } from '../../functions/http/errors.ts';
@@ -24,6 +25,8 @@ interface Cached {
   etag?: string;
   contentType: string;
   cacheControl: string;
+  /** The security headers for its media type, built once: they go on every response. */
+  security: Record<string, string>;
   gzip?: Buffer;
   br?: Buffer;
 }
@@ -93,16 +96,20 @@ export class LocalCdn {
       'Cache-Control': object.cacheControl,
       ETag: etag,
       Vary: 'Accept-Encoding',
+      ...object.security,
       ...extra,
     };
-    if (status === 200 && matches(c.req.header('if-none-match'), tag)) return c.body(null, 304, headers);
+    // Built whole, as a plain record the Node adapter writes as it is: the app's middleware
+    // adding the security headers to a finished response cost a tenth of a static read.
+    c.set('headersComplete', true);
+    if (status === 200 && matches(c.req.header('if-none-match'), tag)) return new Response(null, { status: 304, headers });
     let body = object.body;
     if (encoding === 'br') body = object.br ??= brotli(object.body);
     if (encoding === 'gzip') body = object.gzip ??= gzipSync(object.body, { level: object.body.byteLength > FAST_ABOVE ? 1 : constants.Z_DEFAULT_COMPRESSION });
     if (encoding) headers['Content-Encoding'] = encoding;
     headers['Content-Length'] = String(body.byteLength);
-    if (c.req.method === 'HEAD') return c.body(null, status, headers);
-    return c.body(new Uint8Array(body), status, headers);
+    if (c.req.method === 'HEAD') return new Response(null, { status, headers });
+    return new Response(new Uint8Array(body), { status, headers });
   }
 
   private async lookup(key: string): Promise<Cached | undefined> {
@@ -113,7 +120,8 @@ export class LocalCdn {
   }
 
   private remember(key: string, body: Buffer): Cached {
-    const entry: Cached = { body, ...headersForKey(key) };
+    const headers = headersForKey(key);
+    const entry: Cached = { body, ...headers, security: securityHeadersFor(headers.contentType) };
     this.cache.set(key, entry);
     this.cachedBytes += body.byteLength;
     for (const [oldest, value] of this.cache) {

@@ -514,7 +514,8 @@ describe('the discovery index lists a SKILL.md alone as itself', () => {
     expect(entry).toEqual({
       name: 'claw-beta',
       type: 'skill-md',
-      description: 'The claw-beta skill',
+      // As for archives: the SKILL.md's own description.
+      description: 'Checks beta spelling',
       url: '/.well-known/agent-skills/claw-beta/1.0.0/SKILL.md',
       digest: `sha256:${sha256(skillMd('claw-beta', 'Checks beta spelling'))}`,
       version: '1.0.0',

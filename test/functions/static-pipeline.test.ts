@@ -4,7 +4,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Rebuilder } from '#functions/rebuild/rebuilder';
 import { seedSkills } from '#scripts/seed-store';
-import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
+import { Client, createTestStack, json, skillBody, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
 let stack: TestStack;
 let key: string;
@@ -20,8 +20,8 @@ async function publish(s: TestStack, k: string, overrides: Record<string, unknow
   return json<{ id: string; slug: string }>(res);
 }
 
-async function addVersion(s: TestStack, k: string, id: string, version: string, files = [{ filename: 'SKILL.md', content: `# ${version}` }]) {
-  const res = await withKey(s, k, `/api/skills/${id}/versions`, { body: { version, changelog: `Changes in ${version}`, files } });
+async function addVersion(s: TestStack, k: string, skill: { id: string; slug: string }, version: string, files = [skillFile(skill.slug, `# ${version}`)]) {
+  const res = await withKey(s, k, `/api/skills/${skill.id}/versions`, { body: { version, changelog: `Changes in ${version}`, files } });
   expect(res.status).toBe(201);
 }
 
@@ -31,10 +31,7 @@ function twoFiles(): { slug: string; files: { filename: string; content: string 
   const slug = `two-files-${++twoFilesCount}-${Date.now().toString(36)}`;
   return {
     slug,
-    files: [
-      { filename: 'SKILL.md', content: `---\nname: ${slug}\ndescription: Two files\n---\n# Two\n` },
-      { filename: 'notes.md', content: 'notes' },
-    ],
+    files: [skillFile(slug, '# Two\n'), { filename: 'notes.md', content: 'notes' }],
   };
 }
 
@@ -60,11 +57,10 @@ async function staticTree(s: TestStack): Promise<Map<string, Buffer>> {
 
 describe('publishing emits the static files', () => {
   it('writes registry, versions list, bundle, catalog entry and discovery archive for a new free skill', async () => {
+    const hello = skillFile('hello-static-files', '# Hello', 'Says hello; the discovery index takes this from SKILL.md');
     const { id, slug } = await publish(stack, key, {
-      files: [
-        { filename: 'SKILL.md', content: '# Hello' },
-        { filename: 'scripts/run.sh', content: 'echo hi' },
-      ],
+      slug: 'hello-static-files',
+      files: [hello, { filename: 'scripts/run.sh', content: 'echo hi', executable: true }],
     });
     await stack.idle();
     const registry = (await get(stack, `/api/registry/${slug}`)).body;
@@ -84,12 +80,7 @@ describe('publishing emits the static files', () => {
 
     const bundle = await stack.request(`/bundles/${slug}/1.0.0.json`);
     const bundleText = await bundle.text();
-    expect(JSON.parse(bundleText)).toEqual({
-      files: [
-        { filename: 'SKILL.md', content: '# Hello' },
-        { filename: 'scripts/run.sh', content: 'echo hi' },
-      ],
-    });
+    expect(JSON.parse(bundleText)).toEqual({ files: [hello, { filename: 'scripts/run.sh', content: 'echo hi', executable: true }] });
     expect(`sha256-${createHash('sha256').update(bundleText).digest('base64')}`).toBe(registry.versions[0].integrity);
 
     const catalog = (await get(stack, '/.well-known/skills.json')).body;
@@ -98,14 +89,19 @@ describe('publishing emits the static files', () => {
 
     const index = (await get(stack, '/.well-known/agent-skills/index.json')).body;
     const entry = index.skills.find((s: { name: string }) => s.name === slug);
-    expect(entry).toMatchObject({ type: 'archive', version: '1.0.0', url: `/.well-known/agent-skills/${slug}/1.0.0.tar.gz` });
+    expect(entry).toMatchObject({
+      type: 'archive',
+      version: '1.0.0',
+      url: `/.well-known/agent-skills/${slug}/1.0.0.tar.gz`,
+      description: 'Says hello; the discovery index takes this from SKILL.md',
+    });
     const archive = Buffer.from(await (await stack.request(entry.url)).arrayBuffer());
     expect(`sha256:${createHash('sha256').update(archive).digest('hex')}`).toBe(entry.digest);
   });
 
   it('shows a new version in the registry and catalog, keeping 5 versions newest first', async () => {
     const { id, slug } = await publish(stack, key);
-    for (const v of ['1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0']) await addVersion(stack, key, id, v);
+    for (const v of ['1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0']) await addVersion(stack, key, { id, slug }, v);
     await stack.idle();
     const registry = (await get(stack, `/api/registry/${slug}`)).body;
     expect(registry.currentVersion).toBe('1.6.0');
@@ -120,8 +116,8 @@ describe('publishing emits the static files', () => {
 
   it('keeps the catalog on the current version after a backport, and bundles the backport', async () => {
     const { id, slug } = await publish(stack, key);
-    await addVersion(stack, key, id, '2.0.0');
-    await addVersion(stack, key, id, '1.0.1');
+    await addVersion(stack, key, { id, slug }, '2.0.0');
+    await addVersion(stack, key, { id, slug }, '1.0.1');
     await stack.idle();
     const registry = (await get(stack, `/api/registry/${slug}`)).body;
     expect(registry.currentVersion).toBe('2.0.0');
@@ -159,7 +155,7 @@ describe('what a rebuild writes, and in which order', () => {
     const order: string[] = [];
     const stop = stack.deps.staticStore.onWrite((objectKey) => order.push(objectKey));
     const { id, slug } = await publish(stack, key);
-    await addVersion(stack, key, id, '1.1.0');
+    await addVersion(stack, key, { id, slug }, '1.1.0');
     await stack.idle();
     const at = (objectKey: string) => order.lastIndexOf(objectKey);
     expect(at(`bundles/${slug}/1.1.0.json`)).toBeGreaterThanOrEqual(0);
@@ -169,10 +165,7 @@ describe('what a rebuild writes, and in which order', () => {
     expect(at(`.well-known/agent-skills/${slug}/1.1.0/SKILL.md`)).toBeLessThan(at('.well-known/agent-skills/index.json'));
     // The skill's own registry file is complete before the shared catalog is patched.
     expect(at(`registry/${slug}.json`)).toBeLessThan(at('.well-known/skills.json'));
-    await addVersion(stack, key, id, '1.2.0', [
-      { filename: 'SKILL.md', content: `---\nname: ${slug}\ndescription: Two files\n---\n# 1.2.0\n` },
-      { filename: 'notes.md', content: 'more' },
-    ]);
+    await addVersion(stack, key, { id, slug }, '1.2.0', [skillFile(slug, '# 1.2.0\n'), { filename: 'notes.md', content: 'more' }]);
     await stack.idle();
     stop();
     expect(at(`.well-known/agent-skills/${slug}/1.2.0.tar.gz`)).toBeGreaterThanOrEqual(0);
@@ -181,11 +174,11 @@ describe('what a rebuild writes, and in which order', () => {
 
   it("writes only the new version's bundle of a skill with many, whether or not the rebuilder saw the others", async () => {
     const { id, slug } = await publish(stack, key);
-    for (const v of ['1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0']) await addVersion(stack, key, id, v);
+    for (const v of ['1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0']) await addVersion(stack, key, { id, slug }, v);
     await stack.idle();
     const written: string[] = [];
     const stop = stack.deps.staticStore.onWrite((objectKey) => written.push(objectKey));
-    await addVersion(stack, key, id, '1.7.0');
+    await addVersion(stack, key, { id, slug }, '1.7.0');
     await stack.idle();
     // A rebuilder that never saw this skill (another container, or after a restart) asks the bucket.
     await new Rebuilder(stack.deps).rebuild([id]);
@@ -195,11 +188,11 @@ describe('what a rebuild writes, and in which order', () => {
     expect(catalog.skills.find((s: { slug: string }) => s.slug === slug).currentVersion).toBe('1.7.0');
   });
   it('learns every bundle the versions document lists, even of versions newer than the rebuilder', async () => {
-    const { id } = await publish(stack, key);
+    const { id, slug } = await publish(stack, key);
     await stack.idle();
     // Started before the next two versions; the stack's own rebuilder bundles them meanwhile.
     const earlier = new Rebuilder(stack.deps);
-    for (const v of ['1.1.0', '1.2.0']) await addVersion(stack, key, id, v);
+    for (const v of ['1.1.0', '1.2.0']) await addVersion(stack, key, { id, slug }, v);
     await stack.idle();
     const written: string[] = [];
     const stop = stack.deps.staticStore.onWrite((objectKey) => written.push(objectKey));
@@ -211,7 +204,7 @@ describe('what a rebuild writes, and in which order', () => {
 
   it('learns older bundles from the versions document, and asks the bucket about versions it does not list', async () => {
     const { id, slug } = await publish(stack, key);
-    for (const v of ['1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0']) await addVersion(stack, key, id, v);
+    for (const v of ['1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0']) await addVersion(stack, key, { id, slug }, v);
     await stack.idle();
     // As after rebuilds that failed before their documents: the list stops at 1.4.0, and 1.5.0's bundle is gone.
     const versionsKey = `registry/${slug}/versions.json`;
@@ -242,7 +235,7 @@ describe('what a rebuild writes, and in which order', () => {
 
   it('takes older bundles as present when told the bucket was complete at its start, and still asks about later versions', async () => {
     const { id, slug } = await publish(stack, key);
-    for (const v of ['1.1.0', '1.2.0']) await addVersion(stack, key, id, v);
+    for (const v of ['1.1.0', '1.2.0']) await addVersion(stack, key, { id, slug }, v);
     await stack.idle();
     const trusting = new Rebuilder(stack.deps, { bundlesCompleteAtStart: true });
     const lookups = () => {
@@ -270,7 +263,7 @@ describe('what a rebuild writes, and in which order', () => {
     expect(done()).toEqual({ read: [], listed: 0, asked: [], bundles: [] });
 
     // Two versions after its start; the versions document (tampered) no longer lists 1.3.0, whose bundle is gone.
-    for (const v of ['1.3.0', '1.4.0']) await addVersion(stack, key, id, v);
+    for (const v of ['1.3.0', '1.4.0']) await addVersion(stack, key, { id, slug }, v);
     await stack.idle();
     const versionsKey = `registry/${slug}/versions.json`;
     const document = JSON.parse(Buffer.from((await stack.deps.staticStore.get(versionsKey))!).toString('utf8'));
@@ -364,15 +357,14 @@ describe('paid skills', () => {
   it('list files and hashes but put no content anywhere in the static tree', async () => {
     const secret = `PAID-SECRET-${Date.now()}-a1b2c3`;
     const binarySecret = Buffer.from(`BINARY-${secret}`).toString('base64');
+    const paidSlug = `paid-${Date.now()}`;
     const { id, slug } = await publish(stack, key, {
       paid: true,
+      slug: paidSlug,
       price: { amount: 4200, currency: 'USD' },
-      files: [
-        { filename: 'SKILL.md', content: `# Paid\n${secret}\n` },
-        { filename: 'data.bin', content: binarySecret, encoding: 'base64' },
-      ],
+      files: [skillFile(paidSlug, `# Paid\n${secret}\n`), { filename: 'data.bin', content: binarySecret, encoding: 'base64' }],
     });
-    await addVersion(stack, key, id, '1.1.0', [{ filename: 'SKILL.md', content: `# Paid v2\n${secret}\n` }]);
+    await addVersion(stack, key, { id, slug }, '1.1.0', [skillFile(paidSlug, `# Paid v2\n${secret}\n`)]);
     await stack.idle();
     const registry = (await get(stack, `/api/registry/${slug}`)).body;
     expect(registry.paid).toBe(true);
@@ -419,6 +411,8 @@ describe('serving like the CDN', () => {
       const again = await stack.request(path, { headers: { 'if-none-match': etag } });
       expect(again.status, path).toBe(304);
       expect(await again.text()).toBe('');
+      const head = await stack.request(path, { method: 'HEAD' });
+      for (const answer of [res, again, head]) expectDataSecurityHeaders(answer, path);
     }
   });
 
@@ -498,7 +492,7 @@ describe('repair', () => {
     const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
     const k = await (await Client.signIn(own, 'dave')).createKey();
     const a = await publish(own, k);
-    await addVersion(own, k, a.id, '1.1.0');
+    await addVersion(own, k, a, '1.1.0');
     await publish(own, k, { paid: true });
     await own.idle();
     const before = await staticTree(own);
@@ -519,3 +513,11 @@ describe('repair', () => {
     expect(again.written).toBe(2); // only the two indexes: everything else is unchanged
   });
 });
+
+/** A static file is data: nothing in it may load, run or be framed, whatever answered (200, 304, HEAD). */
+function expectDataSecurityHeaders(res: Response, path: string): void {
+  expect(res.headers.get('x-content-type-options'), path).toBe('nosniff');
+  expect(res.headers.get('x-frame-options'), path).toBe('DENY');
+  expect(res.headers.get('referrer-policy'), path).toBe('strict-origin-when-cross-origin');
+  expect(res.headers.get('content-security-policy'), path).toBe("default-src 'none'; frame-ancestors 'none'; sandbox");
+}

@@ -382,11 +382,11 @@ describe('least-privilege IAM', () => {
     }
   });
 
-  it('lets deliver read the table and content and update counters and tokens, but not write skills', () => {
+  it('lets deliver read the table and content and update counters, tokens and the lookalike index, but not write skills', () => {
     const statements = statementsOf(byName('deliver'));
     const writes = statements.filter((s) => actionsOf(s).some((a) => /PutItem|UpdateItem|DeleteItem|BatchWriteItem/.test(a)));
     expect(writes).toHaveLength(1);
-    expect(writes[0]!.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys']).toEqual(['DL#*', 'TOKEN#*']);
+    expect(writes[0]!.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys']).toEqual(['DL#*', 'TOKEN#*', 'LOOKALIKE#*']);
     expect(statements.some((s) => actionsOf(s).includes('dynamodb:GetItem'))).toBe(true);
     expect(
       statements

@@ -6,7 +6,7 @@ import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSkills } from '../../site/src/data/skills-cache.ts';
 import { sourceFromEnv, type StaticSource } from '../../site/src/data/source.ts';
-import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
+import { Client, createTestStack, json, skillBody, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
 /**
  * Where the site build reads its data: the static bucket (local runtime) or a running
@@ -76,7 +76,10 @@ describe('the incremental skill cache', () => {
       expect(reads).toBe(0);
 
       const changed = first.skills.find((s) => s.slug === slugs[1])!;
-      expect((await withKey(stack, key, `/api/skills/${changed.id}/versions`, { body: { version: '1.1.0', changelog: 'More' } })).status).toBe(201);
+      expect(
+        (await withKey(stack, key, `/api/skills/${changed.id}/versions`, { body: { version: '1.1.0', changelog: 'More', files: [skillFile(changed.slug)] } }))
+          .status,
+      ).toBe(201);
       await stack.idle();
       const third = await loadSkills(counting, cacheFile);
       expect(reads).toBe(1);

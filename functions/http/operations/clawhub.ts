@@ -100,7 +100,18 @@ export const clawhubPublishOperations = operations(tag, {
     auth: 'apiKey',
     form: clawhubPublishFormSchema,
     success: { status: 201, description: 'Published', schema: clawhubPublishedSchema },
-    errors: ['invalid_request', 'not_found', 'forbidden', 'payload_too_large', 'slug_taken', 'version_exists', 'content_rejected', 'rate_limited'],
+    errors: [
+      'invalid_request',
+      'invalid_skill',
+      'not_found',
+      'forbidden',
+      'payload_too_large',
+      'slug_taken',
+      'slug_too_similar',
+      'version_exists',
+      'content_rejected',
+      'rate_limited',
+    ],
   },
 });
 

@@ -378,6 +378,18 @@ export const versionsDocumentSchema = z.object({
  */
 export const quarantinedDocumentSchema = skillSchema.pick({ id: true, slug: true, name: true, author: true }).extend({ status: z.literal('quarantined') });
 
+/** A skill's public install counts: what anyone may know, unlike the author's analytics. */
+export const publicInstallsSchema = z.object({
+  total: z.number().describe('installs since the skill was published'),
+  last30d: z.number().describe('installs in the last 30 UTC days, today included'),
+});
+
+/** `/.well-known/skills-installs.json`: every listed skill's public install counts, as of `generatedAt`. */
+export const installsDocumentSchema = z.object({
+  generatedAt: z.string(),
+  skills: z.record(z.string(), publicInstallsSchema).describe('by slug; a skill with no installs is left out'),
+});
+
 /** `/bundles/<slug>/<version>.json`: a free version's files, as delivery returns them. */
 export const bundleDocumentSchema = deliverySchema.pick({ files: true });
 

@@ -206,8 +206,10 @@ export const lambdas: readonly LambdaSpec[] = [
   },
   {
     name: 'site-build',
-    description: 'Flushes site builds the 5-minute window deferred',
+    description: 'Flushes site builds the 5-minute window deferred, with the install counts they show',
+    // The static bucket: the public install counts, written before each dispatch.
     table: { read: true, write: [prefix.lock] },
+    static: 'write',
     github: ['site-build'],
     schedules: [{ id: 'FlushSiteBuild', expression: 'rate(5 minutes)' }],
     timeoutSeconds: 60,

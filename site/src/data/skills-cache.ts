@@ -4,27 +4,38 @@ import { dirname } from 'node:path';
 import type { CatalogEntry } from '#core/catalog';
 import { mapLimit } from '#core/map-limit';
 import type { RegistryDocument } from '#core/registry-document';
+import { SKILL_FILE } from '#core/skill-front-matter';
 import type { StaticSource } from './source.ts';
 
 /**
  * Every skill's registry document, for one build, read incrementally: a cache file kept between
  * builds holds each document with the catalog facts it was read for, so only skills whose
  * catalog entry changed (`updatedAt`, `currentVersion`) are read again. The rebuild after one
- * publish reads one document, not 10,000.
+ * publish reads one document, not 10,000. A free skill's `SKILL.md` comes with it, from the
+ * current version's bundle (immutable, so it changes only with `currentVersion`).
  *
  * (Astro's content layer offers the same through its data store, but that store loses a write
  * that overlaps another one, which at thousands of entries made rebuilds render stale data; a
  * file written once, atomically, at the end of loading cannot.)
  */
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
+
+interface CacheEntry {
+  digest: string;
+  doc: RegistryDocument;
+  /** The text of a free skill's `SKILL.md`; paid skills have none in any static file. */
+  skillFile?: string;
+}
 
 interface CacheFile {
   version: number;
-  entries: Record<string, { digest: string; doc: RegistryDocument }>;
+  entries: Record<string, CacheEntry>;
 }
 
 export interface LoadedSkills {
   skills: RegistryDocument[];
+  /** `SKILL.md` by slug, for the free skills whose bundle holds it as text. */
+  skillFiles: Map<string, string>;
   /** Registry documents read from the source (the rest came from the cache). */
   read: number;
   missing: number;
@@ -43,12 +54,23 @@ export async function loadSkills(source: StaticSource, cacheFile?: string): Prom
   let missing = 0;
   await mapLimit(stale, 16, async (entry) => {
     const doc = await source.registry(entry.slug);
-    if (doc) entries[entry.slug] = { digest: digest(entry), doc };
-    else missing += 1;
+    if (!doc) {
+      missing += 1;
+      return;
+    }
+    const skillFile = doc.delivery.bundle ? await readSkillFile(source, doc.delivery.bundle) : undefined;
+    entries[entry.slug] = { digest: digest(entry), doc, ...(skillFile === undefined ? {} : { skillFile }) };
   });
   if (cacheFile) writeCache(cacheFile, { version: CACHE_VERSION, entries });
   const skills = Object.values(entries).map((e) => e.doc);
-  return { skills, read: stale.length - missing, missing };
+  const skillFiles = new Map(Object.values(entries).flatMap((e) => (e.skillFile === undefined ? [] : [[e.doc.slug, e.skillFile] as const])));
+  return { skills, skillFiles, read: stale.length - missing, missing };
+}
+
+/** The `SKILL.md` of a bundle, when it is text (a base64 one is not a readable page). */
+async function readSkillFile(source: StaticSource, bundlePath: string): Promise<string | undefined> {
+  const file = (await source.bundle(bundlePath))?.files.find((f) => f.filename === SKILL_FILE);
+  return file && file.encoding !== 'base64' ? file.content : undefined;
 }
 
 /** What the catalog says about a skill that changes whenever its registry document does. */

@@ -1,7 +1,7 @@
 import { limits } from '#core/limits';
 import type { RegistryDocument } from '#core/registry-document';
 import type { Finding, ScanResult } from '#core/scan/finding';
-import { categoryPagePath, skillPagePath } from '#core/static-paths';
+import { authorPagePath, categoryPagePath, skillPagePath } from '#core/static-paths';
 import { formatBytes, installCommand, priceLabel, utcDay } from './format.ts';
 
 /**
@@ -15,6 +15,7 @@ export interface SkillViewModel {
   name: string;
   description: string;
   author: string;
+  authorHref: string;
   category: string;
   categoryHref: string;
   pageHref: string;
@@ -83,6 +84,7 @@ export function skillViewModel(doc: RegistryDocument): SkillViewModel {
     name: doc.name,
     description: doc.description,
     author: doc.author,
+    authorHref: authorPagePath(doc.author),
     category: doc.category,
     categoryHref: categoryPagePath(doc.category),
     pageHref: skillPagePath(doc.slug),

@@ -30,12 +30,13 @@ beforeAll(async () => {
   server = await startServer({ DATA_DIR: dataDir, SKILLPRESS_SITE: '1', SKILLPRESS_SITE_DEBOUNCE_MS: '300', SKILLPRESS_PUBLISH_LIMIT: '100' });
   base = server.baseUrl;
   fixture = await publishSkillPageFixture(base);
-  // The last publish came after every install: once its page is built, the build counted them all.
-  await untilReady(
-    server,
-    async () => (await (await fetch(`${base}/skills/${fixture.last.slug}/`)).text()).includes(`data-slug="${fixture.last.slug}"`),
-    240_000,
-  );
+  // A build counts installs when it starts and reads the catalog a few seconds later, so the
+  // build that made the page of the last publish may have started before the installs. The next
+  // build cannot have: builds run one at a time, and this one starts after that page is there.
+  const built = async (slug: string) => (await (await fetch(`${base}/skills/${slug}/`)).text()).includes(`data-slug="${slug}"`);
+  await untilReady(server, () => built(fixture.last.slug), 240_000);
+  const marker = await publish(base, fixture.key, { name: 'After The Count', description: 'Published once the installs are in.', category: 'writing' });
+  await untilReady(server, () => built(marker.slug), 120_000);
   browser = await launchBrowser();
   page = await browser.page();
 }, 300_000);
@@ -93,6 +94,7 @@ describe('SKILL.md on a skill page', () => {
       ['license', 'MIT'],
     ]);
     expect(await page.locator('[data-role=skill-file-body] pre > code.language-bash').textContent()).toBe('echo fresh\n');
+    await page.screenshot({ path: 'test/artifacts/skill-page-fallback.png' });
 
     // Its author is new too: the author fallback lists carol's skills from the live catalog.
     await page.goto(`${base}/authors/_/?login=carol`);
@@ -100,7 +102,7 @@ describe('SKILL.md on a skill page', () => {
     expect(await page.locator('h1').textContent()).toBe('carol');
   });
 
-  it('keeps hostile Markdown inert, built and in the browser: no script runs, no handler or javascript: link is left', async () => {
+  it('keeps hostile Markdown inert, built and in the browser: no script runs or is even attempted, no handler or javascript: link is left', async () => {
     for (const path of [`/skills/${fixture.hostile.slug}/`, `/skills/_/?slug=${fixture.hostile.slug}`]) {
       await page.goto(base + path);
       const body = page.locator('[data-role=skill-file-body]');
@@ -129,6 +131,8 @@ describe('SKILL.md on a skill page', () => {
     }
     expect(browser.dialogs).toEqual([]);
     expect(browser.pageErrors).toEqual([]);
+    // Not even attempted: the Content-Security-Policy had nothing to block.
+    expect(browser.cspViolations).toEqual([]);
   });
 
   it('never shows the body of a paid skill, only that it is for buyers', async () => {
@@ -149,14 +153,14 @@ describe('install counts, orders and authors', () => {
     expect(await page.locator('#skill-list .card', { hasText: 'Secret Recipe' }).locator('.installs').textContent()).toBe('No installs yet');
     await page.goto(`${base}/skills/${fixture.rich.slug}/`);
     expect((await page.locator('.facts [data-role=installs]').textContent())?.trim()).toMatch(/^3\s+\(3 in the last 30 days\)$/);
-    await page.screenshot({ path: 'test/artifacts/skill-page-facts.png' });
   });
 
   it('orders the home page by popularity and by last update, and hides the popular list while searching', async () => {
     await page.goto(`${base}/`);
     expect(await page.locator('#popular-list .card h3').allTextContents()).toEqual(['CSV Joiner', 'PDF Tables', 'Markdown Probe']);
-    // (A build after the previous test's publish may list Fresh Tables first.)
-    const recent = (await page.locator('#skill-list .card h3').allTextContents()).filter((name) => name !== 'Fresh Tables');
+    await page.screenshot({ path: 'test/artifacts/home-popular.png' });
+    // (Skills the set-up and earlier tests published last may come first.)
+    const recent = (await page.locator('#skill-list .card h3').allTextContents()).filter((name) => !['Fresh Tables', 'After The Count'].includes(name));
     expect(recent.slice(0, 2)).toEqual(['Last Word', 'CSV Joiner']);
     await page.getByRole('searchbox', { name: 'Search skills' }).fill('csv');
     await eventually(() => page.locator('#skill-list .card h3').allTextContents()).toEqual(expect.arrayContaining(['CSV Joiner', 'PDF Tables']));
@@ -189,7 +193,7 @@ describe('install counts, orders and authors', () => {
     await page.goto(`${base}/categories/data/`);
     await page.locator('.card', { hasText: 'Secret Recipe' }).getByRole('link', { name: 'alice' }).click();
     await page.waitForURL(`${base}/authors/alice/`);
-    expect(await page.locator('#author-skills .card h3').allTextContents()).toEqual(['Last Word', 'Markdown Probe', 'Secret Recipe']);
+    expect(await page.locator('#author-skills .card h3').allTextContents()).toEqual(['After The Count', 'Last Word', 'Markdown Probe', 'Secret Recipe']);
     expect(browser.cspViolations).toEqual([]);
   });
 });

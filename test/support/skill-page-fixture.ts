@@ -5,8 +5,7 @@ import { createKey, type PublishedSkill, publish, signIn } from './site-fixture.
  * Skills whose pages show what a `SKILL.md` renders to, published through the API of a running
  * server: a free skill with front matter, headings, a table and a code block; one whose Markdown
  * tries to run script; a paid one whose body must stay private; two authors; installs that make
- * an order of popularity, and a last publish after the installs, so the site build that follows
- * it counts them.
+ * an order of popularity, and a last publish after the installs.
  */
 export const RICH_SKILL_FILE = `---
 name: pdf-tables
@@ -63,7 +62,7 @@ export interface SkillPageFixture {
   paid: PublishedSkill;
   /** bob's skills, by name. */
   bobs: string[];
-  /** Published last, after every install: its page means a build saw every count. */
+  /** Published last, after every install. */
   last: PublishedSkill;
 }
 

@@ -120,8 +120,7 @@ export class LocalSiteBuilder {
         cacheDir,
         env: { S3_ENDPOINT: this.config.s3Endpoint, AWS_REGION: this.config.region },
         signal: this.abort.signal,
-        // The first build of a new store is what every page waits for: it runs at full speed.
-        nice: (this.options.nice ?? true) && this.hasSite,
+        nice: this.options.nice ?? true,
       });
       const upload = await uploadSite(this.store, outDir, { sourceHash });
       this.hasSite = true;

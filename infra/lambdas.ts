@@ -27,7 +27,7 @@ export interface LambdaSpec {
   table: {
     /** GetItem, BatchGetItem and Query on the table and its index. */
     read: boolean;
-    /** Scan: only the repair paths that walk the whole table. */
+    /** Scan: only the passes that walk the whole table (the full rebuild, the public install counts). */
     scan?: boolean;
     /** Partition key prefixes of the items it may put, update and delete (`dynamodb:LeadingKeys`). */
     write: readonly string[];
@@ -196,8 +196,9 @@ export const lambdas: readonly LambdaSpec[] = [
     description: 'The incremental static rebuild, driven by the table stream; then asks for a site build',
     stream: { keyPrefixes: [prefix.skill] },
     // SKILL#: repairs a META whose currentVersion a crashed publish left behind; LOCK#: the
-    // catalog lease and the site-build window.
-    table: { read: true, write: [prefix.skill, prefix.lock] },
+    // catalog lease and the site-build window. Scan: the install counters, for the public counts
+    // written before a site build is dispatched.
+    table: { read: true, scan: true, write: [prefix.skill, prefix.lock] },
     content: 'read',
     static: 'write',
     github: ['site-build'],
@@ -207,8 +208,8 @@ export const lambdas: readonly LambdaSpec[] = [
   {
     name: 'site-build',
     description: 'Flushes site builds the 5-minute window deferred, with the install counts they show',
-    // The static bucket: the public install counts, written before each dispatch.
-    table: { read: true, write: [prefix.lock] },
+    // Scan and the static bucket: the public install counts, written before each dispatch.
+    table: { read: true, scan: true, write: [prefix.lock] },
     static: 'write',
     github: ['site-build'],
     schedules: [{ id: 'FlushSiteBuild', expression: 'rate(5 minutes)' }],

@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type DailyInstalls, SOURCES, type Source, type SourceCounts, utcDay } from '#core/install-analytics';
 import { mapLimit } from '#core/map-limit';
 import type { Logger } from '../platform/log.ts';
@@ -209,6 +209,47 @@ export async function readDownloads(db: Db, skillId: string, firstDay: string, l
     days: dayItems.map((item) => ({ date: (item.sk as string).slice(sortPrefix.day.length), ...counts(item) })),
     totals: counts(total.Item),
   };
+}
+
+/**
+ * Every skill's day buckets from `firstDay` (`yyyy-mm-dd`) on and its all-time totals, by skill
+ * id, in one pass over the table (parallel segments), for the public counts of every skill at
+ * once: a query per skill would cost a round trip per skill, and most skills have no counters.
+ */
+export async function scanDownloads(db: Db, firstDay: string, segments = 4): Promise<Map<string, DownloadCounts>> {
+  const bySkill = new Map<string, DownloadCounts>();
+  const of = (skillId: string) => {
+    let entry = bySkill.get(skillId);
+    if (!entry) bySkill.set(skillId, (entry = { days: [], totals: counts(undefined) }));
+    return entry;
+  };
+  await Promise.all(
+    Array.from({ length: segments }, async (_, segment) => {
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.doc.send(
+          new ScanCommand({
+            TableName: db.table,
+            Segment: segment,
+            TotalSegments: segments,
+            FilterExpression: 'begins_with(pk, :installs) AND (sk = :total OR sk >= :first)',
+            ProjectionExpression: 'pk, sk, #cli, #web, #api',
+            ExpressionAttributeNames: { '#cli': 'cli', '#web': 'web', '#api': 'api' },
+            ExpressionAttributeValues: { ':installs': prefix.installs, ':total': 'TOTAL', ':first': sortPrefix.day + firstDay },
+            ExclusiveStartKey,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          const entry = of(String(item.pk).slice(prefix.installs.length));
+          const sk = String(item.sk);
+          if (sk === 'TOTAL') entry.totals = counts(item);
+          else entry.days.push({ date: sk.slice(sortPrefix.day.length), ...counts(item) });
+        }
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+    }),
+  );
+  return bySkill;
 }
 
 function counts(item: Record<string, unknown> | undefined): SourceCounts {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSkills } from '../../site/src/data/skills-cache.ts';
+import { loadSkills, type SkillFileRenderer } from '../../site/src/data/skills-cache.ts';
 import { sourceFromEnv, type StaticSource } from '../../site/src/data/source.ts';
 import { Client, createTestStack, json, skillBody, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
@@ -93,6 +93,37 @@ describe('the incremental skill cache', () => {
       reads = 0;
       expect((await loadSkills(counting, cacheFile)).skills).toHaveLength(3);
       expect(reads).toBe(3);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('renders each free skill’s SKILL.md once, from its bundle, and again only under another renderer version', async () => {
+    const source = sources()[0]![1];
+    const rendered: string[] = [];
+    const renderer = (version: string): SkillFileRenderer => ({
+      version,
+      render: (text) => {
+        rendered.push(text);
+        return { frontMatter: [], html: `<p>${version}</p>`, truncated: false };
+      },
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'skillpress-skill-cache-'));
+    const cacheFile = join(dir, 'skills.json');
+    try {
+      // (The test above published a version of the second skill without files: no SKILL.md.)
+      const first = await loadSkills(source, cacheFile, renderer('a'));
+      expect(rendered).toHaveLength(2);
+      expect(rendered.every((text) => text.includes('# Skill'))).toBe(true);
+      expect([slugs[0], slugs[1], slugs[2]].map((slug) => first.skillFiles.get(slug!)?.html)).toEqual(['<p>a</p>', undefined, '<p>a</p>']);
+
+      rendered.length = 0;
+      expect((await loadSkills(source, cacheFile, renderer('a'))).skillFiles.size).toBe(2);
+      expect(rendered).toHaveLength(0);
+
+      const again = await loadSkills(source, cacheFile, renderer('b'));
+      expect(rendered).toHaveLength(2);
+      expect([...again.skillFiles.values()].map((r) => r.html)).toEqual(['<p>b</p>', '<p>b</p>']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import type { InstallsDocument } from '#core/public-installs';
 import type { RegistryDocument } from '#core/registry-document';
+import type { RenderedSkillFile } from '../lib/skill-file-rendering.ts';
+import { skillFileRenderer } from './build-skill-file-renderer.ts';
 import { type LoadedSkills, loadSkills } from './skills-cache.ts';
 import { sourceFromEnv } from './source.ts';
 
@@ -15,7 +17,7 @@ function load() {
   cached ??= (async () => {
     const source = sourceFromEnv();
     const cacheFile = join(process.env.SKILLPRESS_SITE_CACHE || join(process.cwd(), '.astro', 'cache'), 'skillpress-skills.json');
-    const [loaded, installs] = await Promise.all([loadSkills(source, cacheFile), source.installs()]);
+    const [loaded, installs] = await Promise.all([loadSkills(source, cacheFile, skillFileRenderer), source.installs()]);
     const { skills, read, missing } = loaded;
     console.log(
       `[skillpress] ${skills.length} skills from ${source.description}; ${read} registry ${read === 1 ? 'document' : 'documents'} read${missing ? `, ${missing} missing` : ''}`,
@@ -30,8 +32,8 @@ export async function allSkills(): Promise<RegistryDocument[]> {
   return (await load()).skills;
 }
 
-/** A free skill's `SKILL.md` text; undefined for paid skills and bundles without a text one. */
-export async function skillFileOf(slug: string): Promise<string | undefined> {
+/** A free skill's `SKILL.md`, rendered; undefined for paid skills and bundles without a text one. */
+export async function skillFileOf(slug: string): Promise<RenderedSkillFile | undefined> {
   return (await load()).skillFiles.get(slug);
 }
 

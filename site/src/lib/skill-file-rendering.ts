@@ -36,6 +36,13 @@ export interface RenderedSkillFile {
   truncated: boolean;
 }
 
+/**
+ * The version of this policy's output. The site build keeps what it rendered between builds:
+ * change this whenever the same `SKILL.md` would render differently (the policy, marked's or
+ * DOMPurify's options), or built pages keep the old rendering.
+ */
+export const RENDERING_VERSION = '1';
+
 /** Characters of the body rendered; a longer file is cut (the file viewer shows all of it). */
 export const RENDERED_BODY_LIMIT = 100_000;
 

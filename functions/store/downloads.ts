@@ -219,8 +219,10 @@ export async function readDownloads(db: Db, skillId: string, firstDay: string, l
 export async function scanDownloads(db: Db, firstDay: string, segments = 4): Promise<Map<string, DownloadCounts>> {
   const bySkill = new Map<string, DownloadCounts>();
   const of = (skillId: string) => {
-    let entry = bySkill.get(skillId);
-    if (!entry) bySkill.set(skillId, (entry = { days: [], totals: counts(undefined) }));
+    const found = bySkill.get(skillId);
+    if (found) return found;
+    const entry: DownloadCounts = { days: [], totals: counts(undefined) };
+    bySkill.set(skillId, entry);
     return entry;
   };
   await Promise.all(

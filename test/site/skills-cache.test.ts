@@ -111,19 +111,18 @@ describe('the incremental skill cache', () => {
     const dir = mkdtempSync(join(tmpdir(), 'skillpress-skill-cache-'));
     const cacheFile = join(dir, 'skills.json');
     try {
-      // (The test above published a version of the second skill without files: no SKILL.md.)
       const first = await loadSkills(source, cacheFile, renderer('a'));
-      expect(rendered).toHaveLength(2);
-      expect(rendered.every((text) => text.includes('# Skill'))).toBe(true);
-      expect([slugs[0], slugs[1], slugs[2]].map((slug) => first.skillFiles.get(slug!)?.html)).toEqual(['<p>a</p>', undefined, '<p>a</p>']);
+      expect(rendered).toHaveLength(3);
+      expect(rendered.every((text) => text.startsWith('---\nname: '))).toBe(true);
+      expect(slugs.map((slug) => first.skillFiles.get(slug)?.html)).toEqual(['<p>a</p>', '<p>a</p>', '<p>a</p>']);
 
       rendered.length = 0;
-      expect((await loadSkills(source, cacheFile, renderer('a'))).skillFiles.size).toBe(2);
+      expect((await loadSkills(source, cacheFile, renderer('a'))).skillFiles.size).toBe(3);
       expect(rendered).toHaveLength(0);
 
       const again = await loadSkills(source, cacheFile, renderer('b'));
-      expect(rendered).toHaveLength(2);
-      expect([...again.skillFiles.values()].map((r) => r.html)).toEqual(['<p>b</p>', '<p>b</p>']);
+      expect(rendered).toHaveLength(3);
+      expect([...again.skillFiles.values()].map((r) => r.html)).toEqual(['<p>b</p>', '<p>b</p>', '<p>b</p>']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import type { CatalogEntry } from '#core/catalog';
 import { mapLimit } from '#core/map-limit';
 import type { RegistryDocument } from '#core/registry-document';
-import { SKILL_FILE } from '#core/skill-front-matter';
+import { SKILL_FILE } from '#core/filename';
 import type { RenderedSkillFile } from '../lib/skill-file-rendering.ts';
 import type { StaticSource } from './source.ts';
 

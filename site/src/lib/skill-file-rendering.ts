@@ -3,7 +3,7 @@ import { Marked, type Tokens } from 'marked';
 import { isMapping, readFrontMatter } from '#core/skill-front-matter';
 
 /** For the browser, which loads this module on demand: the file's name, without loading the parser twice. */
-export { SKILL_FILE } from '#core/skill-front-matter';
+export { SKILL_FILE } from '#core/filename';
 
 /**
  * How a skill page shows its `SKILL.md`: the front matter as rows of text for a table, and the

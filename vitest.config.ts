@@ -7,14 +7,14 @@ export const shared = {
   passWithNoTests: false,
 };
 
-/** `npm test`: unit, HTTP and end-to-end suites. The reliability suite has its own config. */
+/** `npm test`: unit, HTTP and end-to-end suites. The reliability and interop suites have their own configs. */
 export default defineConfig({
   test: {
     ...shared,
     include: ['test/**/*.test.ts'],
     // The Lambda bundle tests import what `npm run build` makes; build it once per run.
     globalSetup: [...shared.globalSetup, 'test/support/build-bundles.ts'],
-    exclude: ['test/reliability/**', '**/node_modules/**'],
+    exclude: ['test/reliability/**', 'test/interop/**', '**/node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

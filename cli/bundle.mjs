@@ -85,12 +85,17 @@ export async function bundleCli() {
       format: 'esm',
       platform: 'node',
       target: 'node20',
-      // The ES builds of the dependencies: no CommonJS wrapper needs a `require` at run time.
+      // The ES builds of the dependencies that have one (semver's and zod's).
       mainFields: ['module', 'main'],
       minify: true,
       // Stack traces and `--json` output name functions as the sources do.
       keepNames: true,
       legalComments: 'none',
+      // yaml ships only CommonJS for Node, and requires Node built-ins (`process`) at run time: an
+      // ES module has no `require`, so the bundle makes one, as the Lambda bundles do.
+      banner: {
+        js: 'import { createRequire as __skillpressCreateRequire } from "node:module"; const require = __skillpressCreateRequire(import.meta.url);',
+      },
       logLevel: 'warning',
     });
     renameSync(temp, MAIN);

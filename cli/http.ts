@@ -16,7 +16,7 @@ import type { HttpAnswer, Io } from './io.ts';
  */
 
 export interface RequestOptions {
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'DELETE';
   body?: unknown;
   apiKey?: string;
   query?: Record<string, string | undefined>;

@@ -67,7 +67,8 @@ export async function stageFiles(slug: string, target: string, files: readonly F
       return path;
     });
     for (const folder of new Set(paths.map(dirname))) if (folder !== stage) await mkdir(folder, { recursive: true });
-    await mapLimit(files, WRITES_AT_ONCE, (file, i) => writeFile(paths[i]!, file.bytes, { flag: 'wx' }));
+    // Executable files get the bits a umask allows (0755 under the usual 022), as git checks them out.
+    await mapLimit(files, WRITES_AT_ONCE, (file, i) => writeFile(paths[i]!, file.bytes, { flag: 'wx', mode: file.executable ? 0o777 : 0o666 }));
   } catch (error) {
     await removeTemporary(stage);
     throw ioError(error, `cannot write ${target}`);

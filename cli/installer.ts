@@ -55,6 +55,10 @@ export interface Target {
   available?: VersionSummary[];
   /** The registry's current version when this target was resolved. */
   currentVersion?: string;
+  /** The author's deprecation message, when the registry says the skill is deprecated. */
+  deprecated?: string;
+  /** The version is yanked (with its reason, if any): installed only because it was pinned or named. */
+  yanked?: { reason?: string };
   /** The registry's scan of this version, when it publishes one (cli/suspicious-check.ts). */
   scan?: ScanResult;
 }
@@ -150,11 +154,9 @@ async function resolveOne(ctx: InstallContext, request: Request, lock: Lockfile,
   if (options.allVersions || needsAllVersions(request.spec, newest, doc.currentVersion)) await all();
 
   const list = available ?? doc.versions;
-  const version = resolveVersion(
-    request.spec,
-    list.map((v) => v.version),
-    doc.currentVersion,
-  );
+  const locked = lock.skills.get(request.slug);
+  // A version the lockfile pins still installs once yanked, when nothing else answers the spec.
+  const version = resolveVersion(request.spec, list, doc.currentVersion) ?? (locked && satisfies(locked.version, request.spec) ? locked.version : null);
   if (!version) {
     const shown = list
       .slice(0, 8)
@@ -170,7 +172,6 @@ async function resolveOne(ctx: InstallContext, request: Request, lock: Lockfile,
     throw new CliError('bad_response', `the registry names ${JSON.stringify(version)} as a version of ${request.slug}; that is not a semver version`);
 
   const current = version === doc.currentVersion;
-  const locked = lock.skills.get(request.slug);
   if (!current && locked?.version !== version && Object.keys(dependencies).length > 0) {
     ui.warn(`the registry publishes dependencies only for ${request.slug}'s current version (${doc.currentVersion}); those of ${version} are not installed`);
   }
@@ -193,8 +194,48 @@ async function resolveOne(ctx: InstallContext, request: Request, lock: Lockfile,
     path: request.path,
     currentVersion: doc.currentVersion,
     ...(available ? { available } : {}),
+    ...lifecycleOf(doc.deprecated, summary),
     ...(summary.scan ? { scan: summary.scan } : {}),
   };
+}
+
+/** What a target says about the skill's deprecation and the version's yank. */
+function lifecycleOf(deprecated: string | undefined, summary: VersionSummary): Pick<Target, 'deprecated' | 'yanked'> {
+  return {
+    ...(typeof deprecated === 'string' ? { deprecated } : {}),
+    ...(summary.yanked ? { yanked: summary.yankReason === undefined ? {} : { reason: summary.yankReason } } : {}),
+  };
+}
+
+/**
+ * Looks up, for targets taken from the lockfile, whether their skill is deprecated and their
+ * version yanked: the registry document, and the versions list only for a version too old to be
+ * among its five. A registry that cannot answer just leaves a target without warnings: the
+ * install itself goes on, as the lockfile needs nothing more.
+ */
+export async function lookUpLifecycle(targets: Target[], clientFor: (registry: string) => RegistryClient): Promise<Target[]> {
+  return mapLimit(targets, 6, async (t) => {
+    try {
+      const client = clientFor(t.registry);
+      const doc = await client.skill(t.slug);
+      const summary = doc.versions.find((v) => v.version === t.version) ?? (await client.versions(t.slug)).versions.find((v) => v.version === t.version);
+      return summary ? { ...t, ...lifecycleOf(doc.deprecated, summary) } : t;
+    } catch {
+      return t;
+    }
+  });
+}
+
+/** Warns about each deprecated skill and each yanked version about to be installed or kept. */
+export function warnLifecycle(ui: Ui, targets: readonly Target[]): void {
+  for (const t of targets) {
+    if (t.deprecated !== undefined) ui.warn(`${t.slug} is deprecated: ${t.deprecated}`);
+    if (t.yanked) {
+      ui.warn(
+        `${t.slug}@${t.version} is yanked${t.yanked.reason ? ` (${t.yanked.reason})` : ''}; installed because ${t.spec === t.version ? 'it was asked for by version' : `${LOCKFILE_NAME} pins it`}`,
+      );
+    }
+  }
 }
 
 /** A lockfile entry turned back into a target, for `install` with no arguments. */

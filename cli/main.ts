@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CliError, EXIT, type ExitCode, usage } from './cli-error.ts';
+import { deprecate } from './commands/deprecate.ts';
 import { info } from './commands/info.ts';
 import { install } from './commands/install.ts';
 import { list } from './commands/list.ts';
@@ -11,6 +12,7 @@ import { uninstall } from './commands/uninstall.ts';
 import { update } from './commands/update.ts';
 import { version } from './commands/version.ts';
 import { whoami } from './commands/whoami.ts';
+import { yank } from './commands/yank.ts';
 import { CLI_VERSION, cacheWritesSettled } from './http.ts';
 import { settlePendingSync } from './install-tree.ts';
 import { type Io, processIo } from './io.ts';
@@ -184,10 +186,13 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
   publish: {
     usage: 'publish [dir]',
     summary: 'Publish a folder with a SKILL.md as a new skill (1.0.0)',
-    description: `Publish a folder as a new skill at 1.0.0. Name and description come from the SKILL.md
-front matter (also read: category, slug, dependencies); the files are the folder's minus what
-.gitignore and .skillignore exclude, and never .git, node_modules, .agents or .skills. Binary files are
-sent as base64. For later versions use skillpress version.`,
+    description: `Publish a folder as a new skill at 1.0.0. The SKILL.md front matter names it (name is
+the slug) and describes it, and must be a valid Agent Skill: the folder is checked as the
+registry checks it before anything is sent. Also read, under metadata: category, dependencies
+("pdf-tools@^1.2.0, other@1.0.0"). The display name is the first "# heading". The files are the
+folder's minus what .gitignore and .skillignore exclude, and never .git, node_modules, .agents or
+.skills; binary files are sent as base64, executable ones as executable. For later versions use
+skillpress version.`,
     options: {
       category: { type: 'string' },
       slug: { type: 'string' },
@@ -196,8 +201,8 @@ sent as base64. For later versions use skillpress version.`,
       'dry-run': { type: 'boolean' },
     },
     optionHelp: [
-      ['--category <label>', 'category (or "category:" in the front matter)'],
-      ['--slug <slug>', 'registry slug (default: from the name)'],
+      ['--category <label>', 'category (or "category:" under metadata in the front matter)'],
+      ['--slug <slug>', 'the slug you mean to publish: must be the SKILL.md name'],
       ['--paid', 'a paid skill: delivered only with a download token or a grant'],
       ['--changelog <text>', 'notes for 1.0.0'],
       ['--dry-run', 'list the files that would be sent, send nothing'],
@@ -240,7 +245,7 @@ registry would refuse it). The findings name the rule, file, line and reason.`,
     options: { changelog: { type: 'string' }, slug: { type: 'string' }, 'dry-run': { type: 'boolean' } },
     optionHelp: [
       ['--changelog <text>', 'what changed; shown by skillpress update and info'],
-      ['--slug <slug>', 'the skill (default: from the SKILL.md name)'],
+      ['--slug <slug>', 'the skill you mean to publish to: must be the SKILL.md name'],
       ['--dry-run', 'list the files that would be sent, send nothing'],
       registryHelp,
     ],
@@ -251,6 +256,31 @@ registry would refuse it). The findings name the rule, file, line and reason.`,
         { registry: registry(), dir: dir!, version: semver!, changelog: str(values.changelog), slug: str(values.slug), dryRun: values['dry-run'] === true },
         io,
       );
+    },
+  },
+  yank: {
+    usage: 'yank <slug>@<version> [--reason <text>]',
+    synopsis: 'yank <slug>@<version>',
+    summary: 'Withdraw a version: ranges and "latest" skip it, pinned installs keep it',
+    description: `Yank a version of your skill. A range or "latest" never picks it again, and yanking the
+current version makes the highest other release current; installs whose lockfile pins it keep
+working, with a warning. Nothing is deleted: skillpress yank <slug>@<version> --undo restores it.`,
+    options: { reason: { type: 'string' }, undo: { type: 'boolean' } },
+    optionHelp: [['--reason <text>', 'why, shown beside the version in the registry and on its page'], ['--undo', 'restore a yanked version'], registryHelp],
+    run: ({ io, values, positionals, registry }) => {
+      if (positionals.length !== 1) throw usage('name one version: skillpress yank <slug>@<version> --reason <text>');
+      return yank({ registry: registry(), target: positionals[0]!, reason: str(values.reason), undo: values.undo === true }, io);
+    },
+  },
+  deprecate: {
+    usage: 'deprecate <slug> --message <text>',
+    synopsis: 'deprecate <slug>',
+    summary: 'Mark your skill deprecated; its page, install, update and list show why',
+    options: { message: { type: 'string' }, undo: { type: 'boolean' } },
+    optionHelp: [['--message <text>', 'what to use instead, or why'], ['--undo', 'take the deprecation back'], registryHelp],
+    run: ({ io, values, positionals, registry }) => {
+      if (positionals.length !== 1) throw usage('name one skill: skillpress deprecate <slug> --message <text>');
+      return deprecate({ registry: registry(), slug: positionals[0]!, message: str(values.message), undo: values.undo === true }, io);
     },
   },
 };
@@ -386,14 +416,21 @@ function reportError(error: unknown, io: Io, ui: Ui): ExitCode {
   return known?.exitCode ?? EXIT.user;
 }
 
-/** Server `details` made readable: zod issues as `path: message`, flat objects as `key: value`. */
+/**
+ * Server `details` made readable: zod issues as `path: message`, a skill's issues as
+ * `file (path): message`, flat objects as `key: value`.
+ */
 function detailLines(details: unknown): string[] {
   const findings = findingDetailLines(details);
   if (findings) return findings;
   if (details === null || typeof details !== 'object') return [];
   const issues = (details as { issues?: unknown }).issues;
   if (Array.isArray(issues)) {
-    return issues.map((i: { path?: unknown[]; message?: string }) => `- ${(i.path ?? []).join('.') || '(body)'}: ${i.message ?? ''}`);
+    return issues.map((i: { file?: unknown; path?: unknown[]; message?: string }) => {
+      const path = (i.path ?? []).join('.');
+      const where = typeof i.file === 'string' ? `${i.file}${path ? ` (${path})` : ''}` : path || '(body)';
+      return `- ${where}: ${i.message ?? ''}`;
+    });
   }
   return Object.entries(details).map(
     ([key, value]) => `${key}: ${Array.isArray(value) ? value.join(', ') || '(none)' : typeof value === 'object' ? JSON.stringify(value) : String(value)}`,

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { CatalogDocument } from '../core/catalog.ts';
 import { limits } from '../core/limits.ts';
 import type { RegistryDocument, VersionsDocument } from '../core/registry-document.ts';
-import type { deliverySchema, PublishBody, publishedSkillSchema, VersionBody, versionCreatedSchema } from '../core/schemas.ts';
+import type { deliverySchema, PublishBody, publishedSkillSchema, Skill, VersionBody, versionCreatedSchema, versionYankSchema } from '../core/schemas.ts';
 import { registryPath } from '../core/static-paths.ts';
 import { CliError, usage } from './cli-error.ts';
 import { configPath, readConfig } from './config.ts';
@@ -36,6 +36,7 @@ export const ANSWER_BYTES = { delivery: 2 * limits.bodyBytes, registry: 4 * MiB,
 export type Delivery = z.output<typeof deliverySchema>;
 export type VersionCreated = z.output<typeof versionCreatedSchema>;
 export type PublishedSkill = z.output<typeof publishedSkillSchema>;
+export type VersionYank = z.output<typeof versionYankSchema>;
 
 /**
  * The registry to use: `--registry`, else SKILLPRESS_REGISTRY, else the one `login` saved in the
@@ -128,6 +129,18 @@ export class RegistryClient {
 
   createVersion(apiKey: string, id: string, body: VersionBody): Promise<VersionCreated> {
     return this.http.json(`/api/skills/${encodeURIComponent(id)}/versions`, { method: 'POST', body, apiKey });
+  }
+
+  /** Yanks a version (`reason` shown beside it), or with `yank` false undoes that. */
+  setYanked(apiKey: string, id: string, version: string, yank: { reason?: string } | false): Promise<VersionYank> {
+    const path = `/api/skills/${encodeURIComponent(id)}/versions/${encodeURIComponent(version)}/yank`;
+    return this.http.json(path, yank ? { method: 'POST', body: yank, apiKey } : { method: 'DELETE', apiKey });
+  }
+
+  /** Deprecates a skill with `message`, or with null undoes that. */
+  setDeprecated(apiKey: string, id: string, message: string | null): Promise<Skill> {
+    const path = `/api/skills/${encodeURIComponent(id)}/deprecate`;
+    return this.http.json(path, message === null ? { method: 'DELETE', apiKey } : { method: 'POST', body: { message }, apiKey });
   }
 }
 

@@ -1,41 +1,50 @@
 import { isUtf8 } from 'node:buffer';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WireFile } from '../core/bundle.ts';
 import { limits } from '../core/limits.ts';
+import { SKILL_FILE } from '../core/filename.ts';
 import { CliError } from './cli-error.ts';
-import { FrontMatterError, parseFrontMatter, type YamlValue } from './front-matter.ts';
 import { ALWAYS_SKIPPED, type IgnoreRule, isIgnored, parseIgnoreFile } from './ignore-rules.ts';
 import { formatBytes } from './ui.ts';
 
 /**
- * A skill folder as `publish` and `version` send it: the `SKILL.md` front matter (name,
- * description and the optional category, slug and dependencies) and every file the author would
- * commit. `.gitignore` and `.skillignore` files are honoured at every level; `.git`,
- * `node_modules` and the install folders `.agents` and `.skills` are never sent; links are
- * skipped rather than followed, so nothing outside the folder can leak into a publish. Binary
- * files travel as base64.
+ * A skill folder as `publish` and `version` send it: every file the author would commit, checked
+ * as the registry checks them (a valid Agent Skill, docs/agent-skills.md: the same validator in
+ * `core/`), and what the `SKILL.md` front matter says about publishing it. `.gitignore` and
+ * `.skillignore` files are honoured at every level; `.git`, `node_modules` and the install
+ * folders `.agents` and `.skills` are never sent; links are skipped rather than followed, so
+ * nothing outside the folder can leak into a publish. Binary files travel as base64, and files
+ * with an executable bit are sent as such.
  */
 
-export const SKILL_FILE = 'SKILL.md';
 const IGNORE_FILES = ['.gitignore', '.skillignore'];
 
 export interface SkillFolder {
+  /** The front matter's `name`: the skill's slug. */
+  slug: string;
+  /** The display name: the first `# heading` of the SKILL.md body, else the slug. */
   name: string;
   description: string;
+  /** From `metadata` (or, deprecated, the top level), normalised as the registry does. */
   category?: string;
-  slug?: string;
   dependencies: Record<string, string>;
   files: WireFile[];
   bytes: number;
   /** Paths left out because they are links or special files. */
   skipped: string[];
+  /** What the front matter should fix: unknown keys, Skillpress keys at the top level. */
+  warnings: string[];
 }
 
-export async function readSkillFolder(dir: string): Promise<SkillFolder> {
-  let source: string;
+/**
+ * Reads and checks the folder. With `slug`, the front matter's name must be that slug (as the
+ * registry requires of the skill it publishes to). Every problem comes back at once as
+ * `invalid_skill`, with the registry's own `details.issues`.
+ */
+export async function readSkillFolder(dir: string, slug?: string): Promise<SkillFolder> {
   try {
-    source = await readFile(join(dir, SKILL_FILE), 'utf8');
+    await stat(join(dir, SKILL_FILE));
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
     throw new CliError(
@@ -46,47 +55,17 @@ export async function readSkillFolder(dir: string): Promise<SkillFolder> {
       },
     );
   }
-  const meta = skillMetadata(source);
   const { files, skipped } = await collectFiles(dir);
-  return { ...meta, ...encodeAll(files), skipped };
+  // The Agent Skills check and its YAML parser are loaded only by the commands that read a
+  // folder: an install never pays for them.
+  const { skillMetadata } = await import('./skill-metadata.ts');
+  return { ...skillMetadata(files, slug), ...encodeAll(files), skipped };
 }
-
-/** The publishing facts of a `SKILL.md`. Pure. */
-export function skillMetadata(source: string): Pick<SkillFolder, 'name' | 'description' | 'category' | 'slug' | 'dependencies'> {
-  let data: Record<string, YamlValue>;
-  try {
-    data = parseFrontMatter(source).data;
-  } catch (error) {
-    if (error instanceof FrontMatterError) throw new CliError('invalid_request', `${SKILL_FILE}: ${error.message}`);
-    throw error;
-  }
-  const metadata = isMapping(data.metadata) ? data.metadata : {};
-  const text = (key: string, value: YamlValue | undefined): string | undefined => {
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'string') throw new CliError('invalid_request', `${SKILL_FILE}: "${key}" must be text`);
-    return value.trim();
-  };
-  const name = text('name', data.name);
-  const description = text('description', data.description);
-  if (!name || !description) {
-    throw new CliError('invalid_request', `${SKILL_FILE} front matter needs a name and a description`, {
-      hint: '---\nname: pretty-json\ndescription: Formats JSON files.\n---',
-    });
-  }
-  const dependencies = data.dependencies ?? {};
-  if (!isMapping(dependencies) || Object.values(dependencies).some((v) => typeof v !== 'string')) {
-    throw new CliError('invalid_request', `${SKILL_FILE}: "dependencies" must map skill slugs to version ranges, e.g. "pretty-json: ^1.0.0"`);
-  }
-  const category = text('category', data.category ?? metadata.category);
-  const slug = text('slug', data.slug ?? metadata.slug);
-  return { name, description, dependencies: dependencies as Record<string, string>, ...(category ? { category } : {}), ...(slug ? { slug } : {}) };
-}
-
-const isMapping = (value: YamlValue | undefined): value is Record<string, YamlValue> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 interface RawFile {
   filename: string;
   bytes: Buffer;
+  executable: boolean;
 }
 
 async function collectFiles(root: string): Promise<{ files: RawFile[]; skipped: string[] }> {
@@ -106,7 +85,8 @@ async function collectFiles(root: string): Promise<{ files: RawFile[]; skipped: 
         await walk(path, `${path}/`, rules);
       } else if (isIgnored(rules, path, false)) {
       } else if (entry.isFile()) {
-        files.push({ filename: path, bytes: await readFile(join(root, path)) });
+        const full = join(root, path);
+        files.push({ filename: path, bytes: await readFile(full), executable: await isExecutable(full) });
         checkCount(files.length);
       } else {
         skipped.push(path);
@@ -115,6 +95,11 @@ async function collectFiles(root: string): Promise<{ files: RawFile[]; skipped: 
   };
   await walk('', '', []);
   return { files, skipped };
+}
+
+/** Whether a file has an executable bit: Windows keeps none, so nothing there is sent as executable. */
+async function isExecutable(path: string): Promise<boolean> {
+  return process.platform !== 'win32' && ((await stat(path)).mode & 0o111) !== 0;
 }
 
 function checkCount(count: number): void {
@@ -129,13 +114,14 @@ function checkCount(count: number): void {
 function encodeAll(files: RawFile[]): { files: WireFile[]; bytes: number } {
   let total = 0;
   let body = 0;
-  const wire = files.map(({ filename, bytes }): WireFile => {
+  const wire = files.map(({ filename, bytes, executable }): WireFile => {
     if (bytes.byteLength > limits.fileBytes) {
       throw new CliError('payload_too_large', `${filename} is ${formatBytes(bytes.byteLength)}; a file may be at most ${formatBytes(limits.fileBytes)}`);
     }
     total += bytes.byteLength;
     const text = isUtf8(bytes) && !bytes.includes(0);
     const file: WireFile = text ? { filename, content: bytes.toString('utf8') } : { filename, content: bytes.toString('base64'), encoding: 'base64' };
+    if (executable) file.executable = true;
     body += file.content.length + filename.length + 40;
     return file;
   });

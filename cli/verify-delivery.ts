@@ -66,18 +66,27 @@ export function verifyDelivery(delivery: unknown, expected: Expected, body?: Uin
 }
 
 /**
- * A delivered file's bytes. Base64 must be exactly as the canonical bundle writes it (Node's own
- * encoding, padded), which decoding and encoding again checks unless the bundle's bytes were
- * checked as received (`canonical`); a pattern test over megabytes of base64 cost more than
- * everything else in a verification.
+ * A delivered file's bytes, and its executable flag (part of the integrity, and of how it is
+ * installed). Base64 must be exactly as the canonical bundle writes it (Node's own encoding,
+ * padded), which decoding and encoding again checks unless the bundle's bytes were checked as
+ * received (`canonical`); a pattern test over megabytes of base64 cost more than everything else
+ * in a verification.
  */
-function decodeDelivered(file: { filename: string; content: string; encoding?: 'base64' | 'utf8' }, canonical: boolean): FileBytes | null {
-  if (file.encoding !== 'base64') return { filename: file.filename, bytes: Buffer.from(file.content, 'utf8'), encoding: 'utf8' };
+function decodeDelivered(file: DeliveredFile, canonical: boolean): FileBytes | null {
+  const executable = file.executable === true ? { executable: true } : {};
+  if (file.encoding !== 'base64') return { filename: file.filename, bytes: Buffer.from(file.content, 'utf8'), encoding: 'utf8', ...executable };
   const bytes = Buffer.from(file.content, 'base64');
-  return canonical || bytes.toString('base64') === file.content ? { filename: file.filename, bytes, encoding: 'base64' } : null;
+  return canonical || bytes.toString('base64') === file.content ? { filename: file.filename, bytes, encoding: 'base64', ...executable } : null;
 }
 
-function deliveredFiles(delivery: unknown, who: string): { filename: string; content: string; encoding?: 'base64' }[] {
+interface DeliveredFile {
+  filename: string;
+  content: string;
+  encoding?: 'base64' | 'utf8';
+  executable?: boolean;
+}
+
+function deliveredFiles(delivery: unknown, who: string): DeliveredFile[] {
   const files = (delivery as { files?: unknown } | null)?.files;
   const wellFormed =
     Array.isArray(files) &&
@@ -87,9 +96,10 @@ function deliveredFiles(delivery: unknown, who: string): { filename: string; con
         typeof f === 'object' &&
         typeof f.filename === 'string' &&
         typeof f.content === 'string' &&
-        (f.encoding === undefined || f.encoding === 'base64' || f.encoding === 'utf8'),
+        (f.encoding === undefined || f.encoding === 'base64' || f.encoding === 'utf8') &&
+        (f.executable === undefined || typeof f.executable === 'boolean'),
     );
-  if (!wellFormed) throw new CliError('bad_response', `${who}: the delivery is not {files:[{filename, content, encoding?}]}`);
+  if (!wellFormed) throw new CliError('bad_response', `${who}: the delivery is not {files:[{filename, content, encoding?, executable?}]}`);
   return files;
 }
 

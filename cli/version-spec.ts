@@ -26,16 +26,26 @@ export function parseRequest(arg: string): SkillRequest {
   return { slug, spec };
 }
 
+/** A published version as resolution needs it: yanked ones are never chosen by a range. */
+export interface Candidate {
+  version: string;
+  yanked?: boolean;
+}
+
 /**
- * The version a spec selects: `latest` is the registry's current version (the highest release);
- * an exact version must exist; a range takes the highest satisfying version, and like npm it
+ * The version a spec selects: `latest` is the registry's current version (the highest release
+ * that is not yanked); an exact version must exist, and is installed even when yanked (the user
+ * named it); a range takes the highest satisfying version that is not yanked, and like npm it
  * skips prereleases unless the range itself names one. Null when nothing matches.
  */
-export function resolveVersion(spec: string, versions: readonly string[], currentVersion: string): string | null {
+export function resolveVersion(spec: string, versions: readonly Candidate[], currentVersion: string): string | null {
   if (spec === LATEST) return currentVersion;
   const exact = semver.valid(spec);
-  if (exact) return versions.includes(exact) ? exact : null;
-  return maxSatisfying([...versions], spec);
+  if (exact) return versions.some((v) => v.version === exact) ? exact : null;
+  return maxSatisfying(
+    versions.filter((v) => !v.yanked).map((v) => v.version),
+    spec,
+  );
 }
 
 /** Whether a spec can be answered from the registry document alone (no `/versions` fetch). */

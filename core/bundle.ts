@@ -14,6 +14,8 @@ export interface FileBytes {
   bytes: Uint8Array;
   /** How the author sent it; binary content is always delivered as base64. */
   encoding: Encoding;
+  /** Installed with its executable bits set (mode 0755 in archives); absent means false. */
+  executable?: boolean;
 }
 
 export interface FileEntry {
@@ -26,6 +28,8 @@ export interface WireFile {
   filename: string;
   content: string;
   encoding?: 'base64';
+  /** Present only when true, so the bundles of files without the flag keep their bytes and integrity. */
+  executable?: true;
 }
 
 export function sha256Hex(bytes: Uint8Array | string): string {
@@ -37,11 +41,12 @@ export function sha256Base64(bytes: Uint8Array | string): string {
 }
 
 /** Decodes a file as sent over the API. Returns null when base64 content is malformed. */
-export function decodeFile(file: { filename: string; content: string; encoding?: Encoding }): FileBytes | null {
+export function decodeFile(file: { filename: string; content: string; encoding?: Encoding; executable?: boolean }): FileBytes | null {
   const encoding = file.encoding ?? 'utf8';
-  if (encoding === 'utf8') return { filename: file.filename, bytes: Buffer.from(file.content, 'utf8'), encoding };
+  const executable = file.executable === true ? { executable: true } : {};
+  if (encoding === 'utf8') return { filename: file.filename, bytes: Buffer.from(file.content, 'utf8'), encoding, ...executable };
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(file.content) || file.content.length % 4 !== 0) return null;
-  return { filename: file.filename, bytes: Buffer.from(file.content, 'base64'), encoding };
+  return { filename: file.filename, bytes: Buffer.from(file.content, 'base64'), encoding, ...executable };
 }
 
 // `ignoreBOM`: by default a TextDecoder drops a leading byte-order mark, and a file that begins
@@ -49,23 +54,31 @@ export function decodeFile(file: { filename: string; content: string; encoding?:
 // published SHA-256 says.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** The wire form of a file: text when it was sent as text and is valid UTF-8, else base64. */
+/**
+ * The wire form of a file: text when it was sent as text and is valid UTF-8, else base64; with
+ * `executable: true` when the flag is set.
+ */
 export function toWireFile(file: FileBytes): WireFile {
+  const executable = file.executable ? { executable: true as const } : {};
   if (file.encoding === 'utf8') {
     try {
-      return { filename: file.filename, content: utf8.decode(file.bytes) };
+      return { filename: file.filename, content: utf8.decode(file.bytes), ...executable };
     } catch {
       // fall through: bytes that are not UTF-8 can only travel as base64
     }
   }
-  return { filename: file.filename, content: Buffer.from(file.bytes).toString('base64'), encoding: 'base64' };
+  return { filename: file.filename, content: Buffer.from(file.bytes).toString('base64'), encoding: 'base64', ...executable };
 }
 
 export function byFilename<T extends { filename: string }>(a: T, b: T): number {
   return a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0;
 }
 
-/** The canonical bundle bytes: `{"files":[{filename, content, encoding?}]}` sorted by filename. */
+/**
+ * The canonical bundle bytes: `{"files":[{filename, content, encoding?, executable?}]}` sorted by
+ * filename. The executable flag is part of them (a changed mode is a changed skill), and is
+ * written only when set, so a version without it has the bytes it always had.
+ */
 export function bundleBytes(files: FileBytes[]): string {
   return canonicalJson({ files: files.map(toWireFile).sort(byFilename) });
 }

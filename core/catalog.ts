@@ -1,4 +1,4 @@
-import { DISCOVERY_SCHEMA, archivePath, registryPath } from './static-paths.ts';
+import { DISCOVERY_SCHEMA, archivePath, registryPath, skillMdPath } from './static-paths.ts';
 import type { z } from 'zod';
 import { publicSkill, type SkillFacts } from './registry-document.ts';
 import type { catalogDocumentSchema, catalogEntrySchema, discoveryDocumentSchema } from './schemas.ts';
@@ -45,16 +45,27 @@ export function catalogJson(list: SortedJsonList<CatalogEntry>, generatedAt: str
   return list.serialise({ schemaVersion: 1, generatedAt, count: list.size }, 'skills');
 }
 
-/** A free skill's discovery entry: its current version as a `.tar.gz` with a `sha256:` digest. */
-export function discoveryEntry(skill: SkillFacts, version: string, archiveSha256Hex: string): DiscoveryEntry {
+/**
+ * A free skill's discovery entry: its current version as a `.tar.gz` with a `sha256:` digest,
+ * described by that version's `SKILL.md` description (what Agent Skills clients show and match).
+ */
+export function discoveryEntry(skill: SkillFacts, version: string, archiveSha256Hex: string, description: string): DiscoveryEntry {
   return {
     name: skill.slug,
     type: 'archive',
-    description: skill.description,
+    description,
     url: archivePath(skill.slug, version),
     digest: `sha256:${archiveSha256Hex}`,
     version,
   };
+}
+
+/**
+ * The discovery entry of a free skill whose current version is its `SKILL.md` alone: that file
+ * itself (`type: "skill-md"`, as the discovery spec asks of single-file skills), with its digest.
+ */
+export function skillMdEntry(skill: SkillFacts, version: string, skillMdSha256Hex: string, description: string): DiscoveryEntry {
+  return { ...discoveryEntry(skill, version, skillMdSha256Hex, description), type: 'skill-md', url: skillMdPath(skill.slug, version) };
 }
 
 export function discoveryDocument(entries: Iterable<DiscoveryEntry>): DiscoveryDocument {

@@ -1,5 +1,6 @@
 import type { WireFile } from './bundle.ts';
-import { SKILL_FILE, writeFrontMatter } from './skill-front-matter.ts';
+import { SKILL_FILE } from './filename.ts';
+import { writeFrontMatter } from './skill-front-matter.ts';
 
 /**
  * The `SKILL.md` the server writes when a publish sends no files, so that every published skill

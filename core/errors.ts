@@ -5,6 +5,8 @@
 
 export const errorStatus = {
   invalid_request: 400,
+  invalid_skill: 400,
+  not_supported: 400,
   unauthenticated: 401,
   payment_required: 402,
   forbidden: 403,
@@ -13,6 +15,7 @@ export const errorStatus = {
   not_found: 404,
   version_exists: 409,
   slug_taken: 409,
+  slug_too_similar: 409,
   not_for_sale: 409,
   already_entitled: 409,
   already_reported: 409,

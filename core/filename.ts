@@ -1,6 +1,13 @@
 import { limits } from './limits.ts';
 
 /**
+ * The one file every skill has, at its root, spelled exactly so (docs/agent-skills.md). Here,
+ * beside the other file-name rules, rather than with the front matter: whoever needs only the
+ * name need not load the YAML parser.
+ */
+export const SKILL_FILE = 'SKILL.md';
+
+/**
  * File names inside a skill are relative POSIX paths that are safe to join under any install
  * folder on any OS (docs/api.md, "Files"): nothing that climbs out, nothing a Windows or macOS
  * file system would refuse or silently alter. Returns the reason a name is refused, or null.

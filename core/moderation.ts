@@ -3,7 +3,7 @@ import { textRule, visibleText } from './schemas.ts';
 import { multiLineTextProblem } from './text.ts';
 
 /**
- * Reports and quarantine (docs/api.md §7.8): what users may say about a skill, what admins see,
+ * Reports and quarantine (docs/api.md §7.10): what users may say about a skill, what admins see,
  * and the rules that decide when a skill leaves every listing.
  */
 

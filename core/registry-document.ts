@@ -24,6 +24,8 @@ export interface SkillFacts {
   formats: string[];
   createdAt: string;
   updatedAt: string;
+  /** The author's deprecation message, while the skill is deprecated. */
+  deprecated?: string;
   /** Present while the skill is quarantined: its documents then say only who it is. */
   quarantine?: { reason: string; since: string };
 }
@@ -35,6 +37,9 @@ export interface VersionFacts {
   files: { filename: string; size: number; sha256: string }[];
   dependencies: Record<string, string>;
   integrity: string;
+  /** Withdrawn by the author: still listed and deliverable by exact version, never current. */
+  yanked?: boolean;
+  yankReason?: string;
   /** The version's scan, as publishing (or the last rescan) stored it; absent for older versions. */
   scan?: ScanResult;
 }
@@ -49,9 +54,21 @@ export function byPublishedDesc(a: VersionFacts, b: VersionFacts): number {
   return byPrecedenceDesc(a.version, b.version);
 }
 
-/** The current version, derived from the versions themselves (the source of truth). */
-export function currentVersionOf(versions: VersionFacts[]): VersionFacts {
-  const current = currentOf(versions.map((v) => v.version));
+/**
+ * The current version, derived from the versions themselves (the source of truth): the highest
+ * release that is not yanked (docs/api.md §8).
+ */
+export function currentVersionOf(versions: readonly Pick<VersionFacts, 'version' | 'yanked'>[]): string | undefined {
+  return currentOf(versions.filter((v) => !v.yanked).map((v) => v.version));
+}
+
+/**
+ * The current version's facts. The API never lets an author yank the last release that is not
+ * yanked, but two yanks racing can: then the highest release stands in, yanked or not, rather
+ * than the skill's documents failing to build.
+ */
+function currentFacts(versions: VersionFacts[]): VersionFacts {
+  const current = currentVersionOf(versions) ?? currentOf(versions.map((v) => v.version));
   const found = versions.find((v) => v.version === current);
   if (!found) throw new Error('a skill needs at least one release version');
   return found;
@@ -62,11 +79,12 @@ const summary = (v: VersionFacts): VersionSummary => ({
   changelog: v.changelog,
   publishedAt: v.publishedAt,
   integrity: v.integrity,
+  ...(v.yanked ? { yanked: true as const, ...(v.yankReason === undefined ? {} : { yankReason: v.yankReason }) } : {}),
   ...(v.scan ? { scan: v.scan } : {}),
 });
 
 export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): RegistryDocument {
-  const current = currentVersionOf(versions);
+  const current = currentFacts(versions);
   return {
     ...publicSkill(skill),
     currentVersion: current.version,
@@ -98,6 +116,7 @@ export function publicSkill(skill: SkillFacts): {
   author: string;
   paid: boolean;
   price?: Price;
+  deprecated?: string;
 } {
   return {
     id: skill.id,
@@ -108,6 +127,7 @@ export function publicSkill(skill: SkillFacts): {
     author: skill.authorLogin,
     paid: skill.paid,
     ...priceOf(skill),
+    ...(skill.deprecated === undefined ? {} : { deprecated: skill.deprecated }),
   };
 }
 
@@ -123,7 +143,7 @@ export function versionsDocument(skill: SkillFacts, versions: VersionFacts[]): V
   return {
     id: skill.id,
     slug: skill.slug,
-    currentVersion: currentVersionOf(versions).version,
+    currentVersion: currentFacts(versions).version,
     versions: [...versions].sort(byPublishedDesc).map(summary),
   };
 }

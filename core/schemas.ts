@@ -38,6 +38,7 @@ export const fileInputSchema = z
     }),
     content: z.string(),
     encoding: z.enum(['utf8', 'base64']).optional(),
+    executable: z.boolean().optional().describe('installed with its executable bits set (archives: mode 0755); default false'),
   })
   .superRefine((file, ctx) => {
     // A lone surrogate has no UTF-8 form: stored, it would become U+FFFD and the bytes would differ from what was sent.
@@ -80,7 +81,7 @@ export const dependenciesSchema = z
   })
   .transform((value) => Object.fromEntries(Object.entries(value)) as Record<string, string>);
 
-const changelogSchema = z.string().max(20_000).superRefine(textRule(multiLineTextProblem));
+export const changelogSchema = z.string().max(20_000).superRefine(textRule(multiLineTextProblem));
 
 /** A paid skill's price as an author sends it; the currency is stored in upper case. */
 export const priceSchema = z.strictObject({
@@ -147,6 +148,12 @@ export const downloadTokenBodySchema = z.strictObject({
 
 export const grantBodySchema = z.strictObject({ login: loginSchema });
 
+/** Why a version is yanked, shown beside it in the registry and on the site. */
+export const yankBodySchema = z.strictObject({ reason: visibleText(500).optional() });
+
+/** What the skill's page and clients tell people instead of the skill (a successor, a reason). */
+export const deprecateBodySchema = z.strictObject({ message: visibleText(500) });
+
 export const deliverySourceSchema = z.enum(SOURCES);
 
 /**
@@ -189,11 +196,20 @@ export const skillSchema = z.object({
   formats: z.array(z.string()),
   createdAt: z.string(),
   updatedAt: z.string(),
+  deprecated: z.string().optional().describe("the author's deprecation message; absent while the skill is not deprecated"),
 });
 export type Skill = z.output<typeof skillSchema>;
 
-/** The answer to a new skill: the skill, and the scan of its first version (docs/scanning.md). */
-export const publishedSkillSchema = skillSchema.extend({ scan: scanResultSchema });
+const warningsSchema = z
+  .array(z.string())
+  .optional()
+  .describe('present when the SKILL.md front matter has keys the Agent Skills specification does not define: accepted, worth fixing');
+
+/**
+ * The answer to a new skill: the skill, the scan of its first version (docs/scanning.md), and
+ * what its `SKILL.md` should fix.
+ */
+export const publishedSkillSchema = skillSchema.extend({ scan: scanResultSchema, warnings: warningsSchema });
 
 /** A skill as its author sees it in the dashboard: with its quarantine, when it is quarantined. */
 export const ownSkillSchema = skillSchema.extend({
@@ -215,6 +231,16 @@ export const versionCreatedSchema = z.object({
   files: z.array(fileEntrySchema),
   currentVersion: z.string(),
   scan: scanResultSchema,
+  warnings: warningsSchema,
+});
+
+/** A version's lifecycle after a yank or its undo. */
+export const versionYankSchema = z.object({
+  skillId: z.string(),
+  version: z.string(),
+  yanked: z.boolean(),
+  yankReason: z.string().optional(),
+  currentVersion: z.string().describe('after the change: a yanked version is never current'),
 });
 
 export const apiKeyCreatedSchema = z.object({
@@ -233,7 +259,7 @@ export const deliverySchema = z.object({
   skillId: z.string(),
   slug: z.string(),
   version: z.string(),
-  files: z.array(z.object({ filename: z.string(), content: z.string(), encoding: z.literal('base64').optional() })),
+  files: z.array(z.object({ filename: z.string(), content: z.string(), encoding: z.literal('base64').optional(), executable: z.literal(true).optional() })),
 });
 
 const tokenFields = {
@@ -299,7 +325,19 @@ export const analyticsSchema = z.object({
 // a reader must accept fields added by a newer rebuild.
 
 export const catalogEntrySchema = skillSchema
-  .pick({ id: true, slug: true, name: true, description: true, category: true, author: true, currentVersion: true, paid: true, price: true, updatedAt: true })
+  .pick({
+    id: true,
+    slug: true,
+    name: true,
+    description: true,
+    category: true,
+    author: true,
+    currentVersion: true,
+    paid: true,
+    price: true,
+    updatedAt: true,
+    deprecated: true,
+  })
   .extend({ registry: z.string().describe('/api/registry/<slug>') });
 
 export const catalogDocumentSchema = z.object({
@@ -314,6 +352,8 @@ export const versionSummarySchema = z.object({
   changelog: z.string(),
   publishedAt: z.string(),
   integrity: z.string().describe('sha256-<base64> of the canonical bundle'),
+  yanked: z.literal(true).optional().describe('withdrawn by its author: installable by exact version only, never current, never chosen by a range'),
+  yankReason: z.string().optional(),
   scan: z.optional(scanResultSchema).describe('the scan of this version; absent for a version published before scanning, until a rescan'),
 });
 
@@ -337,6 +377,18 @@ export const versionsDocumentSchema = z.object({
  * and nothing to install.
  */
 export const quarantinedDocumentSchema = skillSchema.pick({ id: true, slug: true, name: true, author: true }).extend({ status: z.literal('quarantined') });
+
+/** A skill's public install counts: what anyone may know, unlike the author's analytics. */
+export const publicInstallsSchema = z.object({
+  total: z.number().describe('installs since the skill was published'),
+  last30d: z.number().describe('installs in the last 30 UTC days, today included'),
+});
+
+/** `/.well-known/skills-installs.json`: every listed skill's public install counts, as of `generatedAt`. */
+export const installsDocumentSchema = z.object({
+  generatedAt: z.string(),
+  skills: z.record(z.string(), publicInstallsSchema).describe('by slug; a skill with no installs is left out'),
+});
 
 /** `/bundles/<slug>/<version>.json`: a free version's files, as delivery returns them. */
 export const bundleDocumentSchema = deliverySchema.pick({ files: true });
@@ -384,6 +436,13 @@ export function issueDetails(error: z.ZodError): { issues: { path: (string | num
 export const discoveryDocumentSchema = z.object({
   $schema: z.string(),
   skills: z.array(
-    z.object({ name: z.string(), type: z.literal('archive'), description: z.string(), url: z.string(), digest: z.string(), version: z.string() }),
+    z.object({
+      name: z.string(),
+      type: z.enum(['archive', 'skill-md']).describe('skill-md: the version is its SKILL.md alone, and url names that file'),
+      description: z.string(),
+      url: z.string(),
+      digest: z.string(),
+      version: z.string(),
+    }),
   ),
 });

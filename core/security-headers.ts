@@ -34,3 +34,8 @@ export const SECURITY_HEADERS = {
 export function contentSecurityPolicy(contentType: string | null): string {
   return contentType?.startsWith('text/html') ? SITE_CONTENT_SECURITY_POLICY : DATA_CONTENT_SECURITY_POLICY;
 }
+
+/** Every security header for a response of this media type, for responders that build their headers whole. */
+export function securityHeadersFor(contentType: string | null): Record<string, string> {
+  return { ...SECURITY_HEADERS, 'Content-Security-Policy': contentSecurityPolicy(contentType) };
+}

@@ -1,5 +1,6 @@
 import type { FileBytes } from './bundle.ts';
-import { isMapping, readFrontMatter, SKILL_FILE, type SkillIssue } from './skill-front-matter.ts';
+import { SKILL_FILE } from './filename.ts';
+import { isMapping, readFrontMatter, type SkillIssue } from './skill-front-matter.ts';
 import { isValidSlug, SLUG_MAX } from './slug.ts';
 import { isSkillpressKey, topLevelKeyWarning } from './skillpress-metadata.ts';
 

@@ -1,13 +1,11 @@
 import { isMap, LineCounter, parseDocument, stringify } from 'yaml';
+import { SKILL_FILE } from './filename.ts';
 
 /**
  * The YAML front matter at the top of a `SKILL.md`: finding it, parsing it with the `yaml`
  * package, and writing it back. Pure: text in, data out; problems are returned, never thrown, so
  * a validator can list every one of them.
  */
-
-/** The one file every skill has, at its root, spelled exactly so (docs/agent-skills.md). */
-export const SKILL_FILE = 'SKILL.md';
 
 /** One thing wrong with a skill's files: which file, where in its front matter, and what. */
 export interface SkillIssue {

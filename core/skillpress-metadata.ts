@@ -1,5 +1,6 @@
 import { isValidRange } from './semver-order.ts';
-import { isMapping, SKILL_FILE, type SkillIssue } from './skill-front-matter.ts';
+import { SKILL_FILE } from './filename.ts';
+import { isMapping, type SkillIssue } from './skill-front-matter.ts';
 import { CATEGORY_PATTERN, isValidSlug, normaliseCategory } from './slug.ts';
 
 /**

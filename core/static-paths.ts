@@ -6,16 +6,21 @@
 
 export const CATALOG_KEY = '.well-known/skills.json';
 export const DISCOVERY_INDEX_KEY = '.well-known/agent-skills/index.json';
+/** Public install counts of every listed skill (docs/api.md §11.8), rewritten before each site build. */
+export const INSTALLS_KEY = '.well-known/skills-installs.json';
 export const DISCOVERY_SCHEMA = 'https://schemas.agentskills.io/discovery/0.2.0/schema.json';
 
 export const registryKey = (slug: string) => `registry/${slug}.json`;
 export const versionsKey = (slug: string) => `registry/${slug}/versions.json`;
 export const bundleKey = (slug: string, version: string) => `bundles/${slug}/${version}.json`;
 export const archiveKey = (slug: string, version: string) => `.well-known/agent-skills/${slug}/${version}.tar.gz`;
+/** The `SKILL.md` of a version that has no other file: the discovery index lists it instead of an archive. */
+export const skillMdKey = (slug: string, version: string) => `.well-known/agent-skills/${slug}/${version}/SKILL.md`;
 
 export const registryPath = (slug: string) => `/api/registry/${slug}`;
 export const bundlePath = (slug: string, version: string) => `/${bundleKey(slug, version)}`;
 export const archivePath = (slug: string, version: string) => `/${archiveKey(slug, version)}`;
+export const skillMdPath = (slug: string, version: string) => `/${skillMdKey(slug, version)}`;
 
 const REGISTRY_PATH = /^\/api\/registry\/([a-z0-9-]{1,64})(\/versions)?\/?$/;
 
@@ -27,7 +32,8 @@ export function keyForPath(path: string): string | undefined {
   const registry = REGISTRY_PATH.exec(path);
   if (registry) return registry[2] ? versionsKey(registry[1]!) : registryKey(registry[1]!);
   if (path.includes('..') || path.includes('//') || !/^[A-Za-z0-9._~/+-]+$/.test(path)) return undefined;
-  if (path === `/${CATALOG_KEY}` || path.startsWith('/.well-known/agent-skills/') || path.startsWith('/bundles/')) return path.slice(1);
+  if (path === `/${CATALOG_KEY}` || path === `/${INSTALLS_KEY}` || path.startsWith('/.well-known/agent-skills/') || path.startsWith('/bundles/'))
+    return path.slice(1);
   return undefined;
 }
 
@@ -40,6 +46,8 @@ const NOT_SITE = /^\/(?:api|registry|bundles|\.well-known|_site)(?:\/|$)/;
 
 /** Served in place of a skill page the last site build did not make (it renders in the browser). */
 export const SKILL_FALLBACK_KEY = 'skills/_/index.html';
+/** Served in place of an author page the last site build did not make (it lists their skills in the browser). */
+export const AUTHOR_FALLBACK_KEY = 'authors/_/index.html';
 /** Served, with status 404, for any other site path that has no page. */
 export const NOT_FOUND_KEY = '404.html';
 /** What the last site upload wrote: its files' hashes and the sources it was built from. */
@@ -47,6 +55,7 @@ export const SITE_MANIFEST_KEY = '_site/manifest.json';
 
 export const skillPagePath = (slug: string) => `/skills/${slug}/`;
 export const categoryPagePath = (category: string) => `/categories/${category}/`;
+export const authorPagePath = (login: string) => `/authors/${login}/`;
 
 /**
  * The site object behind a public path (folders map to their `index.html`, as CloudFront's
@@ -57,6 +66,11 @@ export function siteKeyForPath(path: string): string | undefined {
   if (path.endsWith('/')) return `${path.slice(1)}index.html`;
   const last = path.slice(path.lastIndexOf('/') + 1);
   return last.includes('.') ? path.slice(1) : `${path.slice(1)}/index.html`;
+}
+
+/** The login of an author page path (`/authors/<login>/`; GitHub's login alphabet), else undefined. */
+export function authorLoginOfPath(path: string): string | undefined {
+  return /^\/authors\/([A-Za-z0-9-]{1,39})\/?$/.exec(path)?.[1];
 }
 
 /** The slug of a skill page path (`/skills/<slug>/`), else undefined. */
@@ -88,13 +102,15 @@ const CONTENT_TYPES: Record<string, string> = {
   xml: 'application/xml',
   webmanifest: 'application/manifest+json',
   gz: 'application/gzip',
+  md: 'text/markdown; charset=utf-8',
 };
 
 export function headersForKey(key: string): ObjectHeaders {
   if (key.startsWith('registry/')) return { contentType: 'application/json', cacheControl: 'public, max-age=60, s-maxage=300, stale-while-revalidate=60' };
   const extension = key.slice(key.lastIndexOf('.') + 1).toLowerCase();
   const contentType = CONTENT_TYPES[extension] ?? 'application/octet-stream';
-  // Bundles and archives never change; Astro's assets carry their content hash in their names.
-  if (key.startsWith('bundles/') || key.endsWith('.tar.gz') || key.startsWith('_astro/')) return { contentType, cacheControl: IMMUTABLE };
+  // Bundles, archives and a version's lone SKILL.md never change; Astro's assets carry their content hash in their names.
+  const loneSkillMd = key.startsWith('.well-known/agent-skills/') && key.endsWith('/SKILL.md');
+  if (key.startsWith('bundles/') || key.endsWith('.tar.gz') || loneSkillMd || key.startsWith('_astro/')) return { contentType, cacheControl: IMMUTABLE };
   return { contentType, cacheControl: SITE };
 }

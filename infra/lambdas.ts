@@ -9,8 +9,13 @@
 import { prefix } from '../functions/store/keys.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-/** An API Gateway route key: method and path, with `{param}` placeholders. */
-export type RouteKey = `${HttpMethod} /api/${string}`;
+/**
+ * An API Gateway route key: method and path, with `{param}` placeholders. Routes are under
+ * `/api/`, but for ClawHub's discovery document, which its clients look for at that exact path
+ * (CloudFront sends that path to the API too, infra/stack.ts).
+ */
+export type RouteKey = `${HttpMethod} /api/${string}` | typeof CLAWHUB_WELL_KNOWN_ROUTE;
+export const CLAWHUB_WELL_KNOWN_ROUTE = 'GET /.well-known/clawdhub.json';
 
 export interface LambdaSpec {
   /** The entry `functions/handlers/<name>.ts`, the bundle `dist/functions/<name>/`, the function's name. */
@@ -22,7 +27,7 @@ export interface LambdaSpec {
   table: {
     /** GetItem, BatchGetItem and Query on the table and its index. */
     read: boolean;
-    /** Scan: only the repair paths that walk the whole table. */
+    /** Scan: only the passes that walk the whole table (the full rebuild, the public install counts). */
     scan?: boolean;
     /** Partition key prefixes of the items it may put, update and delete (`dynamodb:LeadingKeys`). */
     write: readonly string[];
@@ -62,7 +67,8 @@ export const lambdas: readonly LambdaSpec[] = [
       'GET /api/openapi.json',
     ],
     catchAll: true,
-    table: { read: true, write: [prefix.user, prefix.login, prefix.session] },
+    // APIKEY#: the key's lastUsedAt, when /api/me is asked with a key.
+    table: { read: true, write: [prefix.user, prefix.login, prefix.session, prefix.apiKey] },
     github: ['sign-in'],
   },
   {
@@ -82,8 +88,15 @@ export const lambdas: readonly LambdaSpec[] = [
   },
   {
     name: 'versions',
-    description: 'Publish a new version of a skill, or change its price (author only)',
-    routes: ['POST /api/skills/{id}/versions', 'PATCH /api/skills/{id}'],
+    description: 'Publish a new version of a skill, change its price, yank and deprecate (author only)',
+    routes: [
+      'POST /api/skills/{id}/versions',
+      'PATCH /api/skills/{id}',
+      'POST /api/skills/{id}/versions/{version}/yank',
+      'DELETE /api/skills/{id}/versions/{version}/yank',
+      'POST /api/skills/{id}/deprecate',
+      'DELETE /api/skills/{id}/deprecate',
+    ],
     table: { read: true, write: [prefix.apiKey, prefix.skill] },
     content: 'write',
     memoryMb: 1024,
@@ -92,8 +105,9 @@ export const lambdas: readonly LambdaSpec[] = [
     name: 'deliver',
     description: "Deliver a version's files, paid ones with a token or an entitled session, counting each",
     routes: ['GET /api/deliver/{skillId}'],
-    // DL#: the download counters (ADD only); TOKEN#: a download token's uses.
-    table: { read: true, write: [prefix.installs, prefix.downloadToken] },
+    // DL#: the download counters (ADD only); TOKEN#: a download token's uses; LOOKALIKE#: a skill
+    // that reaches 100 installs joins the imitation check's index.
+    table: { read: true, write: [prefix.installs, prefix.downloadToken, prefix.lookalike] },
     content: 'read',
     memoryMb: 1024,
   },
@@ -146,12 +160,45 @@ export const lambdas: readonly LambdaSpec[] = [
     table: { read: true, write: [prefix.report, prefix.skill] },
   },
   {
+    name: 'clawhub',
+    description: 'The ClawHub-compatible API for the clawdhub CLI: discovery, whoami, search, lists, a skill, resolve and ZIP downloads',
+    routes: [
+      CLAWHUB_WELL_KNOWN_ROUTE,
+      'GET /api/v1/whoami',
+      'GET /api/v1/search',
+      'GET /api/v1/skills',
+      'GET /api/v1/skills/{slug}',
+      'GET /api/v1/resolve',
+      'GET /api/v1/download',
+      'DELETE /api/v1/skills/{slug}',
+      'POST /api/v1/skills/{slug}/undelete',
+      'POST /api/v1/stars/{slug}',
+      'DELETE /api/v1/stars/{slug}',
+    ],
+    // DL#: downloads count as installs; APIKEY#: the key's lastUsedAt (whoami).
+    table: { read: true, write: [prefix.installs, prefix.apiKey] },
+    content: 'read',
+    // The catalog: the one list of every skill that lists and searches read.
+    static: 'read',
+    memoryMb: 1024,
+  },
+  {
+    name: 'clawhub-publish',
+    description: "A ClawHub client's publish: a new skill or a new version, through the publishing service",
+    routes: ['POST /api/v1/skills'],
+    // As publish and versions: the key's lastUsedAt, the rate limit, the slug claim, the skill.
+    table: { read: true, write: [prefix.apiKey, prefix.rateLimit, prefix.slug, prefix.skill] },
+    content: 'write',
+    memoryMb: 1024,
+  },
+  {
     name: 'rebuild',
     description: 'The incremental static rebuild, driven by the table stream; then asks for a site build',
     stream: { keyPrefixes: [prefix.skill] },
     // SKILL#: repairs a META whose currentVersion a crashed publish left behind; LOCK#: the
-    // catalog lease and the site-build window.
-    table: { read: true, write: [prefix.skill, prefix.lock] },
+    // catalog lease and the site-build window. Scan: the install counters, for the public counts
+    // written before a site build is dispatched.
+    table: { read: true, scan: true, write: [prefix.skill, prefix.lock] },
     content: 'read',
     static: 'write',
     github: ['site-build'],
@@ -160,8 +207,10 @@ export const lambdas: readonly LambdaSpec[] = [
   },
   {
     name: 'site-build',
-    description: 'Flushes site builds the 5-minute window deferred',
-    table: { read: true, write: [prefix.lock] },
+    description: 'Flushes site builds the 5-minute window deferred, with the install counts they show',
+    // Scan and the static bucket: the public install counts, written before each dispatch.
+    table: { read: true, scan: true, write: [prefix.lock] },
+    static: 'write',
     github: ['site-build'],
     schedules: [{ id: 'FlushSiteBuild', expression: 'rate(5 minutes)' }],
     timeoutSeconds: 60,
@@ -169,7 +218,8 @@ export const lambdas: readonly LambdaSpec[] = [
   {
     name: 'full-rebuild',
     description: 'Daily full static rebuild from DynamoDB (the safety net under the stream), then a site build',
-    table: { read: true, scan: true, write: [prefix.skill, prefix.lock] },
+    // LOOKALIKE#: completes the imitation check's index of popular skills.
+    table: { read: true, scan: true, write: [prefix.skill, prefix.lock, prefix.lookalike] },
     content: 'read',
     static: 'write',
     github: ['site-build'],

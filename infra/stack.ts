@@ -282,8 +282,9 @@ export class SkillpressStack extends Stack {
   /**
    * `/api/registry/*` is rewritten to the registry JSON in the static bucket by a CloudFront
    * Function; the rest of `/api/*` goes to the HTTP API uncached with every viewer header, cookie
-   * and query string but Host (API Gateway routes on its own host name); everything else is the
-   * static bucket with the cache lifetimes of docs/api.md §11.
+   * and query string but Host (API Gateway routes on its own host name), as does ClawHub's
+   * discovery document `/.well-known/clawdhub.json`; everything else is the static bucket with the
+   * cache lifetimes of docs/api.md §11.
    */
   private distribution(api: apigw.HttpApi, staticBucket: s3.Bucket): cloudfront.Distribution {
     // LIST as well as READ: a missing registry file must be a 404, not S3's 403.
@@ -332,6 +333,14 @@ export class SkillpressStack extends Stack {
       responseHeadersPolicy,
     });
 
+    const fromApi: cloudfront.BehaviorOptions = {
+      origin: apiOrigin,
+      viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
+      allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+      cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
+      originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+      responseHeadersPolicy: dataHeaders,
+    };
     const immutable = ttlPolicy('ImmutableCachePolicy', edgeTtl.immutable, 'Immutable version bundles and archives: 1 year');
     const distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: 'Skillpress',
@@ -348,16 +357,12 @@ export class SkillpressStack extends Stack {
           ...fromStatic(ttlPolicy('RegistryCachePolicy', edgeTtl.registry, 'Registry JSON: 5 minutes at the edge')),
           functionAssociations: viewerFunction('RegistryRewriteFunction', 'registry-rewrite.js', '/api/registry/<slug> to registry/<slug>.json'),
         },
-        '/api/*': {
-          origin: apiOrigin,
-          viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
-          allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
-          cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
-          originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
-          responseHeadersPolicy: dataHeaders,
-        },
-        // Before /.well-known/*: the archives of the discovery index never change.
+        '/api/*': fromApi,
+        // Before /.well-known/*: ClawHub's discovery document names this origin, so the API
+        // writes it; the archives and single SKILL.md files of the discovery index never change.
+        '/.well-known/clawdhub.json': fromApi,
         '/.well-known/agent-skills/*.tar.gz': fromStatic(immutable),
+        '/.well-known/agent-skills/*/SKILL.md': fromStatic(immutable),
         '/.well-known/*': fromStatic(ttlPolicy('CatalogCachePolicy', edgeTtl.catalog, 'Catalog and discovery index: 5 minutes')),
         '/bundles/*': fromStatic(immutable),
       },

@@ -1,5 +1,6 @@
 import { Rebuilder } from '#functions/rebuild/rebuilder';
 import { describeFailure } from '#functions/rebuild/skill-failure';
+import { nonConformingReport } from '#functions/rebuild/non-conforming';
 import { withTargetDeps } from './target-deps.ts';
 
 /**
@@ -7,15 +8,20 @@ import { withTargetDeps } from './target-deps.ts';
  * runs against the embedded services over DATA_DIR (stop `npm start` first: both would open the
  * same store); with SKILLPRESS_TARGET=aws and AWS credentials it rebuilds on AWS.
  *
+ * Free skills whose current version is not a valid Agent Skill (published before the check) are
+ * left out of the discovery index, which standard skills clients read, and listed with their
+ * problems; the rest of their files are written as usual.
+ *
  * A skill it cannot rebuild does not stop it: every other skill and both indexes are written,
  * the skills that failed are printed, and it exits with 1, because a repair that left skills
  * unrepaired should not look like success to whoever (or whatever script) ran it.
  */
 await withTargetDeps(async (deps) => {
   const started = performance.now();
-  const { skills, written, failed } = await new Rebuilder(deps).rebuildAll();
+  const { skills, written, failed, nonConforming } = await new Rebuilder(deps).rebuildAll();
   const seconds = (performance.now() - started) / 1000;
   console.log(`Rebuilt ${skills} skills in ${seconds.toFixed(2)} s (${written} files written)`);
+  for (const line of nonConformingReport(nonConforming)) console.log(line);
   if (failed.length === 0) return;
   console.error(`Could not rebuild ${failed.length} skills; their static files and index entries stay as they were:`);
   for (const failure of failed) console.error(`  ${describeFailure(failure)}`);

@@ -1,5 +1,5 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { bundleIntegrity, decodeFile, fileEntries } from '#core/bundle';
+import { bundleIntegrity, decodeFile, type FileBytes, fileEntries } from '#core/bundle';
 import { mapLimit } from '#core/map-limit';
 import { putBlobs } from '#functions/content/blobs';
 import type { Deps } from '#functions/platform/composition';
@@ -19,11 +19,18 @@ export interface SeedOptions {
   slugPrefix?: string;
 }
 
-/** The files of every seeded version (benchmarks give a peer registry the same ones). */
-export const SEED_FILES = [
-  { filename: 'SKILL.md', content: '---\nname: seeded\ndescription: A seeded skill\n---\n# Seeded\n\nFollow these steps.\n' },
-  { filename: 'scripts/run.sh', content: '#!/bin/sh\necho seeded\n' },
-] as const;
+export const SEED_DESCRIPTION = 'A seeded skill';
+
+/**
+ * The files of every version of the seeded skill `slug` (benchmarks give a peer registry the
+ * same ones): a valid Agent Skill, so `SKILL.md` names the slug, and an executable script.
+ */
+export function seedFiles(slug: string) {
+  return [
+    { filename: 'SKILL.md', content: `---\nname: ${slug}\ndescription: ${SEED_DESCRIPTION}\n---\n# Seeded\n\nFollow these steps.\n` },
+    { filename: 'scripts/run.sh', content: '#!/bin/sh\necho seeded\n', executable: true },
+  ];
+}
 
 /** The versions of the `index`-th seeded skill, oldest first. */
 export function seedVersions(index: number, options: Pick<SeedOptions, 'manyVersionsEvery' | 'manyVersions'>): string[] {
@@ -36,19 +43,21 @@ export const seedSlug = (index: number, prefix = 'seeded') => `${prefix}-${Strin
 export async function seedSkills(deps: Deps, options: SeedOptions): Promise<SkillItem[]> {
   const login = options.authorLogin ?? 'seed';
   const author = await upsertUser(deps.db, { id: `dev:${login}`, login }, deps.clock());
-  const files = SEED_FILES.map((f) => decodeFile(f)!);
-  await putBlobs(deps.blobs, files);
-  const stored = fileEntries(files).map((f) => ({ ...f, encoding: 'utf8' as const }));
-  const integrity = bundleIntegrity(files);
   const now = deps.clock();
   const skills: SkillItem[] = [];
   const records: Record<string, unknown>[] = [];
+  const uploads: FileBytes[][] = [];
   for (let i = 0; i < options.count; i++) {
     const versions = seedVersions(i, options);
     const at = new Date(now.getTime() - (options.count - i) * 1000).toISOString();
+    const slug = seedSlug(i, options.slugPrefix);
+    const files = seedFiles(slug).map((f) => decodeFile(f)!);
+    uploads.push(files);
+    const stored = fileEntries(files).map((f) => ({ ...f, encoding: 'utf8' as const, ...(f.filename === 'SKILL.md' ? {} : { executable: true }) }));
+    const integrity = bundleIntegrity(files);
     const skill: SkillItem = {
       id: crypto.randomUUID(),
-      slug: seedSlug(i, options.slugPrefix),
+      slug,
       name: `Seeded skill ${i}`,
       description: `Seeded skill number ${i} for benchmarks and demos`,
       category: ['dev-tools', 'writing', 'data', 'testing', 'ops'][i % 5]!,
@@ -71,10 +80,13 @@ export async function seedSkills(deps: Deps, options: SeedOptions): Promise<Skil
         files: stored,
         dependencies: {},
         integrity,
+        frontMatterDescription: SEED_DESCRIPTION,
       };
       records.push(versionRecord(item));
     }
   }
+  // Only SKILL.md differs from skill to skill; the script is one blob.
+  await mapLimit(uploads, 8, (files) => putBlobs(deps.blobs, files));
   const batches = Array.from({ length: Math.ceil(records.length / 25) }, (_, i) => records.slice(i * 25, i * 25 + 25));
   await mapLimit(batches, 8, (batch) => writeBatch(deps, batch));
   return skills;

@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import { configFromEnv } from '#functions/platform/config';
+import { nonConformingReport } from '#functions/rebuild/non-conforming';
 import { describeFailure } from '#functions/rebuild/skill-failure';
 import { markCleanStop, takeLastStop } from './local/clean-stop.ts';
 import { serveApp } from './local/http-server.ts';
@@ -47,7 +48,7 @@ if (lastStop !== 'clean') {
   // them), and a run that crashed may have lost the rebuilds of its last writes: the full
   // rebuild writes both, from whatever DynamoDB holds.
   const started = performance.now();
-  const { skills, failed } = await runtime.rebuildAll();
+  const { skills, failed, nonConforming } = await runtime.rebuildAll();
   if (lastStop === 'unclean')
     console.log(`Skillpress did not stop cleanly last time; rebuilt the static files of ${skills} skills in ${Math.round(performance.now() - started)} ms`);
   // Those skills keep their old files; the rebuild retries them while the rest is served.
@@ -55,6 +56,7 @@ if (lastStop !== 'clean') {
     console.log(`Skillpress could not rebuild ${failed.length} skills; serving everything else and retrying them (GET /api/health lists them):`);
     for (const failure of failed) console.log(`  ${describeFailure(failure)}`);
   }
+  for (const line of nonConformingReport(nonConforming)) console.log(line);
 }
 const app = runtime.app;
 await runtime.site?.start();

@@ -2,7 +2,17 @@ import { AGENTS, agentFolder } from '../agents.ts';
 import { usage } from '../cli-error.ts';
 import { storedApiKey } from '../credentials.ts';
 import { readLockfile } from '../install-tree.ts';
-import { applyTargets, DEFAULT_ROOT, type InstallOutcome, parentOf, projectRelativeRoot, resolveTargets, targetFromLock } from '../installer.ts';
+import {
+  applyTargets,
+  DEFAULT_ROOT,
+  type InstallOutcome,
+  lookUpLifecycle,
+  parentOf,
+  projectRelativeRoot,
+  resolveTargets,
+  targetFromLock,
+  warnLifecycle,
+} from '../installer.ts';
 import type { CommandIo } from '../ui.ts';
 import { emptyLockfile, LOCKFILE_NAME } from '../lockfile.ts';
 import { RegistryClient } from '../registry-client.ts';
@@ -45,6 +55,8 @@ export function chosenRoot(options: { dir?: string; agent?: string }, cwd: strin
  * `skillpress install [slug[@version|@range]...]`: resolves, downloads, verifies and installs
  * the named skills and their dependencies. With no names it reproduces `skillpress-lock.json`
  * exactly, and fails with `integrity_mismatch` (exit 3) if the registry now serves other bytes.
+ * A range or "latest" never picks a yanked version; one the lockfile pins (or that is asked for
+ * by version) installs with a warning, as does a deprecated skill.
  */
 export async function install(options: InstallOptions, io: CommandIo): Promise<InstallOutcome & { suspicious?: SuspiciousVersion[] }> {
   const started = io.now();
@@ -65,6 +77,7 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
     if (!existing) throw usage(`nothing to install: there is no ${LOCKFILE_NAME} here`, 'install a skill by name: skillpress install <slug>');
     if (root !== undefined) throw usage('--dir and --agent apply to named skills; the lockfile already says where each skill goes');
     const targets = [...existing.skills].map(([slug, entry]) => targetFromLock(slug, entry));
+    warnLifecycle(io.ui, await lookUpLifecycle(targets, clientFor));
     outcome = await applyTargets(ctx, targets, existing, io.cwd, clientFor);
   } else {
     const lock = existing ?? emptyLockfile();
@@ -76,6 +89,7 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
     const repeated = requests.find((r, i) => requests.findIndex((o) => o.slug === r.slug) !== i);
     if (repeated) throw usage(`${repeated.slug} is named twice`);
     const targets = await resolveTargets(ctx, requests, lock);
+    warnLifecycle(io.ui, targets);
     suspicious = checkSuspicious(targets, lock, options.allowSuspicious === true, io.ui);
     outcome = await applyTargets(ctx, targets, lock, io.cwd, clientFor);
   }

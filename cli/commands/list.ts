@@ -20,6 +20,10 @@ export interface ListedSkill {
   version: string;
   /** The registry's current version; null when it could not be asked. */
   latest: string | null;
+  /** The author's deprecation message; null when the skill is not deprecated (or the registry could not be asked). */
+  deprecated: string | null;
+  /** Whether the installed version is yanked, as far as the registry's recent versions tell. */
+  yanked: boolean;
   outdated: boolean;
   path: string;
   direct: boolean;
@@ -32,7 +36,10 @@ export interface ListResult {
   skills: ListedSkill[];
 }
 
-/** `skillpress list`: installed skills from the lockfile, checked on disk and against the registry. */
+/**
+ * `skillpress list`: installed skills from the lockfile, checked on disk and against the
+ * registry, which also says which are deprecated and which installed versions are yanked.
+ */
 export async function list(options: ListOptions, io: CommandIo): Promise<ListResult> {
   const { ui } = io;
   const { c } = ui;
@@ -43,27 +50,27 @@ export async function list(options: ListOptions, io: CommandIo): Promise<ListRes
   const skills = await mapLimit(entries, 8, async ([slug, entry]): Promise<ListedSkill> => {
     const base = options.registryChosen ? options.registry : entry.registry;
     if (!clients.has(base)) clients.set(base, new RegistryClient(base, io));
-    const [latest, onDisk] = await Promise.all([
+    const [doc, onDisk] = await Promise.all([
       options.offline
         ? null
         : clients
             .get(base)!
             .skill(slug)
-            .then(
-              (doc) => doc.currentVersion,
-              (error: unknown) => {
-                if (error instanceof CliError && error.code === 'network_error') unreachable = true;
-                if (error instanceof CliError && error.code === 'quarantined') ui.warn(`${error.message}; remove it: skillpress uninstall ${slug}`);
-                return null;
-              },
-            ),
+            .catch((error: unknown) => {
+              if (error instanceof CliError && error.code === 'network_error') unreachable = true;
+              if (error instanceof CliError && error.code === 'quarantined') ui.warn(`${error.message}; remove it: skillpress uninstall ${slug}`);
+              return null;
+            }),
       folderMatches(join(io.cwd, entry.path), entry.files),
     ]);
+    const latest = doc?.currentVersion ?? null;
     const state = onDisk ? 'ok' : (await exists(join(io.cwd, entry.path))) ? 'modified' : 'missing';
     return {
       slug,
       version: entry.version,
       latest,
+      deprecated: typeof doc?.deprecated === 'string' ? doc.deprecated : null,
+      yanked: doc?.versions.some((v) => v.version === entry.version && v.yanked === true) ?? false,
       outdated: latest !== null && semver.gt(latest, entry.version),
       path: entry.path,
       direct: entry.direct,
@@ -82,9 +89,18 @@ export async function list(options: ListOptions, io: CommandIo): Promise<ListRes
     s.version,
     s.latest === null ? c.dim('?') : s.outdated ? c.yellow(`${s.latest} available`) : c.green('latest'),
     c.dim(s.path),
-    [s.direct ? '' : 'dependency', s.paid ? 'paid' : '', s.state === 'ok' ? '' : c.red(s.state)].filter(Boolean).join(', '),
+    [
+      s.direct ? '' : 'dependency',
+      s.paid ? 'paid' : '',
+      s.deprecated === null ? '' : c.yellow('deprecated'),
+      s.yanked ? c.red('yanked') : '',
+      s.state === 'ok' ? '' : c.red(s.state),
+    ]
+      .filter(Boolean)
+      .join(', '),
   ]);
   for (const row of columns(rows)) ui.line(row);
+  for (const s of skills) if (s.deprecated !== null) ui.warn(`${s.slug} is deprecated: ${s.deprecated}`);
   const outdated = skills.filter((s) => s.outdated).length;
   const broken = skills.filter((s) => s.state !== 'ok').length;
   const notes = [outdated ? `${outdated} outdated: skillpress update` : '', broken ? `${broken} changed on disk: skillpress install restores them` : ''].filter(

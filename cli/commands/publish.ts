@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import semver from 'semver';
-import type { Skill } from '../../core/schemas.ts';
-import { slugify } from '../../core/slug.ts';
+import { SKILL_FILE } from '../../core/filename.ts';
 import { CliError, usage } from '../cli-error.ts';
 import { apiKeyFor } from '../credentials.ts';
 import type { CommandIo } from '../ui.ts';
@@ -32,42 +31,50 @@ export interface PublishResult {
   dryRun: boolean;
   slug: string;
   /** The skill as the registry created it; null on a dry run. */
-  skill: Skill | null;
+  skill: PublishedSkill | null;
   files: PublishedFile[];
   bytes: number;
+  /** What the SKILL.md front matter should fix (accepted as it is). */
+  warnings: string[];
 }
 
 /**
- * `skillpress publish [dir]`: creates a skill at 1.0.0 from a folder. Name and description come
- * from the `SKILL.md` front matter, the category from `--category` (or the front matter); the
- * files are the folder's, minus what `.gitignore`/`.skillignore` exclude. Later versions of the
- * same skill go through `skillpress version`.
+ * `skillpress publish [dir]`: creates a skill at 1.0.0 from a folder. The `SKILL.md` front
+ * matter names it (its `name` is the slug) and describes it, and the folder is checked as the
+ * registry checks it before anything is sent; the display name is the body's first heading, the
+ * category `--category` or `metadata.category`; the files are the folder's, minus what
+ * `.gitignore`/`.skillignore` exclude. Later versions of the same skill go through
+ * `skillpress version`.
  */
 export async function publish(options: PublishOptions, io: CommandIo): Promise<PublishResult> {
   const { ui } = io;
   const dir = resolve(io.cwd, options.dir);
-  const folder = await readSkillFolder(dir);
+  const folder = await readSkillFolder(dir, options.slug);
   const category = options.category ?? folder.category;
-  if (!category) throw usage('a category is needed', 'pass --category <label> (e.g. --category dev-tools) or add "category:" to the SKILL.md front matter');
-  const slug = options.slug ?? folder.slug;
+  if (!category)
+    throw usage(
+      'a category is needed',
+      'pass --category <label> (e.g. --category dev-tools) or add it to the SKILL.md front matter: "metadata:" then "  category: dev-tools"',
+    );
   const body = await validated('publish', {
     name: folder.name,
     description: folder.description,
     category,
-    ...(slug ? { slug } : {}),
+    slug: folder.slug,
     paid: options.paid,
     files: folder.files,
     ...(options.changelog ? { changelog: options.changelog } : {}),
     dependencies: folder.dependencies,
   });
-  const shownSlug = body.slug ?? slugify(body.name);
+  const shownSlug = folder.slug;
   const files = describeFiles(folder);
   reportSkipped(ui, folder);
+  reportWarnings(ui, folder.warnings);
 
   if (options.dryRun) {
     printFiles(ui, files);
     ui.line(ui.c.dim(`Dry run: ${shownSlug}@1.0.0 would be published with ${plural(files.length, 'file')} (${formatBytes(folder.bytes)}); nothing was sent.`));
-    return { dryRun: true, slug: shownSlug, skill: null, files, bytes: folder.bytes };
+    return { dryRun: true, slug: shownSlug, skill: null, files, bytes: folder.bytes, warnings: folder.warnings };
   }
 
   const client = new RegistryClient(options.registry, io);
@@ -85,8 +92,18 @@ export async function publish(options: PublishOptions, io: CommandIo): Promise<P
   );
   ui.line(c.dim(`Install it with: skillpress install ${skill.slug}`));
   warnIfFlagged(ui, `${skill.slug}@${skill.currentVersion}`, skill.scan);
-  if (options.slug && !folder.slug) ui.line(c.dim(`Add "slug: ${skill.slug}" to the SKILL.md front matter so skillpress version finds this skill.`));
-  return { dryRun: false, slug: skill.slug, skill, files, bytes: folder.bytes };
+  const warnings = reportWarnings(ui, skill.warnings ?? [], folder.warnings);
+  return { dryRun: false, slug: skill.slug, skill, files, bytes: folder.bytes, warnings: [...folder.warnings, ...warnings] };
+}
+
+/**
+ * Prints the warnings not among `shown` (the registry repeats those the local check gave) and
+ * returns them.
+ */
+export function reportWarnings(ui: Ui, warnings: readonly string[], shown: readonly string[] = []): string[] {
+  const fresh = warnings.filter((w) => !shown.includes(w));
+  for (const warning of fresh) ui.warn(`${SKILL_FILE}: ${warning}`);
+  return fresh;
 }
 
 export function describeFiles(folder: SkillFolder): PublishedFile[] {

@@ -1,7 +1,7 @@
 import semver from 'semver';
 import { CliError, usage } from '../cli-error.ts';
 import { readLockfile } from '../install-tree.ts';
-import { applyTargets, type InstallOutcome, resolveTargets } from '../installer.ts';
+import { applyTargets, type InstallOutcome, resolveTargets, warnLifecycle } from '../installer.ts';
 import type { CommandIo } from '../ui.ts';
 import { LOCKFILE_NAME } from '../lockfile.ts';
 import { RegistryClient } from '../registry-client.ts';
@@ -41,8 +41,9 @@ export interface UpdateResult extends InstallOutcome {
 
 /**
  * `skillpress update [slug...]`: moves installed skills to the newest version their spec allows
- * (`latest` for a plain install, the highest match for a range), printing every changelog in
- * between first. `--dry-run` stops after the preview.
+ * (`latest` for a plain install, the highest match for a range, never a yanked one), printing
+ * every changelog in between first, and warning about deprecated skills. `--dry-run` stops after
+ * the preview.
  */
 export async function update(options: UpdateOptions, io: CommandIo): Promise<UpdateResult> {
   const started = io.now();
@@ -62,6 +63,7 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
   const client = new RegistryClient(base, io);
   const requests = names.map((slug) => ({ slug, spec: locked(slug).spec, direct: locked(slug).direct, path: locked(slug).path }));
   const targets = await resolveTargets({ io, ui, client, token: options.token }, requests, lock, { allVersions: true });
+  warnLifecycle(ui, targets);
 
   const updates: PlannedUpdate[] = [];
   const held: UpdateResult['held'] = [];

@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import { assertStrictVersion } from '../../core/semver-order.ts';
-import { slugify } from '../../core/slug.ts';
 import { CliError } from '../cli-error.ts';
 import { apiKeyFor } from '../credentials.ts';
 import type { CommandIo } from '../ui.ts';
@@ -9,7 +8,7 @@ import { warnIfFlagged } from '../scan-findings.ts';
 import { readSkillFolder } from '../skill-folder.ts';
 import { formatBytes, plural } from '../ui.ts';
 import { fromDomainError, validated } from '../validated.ts';
-import { describeFiles, printFiles, type PublishedFile, reportSkipped } from './publish.ts';
+import { describeFiles, printFiles, type PublishedFile, reportSkipped, reportWarnings } from './publish.ts';
 
 export interface VersionOptions {
   registry: string;
@@ -27,11 +26,14 @@ export interface VersionResult {
   /** The registry's answer; null on a dry run. */
   created: VersionCreated | null;
   files: PublishedFile[];
+  /** What the SKILL.md front matter should fix (accepted as it is). */
+  warnings: string[];
 }
 
 /**
  * `skillpress version [dir] <semver> --changelog <text>`: publishes the folder's files as a new
- * version of the skill its `SKILL.md` names (or `--slug`). Versions are immutable.
+ * version of the skill its `SKILL.md` names (`--slug`, when given, must be that name), checked as
+ * the registry checks them before anything is sent. Versions are immutable.
  */
 export async function version(options: VersionOptions, io: CommandIo): Promise<VersionResult> {
   const { ui } = io;
@@ -41,8 +43,8 @@ export async function version(options: VersionOptions, io: CommandIo): Promise<V
   } catch (error) {
     throw fromDomainError(error);
   }
-  const folder = await readSkillFolder(resolve(io.cwd, options.dir));
-  const slug = options.slug ?? folder.slug ?? slugify(folder.name);
+  const folder = await readSkillFolder(resolve(io.cwd, options.dir), options.slug);
+  const slug = folder.slug;
   const body = await validated('version', {
     version: options.version,
     ...(options.changelog ? { changelog: options.changelog } : {}),
@@ -51,6 +53,7 @@ export async function version(options: VersionOptions, io: CommandIo): Promise<V
   });
   const files = describeFiles(folder);
   reportSkipped(ui, folder);
+  reportWarnings(ui, folder.warnings);
   if (!options.changelog) ui.warn('no --changelog: people updating will see no notes for this version');
 
   if (options.dryRun) {
@@ -58,7 +61,7 @@ export async function version(options: VersionOptions, io: CommandIo): Promise<V
     ui.line(
       c.dim(`Dry run: ${slug}@${options.version} would be published with ${plural(files.length, 'file')} (${formatBytes(folder.bytes)}); nothing was sent.`),
     );
-    return { dryRun: true, slug, version: options.version, created: null, files };
+    return { dryRun: true, slug, version: options.version, created: null, files, warnings: folder.warnings };
   }
 
   const client = new RegistryClient(options.registry, io);
@@ -84,5 +87,6 @@ export async function version(options: VersionOptions, io: CommandIo): Promise<V
     );
   }
   warnIfFlagged(ui, `${slug}@${created.version}`, created.scan);
-  return { dryRun: false, slug, version: created.version, created, files };
+  const warnings = reportWarnings(ui, created.warnings ?? [], folder.warnings);
+  return { dryRun: false, slug, version: created.version, created, files, warnings: [...folder.warnings, ...warnings] };
 }

@@ -53,7 +53,12 @@ export async function getBlob(blobs: Blobs, sha256: string): Promise<Uint8Array>
   return blobs.cache ? blobs.cache.load(sha256, read) : read();
 }
 
-/** A stored version's files with their bytes, read a few at a time, in the order given. */
-export function getFiles(blobs: Blobs, files: readonly (Pick<FileBytes, 'filename' | 'encoding'> & { sha256: string })[]): Promise<FileBytes[]> {
-  return mapLimit(files, 8, async (file) => ({ filename: file.filename, encoding: file.encoding, bytes: await getBlob(blobs, file.sha256) }));
+/** A stored version's files with their bytes and executable flags, read a few at a time, in the order given. */
+export function getFiles(blobs: Blobs, files: readonly (Pick<FileBytes, 'filename' | 'encoding' | 'executable'> & { sha256: string })[]): Promise<FileBytes[]> {
+  return mapLimit(files, 8, async (file) => ({
+    filename: file.filename,
+    encoding: file.encoding,
+    bytes: await getBlob(blobs, file.sha256),
+    ...(file.executable ? { executable: true } : {}),
+  }));
 }

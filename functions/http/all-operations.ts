@@ -2,8 +2,10 @@ import type { Operation, StaticFile } from './operation.ts';
 import { accessOperations } from './operations/access.ts';
 import { analyticsOperations } from './operations/analytics.ts';
 import { apiKeyOperations } from './operations/api-keys.ts';
+import { clawhubOperations, clawhubPublishOperations, clawhubUnsupportedOperations } from './operations/clawhub.ts';
 import { deliveryOperations } from './operations/deliver.ts';
 import { gitHubSignInOperations } from './operations/github-sign-in.ts';
+import { lifecycleOperations } from './operations/lifecycle.ts';
 import { metaOperations } from './operations/meta.ts';
 import { moderationOperations } from './operations/moderation.ts';
 import { mySkillsOperations } from './operations/my-skills.ts';
@@ -24,12 +26,16 @@ export const apiOperations: readonly Operation[] = [
   mySkillsOperations,
   apiKeyOperations,
   publishingOperations,
+  lifecycleOperations,
   deliveryOperations,
   accessOperations,
   purchaseOperations,
   stripeWebhookOperations,
   analyticsOperations,
   moderationOperations,
+  clawhubOperations,
+  clawhubPublishOperations,
+  clawhubUnsupportedOperations,
 ].flatMap((group) => Object.values<Operation>(group));
 
 /** The static files clients read, served by the CDN rather than the app. */

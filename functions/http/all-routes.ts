@@ -1,9 +1,12 @@
 import { accessRoutes } from './routes/access.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
+import { clawhubRoutes } from './routes/clawhub.ts';
+import { clawhubPublishRoutes } from './routes/clawhub-publish.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { signInRoutes } from './routes/sign-in.ts';
 import { deliverRoutes } from './routes/deliver.ts';
 import { gitHubSignInRoutes } from './routes/github-sign-in.ts';
+import { lifecycleRoutes } from './routes/lifecycle.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { moderationRoutes } from './routes/moderation.ts';
 import { mySkillsRoutes } from './routes/my-skills.ts';
@@ -21,10 +24,13 @@ export const allRoutes: RouteGroup[] = [
   apiKeyRoutes,
   publishRoutes,
   versionRoutes,
+  lifecycleRoutes,
   deliverRoutes,
   accessRoutes,
   purchaseRoutes,
   stripeWebhookRoutes,
   analyticsRoutes,
   moderationRoutes,
+  clawhubRoutes,
+  clawhubPublishRoutes,
 ];

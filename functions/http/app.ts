@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { notFound, payloadTooLarge } from '#core/errors';
 import { limits } from '#core/limits';
-import { contentSecurityPolicy, SECURITY_HEADERS } from '#core/security-headers';
+import { securityHeadersFor } from '#core/security-headers';
 import type { Deps } from '../platform/composition.ts';
 import { recordKeyUseIfAccepted } from './auth.ts';
 import type { AppEnv, RouteGroup } from './env.ts';
@@ -20,8 +20,10 @@ export function createApp(deps: Deps, groups: RouteGroup[]): Hono<AppEnv> {
     const started = performance.now();
     await next();
     await recordKeyUseIfAccepted(c);
-    setSecurityHeaders(c.res.headers);
-    if (c.req.path.startsWith('/api/') && !c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store');
+    if (!c.get('headersComplete')) {
+      setSecurityHeaders(c.res.headers);
+      if (c.req.path.startsWith('/api/') && !c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store');
+    }
     // Path only: query strings can carry download tokens.
     deps.log.debug('request', { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) });
   });
@@ -45,6 +47,5 @@ export function createApp(deps: Deps, groups: RouteGroup[]): Hono<AppEnv> {
 }
 
 function setSecurityHeaders(headers: Headers): void {
-  for (const [name, value] of Object.entries(SECURITY_HEADERS)) headers.set(name, value);
-  headers.set('Content-Security-Policy', contentSecurityPolicy(headers.get('content-type')));
+  for (const [name, value] of Object.entries(securityHeadersFor(headers.get('content-type')))) headers.set(name, value);
 }

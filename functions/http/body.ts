@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { DomainError, invalidRequest } from '#core/errors';
-import { issueDetails } from '#core/schemas';
+import { validate } from '#core/validate';
 
 /**
  * Reads a JSON request body and validates it against `schema`. 415 without a JSON content type,
@@ -20,14 +20,5 @@ export async function readBody<S extends z.ZodType>(c: Context, schema: S): Prom
   } catch {
     throw invalidRequest('The body is not valid JSON');
   }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw invalidRequest(describe(parsed.error), issueDetails(parsed.error));
-  return parsed.data;
-}
-
-function describe(error: z.ZodError): string {
-  const first = error.issues[0];
-  if (!first) return 'The body does not match the schema';
-  const where = first.path.length > 0 ? first.path.join('.') : 'body';
-  return `${where}: ${first.message}`;
+  return validate(schema, value);
 }

@@ -7,6 +7,8 @@ export interface AppEnv {
   Variables: {
     deps: Deps;
     /** The API key that authenticated this request, if one did: its use is recorded when the request succeeds. */
+    /** Set by a responder whose headers already include the security headers and Cache-Control. */
+    headersComplete?: true;
     apiKeyUsed?: { key: ApiKeyItem; keyHash: string };
   };
 }

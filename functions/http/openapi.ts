@@ -67,6 +67,7 @@ function operationObject(operation: Operation | StaticFile): object {
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(operation.body ? { requestBody: { required: true, ...json(operation.body, 'input') } } : {}),
     ...(operation.rawBody ? { requestBody: { required: true, ...json(operation.rawBody, 'input') } } : {}),
+    ...(operation.form ? { requestBody: { required: true, content: { 'multipart/form-data': { schema: jsonSchema(operation.form, 'input') } } } } : {}),
     responses: { ...successResponses(operation), ...errorResponses(errorsOf(operation)) },
     ...('static' in operation ? { 'x-static': true } : {}),
   };

@@ -38,6 +38,11 @@ interface OperationSpec {
    * webhook), so neither the JSON content-type rule nor the schema applies before it.
    */
   rawBody?: z.ZodType;
+  /**
+   * A `multipart/form-data` body, documented but read by the handler (`route()` reads only JSON):
+   * 415 for another content type, 400 for a malformed form or a part off-schema.
+   */
+  form?: z.ZodType;
   /** The query string, read after the body: 400 off-schema or for a repeated parameter. */
   query?: z.ZodObject;
   success: Success;
@@ -54,7 +59,7 @@ const CHECKED_BEFORE_THE_HANDLER: readonly Auth[] = ['session', 'apiKey', 'sessi
  * Every error code an operation can answer (besides 500 `internal`): those it declares, and
  * those it gets from its declaration and the app: the body size limit on every request under
  * `/api/` but GET and HEAD (app.ts), the credentials and, for session writes, the Origin rule
- * (auth.ts), the body and the query (body.ts, query.ts).
+ * (auth.ts), the body (body.ts, or the handler's multipart form) and the query (query.ts).
  */
 export function errorsOf(operation: OperationSpec): ErrorCode[] {
   const codes = new Set<ErrorCode>();
@@ -62,7 +67,7 @@ export function errorsOf(operation: OperationSpec): ErrorCode[] {
   if (write) codes.add('payload_too_large');
   if (CHECKED_BEFORE_THE_HANDLER.includes(operation.auth)) codes.add('unauthenticated');
   if (write && (operation.auth === 'session' || operation.auth === 'sessionOrApiKey')) codes.add('csrf_rejected');
-  if (operation.body) codes.add('unsupported_media_type').add('invalid_request');
+  if (operation.body || operation.form) codes.add('unsupported_media_type').add('invalid_request');
   if (operation.query) codes.add('invalid_request');
   for (const code of operation.errors ?? []) codes.add(code);
   return [...codes];

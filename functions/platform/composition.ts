@@ -10,6 +10,8 @@ import { DeliveryCache } from '../services/delivery-cache.ts';
 import { ruleEngine, type Scanner } from '../services/scanning.ts';
 import { createDb, type Db } from '../store/db.ts';
 import { DownloadCounter, type InstallCounter } from '../store/downloads.ts';
+import { indexPopularSkill } from '../store/lookalikes.ts';
+import { IMITATION_MIN_INSTALLS } from '#core/slug-imitation';
 
 /** What the handlers need from the outside world, created once per process. */
 export interface Deps {
@@ -65,7 +67,14 @@ export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config
     },
     failingRebuilds: overrides.failingRebuilds ?? (() => []),
     delivery,
-    downloads: overrides.downloads ?? new DownloadCounter(db, log),
+    downloads:
+      overrides.downloads ??
+      new DownloadCounter(db, log, {
+        lingerMs: 50,
+        concurrency: 4,
+        // A skill that becomes popular enough to imitate joins the index the imitation check reads.
+        milestone: { installs: IMITATION_MIN_INSTALLS, reached: (skillId) => indexPopularSkill(db, skillId) },
+      }),
     scanner: overrides.scanner ?? ruleEngine,
   };
 }

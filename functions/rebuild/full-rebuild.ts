@@ -1,6 +1,7 @@
 import type { Deps } from '../platform/composition.ts';
 import { type SiteBuildOutcome, triggerSiteBuild } from '../services/site-build.ts';
 import { Rebuilder } from './rebuilder.ts';
+import { describeNonConforming } from './non-conforming.ts';
 import { failureFields, type SkillFailure } from './skill-failure.ts';
 
 export interface FullRebuildResult {
@@ -20,8 +21,10 @@ export interface FullRebuildResult {
  */
 export async function fullRebuild(deps: Deps): Promise<FullRebuildResult> {
   const started = performance.now();
-  const { skills, written, failed } = await new Rebuilder(deps).rebuildAll();
+  const { skills, written, failed, nonConforming } = await new Rebuilder(deps).rebuildAll();
   for (const failure of failed) deps.log.error('full rebuild: a skill failed', failureFields(failure));
+  for (const skill of nonConforming)
+    deps.log.warn('full rebuild: left out of the discovery index, not a valid Agent Skill', { detail: describeNonConforming(skill) });
   deps.log.info('full rebuild', { skills, written, failed: failed.length, ms: Math.round(performance.now() - started) });
   return { skills, written, failed, site: await triggerSiteBuild(deps) };
 }

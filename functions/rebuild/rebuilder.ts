@@ -13,15 +13,19 @@ import {
   discoveryEntry,
   discoveryJson,
   discoveryList,
+  skillMdEntry,
 } from '#core/catalog';
 import type { SortedJsonList } from '#core/sorted-json-list';
 import { registryDocuments, type VersionsDocument } from '#core/registry-document';
 import { skillArchive } from '#core/skill-archive';
-import { archiveKey, bundleKey, CATALOG_KEY, DISCOVERY_INDEX_KEY, registryKey, versionsKey } from '#core/static-paths';
-import { getFiles } from '../content/blobs.ts';
+import type { SkillIssue } from '#core/skill-front-matter';
+import { SKILL_FILE } from '#core/filename';
+import { archiveKey, bundleKey, CATALOG_KEY, DISCOVERY_INDEX_KEY, registryKey, skillMdKey, versionsKey } from '#core/static-paths';
+import { getBlob, getFiles } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
 import { withLock } from '../store/locks.ts';
 import type { VersionItem } from '../store/skills.ts';
+import { repairLookalikeIndex } from './lookalike-repair.ts';
 import { scanSkillStates } from './scan.ts';
 import { type EachSkill, eachSkill, type SkillFailure, type SkillRef } from './skill-failure.ts';
 import { loadSkillState, repairCurrentVersion, type SkillState } from './skill-state.ts';
@@ -111,7 +115,11 @@ export class Rebuilder {
     // Only the discovery index points at archives: they are written while the catalog is patched.
     const archived = eachSkill(states, 8, skillOf, (state) => this.archiveEntry(state, this.discovery?.list.get(state.skill.slug)));
     await this.patchIndexes(states, archived);
-    const { failed } = await archived;
+    const { built, failed } = await archived;
+    for (const [{ skill }, { issues }] of built) {
+      if (issues)
+        this.deps.log.warn('left out of the discovery index: not a valid Agent Skill', { skillId: skill.id, slug: skill.slug, issues: issues.length });
+    }
     this.deps.log.debug('rebuilt indexes', { skills: states.length, failed: failed.length, ms: Math.round(performance.now() - started) });
     return failed;
   }
@@ -119,7 +127,8 @@ export class Rebuilder {
   /**
    * Regenerates every skill's files and both indexes from DynamoDB: the repair path. A skill
    * that cannot be rebuilt is reported and keeps the index entries it had; every other skill and
-   * both indexes are rebuilt all the same.
+   * both indexes are rebuilt all the same. It also completes the lookalike index of popular
+   * skills that the imitation check reads.
    */
   async rebuildAll(): Promise<RebuildReport> {
     const scanned = await scanSkillStates(this.deps.db);
@@ -129,9 +138,10 @@ export class Rebuilder {
     let written = 0;
     const stopCounting = this.deps.staticStore.onWrite(() => (written += 1));
     try {
-      const { rebuilt, failed } = await this.regenerate([...built.values()], unread);
+      const { rebuilt, failed, nonConforming } = await this.regenerate([...built.values()], unread);
       for (const { skillId } of failed) this.notRebuilt.add(skillId);
-      return { skills: rebuilt, written, failed };
+      const unindexed = await repairLookalikeIndex(this.deps.db, scanned);
+      return { skills: rebuilt, written, failed: [...failed, ...unindexed], nonConforming };
     } finally {
       stopCounting();
     }
@@ -142,7 +152,10 @@ export class Rebuilder {
    * that fail here) keep the entries the indexes had for them: a skill that cannot be rebuilt
    * stays listed as it was rather than vanish.
    */
-  private async regenerate(states: SkillState[], unread: SkillFailure[]): Promise<{ rebuilt: number; failed: SkillFailure[] }> {
+  private async regenerate(
+    states: SkillState[],
+    unread: SkillFailure[],
+  ): Promise<{ rebuilt: number; failed: SkillFailure[]; nonConforming: NonConformingSkill[] }> {
     const existing = await this.deps.staticStore.list('');
     for (const key of existing.keys()) if (key.startsWith('bundles/')) this.bundled.add(key);
     const putIfChanged = async (key: string, body: string) => {
@@ -157,6 +170,7 @@ export class Rebuilder {
     });
     const rebuilt = [...files.built.keys()];
     let failed = [...unread, ...files.failed];
+    const nonConforming: NonConformingSkill[] = [];
     await withLock(this.deps.db, 'static-indexes', async (lease) => {
       const [previousCatalog, previousDiscovery] = await Promise.all([
         this.loadPrevious(CATALOG_KEY, parseCatalog),
@@ -165,7 +179,11 @@ export class Rebuilder {
       const archived = await eachSkill(rebuilt, 32, skillOf, (state) => this.archiveEntry(state, previousDiscovery.get(state.skill.slug), existing));
       failed = [...failed, ...archived.failed];
       const catalog = catalogList(rebuilt.filter(listed).map((s) => catalogEntry(s.skill, s.skill.currentVersion)));
-      const discovery = discoveryList([...archived.built.values()].filter((e): e is DiscoveryEntry => e !== undefined));
+      const discovery = discoveryList();
+      for (const [{ skill }, { entry, issues }] of archived.built) {
+        if (entry) discovery.set(entry);
+        if (issues) nonConforming.push({ skillId: skill.id, slug: skill.slug, version: skill.currentVersion, issues });
+      }
       for (const { slug } of failed) {
         if (slug === undefined) continue;
         keepEntry(catalog, previousCatalog, slug);
@@ -174,7 +192,7 @@ export class Rebuilder {
       await this.writeIndexes(catalog, Promise.resolve({ list: discovery }));
       lease.leave(this.indexEtags());
     });
-    return { rebuilt: rebuilt.length, failed };
+    return { rebuilt: rebuilt.length, failed, nonConforming: nonConforming.sort((a, b) => (a.slug < b.slug ? -1 : 1)) };
   }
 
   /** A shared index as the bucket holds it, for the full rebuild; empty when missing or damaged (it is rebuilt from scratch). */
@@ -256,20 +274,31 @@ export class Rebuilder {
   }
 
   /**
-   * A free skill's discovery entry, writing the archive of its current version unless `known`
-   * (an index entry for that version) or the listing `existing` of a full rebuild says the
-   * bucket has it. Archives are deterministic, so without either (the current version just
-   * moved, almost always) the archive is written without asking first: a HEAD would cost a
-   * round trip on the way to the index to spare a rare rewrite of the same bytes.
+   * A free skill's discovery entry, writing the artifact of its current version (its archive, or
+   * its `SKILL.md` when that is its only file) unless `known` (an index entry for that version
+   * and type) or the listing `existing` of a full rebuild says the bucket has it. Artifacts are
+   * deterministic, so without either (the current version just moved, almost always) one is
+   * written without asking first: a HEAD would cost a round trip on the way to the index to
+   * spare a rare rewrite of the same bytes. A current version that is not a valid Agent Skill
+   * (published before the check) has no entry and no artifact: its problems come back instead.
    */
-  private async archiveEntry(
-    { skill, versions }: SkillState,
-    known: DiscoveryEntry | undefined,
-    existing?: Map<string, string>,
-  ): Promise<DiscoveryEntry | undefined> {
-    if (skill.paid || skill.quarantine) return undefined;
+  private async archiveEntry({ skill, versions }: SkillState, known: DiscoveryEntry | undefined, existing?: Map<string, string>): Promise<ArchiveOutcome> {
+    if (skill.paid || skill.quarantine) return {};
     const current = versions.find((v) => v.version === skill.currentVersion)!;
-    if (known?.version === current.version) return discoveryEntry(skill, current.version, known.digest.slice('sha256:'.length));
+    const described = await this.skillDescription(skill.slug, current);
+    if ('issues' in described) return { issues: described.issues };
+    const { description } = described;
+    const [only] = current.files;
+    if (current.files.length === 1 && only!.filename === SKILL_FILE) {
+      // A SKILL.md alone is listed as itself; its digest is the one stored with the version.
+      const key = skillMdKey(skill.slug, current.version);
+      const listed = known?.version === current.version && known.type === 'skill-md';
+      if (!listed && !existing?.has(key)) await this.deps.staticStore.put(key, (await this.readFiles(current))[0]!.bytes);
+      return { entry: skillMdEntry(skill, current.version, only!.sha256, description) };
+    }
+    if (known?.version === current.version && known.type === 'archive') {
+      return { entry: discoveryEntry(skill, current.version, known.digest.slice('sha256:'.length), description) };
+    }
     const key = archiveKey(skill.slug, current.version);
     let digest = existing?.has(key) ? (await this.deps.staticStore.metadata(key))?.sha256 : undefined;
     if (!digest) {
@@ -277,7 +306,26 @@ export class Rebuilder {
       digest = sha256Hex(archive);
       await this.deps.staticStore.put(key, archive, { sha256: digest });
     }
-    return discoveryEntry(skill, current.version, digest);
+    return { entry: discoveryEntry(skill, current.version, digest, description) };
+  }
+
+  /**
+   * The `SKILL.md` description of a version, which the discovery index lists: recorded on the
+   * version when it passed the conformance check at publish; for a version published before the
+   * check, read from its `SKILL.md` and checked here (one file, from the blob cache after the
+   * first time), giving the problems when it does not conform. The check and its YAML parser
+   * are loaded only then, so the rebuild Lambda does not carry them at every cold start.
+   */
+  private async skillDescription(slug: string, version: VersionItem): Promise<{ description: string } | { issues: SkillIssue[] }> {
+    if (version.frontMatterDescription !== undefined) return { description: version.frontMatterDescription };
+    const { checkSkillConformance } = await import('#core/skill-conformance');
+    const skillFile = version.files.find((f) => f.filename === SKILL_FILE);
+    const files = await mapLimit(version.files, 8, async (file) => ({
+      filename: file.filename,
+      bytes: file === skillFile ? await getBlob(this.deps.blobs, file.sha256) : new Uint8Array(),
+    }));
+    const { issues, description } = checkSkillConformance(files, slug);
+    return issues.length === 0 && description !== undefined ? { description } : { issues };
   }
 
   private readFiles(version: VersionItem): Promise<FileBytes[]> {
@@ -287,10 +335,10 @@ export class Rebuilder {
   /**
    * Sets the skills' entries in both shared indexes under the lease lock, and writes them: the
    * catalog at once, the discovery index once the skills' archives (`archived`, each skill's
-   * discovery entry or undefined for a paid skill, and the skills whose archive failed) are in
-   * the bucket.
+   * discovery entry, none for a paid or non-conforming skill, and the skills whose archive
+   * failed) are in the bucket.
    */
-  private async patchIndexes(states: SkillState[], archived: Promise<EachSkill<SkillState, DiscoveryEntry | undefined>>): Promise<void> {
+  private async patchIndexes(states: SkillState[], archived: Promise<EachSkill<SkillState, ArchiveOutcome>>): Promise<void> {
     await withLock(this.deps.db, 'static-indexes', async (lease) => {
       try {
         const [catalog, discovery] = await Promise.all([
@@ -303,7 +351,7 @@ export class Rebuilder {
         }
         // A skill whose archive failed is not in `built`: its entry stays as it was.
         const patched = archived.then(({ built }) => {
-          for (const [{ skill }, entry] of built) {
+          for (const [{ skill }, { entry }] of built) {
             if (entry) discovery.list.set(entry);
             else discovery.list.delete(skill.slug);
           }
@@ -384,6 +432,22 @@ export interface RebuildReport {
   skills: number;
   written: number;
   failed: SkillFailure[];
+  /** Free skills left out of the discovery index because their current version is not a valid Agent Skill. */
+  nonConforming: NonConformingSkill[];
+}
+
+/** A skill whose current version is not a valid Agent Skill (published before the check), and why. */
+export interface NonConformingSkill {
+  skillId: string;
+  slug: string;
+  version: string;
+  issues: SkillIssue[];
+}
+
+/** A free skill's discovery entry, or the problems that keep it out of the index; neither for a paid skill. */
+interface ArchiveOutcome {
+  entry?: DiscoveryEntry;
+  issues?: SkillIssue[];
 }
 
 /** What {@link Rebuilder.rebuildFiles} did: the skills whose files are in the bucket, as read, and those that failed. */

@@ -1,17 +1,32 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from '../store/db.ts';
+import { installsOf } from '../store/downloads.ts';
+import { idsOf } from '../store/lookalikes.ts';
 import { toSkillItem, toVersionItem } from '../store/skills.ts';
 import { prefix, sortPrefix } from '../store/keys.ts';
 import { type SkillFailure, skillFailure } from './skill-failure.ts';
 import type { SkillState } from './skill-state.ts';
 
+/** What the full rebuild reads in its one pass over the table. */
+export interface ScannedTable {
+  states: SkillState[];
+  failed: SkillFailure[];
+  /** Each skill's all-time installs (skills never installed are absent). */
+  installs: Map<string, number>;
+  /** The lookalike index: each key's skill ids. */
+  lookalikes: Map<string, Set<string>>;
+}
+
 /**
- * Every skill with its versions in one pass over the table (parallel segments), for the full
- * rebuild. A per-skill query would cost one round trip per skill; a scan reads pages of items.
- * A skill with an item that cannot be read (damaged, or written by hand) is a failure of that
- * skill alone: the others are read all the same.
+ * Every skill with its versions, install totals and the lookalike index, in one pass over the
+ * table (parallel segments), for the full rebuild. A per-skill query would cost one round trip
+ * per skill; a scan reads pages of items (and the filter only trims what comes back: the other
+ * items are read all the same). A skill with an item that cannot be read (damaged, or written
+ * by hand) is a failure of that skill alone: the others are read all the same.
  */
-export async function scanSkillStates(db: Db, segments = 4): Promise<{ states: SkillState[]; failed: SkillFailure[] }> {
+export async function scanSkillStates(db: Db, segments = 4): Promise<ScannedTable> {
+  const installs = new Map<string, number>();
+  const lookalikes = new Map<string, Set<string>>();
   const states = new Map<string, SkillState>();
   const versions = new Map<string, SkillState['versions']>();
   const damaged = new Map<string, SkillFailure>();
@@ -24,13 +39,22 @@ export async function scanSkillStates(db: Db, segments = 4): Promise<{ states: S
             TableName: db.table,
             Segment: segment,
             TotalSegments: segments,
-            FilterExpression: 'begins_with(pk, :skill)',
-            ExpressionAttributeValues: { ':skill': prefix.skill },
+            FilterExpression: 'begins_with(pk, :skill) OR begins_with(pk, :lookalike) OR (begins_with(pk, :installs) AND sk = :total)',
+            ExpressionAttributeValues: { ':skill': prefix.skill, ':lookalike': prefix.lookalike, ':installs': prefix.installs, ':total': 'TOTAL' },
             ExclusiveStartKey,
           }),
         );
         for (const item of page.Items ?? []) {
-          const id = String(item.pk).slice(prefix.skill.length);
+          const pk = String(item.pk);
+          if (pk.startsWith(prefix.installs)) {
+            installs.set(pk.slice(prefix.installs.length), installsOf(item));
+            continue;
+          }
+          if (pk.startsWith(prefix.lookalike)) {
+            lookalikes.set(pk.slice(prefix.lookalike.length), new Set(idsOf(item)));
+            continue;
+          }
+          const id = pk.slice(prefix.skill.length);
           try {
             if (item.sk === 'META') states.set(id, { skill: toSkillItem(item), versions: [] });
             else if (String(item.sk).startsWith(sortPrefix.version)) {
@@ -55,5 +79,5 @@ export async function scanSkillStates(db: Db, segments = 4): Promise<{ states: S
     const slug = states.get(failure.skillId)?.skill.slug;
     return slug === undefined ? failure : { ...failure, slug };
   });
-  return { states: result, failed };
+  return { states: result, failed, installs, lookalikes };
 }

@@ -1,4 +1,4 @@
-import { currentOf } from '#core/semver-order';
+import { currentVersionOf } from '#core/registry-document';
 import type { Db } from '../store/db.ts';
 import { getSkillWithVersions, type SkillItem, setCurrentVersion, type VersionItem } from '../store/skills.ts';
 
@@ -16,13 +16,14 @@ export async function loadSkillState(db: Db, skillId: string): Promise<SkillStat
 }
 
 /**
- * The versions are the truth for `currentVersion`; META caches it. A publish that crashed after
- * storing its version but before moving META is repaired here.
+ * The versions are the truth for `currentVersion` (the highest release not yanked); META caches
+ * it. A publish that crashed after storing its version but before moving META, or a yank that
+ * crashed after marking its version, is repaired here.
  */
 export async function repairCurrentVersion(db: Db, state: SkillState): Promise<SkillState> {
-  const current = currentOf(state.versions.map((v) => v.version));
+  const current = currentVersionOf(state.versions);
   if (current && current !== state.skill.currentVersion) {
-    await setCurrentVersion(db, state.skill.id, current);
+    await setCurrentVersion(db, state.skill.id, state.skill.currentVersion, current);
     return { ...state, skill: { ...state.skill, currentVersion: current } };
   }
   return state;

@@ -86,5 +86,5 @@ async function tokenStanding(deps: Deps, skill: SkillItem, token: string): Promi
 async function readFiles(deps: Deps, files: StoredFile[]): Promise<FileBytes[]> {
   const distinct = [...new Set(files.map((f) => f.sha256))];
   const blobs = new Map(await Promise.all(distinct.map(async (sha) => [sha, await getBlob(deps.blobs, sha)] as const)));
-  return files.map((f) => ({ filename: f.filename, bytes: blobs.get(f.sha256)!, encoding: f.encoding }));
+  return files.map((f) => ({ filename: f.filename, bytes: blobs.get(f.sha256)!, encoding: f.encoding, ...(f.executable ? { executable: true } : {}) }));
 }

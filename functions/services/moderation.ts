@@ -7,7 +7,7 @@ import { decideReports, listOpenReports, listReports, putReport, type ReportItem
 import { getSkill, type SkillItem } from '../store/skills.ts';
 
 /**
- * Reports and quarantine (docs/api.md §7.8). Any signed-in user but the author may report a
+ * Reports and quarantine (docs/api.md §7.10). Any signed-in user but the author may report a
  * skill once while their report is open; three distinct open reporters quarantine it. Admins
  * (`SKILLPRESS_ADMINS`) work through the open reports: quarantining upholds them, releasing
  * dismisses them. A quarantine or release names the skill to the rebuild, which takes it out of

@@ -1,15 +1,19 @@
 import { bundleIntegrity, decodeFile, type FileBytes, fileEntries } from '#core/bundle';
-import { invalidRequest, payloadTooLarge } from '#core/errors';
+import { DomainError, invalidRequest, payloadTooLarge } from '#core/errors';
 import { limits } from '#core/limits';
 import { publicSkill } from '#core/registry-document';
 import type { ScanResult } from '#core/scan/finding';
 import type { PublishBody, Skill, User, VersionBody } from '#core/schemas';
-import { assertStrictVersion } from '#core/semver-order';
+import { assertStrictVersion, isRelease } from '#core/semver-order';
+import type { SkillConformance } from '#core/skill-conformance';
+import { type ImitationCandidate, similarPopularSlug } from '#core/slug-imitation';
 import { slugify } from '#core/slug';
 import { assertAuthor } from './authorship.ts';
 import { scanForPublish } from './scanning.ts';
 import { putBlobs } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
+import { putFingerprint } from '../store/fingerprints.ts';
+import { lookalikeCandidates } from '../store/lookalikes.ts';
 import { returnPublishSlot, type SlotTaken, takePublishSlot } from '../store/rate-limit.ts';
 import {
   assertSlugFree,
@@ -30,7 +34,8 @@ import {
 /**
  * Publishing: a new skill at 1.0.0, and new versions of it. Everything that can reject a request
  * is checked before anything is written; writes go content first, then DynamoDB items under
- * conditions, and a failure part-way undoes what this request wrote.
+ * conditions, and a failure part-way undoes what this request wrote. Every version is a valid
+ * Agent Skill (docs/agent-skills.md), and a new skill may not imitate another author's popular one.
  */
 
 export const FIRST_VERSION = '1.0.0';
@@ -40,17 +45,40 @@ export interface Published<T> {
   rate?: SlotTaken;
 }
 
-export async function publishSkill(deps: Deps, author: User, body: PublishBody): Promise<Published<Skill & { scan: ScanResult }>> {
+/**
+ * The skill as created, with the scan of its first version and what its `SKILL.md` should fix
+ * (`warnings`, present only when there is something).
+ */
+export type SkillPublished = Skill & { scan: ScanResult; warnings?: string[] };
+
+/**
+ * A new skill by `author` at `firstVersion` (1.0.0 unless a ClawHub publish names another),
+ * whose body the route has already validated.
+ */
+export async function publishSkill(deps: Deps, author: User, body: PublishBody, firstVersion = FIRST_VERSION): Promise<Published<SkillPublished>> {
   const { db, clock } = deps;
+  const version = assertStrictVersion(firstVersion);
+  // The current version is the highest release: a skill needs one from its first version on.
+  if (!isRelease(version))
+    throw invalidRequest(`A new skill's first version must be a release such as 1.0.0, not ${version}`, {
+      issues: [{ path: ['version'], message: 'a prerelease cannot be the first version' }],
+    });
   const slug = body.slug ?? slugify(body.name);
   if (!slug)
     throw invalidRequest('The name has no letters or digits to make a slug from; send a slug', {
       issues: [{ path: ['slug'], message: 'required for this name' }],
     });
-  const files = prepareFiles(body.files);
-  const [known, free] = await Promise.allSettled([findDependencies(deps, body.dependencies), assertSlugFree(db, slug, author.id, clock())]);
+  // A publish without files (the interface's own example) gets the SKILL.md every skill needs.
+  const files = prepareFiles(body.files.length > 0 ? body.files : [await defaultSkillFile({ slug, name: body.name, description: body.description })]);
+  const conformance = await conformingSkill(files, slug);
+  const [known, free, lookalikes] = await Promise.allSettled([
+    findDependencies(deps, body.dependencies),
+    assertSlugFree(db, slug, author.id, clock()),
+    lookalikeCandidates(db, slug),
+  ]);
   checkDependencies(body.dependencies, slug, settled(known));
   settled(free);
+  checkImitation(slug, author, settled(lookalikes));
 
   // The scan: a refused version stores nothing and spends no publish slot.
   const scan = await scanForPublish(deps, files, body.paid);
@@ -70,7 +98,7 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody):
     paid: body.paid,
     ...(body.price ? { price: body.price } : {}),
     formats: body.formats,
-    currentVersion: FIRST_VERSION,
+    currentVersion: version,
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
   };
@@ -80,19 +108,21 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody):
     await putBlobs(deps.blobs, files);
     await claimSlug(db, slug, id, author.id, now);
     claimed = true;
-    await putVersion(db, { ...versionItem(id, FIRST_VERSION, body.changelog, now, files, body.dependencies), scan });
+    const item = { ...versionItem(id, version, body.changelog, now, files, body.dependencies, conformance), scan };
+    await putVersion(db, item);
     versionStored = true;
+    await putFingerprint(db, item);
     await putSkill(db, skill);
   } catch (error) {
     await undo(deps, [
-      () => (versionStored ? deleteVersion(db, id, FIRST_VERSION) : undefined),
+      () => (versionStored ? deleteVersion(db, id, version) : undefined),
       () => (claimed ? releaseSlug(db, slug, id) : undefined),
       () => returnPublishSlot(db, author.id, slot.stamp, window),
     ]);
     throw error;
   }
   deps.changed([id]);
-  return { result: { ...toSkill(skill), scan }, rate: slot };
+  return { result: { ...toSkill(skill), scan, ...warningsOf(conformance) }, rate: slot };
 }
 
 export interface VersionCreated {
@@ -103,6 +133,7 @@ export interface VersionCreated {
   files: { filename: string; size: number; sha256: string }[];
   currentVersion: string;
   scan: ScanResult;
+  warnings?: string[];
 }
 
 /**
@@ -118,6 +149,7 @@ export async function publishVersion(deps: Deps, author: User, skillId: string, 
   const [found, known] = await Promise.allSettled([getSkillAndVersionCheck(db, skillId, version), findDependencies(deps, body.dependencies)]);
   const { skill: stored, taken } = settled(found);
   const skill = assertAuthor(stored, skillId, author, 'publish its versions');
+  const conformance = await conformingSkill(files, skill.slug);
   checkDependencies(body.dependencies, skill.slug, settled(known));
   if (taken) throw taken;
 
@@ -125,9 +157,10 @@ export async function publishVersion(deps: Deps, author: User, skillId: string, 
   const scan = await scanForPublish(deps, files, skill.paid);
 
   const now = clock();
-  const item = { ...versionItem(skillId, version, body.changelog, now, files, body.dependencies), scan };
+  const item = { ...versionItem(skillId, version, body.changelog, now, files, body.dependencies, conformance), scan };
   await putBlobs(deps.blobs, files);
   await putVersion(db, item);
+  await putFingerprint(db, item);
   const updated = await recordPublished(db, skillId, version, now);
   deps.changed([skillId]);
   return {
@@ -138,6 +171,7 @@ export async function publishVersion(deps: Deps, author: User, skillId: string, 
     files: item.files.map(({ filename, size, sha256 }) => ({ filename, size, sha256 })),
     currentVersion: updated.currentVersion,
     scan,
+    ...warningsOf(conformance),
   };
 }
 
@@ -156,6 +190,39 @@ export function toSkill(item: SkillItem): Skill {
     createdAt: item.createdAt,
     updatedAt: item.updatedAt,
   };
+}
+
+/**
+ * The conformance of a version's files, when they are a valid Agent Skill named `slug`; else
+ * 400 `invalid_skill` listing every problem. The check, with the `yaml` parser it reads front
+ * matter with, is loaded on first use, as the scanner is: a cold start that ends in a 401 or a
+ * 415 should not pay for parsing it.
+ */
+async function conformingSkill(files: FileBytes[], slug: string): Promise<SkillConformance> {
+  const { checkSkillConformance } = await import('#core/skill-conformance');
+  const conformance = checkSkillConformance(files, slug);
+  const [first, ...more] = conformance.issues;
+  if (!first) return conformance;
+  const others = more.length === 0 ? '' : ` (and ${more.length} more problem${more.length === 1 ? '' : 's'})`;
+  throw new DomainError('invalid_skill', `The files are not a valid Agent Skill: ${first.file}: ${first.message}${others}`, { issues: conformance.issues });
+}
+
+/** The `SKILL.md` of a publish without files; loaded on first use, as {@link conformingSkill} is. */
+async function defaultSkillFile(skill: { slug: string; name: string; description: string }): Promise<PublishBody['files'][number]> {
+  return (await import('#core/default-skill-file')).defaultSkillFile(skill);
+}
+
+const warningsOf = ({ warnings }: SkillConformance) => (warnings.length > 0 ? { warnings } : {});
+
+/** 409 `slug_too_similar` when `slug` reads like another author's popular skill (docs/agent-skills.md). */
+function checkImitation(slug: string, author: User, candidates: ImitationCandidate[]): void {
+  const similar = similarPopularSlug(slug, author.id, candidates);
+  if (!similar) return;
+  throw new DomainError(
+    'slug_too_similar',
+    `The slug "${slug}" reads like "${similar.similarTo}", another author's popular skill; choose a name that cannot be mistaken for it`,
+    similar,
+  );
 }
 
 /** Decodes files and applies the size limits of docs/api.md §6 (413), before anything is stored. */
@@ -199,11 +266,23 @@ function versionItem(
   now: Date,
   files: FileBytes[],
   dependencies: Record<string, string>,
+  conformance: SkillConformance,
 ): VersionItem {
-  const entries = fileEntries(files);
-  const encodings = new Map(files.map((f) => [f.filename, f.encoding]));
-  const stored: StoredFile[] = entries.map((e) => ({ ...e, encoding: encodings.get(e.filename) ?? 'utf8' }));
-  return { skillId, version, changelog: changelog ?? '', publishedAt: now.toISOString(), files: stored, dependencies, integrity: bundleIntegrity(files) };
+  const byName = new Map(files.map((f) => [f.filename, f]));
+  const stored: StoredFile[] = fileEntries(files).map((e) => {
+    const file = byName.get(e.filename)!;
+    return { ...e, encoding: file.encoding, ...(file.executable ? { executable: true } : {}) };
+  });
+  return {
+    skillId,
+    version,
+    changelog: changelog ?? '',
+    publishedAt: now.toISOString(),
+    files: stored,
+    dependencies,
+    integrity: bundleIntegrity(files),
+    ...(conformance.description === undefined ? {} : { frontMatterDescription: conformance.description }),
+  };
 }
 
 /** The value of a settled read, or its error: lets reads run together and fail in a set order. */

@@ -10,7 +10,7 @@ import { quarantineSkill, setVersionScan } from '../store/moderation.ts';
 /**
  * `npm run rescan`: every version scanned again with the current rules (docs/scanning.md). A
  * version whose scan changed gets the new one stored; a skill with a version that is now
- * malicious is quarantined, as three reporters would (docs/api.md §7.8). A skill that cannot be
+ * malicious is quarantined, as three reporters would (docs/api.md §7.10). A skill that cannot be
  * rescanned (a missing blob, a damaged item) is reported alone; the others are rescanned.
  */
 export interface RescanReport {

@@ -2,6 +2,7 @@ import type { Deps } from '../platform/composition.ts';
 import { githubApi, statusOfGitHubError } from '../platform/octokit.ts';
 import { readSecret } from '../platform/secrets-manager.ts';
 import { claimWindow, markPending, readLock, releaseWindow } from '../store/site-build-lock.ts';
+import { publishInstallCounts } from './public-installs.ts';
 
 /**
  * The production site build (docs/api.md §11): the Astro site is rebuilt by a GitHub Actions
@@ -9,7 +10,8 @@ import { claimWindow, markPending, readLock, releaseWindow } from '../store/site
  * lock item lets at most one dispatch through per interval (5 minutes) and remembers the asks in
  * between, which the scheduled flush then serves; the daily full rebuild asks once more, the
  * safety net for anything both missed. Skill pages newer than the last site build still render
- * from the registry JSON in the browser, so a few minutes' delay costs nothing.
+ * from the registry JSON in the browser, so a few minutes' delay costs nothing. Right before a
+ * dispatch, the public install counts the build shows are rewritten (`public-installs.ts`).
  *
  * Configured by GITHUB_REPO (owner/name), GITHUB_WORKFLOW (file name or id), GITHUB_WORKFLOW_REF
  * and the token (GITHUB_TOKEN locally, GITHUB_TOKEN_SECRET_NAME on AWS). Without a repository
@@ -67,6 +69,7 @@ async function dispatchOrRelease(deps: Deps, windowEndsAt: number): Promise<Site
       await releaseWindow(deps.db, windowEndsAt);
       return 'failed';
     }
+    await refreshInstallCounts(deps);
     await githubApi(deps.config.github, token).request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
       owner: workflow.owner,
       repo: workflow.repo,
@@ -80,6 +83,15 @@ async function dispatchOrRelease(deps: Deps, windowEndsAt: number): Promise<Site
     deps.log.warn('site build dispatch failed', { status: statusOfGitHubError(error) });
     await releaseWindow(deps.db, windowEndsAt);
     return 'failed';
+  }
+}
+
+/** The counts the build will show; failing to refresh them leaves the last ones and never holds up the build. */
+async function refreshInstallCounts(deps: Deps): Promise<void> {
+  try {
+    await publishInstallCounts(deps);
+  } catch (error) {
+    deps.log.warn('install counts not refreshed for the site build', { error: (error as Error).name });
   }
 }
 

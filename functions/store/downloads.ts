@@ -1,8 +1,8 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type DailyInstalls, SOURCES, type Source, type SourceCounts, utcDay } from '#core/install-analytics';
 import { mapLimit } from '#core/map-limit';
 import type { Logger } from '../platform/log.ts';
-import { type Db, queryAll } from './db.ts';
+import { type Db, getItems, queryAll } from './db.ts';
 import { installDayKey, prefix, sortPrefix } from './keys.ts';
 
 /**
@@ -32,6 +32,12 @@ export interface DownloadCounterOptions {
   lingerMs: number;
   /** Counter items written at once. */
   concurrency: number;
+  /**
+   * Told once when a skill's all-time total crosses `installs` (the write that crossed it is the
+   * one that tells), after that write: the lookalike index of popular skills is kept this way.
+   * A failure is logged, not retried; the full rebuild adds what it missed.
+   */
+  milestone?: { installs: number; reached: (skillId: string) => Promise<void> };
 }
 
 /**
@@ -120,12 +126,15 @@ export class DownloadCounter implements InstallCounter {
     const run = (async () => {
       let failed: unknown;
       await mapLimit(batch, this.options.concurrency, async ({ key, counts }) => {
+        let total: number | undefined;
         try {
-          await add(this.db, key, counts);
+          total = await add(this.db, key, counts);
         } catch (error) {
           this.merge(key, counts);
           failed ??= error;
+          return;
         }
+        if (total !== undefined) await this.checkMilestone(key, total, total - sum(counts));
       });
       this.failures = failed ? this.failures + 1 : 0;
       if (failed) throw failed;
@@ -142,19 +151,42 @@ export class DownloadCounter implements InstallCounter {
     });
     return this.running;
   }
+
+  /** Tells the milestone's listener when this write took a total from below it to it or above. */
+  private async checkMilestone(key: ItemKey, after: number, before: number): Promise<void> {
+    const milestone = this.options.milestone;
+    if (!milestone || key.sk !== 'TOTAL' || before >= milestone.installs || after < milestone.installs) return;
+    const skillId = key.pk.slice(prefix.installs.length);
+    try {
+      await milestone.reached(skillId);
+    } catch (error) {
+      this.log.error('could not record that a skill reached an install milestone', { skillId, error: (error as Error).name });
+    }
+  }
 }
 
-function add(db: Db, key: ItemKey, counts: Partial<SourceCounts>) {
+/** Adds the counts; for a skill's total, returns the total afterwards. */
+async function add(db: Db, key: ItemKey, counts: Partial<SourceCounts>): Promise<number | undefined> {
   const sources = SOURCES.filter((s) => counts[s]);
-  return db.doc.send(
+  const total = key.sk === 'TOTAL';
+  const { Attributes } = await db.doc.send(
     new UpdateCommand({
       TableName: db.table,
       Key: key,
       UpdateExpression: `ADD ${sources.map((s) => `#${s} :${s}`).join(', ')}`,
       ExpressionAttributeNames: Object.fromEntries(sources.map((s) => [`#${s}`, s])),
       ExpressionAttributeValues: Object.fromEntries(sources.map((s) => [`:${s}`, counts[s]])),
+      ...(total ? { ReturnValues: 'ALL_NEW' as const } : {}),
     }),
   );
+  return total ? installsOf(Attributes) : undefined;
+}
+
+const sum = (counts: Partial<SourceCounts>) => SOURCES.reduce((n, s) => n + (counts[s] ?? 0), 0);
+
+/** A skill's all-time installs from its TOTAL item (every source together). */
+export function installsOf(item: Record<string, unknown> | undefined): number {
+  return sum(counts(item));
 }
 
 export interface DownloadCounts {
@@ -179,6 +211,63 @@ export async function readDownloads(db: Db, skillId: string, firstDay: string, l
   };
 }
 
+/**
+ * Every skill's day buckets from `firstDay` (`yyyy-mm-dd`) on and its all-time totals, by skill
+ * id, in one pass over the table (parallel segments), for the public counts of every skill at
+ * once: a query per skill would cost a round trip per skill, and most skills have no counters.
+ */
+export async function scanDownloads(db: Db, firstDay: string, segments = 4): Promise<Map<string, DownloadCounts>> {
+  const bySkill = new Map<string, DownloadCounts>();
+  const of = (skillId: string) => {
+    const found = bySkill.get(skillId);
+    if (found) return found;
+    const entry: DownloadCounts = { days: [], totals: counts(undefined) };
+    bySkill.set(skillId, entry);
+    return entry;
+  };
+  await Promise.all(
+    Array.from({ length: segments }, async (_, segment) => {
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.doc.send(
+          new ScanCommand({
+            TableName: db.table,
+            Segment: segment,
+            TotalSegments: segments,
+            FilterExpression: 'begins_with(pk, :installs) AND (sk = :total OR sk >= :first)',
+            ProjectionExpression: 'pk, sk, #cli, #web, #api',
+            ExpressionAttributeNames: { '#cli': 'cli', '#web': 'web', '#api': 'api' },
+            ExpressionAttributeValues: { ':installs': prefix.installs, ':total': 'TOTAL', ':first': sortPrefix.day + firstDay },
+            ExclusiveStartKey,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          const entry = of(String(item.pk).slice(prefix.installs.length));
+          const sk = String(item.sk);
+          if (sk === 'TOTAL') entry.totals = counts(item);
+          else entry.days.push({ date: sk.slice(sortPrefix.day.length), ...counts(item) });
+        }
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+    }),
+  );
+  return bySkill;
+}
+
 function counts(item: Record<string, unknown> | undefined): SourceCounts {
   return Object.fromEntries(SOURCES.map((s) => [s, (item?.[s] as number | undefined) ?? 0])) as SourceCounts;
+}
+
+/** Each skill's installs since it was published, all sources, from its `TOTAL` (0 for one never installed). */
+export async function installTotals(db: Db, skillIds: readonly string[]): Promise<Map<string, number>> {
+  const items = await getItems(db, skillIds.map(downloadTotalKey));
+  const totals = new Map(skillIds.map((id) => [id, 0]));
+  for (const item of items) {
+    const all = counts(item);
+    totals.set(
+      (item.pk as string).slice(prefix.installs.length),
+      SOURCES.reduce((sum, source) => sum + all[source], 0),
+    );
+  }
+  return totals;
 }

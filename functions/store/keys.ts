@@ -33,6 +33,8 @@ export const prefix = {
   installs: 'DL#',
   /** The publish rate limit of an author account. */
   rateLimit: 'RL#',
+  /** The popular skills whose slugs share one lookalike key, for the imitation check. */
+  lookalike: 'LOOKALIKE#',
   lock: 'LOCK#',
   /** A skill's reports, one item per reporter. */
   report: 'REPORT#',
@@ -41,12 +43,14 @@ export const prefix = {
 } as const;
 
 /** Sort-key prefixes inside a partition. */
-export const sortPrefix = { version: 'VERSION#', day: 'DAY#', buyer: 'BUYER#' } as const;
+export const sortPrefix = { version: 'VERSION#', day: 'DAY#', buyer: 'BUYER#', fingerprint: 'FINGERPRINT#' } as const;
 
 export type ItemKey = { pk: string; sk: string };
 
 export const skillKey = (id: string): ItemKey => ({ pk: prefix.skill + id, sk: 'META' });
 export const versionKey = (skillId: string, version: string): ItemKey => ({ pk: prefix.skill + skillId, sk: sortPrefix.version + version });
+/** Which version of a skill has this ClawHub fingerprint (core/clawhub-fingerprint.ts). */
+export const fingerprintKey = (skillId: string, fingerprint: string): ItemKey => ({ pk: prefix.skill + skillId, sk: sortPrefix.fingerprint + fingerprint });
 export const slugKey = (slug: string): ItemKey => ({ pk: prefix.slug + slug, sk: 'SLUG' });
 export const userKey = (id: string): ItemKey => ({ pk: prefix.user + id, sk: 'USER' });
 export const loginKey = (login: string): ItemKey => ({ pk: prefix.login + login.toLowerCase(), sk: 'LOGIN' });
@@ -62,6 +66,7 @@ export const paymentKey = (paymentIntentId: string): ItemKey => ({ pk: prefix.pa
 export const installDayKey = (skillId: string, day: string): ItemKey => ({ pk: prefix.installs + skillId, sk: sortPrefix.day + day });
 export const rateLimitKey = (userId: string): ItemKey => ({ pk: prefix.rateLimit + userId, sk: 'PUBLISH' });
 export const lockKey = (name: string): ItemKey => ({ pk: prefix.lock + name, sk: 'LOCK' });
+export const lookalikeKey = (key: string): ItemKey => ({ pk: prefix.lookalike + key, sk: 'LOOKALIKE' });
 export const reportKey = (skillId: string, userId: string): ItemKey => ({ pk: prefix.report + skillId, sk: prefix.user + userId });
 
 /** The skill id of a key in a skill's partition, or undefined for any other item. */

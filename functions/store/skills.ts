@@ -4,6 +4,7 @@ import { DomainError } from '#core/errors';
 import type { Price } from '#core/price';
 import { scanResultSchema } from '#core/scan/scan-result-schema';
 import { isRelease, releaseKey } from '#core/semver-order';
+import { isValidSlug } from '#core/slug';
 import { type Db, getItems, isConditionFailed, parseItem, queryAll, tableKeys, writeIf } from './db.ts';
 import { prefix, skillKey, slugKey, sortPrefix, versionKey } from './keys.ts';
 
@@ -36,6 +37,8 @@ const skillItemSchema = z.object({
   currentVersion: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  /** The author's deprecation message, while the skill is deprecated. */
+  deprecated: z.optional(z.string()),
   /** Set while the skill is quarantined (store/moderation.ts): who decided, why, since when. */
   quarantine: z.optional(z.object({ reason: z.string(), since: z.string(), by: z.string() })),
 });
@@ -46,6 +49,7 @@ const storedFileSchema = z.object({
   size: z.number(),
   sha256: z.string(),
   encoding: z.enum(['utf8', 'base64']),
+  executable: z.optional(z.boolean()),
 });
 export type StoredFile = z.output<typeof storedFileSchema>;
 
@@ -59,6 +63,14 @@ const versionItemSchema = z.object({
   dependencies: z._default(z.record(z.string(), z.string()), {}),
   /** `sha256-<base64>` of the canonical bundle. */
   integrity: z.string(),
+  /**
+   * The `SKILL.md` description, recorded when the version passed the conformance check at
+   * publish; the discovery index lists it. Versions published before the check lack it.
+   */
+  frontMatterDescription: z.optional(z.string()),
+  /** Withdrawn by the author (with the scan, the only changes a version item admits). */
+  yanked: z.optional(z.boolean()),
+  yankReason: z.optional(z.string()),
   /** The scan at publish, or of the last rescan (the one attribute a rescan rewrites); absent on versions older than scanning. */
   scan: z.optional(scanResultSchema),
 });
@@ -132,6 +144,16 @@ export async function assertSlugFree(db: Db, slug: string, callerId: string, now
   if (holder || now.getTime() - Date.parse(held.claimedAt) <= ORPHAN_CLAIM_MS) throw slugTaken(slug, holder, callerId);
 }
 
+/**
+ * The id of the skill `slug` names, or undefined when no skill holds it. A claim may name a
+ * skill with no META yet (a publish in flight, or one that crashed): the caller's read of that
+ * skill then finds nothing.
+ */
+export async function findSkillIdBySlug(db: Db, slug: string): Promise<string | undefined> {
+  if (!isValidSlug(slug)) return undefined;
+  return (await getSlugClaim(db, slug))?.skillId;
+}
+
 async function getSlugClaim(db: Db, slug: string): Promise<z.output<typeof slugClaimSchema> | undefined> {
   const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: slugKey(slug), ConsistentRead: true }));
   return Item && parseItem(slugClaimSchema, Item, 'slug claim');
@@ -177,10 +199,17 @@ export async function putVersion(db: Db, item: VersionItem): Promise<void> {
  * decides races.
  */
 export async function getSkillAndVersionCheck(db: Db, skillId: string, version: string): Promise<{ skill?: SkillItem; taken?: DomainError }> {
+  const found = await getSkillAndVersion(db, skillId, version);
+  return { skill: found.skill, taken: found.version ? versionExists(version) : undefined };
+}
+
+/** A skill's META and one of its versions, in one consistent BatchGetItem; either may be missing. */
+export async function getSkillAndVersion(db: Db, skillId: string, version: string): Promise<{ skill?: SkillItem; version?: VersionItem }> {
   if (skillId.length > MAX_ID_CHARS) return {};
   const found = await getItems(db, [skillKey(skillId), versionKey(skillId, version)]);
   const meta = found.find((item) => item.sk === 'META');
-  return { skill: meta && toSkillItem(meta), taken: found.some((item) => item.sk === versionKey(skillId, version).sk) ? versionExists(version) : undefined };
+  const item = found.find((item) => item.sk === versionKey(skillId, version).sk);
+  return { skill: meta && toSkillItem(meta), version: item && toVersionItem(item) };
 }
 
 function versionExists(version: string): DomainError {
@@ -207,6 +236,21 @@ export async function getSkillWithVersions(db: Db, skillId: string): Promise<{ s
   const items = await queryAll(db, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': skillKey(skillId).pk }, ConsistentRead: true });
   const meta = items.find((item) => item.sk === 'META');
   return { skill: meta && toSkillItem(meta), versions: items.filter((item) => (item.sk as string).startsWith(sortPrefix.version)).map(toVersionItem) };
+}
+
+/** The META of each of `ids` that exists, in one BatchGetItem per 100 (in no particular order). */
+export async function getSkills(db: Db, ids: readonly string[]): Promise<SkillItem[]> {
+  return (await getItems(db, ids.filter((id) => id.length <= MAX_ID_CHARS).map(skillKey))).map(toSkillItem);
+}
+
+/** Each of the versions `wanted` names that exists, in one BatchGetItem per 100 (in no particular order). */
+export async function getVersions(db: Db, wanted: readonly { skillId: string; version: string }[]): Promise<VersionItem[]> {
+  return (
+    await getItems(
+      db,
+      wanted.map(({ skillId, version }) => versionKey(skillId, version)),
+    )
+  ).map(toVersionItem);
 }
 
 export async function listVersions(db: Db, skillId: string): Promise<VersionItem[]> {
@@ -273,18 +317,20 @@ export async function recordPublished(db: Db, skillId: string, version: string, 
 }
 
 /**
- * Rewrites META's current version from the versions themselves: the repair for a publish that
- * stored its version but crashed before {@link recordPublished}.
+ * Rewrites META's current version from the versions themselves, if it is still `seen`: the
+ * repair for a publish that stored its version but crashed before {@link recordPublished}, or a
+ * yank that marked its version but crashed before {@link lowerCurrentVersion}. The condition
+ * keeps a repair computed from an older read from undoing a publish that moved META since.
  */
-export async function setCurrentVersion(db: Db, skillId: string, version: string): Promise<void> {
+export async function setCurrentVersion(db: Db, skillId: string, seen: string, version: string): Promise<void> {
   await writeIf(
     db,
     new UpdateCommand({
       TableName: db.table,
       Key: skillKey(skillId),
       UpdateExpression: 'SET currentVersion = :v, currentKey = :k',
-      ConditionExpression: 'attribute_exists(pk) AND currentKey < :k',
-      ExpressionAttributeValues: { ':v': version, ':k': releaseKey(version) },
+      ConditionExpression: 'attribute_exists(pk) AND currentVersion = :seen',
+      ExpressionAttributeValues: { ':v': version, ':k': releaseKey(version), ':seen': seen },
     }),
   );
 }
@@ -312,6 +358,85 @@ export async function setSkillPrice(db: Db, skillId: string, price: Price | unde
     if (isConditionFailed(error)) return undefined;
     throw error;
   }
+}
+
+/**
+ * Marks a version yanked (with its reason, or none) or, with `yank` undefined, no longer yanked.
+ * Returns the version afterwards, or undefined when there is no such version. Content, integrity
+ * and everything else about the version stay as they were.
+ */
+export async function setYanked(db: Db, skillId: string, version: string, yank: { reason?: string } | undefined): Promise<VersionItem | undefined> {
+  const update =
+    yank === undefined
+      ? { UpdateExpression: 'REMOVE yanked, yankReason' }
+      : yank.reason === undefined
+        ? { UpdateExpression: 'SET yanked = :t REMOVE yankReason', ExpressionAttributeValues: { ':t': true } }
+        : { UpdateExpression: 'SET yanked = :t, yankReason = :r', ExpressionAttributeValues: { ':t': true, ':r': yank.reason } };
+  try {
+    const { Attributes } = await db.doc.send(
+      new UpdateCommand({
+        TableName: db.table,
+        Key: versionKey(skillId, version),
+        ConditionExpression: 'attribute_exists(pk)',
+        ReturnValues: 'ALL_NEW',
+        ...update,
+      }),
+    );
+    return toVersionItem(Attributes!);
+  } catch (error) {
+    if (isConditionFailed(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * After the current version `from` was yanked: makes `to` (the highest release left) current and
+ * bumps updatedAt, unless the current version has moved since (a publish made a higher one
+ * current, which stays). Returns the skill afterwards.
+ */
+export async function lowerCurrentVersion(db: Db, skillId: string, from: string, to: string, now: Date): Promise<SkillItem> {
+  try {
+    const { Attributes } = await db.doc.send(
+      new UpdateCommand({
+        TableName: db.table,
+        Key: skillKey(skillId),
+        UpdateExpression: 'SET currentVersion = :to, currentKey = :k, updatedAt = :now',
+        ConditionExpression: 'attribute_exists(pk) AND currentVersion = :from',
+        ExpressionAttributeValues: { ':to': to, ':k': releaseKey(to), ':from': from, ':now': now.toISOString() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toSkillItem(Attributes!);
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+    return touchSkill(db, skillId, {}, now);
+  }
+}
+
+/**
+ * Bumps a skill's updatedAt (so pages built before see that it changed) and sets or removes its
+ * deprecation message (`deprecated: null` removes it; absent leaves it). Returns the skill
+ * afterwards, or throws when it vanished.
+ */
+export async function touchSkill(db: Db, skillId: string, change: { deprecated?: string | null }, now: Date): Promise<SkillItem> {
+  const set = ['updatedAt = :now'];
+  const values: Record<string, unknown> = { ':now': now.toISOString() };
+  let remove = '';
+  if (typeof change.deprecated === 'string') {
+    set.push('deprecated = :d');
+    values[':d'] = change.deprecated;
+  } else if (change.deprecated === null) remove = ' REMOVE deprecated';
+  const { Attributes } = await db.doc.send(
+    new UpdateCommand({
+      TableName: db.table,
+      Key: skillKey(skillId),
+      UpdateExpression: `SET ${set.join(', ')}${remove}`,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  return toSkillItem(Attributes!);
 }
 
 export async function listSkillsByAuthor(db: Db, userId: string): Promise<SkillItem[]> {

@@ -30,13 +30,13 @@ export async function benchDeliver(): Promise<Row[]> {
   try {
     const { key, cookie } = await signInWithKey(stack.baseUrl, 'bench');
     const files = [
-      { filename: 'SKILL.md', content: `---\nname: bench\ndescription: benchmark skill\n---\n${'Instructions. '.repeat(200)}` },
+      { filename: 'SKILL.md', content: `---\nname: bench-delivery\ndescription: benchmark skill\n---\n${'Instructions. '.repeat(200)}` },
       { filename: 'scripts/run.sh', content: '#!/bin/sh\necho hi\n' },
     ];
     const published = await fetch(`${stack.baseUrl}/api/publish`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Bench delivery', description: 'bench', category: 'bench', files }),
+      body: JSON.stringify({ name: 'Bench delivery', slug: 'bench-delivery', description: 'bench', category: 'bench', files }),
     });
     if (published.status !== 201) throw new Error(`publish → ${published.status} ${await published.text()}`);
     const { id } = (await published.json()) as { id: string };

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { mapLimit } from '#core/map-limit';
 import { BUNDLE, bundleCli } from '../../cli/bundle.mjs';
 import { type CorpusSkill, skillCorpus } from './skill-corpus.ts';
-import { ensureSkillsCli, type SkillsCli } from './skills-cli.ts';
+import { ensurePeerClients, type PeerClients } from '../peer-clients.ts';
 import { signInWithKey, startBenchStack } from './stack.ts';
 import { compared, percentile, round, type Row } from './table.ts';
 
@@ -43,7 +43,7 @@ export async function benchInstall(): Promise<Row[]> {
   const count = Number(process.env.BENCH_INSTALL_SKILLS ?? 14);
   const rounds = Number(process.env.BENCH_INSTALL_ROUNDS ?? 5);
   const rows: Row[] = [{ section: SECTION, metric: 'load average (1 min) at start', value: round(loadavg()[0]!, 2), unit: '' }];
-  const tools = ensureSkillsCli(resolve(process.env.SKILLS_CLI_DIR ?? join(tmpdir(), 'skillpress-bench-skills-cli')));
+  const tools = ensurePeerClients(resolve(process.env.PEER_CLIENTS_DIR ?? join(tmpdir(), 'skillpress-peer-clients')));
   await bundleCli();
   const corpus = skillCorpus(count);
   const files = corpus.reduce((n, s) => n + s.files.length, 0);
@@ -69,8 +69,8 @@ export async function benchInstall(): Promise<Row[]> {
         50,
       );
     const of = (way: Way, figure: (m: Measured) => number | undefined) => median(runs[way].map(figure).filter((v) => v !== undefined));
-    const what = `install ${count} skills (${files} files) on Node ${tools.nodeVersion}, median of ${rounds}`;
-    const peerName = `skills ${tools.version}`;
+    const what = `install ${count} skills (${files} files) on Node ${tools.versions.node}, median of ${rounds}`;
+    const peerName = `skills ${tools.versions.skills}`;
     /** Ours (`way`) against theirs, on one figure of each install. */
     const versus = (metric: string, way: Way, figure: (m: Measured) => number | undefined, target?: { atMost: number }) =>
       compared(SECTION, `${metric}: ours vs ${peerName}`, 'ms', of(way, figure), of('skills', figure), target, peerName);
@@ -115,7 +115,7 @@ async function publishCorpus(base: string, corpus: CorpusSkill[]): Promise<void>
  * next, and one of ours comes right before every cold install, but before only half of the
  * `skills` ones.
  */
-function runner(base: string, corpus: CorpusSkill[], tools: SkillsCli, work: string, idle: () => Promise<void>) {
+function runner(base: string, corpus: CorpusSkill[], tools: PeerClients, work: string, idle: () => Promise<void>) {
   let projects = 0;
   const expected = corpus.reduce((n, s) => n + s.files.length, 0);
   return async (way: Way, cache: string): Promise<Measured> => {
@@ -133,7 +133,7 @@ function runner(base: string, corpus: CorpusSkill[], tools: SkillsCli, work: str
     };
     const args =
       way === 'skills'
-        ? [tools.cli, 'add', base, '--skill', '*', '--agent', 'universal', '--yes']
+        ? [tools.skills, 'add', base, '--skill', '*', '--agent', 'universal', '--yes']
         : [BUNDLE, 'install', ...corpus.map((s) => s.slug), '--registry', base];
     await idle();
     const server = process.cpuUsage();

@@ -8,24 +8,26 @@ export async function benchPublish(): Promise<Row[]> {
   try {
     const { key } = await signInWithKey(stack.baseUrl, 'bench');
     const post = timedPost(stack.baseUrl, key);
-    const files = [
-      { filename: 'SKILL.md', content: `---\nname: bench\ndescription: benchmark skill\n---\n${'Instructions. '.repeat(200)}` },
-      { filename: 'scripts/run.sh', content: '#!/bin/sh\necho hi\n' },
+    const files = (slug: string) => [
+      { filename: 'SKILL.md', content: `---\nname: ${slug}\ndescription: benchmark skill\n---\n${'Instructions. '.repeat(200)}` },
+      { filename: 'scripts/run.sh', content: '#!/bin/sh\necho hi\n', executable: true },
     ];
     const skillTimes: number[] = [];
     let skillId = '';
+    let skillSlug = '';
     for (let i = 0; i < 60; i++) {
-      const { ms, body } = await post('/api/publish', { name: `Bench skill ${i}`, description: 'bench', category: 'bench', files });
+      const { ms, body } = await post('/api/publish', { name: `Bench skill ${i}`, description: 'bench', category: 'bench', files: files(`bench-skill-${i}`) });
       if (i >= 10) skillTimes.push(ms); // the first requests warm connections and JIT
       skillId = body.id;
+      skillSlug = `bench-skill-${i}`;
     }
     const versionTimes: number[] = [];
     for (let i = 1; i <= 100; i++) {
-      const { ms } = await post(`/api/skills/${skillId}/versions`, { version: `1.${i}.0`, changelog: `change ${i}`, files });
+      const { ms } = await post(`/api/skills/${skillId}/versions`, { version: `1.${i}.0`, changelog: `change ${i}`, files: files(skillSlug) });
       versionTimes.push(ms);
     }
     const started = performance.now();
-    const concurrent = await runPool(160, 16, (i) => post(`/api/skills/${skillId}/versions`, { version: `2.${i}.0`, files }));
+    const concurrent = await runPool(160, 16, (i) => post(`/api/skills/${skillId}/versions`, { version: `2.${i}.0`, files: files(skillSlug) }));
     const seconds = (performance.now() - started) / 1000;
     return [
       ...latencyRows('publish', 'new skill (sequential)', skillTimes),

@@ -1,5 +1,5 @@
 import { brotliCompressSync, constants } from 'node:zlib';
-import { seedSkills } from '../seed-store.ts';
+import { seedFiles, seedSkills } from '../seed-store.ts';
 import { latencyRows, round, type Row } from './table.ts';
 import { signInWithKey, startBenchStack } from './stack.ts';
 
@@ -44,7 +44,7 @@ export async function benchRebuild(sizes = [1000, 10_000], publishes = 25): Prom
         const res = await fetch(`${stack.baseUrl}/api/skills/${skill.id}/versions`, {
           method: 'POST',
           headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ version, changelog: 'bench', files: [{ filename: 'SKILL.md', content: `# ${version}` }] }),
+          body: JSON.stringify({ version, changelog: 'bench', files: seedFiles(skill.slug) }),
         });
         if (res.status !== 201) throw new Error(`publish → ${res.status} ${await res.text()}`);
         await res.arrayBuffer();

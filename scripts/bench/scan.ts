@@ -86,7 +86,8 @@ async function publishLatency(typical: ScanFile[]): Promise<Row[]> {
     const { key } = await signInWithKey(stack.baseUrl, 'bench-scan');
     const files = typical.map((f) => ({ filename: f.filename, content: new TextDecoder().decode(f.bytes) }));
     const post = timedPost(stack.baseUrl, key);
-    const { body: skill } = await post('/api/publish', { name: 'Bench typical skill', description: 'bench', category: 'bench', files });
+    // The slug is the name its SKILL.md gives, as every version's must be.
+    const { body: skill } = await post('/api/publish', { name: 'Bench typical skill', slug: 'typical', description: 'bench', category: 'bench', files });
     const times = { with: [] as number[], without: [] as number[] };
     for (let i = 1; i <= 2 * PUBLISHES + 20; i++) {
       scanning = i % 2 === 0;

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '#functions/platform/log';
-import { seedSkills } from '../seed-store.ts';
+import { publishInstallCounts } from '#functions/services/public-installs';
+import { seedFiles, seedSkills } from '../seed-store.ts';
 import { LocalSiteBuilder, type SiteBuildReport } from '../local/site-builder.ts';
 import { round, type Row } from './table.ts';
 import { signInWithKey, startBenchStack } from './stack.ts';
@@ -12,7 +13,8 @@ import { signInWithKey, startBenchStack } from './stack.ts';
  * bucket, in a child process, then uploaded; at normal priority here, so other load on the
  * machine does not skew the figures more than it must): first with an empty cache,
  * then again after one published version (warm cache: one registry document read, and only
- * the pages that changed uploaded).
+ * the pages that changed uploaded). Each build is preceded by the public install counts, as in
+ * `npm start`.
  */
 export async function benchSite(sizes = [1000, 10_000]): Promise<Row[]> {
   const rows: Row[] = [];
@@ -20,7 +22,13 @@ export async function benchSite(sizes = [1000, 10_000]): Promise<Row[]> {
     const section = `site ${size / 1000}k`;
     const stack = await startBenchStack({ SKILLPRESS_PUBLISH_LIMIT: '100000' });
     const workDir = mkdtempSync(join(tmpdir(), 'skillpress-bench-site-'));
-    const site = new LocalSiteBuilder(stack.deps.staticStore, stack.deps.config, createLogger('warn'), { workDir, nice: false });
+    const site = new LocalSiteBuilder(stack.deps.staticStore, stack.deps.config, createLogger('warn'), {
+      workDir,
+      nice: false,
+      beforeBuild: async () => {
+        await publishInstallCounts(stack.deps);
+      },
+    });
     try {
       const { key } = await signInWithKey(stack.baseUrl, 'bench');
       const skills = await seedSkills(stack.deps, { count: size, authorLogin: 'bench', manyVersionsEvery: 100, manyVersions: 50 });
@@ -32,12 +40,13 @@ export async function benchSite(sizes = [1000, 10_000]): Promise<Row[]> {
       rows.push({ section, metric: 'build, cold cache', value: round(cold.buildMs / 1000, 1), unit: 's' });
       rows.push({ section, metric: 'build rate, cold', value: Math.round(cold.pages / (cold.buildMs / 1000)), unit: 'pages/s' });
       rows.push({ section, metric: 'first upload', value: round(cold.uploadMs / 1000, 1), unit: 's' });
+      rows.push({ section, metric: 'install counts before a build', value: round(cold.beforeBuildMs / 1000, 2), unit: 's' });
 
       const skill = skills[Math.floor(skills.length / 2)]!;
       const res = await fetch(`${stack.baseUrl}/api/skills/${skill.id}/versions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ version: '9.0.0', changelog: 'bench', files: [{ filename: 'SKILL.md', content: '# 9' }] }),
+        body: JSON.stringify({ version: '9.0.0', changelog: 'bench', files: seedFiles(skill.slug) }),
       });
       if (res.status !== 201) throw new Error(`publish → ${res.status} ${await res.text()}`);
       await stack.runtime.idle();

@@ -8,7 +8,7 @@ import { createLogger } from '#functions/platform/log';
 import { Rebuilder } from '#functions/rebuild/rebuilder';
 import { markCleanStop } from '../local/clean-stop.ts';
 import { ensureStorage, startEmbeddedServices } from '../local/stack.ts';
-import { SEED_FILES, seedSkills, seedSlug, seedVersions } from '../seed-store.ts';
+import { seedFiles, seedSkills, seedSlug, seedVersions } from '../seed-store.ts';
 import { type ServerProcess, startServer } from '../local/server-process.ts';
 import { uniformKeys, zipfKeys } from './key-choice.ts';
 import { runLoad, runPool } from './load.ts';
@@ -153,7 +153,7 @@ async function seedVerdaccio(peer: VerdaccioServer, options: CompareOptions): Pr
     8,
     async (i) => {
       // One package's versions in order, as a maintainer would publish them.
-      for (const version of seedVersions(i, options)) await npmPublish(peer, seedSlug(i), version, SEED_FILES);
+      for (const version of seedVersions(i, options)) await npmPublish(peer, seedSlug(i), version, seedFiles(seedSlug(i)));
       if (++done % 100 === 0) progress(`verdaccio: ${done} packages published`);
     },
   );
@@ -263,7 +263,8 @@ async function countCheck(base: string, cookie: string, skills: Seeded[]): Promi
 
 async function publishWorkloads(options: CompareOptions, skills: Seeded[], oursBase: string, key: string, peer: VerdaccioServer): Promise<Row[]> {
   const rows: Row[] = [];
-  const files = (version: string) => SEED_FILES.map((f) => ({ ...f, content: f.filename === 'SKILL.md' ? `${f.content}\nRelease ${version}\n` : f.content }));
+  const files = (slug: string, version: string) =>
+    seedFiles(slug).map((f) => ({ ...f, content: f.filename === 'SKILL.md' ? `${f.content}\nRelease ${version}\n` : f.content }));
   const oursPost = async (path: string, body: unknown) => {
     const res = await fetch(oursBase + path, {
       method: 'POST',
@@ -320,8 +321,9 @@ async function publishWorkloads(options: CompareOptions, skills: Seeded[], oursB
 
   const target = (mode: number, i: number) => skills[(mode * options.publishes + i) % skills.length]!;
   const newVersion: Record<System, (mode: number, i: number, version: string) => Promise<void>> = {
-    ours: (mode, i, version) => oursPost(`/api/skills/${target(mode, i).id}/versions`, { version, changelog: `bench ${version}`, files: files(version) }),
-    peer: (mode, i, version) => npmPublish(peer, target(mode, i).slug, version, files(version)),
+    ours: (mode, i, version) =>
+      oursPost(`/api/skills/${target(mode, i).id}/versions`, { version, changelog: `bench ${version}`, files: files(target(mode, i).slug, version) }),
+    peer: (mode, i, version) => npmPublish(peer, target(mode, i).slug, version, files(target(mode, i).slug, version)),
   };
   // Publishing is measured warm, as the reads are: each system first publishes versions that no
   // figure counts (see WARM_PUBLISHES), to the skills of WARM_MODE only, so no measured pass
@@ -377,8 +379,8 @@ async function publishWorkloads(options: CompareOptions, skills: Seeded[], oursB
           version: '1.0.0',
           send: () =>
             system === 'ours'
-              ? oursPost('/api/publish', { name: `Fresh ${from + i}`, slug, description: 'bench', category: 'bench', files: files('1.0.0') })
-              : npmPublish(peer, slug, '1.0.0', files('1.0.0')),
+              ? oursPost('/api/publish', { name: `Fresh ${from + i}`, slug, description: 'bench', category: 'bench', files: files(slug, '1.0.0') })
+              : npmPublish(peer, slug, '1.0.0', files(slug, '1.0.0')),
         };
       },
       count,

@@ -2,10 +2,21 @@ import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Context } from 'hono';
 import { notFound } from '#core/errors';
-import { headersForKey, keyForPath, NOT_FOUND_KEY, SKILL_FALLBACK_KEY, siteKeyForPath, skillSlugOfPath } from '#core/static-paths';
+import { securityHeadersFor } from '#core/security-headers';
+import {
+  AUTHOR_FALLBACK_KEY,
+  authorLoginOfPath,
+  headersForKey,
+  keyForPath,
+  NOT_FOUND_KEY,
+  SKILL_FALLBACK_KEY,
+  siteKeyForPath,
+  skillSlugOfPath,
+} from '#core/static-paths';
 import type { AppEnv, RouteGroup } from '../../functions/http/env.ts';
 import { domainErrorResponse } from '../../functions/http/errors.ts';
 import type { StaticStore } from '../../functions/content/static-store.ts';
+import { SITE_PENDING_PAGE } from './site-pending-page.ts';
 
 /**
  * What CloudFront does in production, for the local runtime: serves the static bucket at its
@@ -14,9 +25,16 @@ import type { StaticStore } from '../../functions/content/static-store.ts';
  * {@link StaticStore} refreshes the cache, so a rebuild is visible on the next request.
  *
  * Every other GET is a site page. A skill page the last site build did not make is answered
- * with the skill fallback page, which renders the skill from its registry JSON in the browser;
- * any other missing page with the site's 404 page.
+ * with the skill fallback page, which renders the skill from its registry JSON in the browser
+ * (an author page likewise, with the author fallback page); any other missing page with the site's 404 page. Until the first site upload of a new store
+ * has finished, a missing page is the pending page instead ({@link SITE_PENDING_PAGE}): the
+ * listening line comes before that build ends, and no path may answer anything but HTML then.
  */
+
+export interface LocalCdnOptions {
+  /** True while this runtime builds the site and the bucket holds no complete upload of one yet. */
+  sitePending?: () => boolean;
+}
 
 interface Cached {
   body: Buffer;
@@ -24,6 +42,8 @@ interface Cached {
   etag?: string;
   contentType: string;
   cacheControl: string;
+  /** The security headers for its media type, built once: they go on every response. */
+  security: Record<string, string>;
   gzip?: Buffer;
   br?: Buffer;
 }
@@ -42,7 +62,10 @@ export class LocalCdn {
   private readonly cache = new Map<string, Cached>();
   private cachedBytes = 0;
 
-  constructor(private readonly store: StaticStore) {
+  constructor(
+    private readonly store: StaticStore,
+    private readonly options: LocalCdnOptions = {},
+  ) {
     store.onWrite((key, body) => this.wrote(key, body));
   }
 
@@ -77,11 +100,13 @@ export class LocalCdn {
     const page = key ? await this.lookup(key) : undefined;
     if (page) return this.respond(c, page);
     if (!key) return domainErrorResponse(c, notFound('No such route'));
-    const fallback = skillSlugOfPath(c.req.path) ? await this.lookup(SKILL_FALLBACK_KEY) : undefined;
+    if (this.options.sitePending?.()) return pending(c);
+    const fallbackKey = skillSlugOfPath(c.req.path) ? SKILL_FALLBACK_KEY : authorLoginOfPath(c.req.path) ? AUTHOR_FALLBACK_KEY : undefined;
+    const fallback = fallbackKey ? await this.lookup(fallbackKey) : undefined;
     if (fallback) return this.respond(c, fallback);
     const missing = await this.lookup(NOT_FOUND_KEY);
     if (missing) return this.respond(c, missing, 404);
-    return domainErrorResponse(c, notFound('No such page (the site is not built yet?)'));
+    return domainErrorResponse(c, notFound('No such page (this server does not build the site: SKILLPRESS_SITE=0)'));
   }
 
   private respond(c: Context<AppEnv>, object: Cached, status: 200 | 404 = 200, extra: Record<string, string> = {}): Response {
@@ -93,16 +118,20 @@ export class LocalCdn {
       'Cache-Control': object.cacheControl,
       ETag: etag,
       Vary: 'Accept-Encoding',
+      ...object.security,
       ...extra,
     };
-    if (status === 200 && matches(c.req.header('if-none-match'), tag)) return c.body(null, 304, headers);
+    // Built whole, as a plain record the Node adapter writes as it is: the app's middleware
+    // adding the security headers to a finished response cost a tenth of a static read.
+    c.set('headersComplete', true);
+    if (status === 200 && matches(c.req.header('if-none-match'), tag)) return new Response(null, { status: 304, headers });
     let body = object.body;
     if (encoding === 'br') body = object.br ??= brotli(object.body);
     if (encoding === 'gzip') body = object.gzip ??= gzipSync(object.body, { level: object.body.byteLength > FAST_ABOVE ? 1 : constants.Z_DEFAULT_COMPRESSION });
     if (encoding) headers['Content-Encoding'] = encoding;
     headers['Content-Length'] = String(body.byteLength);
-    if (c.req.method === 'HEAD') return c.body(null, status, headers);
-    return c.body(new Uint8Array(body), status, headers);
+    if (c.req.method === 'HEAD') return new Response(null, { status, headers });
+    return new Response(new Uint8Array(body), { status, headers });
   }
 
   private async lookup(key: string): Promise<Cached | undefined> {
@@ -113,7 +142,8 @@ export class LocalCdn {
   }
 
   private remember(key: string, body: Buffer): Cached {
-    const entry: Cached = { body, ...headersForKey(key) };
+    const headers = headersForKey(key);
+    const entry: Cached = { body, ...headers, security: securityHeadersFor(headers.contentType) };
     this.cache.set(key, entry);
     this.cachedBytes += body.byteLength;
     for (const [oldest, value] of this.cache) {
@@ -130,6 +160,12 @@ export class LocalCdn {
     this.cache.delete(key);
     this.cachedBytes -= old.body.byteLength;
   }
+}
+
+/** The pending page: never cached, since the real page replaces it within seconds. */
+function pending(c: Context<AppEnv>): Response {
+  const headers = { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' };
+  return c.req.method === 'HEAD' ? c.body(null, 200, headers) : c.body(SITE_PENDING_PAGE, 200, headers);
 }
 
 /**

@@ -89,9 +89,11 @@ export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps,
     changed: (ids) => background!.changed(ids),
     failingRebuilds: () => background!.failing(),
   });
-  const site = options.site ? new LocalSiteBuilder(deps.staticStore, config, deps.log, options.site) : undefined;
+  const site = options.site
+    ? new LocalSiteBuilder(deps.staticStore, config, deps.log, { beforeBuild: () => background!.publishInstallCounts(), ...options.site })
+    : undefined;
   background = thread ?? backgroundWork(deps, { rebuilt: () => site?.changed() }, options.rebuilder, options.maxRebuildBackoffMs);
-  const cdn = new LocalCdn(deps.staticStore);
+  const cdn = new LocalCdn(deps.staticStore, site ? { sitePending: () => !site.hasSite } : {});
   const app = createApp(deps, [...allRoutes, cdn.routes]);
   return {
     deps,

@@ -25,9 +25,13 @@ export interface LocalSiteOptions {
   maxWaitMs?: number;
   /** Build at low CPU priority, so the API stays responsive (default true). */
   nice?: boolean;
+  /** Runs before each build: what the build reads besides the registry (the public install counts). */
+  beforeBuild?: () => Promise<void>;
 }
 
 export interface SiteBuildReport {
+  /** What `beforeBuild` took (the install counts). */
+  beforeBuildMs: number;
   pages: number;
   buildMs: number;
   files: number;
@@ -43,6 +47,11 @@ export class LocalSiteBuilder {
   /** The last successful build, for logs, tests and the benchmark. */
   last?: SiteBuildReport;
   builds = 0;
+  /**
+   * Whether the bucket holds a complete site: an upload finished, in this run or an earlier one
+   * (its manifest is written last). Until then the CDN answers site paths with a pending page.
+   */
+  hasSite = false;
 
   constructor(
     private readonly store: StaticStore,
@@ -62,6 +71,7 @@ export class LocalSiteBuilder {
   async start(): Promise<void> {
     this.removeAbandonedBuilds();
     const manifest = await readSiteManifest(this.store);
+    this.hasSite = manifest !== undefined;
     if (manifest?.sourceHash === siteSourceHash()) return;
     this.log.info(manifest ? 'site sources changed; rebuilding the site' : 'no site yet; building it');
     this.job.request(0);
@@ -100,6 +110,10 @@ export class LocalSiteBuilder {
     mkdirSync(cacheDir, { recursive: true });
     const sourceHash = siteSourceHash();
     try {
+      // Counts that could not be refreshed stay as they were; the build goes on.
+      const before = performance.now();
+      await this.options.beforeBuild?.().catch((error: unknown) => this.log.warn('install counts not refreshed for the site build', errorFields(error)));
+      const beforeBuildMs = Math.round(performance.now() - before);
       const build = await buildSite({
         data: `s3://${this.config.staticBucket}`,
         outDir,
@@ -109,7 +123,8 @@ export class LocalSiteBuilder {
         nice: this.options.nice ?? true,
       });
       const upload = await uploadSite(this.store, outDir, { sourceHash });
-      this.last = { pages: build.pages, buildMs: build.ms, files: upload.files, uploaded: upload.uploaded, uploadMs: upload.ms };
+      this.hasSite = true;
+      this.last = { beforeBuildMs, pages: build.pages, buildMs: build.ms, files: upload.files, uploaded: upload.uploaded, uploadMs: upload.ms };
       this.builds += 1;
     } finally {
       this.remove(outDir);

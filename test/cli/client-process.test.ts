@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sha256Hex } from '#core/bundle';
+import { slugify } from '#core/slug';
 import { closedPort, type CliResult, runCli, startTamperProxy } from '../support/cli-process.ts';
 import { call, type ServerProcess, startServer } from '../support/server-process.ts';
+import { skillFile } from '../support/skill-md.ts';
 
 /**
  * The `skillpress` client as people run it: a child process against the local runtime started as
@@ -43,7 +45,15 @@ function folder(name: string, files: Record<string, string | Buffer>): string {
   return dir;
 }
 
-const skillMd = (name: string, extra = '') => `---\nname: ${name}\ndescription: The ${name} skill for tests.\n${extra}---\n# ${name}\n`;
+/** A SKILL.md whose front matter names the slug made from `name`; the body's heading is the display name. */
+const skillMd = (name: string, extra = '') => `---\nname: ${slugify(name)}\ndescription: The ${name} skill for tests.\n${extra}---\n# ${name}\n`;
+
+type SentFile = { filename: string; content: string };
+/** What the API accepts: a bare SKILL.md gets front matter naming `slug`, and a version without one gets one. */
+const conforming = (slug: string, files: SentFile[] = []): SentFile[] =>
+  files.some((f) => f.filename === 'SKILL.md')
+    ? files.map((f) => (f.filename === 'SKILL.md' && !f.content.startsWith('---') ? skillFile(slug, f.content, 'A test skill.') : f))
+    : [skillFile(slug, '', 'A test skill.'), ...files];
 
 /** Polls the registry until `ready` holds: rebuilds land a few milliseconds after a write. */
 async function registry(slug: string, ready: (doc: any) => boolean = (doc) => doc !== undefined): Promise<any> {
@@ -60,13 +70,22 @@ const auth = () => ({ authorization: `Bearer ${apiKey}` });
 
 /** Sets up a skill through the API directly (faster than the CLI, which is tested elsewhere). */
 async function apiPublish(
-  body: Record<string, unknown>,
-  versions: { version: string; changelog?: string; files?: unknown[] }[] = [],
+  body: Record<string, unknown> & { name: string; files?: SentFile[] },
+  versions: { version: string; changelog?: string; files?: SentFile[] }[] = [],
 ): Promise<{ id: string; slug: string }> {
-  const res = await call(base, '/api/publish', { method: 'POST', headers: auth(), body: { description: 'A test skill.', category: 'testing', ...body } });
+  const slug = slugify(body.name);
+  const res = await call(base, '/api/publish', {
+    method: 'POST',
+    headers: auth(),
+    body: { description: 'A test skill.', category: 'testing', ...body, ...(body.files ? { files: conforming(slug, body.files) } : {}) },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   for (const v of versions) {
-    const created = await call(base, `/api/skills/${res.body.id}/versions`, { method: 'POST', headers: auth(), body: { files: [], ...v } });
+    const created = await call(base, `/api/skills/${res.body.id}/versions`, {
+      method: 'POST',
+      headers: auth(),
+      body: { ...v, files: conforming(slug, v.files) },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
   }
   const last = versions.filter((v) => !v.version.includes('-')).at(-1)?.version ?? '1.0.0';
@@ -211,7 +230,7 @@ describe('skillpress install', () => {
     const tilde = await cli(dir, 'install', 'ranges@~1.1', '--json');
     expectExit(tilde, 0);
     expect(tilde.json.installed[0].version).toBe('1.1.5');
-    expect(readFileSync(join(dir, '.agents/skills/ranges/SKILL.md'), 'utf8')).toBe('# ranges 1.1.5');
+    expect(readFileSync(join(dir, '.agents/skills/ranges/SKILL.md'), 'utf8')).toBe(conforming('ranges', files('1.1.5'))[0]!.content);
 
     // 1.0.0 is no longer among the 5 newest versions of the registry document: /versions has it.
     const exact = await cli(dir, 'install', 'ranges@1.0.0', '--json');
@@ -245,7 +264,7 @@ describe('skillpress install', () => {
     // claude was our id before the skills CLI's claude-code; both name the same folder.
     const result = await cli(dir, 'install', 'needs-helper', '--agent', 'claude-code', '--force', '--json');
     expectExit(result, 0);
-    expect(readFileSync(join(dir, '.claude/skills/helper/SKILL.md'), 'utf8')).toBe('# helper 1.4');
+    expect(readFileSync(join(dir, '.claude/skills/helper/SKILL.md'), 'utf8')).toBe(skillFile('helper', '# helper 1.4', 'A test skill.').content);
     expect(result.json.installed.map((s: { slug: string; version: string; direct: boolean; path: string }) => [s.slug, s.version, s.direct, s.path])).toEqual([
       ['needs-helper', '1.0.0', true, '.claude/skills/needs-helper'],
       ['helper', '1.4.0', false, '.claude/skills/helper'],
@@ -258,7 +277,7 @@ describe('skillpress install', () => {
         await call(base, `/api/skills/${needs}/versions`, {
           method: 'POST',
           headers: auth(),
-          body: { version: '1.1.0', files: [], dependencies: { helper: '^1.0.0' } },
+          body: { version: '1.1.0', files: conforming('needs-helper'), dependencies: { helper: '^1.0.0' } },
         })
       ).status,
     ).toBe(201);
@@ -434,7 +453,7 @@ describe('paid skills', () => {
     const installed = await cli(dir, 'install', 'premium-prompts', '--token', token.body.token, '--json');
     expectExit(installed, 0);
     expect(installed.json.installed[0]).toMatchObject({ slug: 'premium-prompts', version: '1.0.0' });
-    expect(readFileSync(join(dir, '.agents/skills/premium-prompts/SKILL.md'), 'utf8')).toBe('# premium');
+    expect(readFileSync(join(dir, '.agents/skills/premium-prompts/SKILL.md'), 'utf8')).toBe(skillFile('premium-prompts', '# premium', 'A test skill.').content);
     expect(readFileSync(join(dir, 'skillpress-lock.json'), 'utf8')).not.toContain(token.body.token);
 
     // The token was for one use: a used-up token is refused with the server's code.
@@ -447,7 +466,7 @@ describe('paid skills', () => {
     // The author's stored API key (from skillpress login) is enough: the client asks for a token itself.
     const own = await cli(dir, 'install', '--json');
     expectExit(own, 0);
-    expect(readFileSync(join(dir, '.agents/skills/premium-prompts/SKILL.md'), 'utf8')).toBe('# premium');
+    expect(readFileSync(join(dir, '.agents/skills/premium-prompts/SKILL.md'), 'utf8')).toBe(skillFile('premium-prompts', '# premium', 'A test skill.').content);
   });
 });
 
@@ -475,7 +494,18 @@ describe('--json shapes, list and exit codes', () => {
     expectExit(listed, 0);
     expect(listed.json).toEqual({
       skills: [
-        { slug: 'pretty-json', version: '1.0.0', latest: '1.2.0', outdated: true, path: '.agents/skills/pretty-json', direct: true, paid: false, state: 'ok' },
+        {
+          slug: 'pretty-json',
+          version: '1.0.0',
+          latest: '1.2.0',
+          deprecated: null,
+          yanked: false,
+          outdated: true,
+          path: '.agents/skills/pretty-json',
+          direct: true,
+          paid: false,
+          state: 'ok',
+        },
       ],
     });
   });

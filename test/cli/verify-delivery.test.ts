@@ -41,6 +41,21 @@ describe('delivery verification', () => {
     }
   });
 
+  it('keeps the executable flag, which the integrity covers: dropped or added, the bundle is another', () => {
+    const script = [{ filename: 'run.sh', content: '#!/bin/sh\n', executable: true as const }];
+    const integrity = bundleIntegrity(script.map((f) => decodeFile(f)!));
+    expect(verifyDelivery(delivery(script), { slug: 'x', version: '1.0.0', integrity }).files).toEqual([
+      expect.objectContaining({ filename: 'run.sh', executable: true }),
+    ]);
+    const dropped = [{ filename: 'run.sh', content: '#!/bin/sh\n' }];
+    expect(failure(() => verifyDelivery(delivery(dropped), { slug: 'x', version: '1.0.0', integrity })).code).toBe('integrity_mismatch');
+    // In canonical form too: the flag is inside the bytes the integrity is checked over.
+    const body = Buffer.from(deliveryJson({ skillId: 'id', slug: 'x', version: '1.0.0' }, script));
+    expect(verifyDelivery(JSON.parse(body.toString()), { slug: 'x', version: '1.0.0', integrity }, body).files).toEqual([
+      expect.objectContaining({ filename: 'run.sh', executable: true }),
+    ]);
+  });
+
   it('fails with exit 3 on one changed byte, naming the file', () => {
     const tampered = [{ ...wire[0]!, content: '# Skil!' }, wire[1]!];
     expect(failure(() => verifyDelivery(delivery(tampered), expected))).toMatchObject({

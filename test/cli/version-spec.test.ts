@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { changelogsBetween, parseRequest, resolveVersion, satisfies } from '#cli/version-spec';
 
-const published = ['1.0.0', '1.1.0', '1.1.5', '1.2.0', '2.0.0-beta.1', '0.9.0'];
+const published = ['1.0.0', '1.1.0', '1.1.5', '1.2.0', '2.0.0-beta.1', '0.9.0'].map((version) => ({ version }));
 
 describe('install specs', () => {
   it('reads slug, slug@version, slug@range and slug@latest', () => {
@@ -37,6 +37,15 @@ describe('range resolution', () => {
     expect(resolveVersion('1.3.0', published, '1.2.0')).toBeNull();
   });
 
+  it('never picks a yanked version for a range, but installs one asked for by its exact version', () => {
+    const withYanked = published.map((v) => (v.version === '1.2.0' || v.version === '0.9.0' ? { ...v, yanked: true } : v));
+    expect(resolveVersion('^1.0.0', withYanked, '1.1.5')).toBe('1.1.5');
+    expect(resolveVersion('>=1', withYanked, '1.1.5')).toBe('1.1.5');
+    expect(resolveVersion('^0.9.0', withYanked, '1.1.5')).toBeNull();
+    expect(resolveVersion('latest', withYanked, '1.1.5')).toBe('1.1.5');
+    expect(resolveVersion('1.2.0', withYanked, '1.1.5')).toBe('1.2.0');
+  });
+
   it('lets a range that names a prerelease pick it', () => {
     expect(resolveVersion('>=2.0.0-beta.0', published, '1.2.0')).toBe('2.0.0-beta.1');
   });
@@ -50,7 +59,7 @@ describe('range resolution', () => {
 });
 
 describe('changelogs between two versions', () => {
-  const versions = published.map((version) => ({ version, changelog: `notes ${version}`, publishedAt: '2026-01-01T00:00:00.000Z' }));
+  const versions = published.map(({ version }) => ({ version, changelog: `notes ${version}`, publishedAt: '2026-01-01T00:00:00.000Z' }));
 
   it('lists every release above the installed one up to the target, oldest first', () => {
     expect(changelogsBetween(versions, '1.0.0', '1.2.0').map((v) => v.version)).toEqual(['1.1.0', '1.1.5', '1.2.0']);

@@ -37,6 +37,18 @@ describe('bundles', () => {
     expect(bundleIntegrity([text('SKILL.md', 'a')])).not.toBe(bundleIntegrity([text('SKILL.md', 'b')]));
   });
 
+  it('makes the executable flag part of the integrity, and keeps the bytes of files without it', () => {
+    const plain = [text('SKILL.md', '# S'), text('run.sh', 'echo')];
+    // What the bundle of a version published before the flag existed hashed to.
+    expect(bundleBytes(plain)).toBe('{"files":[{"content":"# S","filename":"SKILL.md"},{"content":"echo","filename":"run.sh"}]}');
+    expect(bundleBytes([plain[0]!, decodeFile({ filename: 'run.sh', content: 'echo', executable: false })!])).toBe(bundleBytes(plain));
+    const executable = [plain[0]!, decodeFile({ filename: 'run.sh', content: 'echo', executable: true })!];
+    expect(bundleBytes(executable)).toBe('{"files":[{"content":"# S","filename":"SKILL.md"},{"content":"echo","executable":true,"filename":"run.sh"}]}');
+    expect(bundleIntegrity(executable)).not.toBe(bundleIntegrity(plain));
+    const binary = decodeFile({ filename: 'tool', content: '//4A', encoding: 'base64', executable: true })!;
+    expect(toWireFile(binary)).toEqual({ filename: 'tool', content: '//4A', encoding: 'base64', executable: true });
+  });
+
   it('keeps binary content as base64 and text as text', () => {
     const binary = decodeFile({ filename: 'x.bin', content: Buffer.from([0xff, 0xfe, 0x00]).toString('base64'), encoding: 'base64' })!;
     expect(toWireFile(binary)).toEqual({ filename: 'x.bin', content: '//4A', encoding: 'base64' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '#core/canonical-json';
-import { catalogDocument, catalogEntry, discoveryDocument, discoveryEntry } from '#core/catalog';
+import { catalogDocument, catalogEntry, discoveryDocument, discoveryEntry, skillMdEntry } from '#core/catalog';
 import { registryDocument, registryDocuments, type SkillFacts, type VersionFacts, versionsDocument } from '#core/registry-document';
 import { skillArchive } from '#core/skill-archive';
 import { decodeFile, sha256Hex } from '#core/bundle';
@@ -141,6 +141,51 @@ describe('registry document', () => {
     expect(doc.versions).toHaveLength(7);
     expect(doc.currentVersion).toBe('2.2.0');
   });
+
+  it('never makes a yanked version current, and lists it with yanked and its reason', () => {
+    const yanked = versions.map((v) => (v.version === '2.2.0' ? { ...v, yanked: true, yankReason: 'leaks tokens' } : v));
+    const doc = registryDocument(skill(), yanked);
+    expect(doc.currentVersion).toBe('2.1.0');
+    expect(doc.files).toEqual([{ filename: 'SKILL.md', size: 3, sha256: 'sha-2.1.0' }]);
+    expect(doc.delivery.bundle).toBe('/bundles/pretty-json/2.1.0.json');
+    expect(doc.versions.find((v) => v.version === '2.2.0')).toEqual({
+      version: '2.2.0',
+      changelog: 'notes 2.2.0',
+      publishedAt: '2026-01-06T00:00:00.000Z',
+      integrity: 'sha256-2.2.0',
+      yanked: true,
+      yankReason: 'leaks tokens',
+    });
+    expect(doc.versions.find((v) => v.version === '2.1.0')).not.toHaveProperty('yanked');
+    const all = versionsDocument(skill(), yanked);
+    expect(all.currentVersion).toBe('2.1.0');
+    expect(versionsDocumentSchema.parse(all)).toEqual(all);
+    const noReason = registryDocument(
+      skill(),
+      versions.map((v) => (v.version === '1.0.0' ? { ...v, yanked: true } : v)),
+    );
+    expect(
+      versionsDocument(
+        skill(),
+        versions.map((v) => (v.version === '1.0.0' ? { ...v, yanked: true } : v)),
+      ).versions.at(-1),
+    ).toMatchObject({ yanked: true });
+    expect(noReason.currentVersion).toBe('2.2.0');
+  });
+
+  it('falls back to the highest release when racing yanks left none standing, rather than fail', () => {
+    const all = [version('1.0.0', 1, { yanked: true }), version('2.0.0', 2, { yanked: true })];
+    expect(registryDocument(skill(), all).currentVersion).toBe('2.0.0');
+  });
+
+  it('carries the deprecation message, in the registry document and the catalog, only when set', () => {
+    const doc = registryDocument(skill({ deprecated: 'Use pretty-json-2' }), versions);
+    expect(doc.deprecated).toBe('Use pretty-json-2');
+    expect(registryDocumentSchema.parse(doc)).toEqual(doc);
+    expect(registryDocument(skill(), versions)).not.toHaveProperty('deprecated');
+    expect(catalogEntry(skill({ deprecated: 'Use pretty-json-2' }), '2.2.0').deprecated).toBe('Use pretty-json-2');
+    expect(catalogEntry(skill(), '2.2.0')).not.toHaveProperty('deprecated');
+  });
 });
 
 describe('catalog and discovery index', () => {
@@ -165,7 +210,7 @@ describe('catalog and discovery index', () => {
   });
 
   it('describes free skills as archives with sha256 digests', () => {
-    const doc = discoveryDocument([discoveryEntry(skill(), '1.2.0', 'ab'.repeat(32))]);
+    const doc = discoveryDocument([discoveryEntry(skill({ description: 'the listing says this' }), '1.2.0', 'ab'.repeat(32), 'Formats JSON')]);
     expect(discoveryDocumentSchema.safeParse(doc).success).toBe(true);
     expect(doc).toEqual({
       $schema: 'https://schemas.agentskills.io/discovery/0.2.0/schema.json',
@@ -180,6 +225,21 @@ describe('catalog and discovery index', () => {
         },
       ],
     });
+  });
+
+  it('describes a version that is its SKILL.md alone as that file, with its digest', () => {
+    const doc = discoveryDocument([skillMdEntry(skill(), '2.0.0', 'cd'.repeat(32), 'Checks spelling')]);
+    expect(discoveryDocumentSchema.safeParse(doc).success).toBe(true);
+    expect(doc.skills).toEqual([
+      {
+        name: 'pretty-json',
+        type: 'skill-md',
+        description: 'Checks spelling',
+        url: '/.well-known/agent-skills/pretty-json/2.0.0/SKILL.md',
+        digest: `sha256:${'cd'.repeat(32)}`,
+        version: '2.0.0',
+      },
+    ]);
   });
 });
 
@@ -211,6 +271,23 @@ describe('skill archives', () => {
     expect(entries.map((e) => e.path)).toEqual(['SKILL.md', `deep/${'x'.repeat(150)}.md`, 'scripts/run.sh']);
     expect(entries[0]).toEqual({ path: 'SKILL.md', size: 8, mtime: 0, body: '# Skill\n' });
   });
+
+  it('stores executable files with mode 0755 and the others with 0644', async () => {
+    const modes = new Map<string, number>();
+    const parser = new Parser({
+      onReadEntry: (entry) => {
+        modes.set(entry.path, entry.mode ?? -1);
+        entry.resume();
+      },
+    });
+    const withScript = [decodeFile({ filename: 'scripts/run.sh', content: 'echo hi\n', executable: true })!, files[1]!];
+    await new Promise<void>((resolve, reject) => {
+      parser.on('end', resolve);
+      parser.on('error', reject);
+      parser.end(Buffer.from(skillArchive(withScript)));
+    });
+    expect(Object.fromEntries(modes)).toEqual({ 'SKILL.md': 0o644, 'scripts/run.sh': 0o755 });
+  });
 });
 
 describe('static paths', () => {
@@ -220,6 +297,7 @@ describe('static paths', () => {
     ['/.well-known/skills.json', '.well-known/skills.json'],
     ['/.well-known/agent-skills/index.json', '.well-known/agent-skills/index.json'],
     ['/.well-known/agent-skills/a/1.0.0.tar.gz', '.well-known/agent-skills/a/1.0.0.tar.gz'],
+    ['/.well-known/agent-skills/a/1.0.0/SKILL.md', '.well-known/agent-skills/a/1.0.0/SKILL.md'],
     ['/bundles/a/1.0.0.json', 'bundles/a/1.0.0.json'],
   ])('serves %s from %s', (path, key) => {
     expect(keyForPath(path)).toBe(key);
@@ -273,5 +351,11 @@ describe('static paths', () => {
       contentType: 'application/gzip',
       cacheControl: 'public, max-age=31536000, immutable',
     });
+    expect(headersForKey('.well-known/agent-skills/a/1.0.0/SKILL.md')).toEqual({
+      contentType: 'text/markdown; charset=utf-8',
+      cacheControl: 'public, max-age=31536000, immutable',
+    });
+    // Only a discovery artifact is immutable: a page the site might one day name SKILL.md is not.
+    expect(headersForKey('docs/SKILL.md').cacheControl).toBe('public, max-age=300');
   });
 });

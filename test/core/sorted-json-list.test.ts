@@ -43,12 +43,12 @@ describe('sorted JSON list (the catalog kept between writes)', () => {
             expected.delete(op.slug);
           } else {
             catalog.set(catalogEntry(facts(op.slug, op.description), op.version));
-            discovery.set(discoveryEntry(facts(op.slug, op.description), op.version, 'ab'.repeat(32)));
+            discovery.set(discoveryEntry(facts(op.slug, op.description), op.version, 'ab'.repeat(32), op.description));
             expected.set(op.slug, op);
           }
         }
         const entries = [...expected].map(([slug, e]) => catalogEntry(facts(slug, e.description), e.version));
-        const indexEntries = [...expected].map(([slug, e]) => discoveryEntry(facts(slug, e.description), e.version, 'ab'.repeat(32)));
+        const indexEntries = [...expected].map(([slug, e]) => discoveryEntry(facts(slug, e.description), e.version, 'ab'.repeat(32), e.description));
         const at = '2026-02-01T00:00:00.000Z';
         expect(catalogJson(catalog, at)).toBe(canonicalJson(catalogDocument(entries, at)));
         expect(discoveryJson(discovery)).toBe(canonicalJson(discoveryDocument(indexEntries)));

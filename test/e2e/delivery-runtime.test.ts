@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, startServer } from '../support/server-process.ts';
+import { skillMd } from '../support/skill-md.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'skillpress-e2e-deliver-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -17,7 +18,7 @@ describe('npm start, delivering a paid skill', () => {
       const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
       const session = { cookie, origin: base };
       const { key } = (await call(base, '/api/api-keys', { method: 'POST', body: { name: 'ci' }, headers: session })).body;
-      const content = 'Paid steps only customers may read';
+      const content = skillMd('paid-runtime', 'Paid steps only customers may read');
       const skill = await call(base, '/api/publish', {
         method: 'POST',
         headers: { authorization: `Bearer ${key}` },

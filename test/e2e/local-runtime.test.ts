@@ -9,6 +9,7 @@ import { openDataDir } from '../reliability/support/store.ts';
 import { eventually } from '../support/eventually.ts';
 import { call, startServer } from '../support/server-process.ts';
 import { plantFault } from '../support/unbuildable-skill.ts';
+import { skillFile } from '../support/skill-md.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'skillpress-e2e-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -43,7 +44,7 @@ describe('npm start', () => {
     const v = await call(base, `/api/skills/${skill.body.id}/versions`, {
       method: 'POST',
       headers: auth,
-      body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# hi' }] },
+      body: { version: '1.1.0', files: [skillFile('restart-proof', '# hi')] },
     });
     expect(v.status).toBe(201);
     const registry = await eventually(
@@ -60,7 +61,11 @@ describe('npm start', () => {
 
     const second = await startServer({ DATA_DIR: dataDir });
     try {
-      const again = await call(second.baseUrl, `/api/skills/${skill.body.id}/versions`, { method: 'POST', headers: auth, body: { version: '1.1.0' } });
+      const again = await call(second.baseUrl, `/api/skills/${skill.body.id}/versions`, {
+        method: 'POST',
+        headers: auth,
+        body: { version: '1.1.0', files: [skillFile('restart-proof')] },
+      });
       expect(again.status).toBe(409);
       expect(again.body.error.code).toBe('version_exists');
       const me = await call(second.baseUrl, '/api/me', { headers: { cookie } });

@@ -29,14 +29,20 @@ describe('dev sign-in and sessions', () => {
     expect(JSON.stringify(Items)).not.toContain(token);
   });
 
-  it('answers /api/me with 401 without a session, with a bogus one, and with an API key', async () => {
+  it('answers /api/me with 401 without a session or with a bogus one, and for a valid API key with its owner', async () => {
     expect((await stack.request('/api/me')).status).toBe(401);
     const bogus = await stack.request('/api/me', { headers: { cookie: 'skillpress_session=nope' } });
     expect(bogus.status).toBe(401);
     expect(await json(bogus)).toEqual({ error: { code: 'unauthenticated', message: expect.any(String) } });
     const alice = await Client.signIn(stack, 'alice');
     const key = await alice.createKey();
-    expect((await withKey(stack, key, '/api/me', { method: 'GET' })).status).toBe(401);
+    const me = await withKey(stack, key, '/api/me', { method: 'GET' });
+    expect(me.status).toBe(200);
+    expect(await json(me)).toEqual({ user: { id: 'dev:alice', login: 'alice' } });
+    // A key decides alone when one is sent: a wrong key with a good cookie is still a 401.
+    expect((await stack.request('/api/me', { headers: { authorization: 'Bearer sk_wrong', cookie: alice.cookie! } })).status).toBe(401);
+    // Session-only endpoints still refuse a key.
+    expect((await withKey(stack, key, '/api/me/skills', { method: 'GET' })).status).toBe(401);
   });
 
   it('rejects an expired session', async () => {

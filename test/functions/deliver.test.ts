@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { bundleBytes, bundleIntegrity, decodeFile, deliveredBundleIntegrity } from '#core/bundle';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { analytics, authorStack, deliver, publish } from '../support/delivery.ts';
-import { type Client, json, type TestStack, withKey } from '../support/stack.ts';
+import { type Client, json, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
 let stack: TestStack;
 let alice: Client;
@@ -19,60 +19,35 @@ const addVersion = async (id: string, version: string, files: unknown[]) => {
 
 describe('GET /api/deliver/<skillId> for a free skill', () => {
   it('delivers the current version without credentials, uncacheable', async () => {
-    const skill = await publish(stack, aliceKey, {
-      files: [
-        { filename: 'SKILL.md', content: '# Hello' },
-        { filename: 'a/notes.md', content: 'héllo' },
-      ],
-    });
+    const files = [skillFile('hello-delivery', '# Hello'), { filename: 'a/notes.md', content: 'héllo' }];
+    const skill = await publish(stack, aliceKey, { slug: 'hello-delivery', files });
     const res = await deliver(stack, skill.id);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('private, no-store');
-    expect(await json(res)).toEqual({
-      skillId: skill.id,
-      slug: skill.slug,
-      version: '1.0.0',
-      files: [
-        { filename: 'SKILL.md', content: '# Hello' },
-        { filename: 'a/notes.md', content: 'héllo' },
-      ],
-    });
+    expect(await json(res)).toEqual({ skillId: skill.id, slug: skill.slug, version: '1.0.0', files });
   });
 
   it('delivers the newest version by default and any older one with ?version=, so old installs keep working', async () => {
-    const skill = await publish(stack, aliceKey, { files: [{ filename: 'SKILL.md', content: 'one' }] });
-    await addVersion(skill.id, '1.1.0', [
-      { filename: 'SKILL.md', content: 'two' },
-      { filename: 'extra.md', content: 'x' },
-    ]);
-    await addVersion(skill.id, '2.0.0-rc.1', [{ filename: 'SKILL.md', content: 'pre' }]);
+    const md = (body: string) => skillFile('three-versions', body);
+    const skill = await publish(stack, aliceKey, { slug: 'three-versions', files: [md('one')] });
+    await addVersion(skill.id, '1.1.0', [md('two'), { filename: 'extra.md', content: 'x' }]);
+    await addVersion(skill.id, '2.0.0-rc.1', [md('pre')]);
     const current = await json(await deliver(stack, skill.id));
     expect(current.version).toBe('1.1.0');
-    expect(current.files).toEqual([
-      { filename: 'SKILL.md', content: 'two' },
-      { filename: 'extra.md', content: 'x' },
-    ]);
+    expect(current.files).toEqual([md('two'), { filename: 'extra.md', content: 'x' }]);
     const old = await json(await deliver(stack, skill.id, { version: '1.0.0' }));
-    expect(old).toMatchObject({ version: '1.0.0', files: [{ filename: 'SKILL.md', content: 'one' }] });
+    expect(old).toMatchObject({ version: '1.0.0', files: [md('one')] });
     const pre = await json(await deliver(stack, skill.id, { version: '2.0.0-rc.1' }));
-    expect(pre.files).toEqual([{ filename: 'SKILL.md', content: 'pre' }]);
+    expect(pre.files).toEqual([md('pre')]);
   });
 
   it('delivers binary content as base64 and repeated content once per file', async () => {
     const bytes = Buffer.from([0xff, 0xd8, 0x00, 0x10, 0x80]);
-    const skill = await publish(stack, aliceKey, {
-      files: [
-        { filename: 'SKILL.md', content: 'same' },
-        { filename: 'copy.md', content: 'same' },
-        { filename: 'logo.jpg', content: bytes.toString('base64'), encoding: 'base64' },
-      ],
-    });
+    const md = skillFile('binary-delivery', 'same');
+    const sent = [md, { filename: 'copy.md', content: md.content }, { filename: 'logo.jpg', content: bytes.toString('base64'), encoding: 'base64' }];
+    const skill = await publish(stack, aliceKey, { slug: 'binary-delivery', files: sent });
     const { files } = await json(await deliver(stack, skill.id));
-    expect(files).toEqual([
-      { filename: 'SKILL.md', content: 'same' },
-      { filename: 'copy.md', content: 'same' },
-      { filename: 'logo.jpg', content: bytes.toString('base64'), encoding: 'base64' },
-    ]);
+    expect(files).toEqual(sent);
   });
 
   it("answers in canonical form: the body begins with the version's bundle, byte for byte", async () => {

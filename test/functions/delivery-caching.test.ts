@@ -5,7 +5,7 @@ import { DownloadCounter, downloadTotalKey } from '#functions/store/downloads';
 import { installDayKey } from '#functions/store/keys';
 import { getSkill, recordPublished } from '#functions/store/skills';
 import { authorStack, commandsDuring, deliver, publish } from '../support/delivery.ts';
-import { json, type TestStack, withKey } from '../support/stack.ts';
+import { json, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
 let stack: TestStack;
 let aliceKey: string;
@@ -98,10 +98,10 @@ describe('what delivery keeps between requests', () => {
     const skill = await publish(stack, aliceKey);
     expect((await json(await deliver(stack, skill.id))).version).toBe('1.0.0');
     const res = await withKey(stack, aliceKey, `/api/skills/${skill.id}/versions`, {
-      body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: 'v1.1' }] },
+      body: { version: '1.1.0', files: [skillFile(skill.slug, 'v1.1')] },
     });
     expect(res.status).toBe(201);
-    expect(await json(await deliver(stack, skill.id))).toMatchObject({ version: '1.1.0', files: [{ filename: 'SKILL.md', content: 'v1.1' }] });
+    expect(await json(await deliver(stack, skill.id))).toMatchObject({ version: '1.1.0', files: [skillFile(skill.slug, 'v1.1')] });
   });
 
   it("follows another process's publish once the skill's TTL has passed", async () => {
@@ -142,7 +142,7 @@ describe('what delivery keeps between requests', () => {
     const skill = await publish(stack, aliceKey);
     expect((await deliver(stack, skill.id, { version: '3.0.0' })).status).toBe(404);
     const res = await withKey(stack, aliceKey, `/api/skills/${skill.id}/versions`, {
-      body: { version: '3.0.0', files: [{ filename: 'SKILL.md', content: 'three' }] },
+      body: { version: '3.0.0', files: [skillFile(skill.slug, 'three')] },
     });
     expect(res.status).toBe(201);
     expect(await json(await deliver(stack, skill.id, { version: '3.0.0' }))).toMatchObject({ version: '3.0.0' });

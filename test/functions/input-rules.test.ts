@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listVersions } from '#functions/store/skills';
 import { recordAwsCalls, type AwsCallRecorder } from '../support/aws-calls.ts';
-import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
+import { Client, createTestStack, json, skillBody, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
 /**
  * The input rules of docs/api.md ("Limits and bad input") through the real app and storage:
@@ -41,7 +41,7 @@ describe('versions', () => {
     const { id, slug } = await newSkill();
     const version = `1.0.1-${'a'.repeat(122)}`;
     expect(version).toHaveLength(128);
-    const res = await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: { version, files: [{ filename: 'SKILL.md', content: '# long' }] } });
+    const res = await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: { version, files: [skillFile(slug, '# long')] } });
     expect(res.status).toBe(201);
     await stack.idle();
     const versions = await json(await stack.request(`/api/registry/${slug}/versions`));
@@ -135,8 +135,10 @@ describe('text fields', () => {
   });
 
   it('keeps newlines and tabs in changelogs', async () => {
-    const { id } = await newSkill();
-    const res = await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: { version: '1.1.0', changelog: 'Fixes:\n\t- one\n\t- two', files: [] } });
+    const { id, slug } = await newSkill();
+    const res = await withKey(stack, aliceKey, `/api/skills/${id}/versions`, {
+      body: { version: '1.1.0', changelog: 'Fixes:\n\t- one\n\t- two', files: [skillFile(slug)] },
+    });
     expect(res.status).toBe(201);
   });
 

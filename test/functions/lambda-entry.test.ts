@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { downloadTotalKey } from '#functions/store/downloads';
 import { authorStack, publish } from '../support/delivery.ts';
-import type { TestStack } from '../support/stack.ts';
+import { skillFile, type TestStack } from '../support/stack.ts';
 
 let stack: TestStack;
 let aliceKey: string;
@@ -45,7 +45,8 @@ const getEvent = (path: string, query = '') => ({
 
 describe('the deliver Lambda entry', () => {
   it('has written the install count by the time the invocation returns', async () => {
-    const skill = await publish(stack, aliceKey, { files: [{ filename: 'SKILL.md', content: '# From Lambda' }] });
+    const file = skillFile('from-lambda', '# From Lambda');
+    const skill = await publish(stack, aliceKey, { slug: 'from-lambda', files: [file] });
     const { handler } = await import('#functions/handlers/deliver');
     const result = (await handler(getEvent(`/api/deliver/${skill.id}`, 'source=cli') as never, {} as never)) as {
       statusCode: number;
@@ -54,7 +55,7 @@ describe('the deliver Lambda entry', () => {
     };
     expect(result.statusCode).toBe(200);
     expect(result.headers['cache-control']).toBe('private, no-store');
-    expect(JSON.parse(result.body)).toMatchObject({ skillId: skill.id, version: '1.0.0', files: [{ filename: 'SKILL.md', content: '# From Lambda' }] });
+    expect(JSON.parse(result.body)).toMatchObject({ skillId: skill.id, version: '1.0.0', files: [file] });
     // Read straight after the return, with nothing else flushing: the count is already there.
     const { Item } = await stack.deps.db.doc.send(new GetCommand({ TableName: stack.deps.db.table, Key: downloadTotalKey(skill.id), ConsistentRead: true }));
     expect(Item).toMatchObject({ cli: 1 });

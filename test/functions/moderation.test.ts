@@ -3,7 +3,7 @@ import { type FakeStripe, fakeStripeEnv, startFakeStripe } from '../support/fake
 import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
 
 /**
- * Reports and quarantine (docs/api.md §7.8) through the real app, storage and rebuild: who may
+ * Reports and quarantine (docs/api.md §7.10) through the real app, storage and rebuild: who may
  * report and how often, three reporters quarantining a skill, what a quarantined skill looks like
  * from outside (registry, catalog, discovery index, delivery) and to its author, and the admins'
  * queue, quarantine and release.

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { limits } from '#core/limits';
-import { archiveKey, bundleKey, CATALOG_KEY, DISCOVERY_INDEX_KEY, keyForPath, registryKey, versionsKey } from '#core/static-paths';
+import { archiveKey, bundleKey, CATALOG_KEY, DISCOVERY_INDEX_KEY, keyForPath, registryKey, skillMdKey, versionsKey } from '#core/static-paths';
 import { allRoutes } from '#functions/http/all-routes';
 import { apiOperations, staticOperations } from '#functions/http/all-operations';
 import { createApp } from '#functions/http/app';
@@ -73,6 +73,7 @@ describe('the OpenAPI document and the routes', () => {
         versionsKey('pretty-json'),
         bundleKey('pretty-json', '1.2.0'),
         archiveKey('pretty-json', '1.2.0'),
+        skillMdKey('pretty-json', '1.2.0'),
         CATALOG_KEY,
         DISCOVERY_INDEX_KEY,
       ]),

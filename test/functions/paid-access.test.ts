@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { blobKey } from '#functions/content/blobs';
 import { createLogger } from '#functions/platform/log';
 import { analytics, authorStack, deliver, issueToken, publish, type PublishedSkill } from '../support/delivery.ts';
-import { Client, json, type TestStack, withKey } from '../support/stack.ts';
+import { Client, json, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
 const logLines: string[] = [];
 let stack: TestStack;
@@ -26,7 +26,11 @@ beforeAll(async () => {
   bobKey = await bob.createKey();
 });
 
-const paidSkill = () => publish(stack, aliceKey, { paid: true, files: [{ filename: 'SKILL.md', content: SECRET_CONTENT }] });
+let paidSkills = 0;
+const paidSkill = () => {
+  const slug = `paid-secret-${++paidSkills}`;
+  return publish(stack, aliceKey, { paid: true, slug, files: [skillFile(slug, SECRET_CONTENT)] });
+};
 
 async function expectRefused(res: Response, status: number, code: string): Promise<void> {
   expect(res.status).toBe(status);
@@ -56,7 +60,7 @@ describe('paid delivery', () => {
   it("delivers to the author's session, and does not take an API key as a session", async () => {
     const res = await deliver(stack, skill.id, {}, alice);
     expect(res.status).toBe(200);
-    expect((await json(res)).files).toEqual([{ filename: 'SKILL.md', content: SECRET_CONTENT }]);
+    expect((await json(res)).files).toEqual([skillFile(skill.slug, SECRET_CONTENT)]);
     await expectRefused(await withKey(stack, aliceKey, `/api/deliver/${skill.id}`, { method: 'GET' }), 402, 'payment_required');
   });
 
@@ -66,7 +70,7 @@ describe('paid delivery', () => {
     const res = await deliver(stack, fresh.id, { token, source: 'cli' });
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('private, no-store');
-    expect((await json(res)).files[0].content).toBe(SECRET_CONTENT);
+    expect((await json(res)).files[0].content).toBe(skillFile(fresh.slug, SECRET_CONTENT).content);
     expect((await analytics(alice, fresh.id)).bySource).toEqual({ cli: 1, web: 0, api: 0 });
   });
 
@@ -126,10 +130,11 @@ describe('paid delivery', () => {
 
   it('spends no token use and counts nothing when the content cannot be read (500)', async () => {
     const content = `${SECRET_CONTENT} ${Math.random()}`;
-    const fresh = await publish(stack, aliceKey, { paid: true, files: [{ filename: 'SKILL.md', content }] });
+    const file = skillFile('unreadable-paid', content);
+    const fresh = await publish(stack, aliceKey, { paid: true, slug: 'unreadable-paid', files: [file] });
     const { token, id } = await issueToken(alice, fresh.id, { maxUses: 1 });
     // Damage the store: the blob behind the version disappears.
-    const sha = createHash('sha256').update(content).digest('hex');
+    const sha = createHash('sha256').update(file.content).digest('hex');
     await stack.deps.s3.send(new DeleteObjectCommand({ Bucket: stack.config.contentBucket, Key: blobKey(sha) }));
     // Publishing left the bytes in this process's blob cache; a fresh process would not have them.
     stack.deps.blobs.cache = new BlobCache(1024 * 1024);

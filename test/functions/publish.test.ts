@@ -3,7 +3,7 @@ import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { returnPublishSlot, takePublishSlot } from '#functions/store/rate-limit';
 import { rateLimitKey } from '#functions/store/keys';
-import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
+import { Client, createTestStack, json, skillBody, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
 let stack: TestStack;
 let alice: Client;
@@ -47,9 +47,10 @@ describe('POST /api/publish', () => {
   });
 
   it('stores content by SHA-256 in S3', async () => {
-    const res = await withKey(stack, aliceKey, '/api/publish', { body: skillBody({ files: [{ filename: 'SKILL.md', content: 'unique-content-42' }] }) });
+    const file = skillFile('unique-content', 'unique-content-42');
+    const res = await withKey(stack, aliceKey, '/api/publish', { body: skillBody({ slug: 'unique-content', files: [file] }) });
     expect(res.status).toBe(201);
-    const sha = (await import('node:crypto')).createHash('sha256').update('unique-content-42').digest('hex');
+    const sha = (await import('node:crypto')).createHash('sha256').update(file.content).digest('hex');
     expect(await contentKeys()).toContain(`blobs/${sha.slice(0, 2)}/${sha}`);
   });
 

@@ -12,7 +12,7 @@ import { rescanAll } from '#functions/services/rescan';
 import { ruleEngine, type Scanner } from '#functions/services/scanning';
 import { MALICIOUS_SKILL_MD, SUSPICIOUS_SKILL_MD } from '../support/scan-samples.ts';
 import { call, startServer } from '../support/server-process.ts';
-import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
+import { Client, createTestStack, json, skillBodyWithSkillMd, skillMd, type TestStack, withKey } from '../support/stack.ts';
 
 /**
  * `npm run rescan` (docs/scanning.md): every version scanned again with the current rules. Here
@@ -31,7 +31,7 @@ beforeAll(async () => {
 });
 
 async function publish(text: string): Promise<{ id: string; slug: string; scan: ScanResult }> {
-  const res = await withKey(stack, key, '/api/publish', { body: skillBody({ files: [{ filename: 'SKILL.md', content: text }] }) });
+  const res = await withKey(stack, key, '/api/publish', { body: skillBodyWithSkillMd(text) });
   expect(res.status).toBe(201);
   return json(res);
 }
@@ -42,7 +42,7 @@ describe('rescanAll', () => {
     const suspicious = await publish(SUSPICIOUS_SKILL_MD);
     expect(suspicious.scan.rulesVersion).toBe('0-older');
     // A version from before scanning has no scan at all.
-    const unscanned = await publish('# Notes\n');
+    const unscanned = await publish(skillMd('notes', '# Notes\n'));
     await stack.deps.db.doc.send(
       new UpdateCommand({
         TableName: stack.deps.db.table,
@@ -85,7 +85,7 @@ describe('npm run rescan', () => {
         const created = await call(server.baseUrl, '/api/api-keys', { method: 'POST', body: { name: 'ci' }, headers: { cookie, origin: server.baseUrl } });
         const published = await call(server.baseUrl, '/api/publish', {
           method: 'POST',
-          body: skillBody({ files: [{ filename: 'SKILL.md', content: SUSPICIOUS_SKILL_MD }] }),
+          body: skillBodyWithSkillMd(SUSPICIOUS_SKILL_MD),
           headers: { authorization: `Bearer ${created.body.key}` },
         });
         expect(published.status).toBe(201);

@@ -3,7 +3,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { scanResultSchema } from '#core/scan/scan-result-schema';
 import { CLEAN_SKILL_MD, MALICIOUS_SKILL_MD, SUSPICIOUS_EXCERPT, SUSPICIOUS_SKILL_MD } from '../support/scan-samples.ts';
-import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
+import { Client, createTestStack, json, renamedSkillMd, skillBody, skillBodyWithSkillMd, type TestStack, withKey } from '../support/stack.ts';
 
 /**
  * The scan at publish (docs/scanning.md, docs/api.md §7.4) through the real app and storage: a
@@ -18,7 +18,8 @@ beforeAll(async () => {
   key = await (await Client.signIn(stack, 'alice')).createKey();
 });
 
-const files = (text: string) => [{ filename: 'SKILL.md', content: text }];
+/** The files of a version of `slug` whose SKILL.md is the sample `text`. */
+const files = (text: string, slug: string) => [{ filename: 'SKILL.md', content: renamedSkillMd(text, slug) }];
 
 async function storedState(s: TestStack) {
   await s.idle();
@@ -42,7 +43,7 @@ describe('a malicious version', () => {
     const limitedKey = await (await Client.signIn(limited, 'mallory')).createKey();
     const before = await storedState(limited);
 
-    const res = await withKey(limited, limitedKey, '/api/publish', { body: skillBody({ files: files(MALICIOUS_SKILL_MD) }) });
+    const res = await withKey(limited, limitedKey, '/api/publish', { body: skillBodyWithSkillMd(MALICIOUS_SKILL_MD) });
     expect(res.status).toBe(422);
     const { error } = await json(res);
     expect(error.code).toBe('content_rejected');
@@ -53,15 +54,15 @@ describe('a malicious version', () => {
     expect(await storedState(limited)).toEqual(before);
 
     // The limit is one publish a minute: had the refusal spent it, this would be a 429.
-    const clean = await withKey(limited, limitedKey, '/api/publish', { body: skillBody({ files: files(CLEAN_SKILL_MD) }) });
+    const clean = await withKey(limited, limitedKey, '/api/publish', { body: skillBodyWithSkillMd(CLEAN_SKILL_MD) });
     expect(clean.status).toBe(201);
     expect((await withKey(limited, limitedKey, '/api/publish', { body: skillBody() })).status).toBe(429);
   });
 
   it('is refused as a new version too, and the skill stays as it was', async () => {
-    const skill = await json(await withKey(stack, key, '/api/publish', { body: skillBody({ files: files(CLEAN_SKILL_MD) }) }));
+    const skill = await json(await withKey(stack, key, '/api/publish', { body: skillBodyWithSkillMd(CLEAN_SKILL_MD) }));
     const before = await storedState(stack);
-    const res = await withKey(stack, key, `/api/skills/${skill.id}/versions`, { body: { version: '1.1.0', files: files(MALICIOUS_SKILL_MD) } });
+    const res = await withKey(stack, key, `/api/skills/${skill.id}/versions`, { body: { version: '1.1.0', files: files(MALICIOUS_SKILL_MD, skill.slug) } });
     expect(res.status).toBe(422);
     expect((await json(res)).error).toMatchObject({ code: 'content_rejected', details: { findings: expect.any(Array) } });
     expect(await storedState(stack)).toEqual(before);
@@ -72,7 +73,7 @@ describe('a malicious version', () => {
 
 describe('a suspicious version', () => {
   it('is published (201) with its scan in the answer, the registry document and the versions document', async () => {
-    const res = await withKey(stack, key, '/api/publish', { body: skillBody({ files: files(SUSPICIOUS_SKILL_MD) }) });
+    const res = await withKey(stack, key, '/api/publish', { body: skillBodyWithSkillMd(SUSPICIOUS_SKILL_MD) });
     expect(res.status).toBe(201);
     const skill = await json(res);
     expect(scanResultSchema.parse(skill.scan)).toEqual(skill.scan);
@@ -98,13 +99,15 @@ describe('a suspicious version', () => {
   });
 
   it('as a new version carries its own scan, and the top level of the registry document is the current version', async () => {
-    const skill = await json(await withKey(stack, key, '/api/publish', { body: skillBody({ files: files(CLEAN_SKILL_MD) }) }));
-    const res = await withKey(stack, key, `/api/skills/${skill.id}/versions`, { body: { version: '2.0.0', files: files(SUSPICIOUS_SKILL_MD) } });
+    const skill = await json(await withKey(stack, key, '/api/publish', { body: skillBodyWithSkillMd(CLEAN_SKILL_MD) }));
+    const res = await withKey(stack, key, `/api/skills/${skill.id}/versions`, { body: { version: '2.0.0', files: files(SUSPICIOUS_SKILL_MD, skill.slug) } });
     expect(res.status).toBe(201);
     const created = await json(res);
     expect(created.scan.verdict).toBe('suspicious');
     // A prerelease is listed with its scan but does not become current.
-    const pre = await json(await withKey(stack, key, `/api/skills/${skill.id}/versions`, { body: { version: '3.0.0-rc.1', files: files(CLEAN_SKILL_MD) } }));
+    const pre = await json(
+      await withKey(stack, key, `/api/skills/${skill.id}/versions`, { body: { version: '3.0.0-rc.1', files: files(CLEAN_SKILL_MD, skill.slug) } }),
+    );
     expect(pre.scan.verdict).toBe('clean');
 
     const { doc, all } = await registry(skill.slug);
@@ -116,7 +119,7 @@ describe('a suspicious version', () => {
   });
 
   it('of a paid skill quotes none of its content, in the answer or the registry', async () => {
-    const res = await withKey(stack, key, '/api/publish', { body: skillBody({ paid: true, files: files(SUSPICIOUS_SKILL_MD) }) });
+    const res = await withKey(stack, key, '/api/publish', { body: skillBodyWithSkillMd(SUSPICIOUS_SKILL_MD, { paid: true }) });
     expect(res.status).toBe(201);
     const skill = await json(res);
     expect(skill.scan.verdict).toBe('suspicious');
@@ -130,21 +133,23 @@ describe('a suspicious version', () => {
 
 describe('a clean version', () => {
   it('is published with a clean scan and no findings', async () => {
-    const res = await withKey(stack, key, '/api/publish', { body: skillBody({ files: files(CLEAN_SKILL_MD) }) });
+    const res = await withKey(stack, key, '/api/publish', { body: skillBodyWithSkillMd(CLEAN_SKILL_MD) });
     expect(res.status).toBe(201);
     const skill = await json(res);
     expect(skill.scan).toEqual({ verdict: 'clean', rulesVersion: expect.any(String), findings: [] });
-    const version = await json(await withKey(stack, key, `/api/skills/${skill.id}/versions`, { body: { version: '1.0.1', files: files(CLEAN_SKILL_MD) } }));
+    const version = await json(
+      await withKey(stack, key, `/api/skills/${skill.id}/versions`, { body: { version: '1.0.1', files: files(CLEAN_SKILL_MD, skill.slug) } }),
+    );
     expect(version.scan).toEqual(skill.scan);
   });
 });
 
 describe('the order of checks', () => {
   it('answers a taken slug with 409 before looking at the content, and a malicious version of a taken version number with 409', async () => {
-    const skill = await json(await withKey(stack, key, '/api/publish', { body: skillBody({ files: files(CLEAN_SKILL_MD) }) }));
-    const taken = await withKey(stack, key, '/api/publish', { body: skillBody({ slug: skill.slug, files: files(MALICIOUS_SKILL_MD) }) });
+    const skill = await json(await withKey(stack, key, '/api/publish', { body: skillBodyWithSkillMd(CLEAN_SKILL_MD) }));
+    const taken = await withKey(stack, key, '/api/publish', { body: skillBodyWithSkillMd(MALICIOUS_SKILL_MD, { slug: skill.slug }) });
     expect((await json(taken)).error.code).toBe('slug_taken');
-    const exists = await withKey(stack, key, `/api/skills/${skill.id}/versions`, { body: { version: '1.0.0', files: files(MALICIOUS_SKILL_MD) } });
+    const exists = await withKey(stack, key, `/api/skills/${skill.id}/versions`, { body: { version: '1.0.0', files: files(MALICIOUS_SKILL_MD, skill.slug) } });
     expect((await json(exists)).error.code).toBe('version_exists');
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SITE_MANIFEST_KEY } from '#core/static-paths';
+import { siteSourceHash } from '#scripts/site/site-sources';
 import { readSiteManifest, uploadSite } from '#scripts/site/upload-site';
 import { createTestStack, type TestStack } from '../support/stack.ts';
 
@@ -22,6 +23,7 @@ beforeAll(async () => {
   write('index.html', page('Home'));
   write('skills/pretty-json/index.html', page('Pretty JSON'));
   write('skills/_/index.html', page('Skill fallback'));
+  write('authors/_/index.html', page('Author fallback'));
   write('dashboard/index.html', page('Dashboard'));
   write('404.html', page('Page not found'));
   write('_astro/site.abc123.css', 'body{margin:0}'.repeat(40));
@@ -31,14 +33,14 @@ beforeAll(async () => {
 describe('uploading a site build into the static bucket', () => {
   it('writes every file the first time, then only what changed', async () => {
     const first = await uploadSite(stack.deps.staticStore, dist, { sourceHash: 'src-1' });
-    expect(first).toMatchObject({ files: 7, uploaded: 7 });
+    expect(first).toMatchObject({ files: 8, uploaded: 8 });
     write('skills/pretty-json/index.html', page('Pretty JSON 2.0'));
     write('skills/new-skill/index.html', page('New skill'));
     const second = await uploadSite(stack.deps.staticStore, dist, { sourceHash: 'src-1' });
-    expect(second).toMatchObject({ files: 8, uploaded: 2 });
+    expect(second).toMatchObject({ files: 9, uploaded: 2 });
     const manifest = await readSiteManifest(stack.deps.staticStore);
     expect(manifest?.sourceHash).toBe('src-1');
-    expect(Object.keys(manifest!.files)).toHaveLength(8);
+    expect(Object.keys(manifest!.files)).toHaveLength(9);
   });
 
   it('uploads assets before the pages that reference them', async () => {
@@ -85,6 +87,12 @@ describe('the local CDN serving the site', () => {
     expect(await res.text()).toContain('<h1>Skill fallback</h1>');
   });
 
+  it('answers an author page the build did not make with the author fallback page', async () => {
+    const res = await stack.request('/authors/new-author/');
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('<h1>Author fallback</h1>');
+  });
+
   it('answers other missing pages with the 404 page, and API paths with JSON', async () => {
     const missing = await stack.request('/no/such/page/');
     expect(missing.status).toBe(404);
@@ -99,5 +107,37 @@ describe('the local CDN serving the site', () => {
   it('still answers the API and the data tree as before', async () => {
     expect((await stack.request('/api/health')).status).toBe(200);
     expect((await stack.request('/.well-known/skills.json')).status).toBe(404); // nothing published yet
+  });
+});
+
+describe('a new store whose first site build has not finished', () => {
+  it('answers every site path with HTML at once, then the real pages once the first upload is complete', async () => {
+    const workDir = mkdtempSync(join(tmpdir(), 'skillpress-site-work-'));
+    const fresh = await createTestStack({}, {}, { site: { workDir } });
+    try {
+      for (const path of ['/', '/skills/pretty-json/', '/categories/', '/no/such/page/']) {
+        const res = await fresh.request(path);
+        expect([res.status, res.headers.get('content-type'), res.headers.get('cache-control')], path).toEqual([200, 'text/html; charset=utf-8', 'no-store']);
+        expect(res.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
+        expect(await res.text()).toContain('The catalog site is being built');
+      }
+      expect((await fresh.request('/api/nothing-here')).headers.get('content-type')).toMatch(/^application\/json/);
+
+      // The upload finishes: from then on the bucket's pages, and its 404 page, answer.
+      await uploadSite(fresh.deps.staticStore, dist, { sourceHash: siteSourceHash() });
+      await fresh.runtime.site!.start();
+      expect(await (await fresh.request('/')).text()).toContain('<h1>Home, restyled</h1>');
+      expect((await fresh.request('/no/such/page/')).status).toBe(404);
+    } finally {
+      await fresh.runtime.site!.stop();
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  });
+
+  it('answers site paths with the JSON 404 when this server builds no site and none is stored', async () => {
+    const bare = await createTestStack();
+    const res = await bare.request('/');
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/SKILLPRESS_SITE=0/);
   });
 });

@@ -4,7 +4,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Rebuilder } from '#functions/rebuild/rebuilder';
 import { seedSkills } from '#scripts/seed-store';
-import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
+import { Client, createTestStack, json, skillBody, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
 let stack: TestStack;
 let key: string;
@@ -20,9 +20,19 @@ async function publish(s: TestStack, k: string, overrides: Record<string, unknow
   return json<{ id: string; slug: string }>(res);
 }
 
-async function addVersion(s: TestStack, k: string, id: string, version: string, files = [{ filename: 'SKILL.md', content: `# ${version}` }]) {
-  const res = await withKey(s, k, `/api/skills/${id}/versions`, { body: { version, changelog: `Changes in ${version}`, files } });
+async function addVersion(s: TestStack, k: string, skill: { id: string; slug: string }, version: string, files = [skillFile(skill.slug, `# ${version}`)]) {
+  const res = await withKey(s, k, `/api/skills/${skill.id}/versions`, { body: { version, changelog: `Changes in ${version}`, files } });
   expect(res.status).toBe(201);
+}
+
+let twoFilesCount = 0;
+/** A skill of more than its SKILL.md, which the discovery index lists as an archive (its slug is given, so its SKILL.md can name it). */
+function twoFiles(): { slug: string; files: { filename: string; content: string }[] } {
+  const slug = `two-files-${++twoFilesCount}-${Date.now().toString(36)}`;
+  return {
+    slug,
+    files: [skillFile(slug, '# Two\n'), { filename: 'notes.md', content: 'notes' }],
+  };
 }
 
 async function get(s: TestStack, path: string, headers: Record<string, string> = {}) {
@@ -47,11 +57,10 @@ async function staticTree(s: TestStack): Promise<Map<string, Buffer>> {
 
 describe('publishing emits the static files', () => {
   it('writes registry, versions list, bundle, catalog entry and discovery archive for a new free skill', async () => {
+    const hello = skillFile('hello-static-files', '# Hello', 'Says hello; the discovery index takes this from SKILL.md');
     const { id, slug } = await publish(stack, key, {
-      files: [
-        { filename: 'SKILL.md', content: '# Hello' },
-        { filename: 'scripts/run.sh', content: 'echo hi' },
-      ],
+      slug: 'hello-static-files',
+      files: [hello, { filename: 'scripts/run.sh', content: 'echo hi', executable: true }],
     });
     await stack.idle();
     const registry = (await get(stack, `/api/registry/${slug}`)).body;
@@ -71,12 +80,7 @@ describe('publishing emits the static files', () => {
 
     const bundle = await stack.request(`/bundles/${slug}/1.0.0.json`);
     const bundleText = await bundle.text();
-    expect(JSON.parse(bundleText)).toEqual({
-      files: [
-        { filename: 'SKILL.md', content: '# Hello' },
-        { filename: 'scripts/run.sh', content: 'echo hi' },
-      ],
-    });
+    expect(JSON.parse(bundleText)).toEqual({ files: [hello, { filename: 'scripts/run.sh', content: 'echo hi', executable: true }] });
     expect(`sha256-${createHash('sha256').update(bundleText).digest('base64')}`).toBe(registry.versions[0].integrity);
 
     const catalog = (await get(stack, '/.well-known/skills.json')).body;
@@ -85,14 +89,19 @@ describe('publishing emits the static files', () => {
 
     const index = (await get(stack, '/.well-known/agent-skills/index.json')).body;
     const entry = index.skills.find((s: { name: string }) => s.name === slug);
-    expect(entry).toMatchObject({ type: 'archive', version: '1.0.0', url: `/.well-known/agent-skills/${slug}/1.0.0.tar.gz` });
+    expect(entry).toMatchObject({
+      type: 'archive',
+      version: '1.0.0',
+      url: `/.well-known/agent-skills/${slug}/1.0.0.tar.gz`,
+      description: 'Says hello; the discovery index takes this from SKILL.md',
+    });
     const archive = Buffer.from(await (await stack.request(entry.url)).arrayBuffer());
     expect(`sha256:${createHash('sha256').update(archive).digest('hex')}`).toBe(entry.digest);
   });
 
   it('shows a new version in the registry and catalog, keeping 5 versions newest first', async () => {
     const { id, slug } = await publish(stack, key);
-    for (const v of ['1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0']) await addVersion(stack, key, id, v);
+    for (const v of ['1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0']) await addVersion(stack, key, { id, slug }, v);
     await stack.idle();
     const registry = (await get(stack, `/api/registry/${slug}`)).body;
     expect(registry.currentVersion).toBe('1.6.0');
@@ -107,8 +116,8 @@ describe('publishing emits the static files', () => {
 
   it('keeps the catalog on the current version after a backport, and bundles the backport', async () => {
     const { id, slug } = await publish(stack, key);
-    await addVersion(stack, key, id, '2.0.0');
-    await addVersion(stack, key, id, '1.0.1');
+    await addVersion(stack, key, { id, slug }, '2.0.0');
+    await addVersion(stack, key, { id, slug }, '1.0.1');
     await stack.idle();
     const registry = (await get(stack, `/api/registry/${slug}`)).body;
     expect(registry.currentVersion).toBe('2.0.0');
@@ -132,7 +141,8 @@ describe('publishing emits the static files', () => {
         `registry/${slug}.json`,
         `registry/${slug}/versions.json`,
         `bundles/${slug}/1.0.0.json`,
-        `.well-known/agent-skills/${slug}/1.0.0.tar.gz`,
+        // Its SKILL.md alone: the discovery index lists the file itself, not an archive.
+        `.well-known/agent-skills/${slug}/1.0.0/SKILL.md`,
         '.well-known/skills.json',
         '.well-known/agent-skills/index.json',
       ].sort(),
@@ -141,29 +151,34 @@ describe('publishing emits the static files', () => {
 });
 
 describe('what a rebuild writes, and in which order', () => {
-  it('writes bundles before the registry that points at them, and the archive before the index that names it', async () => {
+  it('writes bundles before the registry that points at them, and the SKILL.md or archive before the index that names it', async () => {
     const order: string[] = [];
     const stop = stack.deps.staticStore.onWrite((objectKey) => order.push(objectKey));
     const { id, slug } = await publish(stack, key);
-    await addVersion(stack, key, id, '1.1.0');
+    await addVersion(stack, key, { id, slug }, '1.1.0');
     await stack.idle();
-    stop();
     const at = (objectKey: string) => order.lastIndexOf(objectKey);
     expect(at(`bundles/${slug}/1.1.0.json`)).toBeGreaterThanOrEqual(0);
     expect(at(`bundles/${slug}/1.1.0.json`)).toBeLessThan(at(`registry/${slug}.json`));
     expect(at(`bundles/${slug}/1.1.0.json`)).toBeLessThan(at(`registry/${slug}/versions.json`));
-    expect(at(`.well-known/agent-skills/${slug}/1.1.0.tar.gz`)).toBeLessThan(at('.well-known/agent-skills/index.json'));
+    expect(at(`.well-known/agent-skills/${slug}/1.1.0/SKILL.md`)).toBeGreaterThanOrEqual(0);
+    expect(at(`.well-known/agent-skills/${slug}/1.1.0/SKILL.md`)).toBeLessThan(at('.well-known/agent-skills/index.json'));
     // The skill's own registry file is complete before the shared catalog is patched.
     expect(at(`registry/${slug}.json`)).toBeLessThan(at('.well-known/skills.json'));
+    await addVersion(stack, key, { id, slug }, '1.2.0', [skillFile(slug, '# 1.2.0\n'), { filename: 'notes.md', content: 'more' }]);
+    await stack.idle();
+    stop();
+    expect(at(`.well-known/agent-skills/${slug}/1.2.0.tar.gz`)).toBeGreaterThanOrEqual(0);
+    expect(at(`.well-known/agent-skills/${slug}/1.2.0.tar.gz`)).toBeLessThan(at('.well-known/agent-skills/index.json'));
   });
 
   it("writes only the new version's bundle of a skill with many, whether or not the rebuilder saw the others", async () => {
     const { id, slug } = await publish(stack, key);
-    for (const v of ['1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0']) await addVersion(stack, key, id, v);
+    for (const v of ['1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0']) await addVersion(stack, key, { id, slug }, v);
     await stack.idle();
     const written: string[] = [];
     const stop = stack.deps.staticStore.onWrite((objectKey) => written.push(objectKey));
-    await addVersion(stack, key, id, '1.7.0');
+    await addVersion(stack, key, { id, slug }, '1.7.0');
     await stack.idle();
     // A rebuilder that never saw this skill (another container, or after a restart) asks the bucket.
     await new Rebuilder(stack.deps).rebuild([id]);
@@ -173,11 +188,11 @@ describe('what a rebuild writes, and in which order', () => {
     expect(catalog.skills.find((s: { slug: string }) => s.slug === slug).currentVersion).toBe('1.7.0');
   });
   it('learns every bundle the versions document lists, even of versions newer than the rebuilder', async () => {
-    const { id } = await publish(stack, key);
+    const { id, slug } = await publish(stack, key);
     await stack.idle();
     // Started before the next two versions; the stack's own rebuilder bundles them meanwhile.
     const earlier = new Rebuilder(stack.deps);
-    for (const v of ['1.1.0', '1.2.0']) await addVersion(stack, key, id, v);
+    for (const v of ['1.1.0', '1.2.0']) await addVersion(stack, key, { id, slug }, v);
     await stack.idle();
     const written: string[] = [];
     const stop = stack.deps.staticStore.onWrite((objectKey) => written.push(objectKey));
@@ -189,7 +204,7 @@ describe('what a rebuild writes, and in which order', () => {
 
   it('learns older bundles from the versions document, and asks the bucket about versions it does not list', async () => {
     const { id, slug } = await publish(stack, key);
-    for (const v of ['1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0']) await addVersion(stack, key, id, v);
+    for (const v of ['1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0']) await addVersion(stack, key, { id, slug }, v);
     await stack.idle();
     // As after rebuilds that failed before their documents: the list stops at 1.4.0, and 1.5.0's bundle is gone.
     const versionsKey = `registry/${slug}/versions.json`;
@@ -220,7 +235,7 @@ describe('what a rebuild writes, and in which order', () => {
 
   it('takes older bundles as present when told the bucket was complete at its start, and still asks about later versions', async () => {
     const { id, slug } = await publish(stack, key);
-    for (const v of ['1.1.0', '1.2.0']) await addVersion(stack, key, id, v);
+    for (const v of ['1.1.0', '1.2.0']) await addVersion(stack, key, { id, slug }, v);
     await stack.idle();
     const trusting = new Rebuilder(stack.deps, { bundlesCompleteAtStart: true });
     const lookups = () => {
@@ -248,7 +263,7 @@ describe('what a rebuild writes, and in which order', () => {
     expect(done()).toEqual({ read: [], listed: 0, asked: [], bundles: [] });
 
     // Two versions after its start; the versions document (tampered) no longer lists 1.3.0, whose bundle is gone.
-    for (const v of ['1.3.0', '1.4.0']) await addVersion(stack, key, id, v);
+    for (const v of ['1.3.0', '1.4.0']) await addVersion(stack, key, { id, slug }, v);
     await stack.idle();
     const versionsKey = `registry/${slug}/versions.json`;
     const document = JSON.parse(Buffer.from((await stack.deps.staticStore.get(versionsKey))!).toString('utf8'));
@@ -342,15 +357,14 @@ describe('paid skills', () => {
   it('list files and hashes but put no content anywhere in the static tree', async () => {
     const secret = `PAID-SECRET-${Date.now()}-a1b2c3`;
     const binarySecret = Buffer.from(`BINARY-${secret}`).toString('base64');
+    const paidSlug = `paid-${Date.now()}`;
     const { id, slug } = await publish(stack, key, {
       paid: true,
+      slug: paidSlug,
       price: { amount: 4200, currency: 'USD' },
-      files: [
-        { filename: 'SKILL.md', content: `# Paid\n${secret}\n` },
-        { filename: 'data.bin', content: binarySecret, encoding: 'base64' },
-      ],
+      files: [skillFile(paidSlug, `# Paid\n${secret}\n`), { filename: 'data.bin', content: binarySecret, encoding: 'base64' }],
     });
-    await addVersion(stack, key, id, '1.1.0', [{ filename: 'SKILL.md', content: `# Paid v2\n${secret}\n` }]);
+    await addVersion(stack, key, { id, slug }, '1.1.0', [skillFile(paidSlug, `# Paid v2\n${secret}\n`)]);
     await stack.idle();
     const registry = (await get(stack, `/api/registry/${slug}`)).body;
     expect(registry.paid).toBe(true);
@@ -374,7 +388,8 @@ describe('paid skills', () => {
 
 describe('serving like the CDN', () => {
   it('answers with the cache headers of docs/api.md §11, a strong ETag and 304 on If-None-Match', async () => {
-    const { slug } = await publish(stack, key);
+    const { slug } = await publish(stack, key, twoFiles());
+    const lone = await publish(stack, key);
     await stack.idle();
     const cases: [string, string][] = [
       [`/api/registry/${slug}`, 'public, max-age=60, s-maxage=300, stale-while-revalidate=60'],
@@ -383,22 +398,27 @@ describe('serving like the CDN', () => {
       ['/.well-known/agent-skills/index.json', 'public, max-age=300'],
       [`/bundles/${slug}/1.0.0.json`, 'public, max-age=31536000, immutable'],
       [`/.well-known/agent-skills/${slug}/1.0.0.tar.gz`, 'public, max-age=31536000, immutable'],
+      [`/.well-known/agent-skills/${lone.slug}/1.0.0/SKILL.md`, 'public, max-age=31536000, immutable'],
     ];
+    const types = { gz: 'application/gzip', md: 'text/markdown; charset=utf-8', json: 'application/json' };
     for (const [path, cacheControl] of cases) {
       const res = await stack.request(path);
       expect(res.status, path).toBe(200);
       expect(res.headers.get('cache-control'), path).toBe(cacheControl);
-      expect(res.headers.get('content-type'), path).toBe(path.endsWith('.tar.gz') ? 'application/gzip' : 'application/json');
+      expect(res.headers.get('content-type'), path).toBe(types[path.endsWith('.gz') ? 'gz' : path.endsWith('.md') ? 'md' : 'json']);
       const etag = res.headers.get('etag')!;
       expect(etag).toMatch(/^"[^"]+"$/);
       const again = await stack.request(path, { headers: { 'if-none-match': etag } });
       expect(again.status, path).toBe(304);
       expect(await again.text()).toBe('');
+      const head = await stack.request(path, { method: 'HEAD' });
+      for (const answer of [res, again, head]) expectDataSecurityHeaders(answer, path);
     }
   });
 
   it('lets any origin read the static files, and answers HEAD with the headers and no body', async () => {
-    const { slug } = await publish(stack, key);
+    const { slug } = await publish(stack, key, twoFiles());
+    const lone = await publish(stack, key);
     await stack.idle();
     const paths = [
       `/api/registry/${slug}`,
@@ -407,6 +427,7 @@ describe('serving like the CDN', () => {
       '/.well-known/agent-skills/index.json',
       `/bundles/${slug}/1.0.0.json`,
       `/.well-known/agent-skills/${slug}/1.0.0.tar.gz`,
+      `/.well-known/agent-skills/${lone.slug}/1.0.0/SKILL.md`,
     ];
     for (const path of paths) {
       const get = await stack.request(path);
@@ -471,7 +492,7 @@ describe('repair', () => {
     const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
     const k = await (await Client.signIn(own, 'dave')).createKey();
     const a = await publish(own, k);
-    await addVersion(own, k, a.id, '1.1.0');
+    await addVersion(own, k, a, '1.1.0');
     await publish(own, k, { paid: true });
     await own.idle();
     const before = await staticTree(own);
@@ -479,8 +500,8 @@ describe('repair', () => {
     const report = await own.runtime.rebuildAll();
     expect(report.skills).toBe(2);
     const after = await staticTree(own);
-    // Archives of versions that are no longer current stay where they were; nothing refers to them.
-    const referenced = [...before.keys()].filter((k) => k !== `.well-known/agent-skills/${a.slug}/1.0.0.tar.gz`);
+    // Artifacts of versions that are no longer current stay where they were; nothing refers to them.
+    const referenced = [...before.keys()].filter((k) => k !== `.well-known/agent-skills/${a.slug}/1.0.0/SKILL.md`);
     expect([...after.keys()].sort()).toEqual(referenced.sort());
     expect(report.written).toBe(after.size); // every one of them, counted once
     for (const objectKey of referenced) {
@@ -492,3 +513,11 @@ describe('repair', () => {
     expect(again.written).toBe(2); // only the two indexes: everything else is unchanged
   });
 });
+
+/** A static file is data: nothing in it may load, run or be framed, whatever answered (200, 304, HEAD). */
+function expectDataSecurityHeaders(res: Response, path: string): void {
+  expect(res.headers.get('x-content-type-options'), path).toBe('nosniff');
+  expect(res.headers.get('x-frame-options'), path).toBe('DENY');
+  expect(res.headers.get('referrer-policy'), path).toBe('strict-origin-when-cross-origin');
+  expect(res.headers.get('content-security-policy'), path).toBe("default-src 'none'; frame-ancestors 'none'; sandbox");
+}

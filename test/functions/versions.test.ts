@@ -4,7 +4,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getSkill, listVersions } from '#functions/store/skills';
 import { recordAwsCalls } from '../support/aws-calls.ts';
-import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
+import { Client, createTestStack, json, skillBody, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
 let stack: TestStack;
 let alice: Client;
@@ -24,24 +24,24 @@ async function newSkill(overrides: Record<string, unknown> = {}): Promise<{ id: 
   return json(res);
 }
 
-const version = (v: string, extra: Record<string, unknown> = {}) => ({
+const version = (slug: string, v: string, extra: Record<string, unknown> = {}) => ({
   version: v,
   changelog: `Changes in ${v}`,
-  files: [{ filename: 'SKILL.md', content: `# v${v}` }],
+  files: [skillFile(slug, `# v${v}`)],
   ...extra,
 });
 
 describe('POST /api/skills/<id>/versions', () => {
   it('publishes a new version with an API key: 201, files hashed, currentVersion updated', async () => {
-    const { id } = await newSkill();
-    const res = await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version('1.1.0') });
+    const { id, slug } = await newSkill();
+    const res = await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version(slug, '1.1.0') });
     expect(res.status).toBe(201);
     expect(await json(res)).toEqual({
       skillId: id,
       version: '1.1.0',
       changelog: 'Changes in 1.1.0',
       publishedAt: expect.any(String),
-      files: [{ filename: 'SKILL.md', size: 8, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }],
+      files: [{ filename: 'SKILL.md', size: Buffer.byteLength(skillFile(slug, '# v1.1.0').content), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }],
       currentVersion: '1.1.0',
       scan: { verdict: 'clean', rulesVersion: expect.any(String), findings: [] },
     });
@@ -49,38 +49,38 @@ describe('POST /api/skills/<id>/versions', () => {
   });
 
   it('publishes with a session from the site origin', async () => {
-    const { id } = await newSkill();
-    const res = await alice.session(`/api/skills/${id}/versions`, { method: 'POST', body: version('2.0.0') });
+    const { id, slug } = await newSkill();
+    const res = await alice.session(`/api/skills/${id}/versions`, { method: 'POST', body: version(slug, '2.0.0') });
     expect(res.status).toBe(201);
     expect((await json(res)).currentVersion).toBe('2.0.0');
   });
 
   it('rejects a version by someone who is not the author with 403 and stores nothing', async () => {
-    const { id } = await newSkill();
-    const res = await withKey(stack, bobKey, `/api/skills/${id}/versions`, { body: version('1.1.0') });
+    const { id, slug } = await newSkill();
+    const res = await withKey(stack, bobKey, `/api/skills/${id}/versions`, { body: version(slug, '1.1.0') });
     expect(res.status).toBe(403);
     expect((await json(res)).error.code).toBe('forbidden');
     expect((await listVersions(stack.deps.db, id)).map((v) => v.version)).toEqual(['1.0.0']);
   });
 
   it('rejects a version without credentials (401) and for an unknown skill (404)', async () => {
-    const { id } = await newSkill();
+    const { id, slug } = await newSkill();
     const anon = await stack.request(`/api/skills/${id}/versions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(version('1.1.0')),
+      body: JSON.stringify(version(slug, '1.1.0')),
     });
     expect(anon.status).toBe(401);
-    const missing = await withKey(stack, aliceKey, '/api/skills/does-not-exist/versions', { body: version('1.1.0') });
+    const missing = await withKey(stack, aliceKey, '/api/skills/does-not-exist/versions', { body: version(slug, '1.1.0') });
     expect(missing.status).toBe(404);
     expect((await json(missing)).error.code).toBe('not_found');
   });
 
   it('gives its verdicts in order though its reads go out together: caller, body, skill, version', async () => {
-    const { id } = await newSkill();
+    const { id, slug } = await newSkill();
     const post = (headers: Record<string, string>, body: string, skill = id) =>
       stack.request(`/api/skills/${skill}/versions`, { method: 'POST', headers, body });
-    const taken = JSON.stringify(version('1.0.0'));
+    const taken = JSON.stringify(version(slug, '1.0.0'));
     const code = async (res: Promise<Response>) => (await json(await res)).error.code;
     expect(await code(post({ 'content-type': 'text/plain', authorization: 'Bearer sk_nope' }, 'x'))).toBe('unauthenticated');
     expect(await code(post({ 'content-type': 'application/json', authorization: 'Bearer sk_nope' }, taken, 'no-such-skill'))).toBe('unauthenticated');
@@ -93,10 +93,10 @@ describe('POST /api/skills/<id>/versions', () => {
   });
 
   it('rejects a second 1.1.0 with version_exists, and 1.0.0 too', async () => {
-    const { id } = await newSkill();
-    expect((await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version('1.1.0') })).status).toBe(201);
+    const { id, slug } = await newSkill();
+    expect((await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version(slug, '1.1.0') })).status).toBe(201);
     for (const v of ['1.1.0', '1.0.0']) {
-      const res = await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version(v, { changelog: 'sneaky' }) });
+      const res = await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version(slug, v, { changelog: 'sneaky' }) });
       expect(res.status).toBe(409);
       expect((await json(res)).error.code).toBe('version_exists');
     }
@@ -105,36 +105,38 @@ describe('POST /api/skills/<id>/versions', () => {
   });
 
   it('rejects a repeated version before storing any of its content', async () => {
-    const { id } = await newSkill();
+    const { id, slug } = await newSkill();
     const content = `never stored ${crypto.randomUUID()}`;
-    const res = await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version('1.0.0', { files: [{ filename: 'SKILL.md', content }] }) });
+    const res = await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version(slug, '1.0.0', { files: [skillFile(slug, content)] }) });
     expect(res.status).toBe(409);
-    const sha = createHash('sha256').update(content).digest('hex');
+    const sha = createHash('sha256').update(skillFile(slug, content).content).digest('hex');
     const blobs = await stack.deps.s3.send(new ListObjectsV2Command({ Bucket: stack.config.contentBucket, Prefix: `blobs/${sha.slice(0, 2)}/` }));
     expect((blobs.Contents ?? []).map((o) => o.Key)).not.toContain(`blobs/${sha.slice(0, 2)}/${sha}`);
   });
 
   it.each(['v1.2.0', '1.2', 'one', '1.2.0+build', ' 1.2.0'])('rejects version %j with 400', async (v) => {
-    const { id } = await newSkill();
-    const res = await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version(v) });
+    const { id, slug } = await newSkill();
+    const res = await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version(slug, v) });
     expect(res.status).toBe(400);
     expect((await json(res)).error.code).toBe('invalid_request');
   });
 
   it('keeps the current version for a backport and a prerelease, and says so', async () => {
-    const { id } = await newSkill();
-    await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version('2.0.0') });
-    const backport = await json(await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version('1.0.1') }));
+    const { id, slug } = await newSkill();
+    await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version(slug, '2.0.0') });
+    const backport = await json(await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version(slug, '1.0.1') }));
     expect(backport).toMatchObject({ version: '1.0.1', currentVersion: '2.0.0' });
-    const pre = await json(await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version('3.0.0-rc.1') }));
+    const pre = await json(await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version(slug, '3.0.0-rc.1') }));
     expect(pre).toMatchObject({ version: '3.0.0-rc.1', currentVersion: '2.0.0' });
     expect((await listVersions(stack.deps.db, id)).map((v) => v.version).sort()).toEqual(['1.0.0', '1.0.1', '2.0.0', '3.0.0-rc.1']);
   });
 
   it('gives exactly one 201 for 16 concurrent publishes of the same version', async () => {
-    const { id } = await newSkill();
+    const { id, slug } = await newSkill();
     const results = await Promise.all(
-      Array.from({ length: 16 }, (_, i) => withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version('1.5.0', { changelog: `attempt ${i}` }) })),
+      Array.from({ length: 16 }, (_, i) =>
+        withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version(slug, '1.5.0', { changelog: `attempt ${i}` }) }),
+      ),
     );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
@@ -143,9 +145,9 @@ describe('POST /api/skills/<id>/versions', () => {
   });
 
   it('stores all of 16 concurrent different versions and makes the highest current', async () => {
-    const { id } = await newSkill();
+    const { id, slug } = await newSkill();
     const versions = Array.from({ length: 16 }, (_, i) => `2.${(i * 7) % 16}.${i % 3}`);
-    const results = await Promise.all(versions.map((v) => withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version(v) })));
+    const results = await Promise.all(versions.map((v) => withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: version(slug, v) })));
     expect(results.map((r) => r.status)).toEqual(versions.map(() => 201));
     expect((await listVersions(stack.deps.db, id)).map((v) => v.version).sort()).toEqual(['1.0.0', ...versions].sort());
     expect((await getSkill(stack.deps.db, id))!.currentVersion).toBe('2.15.0');
@@ -161,8 +163,12 @@ describe('POST /api/skills/<id>/versions', () => {
   });
 
   it('rejects a session write from another origin with csrf_rejected', async () => {
-    const { id } = await newSkill();
-    const res = await alice.session(`/api/skills/${id}/versions`, { method: 'POST', body: version('1.1.0'), headers: { origin: 'https://evil.example' } });
+    const { id, slug } = await newSkill();
+    const res = await alice.session(`/api/skills/${id}/versions`, {
+      method: 'POST',
+      body: version(slug, '1.1.0'),
+      headers: { origin: 'https://evil.example' },
+    });
     expect(res.status).toBe(403);
     expect((await json(res)).error.code).toBe('csrf_rejected');
   });
@@ -181,16 +187,16 @@ describe('what a version publish costs in storage calls', () => {
     const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
     const k = await (await Client.signIn(own, 'carol')).createKey();
     const shared = { filename: 'scripts/run.sh', content: 'echo shared' };
-    const created = await withKey(own, k, '/api/publish', { body: skillBody({ files: [{ filename: 'SKILL.md', content: '# one' }, shared] }) });
+    const created = await withKey(own, k, '/api/publish', { body: skillBody({ slug: 'carols-skill', files: [skillFile('carols-skill', '# one'), shared] }) });
     const { id } = await json<{ id: string }>(created);
     expect(
-      (await withKey(own, k, `/api/skills/${id}/versions`, { body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# two' }, shared] } })).status,
+      (await withKey(own, k, `/api/skills/${id}/versions`, { body: { version: '1.1.0', files: [skillFile('carols-skill', '# two'), shared] } })).status,
     ).toBe(201);
     await own.idle();
 
     const recorder = recordAwsCalls(own.deps);
     const res = await withKey(own, k, `/api/skills/${id}/versions`, {
-      body: { version: '1.2.0', files: [{ filename: 'SKILL.md', content: '# three' }, shared] },
+      body: { version: '1.2.0', files: [skillFile('carols-skill', '# three'), shared] },
     });
     expect(res.status).toBe(201);
     await own.idle();
@@ -210,6 +216,7 @@ describe('what a version publish costs in storage calls', () => {
       'dynamodb:BatchGetItem',
       'dynamodb:BatchGetItem',
       'dynamodb:PutItem', // the version, conditionally
+      'dynamodb:PutItem', // its ClawHub fingerprint, so a resolve is one read (docs/api.md §14.4)
       'dynamodb:Query', // the rebuild: the skill and its versions
       'dynamodb:UpdateItem', // the rebuild's index lock, taken (with the last holder's memo)
       'dynamodb:UpdateItem', // the rebuild's index lock, released (with this holder's memo)

@@ -11,9 +11,10 @@ import { allows } from '../../infra/access.ts';
 import { type LambdaSpec, lambdas } from '../../infra/lambdas.ts';
 import { type AwsCallRecorder, recordAwsCalls } from '../support/aws-calls.ts';
 import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '../support/fake-github.ts';
+import { slugify } from '#core/slug';
 import { type FakeStripe, fakeStripeEnv, startFakeStripe } from '../support/fake-stripe.ts';
 import { sendWebhook } from '../support/purchase.ts';
-import { Client, createTestStack, type TestStack, withKey } from '../support/stack.ts';
+import { Client, createTestStack, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
 /** `GET /api/skills/{id}/versions` → a matcher for `GET /api/skills/abc/versions`. */
 function routeMatcher(route: string): (method: string, path: string) => boolean {
@@ -106,7 +107,7 @@ describe('least privilege is enough', () => {
       description: 'd',
       category: 'testing',
       paid,
-      files: [{ filename: 'SKILL.md', content: `# ${name}` }],
+      files: [skillFile(slugify(name), `# ${name}`)],
     });
     const free = (await (await request('POST', '/api/publish', () => withKey(stack, key, '/api/publish', { body: body('Access Free') }))).json()) as {
       id: string;
@@ -117,7 +118,7 @@ describe('least privilege is enough', () => {
     // The same slug again: rejected after reading, writing nothing it may not.
     await request('POST', '/api/publish', () => withKey(stack, key, '/api/publish', { body: body('Access Free') }));
     const versions = `/api/skills/${free.id}/versions`;
-    await request('POST', versions, () => withKey(stack, key, versions, { body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# 1.1' }] } }));
+    await request('POST', versions, () => withKey(stack, key, versions, { body: { version: '1.1.0', files: [skillFile('access-free', '# 1.1')] } }));
     await request('POST', versions, () => alice.session(versions, { method: 'POST', body: { version: '1.2.0' } }));
     await request('POST', versions, () => alice.session(versions, { method: 'POST', body: { version: '1.2.0' } }));
 
@@ -127,7 +128,17 @@ describe('least privilege is enough', () => {
     const grants = `/api/skills/${paid.id}/grants`;
     await request('POST', grants, () => alice.session(grants, { method: 'POST', body: { login: 'bob' } }));
     await request('GET', grants, () => withKey(stack, key, grants, { method: 'GET' }));
-    await request('GET', `/api/deliver/${free.id}`, () => stack.request(`/api/deliver/${free.id}?source=cli`));
+    // A hundred installs make the skill popular enough to join the lookalike index.
+    for (let i = 0; i < 100; i++) await request('GET', `/api/deliver/${free.id}`, () => stack.request(`/api/deliver/${free.id}?source=cli`));
+    await owner.run('deliver', () => stack.deps.downloads.flush());
+    const yank = `${versions}/1.1.0/yank`;
+    await request('POST', yank, () => withKey(stack, key, yank, { body: { reason: 'broken' } }));
+    await request('DELETE', yank, () => alice.session(yank, { method: 'DELETE' }));
+    const deprecate = `/api/skills/${free.id}/deprecate`;
+    await request('POST', deprecate, () => alice.session(deprecate, { method: 'POST', body: { message: 'Use another' } }));
+    await request('DELETE', deprecate, () => withKey(stack, key, deprecate, { method: 'DELETE' }));
+    // A new skill's imitation check reads the index.
+    await request('POST', '/api/publish', () => withKey(stack, key, '/api/publish', { body: body('Access Fr3e') }));
     await request('GET', `/api/deliver/${paid.id}`, () => stack.request(`/api/deliver/${paid.id}?token=${token.token}`));
     await request('GET', `/api/deliver/${paid.id}`, () => bob.session(`/api/deliver/${paid.id}?source=web`));
     await request('GET', `/api/deliver/${paid.id}`, () => stack.request(`/api/deliver/${paid.id}`));
@@ -159,6 +170,29 @@ describe('least privilege is enough', () => {
       stack.request(`/api/auth/github/callback?code=${code}&state=${state}`, { headers: { cookie: `skillpress_oauth_state=${state}` } }),
     );
     await request('GET', '/api/nowhere', () => stack.request('/api/nowhere'));
+    await request('GET', '/api/me', () => withKey(stack, key, '/api/me', { method: 'GET' }));
+
+    // ClawHub clients: discovery, whoami, search, lists, a skill, resolve, a download, a publish, and a refusal.
+    await stack.idle();
+    for (const path of [
+      '/.well-known/clawdhub.json',
+      '/api/v1/search?q=access',
+      '/api/v1/skills',
+      '/api/v1/skills?sort=installs',
+      '/api/v1/skills/access-free',
+    ]) {
+      await request('GET', path.split('?')[0]!, () => stack.request(path));
+    }
+    await request('GET', '/api/v1/whoami', () => withKey(stack, key, '/api/v1/whoami', { method: 'GET' }));
+    await request('GET', '/api/v1/resolve', () => stack.request(`/api/v1/resolve?slug=access-free&hash=${'0'.repeat(64)}`));
+    await request('GET', '/api/v1/download', () => stack.request('/api/v1/download?slug=access-free'));
+    const clawhubForm = new FormData();
+    clawhubForm.set('payload', JSON.stringify({ slug: 'access-claw', displayName: 'Access Claw', version: '0.1.0', changelog: '' }));
+    clawhubForm.append('files', new Blob(['---\nname: access-claw\ndescription: d\n---\n# Claw\n']), 'SKILL.md');
+    await request('POST', '/api/v1/skills', () =>
+      stack.request('/api/v1/skills', { method: 'POST', body: clawhubForm, headers: { authorization: `Bearer ${key}` } }),
+    );
+    await request('POST', '/api/v1/stars/access-free', () => stack.request('/api/v1/stars/access-free', { method: 'POST' }));
     await request('DELETE', `/api/api-keys/${keyId}`, () => alice.session(`/api/api-keys/${keyId}`, { method: 'DELETE' }));
     await request('POST', '/api/auth/logout', () => alice.session('/api/auth/logout', { method: 'POST' }));
 

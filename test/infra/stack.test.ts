@@ -122,6 +122,24 @@ describe('static artifacts at the edge (docs/api.md §11)', () => {
     expect(JSON.stringify(origin.DomainName)).toContain('ApiEndpoint');
   });
 
+  it("sends ClawHub's discovery document to the API, and caches a lone SKILL.md of the discovery index for a year, both ahead of /.well-known/*", () => {
+    const [, dist] = ofType('AWS::CloudFront::Distribution')[0]!;
+    const behaviors = dist.Properties.DistributionConfig.CacheBehaviors as any[];
+    const patterns = behaviors.map((b) => b.PathPattern);
+    const api = behaviors.find((b) => b.PathPattern === '/api/*');
+    const wellKnown = behaviors.find((b) => b.PathPattern === '/.well-known/clawdhub.json');
+    expect(wellKnown).toMatchObject({
+      TargetOriginId: api.TargetOriginId,
+      CachePolicyId: CACHING_DISABLED,
+      OriginRequestPolicyId: ALL_VIEWER_EXCEPT_HOST_HEADER,
+    });
+    expect(cachePolicyFor('/.well-known/agent-skills/*/SKILL.md').config).toMatchObject({ DefaultTTL: 31_536_000, MaxTTL: 31_536_000 });
+    for (const pattern of ['/.well-known/clawdhub.json', '/.well-known/agent-skills/*/SKILL.md']) {
+      expect(patterns.indexOf(pattern), pattern).toBeGreaterThanOrEqual(0);
+      expect(patterns.indexOf(pattern), pattern).toBeLessThan(patterns.indexOf('/.well-known/*'));
+    }
+  });
+
   it('sets the security headers on every behaviour: the site policy on pages, the data policy on /api/* and static JSON', () => {
     const [, dist] = ofType('AWS::CloudFront::Distribution')[0]!;
     const config = dist.Properties.DistributionConfig;
@@ -141,7 +159,7 @@ describe('static artifacts at the edge (docs/api.md §11)', () => {
     }
     // Static JSON and archives may be read from any origin (the discovery spec asks it); the API may not.
     const cors = (pattern: string) => policyOf(config.CacheBehaviors.find((b: any) => b.PathPattern === pattern)).CorsConfig;
-    for (const pattern of ['/api/registry/*', '/.well-known/*', '/.well-known/agent-skills/*.tar.gz', '/bundles/*']) {
+    for (const pattern of ['/api/registry/*', '/.well-known/*', '/.well-known/agent-skills/*.tar.gz', '/.well-known/agent-skills/*/SKILL.md', '/bundles/*']) {
       expect(cors(pattern), pattern).toMatchObject({
         AccessControlAllowOrigins: { Items: ['*'] },
         AccessControlAllowMethods: { Items: ['GET', 'HEAD'] },
@@ -364,11 +382,11 @@ describe('least-privilege IAM', () => {
     }
   });
 
-  it('lets deliver read the table and content and update counters and tokens, but not write skills', () => {
+  it('lets deliver read the table and content and update counters, tokens and the lookalike index, but not write skills', () => {
     const statements = statementsOf(byName('deliver'));
     const writes = statements.filter((s) => actionsOf(s).some((a) => /PutItem|UpdateItem|DeleteItem|BatchWriteItem/.test(a)));
     expect(writes).toHaveLength(1);
-    expect(writes[0]!.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys']).toEqual(['DL#*', 'TOKEN#*']);
+    expect(writes[0]!.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys']).toEqual(['DL#*', 'TOKEN#*', 'LOOKALIKE#*']);
     expect(statements.some((s) => actionsOf(s).includes('dynamodb:GetItem'))).toBe(true);
     expect(
       statements
@@ -378,18 +396,18 @@ describe('least-privilege IAM', () => {
     ).toEqual(['s3:GetObject', 's3:ListBucket']);
   });
 
-  it('lets only publishing, moderation (a quarantine) and the rebuilds repairing currentVersion write skills', () => {
+  it("lets only publishing (ours and ClawHub clients'), moderation (a quarantine) and the rebuilds repairing currentVersion write skills", () => {
     const skillWriters = lambdas.filter((l) => l.table.write.includes('SKILL#')).map((l) => l.name);
-    expect(skillWriters.sort()).toEqual(['full-rebuild', 'moderation', 'publish', 'rebuild', 'versions']);
+    expect(skillWriters.sort()).toEqual(['clawhub-publish', 'full-rebuild', 'moderation', 'publish', 'rebuild', 'versions']);
     for (const spec of lambdas.filter((l) => !skillWriters.includes(l.name))) {
       const writes = statementsOf(spec).filter((s) => actionsOf(s).some((a) => /PutItem|UpdateItem|DeleteItem|BatchWriteItem/.test(a)));
       for (const w of writes) expect(w.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'], spec.name).not.toContain('SKILL#*');
     }
   });
 
-  it('lets only the full rebuild scan the table', () => {
+  it('lets only the whole-table passes scan the table: the full rebuild, and the public install counts written before a site build is dispatched', () => {
     const scanners = lambdas.filter((spec) => statementsOf(spec).some((s) => actionsOf(s).includes('dynamodb:Scan'))).map((l) => l.name);
-    expect(scanners).toEqual(['full-rebuild']);
+    expect(scanners).toEqual(['rebuild', 'site-build', 'full-rebuild']);
   });
 
   it('gives bucket access only where declared, content never to the static site and vice versa', () => {

@@ -2,7 +2,7 @@ import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 import { listVersions } from '#functions/store/skills';
 import { analytics, authorStack, deliver, issueToken, publish } from '../support/delivery.ts';
-import { Client, createTestStack, json, skillBody, withKey } from '../support/stack.ts';
+import { Client, createTestStack, json, skillBody, skillFile, withKey } from '../support/stack.ts';
 import { scanItems } from './support/store.ts';
 
 /**
@@ -21,7 +21,7 @@ describe('the same version published 32 times at once', () => {
     const responses = await Promise.all(
       Array.from({ length: 32 }, (_, i) =>
         withKey(stack, aliceKey, `/api/skills/${id}/versions`, {
-          body: { version: '1.1.0', changelog: `racer ${i}`, files: [{ filename: 'SKILL.md', content: `# racer ${i}` }] },
+          body: { version: '1.1.0', changelog: `racer ${i}`, files: [skillFile(slug, `# racer ${i}`)] },
         }),
       ),
     );
@@ -34,14 +34,16 @@ describe('the same version published 32 times at once', () => {
     const registry = await json(await stack.request(`/api/registry/${slug}/versions`));
     expect(registry.versions.filter((v: { version: string }) => v.version === '1.1.0')).toHaveLength(1);
     const delivered = await json(await deliver(stack, id, { version: '1.1.0' }));
-    expect(delivered.files[0].content).toBe(`# ${winner.changelog}`);
+    expect(delivered.files[0].content).toBe(skillFile(slug, `# ${winner.changelog}`).content);
   });
 
   it('publishes 32 different versions at once and makes the highest current', async () => {
     const { stack, aliceKey } = await authorStack();
     const { id, slug } = await publish(stack, aliceKey);
     const versions = Array.from({ length: 32 }, (_, i) => `${1 + (i % 4)}.${(i * 7) % 11}.${i + 1}`);
-    const responses = await Promise.all(versions.map((version) => withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: { version } })));
+    const responses = await Promise.all(
+      versions.map((version) => withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: { version, files: [skillFile(slug)] } })),
+    );
     expect(tally(statuses(responses))).toEqual({ 201: 32 });
     await stack.idle();
     expect((await json(await stack.request(`/api/registry/${slug}`))).currentVersion).toBe(semver.rsort([...versions])[0]);

@@ -8,6 +8,7 @@ import { ensureStorage } from '#scripts/local/stack';
 import { seedSkills } from '#scripts/seed-store';
 import { call, type ServerProcess, startServer } from '../support/server-process.ts';
 import { type Item, openDataDir, readObjects, scanItems } from './support/store.ts';
+import { skillFile } from '../support/skill-md.ts';
 
 /**
  * Crashes: the server is killed (SIGKILL, no chance to finish anything) in the middle of a burst
@@ -72,7 +73,7 @@ describe('a crash in the middle of a burst of publishes', () => {
       let acknowledged = 0;
       let crashed: Promise<void> | undefined;
       const send = async (attempt: Attempt) => {
-        const files = [{ filename: 'SKILL.md', content: `# ${attempt.slug} ${attempt.version}` }];
+        const files = [skillFile(attempt.slug, `# ${attempt.slug} ${attempt.version}`)];
         const [path, body] =
           attempt.kind === 'skill'
             ? ['/api/publish', { name: attempt.slug, slug: attempt.slug, description: 'crash', category: 'testing', files }]
@@ -134,7 +135,7 @@ async function expectAcknowledgedServed(base: string, attempts: Attempt[], baseI
     const id = a.kind === 'skill' ? a.body!.id! : baseId;
     const delivered = await call(base, `/api/deliver/${id}?version=${a.version}`);
     expect(delivered.status).toBe(200);
-    expect(delivered.body.files[0].content).toBe(`# ${a.slug} ${a.version}`);
+    expect(delivered.body.files[0].content).toBe(skillFile(a.slug, `# ${a.slug} ${a.version}`).content);
   }
   // The registry's current version is the highest it lists, acknowledged or not.
   const registry = await call(base, '/api/registry/crash-base');

@@ -1,11 +1,12 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeFile, sha256Hex } from '#core/bundle';
+import { defaultSkillFile } from '#core/default-skill-file';
 import { errorStatus, statusOf, type ErrorCode } from '#core/errors';
 import { blobKey } from '#functions/content/blobs';
 import { createLogger } from '#functions/platform/log';
 import { hashSecret } from '#functions/platform/secrets';
-import { Client, createTestStack, json, ORIGIN, type TestStack, withKey } from '../support/stack.ts';
+import { Client, createTestStack, json, ORIGIN, skillFile, type TestStack, withKey } from '../support/stack.ts';
 import { changedKeys, Footprint, snapshotStore, type StoreSnapshot } from './support/store-snapshot.ts';
 import { readObjects, scanItems } from './support/store.ts';
 import { FIXTURE_SLUGS, type FuzzRequest, requestTo, type Route, ROUTES, toHttp, type World } from './support/write-requests.ts';
@@ -69,7 +70,7 @@ beforeAll(async () => {
   expect((await alice.session(`/api/api-keys/${revoked.id}`, { method: 'DELETE' })).status).toBe(204);
   const publish = async (key: string, slug: string, paid = false) => {
     const res = await withKey(stack, key, '/api/publish', {
-      body: { name: slug, slug, description: 'fuzz fixture', category: 'testing', paid, files: [{ filename: 'SKILL.md', content: `# ${slug}` }] },
+      body: { name: slug, slug, description: 'fuzz fixture', category: 'testing', paid, files: [skillFile(slug, `# ${slug}`)] },
     });
     expect(res.status).toBe(201);
     const { id } = await json<{ id: string }>(res);
@@ -210,7 +211,10 @@ function account(path: string, init: RequestInit, res: Response, text: string, f
   switch (`${route} ${res.status}`) {
     case 'POST /api/publish 201':
       slugOf.set(body.id, body.slug);
-      footprint.allowPrefix(`SKILL#${body.id}|`, 'RL#').allow(`SLUG#${body.slug}|SLUG`, ...blobKeys(request));
+      // A publish without files stores the SKILL.md the server wrote for it.
+      footprint
+        .allowPrefix(`SKILL#${body.id}|`, 'RL#')
+        .allow(`SLUG#${body.slug}|SLUG`, ...blobKeys(request.files?.length ? request : { files: [defaultSkillFile(body)] }));
       statics(body.slug);
       return;
     case 'POST /api/skills/:/versions 201':

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, type ServerProcess, startServer } from '../support/server-process.ts';
 import { openDataDir, readObjects, scanItems } from './support/store.ts';
+import { skillFile } from '../support/skill-md.ts';
 
 /**
  * Secrets at rest (docs/api.md §4 and §11): API keys, session tokens and download tokens are shown to
@@ -46,12 +47,12 @@ describe('secrets at rest', () => {
     const free = await call(base, '/api/publish', {
       method: 'POST',
       headers: auth,
-      body: { name: 'Secret Free', description: 'd', category: 'testing', files: [{ filename: 'SKILL.md', content: '# free' }] },
+      body: { name: 'Secret Free', description: 'd', category: 'testing', files: [skillFile('secret-free', '# free')] },
     });
     const paid = await call(base, '/api/publish', {
       method: 'POST',
       headers: auth,
-      body: { name: 'Secret Paid', description: 'd', category: 'testing', paid: true, files: [{ filename: 'SKILL.md', content: '# paid' }] },
+      body: { name: 'Secret Paid', description: 'd', category: 'testing', paid: true, files: [skillFile('secret-paid', '# paid')] },
     });
     expect([free.status, paid.status]).toEqual([201, 201]);
     expect(
@@ -59,7 +60,7 @@ describe('secrets at rest', () => {
         await call(base, `/api/skills/${paid.body.id}/versions`, {
           method: 'POST',
           headers: alice,
-          body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# paid 1.1' }] },
+          body: { version: '1.1.0', files: [skillFile('secret-paid', '# paid 1.1')] },
         })
       ).status,
     ).toBe(201);

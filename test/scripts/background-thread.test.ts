@@ -3,7 +3,7 @@ import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BackgroundThread } from '#scripts/local/background/thread';
 import { analytics, commandsDuring, deliver, publish } from '../support/delivery.ts';
-import { Client, createTestStack, json, type TestStack, withKey } from '../support/stack.ts';
+import { Client, createTestStack, json, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
 /**
  * The runtime as `npm start` runs it: rebuilds and install-count writes in the background
@@ -39,7 +39,7 @@ describe('the background thread', () => {
     // of its next write can replace it.
     expect((await registry(skill.slug)).currentVersion).toBe('1.0.0');
     const res = await withKey(stack, aliceKey, `/api/skills/${skill.id}/versions`, {
-      body: { version: '1.1.0', changelog: 'More', files: [{ filename: 'SKILL.md', content: '---\nname: t\n---\n# v1.1\n' }] },
+      body: { version: '1.1.0', changelog: 'More', files: [skillFile(skill.slug, '# v1.1\n')] },
     });
     expect(res.status).toBe(201);
     await stack.idle();
@@ -73,7 +73,7 @@ describe('the background thread', () => {
       await other.deps.s3.send(new CreateBucketCommand({ Bucket: elsewhere }));
       other.deps.blobs.bucket = elsewhere;
       const key = await (await Client.signIn(other, 'handed')).createKey();
-      const skill = await publish(other, key, { files: [{ filename: 'SKILL.md', content: '---\nname: t\n---\n# Handed over\n' }] });
+      const skill = await publish(other, key, { slug: 'handed-over', files: [skillFile('handed-over', '# Handed over\n')] });
       const settled = await Promise.race([other.idle().then(() => 'rebuilt'), new Promise((resolve) => setTimeout(() => resolve('still rebuilding'), 10_000))]);
       expect(settled).toBe('rebuilt');
       const bundle = await json<{ files: { content: string }[] }>(await other.request(`/bundles/${skill.slug}/1.0.0.json`));

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
+import { unzipSync } from 'fflate';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -18,7 +19,7 @@ import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '../support/fake
 import { type FakeStripe, fakeStripeEnv, startFakeStripe } from '../support/fake-stripe.ts';
 import { invokeBundle, resultOf } from '../support/lambda-bundle.ts';
 import { scheduledEvent, streamRecord } from '../support/lambda-events.ts';
-import { Client, createTestStack, type TestStack, withKey } from '../support/stack.ts';
+import { Client, createTestStack, renamedSkillMd, skillFile, type TestStack, withKey } from '../support/stack.ts';
 import { plantFault, UNSTORABLE_VERSION } from '../support/unbuildable-skill.ts';
 import { MALICIOUS_SKILL_MD } from '../support/scan-samples.ts';
 
@@ -183,47 +184,45 @@ describe('the write path, the stream rebuild, delivery and the schedules', () =>
   });
 
   it('publishes a skill from a base64-encoded body, then a version, storing content in S3 and items in DynamoDB', async () => {
-    const body = { name: 'Bundle Skill', description: 'Published through the bundle', category: 'Testing', files: [{ filename: 'SKILL.md', content: '# v1' }] };
+    const body = { name: 'Bundle Skill', description: 'Published through the bundle', category: 'Testing', files: [skillFile('bundle-skill', '# v1')] };
     const published = await invokeBundle('publish', [httpApiEvent('POST', '/api/publish', { headers: auth(), body, base64: true })], env);
     const created = resultOf(published, 0);
     expect(created.statusCode).toBe(201);
     expect(created.headers!['ratelimit-remaining']).toBe('4');
     skill = bodyOf(created);
+    const publishVersion = (body: unknown) =>
+      invokeBundle(
+        'versions',
+        [
+          httpApiEvent('POST', `/api/skills/${skill.id}/versions`, {
+            routeKey: 'POST /api/skills/{id}/versions',
+            pathParameters: { id: skill.id },
+            headers: auth(),
+            body,
+          }),
+        ],
+        env,
+      );
 
-    const versioned = await invokeBundle(
-      'versions',
-      [
-        httpApiEvent('POST', `/api/skills/${skill.id}/versions`, {
-          routeKey: 'POST /api/skills/{id}/versions',
-          pathParameters: { id: skill.id },
-          headers: auth(),
-          body: { version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# v1.1' }] },
-        }),
-      ],
-      env,
-    );
+    const versioned = await publishVersion({ version: '1.1.0', files: [skillFile('bundle-skill', '# v1.1')] });
     expect(resultOf(versioned, 0).statusCode).toBe(201);
     expect(bodyOf(resultOf(versioned, 0)).currentVersion).toBe('1.1.0');
     // The scanner is a chunk the bundle loads on first use: it is there, and it decides.
     expect(skill.scan).toMatchObject({ verdict: 'clean', findings: [] });
-    const refused = await invokeBundle(
-      'versions',
-      [
-        httpApiEvent('POST', `/api/skills/${skill.id}/versions`, {
-          routeKey: 'POST /api/skills/{id}/versions',
-          pathParameters: { id: skill.id },
-          headers: auth(),
-          body: { version: '1.2.0', files: [{ filename: 'SKILL.md', content: MALICIOUS_SKILL_MD }] },
-        }),
-      ],
-      env,
-    );
+    const refused = await publishVersion({ version: '1.2.0', files: [{ filename: 'SKILL.md', content: renamedSkillMd(MALICIOUS_SKILL_MD, 'bundle-skill') }] });
     expect(resultOf(refused, 0).statusCode).toBe(422);
     expect(bodyOf(resultOf(refused, 0)).error.code).toBe('content_rejected');
+    // So is the Agent Skills check, with its YAML parser.
+    const invalid = await publishVersion({
+      version: '1.2.0',
+      files: [{ filename: 'SKILL.md', content: '---\nname: another-skill\ndescription: [unclosed\n---\n' }],
+    });
+    expect(resultOf(invalid, 0).statusCode).toBe(400);
+    expect(bodyOf(resultOf(invalid, 0)).error).toMatchObject({ code: 'invalid_skill', details: { issues: [expect.objectContaining({ file: 'SKILL.md' })] } });
 
     const { Item } = await stack.deps.db.doc.send(new GetCommand({ TableName: stack.deps.db.table, Key: versionKey(skill.id, '1.1.0') }));
     expect(Item?.version).toBe('1.1.0');
-    const sha = sha256Hex(new TextEncoder().encode('# v1.1'));
+    const sha = sha256Hex(new TextEncoder().encode(skillFile('bundle-skill', '# v1.1').content));
     expect(await objectExists(stack.deps.s3, stack.config.contentBucket, blobKey(sha))).toBe(true);
   });
 
@@ -259,7 +258,7 @@ describe('the write path, the stream rebuild, delivery and the schedules', () =>
     const result = resultOf(delivered, 0);
     expect(result.statusCode).toBe(200);
     expect(result.headers!['cache-control']).toBe('private, no-store');
-    expect(bodyOf(result)).toMatchObject({ skillId: skill.id, version: '1.1.0', files: [{ filename: 'SKILL.md', content: '# v1.1' }] });
+    expect(bodyOf(result)).toMatchObject({ skillId: skill.id, version: '1.1.0', files: [skillFile('bundle-skill', '# v1.1')] });
 
     const analytics = await invokeBundle('analytics', [httpApiEvent('GET', `/api/analytics/${skill.id}`, { cookies: [cookie] })], env);
     expect(bodyOf(resultOf(analytics, 0))).toMatchObject({ total: 1, bySource: { cli: 1, web: 0, api: 0 } });
@@ -331,6 +330,49 @@ describe('payments', () => {
     expect(resultOf(hook, 0).statusCode).toBe(200);
     expect(bodyOf(resultOf(hook, 0))).toEqual({ received: true, outcome: 'granted' });
     expect((await buyer.session(`/api/deliver/${skill.id}`)).status).toBe(200);
+  });
+});
+
+describe('ClawHub clients', () => {
+  it('publish from a multipart body that API Gateway base64-encodes, and download it as a ZIP the bundle sends as binary', async () => {
+    const skillMd = '---\nname: bundle-claw\ndescription: Published by clawdhub through the bundle\n---\n# Claw\n';
+    const form = new FormData();
+    form.set('payload', JSON.stringify({ slug: 'bundle-claw', displayName: 'Bundle Claw', version: '0.1.0', changelog: 'first' }));
+    form.append('files', new Blob([skillMd]), 'SKILL.md');
+    form.append('files', new Blob(['#!/bin/sh\necho claw\n']), 'scripts/run.sh');
+    const encoded = new Response(form);
+    const body = Buffer.from(await encoded.arrayBuffer()).toString('utf8');
+    const headers = { authorization: `Bearer ${key}`, 'content-type': encoded.headers.get('content-type')! };
+    const published = await invokeBundle('clawhub-publish', [httpApiEvent('POST', '/api/v1/skills', { headers, body, base64: true })], env);
+    expect(resultOf(published, 0).statusCode).toBe(201);
+    expect(bodyOf(resultOf(published, 0))).toMatchObject({ ok: true, versionId: 'bundle-claw@0.1.0' });
+
+    const read = await invokeBundle(
+      'clawhub',
+      [
+        httpApiEvent('GET', '/api/v1/download', { query: { slug: 'bundle-claw', version: '0.1.0' } }),
+        httpApiEvent('GET', '/.well-known/clawdhub.json'),
+        httpApiEvent('GET', '/api/v1/skills/bundle-claw', { routeKey: 'GET /api/v1/skills/{slug}', pathParameters: { slug: 'bundle-claw' } }),
+      ],
+      env,
+    );
+    const zip = resultOf(read, 0);
+    expect([zip.statusCode, zip.isBase64Encoded, zip.headers!['content-type']]).toEqual([200, true, 'application/zip']);
+    const files = unzipSync(Buffer.from(zip.body!, 'base64'));
+    expect(Object.fromEntries(Object.entries(files).map(([name, bytes]) => [name, Buffer.from(bytes).toString('utf8')]))).toEqual({
+      'SKILL.md': skillMd,
+      'scripts/run.sh': '#!/bin/sh\necho claw\n',
+    });
+    expect(bodyOf(resultOf(read, 1))).toEqual({ apiBase: SITE });
+    expect(bodyOf(resultOf(read, 2)).latestVersion).toMatchObject({ version: '0.1.0', changelog: 'first' });
+  });
+
+  it('load the ZIP writer only on the download path: it is a chunk of its own, not in the entry file', () => {
+    const marker = 'date not in range 1980-2099';
+    const dir = bundleDir('clawhub');
+    const chunks = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.mjs'));
+    expect(readFileSync(join(dir, 'index.mjs'), 'utf8')).not.toContain(marker);
+    expect(chunks.some((file) => readFileSync(join(dir, file), 'utf8').includes(marker))).toBe(true);
   });
 });
 

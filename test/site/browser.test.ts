@@ -9,7 +9,7 @@ import { launchBrowser, type TestBrowser } from '../support/browser.ts';
 import { type FakeStripe, fakeStripeEnv, startFakeStripe } from '../support/fake-stripe.ts';
 import { signInAs as signIntoDashboard, until as untilReady } from '../support/site-browser.ts';
 import { call, type ServerProcess, startServer } from '../support/server-process.ts';
-import { addVersion, publish, publishFixture, type SiteFixture, XSS_DESCRIPTION, XSS_NAME } from '../support/site-fixture.ts';
+import { addVersion, publish, publishFixture, type SiteFixture, skillMd, XSS_DESCRIPTION, XSS_NAME, XSS_SKILL_MD } from '../support/site-fixture.ts';
 
 /**
  * The catalog site and the dashboard in real headless Chromium, against the local runtime
@@ -140,7 +140,8 @@ describe('the catalog', () => {
   it('lists every version on request when the registry shows only the latest five', async () => {
     const { key } = fixture;
     const many = await publish(base, key, { name: 'Many Versions', description: 'Has seven versions', category: 'testing' });
-    for (let minor = 1; minor <= 6; minor++) await addVersion(base, key, many.id, `1.${minor}.0`, `Minor ${minor}`, []);
+    const files = [{ filename: 'SKILL.md', content: skillMd('Many Versions', 'Has seven versions') }];
+    for (let minor = 1; minor <= 6; minor++) await addVersion(base, key, many.id, `1.${minor}.0`, `Minor ${minor}`, files);
     await until(async () => (await call(base, `/api/registry/${many.slug}`)).body?.currentVersion === '1.6.0', 20_000);
     await page.goto(`${base}/skills/${many.slug}/`);
     await eventually(() => page.locator('[data-list=versions] [data-field=version]').count()).toBe(5);
@@ -161,7 +162,7 @@ describe('the catalog', () => {
       name: 'Fresh Off The Press',
       description: 'Published after the last site build',
       category: 'writing',
-      files: [{ filename: 'SKILL.md', content: '# Fresh' }],
+      files: [{ filename: 'SKILL.md', content: skillMd('Fresh Off The Press', 'Published after the last site build') }],
     });
     await until(async () => (await call(base, `/api/registry/${fresh.slug}`)).status === 200, 10_000);
     // The site has no page for it yet: the CDN answers with the fallback page…
@@ -330,6 +331,97 @@ describe('the dashboard', () => {
   });
 });
 
+describe('yanked versions and deprecated skills', () => {
+  const description = 'Lints shell scripts the old way.';
+  let legacy: { id: string; slug: string; name: string };
+  const auth = () => ({ authorization: `Bearer ${fixture.key}` });
+  const files = () => [{ filename: 'SKILL.md', content: skillMd('Legacy Linter', description) }];
+
+  /** What a visitor sees of the skill's versions: each one's number, whether it is struck through, and its yank note. */
+  const versionRows = () =>
+    page.locator('[data-list=versions] > li').evaluateAll((rows) =>
+      rows.map((row) => {
+        const tag = row.querySelector<HTMLElement>('[data-field=version]')!;
+        const note = row.querySelector<HTMLElement>('.yank-note')!;
+        return { version: tag.textContent, struck: getComputedStyle(tag).textDecorationLine, note: note.hidden ? '' : note.textContent };
+      }),
+    );
+
+  it('strikes a yanked version through with its reason, and shows a deprecation banner: built, and rendered in the browser', async () => {
+    legacy = await publish(base, fixture.key, { name: 'Legacy Linter', description, category: 'ops', files: files() });
+    await addVersion(base, fixture.key, legacy.id, '1.1.0', 'Faster', files());
+    const yank = await call(base, `/api/skills/${legacy.id}/versions/1.0.0/yank`, {
+      method: 'POST',
+      body: { reason: 'Deleted files outside the project' },
+      headers: auth(),
+    });
+    expect(yank.status).toBe(200);
+    expect(
+      (await call(base, `/api/skills/${legacy.id}/deprecate`, { method: 'POST', body: { message: 'Use shellcheck directly' }, headers: auth() })).status,
+    ).toBe(200);
+    // The site build after these writes renders both into the page's HTML.
+    await until(async () => {
+      const html = await fetchText(`/skills/${legacy.slug}/`);
+      return html.includes('Use shellcheck directly') && html.includes('class="yanked"');
+    }, 120_000);
+
+    const expected = [
+      { version: '1.1.0', struck: 'none', note: '' },
+      { version: '1.0.0', struck: 'line-through', note: 'Yanked: Deleted files outside the project. Installed only where a lockfile pins it.' },
+    ];
+    for (const path of [`/skills/${legacy.slug}/`, `/skills/_/?slug=${legacy.slug}`]) {
+      await page.goto(base + path);
+      const banner = page.locator('[data-role=deprecation]');
+      await eventually(() => banner.isVisible()).toBe(true);
+      expect(await banner.textContent()).toMatch(/Deprecated by its author\.\s+Use shellcheck directly/);
+      await eventually(versionRows).toEqual(expected);
+      expect(await page.locator('[data-list=versions] > li').nth(1).getByText('yanked', { exact: true }).isVisible()).toBe(true);
+    }
+    await page.screenshot({ path: 'test/artifacts/site-deprecated.png', fullPage: true });
+
+    // Undone, the page shows neither, even before the next site build: it refreshes from the registry.
+    await call(base, `/api/skills/${legacy.id}/versions/1.0.0/yank`, { method: 'DELETE', headers: auth() });
+    await call(base, `/api/skills/${legacy.id}/deprecate`, { method: 'DELETE', headers: auth() });
+    await until(async () => !(await call(base, `/api/registry/${legacy.slug}`)).body.deprecated, 20_000);
+    await page.goto(`${base}/skills/${legacy.slug}/`);
+    await eventually(() => page.locator('[data-role=deprecation]').isVisible()).toBe(false);
+    await eventually(versionRows).toEqual([
+      { version: '1.1.0', struck: 'none', note: '' },
+      { version: '1.0.0', struck: 'none', note: '' },
+    ]);
+  });
+
+  it('yanks, un-yanks, deprecates and undoes it from the dashboard', async () => {
+    await until(async () => !(await call(base, `/api/registry/${legacy.slug}/versions`)).body.versions.some((v: { yanked?: boolean }) => v.yanked), 20_000);
+    await signInAs('alice');
+    await page.locator('[data-list=skills] tr', { hasText: 'Legacy Linter' }).getByRole('button', { name: 'Analytics and access' }).click();
+    const rows = page.locator('[data-list=lifecycle-versions] tr');
+    await eventually(() => rows.locator('th').allTextContents()).toEqual(['1.1.0', '1.0.0']);
+    const row = rows.filter({ hasText: '1.1.0' });
+    expect(await row.locator('td').nth(1).textContent()).toBe('current');
+
+    await page.getByLabel('Reason shown with a version you yank (optional)').fill('Too slow on big repositories');
+    await row.getByRole('button', { name: 'Yank' }).click();
+    await row.getByRole('button', { name: 'Click again to yank' }).click();
+    await eventually(() => row.locator('td').nth(1).textContent()).toBe('yanked: Too slow on big repositories');
+    expect(await page.locator('[data-role=lifecycle-status]').textContent()).toBe('1.1.0 is yanked; 1.0.0 is the current version.');
+    await eventually(async () => (await call(base, `/api/registry/${legacy.slug}`)).body.currentVersion).toBe('1.0.0');
+
+    await row.getByRole('button', { name: 'Undo yank' }).click();
+    await eventually(() => row.locator('td').nth(1).textContent()).toBe('current');
+    await eventually(async () => (await call(base, `/api/registry/${legacy.slug}`)).body.currentVersion).toBe('1.1.0');
+
+    await page.getByLabel('Message for people who find or install it').fill('Moved to lint-kit');
+    await page.getByRole('button', { name: 'Deprecate' }).click();
+    await eventually(() => page.locator('[data-role=deprecated-note]').textContent()).toBe('Deprecated: Moved to lint-kit');
+    await eventually(async () => (await call(base, `/api/registry/${legacy.slug}`)).body.deprecated).toBe('Moved to lint-kit');
+    await page.getByRole('button', { name: 'Undo the deprecation' }).click();
+    await eventually(() => page.locator('[data-role=deprecated-note]').isVisible()).toBe(false);
+    expect(await page.getByRole('button', { name: 'Deprecate' }).isVisible()).toBe(true);
+    await eventually(async () => (await call(base, `/api/registry/${legacy.slug}`)).body.deprecated).toBeUndefined();
+  });
+});
+
 describe('buying a paid skill', () => {
   it('lets the author price it on the dashboard, and a signed-in buyer buy it with the Buy button', async () => {
     await signInAs('alice');
@@ -391,7 +483,7 @@ describe('hostile skill names', () => {
     expect(await page.locator('h1').textContent()).toBe(XSS_NAME);
     expect(await page.locator('.lede').textContent()).toBe(XSS_DESCRIPTION);
     await page.getByRole('button', { name: 'SKILL.md' }).click();
-    await eventually(() => page.locator('[data-role=viewer-content]').textContent()).toBe('<img src=x onerror=alert(3)>');
+    await eventually(() => page.locator('[data-role=viewer-content]').textContent()).toBe(XSS_SKILL_MD);
     expect(await injected()).toBe(0);
 
     // Rendered in the browser from the registry JSON, as for a skill newer than the build.

@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { slugify } from '#core/slug';
 import { launchBrowser, type TestBrowser } from '../support/browser.ts';
 import { signInAs as signIntoDashboard, until as untilReady } from '../support/site-browser.ts';
 import { CLEAN_SKILL_MD, SUSPICIOUS_EXCERPT, SUSPICIOUS_SKILL_MD } from '../support/scan-samples.ts';
 import { call, type ServerProcess, startServer } from '../support/server-process.ts';
+import { renamedSkillMd } from '../support/skill-md.ts';
 import { createKey, publish, type PublishedSkill, signIn } from '../support/site-fixture.ts';
 
 /**
@@ -26,7 +28,8 @@ let browser: TestBrowser;
 let page: Page;
 let skills: Record<'flagged' | 'paid' | 'tidy' | 'target', PublishedSkill>;
 
-const files = (text: string) => [{ filename: 'SKILL.md', content: text }];
+/** The files of the skill `name` whose SKILL.md is the sample `text`, named by that skill's slug. */
+const files = (name: string, text: string) => [{ filename: 'SKILL.md', content: renamedSkillMd(text, slugify(name)) }];
 
 beforeAll(async () => {
   server = await startServer({
@@ -39,7 +42,7 @@ beforeAll(async () => {
   base = server.baseUrl;
   const key = await createKey(base, await signIn(base, 'alice'));
   const skill = (name: string, text: string, paid = false) =>
-    publish(base, key, { name, description: `${name}, for the scan tests`, category: 'testing', paid, files: files(text) });
+    publish(base, key, { name, description: `${name}, for the scan tests`, category: 'testing', paid, files: files(name, text) });
   skills = {
     flagged: await skill('Quick Installer', SUSPICIOUS_SKILL_MD),
     paid: await skill('Premium Installer', SUSPICIOUS_SKILL_MD, true),
@@ -108,7 +111,12 @@ describe('the findings panel', () => {
 
   it('renders the findings in the browser for a skill newer than the site build', async () => {
     const key = await createKey(base, await signIn(base, 'alice'), 'fresh');
-    const fresh = await publish(base, key, { name: 'Fresh Installer', description: 'after the build', category: 'testing', files: files(SUSPICIOUS_SKILL_MD) });
+    const fresh = await publish(base, key, {
+      name: 'Fresh Installer',
+      description: 'after the build',
+      category: 'testing',
+      files: files('Fresh Installer', SUSPICIOUS_SKILL_MD),
+    });
     await until(async () => (await call(base, `/api/registry/${fresh.slug}`)).status === 200, 10_000);
     await page.goto(`${base}/skills/_/?slug=${fresh.slug}`);
     await eventually(() => page.locator('h1').textContent()).toBe('Fresh Installer');

@@ -82,6 +82,26 @@ describe('the skill page model', () => {
     expect(model.moreVersions).toBe(true);
   });
 
+  it('strikes yanked versions through with their reason, and carries the deprecation message for the banner', () => {
+    const model = skillViewModel(
+      doc({
+        deprecated: 'Use pretty-json-2',
+        versions: [
+          { version: '1.1.0', changelog: '', publishedAt: '2026-11-02T10:00:00.000Z', integrity: 'sha256-a' },
+          { version: '1.0.1', changelog: '', publishedAt: '2026-11-01T12:00:00.000Z', integrity: 'sha256-c', yanked: true },
+          { version: '1.0.0', changelog: '', publishedAt: '2026-11-01T10:00:00.000Z', integrity: 'sha256-b', yanked: true, yankReason: 'Broke CRLF files' },
+        ],
+      }),
+    );
+    expect(model.deprecated).toBe('Use pretty-json-2');
+    expect(model.versions.map((v) => [v.version, v.yanked, v.rowClass, v.yankNote])).toEqual([
+      ['1.1.0', false, '', ''],
+      ['1.0.1', true, 'yanked', 'Yanked: no reason given. Installed only where a lockfile pins it.'],
+      ['1.0.0', true, 'yanked', 'Yanked: Broke CRLF files. Installed only where a lockfile pins it.'],
+    ]);
+    expect(skillViewModel(doc()).deprecated).toBe('');
+  });
+
   it("shows a paid skill's price and whether it can be bought on its page", () => {
     const priced = skillViewModel(doc({ paid: true, price: { amount: 1299, currency: 'EUR' }, delivery: { url: '/api/deliver/id-1' } }));
     expect(priced).toMatchObject({ id: 'id-1', price: '€12.99', forSale: true, notForSale: false });

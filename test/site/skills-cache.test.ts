@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSkills } from '../../site/src/data/skills-cache.ts';
+import { loadSkills, type SkillFileRenderer } from '../../site/src/data/skills-cache.ts';
 import { sourceFromEnv, type StaticSource } from '../../site/src/data/source.ts';
-import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
+import { Client, createTestStack, json, skillBody, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
 /**
  * Where the site build reads its data: the static bucket (local runtime) or a running
@@ -76,7 +76,10 @@ describe('the incremental skill cache', () => {
       expect(reads).toBe(0);
 
       const changed = first.skills.find((s) => s.slug === slugs[1])!;
-      expect((await withKey(stack, key, `/api/skills/${changed.id}/versions`, { body: { version: '1.1.0', changelog: 'More' } })).status).toBe(201);
+      expect(
+        (await withKey(stack, key, `/api/skills/${changed.id}/versions`, { body: { version: '1.1.0', changelog: 'More', files: [skillFile(changed.slug)] } }))
+          .status,
+      ).toBe(201);
       await stack.idle();
       const third = await loadSkills(counting, cacheFile);
       expect(reads).toBe(1);
@@ -90,6 +93,36 @@ describe('the incremental skill cache', () => {
       reads = 0;
       expect((await loadSkills(counting, cacheFile)).skills).toHaveLength(3);
       expect(reads).toBe(3);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('renders each free skill’s SKILL.md once, from its bundle, and again only under another renderer version', async () => {
+    const source = sources()[0]![1];
+    const rendered: string[] = [];
+    const renderer = (version: string): SkillFileRenderer => ({
+      version,
+      render: (text) => {
+        rendered.push(text);
+        return { frontMatter: [], html: `<p>${version}</p>`, truncated: false };
+      },
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'skillpress-skill-cache-'));
+    const cacheFile = join(dir, 'skills.json');
+    try {
+      const first = await loadSkills(source, cacheFile, renderer('a'));
+      expect(rendered).toHaveLength(3);
+      expect(rendered.every((text) => text.startsWith('---\nname: '))).toBe(true);
+      expect(slugs.map((slug) => first.skillFiles.get(slug)?.html)).toEqual(['<p>a</p>', '<p>a</p>', '<p>a</p>']);
+
+      rendered.length = 0;
+      expect((await loadSkills(source, cacheFile, renderer('a'))).skillFiles.size).toBe(3);
+      expect(rendered).toHaveLength(0);
+
+      const again = await loadSkills(source, cacheFile, renderer('b'));
+      expect(rendered).toHaveLength(3);
+      expect([...again.skillFiles.values()].map((r) => r.html)).toEqual(['<p>b</p>', '<p>b</p>', '<p>b</p>']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,3 +1,5 @@
+import { writeFrontMatter } from '#core/skill-front-matter';
+import { slugify } from '#core/slug';
 import { call } from './server-process.ts';
 
 /**
@@ -45,7 +47,7 @@ export async function addVersion(
   id: string,
   version: string,
   changelog: string,
-  files: { filename: string; content: string }[],
+  files: { filename: string; content: string; executable?: boolean }[],
 ): Promise<void> {
   const res = await call(base, `/api/skills/${id}/versions`, {
     method: 'POST',
@@ -55,7 +57,11 @@ export async function addVersion(
   if (res.status !== 201) throw new Error(`version ${res.status} ${JSON.stringify(res.body)}`);
 }
 
-const skillMd = (title: string, body: string) => `---\nname: ${title}\ndescription: ${body}\n---\n# ${title}\n\n${body}\n`;
+/** A conforming SKILL.md for the skill whose display name is `title` (its slug is made from it). */
+export const skillMd = (title: string, body: string, slug = slugify(title)) => writeFrontMatter({ name: slug, description: body }, `# ${title}\n\n${body}\n`);
+
+/** The hostile skill's SKILL.md: valid front matter, then markup where a careless viewer would run it. */
+export const XSS_SKILL_MD = skillMd('<img src=x onerror=alert(3)>', 'An XSS probe: <img src=x onerror=alert(4)>', 'xss-probe');
 
 export async function publishFixture(base: string): Promise<SiteFixture> {
   const cookie = await signIn(base, 'alice');
@@ -67,12 +73,12 @@ export async function publishFixture(base: string): Promise<SiteFixture> {
     changelog: 'First release',
     files: [
       { filename: 'SKILL.md', content: skillMd('Pretty JSON', 'Format JSON with stable key order.') },
-      { filename: 'scripts/format.sh', content: '#!/bin/sh\njq -S . "$1"\n' },
+      { filename: 'scripts/format.sh', content: '#!/bin/sh\njq -S . "$1"\n', executable: true },
     ],
   });
   await addVersion(base, key, pretty.id, '1.1.0', 'Sorts keys by default.', [
     { filename: 'SKILL.md', content: skillMd('Pretty JSON', 'Format JSON with stable key order.') },
-    { filename: 'scripts/format.sh', content: '#!/bin/sh\njq -S --indent 2 "$1"\n' },
+    { filename: 'scripts/format.sh', content: '#!/bin/sh\njq -S --indent 2 "$1"\n', executable: true },
   ]);
   await addVersion(base, key, pretty.id, '2.0.0', 'Breaking: requires jq 1.7.\nAdds --check to fail on unformatted files.', [
     { filename: 'SKILL.md', content: skillMd('Pretty JSON', 'Format and check JSON with stable key order.') },
@@ -80,6 +86,7 @@ export async function publishFixture(base: string): Promise<SiteFixture> {
       filename: 'scripts/format.sh',
       // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell script's own ${1:-}
       content: '#!/bin/sh\nset -eu\nif [ "${1:-}" = --check ]; then shift; jq -S . "$1" | diff -q - "$1"; else jq -S --indent 2 . "$1"; fi\n',
+      executable: true,
     },
     { filename: 'examples/input.json', content: '{"b": 1, "a": [1, 2, 3]}\n' },
   ]);
@@ -101,7 +108,7 @@ export async function publishFixture(base: string): Promise<SiteFixture> {
     description: XSS_DESCRIPTION,
     category: 'testing',
     slug: 'xss-probe',
-    files: [{ filename: 'SKILL.md', content: '<img src=x onerror=alert(3)>' }],
+    files: [{ filename: 'SKILL.md', content: XSS_SKILL_MD }],
   });
   for (const [name, description, category] of [
     ['Commit Message Coach', 'Writes conventional commit messages from staged diffs.', 'dev tools'],

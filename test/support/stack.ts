@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
+import { slugify } from '#core/slug';
 import { type Config, configFromEnv } from '#functions/platform/config';
 import type { Deps } from '#functions/platform/composition';
 import { ensureStorage } from '#scripts/local/stack';
 import { createLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '#scripts/local/runtime';
+import { renamedSkillMd, skillFile } from './skill-md.ts';
 
 /**
  * A fresh, isolated service for one test file: its own table and buckets on the shared embedded
@@ -103,17 +105,33 @@ export function withKey(
 }
 
 let counter = 0;
-/** A valid publish body; names are unique per call so slugs never collide by accident. */
+/**
+ * A valid publish body; names are unique per call so slugs never collide by accident. Its
+ * `SKILL.md` is a valid Agent Skill named by the slug the body makes, unless `files` is given.
+ */
 export function skillBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   counter += 1;
-  return {
+  const body: Record<string, unknown> = {
     name: `Test Skill ${counter} ${randomBytes(3).toString('hex')}`,
     description: 'Formats things nicely',
     category: 'Dev Tools',
-    files: [{ filename: 'SKILL.md', content: `---\nname: test\n---\n# Skill ${counter}\n` }],
     ...overrides,
   };
+  const slug = (body.slug as string | undefined) ?? slugify(String(body.name));
+  return { files: [skillFile(slug, `# Skill ${counter}\n`)], ...body };
 }
+
+/**
+ * {@link skillBody} whose `SKILL.md` is `text` (a sample with front matter), its name set to the
+ * slug the body makes, so the files are a valid Agent Skill whatever the sample was written for.
+ */
+export function skillBodyWithSkillMd(text: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const body = skillBody(overrides);
+  const slug = (body.slug as string | undefined) ?? slugify(String(body.name));
+  return { ...body, files: [{ filename: 'SKILL.md', content: renamedSkillMd(text, slug) }] };
+}
+
+export { renamedSkillMd, skillFile, skillMd } from './skill-md.ts';
 
 export async function json<T = any>(res: Response): Promise<T> {
   return (await res.json()) as T;

@@ -1,7 +1,7 @@
 import { adminReportListSchema, quarantineBodySchema, quarantineSchema, reportBodySchema, reportListSchema, reportSchema } from '#core/moderation';
 import { operations } from '../operation.ts';
 
-/** Reports of skills, and the admins' quarantine (docs/api.md §7.8). */
+/** Reports of skills, and the admins' quarantine (docs/api.md §7.10). */
 export const moderationOperations = operations(
   {
     name: 'Moderation',

@@ -11,12 +11,14 @@ export const publishingOperations = operations(
       summary: 'Publish a new skill at version 1.0.0',
       description:
         'Rate limited per author: a success carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset, a 429 also Retry-After. ' +
-        'Location names the registry document. Every version is scanned first (docs/scanning.md): the answer carries the scan, ' +
+        'Location names the registry document. The files must be a valid Agent Skill (400 invalid_skill); without files a conforming SKILL.md is written. ' +
+        "A slug that reads like another author's skill with 100 installs or more is a 409 slug_too_similar. " +
+        'Every version is scanned (docs/scanning.md): the answer carries the scan, ' +
         'and a malicious verdict is a 422 content_rejected with details.findings, storing nothing and spending no slot.',
       auth: 'apiKey',
       body: publishBodySchema,
       success: { status: 201, description: 'Created', schema: publishedSkillSchema },
-      errors: ['invalid_request', 'payload_too_large', 'slug_taken', 'content_rejected', 'rate_limited'],
+      errors: ['invalid_request', 'invalid_skill', 'payload_too_large', 'slug_taken', 'slug_too_similar', 'content_rejected', 'rate_limited'],
     },
     publishVersion: {
       method: 'post',
@@ -26,7 +28,7 @@ export const publishingOperations = operations(
       auth: 'sessionOrApiKey',
       body: versionBodySchema,
       success: { status: 201, description: 'Created', schema: versionCreatedSchema },
-      errors: ['invalid_request', 'not_found', 'forbidden', 'payload_too_large', 'version_exists', 'content_rejected'],
+      errors: ['invalid_request', 'invalid_skill', 'not_found', 'forbidden', 'payload_too_large', 'version_exists', 'content_rejected'],
     },
     updateSkill: {
       method: 'patch',

@@ -24,8 +24,9 @@ export const signInOperations = operations(
     me: {
       method: 'get',
       path: '/api/me',
-      summary: 'The signed-in user',
-      auth: 'session',
+      summary: 'The signed-in user, or the owner of the API key sent',
+      description: 'skillpress whoami checks a key here.',
+      auth: 'sessionOrApiKey',
       success: { status: 200, description: 'OK', schema: signedInSchema },
     },
     signOut: {

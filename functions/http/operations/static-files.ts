@@ -1,5 +1,5 @@
 import { bundleDocumentSchema, catalogDocumentSchema, discoveryDocumentSchema, registryDocumentSchema, versionsDocumentSchema } from '#core/schemas';
-import { archiveKey, bundleKey, CATALOG_KEY, DISCOVERY_INDEX_KEY, registryKey, versionsKey } from '#core/static-paths';
+import { archiveKey, bundleKey, CATALOG_KEY, DISCOVERY_INDEX_KEY, registryKey, skillMdKey, versionsKey } from '#core/static-paths';
 import { staticFiles } from '../operation.ts';
 
 /**
@@ -57,6 +57,13 @@ export const staticFileOperations = staticFiles(
       summary: "A free skill's current version as a deterministic .tar.gz, immutable (a static file behind the CDN)",
       description: "Named by the discovery index, whose `digest` is the archive's hex SHA-256.",
       key: ({ slug, version }) => archiveKey(slug!, version!),
+      mayBeMissing: true,
+    },
+    skillMd: {
+      path: '/.well-known/agent-skills/{slug}/{version}/SKILL.md',
+      summary: "A free skill's current version when it is its SKILL.md alone, immutable (a static file behind the CDN)",
+      description: 'Named by the discovery index as `type: "skill-md"`, whose `digest` is the file\'s hex SHA-256.',
+      key: ({ slug, version }) => skillMdKey(slug!, version!),
       mayBeMissing: true,
     },
   },

@@ -3,7 +3,7 @@ import type { RouteGroup } from '../env.ts';
 import { moderationOperations as op } from '../operations/moderation.ts';
 import { route } from '../route.ts';
 
-/** Reports (any signed-in user) and quarantine (admins), all with a session (docs/api.md §7.8). */
+/** Reports (any signed-in user) and quarantine (admins), all with a session (docs/api.md §7.10). */
 export const moderationRoutes: RouteGroup = (app) => {
   route(app, op.reportSkill, async (c, { caller, body, params }) => c.json(await reportSkill(c.var.deps, caller.user, params.id, body), 201));
 

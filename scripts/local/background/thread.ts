@@ -29,7 +29,7 @@ export type ToWorker =
   | { kind: Request; id: number };
 
 /** What the request thread may wait for. */
-export type Request = 'idle' | 'written' | 'flush' | 'rebuildAll' | 'close';
+export type Request = 'idle' | 'written' | 'flush' | 'rebuildAll' | 'installs' | 'close';
 
 /** What the background thread sends back. */
 export type FromWorker =
@@ -126,6 +126,11 @@ export class BackgroundThread implements InstallCounter, BackgroundWork {
   /** The full rebuild, by the thread's Rebuilder, which then knows the bucket's bundles and indexes. */
   rebuildAll(): Promise<RebuildReport> {
     return this.request('rebuildAll');
+  }
+
+  /** The public install counts, rewritten by the thread (its SDK clients, its core). */
+  publishInstallCounts(): Promise<void> {
+    return this.request('installs');
   }
 
   /** The skills whose rebuild keeps failing, as the thread last said (it says so whenever they change). */

@@ -2,6 +2,7 @@ import type { FailingRebuild } from '#core/schemas';
 import type { Deps } from '#functions/platform/composition';
 import { LocalRebuildTrigger, type LocalRebuildTriggerOptions } from '#scripts/local/rebuild-trigger';
 import { type RebuildReport, Rebuilder, type RebuilderOptions } from '#functions/rebuild/rebuilder';
+import { publishInstallCounts } from '#functions/services/public-installs';
 
 /**
  * The local runtime's background work: the rebuilds that follow committed writes (coalesced by
@@ -22,6 +23,8 @@ export interface BackgroundWork {
   rebuildAll(): Promise<RebuildReport>;
   /** The skills whose rebuild keeps failing (see {@link LocalRebuildTrigger.failing}). */
   failing(): FailingRebuild[];
+  /** Rewrites the public install counts, for the site build about to start. */
+  publishInstallCounts(): Promise<void>;
   /** Stops retrying failed rebuilds. */
   close(): Promise<void>;
 }
@@ -79,6 +82,9 @@ export function backgroundWork(deps: Deps, events: BackgroundEvents, rebuilderOp
       return report;
     },
     failing: () => trigger.failing(),
+    publishInstallCounts: async () => {
+      await publishInstallCounts(deps);
+    },
     close: async () => trigger.stop(),
   };
 }

@@ -33,6 +33,7 @@ const requests: Record<Request, () => Promise<unknown>> = {
   written: () => deps.downloads.written(),
   flush: () => deps.downloads.flush(),
   rebuildAll: () => work.rebuildAll(),
+  installs: () => work.publishInstallCounts(),
   close: async () => {
     await work.close();
     deps.s3.destroy();

@@ -1,9 +1,11 @@
+import type { z } from 'zod';
 import { configFromEnv } from '#functions/platform/config';
 import { createS3, getObjectBytes } from '#functions/content/s3';
 import type { CatalogDocument } from '#core/catalog';
+import type { InstallsDocument } from '#core/public-installs';
 import type { RegistryDocument } from '#core/registry-document';
-import { catalogDocumentSchema, registryDocumentSchema } from '#core/schemas';
-import { CATALOG_KEY, registryKey, registryPath } from '#core/static-paths';
+import { bundleDocumentSchema, catalogDocumentSchema, installsDocumentSchema, registryDocumentSchema } from '#core/schemas';
+import { CATALOG_KEY, INSTALLS_KEY, keyForPath, registryKey, registryPath } from '#core/static-paths';
 
 /**
  * Where the site build reads the catalog and the registry documents, named by SKILLPRESS_DATA:
@@ -16,7 +18,13 @@ export interface StaticSource {
   readonly description: string;
   catalog(): Promise<CatalogDocument | undefined>;
   registry(slug: string): Promise<RegistryDocument | undefined>;
+  /** A free version's bundle, by its path in the registry document (`/bundles/<slug>/<v>.json`). */
+  bundle(path: string): Promise<Bundle | undefined>;
+  /** The public install counts; undefined until a site build has asked for them once. */
+  installs(): Promise<InstallsDocument | undefined>;
 }
+
+export type Bundle = z.output<typeof bundleDocumentSchema>;
 
 export function sourceFromEnv(env: NodeJS.ProcessEnv = process.env): StaticSource {
   const data = env.SKILLPRESS_DATA?.trim();
@@ -31,6 +39,8 @@ const emptySource: StaticSource = {
   description: 'no data source (SKILLPRESS_DATA unset)',
   catalog: async () => undefined,
   registry: async () => undefined,
+  bundle: async () => undefined,
+  installs: async () => undefined,
 };
 
 function bucketSource(bucket: string, env: NodeJS.ProcessEnv): StaticSource {
@@ -43,6 +53,11 @@ function bucketSource(bucket: string, env: NodeJS.ProcessEnv): StaticSource {
     description: `s3://${bucket}`,
     catalog: async () => parseOptional(catalogDocumentSchema, await read(CATALOG_KEY), CATALOG_KEY),
     registry: async (slug) => parseOptional(registryDocumentSchema, listed(await read(registryKey(slug))), registryKey(slug)),
+    bundle: async (path) => {
+      const key = keyForPath(path);
+      return key?.startsWith('bundles/') ? parseOptional(bundleDocumentSchema, await read(key), path) : undefined;
+    },
+    installs: async () => parseOptional(installsDocumentSchema, await read(INSTALLS_KEY), INSTALLS_KEY),
   };
 }
 
@@ -57,6 +72,8 @@ function httpSource(origin: string): StaticSource {
     description: origin,
     catalog: async () => parseOptional(catalogDocumentSchema, await read('/.well-known/skills.json'), 'the catalog'),
     registry: async (slug) => parseOptional(registryDocumentSchema, listed(await read(registryPath(slug))), registryPath(slug)),
+    bundle: async (path) => parseOptional(bundleDocumentSchema, await read(path), path),
+    installs: async () => parseOptional(installsDocumentSchema, await read(`/${INSTALLS_KEY}`), INSTALLS_KEY),
   };
 }
 

@@ -21,6 +21,18 @@ export function formatCount(n: number): string {
   return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
+/** A skill's public install counts in a card or a page: `1,284 installs, 402 in 30 days`. */
+export function installsLabel({ total, last30d }: { total: number; last30d: number }): string {
+  if (total === 0) return 'No installs yet';
+  return `${formatCount(total)} ${total === 1 ? 'install' : 'installs'}, ${formatCount(last30d)} in 30 days`;
+}
+
+/** Under an author's name: `3 skills, 1,284 installs in all` (the counts when the build had them). */
+export function authorSummary(skills: number, installs?: number): string {
+  const count = `${formatCount(skills)} ${skills === 1 ? 'skill' : 'skills'}`;
+  return installs === undefined ? count : `${count}, ${formatCount(installs)} ${installs === 1 ? 'install' : 'installs'} in all`;
+}
+
 export function installCommand(slug: string): string {
   return `npx skillpress install ${slug}`;
 }

@@ -1,7 +1,7 @@
 import { limits } from '#core/limits';
 import type { RegistryDocument } from '#core/registry-document';
 import type { Finding, ScanResult } from '#core/scan/finding';
-import { categoryPagePath, skillPagePath } from '#core/static-paths';
+import { authorPagePath, categoryPagePath, skillPagePath } from '#core/static-paths';
 import { formatBytes, installCommand, priceLabel, utcDay } from './format.ts';
 
 /**
@@ -15,6 +15,7 @@ export interface SkillViewModel {
   name: string;
   description: string;
   author: string;
+  authorHref: string;
   category: string;
   categoryHref: string;
   pageHref: string;
@@ -36,6 +37,8 @@ export interface SkillViewModel {
   hasDependencies: boolean;
   /** The immutable bundle of the current version (free skills only), for the file viewer. */
   bundle?: string;
+  /** The author's deprecation message; empty while the skill is not deprecated (the banner hides). */
+  deprecated: string;
   /** The scan of the current version: its verdict as a badge and a sentence, and each finding. */
   scanVerdict: string;
   scanClass: string;
@@ -62,6 +65,11 @@ export interface VersionViewModel {
   publishedAt: string;
   changelog: string;
   current: boolean;
+  yanked: boolean;
+  /** The row's class: `yanked` strikes the version through. */
+  rowClass: string;
+  /** What a yanked version says beside it: its reason, or that none was given. */
+  yankNote: string;
 }
 
 export interface FileViewModel {
@@ -76,6 +84,7 @@ export function skillViewModel(doc: RegistryDocument): SkillViewModel {
     name: doc.name,
     description: doc.description,
     author: doc.author,
+    authorHref: authorPagePath(doc.author),
     category: doc.category,
     categoryHref: categoryPagePath(doc.category),
     pageHref: skillPagePath(doc.slug),
@@ -95,6 +104,7 @@ export function skillViewModel(doc: RegistryDocument): SkillViewModel {
       .map(([slug, range]) => ({ slug, range, href: skillPagePath(slug) })),
     hasDependencies: Object.keys(doc.dependencies).length > 0,
     ...(doc.delivery.bundle ? { bundle: doc.delivery.bundle } : {}),
+    deprecated: doc.deprecated ?? '',
     ...scanViewModel(doc.scan, doc.slug),
   };
 }
@@ -134,5 +144,15 @@ function findingViewModel(f: Finding): FindingViewModel {
 }
 
 export function versionViewModel(v: RegistryDocument['versions'][number], currentVersion: string): VersionViewModel {
-  return { version: v.version, published: utcDay(v.publishedAt), publishedAt: v.publishedAt, changelog: v.changelog, current: v.version === currentVersion };
+  const yanked = v.yanked === true;
+  return {
+    version: v.version,
+    published: utcDay(v.publishedAt),
+    publishedAt: v.publishedAt,
+    changelog: v.changelog,
+    current: v.version === currentVersion,
+    yanked,
+    rowClass: yanked ? 'yanked' : '',
+    yankNote: yanked ? `Yanked: ${v.yankReason ?? 'no reason given'}. Installed only where a lockfile pins it.` : '',
+  };
 }

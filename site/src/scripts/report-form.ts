@@ -1,5 +1,5 @@
 /**
- * The skill page's report button (docs/api.md §7.8). Who is signed in is asked only when the
+ * The skill page's report button (docs/api.md §7.10). Who is signed in is asked only when the
  * button is pressed, so reading a skill page costs no API call; a visitor who is not signed in
  * is pointed to sign-in, anyone else gets the form. The API decides the rest: the author may not
  * report their own skill, and a second open report is refused.

@@ -1,5 +1,6 @@
 import type { QuarantinedDocument, RegistryDocument } from '#core/registry-document';
 import { skillSlugOfPath } from '#core/static-paths';
+import type { RenderedSkillFile } from '../lib/skill-file-rendering.ts';
 import { type SkillViewModel, skillViewModel, versionViewModel } from '../lib/skill-view-model.ts';
 import { api, ApiError, messageOf } from './dashboard/api.ts';
 import { fill, renderList } from './fill.ts';
@@ -10,13 +11,24 @@ import { wireReportForm } from './report-form.ts';
  * A skill page in the browser. A built page is complete without this script; the script
  * refreshes it when the registry JSON is newer than the build, opens files in the viewer, and
  * lists every version on request. On the fallback page (a skill newer than the site build) it
- * renders the whole skill from the registry JSON.
+ * renders the whole skill from the registry JSON, and its `SKILL.md` from the bundle.
  */
 const article = document.querySelector<HTMLElement>('[data-skill-page]');
 if (article) void start(article);
 
 interface Bundle {
   files: { filename: string; content: string; encoding?: 'base64' }[];
+}
+
+/** Bundles are immutable: each is fetched once per page, for the viewer and the SKILL.md panel alike. */
+const bundles = new Map<string, Promise<Bundle | undefined>>();
+function bundleAt(path: string): Promise<Bundle | undefined> {
+  if (!bundles.has(path))
+    bundles.set(
+      path,
+      getJson<Bundle>(path).catch(() => undefined),
+    );
+  return bundles.get(path)!;
 }
 
 async function start(article: HTMLElement): Promise<void> {
@@ -42,7 +54,12 @@ async function start(article: HTMLElement): Promise<void> {
   // A built page goes stale once its skill is quarantined: the registry's word wins.
   if ('status' in doc) return quarantined(article, doc);
   model = skillViewModel(doc);
-  if (!built || doc.updatedAt !== article.dataset.updated) render(article, model);
+  if (!built || doc.updatedAt !== article.dataset.updated) {
+    // The built SKILL.md (highlighted) stays unless the current version, so the file, changed.
+    const builtVersion = built ? article.querySelector('[data-field=currentVersion]')?.textContent : undefined;
+    render(article, model);
+    if (model.currentVersion !== builtVersion) void showSkillFile(article, model);
+  }
   if (model.forSale) await offerToBuy(article, model);
 }
 
@@ -85,6 +102,39 @@ function render(article: HTMLElement, model: SkillViewModel): void {
   document.title = `${model.name} · Skillpress`;
 }
 
+/**
+ * The `SKILL.md` panel, rendered here as the build renders it (lib/skill-file-rendering.ts, with
+ * this page's DOM for the sanitiser; code blocks are not highlighted here). The renderer (marked,
+ * DOMPurify, the YAML parser) is a chunk of its own, loaded only by pages that render in the
+ * browser.
+ */
+async function showSkillFile(article: HTMLElement, model: SkillViewModel): Promise<void> {
+  const panel = article.querySelector<HTMLElement>('[data-role=skill-file]')!;
+  const body = panel.querySelector<HTMLElement>('[data-role=skill-file-body]')!;
+  const bundle = model.paid || !model.bundle ? undefined : await bundleAt(model.bundle);
+  const rendered = bundle ? (await renderer())(bundle.files) : undefined;
+  renderList(panel, 'frontMatter', rendered?.frontMatter ?? []);
+  panel.querySelector<HTMLElement>('[data-role=front-matter]')!.hidden = !rendered?.frontMatter.length;
+  // The one place the site sets HTML: the sanitiser's output, never anything else.
+  body.innerHTML = rendered?.html ?? '';
+  panel.querySelector<HTMLElement>('[data-role=skill-file-truncated]')!.hidden = !rendered?.truncated;
+  panel.hidden = !(rendered || model.paid);
+}
+
+type BundleRenderer = (files: Bundle['files']) => RenderedSkillFile | undefined;
+let skillFileRenderer: Promise<BundleRenderer> | undefined;
+/** The renderer of the `SKILL.md` among a bundle's files (undefined without a text one). */
+function renderer(): Promise<BundleRenderer> {
+  skillFileRenderer ??= import('../lib/skill-file-rendering.ts').then(({ createSkillFileRenderer, SKILL_FILE }) => {
+    const render = createSkillFileRenderer(window);
+    return (files) => {
+      const file = files.find((f) => f.filename === SKILL_FILE);
+      return file && file.encoding !== 'base64' ? render(file.content) : undefined;
+    };
+  });
+  return skillFileRenderer;
+}
+
 function fail(article: HTMLElement, message: string): void {
   const error = article.querySelector<HTMLElement>('[data-role=error]')!;
   error.textContent = message;
@@ -114,7 +164,6 @@ function wireViewer(article: HTMLElement, current: () => SkillViewModel | undefi
   const viewer = article.querySelector<HTMLElement>('[data-role=viewer]')!;
   const name = viewer.querySelector<HTMLElement>('[data-role=viewer-name]')!;
   const content = viewer.querySelector<HTMLElement>('[data-role=viewer-content]')!;
-  const bundles = new Map<string, Promise<Bundle | undefined>>();
   article.querySelector('[data-list=files]')!.addEventListener('click', async (event) => {
     const button = (event.target as Element).closest<HTMLButtonElement>('button');
     if (!button) return;
@@ -125,12 +174,7 @@ function wireViewer(article: HTMLElement, current: () => SkillViewModel | undefi
     viewer.hidden = false;
     name.textContent = filename;
     content.textContent = 'Loading…';
-    if (!bundles.has(bundlePath))
-      bundles.set(
-        bundlePath,
-        getJson<Bundle>(bundlePath).catch(() => undefined),
-      );
-    const file = (await bundles.get(bundlePath))?.files.find((f) => f.filename === filename);
+    const file = (await bundleAt(bundlePath))?.files.find((f) => f.filename === filename);
     if (!file) content.textContent = 'This file could not be loaded.';
     else if (file.encoding === 'base64') content.textContent = `Binary file (${Math.floor((file.content.length * 3) / 4)} bytes); install the skill to get it.`;
     else content.textContent = file.content;

@@ -186,7 +186,12 @@ const badFilename = fc.oneof(
   fc.constantFrom('a:b', 'CON', 'docs/nul.txt', 'Lpt1.md', 'what?', 'a*b', 'a|b', 'a<b>', 'q"q', 'dot.', 'space ', 'dir./x'),
   anyText(20),
 );
+/** A SKILL.md that makes a version of a fixture skill a valid Agent Skill, when it names that skill. */
+const fixtureSkillMd = fc
+  .constantFrom(...Object.values(FIXTURE_SLUGS))
+  .map((slug) => ({ filename: 'SKILL.md', content: `---\nname: ${slug}\ndescription: Fuzzed.\n---\n# Fuzzed\n` }));
 const validFile = fc.oneof(
+  { weight: 3, arbitrary: fixtureSkillMd },
   { weight: 4, arbitrary: fc.record({ filename: validFilename, content: anyText(60) }, { requiredKeys: ['filename', 'content'] }) },
   { weight: 1, arbitrary: fc.record({ filename: validFilename, content: anyText(60), encoding: fc.constant('utf8') }) },
   { weight: 1, arbitrary: fc.record({ filename: validFilename, content: fc.base64String({ maxLength: 40 }), encoding: fc.constant('base64') }) },

@@ -25,6 +25,25 @@ export async function api<T = unknown>(method: 'GET' | 'POST' | 'PATCH' | 'DELET
   return payload as T;
 }
 
+/**
+ * How a panel runs a write for the selected skill: the button is disabled meanwhile, and `status`
+ * shows the sentence `write` returns, or what went wrong. Nothing runs without a selected skill.
+ */
+export function writeRunner<T>(status: HTMLElement, selected: () => T | undefined) {
+  return async (button: HTMLButtonElement | null, write: (selected: T) => Promise<string>): Promise<void> => {
+    const target = selected();
+    if (!target) return;
+    if (button) button.disabled = true;
+    try {
+      status.textContent = await write(target);
+    } catch (error) {
+      status.textContent = messageOf(error);
+    } finally {
+      if (button) button.disabled = false;
+    }
+  };
+}
+
 /** A message for the visitor from whatever a call threw. */
 export function messageOf(error: unknown): string {
   if (error instanceof ApiError) return error.message;
@@ -35,11 +54,11 @@ export function messageOf(error: unknown): string {
  * Destructive buttons ask twice: the first click turns the label into a confirmation for a few
  * seconds, the second acts. Returns true when this click should act.
  */
-export function confirmed(button: HTMLButtonElement): boolean {
+export function confirmed(button: HTMLButtonElement, verb = 'revoke'): boolean {
   if (button.dataset.confirming === 'true') return true;
   const label = button.textContent ?? '';
   button.dataset.confirming = 'true';
-  button.textContent = 'Click again to revoke';
+  button.textContent = `Click again to ${verb}`;
   setTimeout(() => {
     if (!button.isConnected) return;
     button.dataset.confirming = 'false';

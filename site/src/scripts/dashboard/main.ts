@@ -11,7 +11,7 @@ import { wireSkillPanel } from './skill-panel.ts';
 /**
  * The dashboard: who is signed in decides what shows. Signed out: GitHub sign-in, and the dev
  * sign-in form when the server has it on. Signed in: my skills, the selected skill's analytics,
- * paid access, price and sales, my purchases, and API keys.
+ * paid access, price and sales, versions (yank) and deprecation, my purchases, and API keys.
  */
 const root = document.getElementById('dashboard');
 if (root) void start(root);
@@ -21,11 +21,15 @@ async function start(root: HTMLElement): Promise<void> {
   const signedOut = part('signed-out');
   const signedIn = part('signed-in');
   const builtFrom = root.dataset.builtFrom ?? '';
-  const panel = wireSkillPanel(part('skill-panel'));
+  let byId = new Map<string, OwnSkill>();
+  // A skill the panel changed (a yank, a deprecation) keeps what only the list knows: its quarantine.
+  const panel = wireSkillPanel(part('skill-panel'), (skill) => {
+    const quarantine = byId.get(skill.id)?.quarantine;
+    byId.set(skill.id, { ...skill, ...(quarantine ? { quarantine } : {}) });
+  });
   const keys = wireKeys(root);
   const purchases = wirePurchases(root);
   const moderation = wireModeration(root);
-  let byId = new Map<string, OwnSkill>();
 
   const show = async () => {
     let user: User | undefined;

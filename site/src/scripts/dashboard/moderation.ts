@@ -5,7 +5,7 @@ import { renderList } from '../fill.ts';
 import { api, ApiError, messageOf } from './api.ts';
 
 /**
- * The admins' page of the dashboard (docs/api.md §7.8): every open report, with buttons to
+ * The admins' page of the dashboard (docs/api.md §7.10): every open report, with buttons to
  * quarantine the skill (upholding its reports) or release it (dismissing them). The panel stays
  * hidden for everyone the API does not take for an admin: it answers them 403.
  */

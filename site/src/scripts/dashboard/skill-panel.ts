@@ -3,11 +3,12 @@ import type { OwnSkill, Skill } from '#core/schemas';
 import { formatCount, formatPrice, formatTimestamp, installCommand, priceLabel } from '../../lib/format.ts';
 import type { DayCounts } from '../../lib/chart-geometry.ts';
 import { fill, renderList } from '../fill.ts';
-import { api, confirmed, messageOf } from './api.ts';
+import { api, confirmed, messageOf, writeRunner } from './api.ts';
 import { drawChart } from './chart.ts';
+import { wireLifecycle } from './lifecycle.ts';
 import { showSkillReports } from './reports.ts';
 
-/** The selected skill: install analytics, and for paid skills its download tokens and grants. */
+/** The selected skill: install analytics, for paid skills its download tokens and grants, and its versions and deprecation. */
 interface Analytics {
   total: number;
   last7d: number;
@@ -40,8 +41,10 @@ interface GrantInfo {
   grantedAt: string;
 }
 
-export function wireSkillPanel(panel: HTMLElement): { open(skill: OwnSkill, focus: boolean): Promise<void> } {
+/** `changed` hears of a skill the panel changed (yanked a version of, deprecated). */
+export function wireSkillPanel(panel: HTMLElement, changed: (skill: Skill) => void): { open(skill: OwnSkill, focus: boolean): Promise<void> } {
   const part = <T extends HTMLElement = HTMLElement>(role: string) => panel.querySelector<T>(`[data-role="${role}"]`)!;
+  const lifecycle = wireLifecycle(part('lifecycle'), changed);
   const status = part('skill-status');
   const tokenSecret = part('new-token');
   let current: Skill | undefined;
@@ -64,6 +67,7 @@ export function wireSkillPanel(panel: HTMLElement): { open(skill: OwnSkill, focu
         skill.paid ? showGrants(skill) : undefined,
         skill.paid ? showSales(skill) : undefined,
         showSkillReports(panel, skill, () => current === skill),
+        lifecycle.open(skill),
       ]);
     } catch (error) {
       status.textContent = messageOf(error);
@@ -157,18 +161,7 @@ export function wireSkillPanel(panel: HTMLElement): { open(skill: OwnSkill, focu
   };
 
   /** Runs a write for the current skill, reports it, and refreshes the lists it changed. */
-  const act = async (button: HTMLButtonElement | null, write: (skill: Skill) => Promise<string>) => {
-    const skill = current;
-    if (!skill) return;
-    if (button) button.disabled = true;
-    try {
-      status.textContent = await write(skill);
-    } catch (error) {
-      status.textContent = messageOf(error);
-    } finally {
-      if (button) button.disabled = false;
-    }
-  };
+  const act = writeRunner(status, () => current);
 
   part<HTMLFormElement>('token-form').addEventListener('submit', (event) => {
     event.preventDefault();

@@ -1,0 +1,24 @@
+import type { z } from 'zod';
+import type { installsDocumentSchema, publicInstallsSchema } from './schemas.ts';
+
+/**
+ * The public install counts (docs/api.md §11.8): for each listed skill, its installs in all and
+ * in the last 30 days, the two figures anyone may see. Everything else about installs (sources,
+ * days) stays in the author's analytics.
+ */
+export type PublicInstalls = z.output<typeof publicInstallsSchema>;
+export type InstallsDocument = z.output<typeof installsDocumentSchema>;
+
+const NONE: PublicInstalls = { total: 0, last30d: 0 };
+
+/** The document for `counts` (by slug); skills nobody has installed are left out, to keep it small. */
+export function installsDocument(counts: Iterable<readonly [slug: string, counts: PublicInstalls]>, generatedAt: string): InstallsDocument {
+  const skills: Record<string, PublicInstalls> = {};
+  for (const [slug, { total, last30d }] of counts) if (total > 0) skills[slug] = { total, last30d };
+  return { generatedAt, skills };
+}
+
+/** A skill's counts in `doc`: zero when it is not there (no installs, or newer than the document). */
+export function installsOf(doc: InstallsDocument | undefined, slug: string): PublicInstalls {
+  return (doc && Object.hasOwn(doc.skills, slug) ? doc.skills[slug] : undefined) ?? NONE;
+}

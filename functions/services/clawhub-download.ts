@@ -1,0 +1,44 @@
+import { BoundedCache } from '#core/bounded-cache';
+import { decodeFile, type FileBytes, type WireFile } from '#core/bundle';
+import { DomainError, notFound } from '#core/errors';
+import type { Deps } from '../platform/composition.ts';
+import { normaliseSlug } from './clawhub.ts';
+import { deliver } from './delivery.ts';
+import { findSkillIdBySlug } from '../store/skills.ts';
+
+/**
+ * `GET /api/v1/download` (docs/api.md §14): a version as a ZIP, for `clawdhub install` and
+ * `update`. It is a delivery like `GET /api/deliver/{skillId}`, through the same service: the same
+ * checks in the same order (quarantine 403, unknown version 404, a paid skill 402, since a ClawHub
+ * client shows no credential), and one install counted under the source `api`.
+ */
+
+export interface ZipDownload {
+  slug: string;
+  version: string;
+  zip: Uint8Array;
+}
+
+/** ZIPs of immutable versions, so repeated installs of a popular version are built once per process. */
+const zips = new BoundedCache<string, Uint8Array>(16 * 1024 * 1024, (zip) => zip.byteLength);
+
+export async function downloadZip(deps: Deps, query: { slug: string; version?: string; tag?: string }, install: boolean): Promise<ZipDownload> {
+  if (query.tag !== undefined && query.tag !== 'latest') {
+    throw new DomainError('not_supported', `Skillpress has no tag ${JSON.stringify(query.tag.slice(0, 40))}: ask for a version, or for latest`);
+  }
+  const skillId = await findSkillIdBySlug(deps.db, normaliseSlug(query.slug));
+  if (!skillId) throw notFound(`No skill ${JSON.stringify(query.slug.slice(0, 64))}`);
+  const delivery = await deliver(deps, { skillId, version: query.version, source: 'api', sessionUser: async () => undefined, install });
+  const zip = await zips.load(`${delivery.skillId}@${delivery.version}`, async () => {
+    // Only this path needs a ZIP writer: loaded on the first download, not at every cold start.
+    const { skillZip } = await import('#core/skill-zip');
+    return skillZip(filesOf(delivery.body));
+  });
+  return { slug: delivery.slug, version: delivery.version, zip };
+}
+
+/** A delivery payload's files as bytes again (it is serialised once per version, and cached so). */
+function filesOf(body: Uint8Array): FileBytes[] {
+  const { files } = JSON.parse(Buffer.from(body).toString('utf8')) as { files: WireFile[] };
+  return files.map((file) => decodeFile(file)!);
+}

@@ -1,0 +1,54 @@
+import type { z } from 'zod';
+import type { WireFile } from '#core/bundle';
+import type { ClawhubPublishPayload, clawhubPublishedSchema } from '#core/clawhub-schemas';
+import { invalidRequest, isDomainError } from '#core/errors';
+import { publishBodySchema, type User, versionBodySchema } from '#core/schemas';
+import { validate } from '#core/validate';
+import type { Deps } from '../platform/composition.ts';
+import { findSkillIdBySlug } from '../store/skills.ts';
+import { type Published, publishSkill, publishVersion } from './publishing.ts';
+
+/**
+ * `POST /api/v1/skills` (docs/api.md §14): `clawdhub publish`, as a new skill or a new version of
+ * one of the caller's skills, whichever the slug makes it. Both go through the publishing service
+ * as our own publish does, with every check it makes (form, sizes, the scan, the rate limit of new
+ * skills, authorship). A new skill takes its description and category from its `SKILL.md`, since
+ * ClawHub sends neither, and starts at the version the client names.
+ */
+export async function publishFromClawhub(
+  deps: Deps,
+  author: User,
+  payload: ClawhubPublishPayload,
+  files: WireFile[],
+): Promise<Published<z.output<typeof clawhubPublishedSchema>>> {
+  if (files.length === 0) throw invalidRequest("files: send the skill's files, SKILL.md among them", { issues: [{ path: ['files'], message: 'required' }] });
+  const existing = await findSkillIdBySlug(deps.db, payload.slug);
+  if (existing) return { result: await asVersion(deps, author, existing, payload, files) };
+
+  // Only a new skill needs its SKILL.md read, and with it a YAML parser: loaded here, not at every cold start.
+  const { listingFromSkillFile } = await import('#core/clawhub-publish');
+  const { description, category } = listingFromSkillFile(files);
+  if (!description) {
+    throw invalidRequest('SKILL.md needs a description in its front matter (one line, at most 1024 characters): a new skill is described by it', {
+      issues: [{ path: ['files', 'SKILL.md', 'description'], message: 'required for a new skill' }],
+    });
+  }
+  const body = validate(publishBodySchema, { name: payload.displayName, description, category, slug: payload.slug, changelog: payload.changelog, files });
+  try {
+    const { result, rate } = await publishSkill(deps, author, body, payload.version);
+    return { result: published(result.id, result.slug, payload.version), ...(rate ? { rate } : {}) };
+  } catch (error) {
+    // The caller's own publish of the same slug got there first: this one is a version of it.
+    const mine = isDomainError(error) && error.code === 'slug_taken' ? (error.details as { skillId?: string } | undefined)?.skillId : undefined;
+    if (mine) return { result: await asVersion(deps, author, mine, payload, files) };
+    throw error;
+  }
+}
+
+async function asVersion(deps: Deps, author: User, skillId: string, payload: ClawhubPublishPayload, files: WireFile[]) {
+  const body = validate(versionBodySchema, { version: payload.version, changelog: payload.changelog, files });
+  await publishVersion(deps, author, skillId, body);
+  return published(skillId, payload.slug, payload.version);
+}
+
+const published = (skillId: string, slug: string, version: string) => ({ ok: true as const, skillId, versionId: `${slug}@${version}` });

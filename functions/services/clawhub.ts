@@ -1,0 +1,162 @@
+import type { z } from 'zod';
+import type { CatalogEntry } from '#core/catalog';
+import { search } from '#core/catalog-search';
+import { clawhubFingerprint } from '#core/clawhub-fingerprint';
+import { clawhubSkill, clawhubUser, clawhubVersion } from '#core/clawhub-documents';
+import { pageByUpdated, topByInstalls } from '#core/clawhub-listing';
+import type { ClawhubSort, clawhubResolveSchema, clawhubSearchSchema, clawhubSkillListSchema, clawhubSkillPageSchema } from '#core/clawhub-schemas';
+import { DomainError, notFound } from '#core/errors';
+import { byPublishedDesc } from '#core/registry-document';
+import { CatalogReader, type CatalogSnapshot } from '../content/catalog-reader.ts';
+import type { StaticStore } from '../content/static-store.ts';
+import type { Deps } from '../platform/composition.ts';
+import { installTotals } from '../store/downloads.ts';
+import { getSkillAndFingerprint } from '../store/fingerprints.ts';
+import { findSkillIdBySlug, getSkill, getSkills, getVersion, getVersions, listVersions, type SkillItem } from '../store/skills.ts';
+import { getUser } from '../store/users.ts';
+
+/**
+ * The reads of the ClawHub-compatible API (docs/api.md §14): what `clawdhub search`, `explore`,
+ * `install` and `update` ask. Lists and searches cover the free skills, as the Agent Skills
+ * discovery index does: a ClawHub client cannot pay, and a paid skill's download is a 402.
+ */
+
+const SEARCH_RESULTS = 20;
+const PAGE_SIZE = 25;
+
+/** One reader per static bucket (tests run several services in one process). */
+const readers = new WeakMap<StaticStore, CatalogReader>();
+
+function catalog(deps: Deps): Promise<CatalogSnapshot> {
+  let reader = readers.get(deps.staticStore);
+  if (!reader) {
+    reader = new CatalogReader(deps.staticStore);
+    readers.set(deps.staticStore, reader);
+  }
+  return reader.snapshot();
+}
+
+/** `GET /api/v1/search`: the free skills matching every word of `q`, best first, as our CLI and site rank them. */
+export async function searchSkills(deps: Deps, query: { q?: string; limit?: number }): Promise<z.output<typeof clawhubSearchSchema>> {
+  if (!query.q?.trim()) return { results: [] };
+  const { matches } = search((await catalog(deps)).free, query.q, query.limit ?? SEARCH_RESULTS);
+  return {
+    results: matches.map((entry, rank) => ({
+      slug: entry.slug,
+      displayName: entry.name,
+      summary: entry.description,
+      version: entry.currentVersion,
+      score: (matches.length - rank) / matches.length,
+      updatedAt: Date.parse(entry.updatedAt),
+    })),
+  };
+}
+
+/** Orders ClawHub knows that have no counterpart here, and why. */
+const UNRANKED: Partial<Record<ClawhubSort, string>> = {
+  stars: 'Skillpress has no stars',
+  rating: 'Skillpress has no ratings',
+  trending: 'Skillpress does not rank by trend',
+};
+
+/**
+ * `GET /api/v1/skills`: a page of free skills, newest first with a cursor, or the most installed
+ * (one page, as ClawHub's registry gives). Each entry is read fresh (META, its current version,
+ * its installs) in batched reads; the catalog only says which skills there are, in what order.
+ */
+export async function listSkills(deps: Deps, query: { limit?: number; cursor?: string; sort?: ClawhubSort }): Promise<z.output<typeof clawhubSkillListSchema>> {
+  const sort = query.sort ?? 'updated';
+  const unranked = UNRANKED[sort];
+  if (unranked) throw new DomainError('not_supported', `${unranked}: sort by updated, downloads or installs`);
+  const limit = query.limit ?? PAGE_SIZE;
+  const entries = (await catalog(deps)).free.entries;
+  let page: CatalogEntry[];
+  let nextCursor: string | null = null;
+  let installs: Map<string, number>;
+  if (sort === 'updated') {
+    ({ page, nextCursor } = pageByUpdated(entries, limit, query.cursor));
+    installs = await installTotals(
+      deps.db,
+      page.map((entry) => entry.id),
+    );
+  } else {
+    installs = await installTotals(
+      deps.db,
+      entries.map((entry) => entry.id),
+    );
+    page = topByInstalls(entries, (entry) => installs.get(entry.id) ?? 0, limit);
+  }
+  const skills = new Map(
+    (
+      await getSkills(
+        deps.db,
+        page.map((entry) => entry.id),
+      )
+    ).map((skill) => [skill.id, skill]),
+  );
+  // A skill quarantined or sold since the catalog was written is left out until it is rewritten.
+  const listed = page.map((entry) => skills.get(entry.id)).filter((skill): skill is SkillItem => skill !== undefined && !skill.quarantine && !skill.paid);
+  const versions = new Map(
+    (
+      await getVersions(
+        deps.db,
+        listed.map((skill) => ({ skillId: skill.id, version: skill.currentVersion })),
+      )
+    ).map((version) => [version.skillId, version]),
+  );
+  const items = listed.flatMap((skill) => {
+    const version = versions.get(skill.id);
+    return version ? [{ ...clawhubSkill(skill, installs.get(skill.id) ?? 0), latestVersion: clawhubVersion(version) }] : [];
+  });
+  return { items, nextCursor };
+}
+
+/** `GET /api/v1/skills/{slug}`: the skill, its current version and its author. Paid skills too: they are listed publicly. */
+export async function skillPage(deps: Deps, slug: string): Promise<z.output<typeof clawhubSkillPageSchema>> {
+  const skill = await skillBySlug(deps, slug);
+  const [version, author, installs] = await Promise.all([
+    getVersion(deps.db, skill.id, skill.currentVersion),
+    getUser(deps.db, skill.authorId),
+    installTotals(deps.db, [skill.id]),
+  ]);
+  if (!version) throw notFound(`${skill.slug} has no version ${skill.currentVersion}`);
+  return {
+    skill: clawhubSkill(skill, installs.get(skill.id) ?? 0),
+    latestVersion: clawhubVersion(version),
+    owner: clawhubUser(author ?? { login: skill.authorLogin }),
+  };
+}
+
+/**
+ * `GET /api/v1/resolve`: which version of the skill has the fingerprint `hash` of an installed
+ * folder (core/clawhub-fingerprint.ts), in one read of the item its publish recorded. A version
+ * published before fingerprints were recorded has none: when no item matches, the versions'
+ * own file lists (names and digests, no content) are fingerprinted instead.
+ */
+export async function resolveVersion(deps: Deps, slug: string, hash: string): Promise<z.output<typeof clawhubResolveSchema>> {
+  const id = await findSkillIdBySlug(deps.db, normaliseSlug(slug));
+  const found = id ? await getSkillAndFingerprint(deps.db, id, hash) : {};
+  const skill = available(found.skill, slug);
+  const match = found.version ?? (await olderMatch(deps, skill.id, hash));
+  return { slug: skill.slug, match: match ? { version: match } : null, latestVersion: { version: skill.currentVersion } };
+}
+
+async function olderMatch(deps: Deps, skillId: string, hash: string): Promise<string | undefined> {
+  const versions = (await listVersions(deps.db, skillId)).sort(byPublishedDesc);
+  return versions.find((version) => clawhubFingerprint(version.files) === hash)?.version;
+}
+
+/** The skill a ClawHub path or query names: 404 when none, 403 `quarantined` when it is. */
+export async function skillBySlug(deps: Deps, slug: string): Promise<SkillItem> {
+  const id = await findSkillIdBySlug(deps.db, normaliseSlug(slug));
+  return available(id ? await getSkill(deps.db, id) : undefined, slug);
+}
+
+function available(skill: SkillItem | undefined, slug: string): SkillItem {
+  if (!skill) throw notFound(`No skill ${JSON.stringify(slug.slice(0, 64))}`);
+  if (skill.quarantine) throw new DomainError('quarantined', `${skill.slug} is quarantined after reports or a scan; it cannot be installed`);
+  return skill;
+}
+
+/** ClawHub's registry reads slugs trimmed and in lower case; so do we. */
+export const normaliseSlug = (slug: string) => slug.trim().toLowerCase();

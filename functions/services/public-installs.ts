@@ -1,0 +1,34 @@
+import type { CatalogDocument } from '#core/catalog';
+import { canonicalJson } from '#core/canonical-json';
+import { ANALYTICS_DAYS, lastUtcDays, summariseInstalls } from '#core/install-analytics';
+import { installsDocument } from '#core/public-installs';
+import { CATALOG_KEY, INSTALLS_KEY } from '#core/static-paths';
+import type { Deps } from '../platform/composition.ts';
+import { scanDownloads } from '../store/downloads.ts';
+
+/**
+ * Writes the public install counts of every skill in the catalog to the static file the site
+ * build reads (docs/api.md §11.8). Installs are not table writes the rebuild follows (they would
+ * rewrite a file per delivery), so the file is made when a site build is about to read it: the
+ * counts on the site are as fresh as the site itself. It costs one pass over the table's install
+ * counters (a parallel scan), at most once per site build.
+ */
+export async function publishInstallCounts(deps: Pick<Deps, 'db' | 'staticStore' | 'clock' | 'downloads'>): Promise<{ skills: number }> {
+  // Counts still held in memory (the local runtime writes them just after the delivery) first.
+  await deps.downloads.written();
+  // The rebuild's own output, trusted as typed as the rebuild trusts it: the Lambdas that run
+  // this leave the zod schemas out of their bundles.
+  const bytes = await deps.staticStore.get(CATALOG_KEY);
+  const listed = bytes ? (JSON.parse(Buffer.from(bytes).toString('utf8')) as CatalogDocument).skills : [];
+  const now = deps.clock();
+  const days = lastUtcDays(now, ANALYTICS_DAYS);
+  const counters = await scanDownloads(deps.db, days[0]!);
+  const counts = listed.flatMap((skill) => {
+    const found = counters.get(skill.id);
+    if (!found) return [];
+    const { total, last30d } = summariseInstalls(now, found.days, found.totals);
+    return [[skill.slug, { total, last30d }] as const];
+  });
+  await deps.staticStore.put(INSTALLS_KEY, canonicalJson(installsDocument(counts, now.toISOString())));
+  return { skills: listed.length };
+}

@@ -1,0 +1,68 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mapLimit } from '#core/map-limit';
+import { type ImitationCandidate, lookalikeKeys } from '#core/slug-imitation';
+import { type Db, getItems } from './db.ts';
+import { downloadTotalKey, installsOf } from './downloads.ts';
+import { lookalikeKey, prefix } from './keys.ts';
+import { getSkill, toSkillItem } from './skills.ts';
+
+/**
+ * The lookalike index of popular skills, so the imitation check (core/slug-imitation.ts) reads a
+ * bounded number of items instead of every skill. One item per lookalike key,
+ * `LOOKALIKE#<key>`, holds the set of ids of the skills with at least 100 installs whose slugs
+ * have that key. Any two lookalike slugs share a key, so a new slug's candidates are the union of
+ * the sets under its own keys (at most 65 of them: one BatchGetItem), and their META and install
+ * totals are one more. Installs only grow, so entries are only ever added: when a skill's total
+ * crosses the threshold (the install counter), and by the full rebuild, which adds whatever a
+ * failed write left out.
+ */
+
+/** At most this many candidates are weighed: their META and totals fill one BatchGetItem. */
+const CANDIDATES_AT_MOST = 50;
+
+/** Adds `skillId` under each of `keys` (all of its slug's keys by default); idempotent. */
+export async function indexLookalikes(db: Db, skillId: string, slug: string, keys = lookalikeKeys(slug)): Promise<void> {
+  await mapLimit(keys, 8, (key) =>
+    db.doc.send(
+      new UpdateCommand({
+        TableName: db.table,
+        Key: lookalikeKey(key),
+        UpdateExpression: 'ADD skills :id',
+        ExpressionAttributeValues: { ':id': new Set([skillId]) },
+      }),
+    ),
+  );
+}
+
+/** Indexes a skill that just reached the threshold, by id (the install counter knows no slug). */
+export async function indexPopularSkill(db: Db, skillId: string): Promise<void> {
+  const skill = await getSkill(db, skillId);
+  if (skill) await indexLookalikes(db, skillId, skill.slug);
+}
+
+/**
+ * The indexed skills whose slugs share a lookalike key with `slug`, with their authors and
+ * installs: a superset of the lookalikes, for `similarPopularSlug` to sift.
+ */
+export async function lookalikeCandidates(db: Db, slug: string): Promise<ImitationCandidate[]> {
+  const entries = await getItems(db, lookalikeKeys(slug).map(lookalikeKey));
+  const ids = new Set<string>();
+  for (const entry of entries) for (const id of idsOf(entry)) ids.add(id);
+  const chosen = [...ids].sort().slice(0, CANDIDATES_AT_MOST);
+  if (chosen.length === 0) return [];
+  const items = await getItems(
+    db,
+    chosen.flatMap((id) => [{ pk: prefix.skill + id, sk: 'META' }, downloadTotalKey(id)]),
+  );
+  const totals = new Map(items.filter((item) => item.sk === 'TOTAL').map((item) => [(item.pk as string).slice(prefix.installs.length), installsOf(item)]));
+  return items
+    .filter((item) => item.sk === 'META')
+    .map(toSkillItem)
+    .map((skill) => ({ slug: skill.slug, author: skill.authorId, installs: totals.get(skill.id) ?? 0 }));
+}
+
+/** The skill ids an index item holds (a DynamoDB string set reads as a Set). */
+export function idsOf(item: Record<string, unknown>): string[] {
+  const skills = item.skills;
+  return skills instanceof Set ? [...skills].filter((id): id is string => typeof id === 'string') : [];
+}

@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+import { Unzip, UnzipInflate, unzipSync } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { decodeFile } from '#core/bundle';
+import { clawhubFingerprint } from '#core/clawhub-fingerprint';
+import { pageByUpdated, topByInstalls } from '#core/clawhub-listing';
+import { DEFAULT_CATEGORY, listingFromSkillFile } from '#core/clawhub-publish';
+import { skillZip } from '#core/skill-zip';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+describe('the ClawHub fingerprint', () => {
+  const file = (filename: string) => ({ filename, sha256: sha256(filename) });
+
+  it('hashes the lines path:sha256 of the files clawdhub lists, sorted as its localeCompare sorts them', () => {
+    const files = ['SKILL.md', 'scripts/run.sh', 'assets/Logo.svg', 'references/api.md'].map(file);
+    // Case folded first: assets, references, scripts, then SKILL.md (code-unit order would put SKILL.md first).
+    const lines = ['assets/Logo.svg', 'references/api.md', 'scripts/run.sh', 'SKILL.md'].map((path) => `${path}:${sha256(path)}`);
+    expect(clawhubFingerprint(files)).toBe(sha256(lines.join('\n')));
+    expect(clawhubFingerprint([...files].reverse())).toBe(clawhubFingerprint(files));
+  });
+
+  it('leaves out what clawdhub does not list: dot paths, node_modules, binary extensions, paths it does not extract', () => {
+    const listed = ['SKILL.md', 'notes.TXT'].map(file);
+    const ignored = [
+      '.env',
+      'docs/.hidden.md',
+      '.clawdhub/origin.json',
+      'node_modules/x/index.js',
+      'assets/logo.png',
+      'LICENSE',
+      'Makefile',
+      'dir.d/file',
+      'a..b.md',
+    ].map(file);
+    expect(clawhubFingerprint([...listed, ...ignored])).toBe(clawhubFingerprint(listed));
+    expect(clawhubFingerprint([])).toBe(sha256(''));
+  });
+});
+
+describe('the skill ZIP', () => {
+  const files = [
+    decodeFile({ filename: 'scripts/run.sh', content: '#!/bin/sh\necho hi\n' })!,
+    decodeFile({ filename: 'SKILL.md', content: '# Skill\n' })!,
+    decodeFile({ filename: 'assets/logo.png', content: Buffer.from([0, 1, 2, 255]).toString('base64'), encoding: 'base64' })!,
+    decodeFile({ filename: '__proto__', content: 'not a prototype' })!,
+  ];
+
+  /** The entries in order, read with fflate's streaming reader (its `unzipSync` keys an object by name, so it loses `__proto__`). */
+  function entriesOf(zip: Uint8Array): [string, Buffer][] {
+    const entries: [string, Buffer][] = [];
+    const unzip = new Unzip((file) => {
+      const chunks: Uint8Array[] = [];
+      file.ondata = (error, chunk, final) => {
+        if (error) throw error;
+        chunks.push(chunk);
+        if (final) entries.push([file.name, Buffer.concat(chunks)]);
+      };
+      file.start();
+    });
+    unzip.register(UnzipInflate);
+    unzip.push(zip, true);
+    return entries;
+  }
+
+  it('holds every file at its path, byte for byte, and is the same bytes every time', () => {
+    const zip = skillZip(files);
+    const entries = entriesOf(zip);
+    expect(entries.map(([name]) => name)).toEqual(['SKILL.md', '__proto__', 'assets/logo.png', 'scripts/run.sh']);
+    for (const [name, bytes] of entries) expect(bytes.equals(Buffer.from(files.find((f) => f.filename === name)!.bytes)), name).toBe(true);
+    expect(Buffer.from(skillZip([...files].reverse())).equals(Buffer.from(zip))).toBe(true);
+    // What clawdhub extracts with: every other file comes out as sent.
+    expect(Object.keys(unzipSync(zip)).sort()).toEqual(['SKILL.md', 'assets/logo.png', 'scripts/run.sh']);
+  });
+});
+
+describe('the ClawHub skill list', () => {
+  const skills = [
+    { slug: 'a', updatedAt: '2026-01-03T00:00:00.000Z' },
+    { slug: 'b', updatedAt: '2026-01-01T00:00:00.000Z' },
+    { slug: 'c', updatedAt: '2026-01-03T00:00:00.000Z' },
+    { slug: 'd', updatedAt: '2026-01-02T00:00:00.000Z' },
+  ];
+
+  it('pages newest first (slug breaking ties) with a cursor, null after the last page', () => {
+    const first = pageByUpdated(skills, 3);
+    expect(first.page.map((s) => s.slug)).toEqual(['a', 'c', 'd']);
+    const second = pageByUpdated(skills, 3, first.nextCursor!);
+    expect(second).toEqual({ page: [skills[1]], nextCursor: null });
+    expect(pageByUpdated(skills, 4).nextCursor).toBeNull();
+  });
+
+  it('moves a skill updated between pages to the front instead of showing it twice', () => {
+    const first = pageByUpdated(skills, 2);
+    const updated = skills.map((s) => (s.slug === 'a' ? { ...s, updatedAt: '2026-02-01T00:00:00.000Z' } : s));
+    expect(pageByUpdated(updated, 2, first.nextCursor!).page.map((s) => s.slug)).toEqual(['d', 'b']);
+  });
+
+  it('refuses a cursor it did not give', () => {
+    for (const cursor of ['nope', Buffer.from('{"a":1}').toString('base64url'), Buffer.from('[1,2]').toString('base64url')]) {
+      expect(() => pageByUpdated(skills, 2, cursor)).toThrow(expect.objectContaining({ code: 'invalid_request' }));
+    }
+  });
+
+  it('ranks by installs, ties newest first', () => {
+    const installs: Record<string, number> = { a: 1, b: 5, c: 1, d: 0 };
+    expect(topByInstalls(skills, (s) => installs[s.slug]!, 3).map((s) => s.slug)).toEqual(['b', 'a', 'c']);
+  });
+});
+
+describe('a ClawHub publish as ours', () => {
+  it("reads a new skill's description and category from its SKILL.md", () => {
+    const md = (front: string) => [{ filename: 'SKILL.md', content: `---\n${front}---\n# x\n` }];
+    expect(listingFromSkillFile(md('name: x\ndescription: >\n  Folds\n  lines\nmetadata:\n  category: Data Tools\n'))).toEqual({
+      description: 'Folds lines',
+      category: 'data-tools',
+    });
+    expect(listingFromSkillFile(md('name: x\ndescription: Plain\n'))).toEqual({ description: 'Plain', category: DEFAULT_CATEGORY });
+    expect(listingFromSkillFile(md('name: x\n'))).toEqual({ category: DEFAULT_CATEGORY });
+    expect(listingFromSkillFile(md(`name: x\ndescription: ${'d'.repeat(1025)}\n`))).toEqual({ category: DEFAULT_CATEGORY });
+    expect(listingFromSkillFile([{ filename: 'SKILL.md', content: '# no front matter' }])).toEqual({ category: DEFAULT_CATEGORY });
+    expect(listingFromSkillFile([])).toEqual({ category: DEFAULT_CATEGORY });
+  });
+});

@@ -1,0 +1,542 @@
+import { createHash } from 'node:crypto';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { unzipSync } from 'fflate';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { clawhubFingerprint } from '#core/clawhub-fingerprint';
+import { fingerprintKey } from '#functions/store/keys';
+import { recordAwsCalls } from '../support/aws-calls.ts';
+import { MALICIOUS_SKILL_MD } from '../support/scan-samples.ts';
+import { Client, createTestStack, json, type TestStack, withKey } from '../support/stack.ts';
+
+/**
+ * The ClawHub-compatible API (docs/api.md §14) through the real app, storage and rebuild: each
+ * endpoint's answer in the shape the clawdhub CLI parses, and each refusal in the contract's
+ * error shape, never a 500.
+ */
+let stack: TestStack;
+let alice: Client;
+let aliceKey: string;
+let bobKey: string;
+
+interface Published {
+  id: string;
+  slug: string;
+}
+
+const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
+const skillMd = (slug: string, description = `The ${slug} skill, for tests`, extra = '') =>
+  `---\nname: ${slug}\ndescription: ${description}\n${extra}---\n# ${slug}\n`;
+const LOGO = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0xfe]);
+
+/** Every answer of these tests: never a 500, and any error in the contract's shape. */
+async function answer(res: Response): Promise<{ status: number; body: any; res: Response }> {
+  expect(res.status).toBeLessThan(500);
+  const type = res.headers.get('content-type') ?? '';
+  const body = type.includes('json') ? await res.json() : new Uint8Array(await res.arrayBuffer());
+  if (res.status >= 400)
+    expect(body).toEqual({ error: { code: expect.any(String), message: expect.any(String), ...(body.error.details ? { details: expect.anything() } : {}) } });
+  return { status: res.status, body, res };
+}
+
+const get = async (path: string, init: RequestInit = {}) => answer(await stack.request(path, init));
+const expectError = (got: { status: number; body: any }, status: number, code: string) => {
+  expect({ status: got.status, code: got.body.error?.code }).toEqual({ status, code });
+};
+
+async function publish(slug: string, files: { filename: string; content: string; encoding?: 'base64' }[], paid = false): Promise<Published> {
+  const res = await withKey(stack, aliceKey, '/api/publish', {
+    body: { name: slug, slug, description: `The ${slug} skill`, category: 'testing', paid, files },
+  });
+  expect(res.status).toBe(201);
+  return json(res);
+}
+
+async function addVersion(skill: Published, version: string, files: { filename: string; content: string }[]) {
+  const res = await withKey(stack, aliceKey, `/api/skills/${skill.id}/versions`, { body: { version, changelog: `Changes in ${version}`, files } });
+  expect(res.status).toBe(201);
+}
+
+/** A multipart publish as `clawdhub publish` sends it. */
+function form(payload: unknown, files: { name: string; bytes: Uint8Array | string }[] = []): FormData {
+  const body = new FormData();
+  body.set('payload', typeof payload === 'string' ? payload : JSON.stringify(payload));
+  for (const file of files)
+    body.append('files', new Blob([typeof file.bytes === 'string' ? file.bytes : new Uint8Array(file.bytes)], { type: 'text/plain' }), file.name);
+  return body;
+}
+
+const clawhubPublish = async (body: FormData | string, key = aliceKey, headers: Record<string, string> = {}) =>
+  answer(await stack.request('/api/v1/skills', { method: 'POST', body, headers: { authorization: `Bearer ${key}`, ...headers } }));
+
+let alpha: Published;
+let beta: Published;
+let paid: Published;
+
+beforeAll(async () => {
+  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_ADMINS: 'root' });
+  alice = await Client.signIn(stack, 'alice');
+  aliceKey = await alice.createKey();
+  bobKey = await (await Client.signIn(stack, 'bob')).createKey();
+  alpha = await publish('claw-alpha', [
+    { filename: 'SKILL.md', content: skillMd('claw-alpha', 'Formats alpha tables') },
+    { filename: 'scripts/run.sh', content: '#!/bin/sh\necho alpha\n' },
+    { filename: 'assets/logo.png', content: LOGO.toString('base64'), encoding: 'base64' },
+  ]);
+  beta = await publish('claw-beta', [{ filename: 'SKILL.md', content: skillMd('claw-beta', 'Checks beta spelling') }]);
+  paid = await publish('claw-paid', [{ filename: 'SKILL.md', content: skillMd('claw-paid', 'Alpha for money') }], true);
+  await stack.idle();
+});
+
+describe('GET /.well-known/clawdhub.json', () => {
+  it('names this origin as the API base, cacheable and readable from any origin', async () => {
+    const { status, body, res } = await get('/.well-known/clawdhub.json');
+    expect(status).toBe(200);
+    expect(body).toEqual({ apiBase: 'http://localhost' });
+    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
+  it('names the configured site origin behind a CDN', async () => {
+    const behind = await createTestStack({}, { SITE_ORIGIN: 'https://skills.example' });
+    expect(await json(await behind.request('/.well-known/clawdhub.json'))).toEqual({ apiBase: 'https://skills.example' });
+  });
+});
+
+describe('who an API key is', () => {
+  it('answers GET /api/v1/whoami with the handle clawdhub login shows', async () => {
+    const { status, body } = await get('/api/v1/whoami', { headers: { authorization: `Bearer ${aliceKey}` } });
+    expect(status).toBe(200);
+    expect(body).toEqual({ user: { handle: 'alice', displayName: null, image: null } });
+  });
+
+  it('refuses no key, a wrong key and a session with 401', async () => {
+    expectError(await get('/api/v1/whoami'), 401, 'unauthenticated');
+    expectError(await get('/api/v1/whoami', { headers: { authorization: 'Bearer sk_wrong' } }), 401, 'unauthenticated');
+    expectError(await get('/api/v1/whoami', { headers: { cookie: alice.cookie! } }), 401, 'unauthenticated');
+  });
+
+  it('answers our own GET /api/me for a key too, as skillpress whoami asks', async () => {
+    const { status, body } = await get('/api/me', { headers: { authorization: `Bearer ${aliceKey}` } });
+    expect(status).toBe(200);
+    expect(body.user).toMatchObject({ login: 'alice', id: 'dev:alice' });
+    expectError(await get('/api/me', { headers: { authorization: 'Bearer sk_revoked' } }), 401, 'unauthenticated');
+  });
+});
+
+describe('GET /api/v1/search', () => {
+  it('finds free skills by every word, best first, with epoch-millisecond times', async () => {
+    const { status, body } = await get('/api/v1/search?q=alpha');
+    expect(status).toBe(200);
+    expect(body.results[0]).toEqual({
+      slug: 'claw-alpha',
+      displayName: 'claw-alpha',
+      summary: 'The claw-alpha skill',
+      version: '1.0.0',
+      score: 1,
+      updatedAt: expect.any(Number),
+    });
+    expect(body.results[0].updatedAt).toBeGreaterThan(Date.parse('2020-01-01'));
+    // The paid skill's description says alpha too, but a ClawHub client could not install it.
+    expect(body.results.map((r: { slug: string }) => r.slug)).not.toContain('claw-paid');
+    for (const result of body.results) expect(result.score).toBeGreaterThan(0);
+  });
+
+  it('finds nothing without words, and refuses a bad limit with 400', async () => {
+    expect((await get('/api/v1/search')).body).toEqual({ results: [] });
+    expect((await get('/api/v1/search?q=%20')).body).toEqual({ results: [] });
+    expect((await get('/api/v1/search?q=claw&limit=1')).body.results).toHaveLength(1);
+    for (const limit of ['0', '201', 'ten', '1.5']) expectError(await get(`/api/v1/search?q=claw&limit=${limit}`), 400, 'invalid_request');
+  });
+});
+
+/** claw-alpha as ClawHub shows a skill, at its current version `latest`. */
+const alphaAt = (latest: string) => ({
+  slug: 'claw-alpha',
+  displayName: 'claw-alpha',
+  summary: 'The claw-alpha skill',
+  tags: { latest },
+  stats: { downloads: expect.any(Number), installsAllTime: expect.any(Number) },
+  createdAt: expect.any(Number),
+  updatedAt: expect.any(Number),
+});
+
+describe('GET /api/v1/skills', () => {
+  it('lists the free skills newest first, each with its current version, in the shape clawdhub explore reads', async () => {
+    const { status, body } = await get('/api/v1/skills');
+    expect(status).toBe(200);
+    // Newest first; the paid skill is left out.
+    expect(body.items.map((item: { slug: string }) => item.slug)).toEqual(['claw-beta', 'claw-alpha']);
+    expect(body.items.find((item: { slug: string }) => item.slug === 'claw-alpha')).toEqual({
+      ...alphaAt('1.0.0'),
+      latestVersion: { version: '1.0.0', createdAt: expect.any(Number), changelog: '' },
+    });
+    expect(body.nextCursor).toBeNull();
+  });
+
+  it('pages newest first with a cursor, each skill once', async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = (await get(`/api/v1/skills?limit=1${cursor ? `&cursor=${cursor}` : ''}`)).body;
+      expect(page.items.length).toBeLessThanOrEqual(1);
+      seen.push(...page.items.map((item: { slug: string }) => item.slug));
+      cursor = page.nextCursor;
+    } while (cursor);
+    const all = (await get('/api/v1/skills?limit=200')).body.items.map((item: { slug: string }) => item.slug);
+    expect(seen).toEqual(all);
+    expect(new Set(seen).size).toBe(seen.length);
+  });
+
+  it('ranks by installs for every install order clawdhub knows, without a cursor', async () => {
+    for (let i = 0; i < 2; i++) expect((await get('/api/v1/download?slug=claw-alpha&version=1.0.0')).status).toBe(200);
+    await stack.deps.downloads.flush();
+    for (const sort of ['downloads', 'installs', 'installsCurrent', 'installsAllTime']) {
+      const { body } = await get(`/api/v1/skills?sort=${sort}`);
+      expect(body.items[0].slug, sort).toBe('claw-alpha');
+      expect(body.items[0].stats.downloads).toBeGreaterThanOrEqual(2);
+      expect(body.nextCursor).toBeNull();
+    }
+  });
+
+  it('refuses orders with no counterpart as not_supported, and a bad cursor, sort or limit as invalid_request', async () => {
+    for (const sort of ['stars', 'rating', 'trending']) {
+      const refused = await get(`/api/v1/skills?sort=${sort}`);
+      expectError(refused, 400, 'not_supported');
+      expect(refused.body.error.message).toMatch(/sort by updated, downloads or installs/);
+    }
+    expectError(await get('/api/v1/skills?sort=random'), 400, 'invalid_request');
+    expectError(await get('/api/v1/skills?cursor=bm9wZQ'), 400, 'invalid_request');
+    expectError(await get('/api/v1/skills?limit=0'), 400, 'invalid_request');
+  });
+});
+
+describe('GET /api/v1/skills/{slug}', () => {
+  it('answers a skill with its current version and author', async () => {
+    await addVersion(alpha, '1.1.0', [{ filename: 'SKILL.md', content: skillMd('claw-alpha', 'Formats alpha tables, faster') }]);
+    const { status, body } = await get('/api/v1/skills/claw-alpha');
+    expect(status).toBe(200);
+    expect(body).toEqual({
+      skill: alphaAt('1.1.0'),
+      latestVersion: { version: '1.1.0', createdAt: expect.any(Number), changelog: 'Changes in 1.1.0' },
+      owner: { handle: 'alice', displayName: null, image: null },
+    });
+    expect(body.skill.updatedAt).toBeGreaterThanOrEqual(body.skill.createdAt);
+    // As ClawHub's registry reads slugs: trimmed, in lower case.
+    expect((await get('/api/v1/skills/CLAW-ALPHA')).body.skill.slug).toBe('claw-alpha');
+  });
+
+  it('shows a paid skill (it is listed publicly), and answers an unknown slug with 404', async () => {
+    expect((await get('/api/v1/skills/claw-paid')).body.skill.slug).toBe('claw-paid');
+    expectError(await get('/api/v1/skills/no-such-skill'), 404, 'not_found');
+    expectError(await get('/api/v1/skills/Not%20a%20slug'), 404, 'not_found');
+  });
+});
+
+describe('GET /api/v1/resolve', () => {
+  const fingerprintOf = (files: { filename: string; content: string | Uint8Array }[]) =>
+    clawhubFingerprint(files.map((f) => ({ filename: f.filename, sha256: sha256(f.content) })));
+
+  it('names the version whose files an installed folder holds, and the current one', async () => {
+    const skill = await publish('claw-resolve', [
+      { filename: 'SKILL.md', content: skillMd('claw-resolve') },
+      { filename: 'notes.md', content: 'one' },
+    ]);
+    const first = fingerprintOf([
+      { filename: 'SKILL.md', content: skillMd('claw-resolve') },
+      { filename: 'notes.md', content: 'one' },
+    ]);
+    await addVersion(skill, '1.1.0', [
+      { filename: 'SKILL.md', content: skillMd('claw-resolve') },
+      { filename: 'notes.md', content: 'two' },
+    ]);
+    const { status, body } = await get(`/api/v1/resolve?slug=claw-resolve&hash=${first}`);
+    expect(status).toBe(200);
+    expect(body).toEqual({ slug: 'claw-resolve', match: { version: '1.0.0' }, latestVersion: { version: '1.1.0' } });
+    // Upper-case hex reads the same.
+    expect((await get(`/api/v1/resolve?slug=claw-resolve&hash=${first.toUpperCase()}`)).body.match).toEqual({ version: '1.0.0' });
+  });
+
+  it('answers match null for a folder that matches no version (local changes)', async () => {
+    const { status, body } = await get(`/api/v1/resolve?slug=claw-alpha&hash=${'0'.repeat(64)}`);
+    expect(status).toBe(200);
+    expect(body).toEqual({ slug: 'claw-alpha', match: null, latestVersion: { version: '1.1.0' } });
+  });
+
+  it('costs one read past the slug when the fingerprint was recorded at publish, and reads the versions only on a miss', async () => {
+    const own = await createTestStack();
+    const ownKey = await (await Client.signIn(own, 'dora')).createKey();
+    const files = [{ filename: 'SKILL.md', content: skillMd('claw-cheap') }];
+    const res = await withKey(own, ownKey, '/api/publish', { body: { name: 'claw-cheap', description: 'd', category: 'testing', files } });
+    expect(res.status).toBe(201);
+    await own.idle();
+    const recorder = recordAwsCalls(own.deps);
+    const actions = () => recorder.take().map(({ call }) => call.action);
+    const hit = await json(await own.request(`/api/v1/resolve?slug=claw-cheap&hash=${fingerprintOf(files)}`));
+    expect(hit.match).toEqual({ version: '1.0.0' });
+    // The slug's claim, then META and the fingerprint item together.
+    expect(actions()).toEqual(['dynamodb:GetItem', 'dynamodb:BatchGetItem']);
+    expect((await json(await own.request(`/api/v1/resolve?slug=claw-cheap&hash=${'1'.repeat(64)}`))).match).toBeNull();
+    expect(actions()).toEqual(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query']);
+  });
+
+  it('matches a version published before fingerprints were recorded, from its file list', async () => {
+    const skill = await publish('claw-older', [{ filename: 'SKILL.md', content: skillMd('claw-older') }]);
+    const hash = fingerprintOf([{ filename: 'SKILL.md', content: skillMd('claw-older') }]);
+    await stack.deps.db.doc.send(new DeleteCommand({ TableName: stack.deps.db.table, Key: fingerprintKey(skill.id, hash) }));
+    expect((await get(`/api/v1/resolve?slug=claw-older&hash=${hash}`)).body.match).toEqual({ version: '1.0.0' });
+  });
+
+  it('refuses a malformed or missing hash with 400 and an unknown slug with 404', async () => {
+    expectError(await get('/api/v1/resolve?slug=claw-alpha&hash=abc'), 400, 'invalid_request');
+    expectError(await get(`/api/v1/resolve?slug=claw-alpha&hash=${'g'.repeat(64)}`), 400, 'invalid_request');
+    expectError(await get('/api/v1/resolve?slug=claw-alpha'), 400, 'invalid_request');
+    expectError(await get(`/api/v1/resolve?slug=no-such-skill&hash=${'0'.repeat(64)}`), 404, 'not_found');
+  });
+});
+
+describe('GET /api/v1/download', () => {
+  it("answers a version's files as a ZIP, byte for byte, the same bytes every time", async () => {
+    const { status, body, res } = await get('/api/v1/download?slug=claw-alpha&version=1.0.0');
+    expect(status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/zip');
+    expect(res.headers.get('content-disposition')).toBe('attachment; filename="claw-alpha-1.0.0.zip"');
+    expect(res.headers.get('cache-control')).toBe('private, no-store');
+    const files = unzipSync(body);
+    expect(Object.keys(files).sort()).toEqual(['SKILL.md', 'assets/logo.png', 'scripts/run.sh']);
+    expect(Buffer.from(files['SKILL.md']!).toString()).toBe(skillMd('claw-alpha', 'Formats alpha tables'));
+    expect(Buffer.from(files['scripts/run.sh']!).toString()).toBe('#!/bin/sh\necho alpha\n');
+    expect(Buffer.from(files['assets/logo.png']!).equals(LOGO)).toBe(true);
+    const again = (await get('/api/v1/download?slug=claw-alpha&version=1.0.0')).body;
+    expect(Buffer.from(again).equals(Buffer.from(body))).toBe(true);
+  });
+
+  it('answers the current version without one, or for the latest tag', async () => {
+    for (const query of ['slug=claw-alpha', 'slug=claw-alpha&tag=latest']) {
+      const files = unzipSync((await get(`/api/v1/download?${query}`)).body);
+      expect(Object.keys(files)).toEqual(['SKILL.md']);
+      expect(Buffer.from(files['SKILL.md']!).toString()).toContain('faster');
+    }
+  });
+
+  it('counts each download as one install from the source api, and a HEAD as none', async () => {
+    const before = (await json(await alice.session(`/api/analytics/${beta.id}`))).bySource.api;
+    expect((await get('/api/v1/download?slug=claw-beta')).status).toBe(200);
+    const head = await stack.request('/api/v1/download?slug=claw-beta', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    expect((await json(await alice.session(`/api/analytics/${beta.id}`))).bySource.api).toBe(before + 1);
+  });
+
+  it('never gives a paid skill away: 402 payment_required, counting nothing', async () => {
+    const refused = await get('/api/v1/download?slug=claw-paid');
+    expectError(refused, 402, 'payment_required');
+    expect(JSON.stringify(refused.body)).not.toContain('Alpha for money');
+    expect((await json(await alice.session(`/api/analytics/${paid.id}`))).total).toBe(0);
+  });
+
+  it('refuses an unknown skill or version with 404, a bad version with 400, and another tag as not_supported', async () => {
+    expectError(await get('/api/v1/download?slug=no-such-skill'), 404, 'not_found');
+    expectError(await get('/api/v1/download?slug=claw-alpha&version=9.9.9'), 404, 'not_found');
+    expectError(await get('/api/v1/download?slug=claw-alpha&version=v1'), 400, 'invalid_request');
+    expectError(await get('/api/v1/download'), 400, 'invalid_request');
+    expectError(await get('/api/v1/download?slug=claw-alpha&tag=beta'), 400, 'not_supported');
+  });
+
+  it('refuses a quarantined skill with 403, on every ClawHub read', async () => {
+    const skill = await publish('claw-bad', [{ filename: 'SKILL.md', content: skillMd('claw-bad') }]);
+    const root = await Client.signIn(stack, 'root');
+    expect((await root.session(`/api/admin/skills/${skill.id}/quarantine`, { method: 'POST', body: { reason: 'steals keys' } })).status).toBe(200);
+    expectError(await get('/api/v1/download?slug=claw-bad'), 403, 'quarantined');
+    expectError(await get('/api/v1/skills/claw-bad'), 403, 'quarantined');
+    expectError(await get(`/api/v1/resolve?slug=claw-bad&hash=${'0'.repeat(64)}`), 403, 'quarantined');
+  });
+});
+
+describe('POST /api/v1/skills (clawdhub publish)', () => {
+  const files = (slug: string, version: string) => [
+    { name: 'SKILL.md', bytes: skillMd(slug, `Publishes ${slug} from ClawHub`, 'metadata:\n  category: Data Tools\n') },
+    { name: 'scripts/run.sh', bytes: `#!/bin/sh\necho ${version}\n` },
+    { name: 'assets/logo.png', bytes: LOGO },
+  ];
+
+  it('publishes a new skill at the version given, described by its SKILL.md, with the files byte for byte', async () => {
+    const { status, body, res } = await clawhubPublish(
+      form({ slug: 'claw-new', displayName: 'Claw New', version: '0.1.0', changelog: 'First', tags: ['latest'] }, files('claw-new', '0.1.0')),
+    );
+    expect(status).toBe(201);
+    expect(body).toEqual({ ok: true, skillId: expect.any(String), versionId: 'claw-new@0.1.0' });
+    expect(res.headers.get('ratelimit-remaining')).not.toBeNull();
+    const delivered = await json(await stack.request(`/api/deliver/${body.skillId}`));
+    expect(delivered).toMatchObject({ slug: 'claw-new', version: '0.1.0' });
+    expect(delivered.files).toEqual([
+      { filename: 'SKILL.md', content: skillMd('claw-new', 'Publishes claw-new from ClawHub', 'metadata:\n  category: Data Tools\n') },
+      { filename: 'assets/logo.png', content: LOGO.toString('base64'), encoding: 'base64' },
+      { filename: 'scripts/run.sh', content: '#!/bin/sh\necho 0.1.0\n' },
+    ]);
+    await stack.idle();
+    expect(await json(await stack.request('/api/registry/claw-new'))).toMatchObject({
+      name: 'Claw New',
+      description: 'Publishes claw-new from ClawHub',
+      category: 'data-tools',
+      currentVersion: '0.1.0',
+      paid: false,
+    });
+  });
+
+  it('publishes a new version of an existing skill, which resolve then names by its fingerprint', async () => {
+    const sent = files('claw-new', '0.2.0');
+    const { status, body } = await clawhubPublish(form({ slug: 'claw-new', displayName: 'Claw New', version: '0.2.0', changelog: 'Second' }, sent));
+    expect(status).toBe(201);
+    expect(body.versionId).toBe('claw-new@0.2.0');
+    const page = (await get('/api/v1/skills/claw-new')).body;
+    expect(page.latestVersion).toMatchObject({ version: '0.2.0', changelog: 'Second' });
+    const hash = clawhubFingerprint(sent.map((f) => ({ filename: f.name, sha256: sha256(f.bytes) })));
+    expect((await get(`/api/v1/resolve?slug=claw-new&hash=${hash}`)).body.match).toEqual({ version: '0.2.0' });
+  });
+
+  it('refuses what our own publish refuses: a taken version, a skill of another author, a malicious file, a prerelease first version', async () => {
+    const again = await clawhubPublish(form({ slug: 'claw-new', displayName: 'Claw New', version: '0.2.0', changelog: '' }, files('claw-new', '0.2.0')));
+    expectError(again, 409, 'version_exists');
+    expectError(
+      await clawhubPublish(form({ slug: 'claw-new', displayName: 'Mine', version: '9.0.0', changelog: '' }, files('claw-new', '9')), bobKey),
+      403,
+      'forbidden',
+    );
+    const malicious = await clawhubPublish(
+      form({ slug: 'claw-evil', displayName: 'Evil', version: '1.0.0', changelog: '' }, [
+        { name: 'SKILL.md', bytes: MALICIOUS_SKILL_MD.replace('name: setup', 'name: claw-evil') },
+      ]),
+    );
+    expectError(malicious, 422, 'content_rejected');
+    expectError(await get('/api/v1/skills/claw-evil'), 404, 'not_found');
+    expectError(
+      await clawhubPublish(form({ slug: 'claw-pre', displayName: 'Pre', version: '1.0.0-rc.1', changelog: '' }, files('claw-pre', 'rc'))),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await clawhubPublish(form({ slug: 'claw-pre', displayName: 'Pre', version: 'one', changelog: '' }, files('claw-pre', 'x'))),
+      400,
+      'invalid_request',
+    );
+  });
+
+  it('refuses a new skill whose SKILL.md has no description, saying where it is read from', async () => {
+    const refused = await clawhubPublish(
+      form({ slug: 'claw-mute', displayName: 'Mute', version: '1.0.0', changelog: '' }, [{ name: 'SKILL.md', bytes: '# No front matter\n' }]),
+    );
+    expectError(refused, 400, 'invalid_request');
+    expect(refused.body.error.message).toMatch(/SKILL\.md needs a description/);
+  });
+
+  it('asks for an API key first: none, a wrong one or a session is 401', async () => {
+    const body = form({ slug: 'claw-anon', displayName: 'Anon', version: '1.0.0', changelog: '' }, files('claw-anon', '1'));
+    expectError(await answer(await stack.request('/api/v1/skills', { method: 'POST', body })), 401, 'unauthenticated');
+    expectError(await clawhubPublish(body, 'sk_wrong'), 401, 'unauthenticated');
+    expectError(
+      await answer(await stack.request('/api/v1/skills', { method: 'POST', body, headers: { cookie: alice.cookie!, origin: 'http://localhost' } })),
+      401,
+      'unauthenticated',
+    );
+  });
+
+  it('refuses a body that is not a multipart form with 415, and a broken one with 400', async () => {
+    expectError(await clawhubPublish(JSON.stringify({ slug: 'claw-json' }), aliceKey, { 'content-type': 'application/json' }), 415, 'unsupported_media_type');
+    expectError(await clawhubPublish('payload=x', aliceKey, { 'content-type': 'text/plain' }), 415, 'unsupported_media_type');
+    expectError(await clawhubPublish('--nope\r\ngarbage', aliceKey, { 'content-type': 'multipart/form-data; boundary=----none' }), 400, 'invalid_request');
+  });
+
+  it('refuses a missing or malformed payload, missing fields, other tags, forks and no files with 400', async () => {
+    const valid = { slug: 'claw-odd', displayName: 'Odd', version: '1.0.0', changelog: '' };
+    const some = files('claw-odd', '1');
+    const noPayload = new FormData();
+    noPayload.append('files', new Blob(['x']), 'SKILL.md');
+    const cases: [string, FormData, string][] = [
+      ['no payload', noPayload, 'payload'],
+      ['payload not JSON', form('{nope', some), 'payload'],
+      [
+        'payload a file',
+        (() => {
+          const f = form(valid, some);
+          f.set('payload', new Blob(['{}']), 'payload.json');
+          return f;
+        })(),
+        'payload',
+      ],
+      ['no version', form({ ...valid, version: undefined }, some), 'version'],
+      ['a bad slug', form({ ...valid, slug: 'Not A Slug' }, some), 'slug'],
+      ['an unknown field', form({ ...valid, stars: 5 }, some), ''],
+      ['another tag', form({ ...valid, tags: ['latest', 'beta'] }, some), 'tags'],
+      ['a fork', form({ ...valid, forkOf: { slug: 'claw-alpha' } }, some), 'forkOf'],
+      ['no files', form(valid), 'files'],
+      [
+        'a text part for a file',
+        (() => {
+          const f = form(valid, some);
+          f.append('files', 'not a file');
+          return f;
+        })(),
+        'files',
+      ],
+      ['a bad file name', form(valid, [...some, { name: 'a/../b.md', bytes: 'x' }]), 'files'],
+    ];
+    for (const [what, body, field] of cases) {
+      const refused = await clawhubPublish(body);
+      expect({ what, status: refused.status, code: refused.body.error?.code }).toEqual({ what, status: 400, code: 'invalid_request' });
+      expect(refused.body.error.message, what).toContain(field);
+    }
+    expectError(await get('/api/v1/skills/claw-odd'), 404, 'not_found');
+  });
+});
+
+describe('ClawHub endpoints with no counterpart', () => {
+  it('answers delete, undelete, star and unstar with 400 not_supported, changing nothing', async () => {
+    const cases: [string, string, RegExp][] = [
+      ['DELETE', '/api/v1/skills/claw-alpha', /no delete/],
+      ['POST', '/api/v1/skills/claw-alpha/undelete', /none to restore/],
+      ['POST', '/api/v1/stars/claw-alpha', /no stars/],
+      ['DELETE', '/api/v1/stars/claw-alpha', /no stars/],
+    ];
+    for (const [method, path, why] of cases) {
+      const refused = await get(path, { method, headers: { authorization: `Bearer ${aliceKey}` } });
+      expectError(refused, 400, 'not_supported');
+      expect(refused.body.error.message).toMatch(why);
+    }
+    expect((await get('/api/v1/skills/claw-alpha')).status).toBe(200);
+  });
+});
+
+describe('the discovery index lists a SKILL.md alone as itself', () => {
+  it("lists a single-file skill as skill-md, pointing at its SKILL.md with that file's digest", async () => {
+    await stack.idle();
+    const index = await json(await stack.request('/.well-known/agent-skills/index.json'));
+    const entry = index.skills.find((s: { name: string }) => s.name === 'claw-beta');
+    expect(entry).toEqual({
+      name: 'claw-beta',
+      type: 'skill-md',
+      // As for archives: the SKILL.md's own description.
+      description: 'Checks beta spelling',
+      url: '/.well-known/agent-skills/claw-beta/1.0.0/SKILL.md',
+      digest: `sha256:${sha256(skillMd('claw-beta', 'Checks beta spelling'))}`,
+      version: '1.0.0',
+    });
+    const file = await stack.request(entry.url);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect(file.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(file.headers.get('access-control-allow-origin')).toBe('*');
+    expect(await file.text()).toBe(skillMd('claw-beta', 'Checks beta spelling'));
+  });
+
+  it('keeps an archive for a skill with more files, and moves between the two as versions do', async () => {
+    await stack.idle();
+    const index = await json(await stack.request('/.well-known/agent-skills/index.json'));
+    const alphaEntry = index.skills.find((s: { name: string }) => s.name === 'claw-alpha');
+    // claw-alpha 1.1.0 is its SKILL.md alone; claw-new is three files.
+    expect(alphaEntry).toMatchObject({ type: 'skill-md', version: '1.1.0' });
+    expect(index.skills.find((s: { name: string }) => s.name === 'claw-new')).toMatchObject({
+      type: 'archive',
+      url: '/.well-known/agent-skills/claw-new/0.2.0.tar.gz',
+    });
+  });
+});

@@ -1,0 +1,143 @@
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { lookalikeKeys } from '#core/slug-imitation';
+import { lookalikeKey } from '#functions/store/keys';
+import { recordAwsCalls } from '../support/aws-calls.ts';
+import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
+
+/**
+ * The imitation check (docs/agent-skills.md) through the API: a new skill whose slug reads like
+ * another author's skill with at least 100 installs is a 409 slug_too_similar, found through the
+ * lookalike index that installs and the full rebuild keep, at a fixed cost per publish.
+ */
+
+let stack: TestStack;
+let aliceKey: string;
+let bobKey: string;
+
+beforeAll(async () => {
+  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+  aliceKey = await (await Client.signIn(stack, 'alice')).createKey();
+  bobKey = await (await Client.signIn(stack, 'bob')).createKey();
+  // Bob's popular skills, each installed 100 times, and one that stops one install short.
+  for (const slug of ['pdf-tools', 'markdown', 'slack', 'ops', 'git', 'docx', 'demo', 'json', 'yarn']) await popular(slug, 100);
+  await popular('csv-kit', 99);
+});
+
+const ids = new Map<string, string>();
+
+async function popular(slug: string, installs: number): Promise<void> {
+  const res = await withKey(stack, bobKey, '/api/publish', { body: skillBody({ slug }) });
+  expect(res.status).toBe(201);
+  const { id } = await json(res);
+  ids.set(slug, id);
+  await install(id, installs);
+}
+
+async function install(id: string, times: number): Promise<void> {
+  for (let done = 0; done < times; done += 20) {
+    const batch = Array.from({ length: Math.min(20, times - done) }, () => stack.request(`/api/deliver/${id}?source=cli`));
+    for (const res of await Promise.all(batch)) expect(res.status).toBe(200);
+  }
+  await stack.deps.downloads.flush();
+}
+
+const publishAs = (key: string, slug: string) => withKey(stack, key, '/api/publish', { body: skillBody({ slug }) });
+
+describe('a new slug that imitates another author’s popular skill', () => {
+  // docs/agent-skills.md, "The imitation check": every refused row of its table.
+  it.each([
+    ['pdf-too1s', 'pdf-tools'],
+    ['pdf-t00ls', 'pdf-tools'],
+    ['pdftools', 'pdf-tools'],
+    ['p-d-f-tools', 'pdf-tools'],
+    ['pdf-tool', 'pdf-tools'],
+    ['pdf-toolss', 'pdf-tools'],
+    ['pdf-taols', 'pdf-tools'],
+    ['pdf-tools-2', 'pdf-tools'],
+    ['p0f-tools', 'pdf-tools'],
+    ['pdf-too1z', 'pdf-tools'],
+    ['rnarkdown', 'markdown'],
+    ['rnarkdovvn', 'markdown'],
+    ['5lack', 'slack'],
+    ['0ps', 'ops'],
+    ['g-it', 'git'],
+  ])('refuses %s with 409 slug_too_similar, similarTo %s, and creates nothing', async (slug, similarTo) => {
+    const res = await publishAs(aliceKey, slug);
+    expect(res.status).toBe(409);
+    const { error } = await json(res);
+    expect(error).toEqual({ code: 'slug_too_similar', message: expect.stringContaining(`"${similarTo}"`), details: { similarTo } });
+    expect((await stack.request(`/api/registry/${slug}`)).status).toBe(404);
+  });
+
+  // And every accepted row.
+  it.each([
+    ['pdf-tools-pro', 'three characters added'],
+    ['csv-kits', 'csv-kit has 99 installs'],
+    ['csv-tools', 'two edits from pdf-tools'],
+    ['docs', 'one edit from docx, but four letters'],
+    ['deno', 'one edit from demo, but four letters'],
+    ['jsonl', 'json has four letters'],
+    ['yaml', 'yarn folds to yam'],
+    ['g1t', '1 folds to l, not i'],
+  ])('accepts %s (%s)', async (slug) => {
+    expect((await publishAs(aliceKey, slug)).status).toBe(201);
+  });
+
+  it('lets an author echo their own popular skill', async () => {
+    expect((await publishAs(bobKey, 'pdf-tools-2')).status).toBe(201);
+  });
+
+  it('catches a skill from the install that takes it to 100', async () => {
+    expect((await publishAs(aliceKey, 'csv-klt')).status).toBe(201);
+    await install(ids.get('csv-kit')!, 1);
+    const res = await publishAs(aliceKey, 'csv-k1t');
+    expect(res.status).toBe(409);
+    expect((await json(res)).error.details).toEqual({ similarTo: 'csv-kit' });
+  });
+
+  it('checks new skills only: versions of a skill published before its lookalike became popular go on', async () => {
+    const { id, slug } = await json(await publishAs(aliceKey, 'gitt-hub'));
+    const popularNow = await json(await withKey(stack, bobKey, '/api/publish', { body: skillBody({ slug: 'gitthub' }) }));
+    await install(popularNow.id, 100);
+    expect((await publishAs(aliceKey, 'gitthubb')).status).toBe(409);
+    const files = [{ filename: 'SKILL.md', content: `---\nname: ${slug}\ndescription: d\n---\n` }];
+    expect((await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: { version: '1.1.0', files } })).status).toBe(201);
+  });
+
+  it('answers slug_taken, not slug_too_similar, for a slug that is exactly taken', async () => {
+    expect((await json(await publishAs(aliceKey, 'pdf-tools'))).error.code).toBe('slug_taken');
+  });
+});
+
+describe('what the check costs', () => {
+  it('reads the lookalike index and then the candidates in one BatchGetItem each, however many skills there are', async () => {
+    const recorder = recordAwsCalls(stack.deps);
+    recorder.take();
+    const res = await publishAs(aliceKey, 'pdf-toolz');
+    expect(res.status).toBe(409);
+    // The key's owner is read or not, as the process remembers it: not the check's doing.
+    const reads = recorder
+      .take()
+      .filter((r) => r.call.service === 'dynamodb' && r.call.action !== 'dynamodb:UpdateItem' && !r.call.partitionKeys.some((pk) => pk.startsWith('USER#')));
+    // The API key; the slug's claim; the index entries under the slug's keys (one batch); the
+    // candidates' META and totals (one more). No scan, no query: nothing that grows with the
+    // number of skills.
+    expect(reads.map((r) => r.call.action).sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchGetItem', 'dynamodb:BatchGetItem', 'dynamodb:GetItem']);
+  });
+});
+
+describe('the full rebuild', () => {
+  it('puts back what the lookalike index lost', async () => {
+    // A lost write: one of pdf-tools' entries is gone, so one-edit lookalikes through it pass.
+    const lost = 'pdfools';
+    expect(lookalikeKeys('pdf-tools')).toContain(lost);
+    await stack.deps.db.doc.send(new DeleteCommand({ TableName: stack.deps.db.table, Key: lookalikeKey(lost) }));
+    expect((await publishAs(aliceKey, 'pdf-ools')).status).toBe(201);
+    const report = await stack.runtime.rebuildAll();
+    expect(report.failed).toEqual([]);
+    const res = await publishAs(aliceKey, 'pdfo-ols');
+    expect(res.status).toBe(409);
+    expect((await json(res)).error.details).toEqual({ similarTo: 'pdf-tools' });
+  });
+});

@@ -1,0 +1,68 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { installsDocumentSchema } from '#core/schemas';
+import { INSTALLS_KEY } from '#core/static-paths';
+import { publishInstallCounts } from '#functions/services/public-installs';
+import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
+
+/**
+ * The public install counts file: written from the install counters of every listed skill, read
+ * by the site build (and by anyone) at `/.well-known/skills-installs.json`.
+ */
+let stack: TestStack;
+let key: string;
+
+beforeAll(async () => {
+  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+  key = await (await Client.signIn(stack, 'alice')).createKey();
+});
+
+async function publishSkill(overrides: Record<string, unknown> = {}): Promise<{ id: string; slug: string }> {
+  return json(await withKey(stack, key, '/api/publish', { body: skillBody(overrides) }));
+}
+
+async function deliver(id: string, times: number, at: string): Promise<void> {
+  stack.setNow(at);
+  for (let i = 0; i < times; i++) expect((await stack.request(`/api/deliver/${id}?source=cli`)).status).toBe(200);
+}
+
+async function published(): Promise<unknown> {
+  const res = await stack.request(`/${INSTALLS_KEY}`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+  return res.json();
+}
+
+describe('the public install counts', () => {
+  it('holds each listed skill’s installs in all and in the last 30 UTC days, and leaves out skills nobody installed', async () => {
+    const old = await publishSkill();
+    const fresh = await publishSkill();
+    const unused = await publishSkill();
+    await deliver(old.id, 3, '2030-01-01T10:00:00.000Z'); // more than 30 days before "now"
+    await deliver(old.id, 2, '2030-02-10T10:00:00.000Z');
+    await deliver(fresh.id, 4, '2030-02-14T23:59:00.000Z');
+    await stack.idle();
+    stack.setNow('2030-02-15T08:00:00.000Z');
+
+    expect(await publishInstallCounts(stack.deps)).toEqual({ skills: 3 });
+    const doc = installsDocumentSchema.parse(await published());
+    expect(doc).toEqual({
+      generatedAt: '2030-02-15T08:00:00.000Z',
+      skills: { [old.slug]: { total: 5, last30d: 2 }, [fresh.slug]: { total: 4, last30d: 4 } },
+    });
+    expect(Object.keys(doc.skills)).not.toContain(unused.slug);
+  });
+
+  it('says only the two public figures: no sources, no days', async () => {
+    const body = JSON.stringify(await published());
+    expect(body).not.toMatch(/cli|web|api|daily|last7d|bySource/);
+  });
+
+  it('counts deliveries the counter still holds in memory', async () => {
+    const skill = await publishSkill();
+    await stack.idle();
+    stack.setNow('2030-02-15T09:00:00.000Z');
+    expect((await stack.request(`/api/deliver/${skill.id}`)).status).toBe(200);
+    await publishInstallCounts(stack.deps);
+    expect(((await published()) as { skills: Record<string, unknown> }).skills[skill.slug]).toEqual({ total: 1, last30d: 1 });
+  });
+});

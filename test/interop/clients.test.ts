@@ -1,0 +1,376 @@
+import { spawn } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensurePeerClients, type PeerClients } from '#scripts/peer-clients';
+import { eventually } from '../support/eventually.ts';
+import { call, type ServerProcess, startServer } from '../support/server-process.ts';
+
+/**
+ * The two clients people already install skills with, as real processes against the stack as
+ * `npm start` runs it: the `skills` CLI (npm `skills` 1.7.4) through the Agent Skills discovery
+ * index, and ClawHub's `clawdhub` (npm `clawdhub` 0.3.0) through the ClawHub-compatible API
+ * (docs/api.md §14), both on Node 22, installed from the npm registry outside the project
+ * (scripts/peer-clients.ts; the suite fails if they cannot be). Every install and update is
+ * checked on disk, file by file and byte for byte, against what was published.
+ */
+
+type Files = Record<string, Buffer>;
+
+const work = mkdtempSync(join(tmpdir(), 'skillpress-interop-'));
+let clients: PeerClients;
+let server: ServerProcess;
+let base: string;
+let key: string;
+
+const text = (value: string) => Buffer.from(value, 'utf8');
+const skillMd = (slug: string, description: string, body: string) => text(`---\nname: ${slug}\ndescription: ${description}\n---\n# ${slug}\n\n${body}\n`);
+const LOGO = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0xff, 0xfe, 0x7f]);
+
+/** What each version holds: a skill of several files (one binary), and a skill that is its SKILL.md alone. */
+const published = {
+  multi: {
+    '1.0.0': {
+      'SKILL.md': skillMd('interop-multi', 'Formats interop tables', 'Run scripts/run.sh.'),
+      'scripts/run.sh': text('#!/bin/sh\necho one\n'),
+      'assets/logo.png': LOGO,
+    },
+    '1.1.0': {
+      'SKILL.md': skillMd('interop-multi', 'Formats interop tables', 'Run scripts/run.sh; see references/api.md.'),
+      'scripts/run.sh': text('#!/bin/sh\necho two\n'),
+      'references/api.md': text('# API\n\nThe second version.\n'),
+    },
+  },
+  single: {
+    '1.0.0': { 'SKILL.md': skillMd('interop-single', 'Checks interop spelling', 'Version one.') },
+    '1.1.0': { 'SKILL.md': skillMd('interop-single', 'Checks interop spelling', 'Version two, longer.') },
+  },
+} satisfies Record<string, Record<string, Files>>;
+
+const slugOf = { multi: 'interop-multi', single: 'interop-single' } as const;
+const ids: Record<string, string> = {};
+
+const asWire = (files: Files) =>
+  Object.entries(files).map(([filename, bytes]) =>
+    filename.endsWith('.png') ? { filename, content: bytes.toString('base64'), encoding: 'base64' } : { filename, content: bytes.toString('utf8') },
+  );
+
+async function publishThroughOurApi(skill: keyof typeof published, version: '1.0.0' | '1.1.0', paid = false): Promise<void> {
+  const auth = { authorization: `Bearer ${key}` };
+  const files = asWire(published[skill][version]);
+  const res =
+    version === '1.0.0'
+      ? await call(base, '/api/publish', {
+          method: 'POST',
+          headers: auth,
+          body: { name: slugOf[skill], slug: slugOf[skill], description: `The ${slugOf[skill]} skill`, category: 'testing', paid, files },
+        })
+      : await call(base, `/api/skills/${ids[skill]}/versions`, { method: 'POST', headers: auth, body: { version, changelog: `Changes in ${version}`, files } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  if (version === '1.0.0') ids[skill] = res.body.id;
+}
+
+/** Waits until the discovery index and the catalog both name `version` for every skill. */
+async function rebuiltAt(version: string): Promise<void> {
+  const listed = async () => {
+    const [index, catalog] = await Promise.all([call(base, '/.well-known/agent-skills/index.json'), call(base, '/.well-known/skills.json')]);
+    return Object.values(slugOf).every(
+      (slug) =>
+        index.body?.skills?.some((s: { name: string; version: string }) => s.name === slug && s.version === version) &&
+        catalog.body?.skills?.some((s: { slug: string; currentVersion: string }) => s.slug === slug && s.currentVersion === version),
+    );
+  };
+  expect(await eventually(listed, Boolean, 20_000)).toBe(true);
+  // The ClawHub list reads the catalog at most once a second.
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+}
+
+/** Every file under `dir` (following a symlinked `dir`), by path, but those under `skip`. */
+function filesIn(dir: string, skip?: string): Files {
+  const found: Files = {};
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name)
+      .slice(dir.length + 1)
+      .split('\\')
+      .join('/');
+    if (skip && (path === skip || path.startsWith(`${skip}/`))) continue;
+    found[path] = readFileSync(join(entry.parentPath, entry.name));
+  }
+  return found;
+}
+
+/** `dir` holds exactly `files`, byte for byte. */
+function expectInstalled(dir: string, files: Files, skip?: string): void {
+  expect(existsSync(dir), dir).toBe(true);
+  const onDisk = filesIn(dir, skip);
+  expect(Object.keys(onDisk).sort(), dir).toEqual(Object.keys(files).sort());
+  for (const [path, bytes] of Object.entries(files)) expect(onDisk[path]!.equals(bytes), `${dir}/${path}`).toBe(true);
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  output: string;
+}
+
+const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
+
+/** Runs a client's entry script on Node 22 in `cwd`, with a home of its own and no telemetry. */
+function run(script: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
+  const home = join(work, 'home');
+  mkdirSync(home, { recursive: true });
+  return new Promise((resolve, reject) => {
+    const child = spawn(clients.node, [script, ...args], {
+      cwd,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: home,
+        XDG_CONFIG_HOME: join(home, '.config'),
+        XDG_CACHE_HOME: join(home, '.cache'),
+        DISABLE_TELEMETRY: '1',
+        DO_NOT_TRACK: '1',
+        NO_COLOR: '1',
+        CI: '1',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let output = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      output += d;
+    });
+    child.stderr.on('data', (d) => (output += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout: stdout.replace(ANSI, ''), output: output.replace(ANSI, '') });
+    });
+  });
+}
+
+/** `run` that must succeed, saying what the client printed when it does not. */
+async function ok(script: string, args: string[], cwd: string, env?: Record<string, string>): Promise<Run> {
+  const result = await run(script, args, cwd, env);
+  expect(result.code, `${args.join(' ')}:\n${result.output}`).toBe(0);
+  return result;
+}
+
+beforeAll(async () => {
+  // Failing, not skipping, when npm cannot install them: CI must not pass without the clients.
+  clients = ensurePeerClients(process.env.PEER_CLIENTS_DIR ?? join(tmpdir(), 'skillpress-peer-clients'));
+  server = await startServer({ DATA_DIR: join(work, 'data') });
+  base = server.baseUrl;
+  const login = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' } });
+  const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+  key = (await call(base, '/api/api-keys', { method: 'POST', body: { name: 'interop' }, headers: { cookie, origin: base } })).body.key;
+  await publishThroughOurApi('multi', '1.0.0');
+  await publishThroughOurApi('single', '1.0.0');
+  await rebuiltAt('1.0.0');
+});
+
+afterAll(async () => {
+  if (server) expect(await server.stop('SIGINT')).toBe(0);
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('the skills CLI (npm skills 1.7.4)', () => {
+  const project = join(work, 'skills-project');
+  /** Where the two agents read skills: Codex the shared .agents/skills, Claude Code its own folder. */
+  const agents = { codex: join(project, '.agents/skills'), 'claude-code': join(project, '.claude/skills') };
+
+  it('lists both skills of the discovery index, the archive and the lone SKILL.md', async () => {
+    mkdirSync(project, { recursive: true });
+    const { output } = await ok(clients.skills, ['add', base, '--list'], project);
+    expect(output).toContain('interop-multi');
+    expect(output).toContain('interop-single');
+  });
+
+  it('installs both into Claude Code and Codex, byte for byte', async () => {
+    await ok(
+      clients.skills,
+      ['add', base, '--skill', 'interop-multi', '--skill', 'interop-single', '--agent', 'claude-code', '--agent', 'codex', '--yes'],
+      project,
+    );
+    for (const dir of Object.values(agents)) {
+      expectInstalled(join(dir, 'interop-multi'), published.multi['1.0.0']);
+      expectInstalled(join(dir, 'interop-single'), published.single['1.0.0']);
+    }
+    // Its own lock file, which ours never touches (ours is skillpress-lock.json).
+    expect(JSON.parse(readFileSync(join(project, 'skills-lock.json'), 'utf8')).skills).toHaveProperty('interop-multi');
+    const installed = (await ok(clients.skills, ['list'], project)).output;
+    expect(installed).toContain('interop-multi');
+    expect(installed).toContain('interop-single');
+  });
+});
+
+describe('clawdhub (npm clawdhub 0.3.0)', () => {
+  const project = join(work, 'clawdhub-project');
+  const config = join(work, 'clawdhub-config.json');
+  /** The same two agents' folders, as `--dir` (clawdhub installs into one folder at a time). */
+  const dirs = { 'claude-code': '.claude/skills', codex: '.agents/skills' };
+  const claw = (args: string[], dir = 'skills') =>
+    run(clients.clawdhub, ['--registry', base, '--workdir', project, '--dir', dir, '--no-input', ...args], project, { CLAWDHUB_CONFIG_PATH: config });
+  const clawOk = async (args: string[], dir?: string) => {
+    const result = await claw(args, dir);
+    expect(result.code, `clawdhub ${args.join(' ')}:\n${result.output}`).toBe(0);
+    return result;
+  };
+
+  it('logs in with an API key and says whose it is', async () => {
+    mkdirSync(project, { recursive: true });
+    expect((await clawOk(['login', '--token', key, '--no-browser'])).output).toContain('Logged in as @alice');
+    expect((await clawOk(['whoami'])).output).toContain('alice');
+  });
+
+  it('searches and explores the free skills', async () => {
+    const found = (await clawOk(['search', 'interop'])).stdout;
+    expect(found).toMatch(/^interop-multi v1\.0\.0 {2}interop-multi {2}\(/m);
+    expect(found).toMatch(/^interop-single v1\.0\.0/m);
+    expect((await clawOk(['explore'])).stdout).toMatch(/^interop-single {2}v1\.0\.0 /m);
+    const listed = JSON.parse((await clawOk(['explore', '--json', '--sort', 'installs'])).stdout);
+    expect(listed.items.map((item: { slug: string }) => item.slug).sort()).toEqual(['interop-multi', 'interop-single']);
+    expect(listed.items[0]).toMatchObject({ tags: { latest: '1.0.0' }, latestVersion: { version: '1.0.0' } });
+  });
+
+  it('installs into Claude Code and Codex, byte for byte, and finds them up to date', async () => {
+    for (const dir of Object.values(dirs)) {
+      await clawOk(['install', 'interop-multi'], dir);
+      await clawOk(['install', 'interop-single'], dir);
+      expectInstalled(join(project, dir, 'interop-multi'), published.multi['1.0.0'], '.clawdhub');
+      expectInstalled(join(project, dir, 'interop-single'), published.single['1.0.0'], '.clawdhub');
+      // Resolve names the version by the folder's fingerprint: nothing to do.
+      expect((await clawOk(['update', '--all'], dir)).output).toContain('interop-multi: up to date (1.0.0)');
+    }
+    expect((await clawOk(['list'])).stdout).toContain('interop-multi  1.0.0');
+  });
+
+  it('never installs a paid skill: the registry answers 402 payment_required', async () => {
+    const paid = await call(base, '/api/publish', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: {
+        name: 'Interop Paid',
+        slug: 'interop-paid',
+        description: 'Costs money',
+        category: 'testing',
+        paid: true,
+        files: [{ filename: 'SKILL.md', content: skillMd('interop-paid', 'Costs money', 'The secret recipe.').toString() }],
+      },
+    });
+    expect(paid.status).toBe(201);
+    const refused = await claw(['install', 'interop-paid']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.output).toContain('payment_required');
+    expect(refused.output).not.toContain('secret recipe');
+  });
+});
+
+describe('a new version published through our API', () => {
+  it('reaches both clients on update, byte for byte', async () => {
+    await publishThroughOurApi('multi', '1.1.0');
+    await publishThroughOurApi('single', '1.1.0');
+    await rebuiltAt('1.1.0');
+
+    const skillsProject = join(work, 'skills-project');
+    await ok(clients.skills, ['update', '--project', '--yes'], skillsProject);
+    for (const dir of ['.agents/skills', '.claude/skills']) {
+      expectInstalled(join(skillsProject, dir, 'interop-multi'), published.multi['1.1.0']);
+      expectInstalled(join(skillsProject, dir, 'interop-single'), published.single['1.1.0']);
+    }
+    expect(lstatSync(join(skillsProject, '.claude/skills/interop-multi')).isSymbolicLink()).toBe(true);
+
+    const clawProject = join(work, 'clawdhub-project');
+    for (const dir of ['.claude/skills', '.agents/skills']) {
+      const updated = await run(clients.clawdhub, ['--registry', base, '--workdir', clawProject, '--dir', dir, '--no-input', 'update', '--all'], clawProject, {
+        CLAWDHUB_CONFIG_PATH: join(work, 'clawdhub-config.json'),
+      });
+      expect(updated.code, updated.output).toBe(0);
+      expect(updated.output).toContain('interop-multi: updated -> 1.1.0');
+      expectInstalled(join(clawProject, dir, 'interop-multi'), published.multi['1.1.0'], '.clawdhub');
+      expectInstalled(join(clawProject, dir, 'interop-single'), published.single['1.1.0'], '.clawdhub');
+    }
+  });
+});
+
+describe('publishing with clawdhub', () => {
+  const project = join(work, 'clawdhub-project');
+  const folder = join(project, 'authoring/interop-claw');
+  const claw = (args: string[], dir = 'skills') =>
+    run(clients.clawdhub, ['--registry', base, '--workdir', project, '--dir', dir, '--no-input', ...args], project, {
+      CLAWDHUB_CONFIG_PATH: join(work, 'clawdhub-config.json'),
+    });
+  const write = (files: Files) => {
+    rmSync(folder, { recursive: true, force: true });
+    for (const [path, bytes] of Object.entries(files)) {
+      mkdirSync(dirname(join(folder, path)), { recursive: true });
+      writeFileSync(join(folder, path), bytes);
+    }
+  };
+  const first: Files = {
+    'SKILL.md': text('---\nname: interop-claw\ndescription: Written with clawdhub\nmetadata:\n  category: Claw Tools\n---\n# Claw\n'),
+    'scripts/go.sh': text('#!/bin/sh\necho claw one\n'),
+  };
+  const second: Files = { ...first, 'scripts/go.sh': text('#!/bin/sh\necho claw two\n'), 'references/notes.md': text('Notes\n') };
+
+  /** What our own API delivers of the skill, as files. */
+  async function delivered(slug: string, version: string): Promise<Files> {
+    const catalog = await eventually(
+      () => call(base, `/api/registry/${slug}`),
+      (r) => r.status === 200,
+      20_000,
+    );
+    const res = await call(base, `/api/deliver/${catalog.body.id}?version=${version}`);
+    expect(res.status).toBe(200);
+    return Object.fromEntries(
+      res.body.files.map((f: { filename: string; content: string; encoding?: string }) => [
+        f.filename,
+        Buffer.from(f.content, f.encoding === 'base64' ? 'base64' : 'utf8'),
+      ]),
+    );
+  }
+
+  it('publishes a new skill and then a new version of it, which our API delivers byte for byte', async () => {
+    write(first);
+    const created = await claw(['publish', folder, '--version', '0.1.0', '--changelog', 'First from clawdhub']);
+    expect(created.code, created.output).toBe(0);
+    expect(created.output).toContain('Published interop-claw@0.1.0');
+    expect(await delivered('interop-claw', '0.1.0')).toEqual(first);
+    const registry = await eventually(
+      () => call(base, '/api/registry/interop-claw'),
+      (r) => r.body?.category === 'claw-tools',
+    );
+    expect(registry.body).toMatchObject({ description: 'Written with clawdhub', author: 'alice', currentVersion: '0.1.0' });
+
+    write(second);
+    const versioned = await claw(['publish', folder, '--version', '0.2.0', '--changelog', 'Second from clawdhub']);
+    expect(versioned.code, versioned.output).toBe(0);
+    expect(await delivered('interop-claw', '0.2.0')).toEqual(second);
+    const again = await claw(['publish', folder, '--version', '0.2.0']);
+    expect(again.code).not.toBe(0);
+    expect(again.output).toContain('version_exists');
+  });
+
+  it('installs what it published, byte for byte, from the registry', async () => {
+    const installed = await claw(['install', 'interop-claw'], 'published');
+    expect(installed.code, installed.output).toBe(0);
+    expectInstalled(join(project, 'published/interop-claw'), second, '.clawdhub');
+  });
+
+  it('answers what has no counterpart here with a clear error', async () => {
+    for (const args of [
+      ['star', 'interop-claw', '--yes'],
+      ['delete', 'interop-claw', '--yes'],
+      ['explore', '--sort', 'trending'],
+    ]) {
+      const refused = await claw(args);
+      expect(refused.code, args.join(' ')).not.toBe(0);
+      expect(refused.output, args.join(' ')).toContain('"code":"not_supported"');
+    }
+    expect((await call(base, '/api/registry/interop-claw')).status).toBe(200);
+  });
+});

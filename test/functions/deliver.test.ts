@@ -52,10 +52,11 @@ describe('GET /api/deliver/<skillId> for a free skill', () => {
 
   it("answers in canonical form: the body begins with the version's bundle, byte for byte", async () => {
     const files = [
-      { filename: 'SKILL.md', content: '# Hello\n"quoted" and \\ and é\n' },
+      skillFile('canonical-delivery', '# Hello\n"quoted" and \\ and é\n'),
       { filename: 'a/logo.png', content: Buffer.from([0x89, 0x50, 0x00, 0xff]).toString('base64'), encoding: 'base64' as const },
+      { filename: 'run.sh', content: '#!/bin/sh\n', executable: true },
     ];
-    const skill = await publish(stack, aliceKey, { files });
+    const skill = await publish(stack, aliceKey, { slug: 'canonical-delivery', files });
     const body = Buffer.from(await (await deliver(stack, skill.id)).arrayBuffer());
     const published = files.map((f) => decodeFile(f)!);
     expect(body.toString().startsWith(bundleBytes(published).slice(0, -1))).toBe(true);

@@ -54,7 +54,7 @@ export async function deliver(deps: Deps, request: DeliveryRequest): Promise<Del
 /**
  * Reads and serialises one version's payload; a version that does not exist is a 404 (not kept).
  * The body is in canonical form, so it begins with the version's bundle as the registry hashed
- * it and a client can check the integrity over the bytes it received (docs/api.md §7.5).
+ * it and a client can check the integrity over the bytes it received (docs/api.md §7.6).
  */
 async function readDelivery(deps: Deps, skill: SkillItem, version: string): Promise<Delivery> {
   const item = await getVersion(deps.db, skill.id, version);

@@ -1,5 +1,4 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { Db } from '../store/db.ts';
+import { type Db, scanAll } from '../store/db.ts';
 import { installsOf } from '../store/downloads.ts';
 import { idsOf } from '../store/lookalikes.ts';
 import { toSkillItem, toVersionItem } from '../store/skills.ts';
@@ -30,45 +29,35 @@ export async function scanSkillStates(db: Db, segments = 4): Promise<ScannedTabl
   const states = new Map<string, SkillState>();
   const versions = new Map<string, SkillState['versions']>();
   const damaged = new Map<string, SkillFailure>();
-  await Promise.all(
-    Array.from({ length: segments }, async (_, segment) => {
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.doc.send(
-          new ScanCommand({
-            TableName: db.table,
-            Segment: segment,
-            TotalSegments: segments,
-            FilterExpression: 'begins_with(pk, :skill) OR begins_with(pk, :lookalike) OR (begins_with(pk, :installs) AND sk = :total)',
-            ExpressionAttributeValues: { ':skill': prefix.skill, ':lookalike': prefix.lookalike, ':installs': prefix.installs, ':total': 'TOTAL' },
-            ExclusiveStartKey,
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          const pk = String(item.pk);
-          if (pk.startsWith(prefix.installs)) {
-            installs.set(pk.slice(prefix.installs.length), installsOf(item));
-            continue;
-          }
-          if (pk.startsWith(prefix.lookalike)) {
-            lookalikes.set(pk.slice(prefix.lookalike.length), new Set(idsOf(item)));
-            continue;
-          }
-          const id = pk.slice(prefix.skill.length);
-          try {
-            if (item.sk === 'META') states.set(id, { skill: toSkillItem(item), versions: [] });
-            else if (String(item.sk).startsWith(sortPrefix.version)) {
-              const list = versions.get(id) ?? [];
-              list.push(toVersionItem(item));
-              versions.set(id, list);
-            }
-          } catch (error) {
-            damaged.set(id, skillFailure({ skillId: id }, error));
-          }
+  await scanAll(
+    db,
+    {
+      FilterExpression: 'begins_with(pk, :skill) OR begins_with(pk, :lookalike) OR (begins_with(pk, :installs) AND sk = :total)',
+      ExpressionAttributeValues: { ':skill': prefix.skill, ':lookalike': prefix.lookalike, ':installs': prefix.installs, ':total': 'TOTAL' },
+    },
+    (item) => {
+      const pk = String(item.pk);
+      if (pk.startsWith(prefix.installs)) {
+        installs.set(pk.slice(prefix.installs.length), installsOf(item));
+        return;
+      }
+      if (pk.startsWith(prefix.lookalike)) {
+        lookalikes.set(pk.slice(prefix.lookalike.length), new Set(idsOf(item)));
+        return;
+      }
+      const id = pk.slice(prefix.skill.length);
+      try {
+        if (item.sk === 'META') states.set(id, { skill: toSkillItem(item), versions: [] });
+        else if (String(item.sk).startsWith(sortPrefix.version)) {
+          const list = versions.get(id) ?? [];
+          list.push(toVersionItem(item));
+          versions.set(id, list);
         }
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
-    }),
+      } catch (error) {
+        damaged.set(id, skillFailure({ skillId: id }, error));
+      }
+    },
+    segments,
   );
   const result: SkillState[] = [];
   for (const [id, state] of states) {

@@ -6,6 +6,8 @@ import {
   type PutCommand,
   QueryCommand,
   type QueryCommandInput,
+  ScanCommand,
+  type ScanCommandInput,
   type UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { output, ZodMiniType } from 'zod/mini';
@@ -90,6 +92,29 @@ export async function queryAll(db: Db, input: Omit<QueryCommandInput, 'TableName
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return items;
+}
+
+/**
+ * Reads the whole table in `segments` parallel scans, handing every item (that passes the
+ * input's filter) to `onItem` as its page arrives. For passes over every skill at once, where a
+ * query per skill would cost a round trip per skill.
+ */
+export async function scanAll(
+  db: Db,
+  input: Omit<ScanCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Segment' | 'TotalSegments'>,
+  onItem: (item: Record<string, unknown>) => void,
+  segments = 4,
+): Promise<void> {
+  await Promise.all(
+    Array.from({ length: segments }, async (_, Segment) => {
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.doc.send(new ScanCommand({ ...input, TableName: db.table, Segment, TotalSegments: segments, ExclusiveStartKey }));
+        for (const item of page.Items ?? []) onItem(item);
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+    }),
+  );
 }
 
 /**

@@ -1,8 +1,8 @@
-import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type DailyInstalls, SOURCES, type Source, type SourceCounts, utcDay } from '#core/install-analytics';
 import { mapLimit } from '#core/map-limit';
 import type { Logger } from '../platform/log.ts';
-import { type Db, getItems, queryAll } from './db.ts';
+import { type Db, getItems, queryAll, scanAll } from './db.ts';
 import { installDayKey, prefix, sortPrefix } from './keys.ts';
 
 /**
@@ -225,31 +225,21 @@ export async function scanDownloads(db: Db, firstDay: string, segments = 4): Pro
     bySkill.set(skillId, entry);
     return entry;
   };
-  await Promise.all(
-    Array.from({ length: segments }, async (_, segment) => {
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.doc.send(
-          new ScanCommand({
-            TableName: db.table,
-            Segment: segment,
-            TotalSegments: segments,
-            FilterExpression: 'begins_with(pk, :installs) AND (sk = :total OR sk >= :first)',
-            ProjectionExpression: 'pk, sk, #cli, #web, #api',
-            ExpressionAttributeNames: { '#cli': 'cli', '#web': 'web', '#api': 'api' },
-            ExpressionAttributeValues: { ':installs': prefix.installs, ':total': 'TOTAL', ':first': sortPrefix.day + firstDay },
-            ExclusiveStartKey,
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          const entry = of(String(item.pk).slice(prefix.installs.length));
-          const sk = String(item.sk);
-          if (sk === 'TOTAL') entry.totals = counts(item);
-          else entry.days.push({ date: sk.slice(sortPrefix.day.length), ...counts(item) });
-        }
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
-    }),
+  await scanAll(
+    db,
+    {
+      FilterExpression: 'begins_with(pk, :installs) AND (sk = :total OR sk >= :first)',
+      ProjectionExpression: 'pk, sk, #cli, #web, #api',
+      ExpressionAttributeNames: { '#cli': 'cli', '#web': 'web', '#api': 'api' },
+      ExpressionAttributeValues: { ':installs': prefix.installs, ':total': 'TOTAL', ':first': sortPrefix.day + firstDay },
+    },
+    (item) => {
+      const entry = of(String(item.pk).slice(prefix.installs.length));
+      const sk = String(item.sk);
+      if (sk === 'TOTAL') entry.totals = counts(item);
+      else entry.days.push({ date: sk.slice(sortPrefix.day.length), ...counts(item) });
+    },
+    segments,
   );
   return bySkill;
 }

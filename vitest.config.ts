@@ -17,5 +17,11 @@ export default defineConfig({
     exclude: ['test/reliability/**', 'test/interop/**', '**/node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Vitest's default is one worker per core but one, which on this 2-core machine runs the
+    // files one after another while most of them wait on servers, browsers and child processes.
+    maxWorkers: 3,
+    // Each worker imports the AWS SDK, Hono and zod once rather than once per file: files share
+    // no state but the modules' own (every file makes its own table, buckets and servers).
+    isolate: false,
   },
 });

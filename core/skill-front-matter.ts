@@ -1,4 +1,4 @@
-import { isMap, LineCounter, parseDocument, stringify } from 'yaml';
+import { type CST, isMap, LineCounter, Parser, parseDocument, stringify } from 'yaml';
 import { SKILL_FILE } from './filename.ts';
 
 /**
@@ -31,6 +31,13 @@ export interface FrontMatter {
 const OPENING = /^---$/;
 const CLOSING = /^---[ \t]*$/;
 const BOM = '\uFEFF';
+/**
+ * How deep lists and mappings may nest, counting the root mapping as 1. Real front matter needs
+ * three or four levels; a limit keeps the answer to a deeply nested block the same however much
+ * stack the process happens to have left.
+ */
+export const MAX_FRONT_MATTER_DEPTH = 32;
+const TOO_DEEP = `the front matter nests lists and mappings more than ${MAX_FRONT_MATTER_DEPTH} levels deep`;
 
 /**
  * Reads the front matter of a `SKILL.md`. The first line must be exactly `---` and the block ends
@@ -59,6 +66,7 @@ export function readFrontMatter(source: string): FrontMatter {
 
 /** Parses the YAML between the delimiters; `firstLine` is its first line's number in the file. */
 function parseYamlMapping(yaml: string, firstLine: number): Pick<FrontMatter, 'data' | 'problems'> {
+  if (nestedDeeperThan(yaml, MAX_FRONT_MATTER_DEPTH)) return { problems: [{ message: TOO_DEEP }] };
   const lineCounter = new LineCounter();
   // `uniqueKeys` is the default; spelled out because a repeated key is refused by js-yaml (and
   // so by gray-matter clients) and an author should hear about it here first.
@@ -80,21 +88,44 @@ function parseYamlMapping(yaml: string, firstLine: number): Pick<FrontMatter, 'd
     const data = value === null ? {} : (plainObjects(value, [], keyProblems) as Record<string, unknown>);
     return { data, problems: keyProblems };
   } catch (error) {
-    // An alias to a missing anchor, too many aliases (a "billion laughs" document), or nesting
-    // deeper than the stack.
+    // An alias to a missing anchor, or too many aliases (a "billion laughs" document).
     return { problems: [{ message: `invalid YAML in the front matter: ${(error as Error).message}` }] };
   }
 }
 
 /**
+ * Whether the YAML nests lists and mappings more than `limit` deep. Read from the `yaml`
+ * package's syntax tree, whose parser keeps its own stack, and walked with a list rather than
+ * by recursion: the composer that {@link parseDocument} runs recurses, and would run out of
+ * stack on some documents and not others depending on how much of it is left.
+ */
+function nestedDeeperThan(yaml: string, limit: number): boolean {
+  const pending: [CST.Token | null | undefined, number][] = [];
+  for (const token of new Parser().parse(yaml)) pending.push([token, 0]);
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [token, depth] = next;
+    if (token?.type === 'document') pending.push([token.value, depth]);
+    if (token?.type !== 'block-map' && token?.type !== 'block-seq' && token?.type !== 'flow-collection') continue;
+    if (depth + 1 > limit) return true;
+    for (const item of token.items) pending.push(['key' in item ? item.key : undefined, depth + 1], [item.value, depth + 1]);
+  }
+  return false;
+}
+
+/**
  * Turns `Map`s into plain objects. A key that is not a scalar is a problem and is left out, and
- * so is a value that contains itself (`a: &x [*x]` is valid YAML, and would recurse forever).
+ * so is a value that contains itself (`a: &x [*x]` is valid YAML, and would recurse forever) or
+ * that aliases make deeper than {@link MAX_FRONT_MATTER_DEPTH}.
  */
 function plainObjects(value: unknown, path: (string | number)[], problems: FrontMatterProblem[], ancestors = new Set<unknown>()): unknown {
   if (!Array.isArray(value) && !(value instanceof Map)) return value;
   const at = path.length > 0 ? { path } : {};
   if (ancestors.has(value)) {
     problems.push({ ...at, message: 'a value must not contain itself through an alias' });
+    return undefined;
+  }
+  if (path.length >= MAX_FRONT_MATTER_DEPTH) {
+    problems.push({ ...at, message: TOO_DEEP });
     return undefined;
   }
   const inner = new Set(ancestors).add(value);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkSkillConformance, discoveryDescription, type SkillFile } from '#core/skill-conformance';
+import { MAX_FRONT_MATTER_DEPTH } from '#core/skill-front-matter';
 
 const file = (filename: string, content: string | Uint8Array): SkillFile => ({
   filename,
@@ -131,10 +132,24 @@ describe('checkSkillConformance: finding the front matter', () => {
     ]);
   });
 
-  it('reports front matter nested deeper than the stack as a problem', () => {
-    expect(check(`${valid}\nx: ${'['.repeat(5000)}${']'.repeat(5000)}`).issues).toEqual([
-      { file: 'SKILL.md', message: expect.stringContaining('invalid YAML') },
-    ]);
+  it('reports front matter nested more than 32 levels deep as a problem, however deep', () => {
+    for (const depth of [32, 5000]) {
+      expect(check(`${valid}\nx: ${'['.repeat(depth)}${']'.repeat(depth)}`).issues).toEqual([
+        { file: 'SKILL.md', message: `the front matter nests lists and mappings more than ${MAX_FRONT_MATTER_DEPTH} levels deep` },
+      ]);
+    }
+  });
+
+  it('accepts front matter exactly 32 levels deep', () => {
+    // The root mapping is the first level, so x holds 31 more.
+    expect(check(`${valid}\nx: ${'['.repeat(31)}${']'.repeat(31)}`).issues).toEqual([]);
+  });
+
+  it('reports nesting that aliases build deeper than the limit, at the path where it goes too deep', () => {
+    const chain = ['a0: &a0 [[[[[[[[[[1]]]]]]]]]]', ...Array.from({ length: 3 }, (_, i) => `a${i + 1}: &a${i + 1} [[[[[[[[[*a${i}]]]]]]]]]`)].join('\n');
+    const issues = check(`${valid}\n${chain}`).issues;
+    expect(issues).toEqual([{ file: 'SKILL.md', path: expect.arrayContaining(['a3']), message: expect.stringContaining('levels deep') }]);
+    expect(issues[0]!.path).toHaveLength(MAX_FRONT_MATTER_DEPTH);
   });
 
   it('never throws, whatever the text', () => {

@@ -7,14 +7,14 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { launchBrowser, type TestBrowser } from '../support/browser.ts';
 import { type FakeStripe, fakeStripeEnv, startFakeStripe } from '../support/fake-stripe.ts';
-import { signInAs as signIntoDashboard, until as untilReady } from '../support/site-browser.ts';
-import { call, type ServerProcess, startServer } from '../support/server-process.ts';
+import { hasBuiltPage, signInAs as signIntoDashboard, startSeededSite, until as untilReady } from '../support/site-browser.ts';
+import { call, type ServerProcess } from '../support/server-process.ts';
 import { addVersion, publish, publishFixture, type SiteFixture, skillMd, XSS_DESCRIPTION, XSS_NAME, XSS_SKILL_MD } from '../support/site-fixture.ts';
 
 /**
  * The catalog site and the dashboard in real headless Chromium, against the local runtime
- * started as `npm start` starts it: the site is built by the runtime's own debounced rebuild
- * from what the fixture publishes through the API, and served by its CDN at `/`.
+ * started as `npm start` starts it: the site is built by the runtime from what the fixture
+ * published through its API, rebuilt after the writes the tests make, and served by its CDN at `/`.
  */
 // A browser on a busy 2-core machine: give pages time rather than fail on a slow second.
 vi.setConfig({ testTimeout: 90_000 });
@@ -30,22 +30,15 @@ let stripe: FakeStripe;
 
 beforeAll(async () => {
   stripe = await startFakeStripe();
-  server = await startServer({
-    DATA_DIR: dataDir,
-    SKILLPRESS_SITE: '1',
-    SKILLPRESS_SITE_DEBOUNCE_MS: '300',
-    SKILLPRESS_PUBLISH_LIMIT: '100',
-    ...fakeStripeEnv(stripe),
-  });
+  ({ server, seeded: fixture } = await startSeededSite(
+    { DATA_DIR: dataDir, SKILLPRESS_SITE_DEBOUNCE_MS: '300', SKILLPRESS_PUBLISH_LIMIT: '100', ...fakeStripeEnv(stripe) },
+    publishFixture,
+  ));
   base = server.baseUrl;
-  fixture = await publishFixture(base);
-  // The runtime rebuilds the site after the writes settle; wait until every skill has its page.
+  // The runtime's first site build has the whole fixture; wait until every skill has its page.
   await until(async () => {
-    const pages = await Promise.all(Object.values(fixture.skills).map((s) => fetchText(`/skills/${s.slug}/`)));
-    return (
-      pages.every((html, i) => html.includes(`data-slug="${Object.values(fixture.skills)[i]!.slug}"`)) &&
-      (await fetchText(`/skills/${fixture.skills.pretty.slug}/`)).includes('2.0.0')
-    );
+    const built = await Promise.all(Object.values(fixture.skills).map((s) => hasBuiltPage(base, s.slug)));
+    return built.every(Boolean) && (await fetchText(`/skills/${fixture.skills.pretty.slug}/`)).includes('2.0.0');
   }, 240_000);
   browser = await launchBrowser();
   await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });

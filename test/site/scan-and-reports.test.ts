@@ -6,9 +6,9 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { slugify } from '#core/slug';
 import { launchBrowser, type TestBrowser } from '../support/browser.ts';
-import { signInAs as signIntoDashboard, until as untilReady } from '../support/site-browser.ts';
+import { hasBuiltPage, ONE_BUILD, signInAs as signIntoDashboard, startSeededSite, until as untilReady } from '../support/site-browser.ts';
 import { CLEAN_SKILL_MD, SUSPICIOUS_EXCERPT, SUSPICIOUS_SKILL_MD } from '../support/scan-samples.ts';
-import { call, type ServerProcess, startServer } from '../support/server-process.ts';
+import { call, type ServerProcess } from '../support/server-process.ts';
 import { renamedSkillMd } from '../support/skill-md.ts';
 import { createKey, publish, type PublishedSkill, signIn } from '../support/site-fixture.ts';
 
@@ -32,27 +32,20 @@ let skills: Record<'flagged' | 'paid' | 'tidy' | 'target', PublishedSkill>;
 const files = (name: string, text: string) => [{ filename: 'SKILL.md', content: renamedSkillMd(text, slugify(name)) }];
 
 beforeAll(async () => {
-  server = await startServer({
-    DATA_DIR: dataDir,
-    SKILLPRESS_SITE: '1',
-    SKILLPRESS_SITE_DEBOUNCE_MS: '300',
-    SKILLPRESS_PUBLISH_LIMIT: '100',
-    SKILLPRESS_ADMINS: 'root',
-  });
+  const env = { DATA_DIR: dataDir, SKILLPRESS_SITE_DEBOUNCE_MS: ONE_BUILD, SKILLPRESS_PUBLISH_LIMIT: '100', SKILLPRESS_ADMINS: 'root' };
+  ({ server, seeded: skills } = await startSeededSite(env, async (seedBase) => {
+    const key = await createKey(seedBase, await signIn(seedBase, 'alice'));
+    const skill = (name: string, text: string, paid = false) =>
+      publish(seedBase, key, { name, description: `${name}, for the scan tests`, category: 'testing', paid, files: files(name, text) });
+    return {
+      flagged: await skill('Quick Installer', SUSPICIOUS_SKILL_MD),
+      paid: await skill('Premium Installer', SUSPICIOUS_SKILL_MD, true),
+      tidy: await skill('Tidy Notes', CLEAN_SKILL_MD),
+      target: await skill('Free Wallet Helper', CLEAN_SKILL_MD),
+    };
+  }));
   base = server.baseUrl;
-  const key = await createKey(base, await signIn(base, 'alice'));
-  const skill = (name: string, text: string, paid = false) =>
-    publish(base, key, { name, description: `${name}, for the scan tests`, category: 'testing', paid, files: files(name, text) });
-  skills = {
-    flagged: await skill('Quick Installer', SUSPICIOUS_SKILL_MD),
-    paid: await skill('Premium Installer', SUSPICIOUS_SKILL_MD, true),
-    tidy: await skill('Tidy Notes', CLEAN_SKILL_MD),
-    target: await skill('Free Wallet Helper', CLEAN_SKILL_MD),
-  };
-  await until(async () => {
-    const pages = await Promise.all(Object.values(skills).map((s) => fetchText(`/skills/${s.slug}/`)));
-    return pages.every((html, i) => html.includes(`data-slug="${Object.values(skills)[i]!.slug}"`));
-  }, 240_000);
+  await until(async () => (await Promise.all(Object.values(skills).map((s) => hasBuiltPage(base, s.slug)))).every(Boolean), 240_000);
   browser = await launchBrowser();
   page = await browser.page();
 }, 300_000);

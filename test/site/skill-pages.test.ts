@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { launchBrowser, type TestBrowser } from '../support/browser.ts';
 import { PAID_BODY, publishSkillPageFixture, type SkillPageFixture } from '../support/skill-page-fixture.ts';
 import { createKey, publish, signIn } from '../support/site-fixture.ts';
-import { until as untilReady } from '../support/site-browser.ts';
-import { type ServerProcess, startServer } from '../support/server-process.ts';
+import { hasBuiltPage, ONE_BUILD, startSeededSite, until as untilReady } from '../support/site-browser.ts';
+import type { ServerProcess } from '../support/server-process.ts';
 
 /**
  * What a skill page shows besides the registry's facts, in real headless Chromium against the
@@ -27,16 +27,18 @@ let browser: TestBrowser;
 let page: Page;
 
 beforeAll(async () => {
-  server = await startServer({ DATA_DIR: dataDir, SKILLPRESS_SITE: '1', SKILLPRESS_SITE_DEBOUNCE_MS: '300', SKILLPRESS_PUBLISH_LIMIT: '100' });
+  ({ server, seeded: fixture } = await startSeededSite(
+    { DATA_DIR: dataDir, SKILLPRESS_SITE_DEBOUNCE_MS: ONE_BUILD, SKILLPRESS_PUBLISH_LIMIT: '100' },
+    async (seedBase) => {
+      const seeded = await publishSkillPageFixture(seedBase);
+      // Published after the installs: the author page lists it with the others.
+      await publish(seedBase, seeded.key, { name: 'After The Count', description: 'Published once the installs are in.', category: 'writing' });
+      return seeded;
+    },
+  ));
   base = server.baseUrl;
-  fixture = await publishSkillPageFixture(base);
-  // A build counts installs when it starts and reads the catalog a few seconds later, so the
-  // build that made the page of the last publish may have started before the installs. The next
-  // build cannot have: builds run one at a time, and this one starts after that page is there.
-  const built = async (slug: string) => (await (await fetch(`${base}/skills/${slug}/`)).text()).includes(`data-slug="${slug}"`);
-  await untilReady(server, () => built(fixture.last.slug), 240_000);
-  const marker = await publish(base, fixture.key, { name: 'After The Count', description: 'Published once the installs are in.', category: 'writing' });
-  await untilReady(server, () => built(marker.slug), 120_000);
+  // One build, made after every install was counted: the pages show the counts of all of them.
+  await untilReady(server, () => hasBuiltPage(base, fixture.last.slug), 240_000);
   browser = await launchBrowser();
   page = await browser.page();
 }, 300_000);

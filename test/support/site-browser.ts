@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import type { ServerProcess } from './server-process.ts';
+import { type ServerProcess, startServer } from './server-process.ts';
 
 /** Steps the site's browser tests share: waiting on the running server, and the dev sign-in. */
 
@@ -20,3 +20,32 @@ export async function signInAs(page: Page, base: string, login: string): Promise
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByText(`Signed in as ${login}`).waitFor();
 }
+
+/**
+ * The runtime as `npm start` runs it, on a store that `seed` first filled through the API of the
+ * same runtime with the site off, then stopped cleanly and started again on the same port with
+ * the site on. The first site build then holds the whole catalog, instead of being followed by a
+ * rebuild for the writes the seed made meanwhile: each build costs about ten seconds of CPU.
+ */
+export async function startSeededSite<T>(env: Record<string, string>, seed: (base: string) => Promise<T>): Promise<{ server: ServerProcess; seeded: T }> {
+  const seeding = await startServer({ ...env, SKILLPRESS_SITE: '0' });
+  let seeded: T;
+  try {
+    seeded = await seed(seeding.baseUrl);
+  } finally {
+    await seeding.stop();
+  }
+  const server = await startServer({ ...env, SKILLPRESS_SITE: '1', PORT: new URL(seeding.baseUrl).port });
+  return { server, seeded };
+}
+
+/** Whether the site build has made the page of the skill `slug`. */
+export async function hasBuiltPage(base: string, slug: string): Promise<boolean> {
+  return (await (await fetch(`${base}/skills/${slug}/`)).text()).includes(`data-slug="${slug}"`);
+}
+
+/**
+ * A site debounce longer than any test file runs: the runtime builds the site once, at start,
+ * and the pages of what the tests publish afterwards render in the browser from the registry.
+ */
+export const ONE_BUILD = String(30 * 60_000);

@@ -81,6 +81,6 @@ async function stop(): Promise<void> {
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 
-const served = await serveApp(app.fetch, host, port);
+const served = await serveApp(app.fetch, host, port, runtime.cdn);
 server = served.server;
 console.log(`Skillpress listening on http://${host}:${served.port}`);

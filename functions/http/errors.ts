@@ -2,24 +2,46 @@ import type { Context } from 'hono';
 import { type DomainError, isDomainError, RateLimitedError, statusOf } from '#core/errors';
 import { errorFields, type Logger } from '../platform/log.ts';
 
+/** An error as an HTTP answer: status, headers (Content-Type and Cache-Control among them) and the JSON body. */
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
 /**
- * The one mapping from errors to HTTP responses (docs/api.md §5). Domain errors keep their code;
+ * The one mapping from errors to HTTP answers (docs/api.md §5). Domain errors keep their code;
  * anything else is logged and becomes a bare 500 `internal` with no stack or vendor message.
  */
+export function errorAnswer(error: unknown, log: Logger, request: { method: string; path: string }): ErrorAnswer {
+  if (isDomainError(error)) return domainErrorAnswer(error);
+  log.error('unhandled error', { ...request, ...errorFields(error) });
+  return jsonError(500, { error: { code: 'internal', message: 'Internal error; it has been logged' } });
+}
+
+export function domainErrorAnswer(error: DomainError): ErrorAnswer {
+  const answer = jsonError(statusOf(error.code), {
+    error: { code: error.code, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) },
+  });
+  if (error instanceof RateLimitedError)
+    Object.assign(answer.headers, { 'Retry-After': String(error.retryAfterSeconds) }, rateLimitHeaders(error.limit, 0, error.retryAfterSeconds));
+  return answer;
+}
+
 export function errorResponse(error: unknown, c: Context, log: Logger): Response {
-  if (isDomainError(error)) return domainErrorResponse(c, error);
-  log.error('unhandled error', { method: c.req.method, path: c.req.path, ...errorFields(error) });
-  return c.json({ error: { code: 'internal', message: 'Internal error; it has been logged' } }, 500, { 'Cache-Control': 'no-store' });
+  return toResponse(c, errorAnswer(error, log, { method: c.req.method, path: c.req.path }));
 }
 
 export function domainErrorResponse(c: Context, error: DomainError): Response {
-  const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
-  if (error instanceof RateLimitedError) {
-    headers['Retry-After'] = String(error.retryAfterSeconds);
-    Object.assign(headers, rateLimitHeaders(error.limit, 0, error.retryAfterSeconds));
-  }
-  const body = { error: { code: error.code, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) } };
-  return c.json(body, statusOf(error.code) as 400, headers);
+  return toResponse(c, domainErrorAnswer(error));
+}
+
+function jsonError(status: number, body: object): ErrorAnswer {
+  return { status, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }, body: JSON.stringify(body) };
+}
+
+function toResponse(c: Context, answer: ErrorAnswer): Response {
+  return c.body(answer.body, answer.status as 400, answer.headers);
 }
 
 /** IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers), as separate fields. */

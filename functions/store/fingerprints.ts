@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { clawhubFingerprint } from '#core/clawhub-fingerprint';
 import { type Db, getItems, parseItem } from './db.ts';
 import { fingerprintKey, skillKey } from './keys.ts';
@@ -18,6 +18,11 @@ const fingerprintItemSchema = z.object({ version: z.string() });
 export async function putFingerprint(db: Db, item: VersionItem): Promise<void> {
   const key = fingerprintKey(item.skillId, clawhubFingerprint(item.files));
   await db.doc.send(new PutCommand({ TableName: db.table, Item: { ...key, version: item.version } }));
+}
+
+/** Removes `item`'s fingerprint, when its version could not be stored after all. */
+export async function deleteFingerprint(db: Db, item: VersionItem): Promise<void> {
+  await db.doc.send(new DeleteCommand({ TableName: db.table, Key: fingerprintKey(item.skillId, clawhubFingerprint(item.files)) }));
 }
 
 /**

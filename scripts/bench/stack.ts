@@ -31,7 +31,7 @@ export async function startBenchStack(env: Record<string, string> = {}, override
   const runtime = createLocalRuntime(config, { log: createLogger('warn'), ...overrides }, { background: 'thread', logLevel: 'warn' });
   const { deps, app } = runtime;
   await ensureStorage(config, deps.s3);
-  const { server, port } = await serveApp(app.fetch, '127.0.0.1', 0);
+  const { server, port } = await serveApp(app.fetch, '127.0.0.1', 0, runtime.cdn);
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     deps,

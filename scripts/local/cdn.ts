@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Context } from 'hono';
-import { notFound } from '#core/errors';
+import { type DomainError, notFound } from '#core/errors';
 import { securityHeadersFor } from '#core/security-headers';
 import {
   AUTHOR_FALLBACK_KEY,
@@ -14,7 +14,7 @@ import {
   skillSlugOfPath,
 } from '#core/static-paths';
 import type { AppEnv, RouteGroup } from '../../functions/http/env.ts';
-import { domainErrorResponse } from '../../functions/http/errors.ts';
+import { domainErrorAnswer } from '../../functions/http/errors.ts';
 import type { StaticStore } from '../../functions/content/static-store.ts';
 import { SITE_PENDING_PAGE } from './site-pending-page.ts';
 
@@ -29,7 +29,28 @@ import { SITE_PENDING_PAGE } from './site-pending-page.ts';
  * (an author page likewise, with the author fallback page); any other missing page with the site's 404 page. Until the first site upload of a new store
  * has finished, a missing page is the pending page instead ({@link SITE_PENDING_PAGE}): the
  * listening line comes before that build ends, and no path may answer anything but HTML then.
+ *
+ * {@link LocalCdn.answer} decides every answer. The app's routes adapt it for requests through
+ * Hono (the tests' `app.request()`, and request targets Node's adapter must normalise); the
+ * HTTP server hands it plain GETs and HEADs before the app sees them, as CloudFront answers
+ * them before API Gateway would (see `http-server.ts`).
  */
+
+/** What the CDN reads of a request. */
+export interface CdnRequest {
+  method: string;
+  /** Decoded, without the query string. */
+  path: string;
+  acceptEncoding: string | undefined;
+  ifNoneMatch: string | undefined;
+}
+
+/** A whole answer: headers complete (security headers included), the body unless HEAD or 304. */
+export interface CdnAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body?: Uint8Array | string;
+}
 
 export interface LocalCdnOptions {
   /** True while this runtime builds the site and the bucket holds no complete upload of one yet. */
@@ -76,41 +97,52 @@ export class LocalCdn {
   }
 
   readonly routes: RouteGroup = (app) => {
-    const serve = (c: Context<AppEnv>) => this.serve(c);
+    const serve = async (c: Context<AppEnv>) => {
+      const answer = await this.answer({
+        method: c.req.method,
+        path: c.req.path,
+        acceptEncoding: c.req.header('accept-encoding'),
+        ifNoneMatch: c.req.header('if-none-match'),
+      });
+      // Built whole, security headers included: the app's middleware leaves them as they are.
+      c.set('headersComplete', true);
+      return new Response((answer.body ?? null) as BodyInit | null, { status: answer.status, headers: answer.headers });
+    };
     app.on(['GET', 'HEAD'], '/api/registry/*', serve);
     app.on(['GET', 'HEAD'], '/.well-known/*', serve);
     app.on(['GET', 'HEAD'], '/bundles/*', serve);
     // Last of all routes: whatever no API route answered.
-    app.on(['GET', 'HEAD'], '*', (c) => this.serveSite(c));
+    app.on(['GET', 'HEAD'], '*', serve);
   };
 
-  private async serve(c: Context<AppEnv>): Promise<Response> {
-    const key = keyForPath(c.req.path);
-    const object = key ? await this.lookup(key) : undefined;
-    if (!object) {
-      const what = c.req.path.startsWith('/api/registry/') ? 'No skill with that slug' : 'No such file';
-      return domainErrorResponse(c, notFound(what));
+  /** The answer to a GET or HEAD of `path` (decoded, without the query) that no API route took. */
+  async answer(request: CdnRequest): Promise<CdnAnswer> {
+    const key = keyForPath(request.path);
+    if (key || isDataPath(request.path)) {
+      const object = key ? await this.lookup(key) : undefined;
+      if (!object) return errorAnswer(notFound(request.path.startsWith('/api/registry/') ? 'No skill with that slug' : 'No such file'));
+      // Public files: any site may read them, as the discovery spec asks (no credentials involved).
+      return this.respond(request, object, 200, { 'Access-Control-Allow-Origin': '*' });
     }
-    // Public files: any site may read them, as the discovery spec asks (no credentials involved).
-    return this.respond(c, object, 200, { 'Access-Control-Allow-Origin': '*' });
+    return this.answerPage(request);
   }
 
-  private async serveSite(c: Context<AppEnv>): Promise<Response> {
-    const key = siteKeyForPath(c.req.path);
+  private async answerPage(request: CdnRequest): Promise<CdnAnswer> {
+    const key = siteKeyForPath(request.path);
     const page = key ? await this.lookup(key) : undefined;
-    if (page) return this.respond(c, page);
-    if (!key) return domainErrorResponse(c, notFound('No such route'));
-    if (this.options.sitePending?.()) return pending(c);
-    const fallbackKey = skillSlugOfPath(c.req.path) ? SKILL_FALLBACK_KEY : authorLoginOfPath(c.req.path) ? AUTHOR_FALLBACK_KEY : undefined;
+    if (page) return this.respond(request, page);
+    if (!key) return errorAnswer(notFound('No such route'));
+    if (this.options.sitePending?.()) return pending(request);
+    const fallbackKey = skillSlugOfPath(request.path) ? SKILL_FALLBACK_KEY : authorLoginOfPath(request.path) ? AUTHOR_FALLBACK_KEY : undefined;
     const fallback = fallbackKey ? await this.lookup(fallbackKey) : undefined;
-    if (fallback) return this.respond(c, fallback);
+    if (fallback) return this.respond(request, fallback);
     const missing = await this.lookup(NOT_FOUND_KEY);
-    if (missing) return this.respond(c, missing, 404);
-    return domainErrorResponse(c, notFound('No such page (this server does not build the site: SKILLPRESS_SITE=0)'));
+    if (missing) return this.respond(request, missing, 404);
+    return errorAnswer(notFound('No such page (this server does not build the site: SKILLPRESS_SITE=0)'));
   }
 
-  private respond(c: Context<AppEnv>, object: Cached, status: 200 | 404 = 200, extra: Record<string, string> = {}): Response {
-    const encoding = pickEncoding(c.req.header('accept-encoding') ?? '', object.body.byteLength);
+  private respond(request: CdnRequest, object: Cached, status: 200 | 404 = 200, extra: Record<string, string> = {}): CdnAnswer {
+    const encoding = pickEncoding(request.acceptEncoding ?? '', object.body.byteLength);
     const tag = etagOf(object);
     const etag = encoding ? `"${tag}-${encoding === 'br' ? 'br' : 'gz'}"` : `"${tag}"`;
     const headers: Record<string, string> = {
@@ -121,17 +153,13 @@ export class LocalCdn {
       ...object.security,
       ...extra,
     };
-    // Built whole, as a plain record the Node adapter writes as it is: the app's middleware
-    // adding the security headers to a finished response cost a tenth of a static read.
-    c.set('headersComplete', true);
-    if (status === 200 && matches(c.req.header('if-none-match'), tag)) return new Response(null, { status: 304, headers });
+    if (status === 200 && matches(request.ifNoneMatch, tag)) return { status: 304, headers };
     let body = object.body;
     if (encoding === 'br') body = object.br ??= brotli(object.body);
     if (encoding === 'gzip') body = object.gzip ??= gzipSync(object.body, { level: object.body.byteLength > FAST_ABOVE ? 1 : constants.Z_DEFAULT_COMPRESSION });
     if (encoding) headers['Content-Encoding'] = encoding;
     headers['Content-Length'] = String(body.byteLength);
-    if (c.req.method === 'HEAD') return new Response(null, { status, headers });
-    return new Response(new Uint8Array(body), { status, headers });
+    return request.method === 'HEAD' ? { status, headers } : { status, headers, body };
   }
 
   private async lookup(key: string): Promise<Cached | undefined> {
@@ -163,9 +191,20 @@ export class LocalCdn {
 }
 
 /** The pending page: never cached, since the real page replaces it within seconds. */
-function pending(c: Context<AppEnv>): Response {
-  const headers = { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' };
-  return c.req.method === 'HEAD' ? c.body(null, 200, headers) : c.body(SITE_PENDING_PAGE, 200, headers);
+function pending(request: CdnRequest): CdnAnswer {
+  const headers = { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', ...securityHeadersFor('text/html') };
+  return request.method === 'HEAD' ? { status: 200, headers } : { status: 200, headers, body: SITE_PENDING_PAGE };
+}
+
+/** A domain error in the contract's shape, with the security headers every answer carries. */
+function errorAnswer(error: DomainError): CdnAnswer {
+  const { status, headers, body } = domainErrorAnswer(error);
+  return { status, headers: { ...headers, ...securityHeadersFor(headers['Content-Type']!) }, body };
+}
+
+/** The data tree's public prefixes: a path under them that names no object is a 404 in JSON, never a page. */
+function isDataPath(path: string): boolean {
+  return path.startsWith('/api/registry/') || path.startsWith('/.well-known/') || path.startsWith('/bundles/');
 }
 
 /**

@@ -1,19 +1,36 @@
-import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { serve } from '@hono/node-server';
-import { DomainError, statusOf } from '#core/errors';
+import { getRequestListener } from '@hono/node-server';
+import { DomainError } from '#core/errors';
+import { domainErrorAnswer } from '../../functions/http/errors.ts';
+import type { CdnAnswer, CdnRequest } from './cdn.ts';
 
 /**
  * Serves the HTTP app on Node, as `npm start` and the benchmarks run it. Requests that Node
  * refuses before the app sees them (headers or URL over its limit, a malformed request line)
  * still get the contract's JSON error shape instead of Node's bare status line.
+ *
+ * With a CDN, a GET or HEAD of a plain path that is not the API's goes to it first, as
+ * CloudFront answers the static bucket before API Gateway is involved: no fetch Request, no
+ * Hono context. Every other request goes to the app, whose routes hand what is left of the
+ * static paths (request targets that need normalising) to the same CDN.
  */
 export async function serveApp(
   fetch: (request: Request) => Response | Promise<Response>,
   hostname: string,
   port: number,
+  cdn?: { answer(request: CdnRequest): Promise<CdnAnswer> },
 ): Promise<{ server: Server; port: number }> {
-  const server = serve({ fetch, hostname, port }) as Server;
+  const app = getRequestListener(fetch, { hostname });
+  const server = createServer(
+    cdn
+      ? (req, res) => {
+          const path = cdnPath(req);
+          if (path === undefined) app(req, res);
+          else answerFromCdn(cdn, path, req, res, app);
+        }
+      : app,
+  );
   // Longer than clients' idle pools, so a reused connection is never closed under a request.
   server.keepAliveTimeout = 65_000;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
@@ -26,8 +43,44 @@ export async function serveApp(
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
+    server.listen(port, hostname);
   });
   return { server, port: (server.address() as AddressInfo).port };
+}
+
+/**
+ * Request targets that are already what the app would route: a path of unreserved characters
+ * with no dot segments, and any query. Anything else (percent-escapes, `/./`, absolute form)
+ * goes through the app, whose adapter normalises it first.
+ */
+const PLAIN_TARGET = /^(\/[A-Za-z0-9._~/+-]*)(?:\?.*)?$/;
+const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
+
+/** The path of a GET or HEAD the CDN answers before the app, else undefined. */
+function cdnPath(req: IncomingMessage): string | undefined {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+  const path = PLAIN_TARGET.exec(req.url ?? '')?.[1];
+  if (!path || DOT_SEGMENT.test(path)) return undefined;
+  return path.startsWith('/api/') && !path.startsWith('/api/registry/') ? undefined : path;
+}
+
+function answerFromCdn(
+  cdn: { answer(request: CdnRequest): Promise<CdnAnswer> },
+  path: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  app: (req: IncomingMessage, res: ServerResponse) => unknown,
+): void {
+  const accept = req.headers['accept-encoding'];
+  const ifNoneMatch = req.headers['if-none-match'];
+  cdn.answer({ method: req.method!, path, acceptEncoding: accept, ifNoneMatch }).then(
+    (answer) => {
+      res.writeHead(answer.status, answer.headers);
+      res.end(answer.body);
+    },
+    // A read of the bucket failed: the app's route asks again, and maps and logs a second failure.
+    () => app(req, res),
+  );
 }
 
 /** The domain error for a request Node's parser refused. */
@@ -40,13 +93,11 @@ export function clientErrorOf(error: NodeJS.ErrnoException): DomainError {
 
 /** A whole HTTP/1.1 response carrying `error` in the contract's shape; the connection closes after it. */
 function rawErrorResponse(error: DomainError): string {
-  const body = JSON.stringify({ error: { code: error.code, message: error.message } });
-  const status = statusOf(error.code);
+  const { status, headers, body } = domainErrorAnswer(error);
   return [
     `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}`,
-    'Content-Type: application/json',
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
     `Content-Length: ${Buffer.byteLength(body)}`,
-    'Cache-Control: no-store',
     'Connection: close',
     '',
     body,

@@ -28,6 +28,8 @@ import { LocalSiteBuilder, type LocalSiteOptions } from './site-builder.ts';
 export interface LocalRuntime {
   deps: Deps;
   app: Hono<AppEnv>;
+  /** The CloudFront stand-in: the app's routes reach it, and the HTTP server hands it plain static reads first. */
+  cdn: LocalCdn;
   /** The site rebuild, when this runtime serves the site. */
   site?: LocalSiteBuilder;
   /** Resolves once every committed write so far has been rebuilt (registry files, not the site) and every delivery counted. */
@@ -98,6 +100,7 @@ export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps,
   return {
     deps,
     app,
+    cdn,
     site,
     idle: () => background.idle(),
     rebuildAll: () => background.rebuildAll(),

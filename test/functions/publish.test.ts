@@ -217,3 +217,29 @@ describe('publish rate limit', () => {
     for (let i = 0; i < 5; i++) expect((await withKey(limited, key, '/api/publish', { body: skillBody() })).status).toBe(201);
   });
 });
+
+describe('a publish whose last write fails', () => {
+  it('answers 500 and leaves no trace: no version, no fingerprint, the slug free and the slot given back', async () => {
+    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+    const key = await (await Client.signIn(own, 'carol')).createKey();
+    const before = await tableItems(own);
+    // The skill's META is the last item a new skill writes; refuse it once.
+    const send = own.deps.db.doc.send.bind(own.deps.db.doc);
+    let refused = false;
+    own.deps.db.doc.send = ((command: { input?: { Item?: { sk?: string } } }) => {
+      if (!refused && command.input?.Item?.sk === 'META') {
+        refused = true;
+        return Promise.reject(Object.assign(new Error('throttled'), { name: 'ProvisionedThroughputExceededException' }));
+      }
+      return send(command as never);
+    }) as typeof own.deps.db.doc.send;
+    const body = skillBody({ name: 'Half Written' });
+    const res = await withKey(own, key, '/api/publish', { body });
+    expect([res.status, (await json(res)).error.code]).toEqual([500, 'internal']);
+    expect(refused).toBe(true);
+    const after = (await tableItems(own)).filter((item) => !before.some((old) => old.pk === item.pk && old.sk === item.sk));
+    // Only the API key's own bookkeeping may have changed; nothing of the skill.
+    expect(after.filter((item) => String(item.pk).startsWith('SKILL') || String(item.pk).startsWith('SLUG'))).toEqual([]);
+    expect((await withKey(own, key, '/api/publish', { body })).status).toBe(201);
+  });
+});

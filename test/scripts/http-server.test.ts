@@ -152,7 +152,12 @@ describe('the CDN before the app and through it', () => {
 
   beforeAll(async () => {
     stack = await createTestStack();
-    const cdn = { answer: (request: CdnRequest) => ((answeredFirst += 1), stack.runtime.cdn.answer(request)) };
+    const cdn = {
+      answer: (request: CdnRequest) => {
+        answeredFirst += 1;
+        return stack.runtime.cdn.answer(request);
+      },
+    };
     const served = await serveApp(stack.runtime.app.fetch, '127.0.0.1', 0, cdn);
     servedPort = served.port;
     stop = () => new Promise((resolve) => served.server.close(() => resolve()));

@@ -108,10 +108,7 @@ export class LocalCdn {
       c.set('headersComplete', true);
       return new Response((answer.body ?? null) as BodyInit | null, { status: answer.status, headers: answer.headers });
     };
-    app.on(['GET', 'HEAD'], '/api/registry/*', serve);
-    app.on(['GET', 'HEAD'], '/.well-known/*', serve);
-    app.on(['GET', 'HEAD'], '/bundles/*', serve);
-    // Last of all routes: whatever no API route answered.
+    // Last of all routes: whatever no API route answered. `answer` tells data from pages.
     app.on(['GET', 'HEAD'], '*', serve);
   };
 
@@ -120,7 +117,7 @@ export class LocalCdn {
     const key = keyForPath(request.path);
     if (key || isDataPath(request.path)) {
       const object = key ? await this.lookup(key) : undefined;
-      if (!object) return errorAnswer(notFound(request.path.startsWith('/api/registry/') ? 'No skill with that slug' : 'No such file'));
+      if (!object) return cdnError(notFound(request.path.startsWith('/api/registry/') ? 'No skill with that slug' : 'No such file'));
       // Public files: any site may read them, as the discovery spec asks (no credentials involved).
       return this.respond(request, object, 200, { 'Access-Control-Allow-Origin': '*' });
     }
@@ -131,14 +128,14 @@ export class LocalCdn {
     const key = siteKeyForPath(request.path);
     const page = key ? await this.lookup(key) : undefined;
     if (page) return this.respond(request, page);
-    if (!key) return errorAnswer(notFound('No such route'));
+    if (!key) return cdnError(notFound('No such route'));
     if (this.options.sitePending?.()) return pending(request);
     const fallbackKey = skillSlugOfPath(request.path) ? SKILL_FALLBACK_KEY : authorLoginOfPath(request.path) ? AUTHOR_FALLBACK_KEY : undefined;
     const fallback = fallbackKey ? await this.lookup(fallbackKey) : undefined;
     if (fallback) return this.respond(request, fallback);
     const missing = await this.lookup(NOT_FOUND_KEY);
     if (missing) return this.respond(request, missing, 404);
-    return errorAnswer(notFound('No such page (this server does not build the site: SKILLPRESS_SITE=0)'));
+    return cdnError(notFound('No such page (this server does not build the site: SKILLPRESS_SITE=0)'));
   }
 
   private respond(request: CdnRequest, object: Cached, status: 200 | 404 = 200, extra: Record<string, string> = {}): CdnAnswer {
@@ -197,7 +194,7 @@ function pending(request: CdnRequest): CdnAnswer {
 }
 
 /** A domain error in the contract's shape, with the security headers every answer carries. */
-function errorAnswer(error: DomainError): CdnAnswer {
+function cdnError(error: DomainError): CdnAnswer {
   const { status, headers, body } = domainErrorAnswer(error);
   return { status, headers: { ...headers, ...securityHeadersFor(headers['Content-Type']!) }, body };
 }

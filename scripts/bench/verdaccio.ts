@@ -29,7 +29,7 @@ import { ensureVerdaccio, npmPublish, startVerdaccio, tarballPath, type Verdacci
  *   once, and publish-to-visible (until the metadata read shows the new version); measured warm,
  *   after 450 versions per system that no figure counts (see WARM_PUBLISHES).
  * Sizes come from the environment (BENCH_SKILLS, BENCH_SECONDS, BENCH_ROUNDS, BENCH_PUBLISHES)
- * so a trial run can be small.
+ * so a trial run can be small, and BENCH_WORKLOADS (say `w3`) runs some of the workloads only.
  */
 
 export interface CompareOptions {
@@ -42,6 +42,8 @@ export interface CompareOptions {
   rounds: number;
   /** Publishes per publishing workload. */
   publishes: number;
+  /** The workloads to run: W1 and W2 are the reads, W3 the publishing. */
+  workloads: Set<'w1' | 'w2' | 'w3'>;
 }
 
 export function compareOptions(env: NodeJS.ProcessEnv = process.env): CompareOptions {
@@ -55,7 +57,18 @@ export function compareOptions(env: NodeJS.ProcessEnv = process.env): CompareOpt
     seconds: n('BENCH_SECONDS', 5),
     rounds: n('BENCH_ROUNDS', 2),
     publishes: n('BENCH_PUBLISHES', 200),
+    workloads: workloadsFrom(env.BENCH_WORKLOADS),
   };
+}
+
+function workloadsFrom(list = 'w1,w2,w3'): CompareOptions['workloads'] {
+  const names = list
+    .toLowerCase()
+    .split(',')
+    .map((name) => name.trim());
+  const unknown = names.filter((name) => name !== 'w1' && name !== 'w2' && name !== 'w3');
+  if (unknown.length > 0) throw new Error(`BENCH_WORKLOADS names no workload ${unknown.join(', ')}; use w1, w2 and w3`);
+  return new Set(names as ('w1' | 'w2' | 'w3')[]);
 }
 
 const SECTION = 'vs verdaccio';
@@ -110,8 +123,8 @@ export async function benchVerdaccio(options = compareOptions()): Promise<Row[]>
     const peerBase = peer.baseUrl;
     const { cookie, key } = await signInWithKey(oursBase, 'bench');
     rows.push(...(await readWorkloads(options, skills, oursBase, peerBase)));
-    rows.push(await countCheck(oursBase, cookie, skills));
-    rows.push(...(await publishWorkloads(options, skills, oursBase, key, peer)));
+    if (options.workloads.has('w2')) rows.push(await countCheck(oursBase, cookie, skills));
+    if (options.workloads.has('w3')) rows.push(...(await publishWorkloads(options, skills, oursBase, key, peer)));
     rows.push({ section: SECTION, metric: 'load average (1 min) at end', value: round(loadavg()[0]!, 2), unit: '' });
     return rows;
   } finally {
@@ -181,6 +194,8 @@ async function readWorkloads(options: CompareOptions, skills: Seeded[], oursBase
   // Both are measured warm: every key is read once first. Our cold read goes through the local
   // CDN's cache to S3 (s3rver), where CloudFront would answer in production; Verdaccio's comes
   // from the files it just wrote, in the page cache.
+  const cells = READ_CELLS.filter((cell) => options.workloads.has(cell.what === 'metadata' ? 'w1' : 'w2'));
+  if (cells.length === 0) return rows;
   for (const [base, path] of [
     [oursBase, (s: Seeded) => `/api/registry/${s.slug}`],
     [peerBase, (s: Seeded) => `/${s.slug}`],
@@ -190,7 +205,8 @@ async function readWorkloads(options: CompareOptions, skills: Seeded[], oursBase
     const paths = skills.map(path);
     await runLoad({ baseUrl: base, paths, connections: 8, seconds: 0, amount: paths.length });
   }
-  for (const [index, cell] of READ_CELLS.entries()) {
+  for (const cell of cells) {
+    const index = READ_CELLS.indexOf(cell);
     const keys = cell.keys === 'random' ? uniformKeys(skills.length, KEY_SEQUENCE, index + 1) : zipfKeys(skills.length, KEY_SEQUENCE, index + 1);
     const paths = {
       ours: keys.map((k) => (cell.what === 'metadata' ? `/api/registry/${skills[k]!.slug}` : `/api/deliver/${skills[k]!.id}?source=cli`)),

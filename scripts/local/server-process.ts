@@ -28,7 +28,7 @@ export interface StartOptions {
 }
 
 export async function startServer(env: Record<string, string>, { nodeArgs = [], startTimeoutMs = 60_000 }: StartOptions = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'scripts/start.ts'], {
+  const child = spawn(process.execPath, [...nodeArgs, 'scripts/serve.mjs'], {
     cwd: root,
     // The site build costs seconds of CPU that only the site's own tests need: off unless asked.
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', SKILLPRESS_SITE: '0', ...env },

@@ -22,7 +22,8 @@ export interface EmbeddedServices {
   stop(): Promise<void>;
 }
 
-const here = fileURLToPath(new URL('.', import.meta.url));
+/** The child processes' scripts, found the same way from this module and from the server's bundle, dist/server/ (see scripts/serve.mjs). */
+const embedded = fileURLToPath(new URL('../../scripts/local/embedded/', import.meta.url));
 
 export async function startEmbeddedServices(dataDir?: string): Promise<EmbeddedServices> {
   // Without a data dir (tests) DynamoDB lives in memory and S3 in a throw-away folder.
@@ -30,8 +31,8 @@ export async function startEmbeddedServices(dataDir?: string): Promise<EmbeddedS
   const s3Dir = dataDir ? join(dataDir, 's3') : mkdtempSync(join(scratchDir(), 'skillpress-s3-'));
   for (const dir of [dynamoDir, s3Dir]) if (dir) mkdirSync(dir, { recursive: true });
   const [dynamo, s3] = await Promise.all([
-    startChild(join(here, 'embedded/dynamodb.mjs'), dynamoDir, []),
-    startChild(join(here, 'embedded/s3.mjs'), s3Dir, ['--openssl-legacy-provider'], { UV_THREADPOOL_SIZE: '16' }),
+    startChild(join(embedded, 'dynamodb.mjs'), dynamoDir, []),
+    startChild(join(embedded, 's3.mjs'), s3Dir, ['--openssl-legacy-provider'], { UV_THREADPOOL_SIZE: '16' }),
   ]);
   return {
     dynamoEndpoint: `http://127.0.0.1:${dynamo.port}`,

@@ -84,9 +84,7 @@ export class BackgroundThread implements InstallCounter, BackgroundWork {
     // run at its low priority too (free delivery at 16 connections fell from 1,970 to 980
     // req/s). One no-op pool job from this thread starts the pool here, before the thread.
     access('.', () => {});
-    this.worker = new Worker(new URL('./boot.mjs', import.meta.url), {
-      workerData: { entry: new URL('./worker.ts', import.meta.url).href, setup },
-    });
+    this.worker = startWorker(setup);
     this.worker.on('message', (message: FromWorker) => this.receive(message));
     this.worker.on('error', (error) => this.fail(error));
     this.worker.on('exit', (code) => {
@@ -188,4 +186,15 @@ export class BackgroundThread implements InstallCounter, BackgroundWork {
     this.waiting.clear();
     this.options.onFailure(error);
   }
+}
+
+/**
+ * The thread, running worker.ts. Run from the server's bundle (`npm start`, scripts/serve.mjs),
+ * this module is part of dist/server/start.mjs and the thread's bundle is worker.mjs beside it;
+ * run from the sources (tests in-process), the thread registers the TypeScript loader first
+ * (boot.mjs), as worker threads do not inherit it on Node 20.
+ */
+function startWorker(setup: WorkerSetup): Worker {
+  if (import.meta.url.endsWith('.mjs')) return new Worker(new URL('./worker.mjs', import.meta.url), { workerData: { setup } });
+  return new Worker(new URL('./boot.mjs', import.meta.url), { workerData: { entry: new URL('./worker.ts', import.meta.url).href, setup } });
 }

@@ -3,7 +3,7 @@
 // Two of s3rver's file-store habits break guarantees S3 gives and the service relies on; they
 // are corrected here, before the server starts.
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
@@ -61,7 +61,8 @@ const missingAsNull = (read) => {
 };
 const writeWhole = (path, bytes) => {
   const data = typeof bytes === 'string' ? Buffer.from(bytes) : bytes;
-  const file = missingAsNull(() => openSync(path, 'r+')) ?? openSync(path, 'w');
+  // Created when missing, never emptied when present (O_TRUNC is what ext4 flushes for).
+  const file = openSync(path, constants.O_WRONLY | constants.O_CREAT, 0o644);
   try {
     for (let at = 0; at < data.length; ) at += writeSync(file, data, at, data.length - at, at);
     ftruncateSync(file, data.length);

@@ -18,8 +18,9 @@ import { describe, expect, it } from 'vitest';
 import { mapLimit } from '#core/map-limit';
 import { configFromEnv } from '#functions/platform/config';
 import { createS3, getObjectBytes, putObject } from '#functions/content/s3';
-import { createDb } from '#functions/store/db';
-import { startEmbeddedServices } from '#scripts/local/stack';
+import { createDb, getItems } from '#functions/store/db';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ensureStorage, startEmbeddedServices } from '#scripts/local/stack';
 import { isAlive } from '#scripts/local/server-process';
 import { createTestStack } from '../support/stack.ts';
 
@@ -190,6 +191,43 @@ describe('the embedded S3 on disk', () => {
         ['old.txt', md5('new bytes')],
       ]);
     });
+  });
+});
+
+describe('the embedded DynamoDB on disk', () => {
+  it('reads every write at once, conditions included, and again after a restart', async () => {
+    // Its reads skip libuv's thread pool (scripts/local/embedded/dynamodb.mjs): they must still see
+    // each write acknowledged before them, as DynamoDB's consistent reads do.
+    const dir = mkdtempSync(join(tmpdir(), 'skillpress-dynamo-disk-'));
+    let services = await startEmbeddedServices(dir);
+    const connect = () => createDb(configFromEnv({ DYNAMODB_ENDPOINT: services.dynamoEndpoint, S3_ENDPOINT: services.s3Endpoint }));
+    let db = connect();
+    const key = (i: number) => ({ pk: `ITEM#${i}`, sk: 'META' });
+    const read = async (i: number) => (await db.doc.send(new GetCommand({ TableName: db.table, Key: key(i), ConsistentRead: true }))).Item;
+    try {
+      await ensureStorage(configFromEnv({ DYNAMODB_ENDPOINT: services.dynamoEndpoint, S3_ENDPOINT: services.s3Endpoint }));
+      for (let i = 0; i < 20; i++) {
+        await db.doc.send(new PutCommand({ TableName: db.table, Item: { ...key(i), n: i } }));
+        expect(await read(i)).toEqual({ ...key(i), n: i });
+        await db.doc.send(new UpdateCommand({ TableName: db.table, Key: key(i), UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } }));
+        expect((await read(i))?.n).toBe(i + 1);
+      }
+      const taken = db.doc.send(new PutCommand({ TableName: db.table, Item: { ...key(3), n: 0 }, ConditionExpression: 'attribute_not_exists(pk)' }));
+      await expect(taken).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
+      const both = await getItems(db, [key(3), key(19), key(99)]);
+      expect(both.map((item) => item.n).sort()).toEqual([20, 4]);
+
+      db.doc.destroy();
+      await services.stop();
+      services = await startEmbeddedServices(dir);
+      db = connect();
+      expect(await read(3)).toEqual({ ...key(3), n: 4 });
+      expect(await read(99)).toBeUndefined();
+    } finally {
+      db.doc.destroy();
+      await services.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

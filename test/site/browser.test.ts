@@ -7,14 +7,15 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { launchBrowser, type TestBrowser } from '../support/browser.ts';
 import { type FakeStripe, fakeStripeEnv, startFakeStripe } from '../support/fake-stripe.ts';
-import { hasBuiltPage, signInAs as signIntoDashboard, startSeededSite, until as untilReady } from '../support/site-browser.ts';
+import { hasBuiltPage, ONE_BUILD, signInAs as signIntoDashboard, startSeededSite, until as untilReady } from '../support/site-browser.ts';
 import { call, type ServerProcess } from '../support/server-process.ts';
 import { addVersion, publish, publishFixture, type SiteFixture, skillMd, XSS_DESCRIPTION, XSS_NAME, XSS_SKILL_MD } from '../support/site-fixture.ts';
 
 /**
  * The catalog site and the dashboard in real headless Chromium, against the local runtime
- * started as `npm start` starts it: the site is built by the runtime from what the fixture
- * published through its API, rebuilt after the writes the tests make, and served by its CDN at `/`.
+ * started as `npm start` starts it: the site is built by the runtime, once, from what the fixture
+ * published through its API, and served by its CDN at `/`; what the tests write afterwards shows
+ * through the pages' refresh from the registry (each build costs about ten seconds of CPU).
  */
 // A browser on a busy 2-core machine: give pages time rather than fail on a slow second.
 vi.setConfig({ testTimeout: 90_000 });
@@ -24,20 +25,43 @@ const dataDir = mkdtempSync(join(tmpdir(), 'skillpress-site-'));
 let server: ServerProcess;
 let base: string;
 let fixture: SiteFixture;
+/** A skill the seed published at 1.0.0 and 1.1.0, yanked 1.0.0 of and deprecated: the build shows both. */
+let legacy: { id: string; slug: string; name: string };
+const LEGACY_DESCRIPTION = 'Lints shell scripts the old way.';
+const legacyFiles = () => [{ filename: 'SKILL.md', content: skillMd('Legacy Linter', LEGACY_DESCRIPTION) }];
 let browser: TestBrowser;
 let page: Page;
 let stripe: FakeStripe;
 
 beforeAll(async () => {
   stripe = await startFakeStripe();
-  ({ server, seeded: fixture } = await startSeededSite(
-    { DATA_DIR: dataDir, SKILLPRESS_SITE_DEBOUNCE_MS: '300', SKILLPRESS_PUBLISH_LIMIT: '100', ...fakeStripeEnv(stripe) },
-    publishFixture,
+  let seeded: { fixture: SiteFixture; legacy: typeof legacy };
+  ({ server, seeded } = await startSeededSite(
+    { DATA_DIR: dataDir, SKILLPRESS_SITE_DEBOUNCE_MS: ONE_BUILD, SKILLPRESS_PUBLISH_LIMIT: '100', ...fakeStripeEnv(stripe) },
+    async (seedBase) => {
+      const published = await publishFixture(seedBase);
+      const auth = { authorization: `Bearer ${published.key}` };
+      const old = await publish(seedBase, published.key, { name: 'Legacy Linter', description: LEGACY_DESCRIPTION, category: 'ops', files: legacyFiles() });
+      await addVersion(seedBase, published.key, old.id, '1.1.0', 'Faster', legacyFiles());
+      const yank = await call(seedBase, `/api/skills/${old.id}/versions/1.0.0/yank`, {
+        method: 'POST',
+        body: { reason: 'Deleted files outside the project' },
+        headers: auth,
+      });
+      const deprecate = await call(seedBase, `/api/skills/${old.id}/deprecate`, {
+        method: 'POST',
+        body: { message: 'Use shellcheck directly' },
+        headers: auth,
+      });
+      expect([yank.status, deprecate.status]).toEqual([200, 200]);
+      return { fixture: published, legacy: old };
+    },
   ));
+  ({ fixture, legacy } = seeded);
   base = server.baseUrl;
   // The runtime's first site build has the whole fixture; wait until every skill has its page.
   await until(async () => {
-    const built = await Promise.all(Object.values(fixture.skills).map((s) => hasBuiltPage(base, s.slug)));
+    const built = await Promise.all([...Object.values(fixture.skills), legacy].map((s) => hasBuiltPage(base, s.slug)));
     return built.every(Boolean) && (await fetchText(`/skills/${fixture.skills.pretty.slug}/`)).includes('2.0.0');
   }, 240_000);
   browser = await launchBrowser();
@@ -325,10 +349,7 @@ describe('the dashboard', () => {
 });
 
 describe('yanked versions and deprecated skills', () => {
-  const description = 'Lints shell scripts the old way.';
-  let legacy: { id: string; slug: string; name: string };
   const auth = () => ({ authorization: `Bearer ${fixture.key}` });
-  const files = () => [{ filename: 'SKILL.md', content: skillMd('Legacy Linter', description) }];
 
   /** What a visitor sees of the skill's versions: each one's number, whether it is struck through, and its yank note. */
   const versionRows = () =>
@@ -341,22 +362,10 @@ describe('yanked versions and deprecated skills', () => {
     );
 
   it('strikes a yanked version through with its reason, and shows a deprecation banner: built, and rendered in the browser', async () => {
-    legacy = await publish(base, fixture.key, { name: 'Legacy Linter', description, category: 'ops', files: files() });
-    await addVersion(base, fixture.key, legacy.id, '1.1.0', 'Faster', files());
-    const yank = await call(base, `/api/skills/${legacy.id}/versions/1.0.0/yank`, {
-      method: 'POST',
-      body: { reason: 'Deleted files outside the project' },
-      headers: auth(),
-    });
-    expect(yank.status).toBe(200);
-    expect(
-      (await call(base, `/api/skills/${legacy.id}/deprecate`, { method: 'POST', body: { message: 'Use shellcheck directly' }, headers: auth() })).status,
-    ).toBe(200);
-    // The site build after these writes renders both into the page's HTML.
-    await until(async () => {
-      const html = await fetchText(`/skills/${legacy.slug}/`);
-      return html.includes('Use shellcheck directly') && html.includes('class="yanked"');
-    }, 120_000);
+    // The site build after the seed's yank and deprecation renders both into the page's HTML.
+    const html = await fetchText(`/skills/${legacy.slug}/`);
+    expect(html).toContain('Use shellcheck directly');
+    expect(html).toContain('class="yanked"');
 
     const expected = [
       { version: '1.1.0', struck: 'none', note: '' },

@@ -1,8 +1,8 @@
 // `npm start`: the local runtime (scripts/start.ts) run from a bundle, dist/server/start.mjs, built
 // here first whenever a source it was made of changed. Loading ~150 TypeScript modules through
 // tsx's loader took about 4 s of CPU per start on this 2-core machine, half of it in the loader's
-// own threads, once for the server and again for its background thread; the bundle starts in
-// about half that. The end-to-end tests and the benchmarks start the server the same way
+// own threads, once for the server and again for its background thread; the bundle starts on
+// 0.9 s of CPU. The end-to-end tests and the benchmarks start the server the same way
 // (scripts/local/server-process.ts). Plain JavaScript, so it runs without a TypeScript loader.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -25,8 +25,9 @@ const ENTRIES = { start: 'scripts/start.ts', worker: 'scripts/local/background/w
 
 /**
  * Size and mtime of every source of ours the last build read, with this file (how it is built)
- * and the manifests that pin the packages it carries: a stat of a few hundred files. A source only joins the bundle through an edit to one
- * that is already in it, so this sees every change that matters.
+ * and the manifests that pin the packages it carries: a stat of a few hundred files. A source
+ * only joins the bundle through an edit to one that is already in it, so this sees every change
+ * that matters.
  */
 function fingerprint(files) {
   const hash = createHash('sha256');

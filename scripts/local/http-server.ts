@@ -3,7 +3,10 @@ import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { DomainError } from '#core/errors';
 import { domainErrorAnswer } from '../../functions/http/errors.ts';
-import type { CdnAnswer, CdnRequest } from './cdn.ts';
+import type { LocalCdn } from './cdn.ts';
+
+/** What the server needs of the CDN. */
+type Cdn = Pick<LocalCdn, 'answer'>;
 
 /**
  * Serves the HTTP app on Node, as `npm start` and the benchmarks run it. Requests that Node
@@ -19,7 +22,7 @@ export async function serveApp(
   fetch: (request: Request) => Response | Promise<Response>,
   hostname: string,
   port: number,
-  cdn?: { answer(request: CdnRequest): Promise<CdnAnswer> },
+  cdn?: Cdn,
 ): Promise<{ server: Server; port: number }> {
   const app = getRequestListener(fetch, { hostname });
   const server = createServer(
@@ -64,13 +67,7 @@ function cdnPath(req: IncomingMessage): string | undefined {
   return path.startsWith('/api/') && !path.startsWith('/api/registry/') ? undefined : path;
 }
 
-function answerFromCdn(
-  cdn: { answer(request: CdnRequest): Promise<CdnAnswer> },
-  path: string,
-  req: IncomingMessage,
-  res: ServerResponse,
-  app: (req: IncomingMessage, res: ServerResponse) => unknown,
-): void {
+function answerFromCdn(cdn: Cdn, path: string, req: IncomingMessage, res: ServerResponse, app: (req: IncomingMessage, res: ServerResponse) => unknown): void {
   const accept = req.headers['accept-encoding'];
   const ifNoneMatch = req.headers['if-none-match'];
   cdn.answer({ method: req.method!, path, acceptEncoding: accept, ifNoneMatch }).then(

@@ -2,9 +2,8 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { DomainError, unauthenticated } from '#core/errors';
 import type { User } from '#core/schemas';
-import { authenticateApiKey, recordApiKeyUse } from '../store/api-keys.ts';
-import { sessionUserId } from '../store/sessions.ts';
-import { getUser, toUser } from '../store/users.ts';
+import { apiKeyOwner, recordKeyUse } from '../services/api-keys.ts';
+import { sessionUser } from '../services/sign-in.ts';
 import type { AppEnv } from './env.ts';
 
 /**
@@ -50,20 +49,17 @@ export async function requireSessionOrApiKey(c: Ctx): Promise<Caller> {
 export async function sessionCaller(c: Ctx): Promise<Caller | undefined> {
   const token = getCookie(c, SESSION_COOKIE);
   if (!token || token.length > 200) return undefined;
-  const { db, clock } = c.var.deps;
-  const userId = await sessionUserId(db, token, clock());
-  if (!userId) return undefined;
-  const user = await getUser(db, userId);
-  return user ? { user: toUser(user), via: 'session' } : undefined;
+  const user = await sessionUser(c.var.deps, token);
+  return user ? { user, via: 'session' } : undefined;
 }
 
 async function apiKeyCaller(c: Ctx): Promise<Caller | undefined> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '');
   if (!match) return undefined;
-  const found = await authenticateApiKey(c.var.deps.db, match[1]!);
-  if (!found?.owner) return undefined;
-  c.set('apiKeyUsed', found);
-  return { user: toUser(found.owner), via: 'api-key' };
+  const found = await apiKeyOwner(c.var.deps, match[1]!);
+  if (!found) return undefined;
+  c.set('apiKeyUsed', found.use);
+  return { user: found.user, via: 'api-key' };
 }
 
 /**
@@ -82,9 +78,9 @@ function checkOrigin(c: Ctx): void {
 export async function recordKeyUseIfAccepted(c: Ctx): Promise<void> {
   const used = c.var.apiKeyUsed;
   if (!used || c.res.status >= 400) return;
-  const { db, clock, log } = c.var.deps;
+  const { deps } = c.var;
   // A hint for the key's owner: failing to write it must not fail a request that succeeded.
-  await recordApiKeyUse(db, used, clock()).catch((error: unknown) => log.warn('could not record an API key use', { error: (error as Error).name }));
+  await recordKeyUse(deps, used).catch((error: unknown) => deps.log.warn('could not record an API key use', { error: (error as Error).name }));
 }
 
 export function setSessionCookie(c: Ctx, token: string, expires: Date): void {

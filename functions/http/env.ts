@@ -1,15 +1,15 @@
 import type { Hono } from 'hono';
 import type { Deps } from '../platform/composition.ts';
-import type { ApiKeyItem } from '../store/api-keys.ts';
+import type { ApiKeyUse } from '../services/api-keys.ts';
 
 /** Hono's typing for this service: every handler reaches its dependencies through `deps`. */
 export interface AppEnv {
   Variables: {
     deps: Deps;
-    /** The API key that authenticated this request, if one did: its use is recorded when the request succeeds. */
     /** Set by a responder whose headers already include the security headers and Cache-Control. */
     headersComplete?: true;
-    apiKeyUsed?: { key: ApiKeyItem; keyHash: string };
+    /** The API key that authenticated this request, if one did: its use is recorded when the request succeeds. */
+    apiKeyUsed?: ApiKeyUse;
   };
 }
 

@@ -2,8 +2,8 @@ import { notFound } from '#core/errors';
 import type { User } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
 import { readSecret } from '../platform/secrets-manager.ts';
-import { createSession, deleteSession } from '../store/sessions.ts';
-import { upsertUser } from '../store/users.ts';
+import { createSession, deleteSession, sessionUserId } from '../store/sessions.ts';
+import { getUser, toUser, upsertUser } from '../store/users.ts';
 import { authorizeUrl, type GitHubApp, userFromCode } from './github-sign-in.ts';
 
 /**
@@ -37,6 +37,13 @@ export async function gitHubSignIn(ports: SignInPorts): Promise<GitHubSignIn> {
     authorizeUrl: (state, callbackUrl) => authorizeUrl(app, state, callbackUrl),
     finish: async (code, callbackUrl) => openSession(ports, await userFromCode(app, code, callbackUrl)),
   };
+}
+
+/** The user of a live session; undefined when the token names none or it has expired. */
+export async function sessionUser({ db, clock }: Pick<Deps, 'db' | 'clock'>, sessionToken: string): Promise<User | undefined> {
+  const userId = await sessionUserId(db, sessionToken, clock());
+  const user = userId ? await getUser(db, userId) : undefined;
+  return user && toUser(user);
 }
 
 export function signOut({ db }: Pick<Deps, 'db'>, sessionToken: string): Promise<void> {

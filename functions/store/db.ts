@@ -10,6 +10,7 @@ import {
   type ScanCommandInput,
   type UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
 import type { output, ZodMiniType } from 'zod/mini';
 import type { Config } from '../platform/config.ts';
 import { withoutSdkLogging } from '../platform/sdk-client.ts';
@@ -136,6 +137,13 @@ export class DamagedItemError extends Error {
     super(`A ${kind} item in the table is damaged: ${problem}`);
     this.name = 'DamagedItem';
   }
+}
+
+const itemKeySchema = z.object({ pk: z.string(), sk: z.string() });
+
+/** The table key of an item as read. */
+export function keyOfItem(raw: Record<string, unknown>): { pk: string; sk: string } {
+  return parseItem(itemKeySchema, raw, 'table');
 }
 
 /** Reads an item with its entity's schema; a mismatch is a {@link DamagedItemError} naming the first problem. */

@@ -1,8 +1,9 @@
+import * as z from 'zod/mini';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type DailyInstalls, SOURCES, type Source, type SourceCounts, utcDay } from '#core/install-analytics';
 import { mapLimit } from '#core/map-limit';
 import type { Logger } from '../platform/log.ts';
-import { type Db, getItems, queryAll, scanAll } from './db.ts';
+import { type Db, getItems, keyOfItem, parseItem, queryAll, scanAll } from './db.ts';
 import { installDayKey, prefix, sortPrefix } from './keys.ts';
 
 /**
@@ -206,7 +207,7 @@ export async function readDownloads(db: Db, skillId: string, firstDay: string, l
     db.doc.send(new GetCommand({ TableName: db.table, Key: downloadTotalKey(skillId), ConsistentRead: true })),
   ]);
   return {
-    days: dayItems.map((item) => ({ date: (item.sk as string).slice(sortPrefix.day.length), ...counts(item) })),
+    days: dayItems.map((item) => ({ date: keyOfItem(item).sk.slice(sortPrefix.day.length), ...counts(item) })),
     totals: counts(total.Item),
   };
 }
@@ -244,8 +245,11 @@ export async function scanDownloads(db: Db, firstDay: string, segments = 4): Pro
   return bySkill;
 }
 
+/** A counter item's counts by source (0 for a source never counted): a day bucket or a TOTAL. */
+const countsSchema = z.object(Object.fromEntries(SOURCES.map((s) => [s, z._default(z.number(), 0)])) as Record<Source, z.ZodMiniDefault<z.ZodMiniNumber>>);
+
 function counts(item: Record<string, unknown> | undefined): SourceCounts {
-  return Object.fromEntries(SOURCES.map((s) => [s, (item?.[s] as number | undefined) ?? 0])) as SourceCounts;
+  return parseItem(countsSchema, item ?? {}, 'install counter');
 }
 
 /** Each skill's installs since it was published, all sources, from its `TOTAL` (0 for one never installed). */
@@ -255,7 +259,7 @@ export async function installTotals(db: Db, skillIds: readonly string[]): Promis
   for (const item of items) {
     const all = counts(item);
     totals.set(
-      (item.pk as string).slice(prefix.installs.length),
+      keyOfItem(item).pk.slice(prefix.installs.length),
       SOURCES.reduce((sum, source) => sum + all[source], 0),
     );
   }

@@ -1,6 +1,7 @@
+import * as z from 'zod/mini';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
-import { type Db, isConditionFailed, writeIf } from './db.ts';
+import { type Db, isConditionFailed, parseItem, writeIf } from './db.ts';
 import { lockKey } from './keys.ts';
 
 /**
@@ -20,6 +21,9 @@ export interface Lease {
   /** Sets the memo stored with the release if the work succeeds. */
   leave(memo: Record<string, string>): void;
 }
+
+/** What a taken lock's old item tells the new holder: the memo its last holder left. */
+const previousHolderSchema = z.object({ memo: z.optional(z.record(z.string(), z.string())) });
 
 const LEASE_MS = 30_000;
 const WAIT_MS = 60_000;
@@ -47,7 +51,7 @@ export async function withLock<T>(db: Db, name: string, work: (lease: Lease) => 
           ReturnValues: 'ALL_OLD',
         }),
       );
-      previous = taken.Attributes?.memo as Record<string, string> | undefined;
+      previous = parseItem(previousHolderSchema, taken.Attributes ?? {}, 'lock').memo;
       break;
     } catch (error) {
       if (!isConditionFailed(error)) throw error;

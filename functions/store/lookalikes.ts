@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '#core/map-limit';
 import { type ImitationCandidate, lookalikeKeys } from '#core/slug-imitation';
-import { type Db, getItems } from './db.ts';
+import { type Db, getItems, keyOfItem } from './db.ts';
 import { downloadTotalKey, installsOf } from './downloads.ts';
 import { lookalikeKey, prefix } from './keys.ts';
 import { getSkill, toSkillItem } from './skills.ts';
@@ -54,7 +54,7 @@ export async function lookalikeCandidates(db: Db, slug: string): Promise<Imitati
     db,
     chosen.flatMap((id) => [{ pk: prefix.skill + id, sk: 'META' }, downloadTotalKey(id)]),
   );
-  const totals = new Map(items.filter((item) => item.sk === 'TOTAL').map((item) => [(item.pk as string).slice(prefix.installs.length), installsOf(item)]));
+  const totals = new Map(items.filter((item) => item.sk === 'TOTAL').map((item) => [keyOfItem(item).pk.slice(prefix.installs.length), installsOf(item)]));
   return items
     .filter((item) => item.sk === 'META')
     .map(toSkillItem)

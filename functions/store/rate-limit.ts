@@ -1,6 +1,7 @@
+import * as z from 'zod/mini';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { RateLimitedError } from '#core/errors';
-import { type Db, writeIf } from './db.ts';
+import { type Db, parseItem, writeIf } from './db.ts';
 import { rateLimitKey } from './keys.ts';
 
 /**
@@ -31,10 +32,9 @@ export interface SlotTaken {
 }
 
 /** An author's window item as this process last saw it (revision 0: there was none). */
-interface Seen {
-  revision: number;
-  stamps: number[];
-}
+/** An author's publish window as stored: its revision (for conditional writes) and the stamps of recent publishes. */
+const windowSchema = z.object({ revision: z._default(z.number(), 0), stamps: z._default(z.array(z.number()), () => []) });
+type Seen = z.output<typeof windowSchema>;
 
 /** Per store: the windows this process knows, and the change running for each author. */
 const states = new WeakMap<Db, { seen: Map<string, Seen>; queues: Map<string, Promise<unknown>> }>();
@@ -135,7 +135,7 @@ function remember(seen: Map<string, Seen>, userId: string, view: Seen): Seen {
 
 async function read(db: Db, userId: string): Promise<Seen> {
   const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: rateLimitKey(userId), ConsistentRead: true }));
-  return { revision: (Item?.revision as number | undefined) ?? 0, stamps: (Item?.stamps as number[] | undefined) ?? [] };
+  return parseItem(windowSchema, Item ?? {}, 'publish rate limit');
 }
 
 /** Runs `task` after every task queued before it for `key` has settled. */

@@ -1,17 +1,19 @@
+import * as z from 'zod/mini';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { limits } from '#core/limits';
 import { hashSecret, newSecret } from '../platform/secrets.ts';
-import type { Db } from './db.ts';
+import { type Db, parseItem } from './db.ts';
 import { sessionKey } from './keys.ts';
 
 /** Browser sessions: the cookie holds a random token; the table holds only its SHA-256. */
 
-export interface SessionItem {
-  userId: string;
-  createdAt: string;
+const sessionItemSchema = z.object({
+  userId: z.string(),
+  createdAt: z.string(),
   /** Epoch seconds; also the table's TTL attribute. */
-  expiresAt: number;
-}
+  expiresAt: z.number(),
+});
+type SessionItem = z.output<typeof sessionItemSchema>;
 
 export async function createSession(db: Db, userId: string, now: Date): Promise<{ token: string; expiresAt: Date }> {
   const token = newSecret();
@@ -26,8 +28,9 @@ export async function createSession(db: Db, userId: string, now: Date): Promise<
 /** The user id of a live session, or undefined. Expiry is checked here: TTL deletion is lazy. */
 export async function sessionUserId(db: Db, token: string, now: Date): Promise<string | undefined> {
   const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: sessionKey(hashSecret(token)), ConsistentRead: true }));
-  const session = Item as SessionItem | undefined;
-  if (!session || session.expiresAt * 1000 <= now.getTime()) return undefined;
+  if (!Item) return undefined;
+  const session = parseItem(sessionItemSchema, Item, 'session');
+  if (session.expiresAt * 1000 <= now.getTime()) return undefined;
   return session.userId;
 }
 

@@ -5,7 +5,7 @@ import type { Price } from '#core/price';
 import { scanResultSchema } from '#core/scan/scan-result-schema';
 import { isRelease, releaseKey } from '#core/semver-order';
 import { isValidSlug } from '#core/slug';
-import { type Db, getItems, isConditionFailed, parseItem, queryAll, tableKeys, writeIf } from './db.ts';
+import { type Db, getItems, isConditionFailed, keyOfItem, parseItem, queryAll, tableKeys, writeIf } from './db.ts';
 import { prefix, skillKey, slugKey, sortPrefix, versionKey } from './keys.ts';
 
 /**
@@ -107,7 +107,7 @@ export async function getSkill(db: Db, id: string): Promise<SkillItem | undefine
 /** Which of `slugs` are claimed by a skill: one BatchGetItem per 100 slugs. */
 export async function existingSlugs(db: Db, slugs: string[]): Promise<Set<string>> {
   const found = await getItems(db, slugs.map(slugKey));
-  return new Set(found.map((item) => (item.pk as string).slice(prefix.slug.length)));
+  return new Set(found.map((item) => keyOfItem(item).pk.slice(prefix.slug.length)));
 }
 
 /**
@@ -235,7 +235,7 @@ export async function getSkillWithVersions(db: Db, skillId: string): Promise<{ s
   if (skillId.length > MAX_ID_CHARS) return { versions: [] };
   const items = await queryAll(db, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': skillKey(skillId).pk }, ConsistentRead: true });
   const meta = items.find((item) => item.sk === 'META');
-  return { skill: meta && toSkillItem(meta), versions: items.filter((item) => (item.sk as string).startsWith(sortPrefix.version)).map(toVersionItem) };
+  return { skill: meta && toSkillItem(meta), versions: items.filter((item) => keyOfItem(item).sk.startsWith(sortPrefix.version)).map(toVersionItem) };
 }
 
 /** The META of each of `ids` that exists, in one BatchGetItem per 100 (in no particular order). */

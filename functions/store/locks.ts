@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
-import { type Db, isConditionFailed, parseItem, writeIf } from './db.ts';
+import { type Db, isConditionFailed, writeIf } from './db.ts';
 import { lockKey } from './keys.ts';
 
 /**
@@ -22,8 +22,11 @@ export interface Lease {
   leave(memo: Record<string, string>): void;
 }
 
-/** What a taken lock's old item tells the new holder: the memo its last holder left. */
-const previousHolderSchema = z.object({ memo: z.optional(z.record(z.string(), z.string())) });
+/**
+ * The memo a taken lock's old item carries. Only a hint: one that does not read as a map of
+ * strings is ignored (the new holder asks the bucket instead, and its release replaces it).
+ */
+const memoSchema = z.record(z.string(), z.string());
 
 const LEASE_MS = 30_000;
 const WAIT_MS = 60_000;
@@ -51,7 +54,8 @@ export async function withLock<T>(db: Db, name: string, work: (lease: Lease) => 
           ReturnValues: 'ALL_OLD',
         }),
       );
-      previous = parseItem(previousHolderSchema, taken.Attributes ?? {}, 'lock').memo;
+      const memo = memoSchema.safeParse(taken.Attributes?.memo);
+      previous = memo.success ? memo.data : undefined;
       break;
     } catch (error) {
       if (!isConditionFailed(error)) throw error;

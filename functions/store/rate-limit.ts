@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { RateLimitedError } from '#core/errors';
-import { type Db, parseItem, writeIf } from './db.ts';
+import { type Db, writeIf } from './db.ts';
 import { rateLimitKey } from './keys.ts';
 
 /**
@@ -31,10 +31,15 @@ export interface SlotTaken {
   resetSeconds: number;
 }
 
-/** An author's window item as this process last saw it (revision 0: there was none). */
 /** An author's publish window as stored: its revision (for conditional writes) and the stamps of recent publishes. */
-const windowSchema = z.object({ revision: z._default(z.number(), 0), stamps: z._default(z.array(z.number()), () => []) });
-type Seen = z.output<typeof windowSchema>;
+const windowSchema = z.object({ revision: z.number(), stamps: z.array(z.number()) });
+
+/**
+ * An author's window item as this process last saw it: revision 0 when there was none, and
+ * `damaged` when there was one that does not read as a window (written by hand, or by a bug),
+ * which counts as empty and which the next write replaces, so it cannot hold the author up.
+ */
+type Seen = z.output<typeof windowSchema> & { damaged?: true };
 
 /** Per store: the windows this process knows, and the change running for each author. */
 const states = new WeakMap<Db, { seen: Map<string, Seen>; queues: Map<string, Promise<unknown>> }>();
@@ -104,8 +109,11 @@ function mutate<T>(db: Db, userId: string, window: Window, change: (live: number
         new PutCommand({
           TableName: db.table,
           Item: { ...rateLimitKey(userId), stamps, revision: view.revision + 1, expiresAt: Math.ceil((at + window.windowMs) / 1000) + 60 },
-          ConditionExpression: view.revision > 0 ? 'revision = :revision' : 'attribute_not_exists(pk)',
-          ExpressionAttributeValues: view.revision > 0 ? { ':revision': view.revision } : undefined,
+          ...(view.damaged
+            ? {}
+            : view.revision > 0
+              ? { ConditionExpression: 'revision = :revision', ExpressionAttributeValues: { ':revision': view.revision } }
+              : { ConditionExpression: 'attribute_not_exists(pk)' }),
         }),
       ).catch((error: unknown) => {
         seen.delete(userId);
@@ -135,7 +143,9 @@ function remember(seen: Map<string, Seen>, userId: string, view: Seen): Seen {
 
 async function read(db: Db, userId: string): Promise<Seen> {
   const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: rateLimitKey(userId), ConsistentRead: true }));
-  return parseItem(windowSchema, Item ?? {}, 'publish rate limit');
+  if (!Item) return { revision: 0, stamps: [] };
+  const window = windowSchema.safeParse(Item);
+  return window.success ? window.data : { revision: 0, stamps: [], damaged: true };
 }
 
 /** Runs `task` after every task queued before it for `key` has settled. */

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { limits } from '#core/limits';
 import { hashSecret, newSecret } from '../platform/secrets.ts';
-import { type Db, parseItem } from './db.ts';
+import type { Db } from './db.ts';
 import { sessionKey } from './keys.ts';
 
 /** Browser sessions: the cookie holds a random token; the table holds only its SHA-256. */
@@ -25,13 +25,16 @@ export async function createSession(db: Db, userId: string, now: Date): Promise<
   return { token, expiresAt: new Date(expiresAt * 1000) };
 }
 
-/** The user id of a live session, or undefined. Expiry is checked here: TTL deletion is lazy. */
+/**
+ * The user id of a live session, or undefined. Expiry is checked here: TTL deletion is lazy. A
+ * damaged session item counts as none (the caller is asked to sign in, which makes a new one)
+ * rather than failing every request the browser sends with it.
+ */
 export async function sessionUserId(db: Db, token: string, now: Date): Promise<string | undefined> {
   const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: sessionKey(hashSecret(token)), ConsistentRead: true }));
-  if (!Item) return undefined;
-  const session = parseItem(sessionItemSchema, Item, 'session');
-  if (session.expiresAt * 1000 <= now.getTime()) return undefined;
-  return session.userId;
+  const session = sessionItemSchema.safeParse(Item);
+  if (!session.success || session.data.expiresAt * 1000 <= now.getTime()) return undefined;
+  return session.data.userId;
 }
 
 export async function deleteSession(db: Db, token: string): Promise<void> {

@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { upsertUser } from '#functions/store/users';
 import { Client, createTestStack, json, ORIGIN, skillBody, type TestStack, withKey } from '../support/stack.ts';
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { hashSecret } from '#functions/platform/secrets';
+import { sessionKey } from '#functions/store/keys';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -53,6 +55,22 @@ describe('dev sign-in and sessions', () => {
     } finally {
       stack.setNow(new Date());
     }
+  });
+
+  it('takes a damaged session item for none: 401, and signing in again works', async () => {
+    const dave = await Client.signIn(stack, 'dave');
+    const token = dave.cookie!.split('=')[1]!;
+    await stack.deps.db.doc.send(
+      new UpdateCommand({
+        TableName: stack.deps.db.table,
+        Key: sessionKey(hashSecret(token)),
+        UpdateExpression: 'SET expiresAt = :bad',
+        ExpressionAttributeValues: { ':bad': 'soon' },
+      }),
+    );
+    const me = await dave.session('/api/me');
+    expect([me.status, (await json(me)).error.code]).toEqual([401, 'unauthenticated']);
+    expect((await (await Client.signIn(stack, 'dave')).session('/api/me')).status).toBe(200);
   });
 
   it('logs out: 204, the cookie cleared and the session gone', async () => {

@@ -37,4 +37,16 @@ describe('the lease lock of the shared indexes', () => {
     });
     expect(gotIn).toBeGreaterThan(leaseUntil);
   });
+
+  it('ignores a memo that does not read as one, and its release replaces it', async () => {
+    const { deps } = await createTestStack();
+    await deps.db.doc.send(new PutCommand({ TableName: deps.db.table, Item: { ...lockKey('memo'), owner: 'gone', leaseUntil: 0, memo: 'not a map' } }));
+    const seen: (Record<string, string> | undefined)[] = [];
+    await withLock(deps.db, 'memo', async (lease) => {
+      seen.push(lease.previous);
+      lease.leave({ 'catalog.json': 'etag-1' });
+    });
+    await withLock(deps.db, 'memo', async (lease) => void seen.push(lease.previous));
+    expect(seen).toEqual([undefined, { 'catalog.json': 'etag-1' }]);
+  });
 });

@@ -1,5 +1,5 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { returnPublishSlot, takePublishSlot } from '#functions/store/rate-limit';
 import { rateLimitKey } from '#functions/store/keys';
@@ -207,6 +207,19 @@ describe('publish rate limit', () => {
     expect((await withKey(limited, key, '/api/publish', { body: skillBody() })).status).toBe(201);
     const item = (await table.doc.send(new GetCommand({ TableName: table.table, Key: rateLimitKey(userId), ConsistentRead: true }))).Item!;
     expect(item.stamps).toHaveLength(5);
+  });
+
+  it('replaces a window item that does not read as one instead of refusing the author for good', async () => {
+    const limited = await createTestStack();
+    const hal = await Client.signIn(limited, 'hal');
+    const key = await hal.createKey();
+    const userId = ((await json(await hal.session('/api/me'))) as { user: { id: string } }).user.id;
+    const table = limited.deps.db;
+    await table.doc.send(new PutCommand({ TableName: table.table, Item: { ...rateLimitKey(userId), revision: 7, stamps: 'damaged' } }));
+    for (let i = 0; i < 5; i++) expect((await withKey(limited, key, '/api/publish', { body: skillBody() })).status).toBe(201);
+    expect((await withKey(limited, key, '/api/publish', { body: skillBody() })).status).toBe(429);
+    const item = (await table.doc.send(new GetCommand({ TableName: table.table, Key: rateLimitKey(userId), ConsistentRead: true }))).Item!;
+    expect([item.revision, (item.stamps as number[]).length]).toEqual([5, 5]);
   });
 
   it('does not spend the limit on rejected requests', async () => {

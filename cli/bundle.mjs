@@ -5,10 +5,10 @@
 // Used by `npm run build`, by `npm pack` (prepack: the tarball never holds a stale bundle) and by
 // bin.mjs when the sources changed since the last build. Plain JavaScript: bin.mjs must be able
 // to run it without a TypeScript loader. `node bundle.mjs` builds once.
-import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { REQUIRE_BANNER, statFingerprint } from '../scripts/esm-bundle.mjs';
 
 const cli = fileURLToPath(new URL('.', import.meta.url));
 const root = join(cli, '..');
@@ -43,11 +43,7 @@ export const FINGERPRINT = join(cli, 'dist', 'skillpress.fingerprint');
  * lockfile that pins semver, yaml and zod): a cheap stat walk, so an edited source never runs stale.
  */
 export function sourceFingerprint() {
-  const hash = createHash('sha256');
-  const add = (path) => {
-    const stat = statSync(join(root, path));
-    hash.update(`${path}\0${stat.size}\0${stat.mtimeMs}\n`);
-  };
+  const files = [];
   const visit = (dir) => {
     const entries = readdirSync(join(root, dir), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
     for (const entry of entries) {
@@ -55,14 +51,13 @@ export function sourceFingerprint() {
       if (entry.isDirectory()) {
         if (entry.name !== 'dist' && entry.name !== 'node_modules') visit(path);
       } else if (/\.(ts|json)$/.test(entry.name)) {
-        add(path);
+        files.push(path);
       }
     }
   };
   visit('cli');
   visit('core');
-  for (const file of ['package.json', 'package-lock.json']) add(file);
-  return hash.digest('hex').slice(0, 32);
+  return statFingerprint(root, [...files, 'scripts/esm-bundle.mjs', 'package.json', 'package-lock.json'])?.slice(0, 32);
 }
 
 /**
@@ -93,9 +88,7 @@ export async function bundleCli() {
       legalComments: 'none',
       // yaml ships only CommonJS for Node, and requires Node built-ins (`process`) at run time: an
       // ES module has no `require`, so the bundle makes one, as the Lambda bundles do.
-      banner: {
-        js: 'import { createRequire as __skillpressCreateRequire } from "node:module"; const require = __skillpressCreateRequire(import.meta.url);',
-      },
+      banner: { js: REQUIRE_BANNER },
       logLevel: 'warning',
     });
     renameSync(temp, MAIN);

@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { bundleDir, type LambdaSpec, lambdas } from '../infra/lambdas.ts';
+import { REQUIRE_BANNER } from './esm-bundle.mjs';
 
 /**
  * Bundles each Lambda of `infra/lambdas.ts` with esbuild into `dist/functions/<name>/index.mjs`.
@@ -24,8 +25,6 @@ import { bundleDir, type LambdaSpec, lambdas } from '../infra/lambdas.ts';
  */
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-
-export const banner = "import { createRequire as __skillpressCreateRequire } from 'node:module'; const require = __skillpressCreateRequire(import.meta.url);";
 
 export interface BundleReport {
   name: string;
@@ -62,7 +61,7 @@ async function buildLambda(spec: LambdaSpec, outRoot: string): Promise<BundleRep
     // Imported only by the SDK's browser user-agent code, which never runs on Node.
     external: ['bowser'],
     alias: spec.content || spec.static ? {} : { '@aws-sdk/client-s3': join(root, 'scripts/lambda-stubs/s3-client.ts') },
-    banner: { js: banner },
+    banner: { js: REQUIRE_BANNER },
     metafile: true,
     logLevel: 'warning',
   });

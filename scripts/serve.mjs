@@ -4,10 +4,10 @@
 // own threads, once for the server and again for its background thread; the bundle starts on
 // 0.9 s of CPU. The end-to-end tests and the benchmarks start the server the same way
 // (scripts/local/server-process.ts). Plain JavaScript, so it runs without a TypeScript loader.
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { REQUIRE_BANNER, statFingerprint } from './esm-bundle.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** Where `npm start`'s bundle goes; a test builds into another folder of the same depth. */
@@ -30,17 +30,8 @@ const ENTRIES = { start: 'scripts/start.ts', worker: 'scripts/local/background/w
  * that matters.
  */
 function fingerprint(files) {
-  const hash = createHash('sha256');
-  for (const file of [...files, 'scripts/serve.mjs', 'package.json', 'package-lock.json']) {
-    let stat;
-    try {
-      stat = statSync(join(root, file));
-    } catch {
-      return undefined; // a source went away: build again
-    }
-    hash.update(`${file}\0${stat.size}\0${stat.mtimeMs}\n`);
-  }
-  return hash.digest('hex');
+  // Undefined when a source went away: build again.
+  return statFingerprint(root, [...files, 'scripts/serve.mjs', 'scripts/esm-bundle.mjs', 'package.json', 'package-lock.json']);
 }
 
 function isFresh(out) {
@@ -78,7 +69,7 @@ export async function ensureServerBundle(out = SERVER_DIR) {
       // and some (secretlint's preset) import JSON in a way only a loader or a bundler accepts.
       mainFields: ['module', 'main'],
       // CommonJS packages in an ES module need a `require`: the bundle makes one.
-      banner: { js: "import { createRequire as __skillpressCreateRequire } from 'node:module'; const require = __skillpressCreateRequire(import.meta.url);" },
+      banner: { js: REQUIRE_BANNER },
       // Not minified, so functions keep their names in stack traces without esbuild's keepNames,
       // whose __name() call on every function made at run time cost about 1% of a publish's CPU.
       metafile: true,

@@ -11,7 +11,6 @@ import {
   type UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import type { output, ZodMiniType } from 'zod/mini';
 import type { Config } from '../platform/config.ts';
 import { withoutSdkLogging } from '../platform/sdk-client.ts';
 
@@ -147,7 +146,7 @@ export function keyOfItem(raw: Record<string, unknown>): { pk: string; sk: strin
 }
 
 /** Reads an item with its entity's schema; a mismatch is a {@link DamagedItemError} naming the first problem. */
-export function parseItem<S extends ZodMiniType>(schema: S, raw: Record<string, unknown>, kind: string): output<S> {
+export function parseItem<S extends z.ZodMiniType>(schema: S, raw: Record<string, unknown>, kind: string): z.output<S> {
   const parsed = schema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const first = parsed.error.issues[0];

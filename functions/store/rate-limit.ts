@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import { RateLimitedError } from '#core/errors';
 import { type Db, writeIf } from './db.ts';
 import { rateLimitKey } from './keys.ts';
@@ -109,11 +109,7 @@ function mutate<T>(db: Db, userId: string, window: Window, change: (live: number
         new PutCommand({
           TableName: db.table,
           Item: { ...rateLimitKey(userId), stamps, revision: view.revision + 1, expiresAt: Math.ceil((at + window.windowMs) / 1000) + 60 },
-          ...(view.damaged
-            ? {}
-            : view.revision > 0
-              ? { ConditionExpression: 'revision = :revision', ExpressionAttributeValues: { ':revision': view.revision } }
-              : { ConditionExpression: 'attribute_not_exists(pk)' }),
+          ...writeCondition(view),
         }),
       ).catch((error: unknown) => {
         seen.delete(userId);
@@ -131,6 +127,16 @@ function mutate<T>(db: Db, userId: string, window: Window, change: (live: number
     // Sustained contention on one author's window: ask the client to come back shortly.
     throw new RateLimitedError(window.limit, window.windowMs / 1000, 1);
   });
+}
+
+/**
+ * What a write of the window holds on: the revision this process read, or that there is no item
+ * yet; nothing when it replaces a damaged item.
+ */
+function writeCondition(view: Seen): Pick<PutCommandInput, 'ConditionExpression' | 'ExpressionAttributeValues'> {
+  if (view.damaged) return {};
+  if (view.revision > 0) return { ConditionExpression: 'revision = :revision', ExpressionAttributeValues: { ':revision': view.revision } };
+  return { ConditionExpression: 'attribute_not_exists(pk)' };
 }
 
 /** Keeps `view` as the newest of at most REMEMBERED_AUTHORS windows. */

@@ -11,7 +11,7 @@ import { openApiDocument } from '#functions/http/openapi';
 import { siteBuildLockKey } from '#functions/store/site-build-lock';
 import { versionKey } from '#functions/store/keys';
 import { CATALOG_KEY, registryKey } from '#core/static-paths';
-import { banner } from '#scripts/lambda-bundles';
+import { REQUIRE_BANNER } from '../../scripts/esm-bundle.mjs';
 import { bundleDir, lambdas } from '../../infra/lambdas.ts';
 import { sha256Hex } from '#core/bundle';
 import { httpApiEvent, routeEvent } from '../support/api-gateway-event.ts';
@@ -70,7 +70,7 @@ describe('the bundles', () => {
   it.each(lambdas.map((l) => l.name))('%s is ESM with the createRequire banner, within the size budget at cold start', (name) => {
     const report = inject('bundles').find((b) => b.name === name)!;
     const source = readFileSync(`${bundleDir(name)}/index.mjs`, 'utf8');
-    expect(source.startsWith(banner)).toBe(true);
+    expect(source.startsWith(REQUIRE_BANNER)).toBe(true);
     expect(source).toMatch(/export\s*\{[^}]*\bhandler\b/);
     expect(report.loadedBytes).toBeLessThanOrEqual(BUDGET_BYTES);
   });

@@ -153,8 +153,10 @@ export function isMapping(value: unknown): value is Record<string, unknown> {
 /**
  * Writes `---`, the mapping as YAML, `---`, then the body. Every string is kept on one line
  * (quoted and escaped when it must be) rather than in a `|` or `>` block: some skills clients read
- * front matter line by line and would take the block indicator itself for the value.
+ * front matter line by line and would take the block indicator itself for the value. A quoted one
+ * is escaped as JSON escapes it: the yaml package's own double-quoted style folds a string with
+ * line breaks over several lines, and wrote the space of a blank line among them as `\\`.
  */
 export function writeFrontMatter(data: Record<string, unknown>, body: string): string {
-  return `---\n${stringify(data, { lineWidth: 0, blockQuote: false })}---\n${body}`;
+  return `---\n${stringify(data, { lineWidth: 0, blockQuote: false, doubleQuotedAsJSON: true })}---\n${body}`;
 }

@@ -73,6 +73,15 @@ describe('defaultSkillFile', () => {
     expect(content).toBe('---\nname: x-y\ndescription: "- a: b #c\\nsecond line"\n---\n\n# X\n');
   });
 
+  it('keeps a description of blank lines and control characters on one line, reading back exactly', () => {
+    // Found by the property below: the yaml package folded this double-quoted string over several
+    // lines and escaped the space of a blank one as a backslash, which read back as "\\".
+    const description = '\n \n\u0000\u0000---';
+    const { content } = defaultSkillFile({ slug: 'x-y', name: 'X', description });
+    expect(content).toBe('---\nname: x-y\ndescription: "\\n \\n\\u0000\\u0000---"\n---\n\n# X\n');
+    expect(checkSkillConformance(asFiles({ filename: 'SKILL.md', content }), 'x-y').description).toBe(description);
+  });
+
   it('always conforms, and any description reads back exactly', () => {
     fc.assert(
       fc.property(slug, description, fc.string({ minLength: 1, maxLength: 100 }), (slug, description, name) => {

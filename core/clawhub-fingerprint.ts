@@ -3,7 +3,7 @@ import { sha256Hex } from './bundle.ts';
 /**
  * The fingerprint the ClawHub CLI (`clawdhub`, npm `clawdhub` 0.3.0) computes over a skill folder
  * it installed, to ask the registry which version the folder holds (`GET /api/v1/resolve`). The
- * registry stores it for every version at publish (docs/api.md §14), so it must come out exactly
+ * registry records it for every version (docs/api.md §14.4), so it must come out exactly
  * as the client's `hashSkillFiles(listTextFiles(folder))` does on the files our ZIP extracts to:
  *
  * - only files the client lists: no path segment starting with `.` (its walk skips those, and so
@@ -20,6 +20,19 @@ import { sha256Hex } from './bundle.ts';
 export function clawhubFingerprint(files: readonly { filename: string; sha256: string }[]): string {
   const listed = files.filter((file) => listedByClient(file.filename)).sort((a, b) => collator.compare(a.filename, b.filename));
   return sha256Hex(listed.map((file) => `${file.filename}:${file.sha256}`).join('\n'));
+}
+
+/**
+ * Which version each fingerprint of a skill's versions names: the last published, when several
+ * versions have the same listed files (a re-release), as resolve answers.
+ */
+export function fingerprintedVersions(
+  versions: readonly { version: string; publishedAt: string; files: readonly { filename: string; sha256: string }[] }[],
+): Map<string, string> {
+  const named = new Map<string, string>();
+  for (const v of [...versions].sort((a, b) => (a.publishedAt < b.publishedAt ? -1 : a.publishedAt > b.publishedAt ? 1 : 0)))
+    named.set(clawhubFingerprint(v.files), v.version);
+  return named;
 }
 
 /** `String.prototype.localeCompare` under `en`, made once. */

@@ -6,7 +6,7 @@
  * mapped here, and that each Lambda's bundle really answers the routes given to it.
  */
 
-import { prefix } from '../functions/store/keys.ts';
+import { prefix, rebuildSources } from '../functions/store/keys.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /**
@@ -43,8 +43,8 @@ export interface LambdaSpec {
   github?: readonly ('sign-in' | 'site-build')[];
   /** Stripe secrets it may read: the API secret key (checkout) or the webhook signing secret. */
   stripe?: readonly ('api' | 'webhook')[];
-  /** Consumes the table's stream, only for items whose partition key has one of these prefixes. */
-  stream?: { keyPrefixes: readonly string[] };
+  /** Consumes the table's stream, only for items whose keys start so. */
+  stream?: { partitionPrefix: string; sortKeyPrefixes: readonly string[] };
   /** EventBridge schedules (rate or cron expressions) that invoke it. */
   schedules?: readonly { id: string; expression: string }[];
   memoryMb?: number;
@@ -194,7 +194,7 @@ export const lambdas: readonly LambdaSpec[] = [
   {
     name: 'rebuild',
     description: 'The incremental static rebuild, driven by the table stream; then asks for a site build',
-    stream: { keyPrefixes: [prefix.skill] },
+    stream: rebuildSources,
     // SKILL#: repairs a META whose currentVersion a crashed publish left behind; LOCK#: the
     // catalog lease and the site-build window. Scan: the install counters, for the public counts
     // written before a site build is dispatched.

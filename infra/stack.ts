@@ -272,9 +272,17 @@ export class SkillpressStack extends Stack {
         retryAttempts: 5,
         maxRecordAge: Duration.hours(24),
         onFailure: new SqsDlq(dlq),
-        filters: spec.stream!.keyPrefixes.map((prefix) =>
-          lambda.FilterCriteria.filter({ dynamodb: { Keys: { [tableKeys.partition]: { S: lambda.FilterRule.beginsWith(prefix) } } } }),
-        ),
+        // One filter: the partition's prefix and any of the sort-key prefixes (the values of a key match any of them).
+        filters: [
+          lambda.FilterCriteria.filter({
+            dynamodb: {
+              Keys: {
+                [tableKeys.partition]: { S: lambda.FilterRule.beginsWith(spec.stream!.partitionPrefix) },
+                [tableKeys.sort]: { S: spec.stream!.sortKeyPrefixes.flatMap((p) => lambda.FilterRule.beginsWith(p)) },
+              },
+            },
+          }),
+        ],
       }),
     );
   }

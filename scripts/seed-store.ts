@@ -1,8 +1,8 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { bundleIntegrity, decodeFile, type FileBytes, fileEntries } from '#core/bundle';
 import { mapLimit } from '#core/map-limit';
 import { putBlobs } from '#functions/content/blobs';
 import type { Deps } from '#functions/platform/composition';
+import { putItems } from '#functions/store/db';
 import { type SkillItem, skillRecord, slugRecord, type VersionItem, versionRecord } from '#functions/store/skills';
 import { upsertUser } from '#functions/store/users';
 
@@ -88,16 +88,6 @@ export async function seedSkills(deps: Deps, options: SeedOptions): Promise<Skil
   // Only SKILL.md differs from skill to skill; the script is one blob.
   await mapLimit(uploads, 8, (files) => putBlobs(deps.blobs, files));
   const batches = Array.from({ length: Math.ceil(records.length / 25) }, (_, i) => records.slice(i * 25, i * 25 + 25));
-  await mapLimit(batches, 8, (batch) => writeBatch(deps, batch));
+  await mapLimit(batches, 8, (batch) => putItems(deps.db, batch));
   return skills;
-}
-
-async function writeBatch(deps: Deps, items: Record<string, unknown>[]): Promise<void> {
-  let requests = items.map((Item) => ({ PutRequest: { Item } }));
-  for (let attempt = 0; requests.length > 0; attempt++) {
-    if (attempt > 10) throw new Error('seeding: DynamoDB keeps returning unprocessed items');
-    const out = await deps.db.doc.send(new BatchWriteCommand({ RequestItems: { [deps.db.table]: requests } }));
-    requests = (out.UnprocessedItems?.[deps.db.table] ?? []) as typeof requests;
-    if (requests.length > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
-  }
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { bundleBytes, type FileBytes, sha256Hex } from '#core/bundle';
 import { canonicalJson } from '#core/canonical-json';
+import { fingerprintedVersions } from '#core/clawhub-fingerprint';
 import { mapLimit } from '#core/map-limit';
 import {
   type CatalogDocument,
@@ -23,11 +24,12 @@ import { SKILL_FILE } from '#core/filename';
 import { archiveKey, bundleKey, CATALOG_KEY, DISCOVERY_INDEX_KEY, registryKey, skillMdKey, versionsKey } from '#core/static-paths';
 import { getBlob, getFiles } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
+import { putFingerprints, type RecordedFingerprint } from '../store/fingerprints.ts';
 import { withLock } from '../store/locks.ts';
 import type { VersionItem } from '../store/skills.ts';
 import { repairLookalikeIndex } from './lookalike-repair.ts';
 import { scanSkillStates } from './scan.ts';
-import { type EachSkill, eachSkill, type SkillFailure, type SkillRef } from './skill-failure.ts';
+import { type EachSkill, eachSkill, type SkillFailure, type SkillRef, skillFailure } from './skill-failure.ts';
 import { loadSkillState, repairCurrentVersion, type SkillState } from './skill-state.ts';
 
 /**
@@ -69,8 +71,9 @@ export class Rebuilder {
   }
 
   /**
-   * Rebuilds the files of `skillIds`, then their entries in the catalog and discovery index
-   * ({@link rebuildFiles} then {@link rebuildIndexes}: the stream Lambda runs both per batch).
+   * Rebuilds the files of `skillIds`, then their entries in the catalog, the discovery index and
+   * the fingerprint index ({@link rebuildFiles} then {@link rebuildIndexes}: the stream Lambda
+   * runs both per batch).
    * Gives the skills that failed; every other skill is rebuilt and indexed all the same.
    */
   async rebuild(skillIds: Iterable<string>): Promise<SkillFailure[]> {
@@ -104,14 +107,16 @@ export class Rebuilder {
 
   /**
    * Sets the skills' entries in the catalog and the discovery index, writing each free skill's
-   * archive before the index that points at it. `states` must be as {@link rebuildFiles} read
-   * them: their files are in the bucket. A skill whose archive cannot be written keeps the
-   * discovery entry it had (its older archive is still there) and is returned as failed; the
-   * others are indexed. A failure of the indexes themselves (the lock, the catalog write) throws.
+   * archive before the index that points at it, and records their versions' fingerprints.
+   * `states` must be as {@link rebuildFiles} read them: their files are in the bucket. A skill
+   * whose archive or fingerprints cannot be written keeps the entries it had (its older archive is
+   * still there; resolve matches from the versions) and is returned as failed; the others are
+   * indexed. A failure of the shared indexes themselves (the lock, the catalog write) throws.
    */
   async rebuildIndexes(states: SkillState[]): Promise<SkillFailure[]> {
     if (states.length === 0) return [];
     const started = performance.now();
+    const fingerprinted = this.recordFingerprints(states);
     // Only the discovery index points at archives: they are written while the catalog is patched.
     const archived = eachSkill(states, 8, skillOf, (state) => this.archiveEntry(state, this.discovery?.list.get(state.skill.slug)));
     await this.patchIndexes(states, archived);
@@ -121,14 +126,32 @@ export class Rebuilder {
         this.deps.log.warn('left out of the discovery index: not a valid Agent Skill', { skillId: skill.id, slug: skill.slug, issues: issues.length });
     }
     this.deps.log.debug('rebuilt indexes', { skills: states.length, failed: failed.length, ms: Math.round(performance.now() - started) });
-    return failed;
+    return withoutRepeats([...failed, ...(await fingerprinted)]);
+  }
+
+  /**
+   * Records the fingerprints of the skills' versions that their partitions lack (or that name
+   * another version: a re-release of the same files), all in batched writes, so ClawHub's
+   * resolve is one read (store/fingerprints.ts). Gives the skills whose fingerprints could not
+   * be written; never throws.
+   */
+  private async recordFingerprints(states: readonly SkillState[]): Promise<SkillFailure[]> {
+    const unrecorded = states.flatMap(unrecordedFingerprints);
+    if (unrecorded.length === 0) return [];
+    try {
+      await putFingerprints(this.deps.db, unrecorded);
+      return [];
+    } catch (error) {
+      const failing = new Set(unrecorded.map((f) => f.skillId));
+      return states.filter((state) => failing.has(state.skill.id)).map((state) => skillFailure(skillOf(state), error));
+    }
   }
 
   /**
    * Regenerates every skill's files and both indexes from DynamoDB: the repair path. A skill
    * that cannot be rebuilt is reported and keeps the index entries it had; every other skill and
-   * both indexes are rebuilt all the same. It also completes the lookalike index of popular
-   * skills that the imitation check reads.
+   * both indexes are rebuilt all the same. It also records the fingerprints a partition lacks
+   * and completes the lookalike index of popular skills that the imitation check reads.
    */
   async rebuildAll(): Promise<RebuildReport> {
     const scanned = await scanSkillStates(this.deps.db);
@@ -169,7 +192,7 @@ export class Rebuilder {
       await putIfChanged(versionsKey(state.skill.slug), canonicalJson(documents.versions));
     });
     const rebuilt = [...files.built.keys()];
-    let failed = [...unread, ...files.failed];
+    let failed = [...unread, ...files.failed, ...(await this.recordFingerprints(rebuilt))];
     const nonConforming: NonConformingSkill[] = [];
     await withLock(this.deps.db, 'static-indexes', async (lease) => {
       const [previousCatalog, previousDiscovery] = await Promise.all([
@@ -192,7 +215,7 @@ export class Rebuilder {
       await this.writeIndexes(catalog, Promise.resolve({ list: discovery }));
       lease.leave(this.indexEtags());
     });
-    return { rebuilt: rebuilt.length, failed, nonConforming: nonConforming.sort((a, b) => (a.slug < b.slug ? -1 : 1)) };
+    return { rebuilt: rebuilt.length, failed: withoutRepeats(failed), nonConforming: nonConforming.sort((a, b) => (a.slug < b.slug ? -1 : 1)) };
   }
 
   /** A shared index as the bucket holds it, for the full rebuild; empty when missing or damaged (it is rebuilt from scratch). */
@@ -457,6 +480,19 @@ export interface RebuiltFiles {
 }
 
 const skillOf = ({ skill }: SkillState): SkillRef => ({ skillId: skill.id, slug: skill.slug });
+
+/** The fingerprints of a skill's versions that its partition does not record as naming them. */
+function unrecordedFingerprints({ skill, versions, fingerprints }: SkillState): RecordedFingerprint[] {
+  return [...fingerprintedVersions(versions)]
+    .filter(([fingerprint, version]) => fingerprints.get(fingerprint) !== version)
+    .map(([fingerprint, version]) => ({ skillId: skill.id, fingerprint, version }));
+}
+
+/** The failures, each skill's first only. */
+function withoutRepeats(failures: SkillFailure[]): SkillFailure[] {
+  const seen = new Set<string>();
+  return failures.filter(({ skillId }) => !seen.has(skillId) && seen.add(skillId));
+}
 
 /** Whether a skill belongs in the catalog: every skill but a quarantined one (the discovery index also leaves out paid ones). */
 const listed = ({ skill }: SkillState): boolean => skill.quarantine === undefined;

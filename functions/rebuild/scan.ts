@@ -1,5 +1,6 @@
 import { type Db, scanAll } from '../store/db.ts';
 import { installsOf } from '../store/downloads.ts';
+import { recordedVersion } from '../store/fingerprints.ts';
 import { idsOf } from '../store/lookalikes.ts';
 import { toSkillItem, toVersionItem } from '../store/skills.ts';
 import { prefix, sortPrefix } from '../store/keys.ts';
@@ -28,6 +29,7 @@ export async function scanSkillStates(db: Db, segments = 4): Promise<ScannedTabl
   const lookalikes = new Map<string, Set<string>>();
   const states = new Map<string, SkillState>();
   const versions = new Map<string, SkillState['versions']>();
+  const fingerprints = new Map<string, Map<string, string>>();
   const damaged = new Map<string, SkillFailure>();
   await scanAll(
     db,
@@ -47,11 +49,14 @@ export async function scanSkillStates(db: Db, segments = 4): Promise<ScannedTabl
       }
       const id = pk.slice(prefix.skill.length);
       try {
-        if (item.sk === 'META') states.set(id, { skill: toSkillItem(item), versions: [] });
+        if (item.sk === 'META') states.set(id, { skill: toSkillItem(item), versions: [], fingerprints: new Map() });
         else if (String(item.sk).startsWith(sortPrefix.version)) {
           const list = versions.get(id) ?? [];
           list.push(toVersionItem(item));
           versions.set(id, list);
+        } else {
+          const recorded = recordedVersion(item);
+          if (recorded) fingerprints.set(id, (fingerprints.get(id) ?? new Map()).set(recorded.fingerprint, recorded.version));
         }
       } catch (error) {
         damaged.set(id, skillFailure({ skillId: id }, error));
@@ -62,7 +67,7 @@ export async function scanSkillStates(db: Db, segments = 4): Promise<ScannedTabl
   const result: SkillState[] = [];
   for (const [id, state] of states) {
     const list = versions.get(id);
-    if (!damaged.has(id) && list && list.length > 0) result.push({ skill: state.skill, versions: list });
+    if (!damaged.has(id) && list && list.length > 0) result.push({ skill: state.skill, versions: list, fingerprints: fingerprints.get(id) ?? new Map() });
   }
   const failed = [...damaged.values()].map((failure) => {
     const slug = states.get(failure.skillId)?.skill.slug;

@@ -2,17 +2,19 @@ import { currentVersionOf } from '#core/registry-document';
 import type { Db } from '../store/db.ts';
 import { getSkillWithVersions, type SkillItem, setCurrentVersion, type VersionItem } from '../store/skills.ts';
 
-/** A skill with all its versions, as the rebuild reads them from DynamoDB. */
+/** A skill with all its versions, and the fingerprints recorded for them, as the rebuild reads them from DynamoDB. */
 export interface SkillState {
   skill: SkillItem;
   versions: VersionItem[];
+  /** ClawHub fingerprint → the version its item names (store/fingerprints.ts). */
+  fingerprints: ReadonlyMap<string, string>;
 }
 
 /** Reads one skill; undefined when it has no META (never published, or a publish in flight). */
 export async function loadSkillState(db: Db, skillId: string): Promise<SkillState | undefined> {
-  const { skill, versions } = await getSkillWithVersions(db, skillId);
+  const { skill, versions, fingerprints } = await getSkillWithVersions(db, skillId);
   if (!skill || versions.length === 0) return undefined;
-  return repairCurrentVersion(db, { skill, versions });
+  return repairCurrentVersion(db, { skill, versions, fingerprints });
 }
 
 /**

@@ -1,14 +1,14 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { skillIdOfKey } from '../store/keys.ts';
 
-/** The skill a stream record is about: any record on a skill's item (META or a version). */
+/** The skill a stream record is about: any record on a skill's META or one of its versions. */
 function skillIdOf(record: DynamoDBRecord): string | undefined {
-  return skillIdOfKey(record.dynamodb?.Keys?.pk?.S);
+  return skillIdOfKey(record.dynamodb?.Keys?.pk?.S, record.dynamodb?.Keys?.sk?.S);
 }
 
 /**
  * The skills a batch of DynamoDB stream records touched. Other entities (keys, sessions,
- * counters) change no static file.
+ * counters) change no static file, and fingerprints are the rebuild's own output.
  */
 export function changedSkillIds(event: DynamoDBStreamEvent): string[] {
   const ids = new Set<string>();

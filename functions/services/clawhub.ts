@@ -11,8 +11,7 @@ import { CatalogReader, type CatalogSnapshot } from '../content/catalog-reader.t
 import type { StaticStore } from '../content/static-store.ts';
 import type { Deps } from '../platform/composition.ts';
 import { installTotals } from '../store/downloads.ts';
-import { getSkillAndFingerprint } from '../store/fingerprints.ts';
-import { findSkillIdBySlug, getSkill, getSkills, getVersion, getVersions, listVersions, type SkillItem } from '../store/skills.ts';
+import { findSkillIdBySlug, getSkill, getSkillAndFingerprint, getSkills, getVersion, getVersions, listVersions, type SkillItem } from '../store/skills.ts';
 import { getUser } from '../store/users.ts';
 
 /**
@@ -129,9 +128,10 @@ export async function skillPage(deps: Deps, slug: string): Promise<z.output<type
 
 /**
  * `GET /api/v1/resolve`: which version of the skill has the fingerprint `hash` of an installed
- * folder (core/clawhub-fingerprint.ts), in one read of the item its publish recorded. A version
- * published before fingerprints were recorded has none: when no item matches, the versions'
- * own file lists (names and digests, no content) are fingerprinted instead.
+ * folder (core/clawhub-fingerprint.ts), in one read of the item the rebuild recorded. A version
+ * the rebuild has not reached yet (just published), or published before fingerprints were
+ * recorded, has none: when no item matches, the versions' own file lists (names and digests,
+ * no content) are fingerprinted instead.
  */
 export async function resolveVersion(deps: Deps, slug: string, hash: string): Promise<z.output<typeof clawhubResolveSchema>> {
   const id = await findSkillIdBySlug(deps.db, normaliseSlug(slug));

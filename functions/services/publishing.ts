@@ -12,7 +12,6 @@ import { assertAuthor } from './authorship.ts';
 import { scanForPublish } from './scanning.ts';
 import { putBlobs } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
-import { deleteFingerprint, putFingerprint } from '../store/fingerprints.ts';
 import { lookalikeCandidates } from '../store/lookalikes.ts';
 import { returnPublishSlot, type SlotTaken, takePublishSlot } from '../store/rate-limit.ts';
 import {
@@ -105,21 +104,15 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody, 
   const item = { ...versionItem(id, version, body.changelog, now, files, body.dependencies, conformance), scan };
   let claimed = false;
   let versionStored = false;
-  let fingerprintStored = false;
   try {
     await putBlobs(deps.blobs, files);
     await claimSlug(db, slug, id, author.id, now);
     claimed = true;
-    // The new skill's partition holds nothing yet, so its version and fingerprint go out together.
-    const [stored, fingerprinted] = await Promise.allSettled([putVersion(db, item), putFingerprint(db, item)]);
-    versionStored = stored.status === 'fulfilled';
-    fingerprintStored = fingerprinted.status === 'fulfilled';
-    settled(stored);
-    settled(fingerprinted);
+    await putVersion(db, item);
+    versionStored = true;
     await putSkill(db, skill);
   } catch (error) {
     await undo(deps, [
-      () => (fingerprintStored ? deleteFingerprint(db, item) : undefined),
       () => (versionStored ? deleteVersion(db, id, version) : undefined),
       () => (claimed ? releaseSlug(db, slug, id) : undefined),
       () => returnPublishSlot(db, author.id, slot.stamp, window),
@@ -164,9 +157,9 @@ export async function publishVersion(deps: Deps, author: User, skillId: string, 
   const now = clock();
   const item = { ...versionItem(skillId, version, body.changelog, now, files, body.dependencies, conformance), scan };
   await putBlobs(deps.blobs, files);
+  // Its write decides a race for the number; META moves only once it is stored.
   await putVersion(db, item);
-  // Only once the version is stored (its write decides a race for the number) may a fingerprint name it.
-  const [, updated] = await Promise.all([putFingerprint(db, item), recordPublished(db, skillId, version, now)]);
+  const updated = await recordPublished(db, skillId, version, now);
   deps.changed([skillId]);
   return {
     skillId,

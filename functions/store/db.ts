@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
+  BatchWriteCommand,
   type DeleteCommand,
   DynamoDBDocumentClient,
   type PutCommand,
@@ -80,6 +81,26 @@ export async function getItems(db: Db, keys: Record<string, unknown>[]): Promise
 }
 
 const BATCH_GET_KEYS_AT_MOST = 100;
+
+/**
+ * Puts `items` unconditionally, 25 to a BatchWriteItem, asking again for any DynamoDB leaves
+ * unprocessed. For derived items and bulk loads only: a batch takes no conditions.
+ */
+export async function putItems(db: Db, items: readonly Record<string, unknown>[]): Promise<void> {
+  for (let start = 0; start < items.length; start += BATCH_WRITE_ITEMS_AT_MOST) {
+    let pending: { PutRequest?: { Item?: Record<string, unknown> } }[] = items
+      .slice(start, start + BATCH_WRITE_ITEMS_AT_MOST)
+      .map((Item) => ({ PutRequest: { Item } }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 10) throw new Error('DynamoDB kept leaving items of a batch write unprocessed');
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(200, 10 * 2 ** attempt)));
+      const out = await db.doc.send(new BatchWriteCommand({ RequestItems: { [db.table]: pending as { PutRequest: { Item: Record<string, unknown> } }[] } }));
+      pending = out.UnprocessedItems?.[db.table] ?? [];
+    }
+  }
+}
+
+const BATCH_WRITE_ITEMS_AT_MOST = 25;
 const keyId = (key: Record<string, unknown>) => `${String(key[tableKeys.partition])}\u0000${String(key[tableKeys.sort])}`;
 
 /** Runs a Query to the end, following LastEvaluatedKey. Callers bound the partition's size. */

@@ -1,41 +1,38 @@
 import * as z from 'zod/mini';
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { clawhubFingerprint } from '#core/clawhub-fingerprint';
-import { type Db, getItems, parseItem } from './db.ts';
-import { fingerprintKey, skillKey } from './keys.ts';
-import { type SkillItem, toSkillItem, type VersionItem } from './skills.ts';
+import { type Db, keyOfItem, parseItem, putItems } from './db.ts';
+import { fingerprintKey, sortPrefix } from './keys.ts';
 
 /**
  * Each version's ClawHub fingerprint (core/clawhub-fingerprint.ts), as an item of its skill's
  * partition, `SKILL#<id>/FINGERPRINT#<hex>` → the version. It is what lets a ClawHub client's
  * `GET /api/v1/resolve` name the version an installed folder holds in one read. Versions that
  * share a fingerprint (the same text files) share the item: the last published is named.
+ *
+ * The items are derived from the versions, as the static files are, so the rebuild writes them
+ * (docs/architecture.md): the publish itself does not wait for them. Until they are written,
+ * resolve matches from the versions' own file lists.
  */
 
 const fingerprintItemSchema = z.object({ version: z.string() });
 
-/** Records `item`'s fingerprint; call it once the version is stored, so the item never names a version that is not. */
-export async function putFingerprint(db: Db, item: VersionItem): Promise<void> {
-  const key = fingerprintKey(item.skillId, clawhubFingerprint(item.files));
-  await db.doc.send(new PutCommand({ TableName: db.table, Item: { ...key, version: item.version } }));
+/** A fingerprint a skill's partition records, and the version it names. */
+export interface RecordedFingerprint {
+  skillId: string;
+  fingerprint: string;
+  version: string;
 }
 
-/** Removes `item`'s fingerprint, when its version could not be stored after all. */
-export async function deleteFingerprint(db: Db, item: VersionItem): Promise<void> {
-  await db.doc.send(new DeleteCommand({ TableName: db.table, Key: fingerprintKey(item.skillId, clawhubFingerprint(item.files)) }));
+/** The version a fingerprint item names, or undefined for any other item of the partition. */
+export function recordedVersion(item: Record<string, unknown>): { fingerprint: string; version: string } | undefined {
+  const { sk } = keyOfItem(item);
+  if (!sk.startsWith(sortPrefix.fingerprint)) return undefined;
+  return { fingerprint: sk.slice(sortPrefix.fingerprint.length), version: parseItem(fingerprintItemSchema, item, 'fingerprint').version };
 }
 
-/**
- * A skill's META and the version with `fingerprint`, in one BatchGetItem; either may be missing
- * (no such skill; no version recorded with it).
- */
-export async function getSkillAndFingerprint(db: Db, skillId: string, fingerprint: string): Promise<{ skill?: SkillItem; version?: string }> {
-  const key = fingerprintKey(skillId, fingerprint);
-  const found = await getItems(db, [skillKey(skillId), key]);
-  const meta = found.find((item) => item.sk === 'META');
-  const match = found.find((item) => item.sk === key.sk);
-  return {
-    ...(meta ? { skill: toSkillItem(meta) } : {}),
-    ...(match ? { version: parseItem(fingerprintItemSchema, match, 'fingerprint').version } : {}),
-  };
+/** Records fingerprints, 25 to a write: idempotent, so a rebuild that runs twice writes the same items. */
+export async function putFingerprints(db: Db, fingerprints: readonly RecordedFingerprint[]): Promise<void> {
+  await putItems(
+    db,
+    fingerprints.map(({ skillId, fingerprint, version }) => ({ ...fingerprintKey(skillId, fingerprint), version })),
+  );
 }

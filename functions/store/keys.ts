@@ -69,7 +69,15 @@ export const lockKey = (name: string): ItemKey => ({ pk: prefix.lock + name, sk:
 export const lookalikeKey = (key: string): ItemKey => ({ pk: prefix.lookalike + key, sk: 'LOOKALIKE' });
 export const reportKey = (skillId: string, userId: string): ItemKey => ({ pk: prefix.report + skillId, sk: prefix.user + userId });
 
-/** The skill id of a key in a skill's partition, or undefined for any other item. */
-export function skillIdOfKey(pk: string | undefined): string | undefined {
-  return pk?.startsWith(prefix.skill) ? pk.slice(prefix.skill.length) : undefined;
+/**
+ * The items whose changes the rebuild follows: a skill's META and its versions. The fingerprint
+ * items of the same partition are the rebuild's own output, so they are not among them (else
+ * every rebuild would set off another). The stream's filter (infra/) and its handler both read this.
+ */
+export const rebuildSources = { partitionPrefix: prefix.skill, sortKeyPrefixes: ['META', sortPrefix.version] } as const;
+
+/** The skill a rebuild source's key belongs to (see {@link rebuildSources}), or undefined for any other item. */
+export function skillIdOfKey(pk: string | undefined, sk: string | undefined): string | undefined {
+  if (!pk?.startsWith(rebuildSources.partitionPrefix) || !rebuildSources.sortKeyPrefixes.some((p) => sk?.startsWith(p))) return undefined;
+  return pk.slice(rebuildSources.partitionPrefix.length);
 }

@@ -6,7 +6,8 @@ import { scanResultSchema } from '#core/scan/scan-result-schema';
 import { isRelease, releaseKey } from '#core/semver-order';
 import { isValidSlug } from '#core/slug';
 import { type Db, getItems, isConditionFailed, keyOfItem, parseItem, queryAll, tableKeys, writeIf } from './db.ts';
-import { prefix, skillKey, slugKey, sortPrefix, versionKey } from './keys.ts';
+import { recordedVersion } from './fingerprints.ts';
+import { fingerprintKey, prefix, skillKey, slugKey, sortPrefix, versionKey } from './keys.ts';
 
 /**
  * Skills, their versions and the slug index. A skill is three kinds of item:
@@ -228,14 +229,39 @@ export async function deleteVersion(db: Db, skillId: string, version: string): P
 }
 
 /**
- * A skill's META and all its versions in one consistent Query of its partition (they share it),
- * for the rebuild: one round trip where a Get and a Query took two.
+ * A skill's META, all its versions and the fingerprints recorded for them (fingerprint → version),
+ * in one consistent Query of its partition (they share it), for the rebuild: one round trip where
+ * a Get and a Query took two.
  */
-export async function getSkillWithVersions(db: Db, skillId: string): Promise<{ skill?: SkillItem; versions: VersionItem[] }> {
-  if (skillId.length > MAX_ID_CHARS) return { versions: [] };
+export async function getSkillWithVersions(
+  db: Db,
+  skillId: string,
+): Promise<{ skill?: SkillItem; versions: VersionItem[]; fingerprints: Map<string, string> }> {
+  const fingerprints = new Map<string, string>();
+  if (skillId.length > MAX_ID_CHARS) return { versions: [], fingerprints };
   const items = await queryAll(db, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': skillKey(skillId).pk }, ConsistentRead: true });
   const meta = items.find((item) => item.sk === 'META');
-  return { skill: meta && toSkillItem(meta), versions: items.filter((item) => keyOfItem(item).sk.startsWith(sortPrefix.version)).map(toVersionItem) };
+  for (const item of items) {
+    const recorded = recordedVersion(item);
+    if (recorded) fingerprints.set(recorded.fingerprint, recorded.version);
+  }
+  return {
+    skill: meta && toSkillItem(meta),
+    versions: items.filter((item) => keyOfItem(item).sk.startsWith(sortPrefix.version)).map(toVersionItem),
+    fingerprints,
+  };
+}
+
+/**
+ * A skill's META and the version whose fingerprint is `fingerprint`, in one BatchGetItem; either
+ * may be missing (no such skill; no version recorded with it, or not yet).
+ */
+export async function getSkillAndFingerprint(db: Db, skillId: string, fingerprint: string): Promise<{ skill?: SkillItem; version?: string }> {
+  if (skillId.length > MAX_ID_CHARS) return {};
+  const found = await getItems(db, [skillKey(skillId), fingerprintKey(skillId, fingerprint)]);
+  const meta = found.find((item) => item.sk === 'META');
+  const match = found.map(recordedVersion).find((recorded) => recorded !== undefined);
+  return { ...(meta ? { skill: toSkillItem(meta) } : {}), ...(match ? { version: match.version } : {}) };
 }
 
 /** The META of each of `ids` that exists, in one BatchGetItem per 100 (in no particular order). */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { unzipSync } from 'fflate';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clawhubFingerprint } from '#core/clawhub-fingerprint';
@@ -235,6 +235,17 @@ describe('GET /api/v1/skills/{slug}', () => {
 describe('GET /api/v1/resolve', () => {
   const fingerprintOf = (files: { filename: string; content: string | Uint8Array }[]) =>
     clawhubFingerprint(files.map((f) => ({ filename: f.filename, sha256: sha256(f.content) })));
+  /** The fingerprint items of a skill's partition: fingerprint → the version each names. */
+  const recordedFingerprints = async (on: TestStack, skillId: string) => {
+    const { Items = [] } = await on.deps.db.doc.send(
+      new QueryCommand({
+        TableName: on.deps.db.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :fp)',
+        ExpressionAttributeValues: { ':pk': `SKILL#${skillId}`, ':fp': 'FINGERPRINT#' },
+      }),
+    );
+    return Object.fromEntries(Items.map((item) => [String(item.sk).slice('FINGERPRINT#'.length), item.version]));
+  };
 
   it('names the version whose files an installed folder holds, and the current one', async () => {
     const skill = await publish('claw-resolve', [
@@ -262,7 +273,7 @@ describe('GET /api/v1/resolve', () => {
     expect(body).toEqual({ slug: 'claw-alpha', match: null, latestVersion: { version: '1.1.0' } });
   });
 
-  it('costs one read past the slug when the fingerprint was recorded at publish, and reads the versions only on a miss', async () => {
+  it('costs one read past the slug once the rebuild has recorded the fingerprint, and reads the versions only on a miss', async () => {
     const own = await createTestStack();
     const ownKey = await (await Client.signIn(own, 'dora')).createKey();
     const files = [{ filename: 'SKILL.md', content: skillMd('claw-cheap') }];
@@ -284,6 +295,52 @@ describe('GET /api/v1/resolve', () => {
     const hash = fingerprintOf([{ filename: 'SKILL.md', content: skillMd('claw-older') }]);
     await stack.deps.db.doc.send(new DeleteCommand({ TableName: stack.deps.db.table, Key: fingerprintKey(skill.id, hash) }));
     expect((await get(`/api/v1/resolve?slug=claw-older&hash=${hash}`)).body.match).toEqual({ version: '1.0.0' });
+  });
+
+  it('names a version as soon as its publish answers (from the versions until its rebuild records it), and the rebuild records it', async () => {
+    const skill = await publish('claw-fresh', [{ filename: 'SKILL.md', content: skillMd('claw-fresh') }]);
+    await stack.idle();
+    const files = [
+      { filename: 'SKILL.md', content: skillMd('claw-fresh') },
+      { filename: 'notes.md', content: 'fresh' },
+    ];
+    await addVersion(skill, '1.1.0', files);
+    expect((await get(`/api/v1/resolve?slug=claw-fresh&hash=${fingerprintOf(files)}`)).body.match).toEqual({ version: '1.1.0' });
+    await stack.idle();
+    expect(await recordedFingerprints(stack, skill.id)).toEqual({
+      [fingerprintOf([{ filename: 'SKILL.md', content: skillMd('claw-fresh') }])]: '1.0.0',
+      [fingerprintOf(files)]: '1.1.0',
+    });
+  });
+
+  it('records each fingerprint once: a re-release of the same files is named instead, and a full rebuild writes what is missing', async () => {
+    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+    const ownKey = await (await Client.signIn(own, 'erin')).createKey();
+    const one = [{ filename: 'SKILL.md', content: skillMd('claw-again') }];
+    const two = [{ filename: 'SKILL.md', content: skillMd('claw-again', 'Another description') }];
+    const created = await withKey(own, ownKey, '/api/publish', { body: { name: 'claw-again', description: 'd', category: 'testing', files: one } });
+    const { id } = await json<{ id: string }>(created);
+    const release = async (version: string, files: typeof one) =>
+      expect((await withKey(own, ownKey, `/api/skills/${id}/versions`, { body: { version, files } })).status).toBe(201);
+    await release('1.1.0', two);
+    await own.idle();
+    expect(await recordedFingerprints(own, id)).toEqual({ [fingerprintOf(one)]: '1.0.0', [fingerprintOf(two)]: '1.1.0' });
+
+    // 1.2.0 has 1.0.0's files: its rebuild moves that one item and writes no other.
+    const recorder = recordAwsCalls(own.deps);
+    await release('1.2.0', one);
+    await own.idle();
+    expect(recorder.take().filter(({ call }) => call.action === 'dynamodb:BatchWriteItem')).toHaveLength(1);
+    expect(await recordedFingerprints(own, id)).toEqual({ [fingerprintOf(one)]: '1.2.0', [fingerprintOf(two)]: '1.1.0' });
+    expect((await json(await own.request(`/api/v1/resolve?slug=claw-again&hash=${fingerprintOf(one)}`))).match).toEqual({ version: '1.2.0' });
+
+    // A rebuild with nothing missing writes none; the full rebuild puts back an item that is gone.
+    await own.deps.db.doc.send(new DeleteCommand({ TableName: own.deps.db.table, Key: fingerprintKey(id, fingerprintOf(two)) }));
+    expect((await own.runtime.rebuildAll()).failed).toEqual([]);
+    expect(await recordedFingerprints(own, id)).toEqual({ [fingerprintOf(one)]: '1.2.0', [fingerprintOf(two)]: '1.1.0' });
+    recorder.take();
+    await own.runtime.rebuildAll();
+    expect(recorder.take().filter(({ call }) => call.action === 'dynamodb:BatchWriteItem')).toEqual([]);
   });
 
   it('refuses a malformed or missing hash with 400 and an unknown slug with 404', async () => {

@@ -7,12 +7,13 @@ import { LocalRebuildTrigger } from '#scripts/local/rebuild-trigger';
 import { streamRecord as record } from '../support/lambda-events.ts';
 
 describe('DynamoDB stream adapter', () => {
-  it('names each changed skill once and ignores other entities', () => {
+  it('names each changed skill once and ignores other entities, and the fingerprints the rebuild records itself', () => {
     const event: DynamoDBStreamEvent = {
       Records: [
         record('SKILL#a', 'VERSION#1.1.0'),
         record('SKILL#a', 'META', 'MODIFY'),
         record('SKILL#b', 'META'),
+        record('SKILL#c', `FINGERPRINT#${'0'.repeat(64)}`),
         record('SLUG#pretty', 'SLUG'),
         record('APIKEY#abc', 'APIKEY'),
         record('DL#a', 'DAY#2026-01-01', 'MODIFY'),

@@ -87,7 +87,6 @@ export async function seedSkills(deps: Deps, options: SeedOptions): Promise<Skil
   }
   // Only SKILL.md differs from skill to skill; the script is one blob.
   await mapLimit(uploads, 8, (files) => putBlobs(deps.blobs, files));
-  const batches = Array.from({ length: Math.ceil(records.length / 25) }, (_, i) => records.slice(i * 25, i * 25 + 25));
-  await mapLimit(batches, 8, (batch) => putItems(deps.db, batch));
+  await putItems(deps.db, records);
   return skills;
 }

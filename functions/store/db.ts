@@ -12,6 +12,7 @@ import {
   type UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
+import { mapLimit } from '#core/map-limit';
 import type { Config } from '../platform/config.ts';
 import { withoutSdkLogging } from '../platform/sdk-client.ts';
 
@@ -83,21 +84,23 @@ export async function getItems(db: Db, keys: Record<string, unknown>[]): Promise
 const BATCH_GET_KEYS_AT_MOST = 100;
 
 /**
- * Puts `items` unconditionally, 25 to a BatchWriteItem, asking again for any DynamoDB leaves
- * unprocessed. For derived items and bulk loads only: a batch takes no conditions.
+ * Puts `items` unconditionally, 25 to a BatchWriteItem and four batches at a time, asking again
+ * for any DynamoDB leaves unprocessed. For derived items and bulk loads only: a batch takes no
+ * conditions.
  */
 export async function putItems(db: Db, items: readonly Record<string, unknown>[]): Promise<void> {
-  for (let start = 0; start < items.length; start += BATCH_WRITE_ITEMS_AT_MOST) {
-    let pending: { PutRequest?: { Item?: Record<string, unknown> } }[] = items
-      .slice(start, start + BATCH_WRITE_ITEMS_AT_MOST)
-      .map((Item) => ({ PutRequest: { Item } }));
+  const batches = Array.from({ length: Math.ceil(items.length / BATCH_WRITE_ITEMS_AT_MOST) }, (_, i) =>
+    items.slice(i * BATCH_WRITE_ITEMS_AT_MOST, (i + 1) * BATCH_WRITE_ITEMS_AT_MOST),
+  );
+  await mapLimit(batches, 4, async (batch) => {
+    let pending: { PutRequest?: { Item?: Record<string, unknown> } }[] = batch.map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 10) throw new Error('DynamoDB kept leaving items of a batch write unprocessed');
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(200, 10 * 2 ** attempt)));
       const out = await db.doc.send(new BatchWriteCommand({ RequestItems: { [db.table]: pending as { PutRequest: { Item: Record<string, unknown> } }[] } }));
       pending = out.UnprocessedItems?.[db.table] ?? [];
     }
-  }
+  });
 }
 
 const BATCH_WRITE_ITEMS_AT_MOST = 25;

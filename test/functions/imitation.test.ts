@@ -112,6 +112,8 @@ describe('a new slug that imitates another author’s popular skill', () => {
 
 describe('what the check costs', () => {
   it('reads the lookalike index and then the candidates in one BatchGetItem each, however many skills there are', async () => {
+    // The rebuilds of earlier publishes (their batched fingerprint writes among them) are done.
+    await stack.idle();
     const recorder = recordAwsCalls(stack.deps);
     recorder.take();
     const res = await publishAs(aliceKey, 'pdf-toolz');

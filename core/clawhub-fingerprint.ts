@@ -1,4 +1,5 @@
 import { sha256Hex } from './bundle.ts';
+import { byPublishedDesc, type VersionFacts } from './registry-document.ts';
 
 /**
  * The fingerprint the ClawHub CLI (`clawdhub`, npm `clawdhub` 0.3.0) computes over a skill folder
@@ -23,15 +24,16 @@ export function clawhubFingerprint(files: readonly { filename: string; sha256: s
 }
 
 /**
- * Which version each fingerprint of a skill's versions names: the last published, when several
- * versions have the same listed files (a re-release), as resolve answers.
+ * Which version each fingerprint of a skill's versions names: the last published (in
+ * {@link byPublishedDesc}'s order), when several versions have the same listed files (a
+ * re-release). Resolve answers with it, from the recorded items or from the versions themselves.
  */
-export function fingerprintedVersions(
-  versions: readonly { version: string; publishedAt: string; files: readonly { filename: string; sha256: string }[] }[],
-): Map<string, string> {
+export function fingerprintedVersions(versions: readonly Pick<VersionFacts, 'version' | 'publishedAt' | 'files'>[]): Map<string, string> {
   const named = new Map<string, string>();
-  for (const v of [...versions].sort((a, b) => (a.publishedAt < b.publishedAt ? -1 : a.publishedAt > b.publishedAt ? 1 : 0)))
-    named.set(clawhubFingerprint(v.files), v.version);
+  for (const v of [...versions].sort(byPublishedDesc)) {
+    const fingerprint = clawhubFingerprint(v.files);
+    if (!named.has(fingerprint)) named.set(fingerprint, v.version);
+  }
   return named;
 }
 

@@ -49,7 +49,7 @@ export type VersionSummary = z.output<typeof versionSummarySchema>;
 export type RegistryDocument = z.output<typeof registryDocumentSchema>;
 
 /** Newest publication first; versions published in the same instant by descending precedence. */
-export function byPublishedDesc(a: VersionFacts, b: VersionFacts): number {
+export function byPublishedDesc(a: Pick<VersionFacts, 'publishedAt' | 'version'>, b: Pick<VersionFacts, 'publishedAt' | 'version'>): number {
   if (a.publishedAt !== b.publishedAt) return a.publishedAt < b.publishedAt ? 1 : -1;
   return byPrecedenceDesc(a.version, b.version);
 }

@@ -192,7 +192,9 @@ export class Rebuilder {
       await putIfChanged(versionsKey(state.skill.slug), canonicalJson(documents.versions));
     });
     const rebuilt = [...files.built.keys()];
-    let failed = [...unread, ...files.failed, ...(await this.recordFingerprints(rebuilt))];
+    // Beside the indexes: a skill whose fingerprints fail keeps its index entries all the same.
+    const fingerprinted = this.recordFingerprints(rebuilt);
+    let failed = [...unread, ...files.failed];
     const nonConforming: NonConformingSkill[] = [];
     await withLock(this.deps.db, 'static-indexes', async (lease) => {
       const [previousCatalog, previousDiscovery] = await Promise.all([
@@ -215,7 +217,11 @@ export class Rebuilder {
       await this.writeIndexes(catalog, Promise.resolve({ list: discovery }));
       lease.leave(this.indexEtags());
     });
-    return { rebuilt: rebuilt.length, failed: withoutRepeats(failed), nonConforming: nonConforming.sort((a, b) => (a.slug < b.slug ? -1 : 1)) };
+    return {
+      rebuilt: rebuilt.length,
+      failed: withoutRepeats([...failed, ...(await fingerprinted)]),
+      nonConforming: nonConforming.sort((a, b) => (a.slug < b.slug ? -1 : 1)),
+    };
   }
 
   /** A shared index as the bucket holds it, for the full rebuild; empty when missing or damaged (it is rebuilt from scratch). */

@@ -1,12 +1,11 @@
 import type { z } from 'zod';
 import type { CatalogEntry } from '#core/catalog';
 import { search } from '#core/catalog-search';
-import { clawhubFingerprint } from '#core/clawhub-fingerprint';
+import { fingerprintedVersions } from '#core/clawhub-fingerprint';
 import { clawhubSkill, clawhubUser, clawhubVersion } from '#core/clawhub-documents';
 import { pageByUpdated, topByInstalls } from '#core/clawhub-listing';
 import type { ClawhubSort, clawhubResolveSchema, clawhubSearchSchema, clawhubSkillListSchema, clawhubSkillPageSchema } from '#core/clawhub-schemas';
 import { DomainError, notFound } from '#core/errors';
-import { byPublishedDesc } from '#core/registry-document';
 import { CatalogReader, type CatalogSnapshot } from '../content/catalog-reader.ts';
 import type { StaticStore } from '../content/static-store.ts';
 import type { Deps } from '../platform/composition.ts';
@@ -142,8 +141,7 @@ export async function resolveVersion(deps: Deps, slug: string, hash: string): Pr
 }
 
 async function olderMatch(deps: Deps, skillId: string, hash: string): Promise<string | undefined> {
-  const versions = (await listVersions(deps.db, skillId)).sort(byPublishedDesc);
-  return versions.find((version) => clawhubFingerprint(version.files) === hash)?.version;
+  return fingerprintedVersions(await listVersions(deps.db, skillId)).get(hash);
 }
 
 /** The skill a ClawHub path or query names: 404 when none, 403 `quarantined` when it is. */

@@ -13,7 +13,7 @@ import { scanDownloads } from '../store/downloads.ts';
  * counts on the site are as fresh as the site itself. It costs one pass over the table's install
  * counters (a parallel scan), at most once per site build.
  */
-export async function publishInstallCounts(deps: Pick<Deps, 'db' | 'staticStore' | 'clock' | 'downloads'>): Promise<{ skills: number }> {
+export async function publishInstallCounts(deps: Pick<Deps, 'db' | 'staticStore' | 'clock' | 'downloads' | 'log'>): Promise<{ skills: number }> {
   // Counts still held in memory (the local runtime writes them just after the delivery) first.
   await deps.downloads.written();
   // The rebuild's own output, trusted as typed as the rebuild trusts it: the Lambdas that run
@@ -22,7 +22,9 @@ export async function publishInstallCounts(deps: Pick<Deps, 'db' | 'staticStore'
   const listed = bytes ? (JSON.parse(Buffer.from(bytes).toString('utf8')) as CatalogDocument).skills : [];
   const now = deps.clock();
   const days = lastUtcDays(now, ANALYTICS_DAYS);
-  const counters = await scanDownloads(deps.db, days[0]!);
+  const { counts: counters, damaged } = await scanDownloads(deps.db, days[0]!);
+  // Their public counts stay out until the item is repaired; every other skill's are current.
+  if (damaged.length > 0) deps.log.warn('install counters damaged: left out of the public counts', { skills: damaged.length, skillIds: damaged.slice(0, 20) });
   const counts = listed.flatMap((skill) => {
     const found = counters.get(skill.id);
     if (!found) return [];

@@ -3,7 +3,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type DailyInstalls, SOURCES, type Source, type SourceCounts, utcDay } from '#core/install-analytics';
 import { mapLimit } from '#core/map-limit';
 import type { Logger } from '../platform/log.ts';
-import { type Db, getItems, keyOfItem, parseItem, queryAll, scanAll } from './db.ts';
+import { DamagedItemError, type Db, getItems, keyOfItem, parseItem, queryAll, scanAll } from './db.ts';
 import { installDayKey, prefix, sortPrefix } from './keys.ts';
 
 /**
@@ -212,13 +212,22 @@ export async function readDownloads(db: Db, skillId: string, firstDay: string, l
   };
 }
 
+/** What {@link scanDownloads} found: the counts by skill id, and the skills with a counter it could not read. */
+export interface ScannedDownloads {
+  counts: Map<string, DownloadCounts>;
+  /** Skills left out of `counts`: one of their counter items is damaged (not numbers where counts go). */
+  damaged: string[];
+}
+
 /**
  * Every skill's day buckets from `firstDay` (`yyyy-mm-dd`) on and its all-time totals, by skill
  * id, in one pass over the table (parallel segments), for the public counts of every skill at
  * once: a query per skill would cost a round trip per skill, and most skills have no counters.
+ * A damaged counter leaves its skill out instead of failing the pass for every other skill.
  */
-export async function scanDownloads(db: Db, firstDay: string, segments = 4): Promise<Map<string, DownloadCounts>> {
+export async function scanDownloads(db: Db, firstDay: string, segments = 4): Promise<ScannedDownloads> {
   const bySkill = new Map<string, DownloadCounts>();
+  const damaged = new Set<string>();
   const of = (skillId: string) => {
     const found = bySkill.get(skillId);
     if (found) return found;
@@ -235,14 +244,24 @@ export async function scanDownloads(db: Db, firstDay: string, segments = 4): Pro
       ExpressionAttributeValues: { ':installs': prefix.installs, ':total': 'TOTAL', ':first': sortPrefix.day + firstDay },
     },
     (item) => {
-      const entry = of(String(item.pk).slice(prefix.installs.length));
+      const skillId = String(item.pk).slice(prefix.installs.length);
       const sk = String(item.sk);
-      if (sk === 'TOTAL') entry.totals = counts(item);
-      else entry.days.push({ date: sk.slice(sortPrefix.day.length), ...counts(item) });
+      let found: SourceCounts;
+      try {
+        found = counts(item);
+      } catch (error) {
+        if (!(error instanceof DamagedItemError)) throw error;
+        damaged.add(skillId);
+        return;
+      }
+      const entry = of(skillId);
+      if (sk === 'TOTAL') entry.totals = found;
+      else entry.days.push({ date: sk.slice(sortPrefix.day.length), ...found });
     },
     segments,
   );
-  return bySkill;
+  for (const skillId of damaged) bySkill.delete(skillId);
+  return { counts: bySkill, damaged: [...damaged] };
 }
 
 /** A counter item's counts by source (0 for a source never counted): a day bucket or a TOTAL. */

@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { installsDocumentSchema } from '#core/schemas';
 import { INSTALLS_KEY } from '#core/static-paths';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { publishInstallCounts } from '#functions/services/public-installs';
+import { downloadTotalKey } from '#functions/store/downloads';
 import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
 
 /**
@@ -64,5 +66,27 @@ describe('the public install counts', () => {
     expect((await stack.request(`/api/deliver/${skill.id}`)).status).toBe(200);
     await publishInstallCounts(stack.deps);
     expect(((await published()) as { skills: Record<string, unknown> }).skills[skill.slug]).toEqual({ total: 1, last30d: 1 });
+  });
+
+  it('leaves out a skill whose counter is damaged, and publishes every other skill’s counts', async () => {
+    const damaged = await publishSkill();
+    const healthy = await publishSkill();
+    await deliver(damaged.id, 2, '2030-02-15T10:00:00.000Z');
+    await deliver(healthy.id, 3, '2030-02-15T10:00:00.000Z');
+    await stack.idle();
+    const { db } = stack.deps;
+    await db.doc.send(
+      new UpdateCommand({
+        TableName: db.table,
+        Key: downloadTotalKey(damaged.id),
+        UpdateExpression: 'SET cli = :bad',
+        ExpressionAttributeValues: { ':bad': 'many' },
+      }),
+    );
+
+    await publishInstallCounts(stack.deps);
+    const { skills } = (await published()) as { skills: Record<string, unknown> };
+    expect(skills[healthy.slug]).toEqual({ total: 3, last30d: 3 });
+    expect(skills).not.toHaveProperty(damaged.slug);
   });
 });

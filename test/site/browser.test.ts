@@ -394,7 +394,13 @@ describe('yanked versions and deprecated skills', () => {
   });
 
   it('yanks, un-yanks, deprecates and undoes it from the dashboard', async () => {
-    await until(async () => !(await call(base, `/api/registry/${legacy.slug}/versions`)).body.versions.some((v: { yanked?: boolean }) => v.yanked), 20_000);
+    // From a skill with nothing yanked and no deprecation, whatever ran before (both undos are idempotent).
+    for (const path of [`/api/skills/${legacy.id}/versions/1.0.0/yank`, `/api/skills/${legacy.id}/deprecate`])
+      expect((await call(base, path, { method: 'DELETE', headers: auth() })).status).toBe(200);
+    await until(async () => {
+      const [skill, versions] = await Promise.all([call(base, `/api/registry/${legacy.slug}`), call(base, `/api/registry/${legacy.slug}/versions`)]);
+      return !skill.body.deprecated && !versions.body.versions.some((v: { yanked?: boolean }) => v.yanked);
+    }, 20_000);
     await signInAs('alice');
     await page.locator('[data-list=skills] tr', { hasText: 'Legacy Linter' }).getByRole('button', { name: 'Analytics and access' }).click();
     const rows = page.locator('[data-list=lifecycle-versions] tr');

@@ -15,6 +15,7 @@ import { runLoad, runPool } from './load.ts';
 import type { LoadResult } from './load-worker.ts';
 import { signInWithKey } from './stack.ts';
 import { compared, percentile, round, type Row } from './table.ts';
+import { startBareServer } from './bare-server.ts';
 import { ensureVerdaccio, npmPublish, startVerdaccio, tarballPath, type VerdaccioServer } from './verdaccio-registry.ts';
 
 /**
@@ -205,31 +206,72 @@ async function readWorkloads(options: CompareOptions, skills: Seeded[], oursBase
     const paths = skills.map(path);
     await runLoad({ baseUrl: base, paths, connections: 8, seconds: 0, amount: paths.length });
   }
-  for (const cell of cells) {
-    const index = READ_CELLS.indexOf(cell);
-    const keys = cell.keys === 'random' ? uniformKeys(skills.length, KEY_SEQUENCE, index + 1) : zipfKeys(skills.length, KEY_SEQUENCE, index + 1);
-    const paths = {
-      ours: keys.map((k) => (cell.what === 'metadata' ? `/api/registry/${skills[k]!.slug}` : `/api/deliver/${skills[k]!.id}?source=cli`)),
-      peer: keys.map((k) => (cell.what === 'metadata' ? `/${skills[k]!.slug}` : tarballPath(skills[k]!.slug, skills[k]!.latest))),
-    };
-    const bases = { ours: oursBase, peer: peerBase };
-    const run = (system: 'ours' | 'peer', seconds: number) => runLoad({ baseUrl: bases[system], paths: paths[system], connections: cell.connections, seconds });
-    await run('ours', WARM_SECONDS);
-    await run('peer', WARM_SECONDS);
-    const results: Record<'ours' | 'peer', LoadResult[]> = { ours: [], peer: [] };
-    for (let round = 0; round < options.rounds; round++) {
-      // ABBA: alternate who goes first, so drift in the machine's load falls on both alike.
-      for (const system of round % 2 === 0 ? (['ours', 'peer'] as const) : (['peer', 'ours'] as const))
-        results[system].push(await run(system, options.seconds));
-    }
-    const [o, p] = [combine(results.ours), combine(results.peer)];
-    progress(`${cell.name}: ours ${o.rps.toFixed(0)} req/s, verdaccio ${p.rps.toFixed(0)} req/s`);
-    rows.push(compared(SECTION, `${cell.name}: throughput`, 'req/s', o.rps, p.rps, { atLeast: cell.atLeast }));
-    rows.push(compared(SECTION, `${cell.name}: p50`, 'ms', o.p50, p.p50));
-    rows.push(compared(SECTION, `${cell.name}: p99`, 'ms', o.p99, p.p99));
-    if (o.failed + p.failed > 0)
-      rows.push({ section: SECTION, metric: `${cell.name}: non-2xx or errors`, value: o.failed, peer: p.failed, unit: 'req', target: '= 0', ok: false });
+  // The ceiling of the metadata cells at one connection, serving our registry documents.
+  const bare = cells.some(hasCeiling)
+    ? await startBareServer(
+        oursBase,
+        skills.map((s) => `/api/registry/${s.slug}`),
+      )
+    : undefined;
+  try {
+    for (const cell of cells)
+      rows.push(...(await readCell(cell, options, skills, { ours: oursBase, peer: peerBase, ...(bare ? { bare: bare.baseUrl } : {}) })));
+  } finally {
+    await bare?.stop();
   }
+  return rows;
+}
+
+/** The cells measured beside a bare server's ceiling (bare-server.ts): metadata at one connection. */
+const hasCeiling = (cell: ReadCell) => cell.what === 'metadata' && cell.connections === 1;
+
+type Reader = 'ours' | 'peer' | 'bare';
+
+async function readCell(
+  cell: ReadCell,
+  options: CompareOptions,
+  skills: Seeded[],
+  bases: Partial<Record<Reader, string>> & Record<System, string>,
+): Promise<Row[]> {
+  const index = READ_CELLS.indexOf(cell);
+  const keys = cell.keys === 'random' ? uniformKeys(skills.length, KEY_SEQUENCE, index + 1) : zipfKeys(skills.length, KEY_SEQUENCE, index + 1);
+  const ours = keys.map((k) => (cell.what === 'metadata' ? `/api/registry/${skills[k]!.slug}` : `/api/deliver/${skills[k]!.id}?source=cli`));
+  const paths: Record<Reader, string[]> = {
+    ours,
+    peer: keys.map((k) => (cell.what === 'metadata' ? `/${skills[k]!.slug}` : tarballPath(skills[k]!.slug, skills[k]!.latest))),
+    bare: ours,
+  };
+  const readers: Reader[] = hasCeiling(cell) && bases.bare ? ['ours', 'peer', 'bare'] : ['ours', 'peer'];
+  const run = (reader: Reader, seconds: number) => runLoad({ baseUrl: bases[reader]!, paths: paths[reader], connections: cell.connections, seconds });
+  for (const reader of readers) await run(reader, WARM_SECONDS);
+  const results: Record<Reader, LoadResult[]> = { ours: [], peer: [], bare: [] };
+  for (let round = 0; round < options.rounds; round++) {
+    // ABBA: alternate who goes first, so drift in the machine's load falls on all alike.
+    for (const reader of round % 2 === 0 ? readers : [...readers].reverse()) results[reader].push(await run(reader, options.seconds));
+  }
+  const [o, p] = [combine(results.ours), combine(results.peer)];
+  progress(`${cell.name}: ours ${o.rps.toFixed(0)} req/s, verdaccio ${p.rps.toFixed(0)} req/s`);
+  const rows = [
+    compared(SECTION, `${cell.name}: throughput`, 'req/s', o.rps, p.rps, { atLeast: cell.atLeast }),
+    compared(SECTION, `${cell.name}: p50`, 'ms', o.p50, p.p50),
+    compared(SECTION, `${cell.name}: p99`, 'ms', o.p99, p.p99),
+  ];
+  if (results.bare.length > 0) {
+    const b = combine(results.bare);
+    if (b.failed > 0) throw new Error(`the bare server answered ${b.failed} reads with other than 200: it serves only the paths it was given`);
+    progress(`${cell.name}: bare node:http server ${b.rps.toFixed(0)} req/s`);
+    rows.push(
+      compared(
+        SECTION,
+        `${cell.name}: a bare node:http server's throughput (the ceiling; ours is ${Math.round((100 * o.rps) / b.rps)}% of it)`,
+        'req/s',
+        b.rps,
+        p.rps,
+      ),
+    );
+  }
+  if (o.failed + p.failed > 0)
+    rows.push({ section: SECTION, metric: `${cell.name}: non-2xx or errors`, value: o.failed, peer: p.failed, unit: 'req', target: '= 0', ok: false });
   return rows;
 }
 

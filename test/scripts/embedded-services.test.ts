@@ -55,11 +55,14 @@ describe('the embedded S3', () => {
   });
 
   it('never answers a read with part of an object that is being written', async () => {
+    const SIZE = 256 * 1024;
     const stack = await createTestStack();
     const seen: string[] = [];
-    for (let round = 1; round <= 12; round++) {
-      // Each version of the object is one byte value repeated, so any mix or cut shows.
-      const body = Buffer.alloc(1_000_000 + round * 1000, round);
+    for (let round = 1; round <= 10; round++) {
+      // Each version of the object is one byte value repeated, so any mix or cut shows. A quarter
+      // of a megabyte is four chunks of a streamed write, which is where s3rver's own store let
+      // a read see part of it.
+      const body = Buffer.alloc(SIZE + round * 1000, round);
       const writing = stack.deps.staticStore.put('race/object.bin', body);
       const reads: Promise<Uint8Array | undefined>[] = [];
       for (let i = 0; i < 20; i++) {
@@ -70,7 +73,7 @@ describe('the embedded S3', () => {
       for (const bytes of [...(await Promise.all(reads)), await stack.deps.staticStore.get('race/object.bin')]) {
         if (!bytes) continue; // before the first write
         const version = bytes[0]!;
-        if (bytes.byteLength !== 1_000_000 + version * 1000 || !bytes.every((b) => b === version)) seen.push(`round ${round}: ${bytes.byteLength} bytes`);
+        if (bytes.byteLength !== SIZE + version * 1000 || !bytes.every((b) => b === version)) seen.push(`round ${round}: ${bytes.byteLength} bytes`);
       }
       expect(Buffer.from((await stack.deps.staticStore.get('race/object.bin'))!).equals(body)).toBe(true);
     }

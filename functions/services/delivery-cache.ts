@@ -35,12 +35,14 @@ export class DeliveryCache {
     /** Serialised version payloads (bytes); the blobs behind them are cached separately. */
     payloadBytes = 32 * 1024 * 1024,
     private readonly maxSkills = 50_000,
+    /** Milliseconds on a monotonic clock; tests pass their own to step time without sleeping. */
+    private readonly clock: () => number = () => performance.now(),
   ) {
     this.payloads = new BoundedCache(payloadBytes, (d) => d.body.byteLength);
   }
 
   async skill(id: string, read: () => Promise<SkillItem | undefined>): Promise<SkillItem | undefined> {
-    const now = performance.now();
+    const now = this.clock();
     const held = this.skills.get(id);
     if (held && held.until > now) return held.skill;
     if (held && held.until + this.skillTtlMs > now) {

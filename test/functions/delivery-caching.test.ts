@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { DeliveryCache } from '#functions/services/delivery-cache';
 import { DownloadCounter, downloadTotalKey } from '#functions/store/downloads';
 import { installDayKey } from '#functions/store/keys';
@@ -106,23 +106,24 @@ describe('what delivery keeps between requests', () => {
 
   it("follows another process's publish once the skill's TTL has passed", async () => {
     const skill = await publish(stack, aliceKey);
-    const cache = new DeliveryCache(200, 1_000_000);
+    const clock = steppedClock();
+    const cache = new DeliveryCache(200, 1_000_000, 50_000, clock.now);
     const read = () => cache.skill(skill.id, () => getSkill(stack.deps.db, skill.id));
     expect(await read()).toMatchObject({ currentVersion: '1.0.0' });
     // Another process moves the current version: this cache is not told.
     await recordPublished(stack.deps.db, skill.id, '2.0.0', new Date());
+    clock.step(199);
     expect(await read()).toMatchObject({ currentVersion: '1.0.0' });
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    clock.step(51);
     // Past its TTL: the held copy answers at once while the skill is read again behind it.
     expect(await read()).toMatchObject({ currentVersion: '1.0.0' });
-    const deadline = Date.now() + 2000;
-    while ((await read())?.currentVersion !== '2.0.0' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(await read()).toMatchObject({ currentVersion: '2.0.0' });
+    await vi.waitFor(async () => expect(await read()).toMatchObject({ currentVersion: '2.0.0' }));
   });
 
   it('reads a skill before answering once its copy is older than twice the TTL', async () => {
     const skill = await publish(stack, aliceKey);
-    const cache = new DeliveryCache(100, 1_000_000);
+    const clock = steppedClock();
+    const cache = new DeliveryCache(100, 1_000_000, 50_000, clock.now);
     let reads = 0;
     const read = () =>
       cache.skill(skill.id, () => {
@@ -131,7 +132,7 @@ describe('what delivery keeps between requests', () => {
       });
     expect(await read()).toMatchObject({ currentVersion: '1.0.0' });
     await recordPublished(stack.deps.db, skill.id, '2.0.0', new Date());
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    clock.step(250);
     expect(await read()).toMatchObject({ currentVersion: '2.0.0' });
     // Within the TTL again: answered from the cache, however many ask.
     await Promise.all(Array.from({ length: 10 }, read));
@@ -148,3 +149,14 @@ describe('what delivery keeps between requests', () => {
     expect(await json(await deliver(stack, skill.id, { version: '3.0.0' }))).toMatchObject({ version: '3.0.0' });
   });
 });
+
+/** A clock that moves only when the test steps it, so TTLs do not depend on the machine's load. */
+function steppedClock() {
+  let t = 0;
+  return {
+    now: () => t,
+    step(ms: number) {
+      t += ms;
+    },
+  };
+}

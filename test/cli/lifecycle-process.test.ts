@@ -133,6 +133,7 @@ describe('yanked versions', () => {
   it('are skipped by ranges and "latest", yet a lockfile that pins one still installs it, with a warning', async () => {
     const folder = skillFolder('yankable', 'name: yankable\ndescription: Has a broken version.\nmetadata:\n  category: testing');
     expectExit(await cli(folder, 'publish'), 0);
+    await registry('yankable', () => true);
     expectExit(await cli(folder, 'version', '1.1.0', '--changelog', 'Broken on Windows'), 0);
     await registry('yankable', (doc) => doc.currentVersion === '1.1.0');
     // A project that installed 1.1.0 while it was fine.

@@ -1,37 +1,87 @@
 /**
- * Decides whether a file is text the scanner reads or a binary it leaves alone. Images, fonts,
- * archives and documents are recognised by their magic numbers; anything else is text when it
- * decodes as UTF-8 (or UTF-16 with a byte-order mark, or UTF-16LE as PowerShell writes it), and
- * also when it is almost all printable ASCII with a few stray bytes: a script with one invalid
- * byte still runs, so it must not escape the scan by looking binary.
+ * Decides whether a file is text the scanner reads as written or a binary whose readable runs it
+ * reads instead. The decision is made on the content, never on a prefix: a script that opens with
+ * `GIF89a=1` or holds one NUL byte is still text (the shell still runs it), and a binary is only
+ * named by its magic number once its bytes show it really is one. Nothing escapes the scan
+ * either way: a binary's printable runs are read like a script (`strings` does the same), so a
+ * shell script behind a PNG header, or text after a block of junk, is found.
  */
 
 export type BinaryFormat = 'image' | 'font' | 'archive' | 'document' | 'media' | 'database' | 'wasm' | 'native-executable' | 'unknown';
 
-export type FileContent = { kind: 'text'; text: string } | { kind: 'binary'; format: BinaryFormat };
+export type FileContent =
+  | { kind: 'text'; text: string }
+  /** `strings`: the file's printable ASCII runs, other bytes blanked, line breaks kept (so line numbers hold). */
+  | { kind: 'binary'; format: BinaryFormat; strings: string };
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 const utf8Lossy = new TextDecoder('utf-8');
 const utf16le = new TextDecoder('utf-16le');
 const utf16be = new TextDecoder('utf-16be');
 
-/** How much of a file the text heuristics look at; enough to judge, bounded for big files. */
+/** How much of a file the UTF-16 test looks at; enough to judge, bounded for big files. */
 const SAMPLE_BYTES = 64 * 1024;
+/** Text has almost no bytes that are neither UTF-8 nor whitespace; a few (a stray NUL, a bad byte) do not make it binary. */
+const MAX_BINARY_SHARE = 0.05;
+/** Shorter printable runs in a binary are noise (`strings` uses 4 too). */
+const MIN_RUN = 4;
 
 export function readFileContent(bytes: Uint8Array): FileContent {
-  const format = binaryFormat(bytes);
-  if (format) return { kind: 'binary', format };
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return { kind: 'text', text: utf16le.decode(bytes.subarray(2)) };
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return { kind: 'text', text: utf16be.decode(bytes.subarray(2)) };
   if (looksLikeUtf16le(bytes)) return { kind: 'text', text: utf16le.decode(bytes) };
-  if (!bytes.includes(0)) {
-    try {
-      return { kind: 'text', text: utf8.decode(bytes) };
-    } catch {
-      if (mostlyPrintableAscii(bytes)) return { kind: 'text', text: utf8Lossy.decode(bytes) };
+  if (binaryShare(bytes) <= MAX_BINARY_SHARE && !isNativeExecutable(bytes)) return { kind: 'text', text: utf8Lossy.decode(bytes) };
+  return { kind: 'binary', format: binaryFormat(bytes) ?? 'unknown', strings: printableRuns(bytes) };
+}
+
+/**
+ * The share of bytes that text does not have: control characters other than whitespace and
+ * escape, and bytes that are not part of a well-formed UTF-8 sequence. Counted over the whole
+ * file, so junk appended after a script, or a script after junk, is weighed in full.
+ */
+export function binaryShare(bytes: Uint8Array): number {
+  if (bytes.length === 0) return 0;
+  let bad = 0;
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i]!;
+    if (b < 0x80) {
+      if (b < 0x20 ? !(b === 0x09 || b === 0x0a || b === 0x0b || b === 0x0c || b === 0x0d || b === 0x1b) : b === 0x7f) bad++;
+      i++;
+      continue;
+    }
+    const length = b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    let ok = length > 0 && i + length <= bytes.length;
+    for (let k = 1; ok && k < length; k++) ok = (bytes[i + k]! & 0xc0) === 0x80;
+    if (ok) i += length;
+    else {
+      bad++;
+      i++;
     }
   }
-  return { kind: 'binary', format: 'unknown' };
+  return bad / bytes.length;
+}
+
+/** The printable ASCII runs of a binary, at least MIN_RUN long, everything else a space; newlines stay. */
+function printableRuns(bytes: Uint8Array): string {
+  const out = new Uint8Array(bytes.length);
+  let runStart = 0;
+  const close = (end: number) => {
+    if (end - runStart < MIN_RUN) out.fill(0x20, runStart, end);
+  };
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (b === 0x0a) {
+      close(i);
+      out[i] = 0x0a;
+      runStart = i + 1;
+    } else if ((b >= 0x20 && b < 0x7f) || b === 0x09) out[i] = b;
+    else {
+      close(i);
+      out[i] = 0x20;
+      runStart = i + 1;
+    }
+  }
+  close(bytes.length);
+  return new TextDecoder('latin1').decode(out);
 }
 
 function startsWith(bytes: Uint8Array, magic: readonly number[], offset = 0): boolean {
@@ -120,11 +170,4 @@ function looksLikeUtf16le(bytes: Uint8Array): boolean {
 
 function isPrintableAscii(b: number): boolean {
   return (b >= 0x20 && b < 0x7f) || b === 0x09 || b === 0x0a || b === 0x0d;
-}
-
-function mostlyPrintableAscii(bytes: Uint8Array): boolean {
-  const n = Math.min(bytes.length, SAMPLE_BYTES);
-  let printable = 0;
-  for (let i = 0; i < n; i++) if (isPrintableAscii(bytes[i]!)) printable++;
-  return n > 0 && printable / n >= 0.95;
 }

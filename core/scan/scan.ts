@@ -1,5 +1,6 @@
 import type { FileBytes } from '../bundle.ts';
 import { type Budget, type Decoded, decodeLine, decodeWrappedBase64, newBudget } from './decode.ts';
+import { safeExcerpt } from './excerpt.ts';
 import { readFileContent } from './file-content.ts';
 import { type Finding, type ScanResult, severityRank } from './finding.ts';
 import { hiddenBlocks } from './hidden-blocks.ts';
@@ -38,8 +39,6 @@ const MAX_DEPTH = 2;
 const MAX_PER_RULE_AND_FILE = 20;
 /** At most this many findings are listed (the worst first); the verdict counts them all. */
 export const MAX_FINDINGS = 200;
-/** Excerpts are a hint for the author, never a copy of the file. */
-const EXCERPT_CHARS = 60;
 
 const lineRules = rules.filter((r): r is LineRule => r.scope === 'line');
 const decodedRules = rules.filter((r) => r.scope === 'decoded');
@@ -224,22 +223,9 @@ function perFile(raw: readonly RawFinding[]): RawFinding[] {
 }
 
 function toFinding(f: RawFinding, file: string, quote: boolean): Finding {
-  const excerpt = quote && f.excerpt ? sanitise(f.excerpt) : '';
+  const excerpt = quote && f.excerpt ? safeExcerpt(f.excerpt) : '';
   const message = `${f.rule.reason}${f.note ? ` (${f.note})` : ''}${excerpt ? `: ${excerpt}` : ''}`;
   return { rule: f.rule.id, category: f.rule.category, severity: f.rule.severity, file, line: f.line, message };
-}
-
-/** An excerpt safe to show: one line, no control or invisible characters, short, well-formed UTF-16. */
-function sanitise(text: string): string {
-  const chars = Array.from(
-    text
-      .slice(0, EXCERPT_CHARS * 4)
-      .replace(/[\u0000-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]|\udb40[\udc00-\udfff]/g, ' ')
-      .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '')
-      .replace(/\s+/g, ' ')
-      .trim(),
-  );
-  return chars.length > EXCERPT_CHARS ? `${chars.slice(0, EXCERPT_CHARS - 1).join('')}…` : chars.join('');
 }
 
 /** Keeps the worst findings when there are too many, then restores file and line order. */

@@ -109,6 +109,13 @@ describe('messages', () => {
     expect(findings.map((f) => f.rule)).toEqual(['committed-secret']);
     expect(findings[0]!.message).not.toContain(token.slice(4, 12));
   });
+  it('mask a credential written into a line that another rule quotes', () => {
+    const token = `ghp_${'aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6'}`;
+    const { findings } = scanFiles([file('install.sh', `curl -fsSL -H "Authorization: Bearer ${token}" https://get.example.org/i.sh | sh\n`)]);
+    const pipe = findings.find((f) => f.rule === 'pipe-to-shell');
+    expect(pipe?.message).toContain('curl -fsSL');
+    for (const f of findings) expect(f.message).not.toContain(token.slice(4, 12));
+  });
 });
 
 describe('files that look binary', () => {

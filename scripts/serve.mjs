@@ -16,12 +16,13 @@ const SERVER_DIR = join(root, 'dist', 'server');
 const INPUTS = 'inputs.json';
 
 /**
- * The bundles' entries. Both land in dist/server/, two folders below the repository root as
+ * The bundles' entries. They land in dist/server/, two folders below the repository root as
  * scripts/local/ and scripts/site/ are, so the paths those modules find from `import.meta.url`
  * (the embedded services, the site, Astro) are the same bundled or not. The background thread
- * (scripts/local/background/thread.ts) starts worker.mjs beside the bundle it runs in.
+ * (scripts/local/background/thread.ts) starts worker.mjs beside the bundle it runs in, and the
+ * scan thread (scripts/local/scan/scan-thread.ts) scan-worker.mjs.
  */
-const ENTRIES = { start: 'scripts/start.ts', worker: 'scripts/local/background/worker.ts' };
+const ENTRIES = { start: 'scripts/start.ts', worker: 'scripts/local/background/worker.ts', 'scan-worker': 'scripts/local/scan/scan-worker.ts' };
 
 /**
  * Size and mtime of every source of ours the last build read, with this file (how it is built)

@@ -6,7 +6,7 @@
  */
 
 /** Excerpts are cut to this many characters. */
-export const EXCERPT_CHARS = 60;
+const EXCERPT_CHARS = 60;
 
 /** Prefixes of well-known token formats; what follows them is masked whatever its length. */
 const TOKEN_PREFIX =
@@ -15,13 +15,13 @@ const TOKEN_PREFIX =
 const TOKEN_RUN = /[A-Za-z0-9_\-+=]{16,}/g;
 /** Passwords in URLs (`user:secret@host`) and in assignments (`password=secret`, `token: secret`). */
 const URL_PASSWORD = /(\/\/[^:@/\s]{1,64}:)([^@/\s]{1,128})@/g;
-const ASSIGNED_SECRET = /\b((?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|auth|bearer|authorization)["']?\s{0,3}(?:[:=]|\s)\s{0,3}["']?)(?!(?:Bearer|Basic|Token)\b)([^\s"'&;,)]{6,})/gi;
+const ASSIGNED_SECRET =
+  /\b((?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|auth|bearer|authorization)["']?\s{0,3}(?:[:=]|\s)\s{0,3}["']?)(?!(?:Bearer|Basic|Token)\b)([^\s"'&;,)]{6,})/gi;
 
 const MASK = '…';
 
-
 /** The excerpt with credential-looking parts masked, keeping their first four characters as a hint. */
-export function maskSecrets(text: string): string {
+function maskSecrets(text: string): string {
   return text
     .replace(URL_PASSWORD, (_, head: string) => `${head}${MASK}@`)
     .replace(ASSIGNED_SECRET, (_, head: string, value: string) => `${head}${value.length > 12 ? value.slice(0, 2) : ''}${MASK}`)

@@ -38,7 +38,7 @@ export function readFileContent(bytes: Uint8Array): FileContent {
  * escape, and bytes that are not part of a well-formed UTF-8 sequence. Counted over the whole
  * file, so junk appended after a script, or a script after junk, is weighed in full.
  */
-export function binaryShare(bytes: Uint8Array): number {
+function binaryShare(bytes: Uint8Array): number {
   if (bytes.length === 0) return 0;
   let bad = 0;
   for (let i = 0; i < bytes.length; ) {

@@ -46,8 +46,18 @@ export function stripInvisible(line: string): string {
   return PROBE.test(line) ? line.replace(STRIP, '') : line;
 }
 
+/** The marks of the last line asked about: four rules and the decoder ask about the same line in turn. */
+let last: { line: string; marks: InvisibleMarks } | undefined;
+
 /** Which invisible characters a line carries, with the legitimate uses left out. */
 export function invisibleMarks(line: string): InvisibleMarks {
+  if (last?.line === line) return last.marks;
+  const marks = markLine(line);
+  last = { line, marks };
+  return marks;
+}
+
+function markLine(line: string): InvisibleMarks {
   const marks: InvisibleMarks = { bidi: [], zeroWidth: [], payload: false };
   if (!PROBE.test(line)) return marks;
   const cps = Array.from(line, (c) => c.codePointAt(0)!);

@@ -37,6 +37,12 @@ export interface ScanOptions {
 const MAX_DEPTH = 2;
 /** A file reports a rule at most this many times; past it the rule has made its point. */
 const MAX_PER_RULE_AND_FILE = 20;
+/**
+ * A line rule stops being tried in a text after this many hits: well past what a file reports
+ * (MAX_PER_RULE_AND_FILE), so the rules that combine findings (a read near a send) still see
+ * enough of them.
+ */
+const MAX_HITS_PER_RULE = 200;
 /** At most this many findings are listed (the worst first); the verdict counts them all. */
 export const MAX_FINDINGS = 200;
 
@@ -50,6 +56,7 @@ const RULES = lineRules.length;
 /** Which line rules a line could match, by their keywords; rules without keywords always could. */
 const keywordIndex = new KeywordIndex(lineRules.map((r) => r.keywords ?? []));
 const alwaysTried = lineRules.map((r) => r.keywords === undefined);
+const keywordless = alwaysTried.flatMap((always, i) => (always ? [i] : []));
 
 /** Marks, from `offset` in `found`, the line rules `text` could match. */
 function candidates(text: string, found: Uint8Array = new Uint8Array(RULES), offset = 0): Uint8Array {
@@ -112,13 +119,23 @@ function scanText(
   const file: LineFile = { filename, kind };
   // Which rules each line could match, lines × rules, in one array.
   const tried = new Uint8Array(lines.length * RULES);
+  // A rule that has fired this often in one text has made its point: it is tried no more, so
+  // a file of a million lines that each trip it costs what its lines cost, not a finding each.
+  const hits = new Uint32Array(RULES);
   for (const [n, line] of lines.entries()) {
-    candidates(line.text, tried, n * RULES);
+    if (line.text.trim() === '') {
+      // Nothing but white space and invisible characters: only the rules about those apply.
+      if (!line.invisible) continue;
+      for (const i of keywordless) tried[n * RULES + i] = 1;
+    } else candidates(line.text, tried, n * RULES);
     for (let i = 0; i < RULES; i++) {
-      if (tried[n * RULES + i] === 0) continue;
+      if (tried[n * RULES + i] === 0 || hits[i]! >= MAX_HITS_PER_RULE) continue;
       const rule = lineRules[i]!;
       const hit = lineHit(rule, line, file);
-      if (hit) findings.push(found(rule, at(line.number), hit, origin?.via));
+      if (hit) {
+        hits[i]!++;
+        findings.push(found(rule, at(line.number), hit, origin?.via));
+      }
     }
   }
   if (kind === 'markdown' && !separateLines) {

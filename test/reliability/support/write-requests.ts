@@ -190,8 +190,21 @@ const badFilename = fc.oneof(
 const fixtureSkillMd = fc
   .constantFrom(...Object.values(FIXTURE_SLUGS))
   .map((slug) => ({ filename: 'SKILL.md', content: `---\nname: ${slug}\ndescription: Fuzzed.\n---\n# Fuzzed\n` }));
+/**
+ * Text that looks binary: a printable magic number (ID3, RIFF, OggS, BZh, GIF89a…), a stray NUL or
+ * a real binary header in front of text, sent as base64 so the bytes arrive as they are.
+ */
+const binaryLookingText = fc
+  .tuple(
+    fc.constantFrom('ID3=1\n', 'RIFF=1\n', 'OggS=1\n', 'BZh=1\n', 'GIF89a=1\n', '%PDF-1.7\n', '\u0089PNG\r\n\u001a\n', '\u007fELF', ''),
+    anyText(40),
+    fc.constantFrom('', '\0', '\0\0\0', '\u00ff\u00fe'),
+    anyText(40),
+  )
+  .map(([magic, a, junk, b]) => Buffer.concat([Buffer.from(magic, 'latin1'), Buffer.from(a), Buffer.from(junk, 'latin1'), Buffer.from(b)]).toString('base64'));
 const validFile = fc.oneof(
   { weight: 3, arbitrary: fixtureSkillMd },
+  { weight: 1, arbitrary: fc.record({ filename: validFilename, content: binaryLookingText, encoding: fc.constant('base64') }) },
   { weight: 4, arbitrary: fc.record({ filename: validFilename, content: anyText(60) }, { requiredKeys: ['filename', 'content'] }) },
   { weight: 1, arbitrary: fc.record({ filename: validFilename, content: anyText(60), encoding: fc.constant('utf8') }) },
   { weight: 1, arbitrary: fc.record({ filename: validFilename, content: fc.base64String({ maxLength: 40 }), encoding: fc.constant('base64') }) },

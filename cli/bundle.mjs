@@ -8,7 +8,7 @@
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { REQUIRE_BANNER, statFingerprint } from '../scripts/esm-bundle.mjs';
+import { embedGrammar, REQUIRE_BANNER, statFingerprint } from '../scripts/esm-bundle.mjs';
 
 const cli = fileURLToPath(new URL('.', import.meta.url));
 const root = join(cli, '..');
@@ -77,6 +77,7 @@ export async function bundleCli() {
       entryPoints: [join(cli, 'executable.ts')],
       outfile: temp,
       bundle: true,
+      plugins: [embedGrammar()],
       format: 'esm',
       platform: 'node',
       target: 'node20',

@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { bundleDir, type LambdaSpec, lambdas } from '../infra/lambdas.ts';
-import { REQUIRE_BANNER } from './esm-bundle.mjs';
+import { embedGrammar, REQUIRE_BANNER } from './esm-bundle.mjs';
 
 /**
  * Bundles each Lambda of `infra/lambdas.ts` with esbuild into `dist/functions/<name>/index.mjs`.
@@ -51,6 +51,7 @@ async function buildLambda(spec: LambdaSpec, outRoot: string): Promise<BundleRep
     outExtension: { '.js': '.mjs' },
     chunkNames: 'chunks/[name]-[hash]',
     bundle: true,
+    plugins: [embedGrammar()],
     splitting: true,
     format: 'esm',
     platform: 'node',

@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { REQUIRE_BANNER, statFingerprint } from './esm-bundle.mjs';
+import { embedGrammar, REQUIRE_BANNER, statFingerprint } from './esm-bundle.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** Where `npm start`'s bundle goes; a test builds into another folder of the same depth. */
@@ -63,6 +63,7 @@ export async function ensureServerBundle(out = SERVER_DIR) {
       outdir: temp,
       outExtension: { '.js': '.mjs' },
       bundle: true,
+      plugins: [embedGrammar()],
       format: 'esm',
       platform: 'node',
       target: 'node20',

@@ -1,22 +1,48 @@
 import type { FileBytes } from '../bundle.ts';
-import { type Budget, type Decoded, decodeLine, decodeWrappedBase64, newBudget } from './decode.ts';
-import { safeExcerpt } from './excerpt.ts';
-import { readFileContent } from './file-content.ts';
+import { type Audience, audienceOf, INSTRUCTIONS, lowerable } from './analyse/audience.ts';
+import type { FlowFile, FlowLine } from './analyse/flows.ts';
+import { KeywordIndex } from './analyse/keyword-index.ts';
+import type { DerivedRule, FileScan, Hit, LineFile, LineRule, RawFinding, Rule, SkillRule } from './analyse/rule.ts';
+import { rules } from './analyse/rules.ts';
+import { explain } from './explain/explain.ts';
 import { type Finding, type ScanResult, severityRank } from './finding.ts';
-import { hiddenBlocks } from './hidden-blocks.ts';
-import { invisibleMarks, smuggledText } from './invisible.ts';
-import { KeywordIndex } from './keyword-index.ts';
-import type { FileScan, Hit, LineFile, LineRule, RawFinding, Rule } from './rule.ts';
-import { rules } from './rules.ts';
+import { loweredBecause, verdictOf } from './judge/verdict.ts';
+import { type Budget, type Decoded, decodeLine, decodeWrappedBase64, newBudget } from './normalise/decode.ts';
+import { invisibleMarks, smuggledText } from './normalise/invisible.ts';
+import { readFileContent } from './read/file-content.ts';
+import { hiddenBlocks } from './read/hidden-blocks.ts';
+import { foldStrings, scriptLanguage } from './read/script-strings.ts';
+import { newShellBudget, readShell, type ShellBudget } from './read/shell.ts';
+import {
+  codeLines,
+  fencedBlocks,
+  fileKindOf,
+  type FileKind,
+  type LineContext,
+  lineStarts,
+  logicalLines,
+  matchingForm,
+  splitLines,
+} from './read/source-text.ts';
 import { rulesVersion } from './rules-version.ts';
-import { codeLines, type FileKind, fileKindOf, type LineContext, lineStarts, logicalLines, splitLines } from './source-text.ts';
-import { verdictOf } from './verdict.ts';
 
 /**
- * The scanner: a version's files in, a verdict and findings out. Pure and deterministic: the
- * same files give the same findings in the same order, whatever order they came in. Text is
- * read line by line; encoded runs are decoded and read again, two levels deep at most and
- * within a budget per file, so the cost stays linear in the size of the version.
+ * The scanner: a version's files in, a verdict and findings out, as a pipeline of named stages
+ * (docs/scanning.md walks a sample through them):
+ *
+ * 1. read (`read/`): bytes to text or binary, lines marked as prose or code, and one reader per
+ *    language: shell through a real parser, Python, JavaScript and PowerShell through a
+ *    tokenizer that folds strings;
+ * 2. normalise and decode (`normalise/`): invisible characters, NFKC and confusable letters,
+ *    encoded layers decoded and read again as if they were files;
+ * 3. analyse (`analyse/`): the rule table over every reading, flows across the skill, who is
+ *    being told (instructions or documentation), tampering;
+ * 4. judge (`judge/`): what each finding weighs and the verdict they add up to;
+ * 5. explain (`explain/`): each finding's message, with its chain, excerpts safe to show.
+ *
+ * Pure and deterministic: the same files give the same findings in the same order, whatever
+ * order they came in. Every stage has a budget stated where it is enforced, so the cost stays
+ * linear in the size of the version.
  */
 
 /** A version's file as publishing holds it (a `FileBytes` will do), and whether it is executable. */
@@ -33,8 +59,8 @@ export interface ScanOptions {
   quote?: boolean;
 }
 
-/** Decoding goes this many levels deep: base64 of hex of a command is read, a third layer is not. */
-const MAX_DEPTH = 2;
+/** Decoding goes this many levels deep: base64 of gzip of hex of a command is read, a fourth layer is not. */
+const MAX_DEPTH = 3;
 /** A file reports a rule at most this many times; past it the rule has made its point. */
 const MAX_PER_RULE_AND_FILE = 20;
 /**
@@ -50,6 +76,8 @@ const lineRules = rules.filter((r): r is LineRule => r.scope === 'line');
 const decodedRules = rules.filter((r) => r.scope === 'decoded');
 const fileRules = rules.filter((r) => r.scope === 'file');
 const binaryRules = rules.filter((r) => r.scope === 'binary');
+const skillRules = rules.filter((r): r is SkillRule => r.scope === 'skill');
+const derivedRules = rules.filter((r): r is DerivedRule => r.scope === 'derived');
 const ruleOrder = new Map(rules.map((r, i) => [r.id, i]));
 const RULES = lineRules.length;
 
@@ -68,19 +96,51 @@ function candidates(text: string, found: Uint8Array = new Uint8Array(RULES), off
 /** Rules whose phrases prose wraps over lines; commands and characters are matched per line. */
 const WRAPPING = new Set<string>(['prompt-injection', 'social-engineering', 'credential-access']);
 
+/** What the scan of one version shares between its files. */
+interface SkillScan {
+  shell: ShellBudget;
+  /** The text of a file of the version, by its path from the skill's root (what a script sources). */
+  text: (path: string) => string | null;
+  /** Files the agent is told to read: SKILL.md and the files it names. */
+  instructions: ReadonlySet<string>;
+}
+
 /** Scans a version's files and returns the verdict with its findings. */
 export function scanFiles(files: readonly ScanFile[], options: ScanOptions = {}): ScanResult {
   const quote = options.quote ?? true;
-  const findings: Finding[] = [];
   const sorted = [...files].sort((a, b) => (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0));
+  const byName = new Map(sorted.map((f) => [f.filename, f] as const));
+  const text = (path: string) => {
+    const f = byName.get(path.replace(/^\.\//, ''));
+    return f ? new TextDecoder().decode(f.bytes.subarray(0, 256 * 1024)) : null;
+  };
+  const skill: SkillScan = { shell: newShellBudget(), text, instructions: instructionFiles(sorted) };
+  const raw = new Map<string, RawFinding[]>();
+  const flows: FlowFile[] = [];
   for (const file of sorted) {
-    const raw = scanFile(file);
-    findings.push(...perFile(raw).map((f) => toFinding(f, file.filename, quote)));
+    const { findings, flow } = scanFile(file, skill);
+    raw.set(file.filename, findings);
+    flows.push({ filename: file.filename, lines: flow });
   }
+  for (const rule of skillRules) for (const hit of rule.check(flows)) raw.get(hit.file)?.push({ rule, line: hit.line, note: hit.note });
+  const findings: Finding[] = sorted.flatMap((file) => perFile(raw.get(file.filename) ?? []).map((f) => explain(f, file.filename, quote)));
   return { verdict: verdictOf(findings), rulesVersion, findings: capped(findings) };
 }
 
-function scanFile(file: ScanFile): RawFinding[] {
+/** SKILL.md, and every file of the version whose name SKILL.md mentions: what the agent is told to read. */
+function instructionFiles(files: readonly ScanFile[]): Set<string> {
+  const names = new Set(['SKILL.md']);
+  const skill = files.find((f) => f.filename === 'SKILL.md');
+  if (!skill) return names;
+  const text = new TextDecoder().decode(skill.bytes.subarray(0, 256 * 1024));
+  for (const f of files) {
+    const base = f.filename.slice(f.filename.lastIndexOf('/') + 1);
+    if (f.filename !== 'SKILL.md' && (text.includes(f.filename) || (base.length > 4 && text.includes(base)))) names.add(f.filename);
+  }
+  return names;
+}
+
+function scanFile(file: ScanFile, skill: SkillScan): { findings: RawFinding[]; flow: FlowLine[] } {
   const content = readFileContent(file.bytes);
   if (content.kind === 'binary') {
     const binary = { filename: file.filename, bytes: file.bytes, executable: file.executable ?? false, format: content.format };
@@ -89,10 +149,98 @@ function scanFile(file: ScanFile): RawFinding[] {
       return hit ? [found(rule, 0, hit)] : [];
     });
     // What a binary says in readable runs is read like a script: a polyglot runs in a shell.
-    return [...whole, ...scanText(file.filename, content.strings, 'code', 0, newBudget())];
+    return { findings: [...whole, ...scanText(file.filename, content.strings, 'code', 0, newBudget(content.strings.length))], flow: [] };
   }
-  const kind = fileKindOf(file.filename, content.text);
-  return scanText(file.filename, content.text, kind, 0, newBudget());
+  const { text } = content;
+  const kind = fileKindOf(file.filename, text);
+  const physical = splitLines(text);
+  const code = codeLines(physical, kind);
+  const lines = logicalLines(physical, code, /\.ps[dm]?1$/i.test(file.filename));
+  const audience = audienceOf(file.filename, text, kind, lines, skill.instructions.has(file.filename));
+  const budget = newBudget(text.length);
+  const findings = scanText(file.filename, text, kind, 0, budget, undefined, false, audience, { physical, code, lines });
+
+  // What the code does, as the readers see it: commands as they run, strings as they are computed.
+  const byNumber = new Map(lines.map((l) => [l.number, l] as const));
+  const dir = file.filename.includes('/') ? file.filename.slice(0, file.filename.lastIndexOf('/') + 1) : '';
+  const include = (path: string) => skill.text(`${dir}${path}`) ?? skill.text(path);
+  const derived = readings(file.filename, text, kind, physical, lines, skill.shell, include).filter((d) => differs(d.text, byNumber.get(d.line)?.text));
+  if (derived.length > 0) {
+    const origin = derived.map((d) => d.line);
+    const derivedAudience: Audience = {
+      documentation: (line, excerpt) => {
+        const source = byNumber.get(origin[line.number - 1] ?? 0);
+        return source ? audience.documentation(source, excerpt) : null;
+      },
+    };
+    const derivedText = derived.map((d) => d.text.replace(/\n/g, ' ')).join('\n');
+    const reading = scanText(file.filename, derivedText, 'code', 1, budget, { line: 0, lines: origin, via: 'as it runs' }, false, derivedAudience);
+    for (const rule of derivedRules) {
+      const pairs = derived.map((d) => ({ line: d.line, reading: d.text, written: byNumber.get(d.line)?.text ?? '' }));
+      for (const { line, ...hit } of rule.check(reading, findings, pairs)) {
+        const source = byNumber.get(line);
+        const why = source ? audience.documentation(source) : null;
+        findings.push({
+          ...found(rule, line, hit),
+          ...(why && lowerable(rule) ? { severity: 'low' as const, note: `${hit.note}; documentation: ${why}` } : {}),
+        });
+      }
+    }
+    findings.push(...reading);
+  }
+  const flow: FlowLine[] = [];
+  for (const line of lines) {
+    if (audience.documentation(line)) continue;
+    if (line.code || kind === 'code') flow.push({ line: line.number, text: line.text });
+    // Commands in prose (`tar czf /tmp/k.tgz ~/.ssh`) are what a reader, or an agent, runs.
+    else if (line.text.includes('`')) for (const m of line.text.matchAll(/`([^`\n]{4,400})`/g)) flow.push({ line: line.number, text: m[1]! });
+  }
+  for (const d of derived) {
+    const source = byNumber.get(d.line);
+    if (!source || !audience.documentation(source)) flow.push({ line: d.line, text: matchingForm(d.text) });
+  }
+  return { findings, flow };
+}
+
+const SHELL_FENCE = /^(?:|sh|bash|zsh|shell|console|terminal|shellsession|ksh|fish)$/;
+const SHELL_FILE = /\.(?:sh|bash|zsh|ksh|command)$/i;
+
+/** The readers' readings of a file: its shell commands as they run and its scripts' folded strings, by source line. */
+function readings(
+  filename: string,
+  text: string,
+  kind: FileKind,
+  physical: readonly string[],
+  lines: readonly LineContext[],
+  shell: ShellBudget,
+  include: (path: string) => string | null,
+): FlowLine[] {
+  const out: FlowLine[] = [];
+  if (kind === 'markdown') {
+    for (const block of fencedBlocks(physical)) {
+      const body = physical.slice(block.first - 1, block.last).join('\n');
+      const offset = block.first - 1;
+      if (SHELL_FENCE.test(block.tag)) for (const l of readShell(body, shell, include)) out.push({ line: l.line + offset, text: l.text });
+      const language = block.tag ? scriptLanguage('', block.tag) : null;
+      if (language) for (const l of foldStrings(body, language)) out.push({ line: l.line + offset, text: l.text });
+    }
+    return out;
+  }
+  if (kind !== 'code') return out;
+  const language = scriptLanguage(filename);
+  if (language) return foldStrings(text, language);
+  const base = filename.slice(filename.lastIndexOf('/') + 1);
+  if (SHELL_FILE.test(filename) || /^#!\S*(?:\/|env\s+)(?:ba|z|k|da)?sh\b/.test(text) || !base.includes('.')) {
+    const first = lines[0]?.number ?? 1;
+    for (const l of readShell(text, shell, include)) out.push({ line: l.line + first - 1, text: l.text });
+  }
+  return out;
+}
+
+/** A reading worth reading again: it says something the line as written does not. */
+function differs(reading: string, written: string | undefined): boolean {
+  const squash = (s: string) => s.replace(/\s/g, '').replace(/"/g, "'");
+  return written === undefined || squash(reading) !== squash(written);
 }
 
 /**
@@ -105,16 +253,30 @@ function scanText(
   kind: FileKind,
   depth: number,
   budget: Budget,
-  origin?: { line: number; via: string },
+  /** Where findings in decoded or derived text are reported: one line, or a line for each line of the text. */
+  origin?: { line: number; lines?: readonly number[]; via: string },
   /** Hidden blocks are scanned one block per line: neighbouring lines are not one sentence. */
   separateLines = false,
+  audience: Audience = INSTRUCTIONS,
+  prepared?: { physical: string[]; code: boolean[]; lines: LineContext[] },
 ): RawFinding[] {
-  const physical = splitLines(text);
-  const code = codeLines(physical, kind);
-  const powershell = /\.ps[dm]?1$/i.test(filename);
-  const lines = logicalLines(physical, code, powershell);
-  const at = (line: number) => origin?.line ?? line;
+  const physical = prepared?.physical ?? splitLines(text);
+  const code = prepared?.code ?? codeLines(physical, kind);
+  const lines = prepared?.lines ?? logicalLines(physical, code, /\.ps[dm]?1$/i.test(filename));
+  const at = (line: number) => (origin ? (origin.lines?.[line - 1] ?? origin.line) : line);
   const findings: RawFinding[] = [];
+  // Findings the verdict policy lowered (documentation, known installers): listed, never combined.
+  const lowered: RawFinding[] = [];
+  const keep = (rule: Rule, line: LineContext | undefined, number: number, hit: Hit) => {
+    const raw = found(rule, number, hit, origin?.via);
+    const why = loweredBecause(rule, hit, line, audience);
+    if (!why) return findings.push(raw);
+    if (severityRank(rule.severity) > severityRank('low')) {
+      raw.severity = 'low';
+      raw.note = raw.note ? `${raw.note}; ${why}` : why;
+    }
+    return lowered.push(raw);
+  };
 
   const file: LineFile = { filename, kind };
   // Which rules each line could match, lines × rules, in one array.
@@ -134,12 +296,18 @@ function scanText(
       const hit = lineHit(rule, line, file);
       if (hit) {
         hits[i]!++;
-        findings.push(found(rule, at(line.number), hit, origin?.via));
+        keep(rule, line, at(line.number), hit);
       }
     }
   }
   if (kind === 'markdown' && !separateLines) {
-    for (const { line, rule, hit } of acrossLines(lines, tried, file)) findings.push(found(rule, at(line), hit, origin?.via));
+    for (const { line, rule, hit } of acrossLines(lines, tried, file))
+      keep(
+        rule,
+        lines.find((l) => l.number === line),
+        at(line),
+        hit,
+      );
   }
 
   if (depth < MAX_DEPTH) {
@@ -154,11 +322,14 @@ function scanText(
     for (const { index, decoded } of decodeWrappedBase64(physical, budget)) decodings.push({ line: index + 1, ...decoded });
     for (const d of decodings) {
       const via = origin ? `${origin.via}, then ${d.encoding}` : `decoded from ${d.encoding}`;
-      const inside = scanText(filename, d.text, 'code', depth + 1, budget, { line: at(d.line), via });
-      findings.push(...inside);
+      // What a line decodes to is addressed as the line is: a payload quoted in a detection rule is documentation too.
+      const run = lines.find((l) => l.number === d.line);
+      const inherited: Audience = { documentation: () => (run ? audience.documentation(run) : null) };
+      const inside = scanText(filename, d.text, 'code', depth + 1, budget, { line: at(d.line), via }, false, inherited);
+      for (const f of inside) (f.severity ? lowered : findings).push(f);
       for (const rule of decodedRules) {
         const hit = rule.check(d, inside);
-        if (hit) findings.push(found(rule, at(d.line), hit, origin?.via));
+        if (hit) keep(rule, run, at(d.line), hit);
       }
     }
   }
@@ -175,10 +346,14 @@ function scanText(
     hiddenBlocks: () => (blocks ??= kind === 'code' ? [] : hiddenBlocks(text, physical, starts, (line) => code[line - 1] ?? false)),
     scanSnippet: (snippet) => (depth < MAX_DEPTH ? scanText(filename, snippet, 'markdown', depth + 1, budget, undefined, true) : []),
   };
+  let byNumber: Map<number, LineContext> | undefined;
   for (const rule of fileRules) {
-    for (const { line, ...hit } of rule.check(scan)) findings.push(found(rule, at(line), hit, origin?.via));
+    for (const { line, ...hit } of rule.check(scan)) {
+      byNumber ??= new Map(lines.map((l) => [l.number, l] as const));
+      keep(rule, byNumber.get(line), at(line), hit);
+    }
   }
-  return findings;
+  return [...findings, ...lowered];
 }
 
 function lineHit(rule: LineRule, line: LineContext, file: LineFile): Hit | null {
@@ -237,12 +412,6 @@ function perFile(raw: readonly RawFinding[]): RawFinding[] {
       perRule.set(f.rule.id, count);
       return count <= MAX_PER_RULE_AND_FILE;
     });
-}
-
-function toFinding(f: RawFinding, file: string, quote: boolean): Finding {
-  const excerpt = quote && f.excerpt ? safeExcerpt(f.excerpt) : '';
-  const message = `${f.rule.reason}${f.note ? ` (${f.note})` : ''}${excerpt ? `: ${excerpt}` : ''}`;
-  return { rule: f.rule.id, category: f.rule.category, severity: f.rule.severity, file, line: f.line, message };
 }
 
 /** Keeps the worst findings when there are too many, then restores file and line order. */

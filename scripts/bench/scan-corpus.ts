@@ -10,6 +10,8 @@ import { scanFiles, type ScanFile } from '#core/scan/scan';
  */
 
 export const CORPUS_DIR = path.resolve(import.meta.dirname, '../../test/fixtures/scan');
+/** Samples put aside before the rules were written and never used to tune them (see its README). */
+export const HELD_OUT_DIR = path.join(CORPUS_DIR, 'held-out');
 
 /** For a malicious sample: `blocked` (must be refused) or `flagged` (suspicious is enough). For a benign one: `clean`, or `flagged` at most. */
 export type Expectation = 'blocked' | 'flagged' | 'clean';
@@ -40,16 +42,16 @@ function filesUnder(dir: string, prefix = ''): ScanFile[] {
     });
 }
 
-/** Every sample of the corpus with its label and expectation; a folder missing from the manifest is an error. */
-export function loadCorpus(): CorpusSample[] {
-  const manifest = JSON.parse(readFileSync(path.join(CORPUS_DIR, 'manifest.json'), 'utf8')) as Manifest;
+/** Every sample of a corpus with its label and expectation; a folder missing from the manifest is an error. */
+export function loadCorpus(dir = CORPUS_DIR): CorpusSample[] {
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
   return (['malicious', 'benign'] as const).flatMap((label) =>
-    readdirSync(path.join(CORPUS_DIR, label))
+    readdirSync(path.join(dir, label))
       .sort()
       .map((slug) => {
         const entry = manifest[label][slug];
-        if (!entry) throw new Error(`test/fixtures/scan/${label}/${slug} is not in manifest.json`);
-        const files = filesUnder(path.join(CORPUS_DIR, label, slug));
+        if (!entry) throw new Error(`${path.relative(CORPUS_DIR, dir) || '.'}/${label}/${slug} is not in manifest.json`);
+        const files = filesUnder(path.join(dir, label, slug));
         return { slug, label, expect: entry.expect, source: entry.source, files, bytes: files.reduce((n, f) => n + f.bytes.byteLength, 0) };
       }),
   );
@@ -91,12 +93,32 @@ export function detection(samples: readonly CorpusSample[]): Detection {
 }
 
 /**
- * The targets of issue 22: every malicious sample blocked or flagged and at least 80% blocked;
- * no benign sample blocked and at most 1 in 20 flagged.
+ * The targets: at least 95% of malicious samples detected (flagged or blocked) and 85% blocked,
+ * the held-out samples included; no benign sample blocked (the tricky ones included), at most 1
+ * in 20 of the labelled benign samples flagged.
  */
 export const targets = {
-  noneMissed: (d: Detection) => d.malicious.missed.length === 0,
-  blockedShare: (d: Detection) => d.malicious.blocked / d.malicious.total >= 0.8,
+  detectedShare: (d: Detection) => (d.malicious.total - d.malicious.missed.length) / d.malicious.total >= 0.95,
+  blockedShare: (d: Detection) => d.malicious.blocked / d.malicious.total >= 0.85,
   noBenignBlocked: (d: Detection) => d.benign.blocked.length === 0,
   benignFlaggedShare: (d: Detection) => d.benign.flagged / d.benign.total <= 1 / 20,
 };
+
+/** Two detections as one (the training and the held-out corpus together). */
+export function combined(a: Detection, b: Detection): Detection {
+  return {
+    malicious: {
+      total: a.malicious.total + b.malicious.total,
+      blocked: a.malicious.blocked + b.malicious.blocked,
+      flagged: a.malicious.flagged + b.malicious.flagged,
+      missed: [...a.malicious.missed, ...b.malicious.missed],
+    },
+    benign: {
+      total: a.benign.total + b.benign.total,
+      clean: a.benign.clean + b.benign.clean,
+      flagged: a.benign.flagged + b.benign.flagged,
+      blocked: [...a.benign.blocked, ...b.benign.blocked],
+    },
+    unexpected: [...a.unexpected, ...b.unexpected],
+  };
+}

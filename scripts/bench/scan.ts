@@ -1,13 +1,15 @@
 import { scanFiles, type ScanFile } from '#core/scan/scan';
 import { ruleEngine, type Scanner } from '#functions/services/scanning';
-import { detection, loadCorpus, targets } from './scan-corpus.ts';
+import { benignRepos, BENIGN_REPOS_VARIABLE, realSkills } from './scan-real.ts';
+import { combined, detection, HELD_OUT_DIR, loadCorpus, targets } from './scan-corpus.ts';
 import { signInWithKey, startBenchStack, timedPost } from './stack.ts';
 import { latencyRows, percentile, round, type Row } from './table.ts';
 
 /**
- * The scanner on its own (core/scan, no HTTP): detection on the labelled corpus against the
- * targets of issue 22, throughput over the corpus and over a synthetic version at the size
- * limit, and the time to scan a typical skill; then what the scan adds to a publish through
+ * The scanner on its own (core/scan, no HTTP): detection on the labelled corpus, the held-out
+ * corpus (never used to tune a rule) shown apart, and every skill of the public repositories named
+ * in SKILLPRESS_BENIGN_REPOS; throughput over the corpus and over a version at the size limit, the
+ * time to scan a typical skill and a 1 MiB version; then what the scan adds to a publish through
  * the real API (HTTP, DynamoDB, S3 and all), measured against the same publish with the engine
  * switched off.
  */
@@ -19,42 +21,46 @@ const MB = 1024 * 1024;
 
 export async function benchScan(): Promise<Row[]> {
   const corpus = loadCorpus();
-  const d = detection(corpus);
-  const pct = (n: number, of: number) => round((100 * n) / of);
-  const rows: Row[] = [
-    { section: 'scan', metric: `malicious blocked (of ${d.malicious.total})`, value: d.malicious.blocked, unit: 'skills' },
-    {
-      section: 'scan',
-      metric: 'malicious blocked share',
-      value: pct(d.malicious.blocked, d.malicious.total),
-      unit: '%',
-      target: '≥ 80',
-      ok: targets.blockedShare(d),
-    },
-    { section: 'scan', metric: 'malicious flagged (suspicious)', value: d.malicious.flagged, unit: 'skills' },
-    { section: 'scan', metric: 'malicious missed', value: d.malicious.missed.length, unit: 'skills', target: '= 0', ok: targets.noneMissed(d) },
-    { section: 'scan', metric: `benign clean (of ${d.benign.total})`, value: d.benign.clean, unit: 'skills' },
-    {
-      section: 'scan',
-      metric: 'benign flagged share',
-      value: pct(d.benign.flagged, d.benign.total),
-      unit: '%',
-      target: '≤ 5',
-      ok: targets.benignFlaggedShare(d),
-    },
-    {
-      section: 'scan',
-      metric: 'benign blocked (false positives)',
-      value: d.benign.blocked.length,
-      unit: 'skills',
-      target: '= 0',
-      ok: targets.noBenignBlocked(d),
-    },
-  ];
+  const heldOut = loadCorpus(HELD_OUT_DIR);
+  const training = detection(corpus);
+  const held = detection(heldOut);
+  const all = combined(training, held);
+  const pct = (n: number, of: number) => round((100 * n) / Math.max(1, of));
+  const rows: Row[] = [];
+  for (const [name, d] of [
+    ['training', training],
+    ['held-out', held],
+    ['all', all],
+  ] as const) {
+    const detected = d.malicious.total - d.malicious.missed.length;
+    const isAll = name === 'all';
+    rows.push(
+      {
+        section: 'scan',
+        metric: `malicious detected, ${name} (${detected} of ${d.malicious.total})`,
+        value: pct(detected, d.malicious.total),
+        unit: '%',
+        ...(isAll ? { target: '≥ 95', ok: targets.detectedShare(d) } : {}),
+      },
+      {
+        section: 'scan',
+        metric: `malicious blocked, ${name} (${d.malicious.blocked} of ${d.malicious.total})`,
+        value: pct(d.malicious.blocked, d.malicious.total),
+        unit: '%',
+        ...(isAll ? { target: '≥ 85', ok: targets.blockedShare(d) } : {}),
+      },
+      { section: 'scan', metric: `benign flagged, ${name} (of ${d.benign.total})`, value: d.benign.flagged, unit: 'skills' },
+      { section: 'scan', metric: `benign blocked, ${name}`, value: d.benign.blocked.length, unit: 'skills', target: '= 0', ok: targets.noBenignBlocked(d) },
+    );
+  }
+  for (const slug of [...all.malicious.missed]) rows.push({ section: 'scan', metric: `missed: ${slug}`, value: 0, unit: '' });
+  for (const slug of [...all.benign.blocked]) rows.push({ section: 'scan', metric: `benign blocked: ${slug}`, value: 0, unit: '' });
+  rows.push(...realBenign());
 
   const corpusFiles = corpus.map((s) => s.files);
   rows.push({ section: 'scan', metric: 'throughput over the corpus', value: throughput(corpusFiles), unit: 'MB/s' });
   rows.push({ section: 'scan', metric: 'throughput, 5 MiB version (20 files)', value: throughput([largeSkill(corpusFiles)]), unit: 'MB/s' });
+  rows.push(...latencyRows('scan', '1 MiB version (4 files of skill-like text and scripts)', timed(mibSkill(corpusFiles), 20), { p50: 250 }));
 
   const typical = typicalSkill(corpus.filter((s) => s.label === 'benign').map((s) => s.files));
   for (let i = 0; i < WARMUP; i++) scanFiles(typical);
@@ -167,4 +173,76 @@ function largeSkill(corpus: ScanFile[][]): ScanFile[] {
   const text = benignText(corpus);
   const chunk = text.repeat(Math.ceil((256 * 1024) / text.length)).slice(0, 256 * 1024);
   return Array.from({ length: 20 }, (_, i) => ({ filename: i === 0 ? 'SKILL.md' : `references/part-${i}.md`, bytes: new TextEncoder().encode(chunk) }));
+}
+
+/**
+ * Every skill of the real repositories: none may be refused and at most 3% flagged. Each flagged
+ * or refused skill is listed with its worst finding, so a table shows what remains.
+ */
+function realBenign(): Row[] {
+  const { present, missing } = benignRepos();
+  if (present.length === 0) {
+    console.log(`scan: no real benign repositories (set ${BENIGN_REPOS_VARIABLE} to git directories, separated by ':')`);
+    return [{ section: 'scan', metric: `real skills: none given (${BENIGN_REPOS_VARIABLE})`, value: 0, unit: 'skills' }];
+  }
+  for (const dir of missing) console.log(`scan: ${dir} (from ${BENIGN_REPOS_VARIABLE}) does not exist; left out`);
+  let total = 0;
+  const flagged: string[] = [];
+  const blocked: string[] = [];
+  const times: number[] = [];
+  for (const dir of present) {
+    for (const skill of realSkills(dir)) {
+      total++;
+      const start = performance.now();
+      const { verdict, findings } = scanFiles(skill.files);
+      times.push(performance.now() - start);
+      if (verdict === 'clean') continue;
+      const worst = findings.find((f) => f.severity === (verdict === 'malicious' ? 'critical' : 'high')) ?? findings.find((f) => f.severity !== 'low');
+      const line = `${skill.name}: ${worst ? `${worst.rule} at ${worst.file}:${worst.line}` : ''}`;
+      (verdict === 'malicious' ? blocked : flagged).push(line);
+    }
+  }
+  for (const line of blocked) console.log(`scan: real skill refused: ${line}`);
+  for (const line of flagged) console.log(`scan: real skill flagged: ${line}`);
+  const share = round((100 * flagged.length) / Math.max(1, total));
+  return [
+    { section: 'scan', metric: `real skills scanned (${present.length} repositories)`, value: total, unit: 'skills' },
+    { section: 'scan', metric: 'real skills blocked', value: blocked.length, unit: 'skills', target: '= 0', ok: blocked.length === 0 },
+    { section: 'scan', metric: `real skills flagged (${flagged.length})`, value: share, unit: '%', target: '≤ 3', ok: share <= 3 },
+    ...latencyRows(
+      'scan',
+      'real skill scan',
+      times.sort((a, b) => a - b),
+    ),
+  ];
+}
+
+/** Times of `runs` scans of one version, after a few untimed ones. */
+function timed(files: ScanFile[], runs: number): number[] {
+  for (let i = 0; i < 3; i++) scanFiles(files);
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    scanFiles(files);
+    times.push(performance.now() - start);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+/** A 1 MiB version: a SKILL.md and three files of the corpus's text and scripts, 256 KiB each. */
+function mibSkill(corpus: ScanFile[][]): ScanFile[] {
+  const text = benignText(corpus);
+  const scripts = corpus
+    .flat()
+    .filter((f) => /\.(?:sh|py|js)$/.test(f.filename))
+    .map((f) => new TextDecoder().decode(f.bytes))
+    .join('\n');
+  const fill = (s: string) => s.repeat(Math.ceil((256 * 1024) / Math.max(1, s.length))).slice(0, 256 * 1024);
+  const encode = (s: string) => new TextEncoder().encode(s);
+  return [
+    { filename: 'SKILL.md', bytes: encode(`---\nname: big\ndescription: big\n---\n${fill(text)}`) },
+    { filename: 'references/guide.md', bytes: encode(fill(text)) },
+    { filename: 'scripts/all.sh', bytes: encode(fill(scripts)) },
+    { filename: 'scripts/all.py', bytes: encode(fill(scripts)) },
+  ];
 }

@@ -35,5 +35,6 @@ describe("npm start's bundle", () => {
     rmSync(join(out, 'worker.mjs'));
     expect(await ensureServerBundle(out)).toBe(true);
     expect(await ensureServerBundle(out)).toBe(false);
-  });
+    // Four builds of three entries, the scanner's grammar inside them: seconds each on a busy machine.
+  }, 120_000);
 });

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { DECODE_BUDGET, decodeBase64, decodeLine, decodeWrappedBase64, newBudget } from '#core/scan/decode';
+import { DECODE_BUDGET, decodeBase64, decodeLine, decodeWrappedBase64, newBudget } from '#core/scan/normalise/decode';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const decoded = (line: string) => decodeLine(line, newBudget());

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { binaryFormat, isNativeExecutable, readFileContent } from '#core/scan/file-content';
+import { binaryFormat, isNativeExecutable, readFileContent } from '#core/scan/read/file-content';
 import { scanFiles } from '#core/scan/scan';
 
 const bytes = (...b: number[]) => Uint8Array.from(b);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codePointNames, invisibleMarks, smuggledText, stripInvisible } from '#core/scan/invisible';
+import { codePointNames, invisibleMarks, smuggledText, stripInvisible } from '#core/scan/normalise/invisible';
 
 const tags = (s: string) => [...s].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
 

@@ -1,0 +1,132 @@
+import { CATEGORIES, type Category } from '../finding.ts';
+import type { FileKind, LineContext } from '../read/source-text.ts';
+
+/**
+ * Who is being told. The same words are an attack when they instruct the agent and a lesson when
+ * they quote, warn against or detect the attack: `curl … | bash` under "never run" in a security
+ * guide, `eval(atob(` as a YARA string, `~/.aws/credentials` in a Semgrep pattern, a reverse shell
+ * in a pentest report's findings table. Text of that kind is documentation, and a finding in it is
+ * at most `low` (judge/policy.ts); it also takes no part in the rules that combine findings.
+ *
+ * What counts as documentation, and why (the reason goes into the finding's message):
+ * - a detection-rule file: YARA, Sigma, Semgrep, Snort/Suricata rules;
+ * - a regular-expression literal or pattern in code (`re.compile(r'…')`, `new RegExp(…)`, `/…/`);
+ * - a row of a Markdown table (an indicator table);
+ * - a prose line that warns before it quotes ("never", "do not", "malicious", "attackers"…);
+ * - a code block in a section whose prose warns, and does not tell the reader to run anything.
+ * Text that instructs the agent is never documentation: SKILL.md's own steps, front matter, a
+ * hidden block. Hidden text and committed secrets are findings whoever reads them.
+ */
+
+/** Categories a documentation context lowers; hidden text and secrets stay what they are. */
+const LOWERED = new Set<Category>(CATEGORIES.filter((c) => c !== 'hidden-text' && c !== 'secret'));
+/** Rules whose own wording is a negation ("do not tell the user"), which a negation cannot excuse. */
+const NEGATION_IS_THE_RULE = new Set(['conceal-from-user', 'concealed-risky-action', 'hidden-instructions']);
+
+const WARNING =
+  /\b(?:never|don'?t|do\s{1,4}not|avoid|refuse|beware|warning|dangerous|malicious|malware|attackers?|stealers?|phishing|scam|red\s{0,2}flags?|indicators?|iocs?|detect(?:s|ed|ion|or)?|such\s{1,4}as|e\.g\.|for\s{1,4}example|looks?\s{1,4}like|recogni[sz]e|suspicious|exploit(?:s|ed|ation)?|vulnerab\w{0,10}|pentest\w{0,4}|red[- ]team\w{0,4}|threat|payloads?|stop)\b/i;
+/** Telling the reader to run something: a section that does is instructions, whatever else it says. */
+const RUN_IMPERATIVE =
+  /(?:^|[.!:]\s{1,4}|^\s{0,6}(?:[-*]|\d{1,2}\.)\s{1,4})(?:run|execute|paste|install|type|enter|copy\s{1,4}and\s{1,4}paste)\b|\b(?:you\s{1,4}must|please|first|then)\s{1,4}(?:run|execute|install|paste)\b/i;
+const REGEX_CONSTRUCT =
+  /\bre\.(?:compile|search|match|fullmatch|findall|finditer|sub|split)\s{0,4}\(|\bnew\s{1,4}RegExp\s{0,4}\(|\bRegExp\s{0,4}\(|(?:^|[=(,:]|\breturn)\s{0,4}\/(?![/*\s])(?=[^/\n]{0,400}[\\[(^$*+?|])(?:\\.|[^/\n\\]){2,}\/[dgimsuy]{0,6}(?=\s{0,4}(?:[;,)\]}]|$|nocase|ascii|wide|fullword|private|xor|base64)|\.(?:test|exec)\b)|\bpattern(?:-regex|-either|-inside|s)?\s{0,4}:|\bregexp?\s{0,4}[:=]|\bgrep\s{1,4}-\w{0,4}[EPe]\w{0,4}\s|\b\w{0,30}(?:PATTERNS|INDICATORS|SIGNATURES|IOCS|REGEXES|REGEXPS)\b/;
+const DETECTION_FILE = /\.(?:yara?|sigma|rules)$/i;
+const TEST_DATA =
+  /(?:^|\/)(?:tests?|spec|__tests__|fixtures|testdata|test-data|samples)\/(?:[^/]{1,200}\/){0,4}[^/]{1,200}\.(?:json|jsonl|ya?ml|csv|tsv|txt)$/i;
+/** Words that name what the line quotes as an attack, wherever they stand on the line. */
+const NAMES_ATTACK = /\b(?:malicious|malware|phishing|scam|lures?|fake|attackers?|stealers?|infostealers?|never\s{1,4}(?:run|paste|do|type|enter|ask))\b/i;
+const DETECTION_CONTENT =
+  /^\s{0,4}(?:rule\s{1,4}\w{1,80}\s{0,4}(?::[^{]{0,80})?\{|detection\s{0,2}:|logsource\s{0,2}:|alert\s{1,4}(?:tcp|udp|http|dns|ip)\s)|^\s{0,8}-?\s{0,2}(?:pattern-regex|pattern-either|patterns)\s{0,2}:/m;
+
+export interface Audience {
+  /** Why a line is documentation, or null when it may instruct. */
+  documentation(line: LineContext, excerpt?: string): string | null;
+}
+
+/** Nothing is documentation: decoded payloads, hidden blocks, what a script computes. */
+export const INSTRUCTIONS: Audience = { documentation: () => null };
+
+/** How a file's lines are addressed: which of them quote, warn or detect rather than instruct. */
+export function audienceOf(filename: string, text: string, kind: FileKind, lines: readonly LineContext[], instructionFile: boolean): Audience {
+  if (DETECTION_FILE.test(filename) || (/\.(?:ya?ml|json|toml)$/i.test(filename) && DETECTION_CONTENT.test(text.slice(0, 64 * 1024))))
+    return { documentation: () => 'a detection rule' };
+  // Test data the skill never hands the agent: red-team cases, sample inputs.
+  if (!instructionFile && TEST_DATA.test(filename)) return { documentation: () => 'test data' };
+  const warningSections = kind === 'markdown' ? sectionsThatWarn(lines, instructionFile) : new Set<number>();
+  const ruleBlocks = kind === 'markdown' ? detectionBlocks(lines) : new Set<number>();
+  // Front matter (and its `metadata`) is read by the agent as it is: never documentation.
+  const frontMatterEnd = kind === 'markdown' && lines[0]?.text.trim() === '---' ? (lines.find((l) => l.number > 1 && l.text.trim() === '---')?.number ?? 0) : 0;
+  return {
+    documentation(line, excerpt) {
+      if (line.number <= frontMatterEnd) return null;
+      if (line.code) {
+        if (ruleBlocks.has(line.number)) return 'a detection rule';
+        if (REGEX_CONSTRUCT.test(line.text)) return 'a pattern that detects it';
+        if (kind === 'markdown' && warningSections.has(line.number)) return 'a code block in a section that warns against it';
+        return null;
+      }
+      if (kind !== 'markdown') return null;
+      if (/^\s{0,3}\|.{0,2000}\|/.test(line.text)) return 'a row of a table';
+      const at = excerpt ? line.text.indexOf(excerpt) : -1;
+      const before = at > 0 ? line.text.slice(0, at) : line.text;
+      // The warning must govern the clause the match is in: "never run `curl … | sh`", not
+      // "do not tell the user; read ~/.ssh/id_rsa".
+      const clause =
+        before
+          .slice(-80)
+          .split(/[.;!?]|\s(?:and|then|but|also|next|after\s{1,4}that)\s/i)
+          .pop() ?? '';
+      if (WARNING.test(clause) || NAMES_ATTACK.test(line.text)) return 'prose that warns against it';
+      // Inside quotation marks, the words are someone else's: "verify you are human: press Win+R…".
+      return at > 0 && (before.match(/["“”]/g) ?? []).length % 2 === 1 ? 'a quotation' : null;
+    },
+  };
+}
+
+/** Whether a rule's finding may be lowered to documentation. */
+export function lowerable(rule: { id: string; category: Category }): boolean {
+  return LOWERED.has(rule.category) && !NEGATION_IS_THE_RULE.has(rule.id);
+}
+
+/**
+ * The code lines of Markdown sections (from one heading to the next) whose prose warns and never
+ * tells the reader to run anything. In a file the agent is told to follow, a section's code is
+ * what it runs, whatever the prose says around it, unless the section names the attack as one.
+ */
+function sectionsThatWarn(lines: readonly LineContext[], instructionFile: boolean): Set<number> {
+  const out = new Set<number>();
+  let section: LineContext[] = [];
+  const close = () => {
+    const prose = section.filter((l) => !l.code).map((l) => l.text);
+    const warns = prose.some((t) => WARNING.test(t));
+    const runs = prose.some((t) => RUN_IMPERATIVE.test(t));
+    const names = prose.some((t) =>
+      /\b(?:malicious|malware|attack(?:s|ers?)?|stealers?|exploit|indicators?|iocs?|detection|phishing|red[- ]team|pentest)\b/i.test(t),
+    );
+    if (warns && !runs && (!instructionFile || names)) for (const l of section) if (l.code) out.add(l.number);
+    section = [];
+  };
+  for (const line of lines) {
+    if (!line.code && /^\s{0,3}#{1,6}\s/.test(line.text)) close();
+    section.push(line);
+  }
+  close();
+  return out;
+}
+
+/** Lines of fenced blocks that hold detection rules (```yara, ```sigma…) or that open with one. */
+function detectionBlocks(lines: readonly LineContext[]): Set<number> {
+  const out = new Set<number>();
+  let inRules = false;
+  let inBlock = false;
+  for (const line of lines) {
+    const fence = /^\s{0,3}(?:`{3,}|~{3,})\s{0,4}([\w-]{0,20})/.exec(line.raw);
+    if (fence && !line.code) {
+      inBlock = !inBlock;
+      inRules = inBlock && /^(?:yara|yar|sigma|semgrep|snort|suricata)$/i.test(fence[1] ?? '');
+      continue;
+    }
+    if (inRules && line.code) out.add(line.number);
+  }
+  return out;
+}

@@ -1,0 +1,219 @@
+import { CREDENTIAL_STORE } from './line-checks.ts';
+
+/**
+ * Data flow across the whole skill: a sensitive source (credential stores, browser and wallet
+ * stores, keychains, environment dumps, `.env` files, the clipboard, what git hands a credential
+ * helper) reaching a network sink (HTTP clients, curl and wget sending data, sockets, DNS
+ * look-ups, pushes to a remote, mail, chat webhooks) anywhere in the skill is critical, whatever
+ * the host. Data is followed through variables within a file, and through files and folders
+ * across the skill: `cp ~/.aws/credentials /tmp/.bk/a` in one script and `curl -F f=@/tmp/.bk.tgz`
+ * in another is one flow, and the finding shows its chain.
+ *
+ * The analysis reads what the program says, after the readers have undone quoting and folded
+ * strings (read/), and only lines that are not documentation (analyse/audience.ts). Budget: at
+ * most MAX_TAINTS variables and paths are followed, over at most ROUNDS passes of the skill.
+ */
+
+export interface FlowLine {
+  line: number;
+  text: string;
+}
+
+export interface FlowFile {
+  filename: string;
+  lines: readonly FlowLine[];
+}
+
+export interface Flow {
+  file: string;
+  line: number;
+  /** `file:line reads <what> → … → file:line: <how it is sent>`: positions and kinds, never the file's words. */
+  chain: string;
+}
+
+const MAX_TAINTS = 400;
+const ROUNDS = 3;
+
+interface Taint {
+  /** Where the data came from, for the chain. */
+  origin: string;
+}
+
+const SOURCES: ReadonlyArray<{ what: string; pattern: RegExp }> = [
+  {
+    what: 'browser store',
+    pattern:
+      /[/\\"'](?:Login Data|Web Data|Local State)\b|\b(?:logins\.json|key[34]\.db|cookies\.sqlite|Cookies\.binarycookies|Local Extension Settings)\b|\b(?:Chrome|Chromium|Brave-Browser|Edge|Firefox)[/\\][^\n]{0,80}\bCookies\b/i,
+  },
+  {
+    what: 'wallet',
+    pattern:
+      /\bwallet\.dat\b|\bexodus\.wallet\b|\.electrum[/\\]wallets\b|\bkeystore[/\\]UTC--|Application Support[/\\](?:Exodus|Electrum|atomic|Ledger Live)\b|\bnkbihfbeogaeaoehlefnkodbefgpgknn\b/i,
+  },
+  { what: 'keychain', pattern: /\bsecurity\s{1,4}(?:dump-keychain|export)\b|\blogin\.keychain(?:-db)?\b|\bKeychains[/\\]/i },
+  {
+    what: 'environment',
+    pattern:
+      /\bJSON\.stringify\(\s{0,4}process\.env\s{0,4}[,)]|Object\.(?:entries|keys|assign)\(\s{0,4}(?:\{\s{0,4}\}\s{0,4},\s{0,4})?process\.env\b|\b(?:dict|str|json\.dumps)\(\s{0,4}os\.environ\b|\bos\.environ\.(?:copy|items)\(\)|(?:^|[\s|;&(`$])(?:env|printenv)\s{0,4}(?:$|[|>;)`])|\bGet-ChildItem\s{1,4}env:/i,
+  },
+  {
+    what: '.env file',
+    pattern:
+      /(?:\bcat\b|\bopen\(|readFileSync\(|read_text\(|Get-Content\b|\bsource\b|-F\s{0,4}["']?\w{0,20}=@|--data(?:-binary)?\s{1,4}["']?@)[^\n]{0,80}?(?:^|[\s"'/(=@])\.env(?:\.local|\.production)?\b|\bfind\b[^\n]{0,120}-name\s{1,4}["']?\.env\b/i,
+  },
+  {
+    what: 'clipboard',
+    pattern: /\b(?:pyperclip\.paste|pbpaste|Get-Clipboard|clipboard\.readText|clipboardy\.read|xclip\b[^\n]{0,40}-o\b|xsel\s{1,4}(?:-b\s{1,4})?-o)\b/i,
+  },
+  { what: 'shell history', pattern: /\.(?:bash|zsh|sh)_history\b|\bConsoleHost_history\b/i },
+  {
+    what: 'a password typed at a prompt',
+    pattern: /\bread\s{1,4}(?:-\w{1,3}\s{1,4})*-\w{0,3}s\w{0,3}\b|\bgetpass\(|\bRead-Host\b[^\n]{0,80}-AsSecureString|\bwith\s{1,4}hidden\s{1,4}answer\b/i,
+  },
+];
+
+/** What git hands a credential helper on its standard input: a helper that reads it holds passwords. */
+const HELPER_INPUT = /\$\(\s{0,4}cat\s{0,4}\)|(?:^|[|;&(]\s{0,4})cat\s{0,4}(?:\||$)|\bread\s|\bsys\.stdin\b|\bprocess\.stdin\b|\$input\b|\[Console\]::In\b/;
+const INLINE_HELPER = /\bcredential(?:\.[\w:/.-]{1,200})?\.helper\b[^\n]{0,400}?(?:\bcat\b|\bread\b)/;
+
+/** A line reads a credential store (a path of one) or another sensitive source. */
+function sourceOf(text: string, helper: boolean): string | null {
+  if ((helper && HELPER_INPUT.test(text)) || INLINE_HELPER.test(text)) return 'what git hands its credential helper';
+  if (CREDENTIAL_STORE.test(text)) return 'a credential store';
+  for (const { what, pattern } of SOURCES) if (pattern.test(text)) return what;
+  return null;
+}
+
+const SINKS: ReadonlyArray<{ how: string; pattern: RegExp }> = [
+  {
+    how: 'curl sends it',
+    pattern:
+      /\bcurl\b[^\n]{0,400}?\s(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|-F|--form|-T|--upload-file|--json|-X\s{0,4}["']?(?:POST|PUT|PATCH))(?:\s|=|$)/i,
+  },
+  { how: 'a URL is built from it', pattern: /https?:\/\/[^\s"'`]{0,300}?(?:\$\{?\w|\{[\w.()\s]{1,60}\}|%s|["'`]\s{0,4}\+)/i },
+  { how: 'wget posts it', pattern: /\bwget\b[^\n]{0,300}?--(?:post-data|post-file|body-data|body-file|method[= ]["']?(?:POST|PUT))/i },
+  {
+    how: 'an HTTP client sends it',
+    pattern:
+      /\b(?:requests|httpx|session|aiohttp|client|http|axios|got|needle|superagent)\.(?:post|put|patch|request)\s{0,4}\(|\bmethod\s{0,4}[:=]\s{0,4}["'](?:POST|PUT|PATCH)["']|\bfetch\([^\n]{0,300}?\bbody\s{0,4}[:,]|\bhttps?\.request\(|\.end\(\s{0,4}\w|\burllib\.request\.(?:urlopen|Request)\([^\n]{0,200}?\bdata\s{0,4}=|\bRequest\([^\n]{0,200}?\bdata\s{0,4}=|\bhttp\.client\.|\bXMLHttpRequest\b|\bsendBeacon\(/i,
+  },
+  {
+    how: 'PowerShell sends it',
+    pattern:
+      /\b(?:Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b[^\n]{0,300}?\s-(?:Method\s{1,4}["']?(?:Post|Put)|InFile|Body)\b|\b(?:UploadFile|UploadData|UploadString|UploadValues)\s{0,4}\(/i,
+  },
+  {
+    how: 'a socket sends it',
+    pattern:
+      /\b(?:socket\b[^\n]{0,100}?\.(?:send|sendall|sendto|connect)|create_connection|\.sendall|\.sendto)\s{0,4}\(|\bnet\.(?:connect|createConnection)\(|\b(?:nc|ncat|netcat|socat)\s{1,4}(?:-\w{1,4}\s{1,4}){0,4}[\w.-]{1,253}\s{1,4}\d{2,5}\b|\/dev\/(?:tcp|udp)\//i,
+  },
+  {
+    how: 'a DNS look-up carries it',
+    pattern:
+      /\b(?:dig|nslookup|host|drill|Resolve-DnsName)\b[^\n]{0,120}?\$\{?\w|\b(?:gethostbyname|getaddrinfo|dns\.(?:resolve\w{0,6}|lookup))\s{0,4}\([^\n]{0,120}?(?:\+|\$\{|%|f["']|\.format\(|`)/i,
+  },
+  { how: 'git pushes it to a remote', pattern: /\bgit\s{1,4}push\b[^\n]{0,200}?(?:https?:\/\/|git@|ssh:\/\/)/i },
+  { how: 'scp or rsync copies it to another host', pattern: /\b(?:scp|rsync)\s[^\n]{0,200}?\s[\w.-]{1,64}@[\w.-]{1,253}:/ },
+  { how: 'it is mailed', pattern: /\b(?:smtplib|sendmail|nodemailer|Send-MailMessage)\b|\bmail\s{1,4}-s\b/i },
+  { how: 'a chat webhook receives it', pattern: /\bdiscord(?:app)?\.com\/api\/webhooks\/|\bapi\.telegram\.org\/bot|\bhooks\.slack\.com\/services\//i },
+];
+
+function sinkOf(text: string): string | null {
+  for (const { how, pattern } of SINKS) if (pattern.test(text)) return how;
+  return null;
+}
+
+const ASSIGNED =
+  /(?:^|[;&|{(]\s{0,4}|\b(?:export|local|readonly|const|let|var|declare)\s{1,4})\$?([A-Za-z_]\w{0,40})\s{0,4}(?::\s{0,4}[\w[\]<>|. ]{1,40}\s{0,4})?=(?![=~])|\bfor\s{1,4}\(?\s{0,4}(?:const|let|var)?\s{0,4}([A-Za-z_]\w{0,40})\s{1,4}(?:in|of)\b|\bas\s{1,4}([A-Za-z_]\w{0,40})\s{0,4}:|\bread\b[^\n;|&]{0,200}?\s([A-Za-z_]\w{0,40})\s{0,4}(?:$|[;<&|])/g;
+const WRITTEN = [
+  /(?<![<&\d])>>?\s{0,4}["']?([^\s"';&|)<>]{2,200})/g,
+  /\b(?:cp|mv|ditto|install)\s{1,4}(?:-\w{1,6}\s{1,4}){0,4}(?:["']?[^\s"';&|]{1,200}["']?\s{1,4}){1,20}["']?([^\s"';&|]{2,200}?)["']?\s{0,4}(?:$|[;&|])/g,
+  /\b(?:tar\s{1,4}-?\w{0,6}[cr]\w{0,6}f\s{0,4}|zip\s{1,4}(?:-\w{1,6}\s{1,4}){0,4}|7z\s{1,4}a\s{1,4}(?:-\w{1,20}\s{1,4}){0,4}|Compress-Archive\b[^\n]{0,200}?-DestinationPath\s{1,4})["']?([^\s"';&|]{2,200})/g,
+  /\bopen\(\s{0,4}[fr]?["']([^"'\n]{2,200})["']\s{0,4},\s{0,4}["'][wa]b?\+?["']/g,
+  /\b(?:writeFileSync|writeFile|appendFileSync|appendFile|write_text|write_bytes|copyfile|copy2?|copyFileSync|Set-Content|Out-File)\s{0,4}\(?[^\n]{0,120}?["']([~/$][^"'\n]{2,200})["']/g,
+];
+/** Paths too general to follow: everything mentions them. */
+const GENERAL = new Set(['/tmp', '/var/tmp', '~', '.', '..', '/dev/null', '/dev/stdout', '/dev/stderr', '$TMPDIR', '&1', '&2']);
+
+function normalisePath(path: string): string {
+  return path
+    .replace(/^["']|["']$/g, '')
+    .replace(/\$\{HOME\}|\$HOME|%USERPROFILE%|\$env:USERPROFILE/g, '~')
+    .replace(/[/\\]+$/, '');
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Every flow from a sensitive source to a network sink in the skill, at most one per sink line. */
+export function sensitiveFlows(files: readonly FlowFile[]): Flow[] {
+  const paths = new Map<string, Taint>();
+  const vars = new Map<string, Map<string, Taint>>();
+  const flows = new Map<string, Flow>();
+  let count = 0;
+  const taintVar = (file: string, name: string, taint: Taint) => {
+    const own = vars.get(file) ?? new Map<string, Taint>();
+    vars.set(file, own);
+    if (!own.has(name) && count < MAX_TAINTS) {
+      own.set(name, taint);
+      count++;
+    }
+  };
+  const taintPath = (path: string, taint: Taint) => {
+    const p = normalisePath(path);
+    if (p.length < 5 || GENERAL.has(p) || paths.has(p) || count >= MAX_TAINTS) return;
+    paths.set(p, taint);
+    count++;
+    // The folder it went into holds it too (`/tmp/ci/creds.txt`: `/tmp/ci`), unless everything is in that folder.
+    const parent = p.slice(0, Math.max(p.lastIndexOf('/'), p.lastIndexOf('\\')));
+    if (parent.length >= 5 && !GENERAL.has(parent) && !/^~?\/?[\w.-]{0,12}$/.test(parent)) taintPath(parent, taint);
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    const before = count + flows.size;
+    for (const file of files) {
+      const helper = /(?:^|\/)git-credential-[^/]{1,100}$/.test(file.filename);
+      // A script that changes into a folder holding the data works on the data from then on.
+      let cwd: Taint | undefined;
+      for (const { line, text } of file.lines) {
+        const where = `${file.filename}:${line}`;
+        const source = sourceOf(text, helper);
+        let taint: Taint | undefined = source ? { origin: `${where} reads ${source}` } : undefined;
+        if (!taint) taint = usesTaint(text, file.filename, vars, paths) ?? cwd;
+        if (!taint) continue;
+        if (/(?:^|[;&|]\s{0,4})(?:cd|pushd|Set-Location)\s/.test(text) && !cwd) cwd = taint;
+        for (const m of text.matchAll(ASSIGNED)) {
+          const name = m[1] ?? m[2] ?? m[3] ?? m[4];
+          if (name) taintVar(file.filename, name, { origin: taint.origin });
+        }
+        for (const pattern of WRITTEN) for (const m of text.matchAll(pattern)) taintPath(m[1]!, { origin: `${taint.origin} → ${where} writes it to a file` });
+        const sink = sinkOf(text);
+        if (sink && !flows.has(where)) flows.set(where, { file: file.filename, line, chain: `${taint.origin} → ${where}: ${sink}` });
+      }
+    }
+    if (count + flows.size === before) break;
+  }
+  return [...flows.values()];
+}
+
+/** The taint a line picks up from a variable of its file or a path of the skill that it uses. */
+function usesTaint(
+  text: string,
+  filename: string,
+  vars: ReadonlyMap<string, ReadonlyMap<string, Taint>>,
+  paths: ReadonlyMap<string, Taint>,
+): Taint | undefined {
+  const own = vars.get(filename);
+  if (own) {
+    for (const [name, taint] of own) {
+      if (!text.includes(name)) continue;
+      // Used, not assigned: `$name`, `${name}`, or the bare name in code.
+      if (new RegExp(String.raw`\$\{?${escapeRegExp(name)}\b|(?<![\w$.])${escapeRegExp(name)}\b(?!\s{0,4}=[^=])`).test(text)) return taint;
+    }
+  }
+  if (paths.size > 0) {
+    const normal = normalisePath(text);
+    for (const [path, taint] of paths) if (normal.includes(path)) return taint;
+  }
+  return undefined;
+}

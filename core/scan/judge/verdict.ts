@@ -1,0 +1,37 @@
+import type { Finding, Verdict } from '../finding.ts';
+import type { Audience } from '../analyse/audience.ts';
+import { lowerable } from '../analyse/audience.ts';
+import { knownInstallerOnly } from '../analyse/installers.ts';
+import type { Hit, Rule } from '../analyse/rule.ts';
+import type { LineContext } from '../read/source-text.ts';
+
+/**
+ * The verdict policy, in one place: what a finding weighs, and what the findings of a version add
+ * up to.
+ *
+ * A finding is at most \`low\` when the text it is in is documentation rather than instructions
+ * (analyse/audience.ts: a detection rule, a regex literal, an indicator table, prose or a code
+ * block that warns against what it quotes), and when a download-and-run line fetches only from a
+ * known vendor installer's own host and path (analyse/installers.ts). Lowered findings are still
+ * listed, with the reason, and take no part in the rules that combine findings.
+ */
+export function loweredBecause(rule: Rule, hit: Hit, line: LineContext | undefined, audience: Audience): string | null {
+  if (hit !== true && hit.lowered) return hit.lowered;
+  if (!line) return null;
+  if (rule.category === 'download-execute' && rule.severity !== 'critical' && knownInstallerOnly(line.text)) return 'a known installer from its own host';
+  if (!lowerable(rule)) return null;
+  const why = audience.documentation(line, hit === true ? undefined : hit.excerpt);
+  return why ? `documentation: ${why}` : null;
+}
+
+/**
+ * The verdict a set of findings adds up to: `malicious` when any finding is critical (the
+ * publish is refused), `suspicious` when any is high or medium (published, and installers are
+ * warned), else `clean`. Low findings are context for a reader and never change the verdict:
+ * a skill that merely mentions `~/.aws/credentials` in its documentation stays clean.
+ */
+export function verdictOf(findings: readonly Pick<Finding, 'severity'>[]): Verdict {
+  if (findings.some((f) => f.severity === 'critical')) return 'malicious';
+  if (findings.some((f) => f.severity === 'high' || f.severity === 'medium')) return 'suspicious';
+  return 'clean';
+}

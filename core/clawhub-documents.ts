@@ -4,8 +4,8 @@ import type { User } from './schemas.ts';
 /**
  * Skillpress's skills in the shapes of ClawHub's registry API (docs/api.md §14), so the ClawHub
  * CLI reads them as it reads its own registry's: display name for name, summary for description,
- * the current version as the `latest` tag, epoch milliseconds for times, and our installs (every
- * counted delivery) as its downloads.
+ * the current version as the `latest` tag, epoch milliseconds for times, and our public installs
+ * (distinct clients, docs/api.md §10.2) as its downloads.
  */
 
 export interface SkillListing {

@@ -313,11 +313,17 @@ export const webhookReceivedSchema = z.object({
 const sourceCountsSchema = z.object({ cli: z.number(), web: z.number(), api: z.number() });
 
 export const analyticsSchema = z.object({
-  total: z.number(),
+  total: z.number().describe('every install (each counted delivery or download)'),
   last7d: z.number().describe('today and the 6 previous UTC days'),
   last30d: z.number(),
   bySource: sourceCountsSchema.describe('all time'),
-  daily: z.array(sourceCountsSchema.extend({ date: z.string() })).describe('the last 30 UTC days, oldest first'),
+  byClient: z
+    .object({ skillpress: z.number(), skills: z.number(), clawhub: z.number(), other: z.number() })
+    .describe('all time, by the program that installed'),
+  distinct: z
+    .object({ total: z.number(), last7d: z.number(), last30d: z.number() })
+    .describe('installs by distinct clients (one per client per skill per UTC day): the public figures'),
+  daily: z.array(sourceCountsSchema.extend({ date: z.string(), distinct: z.number() })).describe('the last 30 UTC days, oldest first'),
 });
 
 // The static documents (docs/api.md §11). Readers (the site build, the CLI) parse them with these;
@@ -380,8 +386,9 @@ export const quarantinedDocumentSchema = skillSchema.pick({ id: true, slug: true
 
 /** A skill's public install counts: what anyone may know, unlike the author's analytics. */
 export const publicInstallsSchema = z.object({
-  total: z.number().describe('installs since the skill was published'),
-  last30d: z.number().describe('installs in the last 30 UTC days, today included'),
+  total: z.number().describe('distinct installs since the skill was published (one per client per UTC day)'),
+  last7d: z.number().default(0).describe('distinct installs in the last 7 UTC days, today included'),
+  last30d: z.number().describe('distinct installs in the last 30 UTC days, today included'),
 });
 
 /** `/.well-known/skills-installs.json`: every listed skill's public install counts, as of `generatedAt`. */

@@ -45,11 +45,19 @@ export interface LambdaSpec {
   stripe?: readonly ('api' | 'webhook')[];
   /** Consumes the table's stream, only for items whose keys start so. */
   stream?: { partitionPrefix: string; sortKeyPrefixes: readonly string[] };
+  /**
+   * Counts installs from API requests: it is given the edge's secret (`EDGE_SECRET`), so it may
+   * trust the viewer address CloudFront passes on (functions/http/client.ts).
+   */
+  countsInstalls?: boolean;
   /** EventBridge schedules (rate or cron expressions) that invoke it. */
   schedules?: readonly { id: string; expression: string }[];
   memoryMb?: number;
   timeoutSeconds?: number;
 }
+
+/** What counting an install writes: the counters, the day's secret and the clients seen that day. */
+const installWrites = [prefix.installs, prefix.installSecret, prefix.visitor] as const;
 
 export const lambdas: readonly LambdaSpec[] = [
   {
@@ -105,10 +113,12 @@ export const lambdas: readonly LambdaSpec[] = [
     name: 'deliver',
     description: "Deliver a version's files, paid ones with a token or an entitled session, counting each",
     routes: ['GET /api/deliver/{skillId}'],
-    // DL#: the download counters (ADD only); TOKEN#: a download token's uses; LOOKALIKE#: a skill
-    // that reaches 100 installs joins the imitation check's index.
-    table: { read: true, write: [prefix.installs, prefix.downloadToken, prefix.lookalike] },
+    // The install counters (DL#; ADD only), the day's secret and the clients seen (distinct
+    // installs); TOKEN#: a download token's uses; LOOKALIKE#: a skill that reaches 100 distinct
+    // installs joins the imitation check's index.
+    table: { read: true, write: [...installWrites, prefix.downloadToken, prefix.lookalike] },
     content: 'read',
+    countsInstalls: true,
     memoryMb: 1024,
   },
   {
@@ -175,9 +185,10 @@ export const lambdas: readonly LambdaSpec[] = [
       'POST /api/v1/stars/{slug}',
       'DELETE /api/v1/stars/{slug}',
     ],
-    // DL#: downloads count as installs; APIKEY#: the key's lastUsedAt (whoami).
-    table: { read: true, write: [prefix.installs, prefix.apiKey] },
+    // Downloads count as installs (as deliver); APIKEY#: the key's lastUsedAt (whoami).
+    table: { read: true, write: [...installWrites, prefix.lookalike, prefix.apiKey] },
     content: 'read',
+    countsInstalls: true,
     // The catalog: the one list of every skill that lists and searches read.
     static: 'read',
     memoryMb: 1024,

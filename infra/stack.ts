@@ -19,6 +19,7 @@ import * as secrets from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { DATA_CONTENT_SECURITY_POLICY, SITE_CONTENT_SECURITY_POLICY } from '../core/security-headers.ts';
+import { EDGE_SECRET_HEADER } from '../functions/http/client.ts';
 import { tableKeys } from '../functions/store/db.ts';
 import { bucketActions, tableActions } from './access.ts';
 import { bundleDir, type LambdaSpec, lambdas as allLambdas } from './lambdas.ts';
@@ -126,6 +127,15 @@ export class SkillpressStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
+    // Proves to the API that a request came through CloudFront, so the viewer address the edge
+    // passes on is trusted (functions/http/client.ts). Generated; it guards install counts only,
+    // and rotating it means a redeploy, which sets the origin header and the Lambdas' at once.
+    const edgeSecret = new secrets.Secret(this, 'EdgeSecret', {
+      description: 'Origin header CloudFront sends to the API: proof that the viewer address it passes on is the connection’s',
+      generateSecretString: { excludePunctuation: true, passwordLength: 40 },
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
     // ---- CloudFront: the one public entry point ----
     const api = new apigw.HttpApi(this, 'Api', { description: 'Skillpress API (behind CloudFront)', createDefaultStage: false });
     new apigw.HttpStage(this, 'ApiStage', {
@@ -135,7 +145,7 @@ export class SkillpressStack extends Stack {
       // A ceiling on what a flood can cost; raise with the Lambda concurrency (docs/deploy.md).
       throttle: { rateLimit: 1000, burstLimit: 2000 },
     });
-    const distribution = this.distribution(api, staticBucket);
+    const distribution = this.distribution(api, staticBucket, edgeSecret);
     const siteOrigin = `https://${distribution.distributionDomainName}`;
 
     // ---- Code: one Lambda per concern, each with exactly its declared access ----
@@ -148,6 +158,7 @@ export class SkillpressStack extends Stack {
         SITE_ORIGIN: siteOrigin,
         LOG_LEVEL: 'info',
         ...(props.admins ? { SKILLPRESS_ADMINS: props.admins } : {}),
+        ...(spec.countsInstalls ? { EDGE_SECRET: edgeSecret.secretValue.unsafeUnwrap() } : {}),
         ...(spec.github?.includes('sign-in')
           ? { ...(props.githubClientId ? { GITHUB_CLIENT_ID: props.githubClientId } : {}), GITHUB_CLIENT_SECRET_NAME: secretNames.githubClientSecret }
           : {}),
@@ -294,12 +305,15 @@ export class SkillpressStack extends Stack {
    * discovery document `/.well-known/clawdhub.json`; everything else is the static bucket with the
    * cache lifetimes of docs/api.md §11.
    */
-  private distribution(api: apigw.HttpApi, staticBucket: s3.Bucket): cloudfront.Distribution {
+  private distribution(api: apigw.HttpApi, staticBucket: s3.Bucket, edgeSecret: secrets.Secret): cloudfront.Distribution {
     // LIST as well as READ: a missing registry file must be a 404, not S3's 403.
     const staticOrigin = origins.S3BucketOrigin.withOriginAccessControl(staticBucket, {
       originAccessLevels: [cloudfront.AccessLevel.READ, cloudfront.AccessLevel.LIST],
     });
-    const apiOrigin = new origins.HttpOrigin(Fn.parseDomainName(api.apiEndpoint), { protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY });
+    const apiOrigin = new origins.HttpOrigin(Fn.parseDomainName(api.apiEndpoint), {
+      protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
+      customHeaders: { [EDGE_SECRET_HEADER]: edgeSecret.secretValue.unsafeUnwrap() },
+    });
 
     const ttlPolicy = (policyId: string, seconds: number, comment: string) =>
       new cloudfront.CachePolicy(this, policyId, {
@@ -348,6 +362,8 @@ export class SkillpressStack extends Stack {
       cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
       originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
       responseHeadersPolicy: dataHeaders,
+      // The viewer's address, for distinct installs: API Gateway sees only the edge's.
+      functionAssociations: viewerFunction('ViewerAddressFunction', 'viewer-address.js', "The viewer's address for the API"),
     };
     const immutable = ttlPolicy('ImmutableCachePolicy', edgeTtl.immutable, 'Immutable version bundles and archives: 1 year');
     const distribution = new cloudfront.Distribution(this, 'Distribution', {

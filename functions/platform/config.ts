@@ -17,6 +17,12 @@ export interface Config {
   publishLimit: number;
   /** Logins allowed to list reports, quarantine and release skills (`SKILLPRESS_ADMINS`, comma-separated). */
   admins: string[];
+  /**
+   * The value CloudFront sends in the `x-skillpress-edge` origin header (`EDGE_SECRET`): a request
+   * that carries it came through the CDN, so the viewer address CloudFront wrote is the client's
+   * (functions/http/client.ts). Unset locally, where the socket says who the client is.
+   */
+  edgeSecret?: string;
   github: GitHubConfig;
   siteBuild: SiteBuildConfig;
   stripe: StripeConfig;
@@ -77,6 +83,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
       .split(',')
       .map((login) => login.trim())
       .filter(Boolean),
+    edgeSecret: env.EDGE_SECRET || undefined,
     github: {
       clientId: env.GITHUB_CLIENT_ID || undefined,
       clientSecret: secretSource(env.GITHUB_CLIENT_SECRET, env.GITHUB_CLIENT_SECRET_NAME),

@@ -6,7 +6,7 @@ import { eachSkill, type SkillFailure } from './skill-failure.ts';
 
 /**
  * The full rebuild's repair of the lookalike index (store/lookalikes.ts): every skill with at
- * least 100 installs is listed under each of its slug's keys. The install counter adds a skill
+ * least 100 distinct installs is listed under each of its slug's keys. The install counter adds a skill
  * when it crosses the threshold; this adds what that missed (a failed write, installs counted
  * before the index existed). Only missing entries are written, so a run over an index in order
  * writes nothing. Gives the skills it could not index.

@@ -1,9 +1,9 @@
 import { type Db, scanAll } from '../store/db.ts';
-import { installsOf } from '../store/downloads.ts';
+import { countsOf } from '../store/downloads.ts';
 import { recordedVersion } from '../store/fingerprints.ts';
 import { idsOf } from '../store/lookalikes.ts';
 import { toSkillItem, toVersionItem } from '../store/skills.ts';
-import { prefix, sortPrefix } from '../store/keys.ts';
+import { installPartitionOf, prefix, sortPrefix } from '../store/keys.ts';
 import { type SkillFailure, skillFailure } from './skill-failure.ts';
 import type { SkillState } from './skill-state.ts';
 
@@ -11,7 +11,7 @@ import type { SkillState } from './skill-state.ts';
 export interface ScannedTable {
   states: SkillState[];
   failed: SkillFailure[];
-  /** Each skill's all-time installs (skills never installed are absent). */
+  /** Each skill's all-time distinct installs, every shard summed (skills never installed are absent). */
   installs: Map<string, number>;
   /** The lookalike index: each key's skill ids. */
   lookalikes: Map<string, Set<string>>;
@@ -40,7 +40,9 @@ export async function scanSkillStates(db: Db, segments = 4): Promise<ScannedTabl
     (item) => {
       const pk = String(item.pk);
       if (pk.startsWith(prefix.installs)) {
-        installs.set(pk.slice(prefix.installs.length), installsOf(item));
+        // A hot skill's total is in several shards: their distinct installs add up.
+        const { skillId } = installPartitionOf(pk);
+        installs.set(skillId, (installs.get(skillId) ?? 0) + countsOf(item).distinct);
         return;
       }
       if (pk.startsWith(prefix.lookalike)) {

@@ -1,6 +1,7 @@
 import { BoundedCache } from '#core/bounded-cache';
 import { decodeFile, type FileBytes, type WireFile } from '#core/bundle';
 import { DomainError, notFound } from '#core/errors';
+import type { ClientFacts } from '#core/install-visitor';
 import type { Deps } from '../platform/composition.ts';
 import { normaliseSlug } from './clawhub.ts';
 import { deliver } from './delivery.ts';
@@ -10,7 +11,8 @@ import { findSkillIdBySlug } from '../store/skills.ts';
  * `GET /api/v1/download` (docs/api.md §14): a version as a ZIP, for `clawdhub install` and
  * `update`. It is a delivery like `GET /api/deliver/{skillId}`, through the same service: the same
  * checks in the same order (quarantine 403, unknown version 404, a paid skill 402, since a ClawHub
- * client shows no credential), and one install counted under the source `api`.
+ * client shows no credential), and one install counted, from the client `clawhub` under the
+ * source `cli`: ClawHub's CLIs are what download here (docs/api.md §10.2).
  */
 
 export interface ZipDownload {
@@ -22,13 +24,26 @@ export interface ZipDownload {
 /** ZIPs of immutable versions, so repeated installs of a popular version are built once per process. */
 const zips = new BoundedCache<string, Uint8Array>(16 * 1024 * 1024, (zip) => zip.byteLength);
 
-export async function downloadZip(deps: Deps, query: { slug: string; version?: string; tag?: string }, install: boolean): Promise<ZipDownload> {
+export async function downloadZip(
+  deps: Deps,
+  query: { slug: string; version?: string; tag?: string },
+  install: boolean,
+  client: ClientFacts,
+): Promise<ZipDownload> {
   if (query.tag !== undefined && query.tag !== 'latest') {
     throw new DomainError('not_supported', `Skillpress has no tag ${JSON.stringify(query.tag.slice(0, 40))}: ask for a version, or for latest`);
   }
   const skillId = await findSkillIdBySlug(deps.db, normaliseSlug(query.slug));
   if (!skillId) throw notFound(`No skill ${JSON.stringify(query.slug.slice(0, 64))}`);
-  const delivery = await deliver(deps, { skillId, version: query.version, source: 'api', sessionUser: async () => undefined, install });
+  const delivery = await deliver(deps, {
+    skillId,
+    version: query.version,
+    source: 'cli',
+    sessionUser: async () => undefined,
+    install,
+    client,
+    channel: 'clawhub',
+  });
   const zip = await zips.load(`${delivery.skillId}@${delivery.version}`, async () => {
     // Only this path needs a ZIP writer: loaded on the first download, not at every cold start.
     const { skillZip } = await import('#core/skill-zip');

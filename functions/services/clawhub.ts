@@ -9,7 +9,7 @@ import { DomainError, notFound } from '#core/errors';
 import { CatalogReader, type CatalogSnapshot } from '../content/catalog-reader.ts';
 import type { StaticStore } from '../content/static-store.ts';
 import type { Deps } from '../platform/composition.ts';
-import { installTotals } from '../store/downloads.ts';
+import { distinctInstallTotals } from '../store/downloads.ts';
 import { findSkillIdBySlug, getSkill, getSkillAndFingerprint, getSkills, getVersion, getVersions, listVersions, type SkillItem } from '../store/skills.ts';
 import { getUser } from '../store/users.ts';
 
@@ -73,12 +73,12 @@ export async function listSkills(deps: Deps, query: { limit?: number; cursor?: s
   let installs: Map<string, number>;
   if (sort === 'updated') {
     ({ page, nextCursor } = pageByUpdated(entries, limit, query.cursor));
-    installs = await installTotals(
+    installs = await distinctInstallTotals(
       deps.db,
       page.map((entry) => entry.id),
     );
   } else {
-    installs = await installTotals(
+    installs = await distinctInstallTotals(
       deps.db,
       entries.map((entry) => entry.id),
     );
@@ -115,7 +115,7 @@ export async function skillPage(deps: Deps, slug: string): Promise<z.output<type
   const [version, author, installs] = await Promise.all([
     getVersion(deps.db, skill.id, skill.currentVersion),
     getUser(deps.db, skill.authorId),
-    installTotals(deps.db, [skill.id]),
+    distinctInstallTotals(deps.db, [skill.id]),
   ]);
   if (!version) throw notFound(`${skill.slug} has no version ${skill.currentVersion}`);
   return {

@@ -1,5 +1,7 @@
 import { deliveryJson, type FileBytes, toWireFile } from '#core/bundle';
 import { DomainError, notFound } from '#core/errors';
+import { clientOf, type InstallChannel } from '#core/install-analytics';
+import type { ClientFacts } from '#core/install-visitor';
 import { type AccessFacts, type AccessRoute, decideAccess, tokenProblem, tokenRejected } from '#core/paid-access';
 import type { DeliverQuery, User } from '#core/schemas';
 import { assertStrictVersion } from '#core/semver-order';
@@ -23,6 +25,10 @@ export interface DeliveryRequest extends DeliverQuery {
   sessionUser: () => Promise<User | undefined>;
   /** False for HEAD: answering with headers only is not an install, so nothing is spent or counted. */
   install: boolean;
+  /** Who is installing, for distinct installs and the client's name (core/install-visitor.ts). */
+  client: ClientFacts;
+  /** The endpoint asked: ClawHub's download tells its CLIs apart from ours. */
+  channel: InstallChannel;
 }
 
 /**
@@ -47,7 +53,13 @@ export async function deliver(deps: Deps, request: DeliveryRequest): Promise<Del
     // Lost a race for the last use, or revoked or expired while the content was read.
     throw tokenRejected(tokenProblem(await findDownloadToken(db, token), skill.id, clock()) ?? 'used_up');
   }
-  deps.downloads.add(skill.id, request.source, clock());
+  deps.downloads.add({
+    skillId: skill.id,
+    source: request.source,
+    client: clientOf(request.channel, request.client.userAgent),
+    visitor: request.client,
+    at: clock().getTime(),
+  });
   return delivery;
 }
 

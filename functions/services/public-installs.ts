@@ -8,7 +8,8 @@ import { scanDownloads } from '../store/downloads.ts';
 
 /**
  * Writes the public install counts of every skill in the catalog to the static file the site
- * build reads (docs/api.md §11.8). Installs are not table writes the rebuild follows (they would
+ * build reads (docs/api.md §11.8): its distinct installs (docs/api.md §10.2) of all time, of the
+ * last 7 and of the last 30 UTC days. Installs are not table writes the rebuild follows (they would
  * rewrite a file per delivery), so the file is made when a site build is about to read it: the
  * counts on the site are as fresh as the site itself. It costs one pass over the table's install
  * counters (a parallel scan), at most once per site build.
@@ -28,8 +29,8 @@ export async function publishInstallCounts(deps: Pick<Deps, 'db' | 'staticStore'
   const counts = listed.flatMap((skill) => {
     const found = counters.get(skill.id);
     if (!found) return [];
-    const { total, last30d } = summariseInstalls(now, found.days, found.totals);
-    return [[skill.slug, { total, last30d }] as const];
+    const { distinct } = summariseInstalls(now, found.days, found.totals);
+    return [[skill.slug, distinct] as const];
   });
   await deps.staticStore.put(INSTALLS_KEY, canonicalJson(installsDocument(counts, now.toISOString())));
   return { skills: listed.length };

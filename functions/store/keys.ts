@@ -29,8 +29,14 @@ export const prefix = {
   purchasesOf: 'PURCHASES#',
   /** A Stripe payment (PaymentIntent): which purchase it paid for, and whether it was refunded. */
   payment: 'PAYMENT#',
-  /** A skill's install counters, one item per UTC day. */
+  /** A skill's install counters, one item per UTC day and a total; a hot skill's shards add `#<n>`. */
   installs: 'DL#',
+  /** The secret of one UTC day that distinct installs are hashed with (core/install-visitor.ts). */
+  installSecret: 'INSTALLSECRET#',
+  /** One network's distinct clients of a skill on a UTC day, as keyed hashes. */
+  visitor: 'SEEN#',
+  /** A CDN request already counted, so a log record delivered twice counts once. */
+  countedRequest: 'CDNREQ#',
   /** The publish rate limit of an author account. */
   rateLimit: 'RL#',
   /** The popular skills whose slugs share one lookalike key, for the imitation check. */
@@ -63,7 +69,19 @@ export const purchaseKey = (skillId: string, userId: string, sessionId: string):
   sk: `${sortPrefix.buyer}${userId}#${sessionId}`,
 });
 export const paymentKey = (paymentIntentId: string): ItemKey => ({ pk: prefix.payment + paymentIntentId, sk: 'PAYMENT' });
-export const installDayKey = (skillId: string, day: string): ItemKey => ({ pk: prefix.installs + skillId, sk: sortPrefix.day + day });
+/** A skill's install counter partition: shard 0 is the skill's own, a hot skill's others are `#1`…`#n-1`. */
+export const installPartition = (skillId: string, shard = 0): string => prefix.installs + skillId + (shard === 0 ? '' : `#${shard}`);
+export const installDayKey = (skillId: string, day: string, shard = 0): ItemKey => ({ pk: installPartition(skillId, shard), sk: sortPrefix.day + day });
+export const installTotalKey = (skillId: string, shard = 0): ItemKey => ({ pk: installPartition(skillId, shard), sk: 'TOTAL' });
+/** The skill id and shard of an install counter partition. */
+export function installPartitionOf(pk: string): { skillId: string; shard: number } {
+  const rest = pk.slice(prefix.installs.length);
+  const hash = rest.lastIndexOf('#');
+  return hash < 0 ? { skillId: rest, shard: 0 } : { skillId: rest.slice(0, hash), shard: Number(rest.slice(hash + 1)) };
+}
+export const installSecretKey = (day: string): ItemKey => ({ pk: prefix.installSecret + day, sk: 'SECRET' });
+export const visitorKey = (skillId: string, day: string, network: string): ItemKey => ({ pk: `${prefix.visitor}${skillId}#${day}#${network}`, sk: 'SEEN' });
+export const countedRequestKey = (requestId: string): ItemKey => ({ pk: prefix.countedRequest + requestId, sk: 'CDNREQ' });
 export const rateLimitKey = (userId: string): ItemKey => ({ pk: prefix.rateLimit + userId, sk: 'PUBLISH' });
 export const lockKey = (name: string): ItemKey => ({ pk: prefix.lock + name, sk: 'LOCK' });
 export const lookalikeKey = (key: string): ItemKey => ({ pk: prefix.lookalike + key, sk: 'LOOKALIKE' });

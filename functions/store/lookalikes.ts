@@ -1,9 +1,9 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '#core/map-limit';
 import { type ImitationCandidate, lookalikeKeys } from '#core/slug-imitation';
-import { type Db, getItems, keyOfItem } from './db.ts';
-import { downloadTotalKey, installsOf } from './downloads.ts';
-import { lookalikeKey, prefix } from './keys.ts';
+import { type Db, getItems } from './db.ts';
+import { distinctInstallTotals } from './downloads.ts';
+import { lookalikeKey, skillKey } from './keys.ts';
 import { getSkill, toSkillItem } from './skills.ts';
 
 /**
@@ -12,7 +12,7 @@ import { getSkill, toSkillItem } from './skills.ts';
  * `LOOKALIKE#<key>`, holds the set of ids of the skills with at least 100 installs whose slugs
  * have that key. Any two lookalike slugs share a key, so a new slug's candidates are the union of
  * the sets under its own keys (at most 65 of them: one BatchGetItem), and their META and install
- * totals are one more. Installs only grow, so entries are only ever added: when a skill's total
+ * totals (distinct installs, docs/api.md §10.2) are two more, read at once. Installs only grow, so entries are only ever added: when a skill's total
  * crosses the threshold (the install counter), and by the full rebuild, which adds whatever a
  * failed write left out.
  */
@@ -50,15 +50,8 @@ export async function lookalikeCandidates(db: Db, slug: string): Promise<Imitati
   for (const entry of entries) for (const id of idsOf(entry)) ids.add(id);
   const chosen = [...ids].sort().slice(0, CANDIDATES_AT_MOST);
   if (chosen.length === 0) return [];
-  const items = await getItems(
-    db,
-    chosen.flatMap((id) => [{ pk: prefix.skill + id, sk: 'META' }, downloadTotalKey(id)]),
-  );
-  const totals = new Map(items.filter((item) => item.sk === 'TOTAL').map((item) => [keyOfItem(item).pk.slice(prefix.installs.length), installsOf(item)]));
-  return items
-    .filter((item) => item.sk === 'META')
-    .map(toSkillItem)
-    .map((skill) => ({ slug: skill.slug, author: skill.authorId, installs: totals.get(skill.id) ?? 0 }));
+  const [items, totals] = await Promise.all([getItems(db, chosen.map(skillKey)), distinctInstallTotals(db, chosen)]);
+  return items.map(toSkillItem).map((skill) => ({ slug: skill.slug, author: skill.authorId, installs: totals.get(skill.id) ?? 0 }));
 }
 
 /** The skill ids an index item holds (a DynamoDB string set reads as a Set). */

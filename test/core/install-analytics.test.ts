@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { lastUtcDays, summariseInstalls, utcDay, zeroCounts } from '#core/install-analytics';
+import { clientOf, type DayCounts, type InstallCounts, lastUtcDays, summariseInstalls, utcDay, zeroCounts } from '#core/install-analytics';
 
-const day = (date: string, cli = 0, web = 0, api = 0) => ({ date, cli, web, api });
+const counts = (cli = 0, web = 0, api = 0, distinct = 0): InstallCounts => ({
+  sources: { cli, web, api },
+  clients: { skillpress: cli, skills: 0, clawhub: 0, other: web + api },
+  distinct,
+});
+const day = (date: string, cli = 0, web = 0, api = 0, distinct = 0): DayCounts => ({ date, ...counts(cli, web, api, distinct) });
+const daily = (date: string, cli = 0, web = 0, api = 0, distinct = 0) => ({ date, cli, web, api, distinct });
 
 describe('UTC days', () => {
   it('takes the calendar day in UTC, not in local time', () => {
@@ -38,19 +44,50 @@ describe('summariseInstalls', () => {
       day('2026-05-17', 8), // 29 days ago: the oldest day of last30d
       day('2026-05-16', 16), // 30 days ago: outside both
     ];
-    const result = summariseInstalls(now, buckets, { cli: 100, web: 20, api: 3 });
+    const result = summariseInstalls(now, buckets, counts(100, 20, 3));
     expect(result.last7d).toBe(3);
     expect(result.last30d).toBe(15);
     expect(result.total).toBe(123);
     expect(result.bySource).toEqual({ cli: 100, web: 20, api: 3 });
-    expect(result.daily[0]).toEqual(day('2026-05-17', 8));
-    expect(result.daily[29]).toEqual(day('2026-06-15', 1));
-    expect(result.daily.find((d) => d.date === '2026-06-08')).toEqual(day('2026-06-08', 0, 0, 4));
+    expect(result.byClient).toEqual({ skillpress: 100, skills: 0, clawhub: 0, other: 23 });
+    expect(result.daily[0]).toEqual(daily('2026-05-17', 8));
+    expect(result.daily[29]).toEqual(daily('2026-06-15', 1));
+    expect(result.daily.find((d) => d.date === '2026-06-08')).toEqual(daily('2026-06-08', 0, 0, 4));
   });
 
   it('ignores the order the buckets come in', () => {
     const a = summariseInstalls(now, [day('2026-06-14', 1), day('2026-06-15', 2)], zeroCounts());
     const b = summariseInstalls(now, [day('2026-06-15', 2), day('2026-06-14', 1)], zeroCounts());
     expect(a).toEqual(b);
+  });
+});
+
+describe('distinct installs in the analytics', () => {
+  const now = new Date('2026-06-15T12:00:00Z');
+
+  it('sums a day kept in several shards, and counts distinct clients over the same periods', () => {
+    const buckets = [day('2026-06-15', 3, 0, 0, 2), day('2026-06-15', 4, 0, 0, 1), day('2026-06-01', 5, 0, 0, 5), day('2026-04-01', 9, 0, 0, 9)];
+    const result = summariseInstalls(now, buckets, counts(21, 0, 0, 17));
+    expect(result.daily.at(-1)).toEqual(daily('2026-06-15', 7, 0, 0, 3));
+    expect(result).toMatchObject({ total: 21, last7d: 7, last30d: 12, distinct: { total: 17, last7d: 3, last30d: 8 } });
+  });
+});
+
+describe('which program installed', () => {
+  it('names ClawHub for its download endpoint, whatever its user agent', () => {
+    expect(clientOf('clawhub', 'node')).toBe('clawhub');
+    expect(clientOf('clawhub', undefined)).toBe('clawhub');
+  });
+
+  it('names our CLI by its user agent on any channel', () => {
+    expect(clientOf('deliver', 'skillpress-cli/1.2.0 node/20.20.0')).toBe('skillpress');
+    expect(clientOf('discovery', 'skillpress-cli/1.2.0 node/22.1.0')).toBe('skillpress');
+  });
+
+  it('names skills for discovery downloads made with Node’s fetch, and other for the rest', () => {
+    expect(clientOf('discovery', 'node')).toBe('skills');
+    expect(clientOf('discovery', 'curl/8.5.0')).toBe('other');
+    expect(clientOf('deliver', 'node')).toBe('other');
+    expect(clientOf('deliver', undefined)).toBe('other');
   });
 });

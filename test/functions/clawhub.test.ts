@@ -188,7 +188,8 @@ describe('GET /api/v1/skills', () => {
   });
 
   it('ranks by installs for every install order clawdhub knows, without a cursor', async () => {
-    for (let i = 0; i < 2; i++) expect((await get('/api/v1/download?slug=claw-alpha&version=1.0.0')).status).toBe(200);
+    // Two clients (addresses): the ranking and the stats are distinct installs.
+    for (const from of ['127.6.0.1', '127.6.0.2']) expect((await stack.requestFrom(from, '/api/v1/download?slug=claw-alpha&version=1.0.0')).status).toBe(200);
     await stack.deps.downloads.flush();
     for (const sort of ['downloads', 'installs', 'installsCurrent', 'installsAllTime']) {
       const { body } = await get(`/api/v1/skills?sort=${sort}`);
@@ -375,13 +376,15 @@ describe('GET /api/v1/download', () => {
     }
   });
 
-  it('counts each download as one install from the source api, and a HEAD as none', async () => {
-    const before = (await json(await alice.session(`/api/analytics/${beta.id}`))).bySource.api;
+  it('counts each download as one install by ClawHub’s CLI (source cli, client clawhub), and a HEAD as none', async () => {
+    const before = (await json(await alice.session(`/api/analytics/${beta.id}`))).byClient.clawhub;
     expect((await get('/api/v1/download?slug=claw-beta')).status).toBe(200);
     const head = await stack.request('/api/v1/download?slug=claw-beta', { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe('');
-    expect((await json(await alice.session(`/api/analytics/${beta.id}`))).bySource.api).toBe(before + 1);
+    const after = await json(await alice.session(`/api/analytics/${beta.id}`));
+    expect(after.byClient.clawhub).toBe(before + 1);
+    expect(after.bySource).toMatchObject({ cli: before + 1, api: 0 });
   });
 
   it('never gives a paid skill away: 402 payment_required, counting nothing', async () => {

@@ -1,10 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { DeliveryCache } from '#functions/services/delivery-cache';
-import { DownloadCounter, downloadTotalKey } from '#functions/store/downloads';
-import { installDayKey } from '#functions/store/keys';
+import { DownloadCounter } from '#functions/store/downloads';
+import { installDayKey, installTotalKey } from '#functions/store/keys';
 import { getSkill, recordPublished } from '#functions/store/skills';
-import { authorStack, commandsDuring, deliver, publish } from '../support/delivery.ts';
+import { authorStack, commandsDuring, deliver, installEvent, publish } from '../support/delivery.ts';
 import { json, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
 let stack: TestStack;
@@ -17,7 +17,7 @@ beforeAll(async () => {
 async function counters(skillId: string, day: string) {
   const read = async (key: Record<string, string>) =>
     (await stack.deps.db.doc.send(new GetCommand({ TableName: stack.deps.db.table, Key: key, ConsistentRead: true }))).Item;
-  return { day: await read(installDayKey(skillId, day)), total: await read(downloadTotalKey(skillId)) };
+  return { day: await read(installDayKey(skillId, day)), total: await read(installTotalKey(skillId)) };
 }
 
 const today = () => new Date().toISOString().slice(0, 10);
@@ -48,10 +48,10 @@ describe('counting deliveries behind the response', () => {
         ? Promise.reject(Object.assign(new Error('throttled'), { name: 'ProvisionedThroughputExceededException' }))
         : (original as (...a: unknown[]) => unknown)(...args)) as typeof doc.send;
     try {
-      for (let i = 0; i < 3; i++) counter.add(skill.id, 'cli', new Date());
+      for (let i = 0; i < 3; i++) counter.add(installEvent(skill.id, 'cli', new Date()));
       await expect(counter.flush()).rejects.toThrow('throttled');
-      expect(counter.unwritten).toBe(2);
-      counter.add(skill.id, 'web', new Date());
+      expect(counter.unwritten).toBe(3);
+      counter.add(installEvent(skill.id, 'web', new Date()));
       failing = false;
       await counter.flush();
     } finally {
@@ -66,7 +66,7 @@ describe('counting deliveries behind the response', () => {
   it('writes on its own within the linger time, without a flush', async () => {
     const skill = await publish(stack, aliceKey);
     const counter = new DownloadCounter(stack.deps.db, stack.deps.log, { lingerMs: 10, concurrency: 2 });
-    counter.add(skill.id, 'api', new Date('2026-02-03T04:05:06Z'));
+    counter.add(installEvent(skill.id, 'api', new Date('2026-02-03T04:05:06Z')));
     await expect.poll(async () => (await counters(skill.id, '2026-02-03')).day?.api, { timeout: 10_000 }).toBe(1);
     expect(counter.unwritten).toBe(0);
   });
@@ -75,7 +75,7 @@ describe('counting deliveries behind the response', () => {
     const skill = await publish(stack, aliceKey);
     const counter = new DownloadCounter(stack.deps.db, stack.deps.log, { lingerMs: 30, concurrency: 2 });
     await counter.written(); // nothing added: at once
-    for (let i = 0; i < 4; i++) counter.add(skill.id, 'web', new Date('2026-05-06T07:08:09Z'));
+    for (let i = 0; i < 4; i++) counter.add(installEvent(skill.id, 'web', new Date('2026-05-06T07:08:09Z')));
     await counter.written();
     expect(counter.unwritten).toBe(0);
     expect(await counters(skill.id, '2026-05-06')).toMatchObject({ day: { web: 4 }, total: { web: 4 } });

@@ -34,9 +34,16 @@ async function popular(slug: string, installs: number): Promise<void> {
   await install(id, installs);
 }
 
-async function install(id: string, times: number): Promise<void> {
+/** Each install from a client of its own (another address): the imitation rule counts distinct clients. */
+let clients = 0;
+const nextAddress = () => {
+  clients += 1;
+  return `127.1.${Math.floor(clients / 250)}.${(clients % 250) + 1}`;
+};
+
+async function install(id: string, times: number, from: () => string = nextAddress): Promise<void> {
   for (let done = 0; done < times; done += 20) {
-    const batch = Array.from({ length: Math.min(20, times - done) }, () => stack.request(`/api/deliver/${id}?source=cli`));
+    const batch = Array.from({ length: Math.min(20, times - done) }, () => stack.requestFrom(from(), `/api/deliver/${id}?source=cli`));
     for (const res of await Promise.all(batch)) expect(res.status).toBe(200);
   }
   await stack.deps.downloads.flush();
@@ -105,6 +112,12 @@ describe('a new slug that imitates another author’s popular skill', () => {
     expect((await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: { version: '1.1.0', files } })).status).toBe(201);
   });
 
+  it('counts distinct clients: 150 installs from one address and user agent do not make a skill worth imitating', async () => {
+    const { id } = await json(await withKey(stack, bobKey, '/api/publish', { body: skillBody({ slug: 'zebra-notes' }) }));
+    await install(id, 150, () => '127.9.9.9');
+    expect((await publishAs(aliceKey, 'zebra-n0tes')).status).toBe(201);
+  });
+
   it('answers slug_taken, not slug_too_similar, for a slug that is exactly taken', async () => {
     expect((await json(await publishAs(aliceKey, 'pdf-tools'))).error.code).toBe('slug_taken');
   });
@@ -123,9 +136,15 @@ describe('what the check costs', () => {
       .take()
       .filter((r) => r.call.service === 'dynamodb' && r.call.action !== 'dynamodb:UpdateItem' && !r.call.partitionKeys.some((pk) => pk.startsWith('USER#')));
     // The API key; the slug's claim; the index entries under the slug's keys (one batch); the
-    // candidates' META and totals (one more). No scan, no query: nothing that grows with the
-    // number of skills.
-    expect(reads.map((r) => r.call.action).sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchGetItem', 'dynamodb:BatchGetItem', 'dynamodb:GetItem']);
+    // candidates' META and totals (two more, sent at once). No scan, no query: nothing that grows
+    // with the number of skills.
+    expect(reads.map((r) => r.call.action).sort()).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:BatchGetItem',
+      'dynamodb:BatchGetItem',
+      'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
+    ]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { downloadTotalKey } from '#functions/store/downloads';
+import { installTotalKey } from '#functions/store/keys';
 import { authorStack, publish } from '../support/delivery.ts';
 import { skillFile, type TestStack } from '../support/stack.ts';
 
@@ -57,7 +57,7 @@ describe('the deliver Lambda entry', () => {
     expect(result.headers['cache-control']).toBe('private, no-store');
     expect(JSON.parse(result.body)).toMatchObject({ skillId: skill.id, version: '1.0.0', files: [file] });
     // Read straight after the return, with nothing else flushing: the count is already there.
-    const { Item } = await stack.deps.db.doc.send(new GetCommand({ TableName: stack.deps.db.table, Key: downloadTotalKey(skill.id), ConsistentRead: true }));
+    const { Item } = await stack.deps.db.doc.send(new GetCommand({ TableName: stack.deps.db.table, Key: installTotalKey(skill.id), ConsistentRead: true }));
     expect(Item).toMatchObject({ cli: 1 });
   });
 });

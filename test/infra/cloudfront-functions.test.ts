@@ -12,7 +12,7 @@ import { keyForPath } from '#core/static-paths';
 type CfRequest = { method: string; uri: string; querystring: Record<string, { value: string }>; headers: Record<string, { value: string }> };
 type CfResult = CfRequest | { statusCode: number; headers: Record<string, { value: string }> };
 
-function load(file: string): (event: { version: string; request: CfRequest }) => CfResult {
+function load(file: string): (event: { version: string; request: CfRequest; viewer?: { ip: string } }) => CfResult {
   const code = readFileSync(new URL(`../../infra/cloudfront/${file}`, import.meta.url), 'utf8');
   return new Function(`${code}\nreturn handler;`)();
 }
@@ -80,5 +80,24 @@ describe('site-index.js', () => {
     ['/v1.2/notes', '/v1.2/notes/index.html'],
   ])('serves %s from %s', (uri, key) => {
     expect(handler(viewerRequest(uri))).toMatchObject({ uri: key });
+  });
+});
+
+describe('viewer-address.js', () => {
+  const handler = load('viewer-address.js');
+  const withViewer = (headers: Record<string, { value: string }>) => ({
+    ...viewerRequest('/api/deliver/x'),
+    viewer: { ip: '198.51.100.7' },
+    request: { ...viewerRequest('/api/deliver/x').request, headers },
+  });
+
+  it('passes the viewer’s address on to the API', () => {
+    expect(handler(withViewer({}))).toMatchObject({ headers: { 'x-skillpress-viewer': { value: '198.51.100.7' } } });
+  });
+
+  it('writes over an address the viewer sent itself', () => {
+    expect(handler(withViewer({ 'x-skillpress-viewer': { value: '10.0.0.1' } }))).toMatchObject({
+      headers: { 'x-skillpress-viewer': { value: '198.51.100.7' } },
+    });
   });
 });

@@ -122,6 +122,19 @@ describe('static artifacts at the edge (docs/api.md §11)', () => {
     expect(JSON.stringify(origin.DomainName)).toContain('ApiEndpoint');
   });
 
+  it('passes the viewer’s address to the API with a function, and proves the edge with a secret origin header only counting Lambdas know', () => {
+    const [, dist] = ofType('AWS::CloudFront::Distribution')[0]!;
+    const config = dist.Properties.DistributionConfig;
+    const api = config.CacheBehaviors.find((b: any) => b.PathPattern === '/api/*');
+    expect(api.FunctionAssociations).toHaveLength(1);
+    const origin = config.Origins.find((o: any) => o.Id === api.TargetOriginId);
+    const header = origin.OriginCustomHeaders.find((h: any) => h.HeaderName === 'x-skillpress-edge');
+    expect(JSON.stringify(header.HeaderValue)).toContain('EdgeSecret');
+    const env = (name: string) => resources[logicalId(byName(name))]!.Properties.Environment.Variables;
+    for (const name of ['deliver', 'clawhub']) expect(JSON.stringify(env(name).EDGE_SECRET), name).toContain('EdgeSecret');
+    for (const name of ['publish', 'auth', 'analytics', 'rebuild']) expect(env(name).EDGE_SECRET, name).toBeUndefined();
+  });
+
   it("sends ClawHub's discovery document to the API, and caches a lone SKILL.md of the discovery index for a year, both ahead of /.well-known/*", () => {
     const [, dist] = ofType('AWS::CloudFront::Distribution')[0]!;
     const behaviors = dist.Properties.DistributionConfig.CacheBehaviors as any[];
@@ -383,11 +396,11 @@ describe('least-privilege IAM', () => {
     }
   });
 
-  it('lets deliver read the table and content and update counters, tokens and the lookalike index, but not write skills', () => {
+  it('lets deliver read the table and content and update counters (with the day’s secret and the clients seen), tokens and the lookalike index, but not write skills', () => {
     const statements = statementsOf(byName('deliver'));
     const writes = statements.filter((s) => actionsOf(s).some((a) => /PutItem|UpdateItem|DeleteItem|BatchWriteItem/.test(a)));
     expect(writes).toHaveLength(1);
-    expect(writes[0]!.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys']).toEqual(['DL#*', 'TOKEN#*', 'LOOKALIKE#*']);
+    expect(writes[0]!.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys']).toEqual(['DL#*', 'INSTALLSECRET#*', 'SEEN#*', 'TOKEN#*', 'LOOKALIKE#*']);
     expect(statements.some((s) => actionsOf(s).includes('dynamodb:GetItem'))).toBe(true);
     expect(
       statements

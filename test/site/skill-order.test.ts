@@ -54,10 +54,14 @@ describe('orders of a list of skills', () => {
 
 describe('public install counts', () => {
   it('leaves out skills nobody installed, and counts a missing skill as zero', () => {
-    expect(installs.skills).toEqual({ sql: { total: 50, last30d: 10 }, csv: { total: 500, last30d: 10 }, api: { total: 5, last30d: 40 } });
-    expect(installsOf(installs, 'zip')).toEqual({ total: 0, last30d: 0 });
-    expect(installsOf(installs, 'constructor')).toEqual({ total: 0, last30d: 0 });
-    expect(installsOf(undefined, 'csv')).toEqual({ total: 0, last30d: 0 });
+    expect(installs.skills).toEqual({
+      sql: { total: 50, last7d: 0, last30d: 10 },
+      csv: { total: 500, last7d: 0, last30d: 10 },
+      api: { total: 5, last7d: 0, last30d: 40 },
+    });
+    expect(installsOf(installs, 'zip')).toEqual({ total: 0, last7d: 0, last30d: 0 });
+    expect(installsOf(installs, 'constructor')).toEqual({ total: 0, last7d: 0, last30d: 0 });
+    expect(installsOf(undefined, 'csv')).toEqual({ total: 0, last7d: 0, last30d: 0 });
   });
 
   it('reads as a card and an author page say it', () => {

@@ -1,5 +1,7 @@
 import { expect } from 'vitest';
+import type { Source } from '#core/install-analytics';
 import type { Deps } from '#functions/platform/composition';
+import type { InstallEvent } from '#functions/store/downloads';
 import { Client, createTestStack, json, skillBody, type TestStack, withKey } from './stack.ts';
 
 /** Steps shared by the delivery, paid-access and analytics tests. */
@@ -36,6 +38,11 @@ export function deliver(stack: TestStack, skillId: string, query: Record<string,
   return as ? as.session(path) : stack.request(path);
 }
 
+/** An install of `skillId` as delivery would count it, for tests that drive a counter directly. */
+export function installEvent(skillId: string, source: Source, at: Date, address = '127.0.0.1'): InstallEvent {
+  return { skillId, source, client: 'other', visitor: { address, userAgent: 'test' }, at: at.getTime() };
+}
+
 /** The analytics of a skill as its author sees them. */
 export async function analytics(
   author: Client,
@@ -45,7 +52,9 @@ export async function analytics(
   last7d: number;
   last30d: number;
   bySource: Record<string, number>;
-  daily: { date: string; cli: number; web: number; api: number }[];
+  byClient: Record<string, number>;
+  distinct: { total: number; last7d: number; last30d: number };
+  daily: { date: string; cli: number; web: number; api: number; distinct: number }[];
 }> {
   const res = await author.session(`/api/analytics/${skillId}`);
   expect(res.status).toBe(200);

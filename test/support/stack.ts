@@ -18,6 +18,8 @@ export interface TestStack {
   /** Resolves once every committed write so far has been rebuilt into static files. */
   idle(): Promise<void>;
   request(path: string, init?: RequestInit): Promise<Response>;
+  /** `request` as if over a connection from `address` (the socket's peer, as Node's server gives it). */
+  requestFrom(address: string, path: string, init?: RequestInit): Promise<Response>;
   /** Sets the clock every handler reads. */
   setNow(date: Date | string): void;
 }
@@ -50,6 +52,7 @@ export async function createTestStack(
     runtime,
     idle: () => runtime.idle(),
     request: async (path, init) => app.request(path, init),
+    requestFrom: async (address, path, init) => app.request(path, init, { incoming: { socket: { remoteAddress: address } } }),
     setNow: (date) => {
       now = new Date(date);
     },

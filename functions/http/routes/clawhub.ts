@@ -1,5 +1,6 @@
 import { clawhubUser, clawhubWellKnown } from '#core/clawhub-documents';
 import { DomainError } from '#core/errors';
+import { clientFacts } from '../client.ts';
 import { listSkills, resolveVersion, searchSkills, skillPage } from '../../services/clawhub.ts';
 import { downloadZip } from '../../services/clawhub-download.ts';
 import type { RouteGroup } from '../env.ts';
@@ -25,7 +26,7 @@ export const clawhubRoutes: RouteGroup = (app) => {
 
   route(app, op.clawhubDownload, async (c, { query }) => {
     // Hono routes HEAD to GET handlers; a HEAD must not count as an install.
-    const { slug, version, zip } = await downloadZip(c.var.deps, query, c.req.method !== 'HEAD');
+    const { slug, version, zip } = await downloadZip(c.var.deps, query, c.req.method !== 'HEAD', clientFacts(c));
     return c.body(zip as Uint8Array<ArrayBuffer>, 200, {
       'Content-Type': 'application/zip',
       'Content-Disposition': `attachment; filename="${slug}-${version}.zip"`,

@@ -1,5 +1,6 @@
 import { deliver } from '../../services/delivery.ts';
 import { sessionCaller } from '../auth.ts';
+import { clientFacts } from '../client.ts';
 import type { RouteGroup } from '../env.ts';
 import { deliveryOperations as op } from '../operations/deliver.ts';
 import { route } from '../route.ts';
@@ -13,6 +14,8 @@ export const deliverRoutes: RouteGroup = (app) => {
       sessionUser: async () => (await sessionCaller(c))?.user,
       // Hono routes HEAD to GET handlers; a HEAD must not count as an install.
       install: c.req.method !== 'HEAD',
+      client: clientFacts(c),
+      channel: 'deliver',
     });
     // Every response is counted and may be paid content: no shared or browser cache may keep it.
     return c.body(delivery.body, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'private, no-store' });

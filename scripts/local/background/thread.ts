@@ -1,10 +1,9 @@
 import { access } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import type { Source } from '#core/install-analytics';
 import type { FailingRebuild } from '#core/schemas';
 import type { Config } from '#functions/platform/config';
 import type { RebuilderOptions, RebuildReport } from '#functions/rebuild/rebuilder';
-import type { InstallCounter } from '#functions/store/downloads';
+import type { InstallCounter, InstallEvent } from '#functions/store/downloads';
 import type { BackgroundWork } from './work.ts';
 
 /**
@@ -25,7 +24,7 @@ import type { BackgroundWork } from './work.ts';
 export type ToWorker =
   | { kind: 'changed'; ids: string[] }
   | { kind: 'blob'; sha256: string; bytes: Uint8Array }
-  | { kind: 'counts'; counts: [skillId: string, source: Source, at: number][] }
+  | { kind: 'counts'; counts: InstallEvent[] }
   | { kind: Request; id: number };
 
 /** What the request thread may wait for. */
@@ -60,7 +59,7 @@ export interface BackgroundThreadOptions {
 
 export class BackgroundThread implements InstallCounter, BackgroundWork {
   private readonly worker: Worker;
-  private counts: [string, Source, number][] = [];
+  private counts: InstallEvent[] = [];
   private nextId = 0;
   private readonly waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   private failed?: Error;
@@ -102,10 +101,10 @@ export class BackgroundThread implements InstallCounter, BackgroundWork {
     this.post({ kind: 'blob', sha256, bytes });
   }
 
-  add(skillId: string, source: Source, now: Date): void {
+  add(event: InstallEvent): void {
     // One message per turn of the event loop carries every count added in it.
     if (this.counts.length === 0) setImmediate(() => this.sendCounts());
-    this.counts.push([skillId, source, now.getTime()]);
+    this.counts.push(event);
   }
 
   written(): Promise<void> {

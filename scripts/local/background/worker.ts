@@ -50,7 +50,7 @@ port.on('message', (message: ToWorker) => {
       deps.blobs.cache?.remember(message.sha256, message.bytes);
       return;
     case 'counts':
-      for (const [skillId, source, at] of message.counts) deps.downloads.add(skillId, source, new Date(at));
+      for (const event of message.counts) deps.downloads.add(event);
       return;
     default:
       requests[message.kind]().then(

@@ -1,9 +1,27 @@
+import { request as httpRequest } from 'node:http';
+
 export { startServer, type ServerProcess } from '#scripts/local/server-process';
 
 export interface CallResult {
   status: number;
   headers: Headers;
   body: any;
+}
+
+/**
+ * A GET over a connection of its own from the loopback address `from` (127.0.0.2, …): a client
+ * of its own, as distinct installs count them (docs/api.md §10.2). Resolves with the status.
+ */
+export function getFrom(base: string, path: string, from: string): Promise<number> {
+  const url = new URL(path, base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, localAddress: from, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode!));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 /** One JSON request over real HTTP to a running server; the body is parsed when there is one. */

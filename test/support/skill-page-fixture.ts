@@ -1,4 +1,4 @@
-import { call } from './server-process.ts';
+import { call, getFrom } from './server-process.ts';
 import { createKey, type PublishedSkill, publish, signIn } from './site-fixture.ts';
 
 /**
@@ -98,9 +98,10 @@ export async function publishSkillPageFixture(base: string): Promise<SkillPageFi
     [rich, 3],
     [hostile, 1],
   ] as const) {
+    // Each from a client of its own: the public counts are distinct installs.
     for (let i = 0; i < count; i++) {
-      const res = await call(base, `/api/deliver/${skill.id}?source=cli`);
-      if (res.status !== 200) throw new Error(`deliver ${res.status}`);
+      const status = await getFrom(base, `/api/deliver/${skill.id}?source=cli`, `127.0.9.${i + 1}`);
+      if (status !== 200) throw new Error(`deliver ${status}`);
     }
   }
   const last = await publish(base, key, { name: 'Last Word', description: 'Published after every install.', category: 'writing' });

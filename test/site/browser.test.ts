@@ -309,7 +309,9 @@ describe('the dashboard', () => {
       }),
     );
     expect(drawn).toHaveLength(30);
-    expect(drawn.map(({ date, cli, web, api: a }) => ({ date, cli, web, api: a }))).toEqual(api.daily);
+    expect(drawn.map(({ date, cli, web, api: a }) => ({ date, cli, web, api: a }))).toEqual(
+      api.daily.map(({ date, cli, web, api: a }: { date: string; cli: number; web: number; api: number }) => ({ date, cli, web, api: a })),
+    );
     // Only today's bar has height: the fixture's installs all happened today.
     expect(drawn.slice(0, -1).every((d) => d.heights.every((h) => h === 0))).toBe(true);
     expect(drawn.at(-1)!.heights.every((h) => h > 0)).toBe(true);

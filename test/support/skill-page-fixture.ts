@@ -1,4 +1,4 @@
-import { call, getFrom } from './server-process.ts';
+import { getFrom } from './server-process.ts';
 import { createKey, type PublishedSkill, publish, signIn } from './site-fixture.ts';
 
 /**

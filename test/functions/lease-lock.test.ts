@@ -15,13 +15,15 @@ describe('the lease lock of the shared indexes', () => {
       'long',
       async () => {
         events.push('first in');
-        await sleep(1000); // three leases long
+        await sleep(3000); // three leases long
         events.push('first out');
       },
-      { leaseMs: 300 },
+      // Renewed every third of a lease: a lease long enough that a loaded machine's slow round
+      // trip to the table does not let it lapse between renewals.
+      { leaseMs: 1000 },
     );
-    await sleep(100);
-    const second = withLock(deps.db, 'long', async () => void events.push('second in'), { leaseMs: 300 });
+    await sleep(300);
+    const second = withLock(deps.db, 'long', async () => void events.push('second in'), { leaseMs: 1000 });
     await Promise.all([first, second]);
     expect(events).toEqual(['first in', 'first out', 'second in']);
   });

@@ -190,7 +190,7 @@ function scanFile(file: ScanFile, skill: SkillScan): { findings: RawFinding[]; f
   }
   const flow: FlowLine[] = [];
   for (const line of lines) {
-    if (audience.documentation(line)) continue;
+    if (!(line.code || kind === 'code' || line.text.includes('`')) || audience.documentation(line)) continue;
     if (line.code || kind === 'code') flow.push({ line: line.number, text: line.text });
     // Commands in prose (`tar czf /tmp/k.tgz ~/.ssh`) are what a reader, or an agent, runs.
     else if (line.text.includes('`')) for (const m of line.text.matchAll(/`([^`\n]{4,400})`/g)) flow.push({ line: line.number, text: m[1]! });
@@ -237,10 +237,14 @@ function readings(
   return out;
 }
 
-/** A reading worth reading again: it says something the line as written does not. */
+/**
+ * A reading worth reading again: it says something the line as written does not. Quotes and
+ * spaces alone are no news (the matching form already joins `c"u"rl`); a folded Python `'.s' 'sh'`
+ * is, and so is every substituted variable or decoded string.
+ */
 function differs(reading: string, written: string | undefined): boolean {
-  const squash = (s: string) => s.replace(/\s/g, '').replace(/"/g, "'");
-  return written === undefined || squash(reading) !== squash(written);
+  const squash = (s: string) => s.replace(/["'\s]/g, '');
+  return written === undefined || squash(reading) !== squash(written) || /["']\s{1,8}["']/.test(written);
 }
 
 /**

@@ -24,7 +24,7 @@ export interface ShellLine {
 }
 
 /** Bytes of shell a version may have parsed in all. */
-export const SHELL_BUDGET = 128 * 1024;
+export const SHELL_BUDGET = 64 * 1024;
 const MAX_NESTING = 3;
 /** A variable's value is at most this long: a value built up in a loop must not grow without bound. */
 const MAX_VALUE = 4096;

@@ -75,7 +75,13 @@ export function logicalLines(lines: readonly string[], code: readonly boolean[],
       raw = raw.replace(continued, ' ') + lines[++i]!;
     }
     const invisible = hasInvisible(raw);
-    out.push({ number: first + 1, raw, text: invisible || /[^\x00-\x7f]|''|""|IFS/.test(raw) ? matchingForm(raw) : raw, code: code[first] ?? true, invisible });
+    out.push({
+      number: first + 1,
+      raw,
+      text: invisible || /[^\x00-\x7f]|''|""|IFS|\w["'][\w./-]{1,20}["']\w/.test(raw) ? matchingForm(raw) : raw,
+      code: code[first] ?? true,
+      invisible,
+    });
   }
   return out;
 }
@@ -87,6 +93,8 @@ export function matchingForm(raw: string): string {
   // scripts (Cyrillic с) are folded; ASCII needs neither.
   if (/[^\x00-\x7f]/.test(text)) text = foldConfusables(text.normalize('NFKC'));
   if (text.includes("''") || text.includes('""')) text = text.replace(/(?<=\w)(?:''|"")(?=\w)/g, '');
+  // A quoted piece glued to a word on both sides is part of it, as the shell reads it: c"u"rl is curl.
+  if (/\w["'][\w./-]{1,20}["']\w/.test(text)) text = text.replace(/(?<=\w)(["'])([\w./-]{1,20})\1(?=\w)/g, '$2');
   if (text.includes('IFS')) text = text.replace(/\$\{IFS\}|\$IFS\b/g, ' ');
   return text;
 }

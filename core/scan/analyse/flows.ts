@@ -146,17 +146,37 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** What a line says that does not depend on what is tainted: read once, whatever the number of rounds. */
+interface LineFacts {
+  /** The sensitive source it reads, if any. */
+  source: string | null;
+  /** How it sends data out, if it does. */
+  sink: string | null;
+  /** The variables it assigns and the paths it writes, read only once the line is tainted. */
+  effects?: { assigned: string[]; written: string[] };
+}
+
+/** A variable of a file that holds sensitive data, with the pattern of its uses (made once). */
+interface TaintedVar extends Taint {
+  used: RegExp;
+  /** Order of tainting: of two variables a line uses, the first tainted names the origin. */
+  order: number;
+}
+
+const IDENTIFIER = /[A-Za-z_]\w{0,40}/g;
+
 /** Every flow from a sensitive source to a network sink in the skill, at most one per sink line. */
 export function sensitiveFlows(files: readonly FlowFile[]): Flow[] {
   const paths = new Map<string, Taint>();
-  const vars = new Map<string, Map<string, Taint>>();
+  const vars = new Map<string, Map<string, TaintedVar>>();
   const flows = new Map<string, Flow>();
   let count = 0;
   const taintVar = (file: string, name: string, taint: Taint) => {
-    const own = vars.get(file) ?? new Map<string, Taint>();
+    const own = vars.get(file) ?? new Map<string, TaintedVar>();
     vars.set(file, own);
     if (!own.has(name) && count < MAX_TAINTS) {
-      own.set(name, taint);
+      // Used, not assigned: `$name`, `${name}`, or the bare name in code.
+      own.set(name, { ...taint, order: count, used: new RegExp(String.raw`\$\{?${escapeRegExp(name)}\b|(?<![\w$.])${escapeRegExp(name)}\b(?!\s{0,4}=[^=])`) });
       count++;
     }
   };
@@ -169,26 +189,26 @@ export function sensitiveFlows(files: readonly FlowFile[]): Flow[] {
     const parent = p.slice(0, Math.max(p.lastIndexOf('/'), p.lastIndexOf('\\')));
     if (parent.length >= 5 && !GENERAL.has(parent) && !/^~?\/?[\w.-]{0,12}$/.test(parent)) taintPath(parent, taint);
   };
+  const facts = files.map((file) => {
+    const helper = /(?:^|\/)git-credential-[^/]{1,100}$/.test(file.filename);
+    return file.lines.map(({ text }): LineFacts => ({ source: sourceOf(text, helper), sink: sinkOf(text) }));
+  });
   for (let round = 0; round < ROUNDS; round++) {
     const before = count + flows.size;
-    for (const file of files) {
-      const helper = /(?:^|\/)git-credential-[^/]{1,100}$/.test(file.filename);
+    for (const [f, file] of files.entries()) {
       // A script that changes into a folder holding the data works on the data from then on.
       let cwd: Taint | undefined;
-      for (const { line, text } of file.lines) {
+      for (const [i, { line, text }] of file.lines.entries()) {
+        const fact = facts[f]![i]!;
         const where = `${file.filename}:${line}`;
-        const source = sourceOf(text, helper);
-        let taint: Taint | undefined = source ? { origin: `${where} reads ${source}` } : undefined;
-        if (!taint) taint = usesTaint(text, file.filename, vars, paths) ?? cwd;
+        let taint: Taint | undefined = fact.source ? { origin: `${where} reads ${fact.source}` } : undefined;
+        if (!taint) taint = usesTaint(text, vars.get(file.filename), paths) ?? cwd;
         if (!taint) continue;
         if (/(?:^|[;&|]\s{0,4})(?:cd|pushd|Set-Location)\s/.test(text) && !cwd) cwd = taint;
-        for (const m of text.matchAll(ASSIGNED)) {
-          const name = m[1] ?? m[2] ?? m[3] ?? m[4];
-          if (name) taintVar(file.filename, name, { origin: taint.origin });
-        }
-        for (const pattern of WRITTEN) for (const m of text.matchAll(pattern)) taintPath(m[1]!, { origin: `${taint.origin} → ${where} writes it to a file` });
-        const sink = sinkOf(text);
-        if (sink && !flows.has(where)) flows.set(where, { file: file.filename, line, chain: `${taint.origin} → ${where}: ${sink}` });
+        fact.effects ??= effectsOf(text);
+        for (const name of fact.effects.assigned) taintVar(file.filename, name, { origin: taint.origin });
+        for (const path of fact.effects.written) taintPath(path, { origin: `${taint.origin} → ${where} writes it to a file` });
+        if (fact.sink && !flows.has(where)) flows.set(where, { file: file.filename, line, chain: `${taint.origin} → ${where}: ${fact.sink}` });
       }
     }
     if (count + flows.size === before) break;
@@ -196,20 +216,28 @@ export function sensitiveFlows(files: readonly FlowFile[]): Flow[] {
   return [...flows.values()];
 }
 
+/** The variables a line assigns and the paths it writes to. */
+function effectsOf(text: string): { assigned: string[]; written: string[] } {
+  const assigned: string[] = [];
+  for (const m of text.matchAll(ASSIGNED)) {
+    const name = m[1] ?? m[2] ?? m[3] ?? m[4];
+    if (name) assigned.push(name);
+  }
+  const written: string[] = [];
+  for (const pattern of WRITTEN) for (const m of text.matchAll(pattern)) written.push(m[1]!);
+  return { assigned, written };
+}
+
 /** The taint a line picks up from a variable of its file or a path of the skill that it uses. */
-function usesTaint(
-  text: string,
-  filename: string,
-  vars: ReadonlyMap<string, ReadonlyMap<string, Taint>>,
-  paths: ReadonlyMap<string, Taint>,
-): Taint | undefined {
-  const own = vars.get(filename);
-  if (own) {
-    for (const [name, taint] of own) {
-      if (!text.includes(name)) continue;
-      // Used, not assigned: `$name`, `${name}`, or the bare name in code.
-      if (new RegExp(String.raw`\$\{?${escapeRegExp(name)}\b|(?<![\w$.])${escapeRegExp(name)}\b(?!\s{0,4}=[^=])`).test(text)) return taint;
+function usesTaint(text: string, own: ReadonlyMap<string, TaintedVar> | undefined, paths: ReadonlyMap<string, Taint>): Taint | undefined {
+  if (own && own.size > 0) {
+    // The line's identifiers, looked up: a line names a few, a file may have tainted hundreds.
+    let first: TaintedVar | undefined;
+    for (const [name] of text.matchAll(IDENTIFIER)) {
+      const taint = own.get(name);
+      if (taint && (!first || taint.order < first.order) && taint.used.test(text)) first = taint;
     }
+    if (first) return { origin: first.origin };
   }
   if (paths.size > 0) {
     const normal = normalisePath(text);

@@ -32,12 +32,26 @@ const OPENING = /^---$/;
 const CLOSING = /^---[ \t]*$/;
 const BOM = '\uFEFF';
 /**
- * How deep lists and mappings may nest, counting the root mapping as 1. Real front matter needs
- * three or four levels; a limit keeps the answer to a deeply nested block the same however much
- * stack the process happens to have left.
+ * What the front matter of a `SKILL.md` may hold, checked before the YAML is parsed: the `yaml`
+ * package's composer costs time that grows faster than the text (checking keys for repeats is
+ * quadratic: 10,000 keys in 89 KB took seconds), and the same parse runs at publish, in the
+ * rebuild, in the site build and in the browser. Real front matter is a few hundred bytes and a
+ * handful of keys; these bounds are ten to a hundred times that.
+ *
+ * - `bytes`: the UTF-8 bytes between the `---` lines.
+ * - `entries`: keys and list items at every depth, counting what aliases repeat.
+ * - `depth`: how deep lists and mappings nest, the root mapping being 1; a limit also keeps the
+ *   answer to a deeply nested block the same however much stack the process has left.
+ * - `aliases`: `*name` references to anchors.
  */
-export const MAX_FRONT_MATTER_DEPTH = 32;
+export const FRONT_MATTER_LIMITS = { bytes: 16_384, entries: 512, depth: 32, aliases: 32 } as const;
+export const MAX_FRONT_MATTER_DEPTH = FRONT_MATTER_LIMITS.depth;
 const TOO_DEEP = `the front matter nests lists and mappings more than ${MAX_FRONT_MATTER_DEPTH} levels deep`;
+const TOO_MANY_ENTRIES = `the front matter has more than ${FRONT_MATTER_LIMITS.entries} keys and list items`;
+const TOO_MANY_ALIASES = `the front matter uses more than ${FRONT_MATTER_LIMITS.aliases} aliases (*name)`;
+/** YAML errors listed one by one; the rest are counted. */
+const YAML_ERRORS_SHOWN = 20;
+const REPEATED_PAST_LIMIT = `aliases repeat the front matter past ${FRONT_MATTER_LIMITS.entries} keys and list items`;
 
 /**
  * Reads the front matter of a `SKILL.md`. The first line must be exactly `---` and the block ends
@@ -64,9 +78,20 @@ export function readFrontMatter(source: string): FrontMatter {
   return { ...parseYamlMapping(lines.slice(1, end).join('\n'), 2), body, bom };
 }
 
-/** Parses the YAML between the delimiters; `firstLine` is its first line's number in the file. */
+/**
+ * Parses the YAML between the delimiters, once it is within {@link FRONT_MATTER_LIMITS};
+ * `firstLine` is its first line's number in the file.
+ */
 function parseYamlMapping(yaml: string, firstLine: number): Pick<FrontMatter, 'data' | 'problems'> {
-  if (nestedDeeperThan(yaml, MAX_FRONT_MATTER_DEPTH)) return { problems: [{ message: TOO_DEEP }] };
+  const size = utf8Bytes(yaml);
+  if (size > FRONT_MATTER_LIMITS.bytes)
+    return {
+      problems: [
+        { message: `the front matter is ${size} bytes; at most ${FRONT_MATTER_LIMITS.bytes} are allowed (keep long text in the body of ${SKILL_FILE})` },
+      ],
+    };
+  const overLimit = shapeProblem(yaml);
+  if (overLimit) return { problems: [{ message: overLimit }] };
   const lineCounter = new LineCounter();
   // `uniqueKeys` is the default; spelled out because a repeated key is refused by js-yaml (and
   // so by gray-matter clients) and an author should hear about it here first.
@@ -74,9 +99,12 @@ function parseYamlMapping(yaml: string, firstLine: number): Pick<FrontMatter, 'd
   const at = (offset: number | undefined) => (offset === undefined ? '' : ` (line ${lineCounter.linePos(offset).line + firstLine - 1})`);
   // Warnings too: an unknown tag such as `!foo` reads as plain text here but makes js-yaml throw,
   // and a client that throws drops the skill without a word.
-  const problems: FrontMatterProblem[] = [...doc.errors, ...doc.warnings].map((e) => ({
+  const errors = [...doc.errors, ...doc.warnings];
+  // Every problem, up to a few: a broken block can hold thousands of errors of one mistake.
+  const problems: FrontMatterProblem[] = errors.slice(0, YAML_ERRORS_SHOWN).map((e) => ({
     message: `invalid YAML in the front matter: ${e.message}${at(e.pos[0])}`,
   }));
+  if (errors.length > YAML_ERRORS_SHOWN) problems.push({ message: `and ${errors.length - YAML_ERRORS_SHOWN} more YAML errors in the front matter` });
   if (problems.length > 0) return { problems };
   if (doc.contents !== null && !isMap(doc.contents))
     return { problems: [{ message: 'the front matter must be a YAML mapping of keys to values, such as "name: my-skill"' }] };
@@ -94,30 +122,57 @@ function parseYamlMapping(yaml: string, firstLine: number): Pick<FrontMatter, 'd
 }
 
 /**
- * Whether the YAML nests lists and mappings more than `limit` deep. Read from the `yaml`
- * package's syntax tree, whose parser keeps its own stack, and walked with a list rather than
- * by recursion: the composer that {@link parseDocument} runs recurses, and would run out of
- * stack on some documents and not others depending on how much of it is left.
+ * Which of the limits on depth, entries and aliases the YAML breaks, if any. Read from the
+ * `yaml` package's syntax tree, whose parser is linear and keeps its own stack, and walked with a
+ * list rather than by recursion: the composer that {@link parseDocument} runs recurses, and
+ * would run out of stack on some documents and not others depending on how much of it is left.
  */
-function nestedDeeperThan(yaml: string, limit: number): boolean {
+function shapeProblem(yaml: string): string | undefined {
   const pending: [CST.Token | null | undefined, number][] = [];
   for (const token of new Parser().parse(yaml)) pending.push([token, 0]);
+  let entries = 0;
+  let aliases = 0;
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [token, depth] = next;
     if (token?.type === 'document') pending.push([token.value, depth]);
+    if (token?.type === 'alias' && ++aliases > FRONT_MATTER_LIMITS.aliases) return TOO_MANY_ALIASES;
     if (token?.type !== 'block-map' && token?.type !== 'block-seq' && token?.type !== 'flow-collection') continue;
-    if (depth + 1 > limit) return true;
+    if (depth + 1 > MAX_FRONT_MATTER_DEPTH) return TOO_DEEP;
+    entries += token.items.length;
+    if (entries > FRONT_MATTER_LIMITS.entries) return TOO_MANY_ENTRIES;
     for (const item of token.items) pending.push(['key' in item ? item.key : undefined, depth + 1], [item.value, depth + 1]);
   }
-  return false;
+  return undefined;
+}
+
+/** The length of `text` in UTF-8, without encoding it (core runs in browsers too, without Buffer). */
+function utf8Bytes(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
 }
 
 /**
  * Turns `Map`s into plain objects. A key that is not a scalar is a problem and is left out, and
- * so is a value that contains itself (`a: &x [*x]` is valid YAML, and would recurse forever) or
- * that aliases make deeper than {@link MAX_FRONT_MATTER_DEPTH}.
+ * so is a value that contains itself (`a: &x [*x]` is valid YAML, and would recurse forever),
+ * that aliases make deeper than {@link MAX_FRONT_MATTER_DEPTH}, or that aliases repeat past the
+ * limit of entries (`budget` counts what is left, for the whole front matter).
  */
-function plainObjects(value: unknown, path: (string | number)[], problems: FrontMatterProblem[], ancestors = new Set<unknown>()): unknown {
+function plainObjects(
+  value: unknown,
+  path: (string | number)[],
+  problems: FrontMatterProblem[],
+  budget = { entries: FRONT_MATTER_LIMITS.entries },
+  ancestors = new Set<unknown>(),
+): unknown {
   if (!Array.isArray(value) && !(value instanceof Map)) return value;
   const at = path.length > 0 ? { path } : {};
   if (ancestors.has(value)) {
@@ -128,8 +183,14 @@ function plainObjects(value: unknown, path: (string | number)[], problems: Front
     problems.push({ ...at, message: TOO_DEEP });
     return undefined;
   }
+  if (budget.entries < 0) return undefined;
+  budget.entries -= Array.isArray(value) ? value.length : value.size;
+  if (budget.entries < 0) {
+    problems.push({ ...at, message: REPEATED_PAST_LIMIT });
+    return undefined;
+  }
   const inner = new Set(ancestors).add(value);
-  if (Array.isArray(value)) return value.map((item, i) => plainObjects(item, [...path, i], problems, inner));
+  if (Array.isArray(value)) return value.map((item, i) => plainObjects(item, [...path, i], problems, budget, inner));
   const entries: [string, unknown][] = [];
   for (const [key, item] of value) {
     if (key !== null && typeof key === 'object') {
@@ -137,7 +198,7 @@ function plainObjects(value: unknown, path: (string | number)[], problems: Front
       continue;
     }
     const name = String(key ?? '');
-    entries.push([name, plainObjects(item, [...path, name], problems, inner)]);
+    entries.push([name, plainObjects(item, [...path, name], problems, budget, inner)]);
   }
   return Object.fromEntries(entries);
 }

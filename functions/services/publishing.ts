@@ -69,15 +69,16 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody, 
     });
   // A publish without files (the interface's own example) gets the SKILL.md every skill needs.
   const files = prepareFiles(body.files.length > 0 ? body.files : [await defaultSkillFile({ slug, name: body.name, description: body.description })]);
-  const conformance = await conformingSkill(files, slug);
   const [known, free, lookalikes] = await Promise.allSettled([
     findDependencies(deps, body.dependencies),
     assertSlugFree(db, slug, author.id, clock()),
     lookalikeCandidates(db, slug),
   ]);
+  // What the reads decide comes before the files are parsed: a resent publish costs one read.
   checkDependencies(body.dependencies, slug, settled(known));
   settled(free);
   checkImitation(slug, author, settled(lookalikes));
+  const conformance = await conformingSkill(files, slug);
 
   // The scan: a refused version stores nothing and spends no publish slot.
   const scan = await scanForPublish(deps, files, body.paid);
@@ -137,8 +138,8 @@ export interface VersionCreated {
 /**
  * A new version of `skillId` by `author`, whose body the route has already validated. The checks
  * that need no storage (the version's form, the files' sizes) come before any read; the reads
- * then go out together, and their verdicts come in order: the skill and its author, the
- * dependencies, and whether the version is taken.
+ * then go out together, and their verdicts come in order: the skill and its author,
+ * whether the version is taken, and the dependencies; the files are parsed last.
  */
 export async function publishVersion(deps: Deps, author: User, skillId: string, body: VersionBody): Promise<VersionCreated> {
   const { db, clock } = deps;
@@ -147,9 +148,10 @@ export async function publishVersion(deps: Deps, author: User, skillId: string, 
   const [found, known] = await Promise.allSettled([getSkillAndVersionCheck(db, skillId, version), findDependencies(deps, body.dependencies)]);
   const { skill: stored, taken } = settled(found);
   const skill = assertAuthor(stored, skillId, author, 'publish its versions');
-  const conformance = await conformingSkill(files, skill.slug);
-  checkDependencies(body.dependencies, skill.slug, settled(known));
+  // What the reads decide comes before the files are parsed: a resent version costs one read.
   if (taken) throw taken;
+  checkDependencies(body.dependencies, skill.slug, settled(known));
+  const conformance = await conformingSkill(files, skill.slug);
 
   // The scan: a refused version stores nothing.
   const scan = await scanForPublish(deps, files, skill.paid);

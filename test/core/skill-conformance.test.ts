@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkSkillConformance, discoveryDescription, type SkillFile } from '#core/skill-conformance';
-import { MAX_FRONT_MATTER_DEPTH } from '#core/skill-front-matter';
+import { FRONT_MATTER_LIMITS, MAX_FRONT_MATTER_DEPTH } from '#core/skill-front-matter';
 
 const file = (filename: string, content: string | Uint8Array): SkillFile => ({
   filename,
@@ -123,7 +123,7 @@ describe('checkSkillConformance: finding the front matter', () => {
       'a: &a [x, x, x, x, x, x, x, x, x, x]',
       ...'bcdefgh'.split('').map((k, i) => `${k}: &${k} [${Array(10).fill(`*${'abcdefgh'[i]}`).join(', ')}]`),
     ].join('\n');
-    expect(check(`${valid}\n${bomb}`).issues).toEqual([{ file: 'SKILL.md', message: expect.stringContaining('invalid YAML') }]);
+    expect(check(`${valid}\n${bomb}`).issues).toEqual([{ file: 'SKILL.md', message: expect.stringContaining('aliases') }]);
   });
 
   it.each([['x: &a [*a]'], ['x: &a {b: *a}']])('rejects the self-containing alias %j without recursing forever', (yaml) => {
@@ -210,6 +210,73 @@ describe('checkSkillConformance: finding the front matter', () => {
   it('rejects a key that is a collection', () => {
     expect(check(`${valid}\nmetadata:\n  ? [a, b]\n  : c`).issues).toEqual([
       { file: 'SKILL.md', path: ['metadata'], message: expect.stringContaining('key must be plain text') },
+    ]);
+  });
+});
+
+describe('checkSkillConformance: the bounds on the front matter', () => {
+  const { bytes, entries, aliases } = FRONT_MATTER_LIMITS;
+  const keys = (count: number, from = 0) => Array.from({ length: count }, (_, i) => `k${from + i}: v`).join('\n');
+  /** `valid` padded with a metadata value to exactly `size` bytes of front matter. */
+  const ofBytes = (size: number, filler = 'x') => {
+    const head = `${valid}\nmetadata:\n  note: `;
+    const room = size - Buffer.byteLength(head);
+    return head + filler.repeat(Math.floor(room / Buffer.byteLength(filler))) + 'x'.repeat(room % Buffer.byteLength(filler));
+  };
+
+  it('refuses the attack as sent, 10,000 unknown keys (89 KB), by its size alone', () => {
+    const attack = `${valid}\n${keys(10_000)}`;
+    expect(check(attack)).toEqual({
+      issues: [
+        {
+          file: 'SKILL.md',
+          message: `the front matter is ${Buffer.byteLength(attack)} bytes; at most ${bytes} are allowed (keep long text in the body of SKILL.md)`,
+        },
+      ],
+      warnings: [],
+    });
+  });
+
+  it('accepts front matter of exactly the limit in bytes and refuses one byte more, counting UTF-8 bytes, not characters', () => {
+    expect(check(ofBytes(bytes)).issues).toEqual([]);
+    expect(check(ofBytes(bytes, 'é')).issues).toEqual([]);
+    expect(check(ofBytes(bytes + 1)).issues).toEqual([{ file: 'SKILL.md', message: expect.stringContaining(`at most ${bytes} are allowed`) }]);
+    expect(check(ofBytes(bytes + 1, 'é')).issues).toEqual([{ file: 'SKILL.md', message: expect.stringContaining(`at most ${bytes} are allowed`) }]);
+  });
+
+  it('judges the size before the YAML, so an oversized block that is also invalid costs no parse', () => {
+    expect(check(`${valid}\nx: [${'['.repeat(bytes)}`).issues).toEqual([{ file: 'SKILL.md', message: expect.stringContaining('bytes; at most') }]);
+  });
+
+  it('accepts as many keys and list items as the limit and refuses one more, at any depth', () => {
+    // name and description are two of them.
+    expect(check(`${valid}\n${keys(entries - 2)}`).issues).toEqual([]);
+    const tooMany = { file: 'SKILL.md', message: `the front matter has more than ${entries} keys and list items` };
+    expect(check(`${valid}\n${keys(entries - 1)}`).issues).toEqual([tooMany]);
+    expect(check(`${valid}\nmetadata:\n${keys(entries).replace(/^/gm, '  ')}`).issues).toEqual([tooMany]);
+    expect(check(`${valid}\nallowed-tools: [${Array(entries).fill('a').join(',')}]`).issues).toEqual([tooMany]);
+    expect(check(`${valid}\nx:\n${Array(entries).fill('  - a').join('\n')}`).issues).toEqual([tooMany]);
+    expect(check(`${valid}\nx: {${keys(entries).replace(/\n/g, ', ')}}`).issues).toEqual([tooMany]);
+  });
+
+  it(`refuses more than the limit of aliases, and accepts the limit`, () => {
+    const using = (count: number) => `${valid}\nx: &a v\ny: [${Array(count).fill('*a').join(', ')}]`;
+    expect(check(using(aliases)).issues).toEqual([]);
+    expect(check(using(aliases + 1)).issues).toEqual([{ file: 'SKILL.md', message: `the front matter uses more than ${aliases} aliases (*name)` }]);
+  });
+
+  it('lists the first twenty YAML errors and counts the rest, however many a broken block holds', () => {
+    const issues = check(`${valid}\nx: ${'&a '.repeat(100)}v`).issues;
+    expect(issues).toHaveLength(21);
+    expect(issues[19]!.message).toContain('invalid YAML');
+    expect(issues[20]).toEqual({ file: 'SKILL.md', message: 'and 79 more YAML errors in the front matter' });
+  });
+
+  it('counts what aliases repeat towards the keys and list items', () => {
+    const list = `[${Array(100).fill('v').join(', ')}]`;
+    expect(check(`${valid}\na: &a ${list}\nb: [${Array(4).fill('*a').join(', ')}]`).issues).toEqual([]);
+    expect(check(`${valid}\na: &a ${list}\nb: [${Array(5).fill('*a').join(', ')}]`).issues).toEqual([
+      { file: 'SKILL.md', path: ['b', expect.any(Number)], message: `aliases repeat the front matter past ${entries} keys and list items` },
     ]);
   });
 });

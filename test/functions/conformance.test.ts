@@ -194,6 +194,41 @@ describe('new versions', () => {
   });
 });
 
+describe('front matter out of bounds (docs/agent-skills.md rule 4)', () => {
+  /** The front matter of the attack: 10,000 keys no client reads, 89 KB. */
+  const flooded = (slug: string) => ({
+    filename: 'SKILL.md',
+    content: `---\nname: ${slug}\ndescription: d\n${Array.from({ length: 10_000 }, (_, i) => `k${i}: v`).join('\n')}\n---\n`,
+  });
+
+  it('refuses 10,000 unknown keys with 400 invalid_skill naming the size, where it published them with 10,000 warnings', async () => {
+    const slug = fresh('flooded');
+    const issues = await invalidSkill(await publishWith(slug, [flooded(slug)]));
+    expect(issues).toEqual([{ file: 'SKILL.md', message: expect.stringMatching(/^the front matter is \d+ bytes; at most 16384 are allowed/) }]);
+    const { id } = await json(await publishWith(slug, [skillFile(slug)]));
+    const version = await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: { version: '1.1.0', files: [flooded(slug)] } });
+    expect((await invalidSkill(version))[0]!.message).toContain('at most 16384');
+  });
+
+  it('answers a resent version with 409 version_exists before reading its files', async () => {
+    const slug = fresh('resent');
+    const { id } = await json(await publishWith(slug, [skillFile(slug)]));
+    const res = await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: { version: '1.0.0', files: [flooded(slug)] } });
+    expect(res.status).toBe(409);
+    expect((await json(res)).error.code).toBe('version_exists');
+  });
+
+  it('answers a taken slug with 409 slug_taken, and unknown dependencies with 400, before reading the files', async () => {
+    const slug = fresh('taken');
+    expect((await publishWith(slug, [skillFile(slug)])).status).toBe(201);
+    const again = await publishWith(slug, [flooded(slug)]);
+    expect((await json(again)).error.code).toBe('slug_taken');
+    const other = fresh('depends');
+    const unknown = await publishWith(other, [flooded(other)], { dependencies: { 'no-such-skill': '^1.0.0' } });
+    expect(await json(unknown)).toMatchObject({ error: { code: 'invalid_request', details: { issues: [{ path: ['dependencies', 'no-such-skill'] }] } } });
+  });
+});
+
 describe('the discovery index', () => {
   it("lists the SKILL.md description, not the listing's", async () => {
     const slug = fresh('described');

@@ -26,7 +26,7 @@ import { getBlob, getFiles } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
 import { putFingerprints, type RecordedFingerprint } from '../store/fingerprints.ts';
 import { withLock } from '../store/locks.ts';
-import type { VersionItem } from '../store/skills.ts';
+import type { SkillItem, VersionItem } from '../store/skills.ts';
 import { repairLookalikeIndex } from './lookalike-repair.ts';
 import { scanSkillStates } from './scan.ts';
 import { type EachSkill, eachSkill, type SkillFailure, type SkillRef, skillFailure } from './skill-failure.ts';
@@ -235,11 +235,12 @@ export class Rebuilder {
 
   /**
    * A skill's registry files: bundles of free versions (once: they are immutable), then the two
-   * registry documents (of a quarantined skill, only who it is).
+   * registry documents (of a quarantined skill, only who it is, and no bundle of any version
+   * stored while it is quarantined).
    */
   private async writeSkillFiles(state: SkillState): Promise<void> {
     const { skill, versions } = state;
-    if (!skill.paid) await this.writeBundles(state, await this.presentBundles(state));
+    if (contentIsPublic(skill)) await this.writeBundles(state, await this.presentBundles(state));
     const documents = registryDocuments(skill, versions);
     await Promise.all([
       this.deps.staticStore.put(registryKey(skill.slug), canonicalJson(documents.registry)),
@@ -247,9 +248,9 @@ export class Rebuilder {
     ]);
   }
 
-  /** Writes the bundles a free skill is missing; paid content never reaches the static bucket. */
+  /** Writes the bundles a free skill is missing; paid or quarantined content never reaches the static bucket. */
   private async writeBundles({ skill, versions }: SkillState, existing: { has(key: string): boolean }): Promise<void> {
-    if (skill.paid) return;
+    if (!contentIsPublic(skill)) return;
     const missing = versions.filter((v) => !existing.has(bundleKey(skill.slug, v.version)));
     await mapLimit(missing, 4, async (version) => {
       const key = bundleKey(skill.slug, version.version);
@@ -312,7 +313,7 @@ export class Rebuilder {
    * (published before the check) has no entry and no artifact: its problems come back instead.
    */
   private async archiveEntry({ skill, versions }: SkillState, known: DiscoveryEntry | undefined, existing?: Map<string, string>): Promise<ArchiveOutcome> {
-    if (skill.paid || skill.quarantine) return {};
+    if (!contentIsPublic(skill)) return {};
     const current = versions.find((v) => v.version === skill.currentVersion)!;
     const described = await this.skillDescription(skill.slug, current);
     if ('issues' in described) return { issues: described.issues };
@@ -499,6 +500,12 @@ function withoutRepeats(failures: SkillFailure[]): SkillFailure[] {
   const seen = new Set<string>();
   return failures.filter(({ skillId }) => !seen.has(skillId) && seen.add(skillId));
 }
+
+/**
+ * Whether a skill's files may be in static files (bundles, archives): not a paid skill's, and not
+ * a quarantined one's, whatever was published while it was (docs/api.md §7.10).
+ */
+const contentIsPublic = (skill: SkillItem): boolean => !skill.paid && skill.quarantine === undefined;
 
 /** Whether a skill belongs in the catalog: every skill but a quarantined one (the discovery index also leaves out paid ones). */
 const listed = ({ skill }: SkillState): boolean => skill.quarantine === undefined;

@@ -138,8 +138,8 @@ export interface VersionCreated {
 /**
  * A new version of `skillId` by `author`, whose body the route has already validated. The checks
  * that need no storage (the version's form, the files' sizes) come before any read; the reads
- * then go out together, and their verdicts come in order: the skill and its author,
- * whether the version is taken, and the dependencies; the files are parsed last.
+ * then go out together, and their verdicts come in order: the skill, its author and its
+ * quarantine, whether the version is taken, and the dependencies; the files are parsed last.
  */
 export async function publishVersion(deps: Deps, author: User, skillId: string, body: VersionBody): Promise<VersionCreated> {
   const { db, clock } = deps;
@@ -148,6 +148,10 @@ export async function publishVersion(deps: Deps, author: User, skillId: string, 
   const [found, known] = await Promise.allSettled([getSkillAndVersionCheck(db, skillId, version), findDependencies(deps, body.dependencies)]);
   const { skill: stored, taken } = settled(found);
   const skill = assertAuthor(stored, skillId, author, 'publish its versions');
+  // Its author may not go on publishing while admins (or a rescan) hold it: nothing new of it may
+  // reach anyone, and the rebuild writes nothing static for it either.
+  if (skill.quarantine)
+    throw new DomainError('quarantined', `${skill.slug} is quarantined after reports or a scan; no version of it can be published until an admin releases it`);
   // What the reads decide comes before the files are parsed: a resent version costs one read.
   if (taken) throw taken;
   checkDependencies(body.dependencies, skill.slug, settled(known));

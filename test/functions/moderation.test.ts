@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleIntegrity, fileEntries } from '#core/bundle';
+import { putBlobs } from '#functions/content/blobs';
+import { prepareFiles } from '#functions/services/publishing';
+import { getSkill, listVersions, putVersion } from '#functions/store/skills';
 import { type FakeStripe, fakeStripeEnv, startFakeStripe } from '../support/fake-stripe.ts';
-import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
+import { Client, createTestStack, json, skillBody, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
 /**
  * Reports and quarantine (docs/api.md §7.10) through the real app, storage and rebuild: who may
@@ -210,5 +214,48 @@ describe('admins', () => {
     // Releasing a skill that is not quarantined dismisses its open reports all the same.
     expect((await release(root, skill.id)).status).toBe(204);
     expect((await json(await root.session('/api/admin/reports'))).reports.some((r: { skillId: string }) => r.skillId === skill.id)).toBe(false);
+  });
+});
+
+describe("a quarantined skill's author", () => {
+  it('cannot publish a version of it: 403 quarantined, and nothing is stored', async () => {
+    const skill = await publish();
+    expect((await quarantine(root, skill.id)).status).toBe(200);
+    const body = { version: '1.1.0', files: [skillFile(skill.slug, '# still at it')] };
+    const res = await withKey(stack, aliceKey, `/api/skills/${skill.id}/versions`, { body });
+    expect(res.status).toBe(403);
+    expect((await json(res)).error.code).toBe('quarantined');
+    expect((await listVersions(stack.deps.db, skill.id)).map((v) => v.version)).toEqual(['1.0.0']);
+    // Someone else still learns only that it is not theirs.
+    const bobs = await withKey(stack, await users.bob!.createKey(), `/api/skills/${skill.id}/versions`, { body });
+    expect((await json(bobs)).error.code).toBe('forbidden');
+  });
+
+  it('gets no static file for a version stored while it is quarantined (a publish that raced the quarantine), until it is released', async () => {
+    const skill = await publish();
+    expect((await quarantine(root, skill.id)).status).toBe(200);
+    await stack.idle();
+    // What a publish that read the skill just before the quarantine goes on to store.
+    const files = prepareFiles([skillFile(skill.slug, '# raced')]);
+    await putBlobs(stack.deps.blobs, files);
+    await putVersion(stack.deps.db, {
+      skillId: skill.id,
+      version: '1.1.0',
+      changelog: '',
+      publishedAt: new Date().toISOString(),
+      files: fileEntries(files).map((entry) => ({ ...entry, encoding: 'utf8' as const })),
+      dependencies: {},
+      integrity: bundleIntegrity(files),
+    });
+    stack.deps.changed([skill.id]);
+    await stack.idle();
+    // 1.0.0's bundle was written before the quarantine (bundles are immutable); 1.1.0 gets none.
+    expect((await stack.request(`/bundles/${skill.slug}/1.1.0.json`)).status).toBe(404);
+    expect(await json(await stack.request(`/api/registry/${skill.slug}`))).toEqual(stub(skill));
+
+    expect((await release(root, skill.id)).status).toBe(204);
+    await stack.idle();
+    expect((await getSkill(stack.deps.db, skill.id))!.quarantine).toBeUndefined();
+    for (const version of ['1.0.0', '1.1.0']) expect((await stack.request(`/bundles/${skill.slug}/${version}.json`)).status, version).toBe(200);
   });
 });

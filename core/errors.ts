@@ -44,13 +44,18 @@ export class DomainError extends Error {
 }
 
 /** Rejected because the caller sent too many requests; carries what the headers need. */
+/**
+ * 429 `rate_limited`: over a limit of so many requests per window (then `window` says which,
+ * for the `RateLimit-*` headers), or contention the client should wait out. Either way the
+ * answer carries `Retry-After`.
+ */
 export class RateLimitedError extends DomainError {
   constructor(
-    readonly limit: number,
-    readonly windowSeconds: number,
     readonly retryAfterSeconds: number,
+    message: string,
+    readonly window?: { limit: number; windowSeconds: number },
   ) {
-    super('rate_limited', `Publish limit of ${limit} per ${windowSeconds} seconds reached; retry in ${retryAfterSeconds} s`);
+    super('rate_limited', message);
     this.name = 'RateLimitedError';
   }
 }

@@ -23,8 +23,10 @@ export function domainErrorAnswer(error: DomainError): ErrorAnswer {
   const answer = jsonError(statusOf(error.code), {
     error: { code: error.code, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) },
   });
-  if (error instanceof RateLimitedError)
-    Object.assign(answer.headers, { 'Retry-After': String(error.retryAfterSeconds) }, rateLimitHeaders(error.limit, 0, error.retryAfterSeconds));
+  if (error instanceof RateLimitedError) {
+    answer.headers['Retry-After'] = String(error.retryAfterSeconds);
+    if (error.window) Object.assign(answer.headers, rateLimitHeaders(error.window.limit, 0, error.retryAfterSeconds));
+  }
   return answer;
 }
 

@@ -2,7 +2,7 @@ import { type Db, scanAll } from '../store/db.ts';
 import { countsOf } from '../store/downloads.ts';
 import { recordedVersion } from '../store/fingerprints.ts';
 import { idsOf } from '../store/lookalikes.ts';
-import { toSkillItem, toVersionItem } from '../store/skills.ts';
+import { toSkillItem, toVersionItem, withRecordedYanks } from '../store/skills.ts';
 import { installPartitionOf, prefix, sortPrefix } from '../store/keys.ts';
 import { type SkillFailure, skillFailure } from './skill-failure.ts';
 import type { SkillState } from './skill-state.ts';
@@ -69,7 +69,8 @@ export async function scanSkillStates(db: Db, segments = 4): Promise<ScannedTabl
   const result: SkillState[] = [];
   for (const [id, state] of states) {
     const list = versions.get(id);
-    if (!damaged.has(id) && list && list.length > 0) result.push({ skill: state.skill, versions: list, fingerprints: fingerprints.get(id) ?? new Map() });
+    if (!damaged.has(id) && list && list.length > 0)
+      result.push({ skill: state.skill, versions: withRecordedYanks(state.skill, list), fingerprints: fingerprints.get(id) ?? new Map() });
   }
   const failed = [...damaged.values()].map((failure) => {
     const slug = states.get(failure.skillId)?.skill.slug;

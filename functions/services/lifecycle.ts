@@ -1,9 +1,19 @@
-import { invalidRequest, notFound } from '#core/errors';
+import { invalidRequest, notFound, RateLimitedError } from '#core/errors';
 import { currentVersionOf } from '#core/registry-document';
 import type { Skill, User } from '#core/schemas';
-import { assertStrictVersion } from '#core/semver-order';
+import { assertStrictVersion, isRelease } from '#core/semver-order';
 import type { Deps } from '../platform/composition.ts';
-import { getSkillAndVersion, listVersions, lowerCurrentVersion, recordPublished, setYanked, touchSkill } from '../store/skills.ts';
+import {
+  getSkillWithVersions,
+  recordPublished,
+  type SkillItem,
+  setYanked,
+  touchSkill,
+  untrackedYanks,
+  unyankRelease,
+  type VersionItem,
+  yankRelease,
+} from '../store/skills.ts';
 import { assertAuthor, authoredSkill } from './authorship.ts';
 import { toSkill } from './publishing.ts';
 
@@ -22,11 +32,19 @@ export interface VersionLifecycle {
   currentVersion: string;
 }
 
+/** Reads of the skill a yank may take when others keep changing it at the same time. */
+const ATTEMPTS = 8;
+
 /**
  * Yanks `version` (again: the reason is replaced), or with `yank` undefined undoes it. Yanking the
  * current version makes the highest remaining release current; yanking the last release that is
  * not yanked is refused, as a skill always has a current version. Undoing a yank makes the
  * version current again when it is the highest release.
+ *
+ * Whether a release is yanked is decided by one conditional write of the skill's META
+ * (store/skills.ts {@link yankRelease}), so of concurrent yanks that would leave no release, all
+ * but one are refused; the version item's flag and reason are written after it. A write whose
+ * condition failed (the skill changed in between) reads the skill again and decides again.
  */
 export async function setVersionYanked(
   deps: Deps,
@@ -35,35 +53,60 @@ export async function setVersionYanked(
   rawVersion: string,
   yank: { reason?: string } | undefined,
 ): Promise<VersionLifecycle> {
-  const { db, clock } = deps;
   const version = assertStrictVersion(rawVersion);
-  const found = await getSkillAndVersion(db, skillId, version);
-  const skill = assertAuthor(found.skill, skillId, author, yank ? 'yank its versions' : 'undo a yank');
-  if (!found.version) throw notFound(`${skill.slug} has no version ${version}`);
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const read = await getSkillWithVersions(deps.db, skillId);
+    const skill = assertAuthor(read.skill, skillId, author, yank ? 'yank its versions' : 'undo a yank');
+    if (!read.versions.some((v) => v.version === version)) throw notFound(`${skill.slug} has no version ${version}`);
+    const updated = yank ? await yankVersion(deps, skill, read.versions, version, yank) : await unyankVersion(deps, skill, read.versions, version);
+    if (!updated) {
+      // Someone else's change went first: let the others settle before reading again.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
+      continue;
+    }
+    deps.changed([skillId]);
+    return {
+      skillId,
+      version,
+      yanked: yank !== undefined,
+      ...(yank?.reason === undefined ? {} : { yankReason: yank.reason }),
+      currentVersion: updated.currentVersion,
+    };
+  }
+  // Others kept changing this skill's versions: ask the client to come back shortly.
+  throw new RateLimitedError(1, `Other requests are changing the versions of this skill right now; retry in 1 s`);
+}
 
-  let currentVersion = skill.currentVersion;
-  if (yank) {
-    const rest = (await listVersions(db, skillId)).filter((v) => v.version !== version);
-    const next = currentVersionOf(rest);
+/** The skill after yanking `version`, or undefined when it changed since it was read. */
+async function yankVersion(deps: Deps, skill: SkillItem, versions: VersionItem[], version: string, yank: { reason?: string }): Promise<SkillItem | undefined> {
+  const { db, clock } = deps;
+  if (isRelease(version)) {
+    const next = currentVersionOf(versions.filter((v) => v.version !== version));
     if (next === undefined) {
       throw invalidRequest(
         `${version} is the only release of ${skill.slug} that is not yanked, and a skill always has a current version: publish a fixed version first, or deprecate the skill`,
         { issues: [{ path: ['version'], message: 'the last release that is not yanked' }] },
       );
     }
-    const item = await setYanked(db, skillId, version, yank);
-    if (!item) throw notFound(`${skill.slug} has no version ${version}`);
-    const updated =
-      version === skill.currentVersion ? await lowerCurrentVersion(db, skillId, version, next, clock()) : await touchSkill(db, skillId, {}, clock());
-    currentVersion = updated.currentVersion;
-  } else {
-    const item = await setYanked(db, skillId, version, undefined);
-    if (!item) throw notFound(`${skill.slug} has no version ${version}`);
-    // Moves the current version up when this one outranks it, and bumps updatedAt either way.
-    currentVersion = (await recordPublished(db, skillId, version, clock())).currentVersion;
+    const updated = await yankRelease(db, skill, { version, untracked: untrackedYanks(skill, versions), next }, clock());
+    if (!updated) return undefined;
+    await setYanked(db, skill.id, version, yank);
+    return updated;
   }
-  deps.changed([skillId]);
-  return { skillId, version, yanked: yank !== undefined, ...(yank?.reason === undefined ? {} : { yankReason: yank.reason }), currentVersion };
+  // A prerelease is never current: its own flag is all there is to it.
+  await setYanked(db, skill.id, version, yank);
+  return touchSkill(db, skill.id, {}, clock());
+}
+
+/** The skill after undoing the yank of `version`, or undefined when it changed since it was read. */
+async function unyankVersion(deps: Deps, skill: SkillItem, versions: VersionItem[], version: string): Promise<SkillItem | undefined> {
+  const { db, clock } = deps;
+  const item = versions.find((v) => v.version === version)!;
+  // The item's copy first: a crash before META's write leaves the version yanked, as it was.
+  if (item.yanked) await setYanked(db, skill.id, version, undefined);
+  if (!isRelease(version)) return touchSkill(db, skill.id, {}, clock());
+  if (!item.yanked) return recordPublished(db, skill.id, version, clock());
+  return unyankRelease(db, skill, { version, untracked: untrackedYanks(skill, versions) }, clock());
 }
 
 /** Deprecates a skill with `message` (again: the message is replaced), or with `message` null undoes it. */

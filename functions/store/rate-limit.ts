@@ -53,7 +53,10 @@ export async function takePublishSlot(db: Db, userId: string, now: Date, window:
     (live) => {
       if (live.length >= window.limit) {
         const retryAfter = Math.max(1, Math.ceil((live[0]! + window.windowMs - at) / 1000));
-        throw new RateLimitedError(window.limit, window.windowMs / 1000, retryAfter);
+        throw new RateLimitedError(retryAfter, `Publish limit of ${window.limit} per ${window.windowMs / 1000} seconds reached; retry in ${retryAfter} s`, {
+          limit: window.limit,
+          windowSeconds: window.windowMs / 1000,
+        });
       }
       const stamps = [...live, at];
       return {
@@ -125,7 +128,7 @@ function mutate<T>(db: Db, userId: string, window: Window, change: (live: number
     }
     seen.delete(userId);
     // Sustained contention on one author's window: ask the client to come back shortly.
-    throw new RateLimitedError(window.limit, window.windowMs / 1000, 1);
+    throw new RateLimitedError(1, 'Too many publishes by this account at once; retry in 1 s', { limit: window.limit, windowSeconds: window.windowMs / 1000 });
   });
 }
 

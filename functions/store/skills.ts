@@ -42,6 +42,22 @@ const skillItemSchema = z.object({
   deprecated: z.optional(z.string()),
   /** Set while the skill is quarantined (store/moderation.ts): who decided, why, since when. */
   quarantine: z.optional(z.object({ reason: z.string(), since: z.string(), by: z.string() })),
+  /**
+   * The skill's yanked releases, once {@link yanksTracked}: the one record the rule "a skill
+   * always has a release that is not yanked" is checked against (see {@link yankRelease}). Stored
+   * as a string set (absent when empty), read as a sorted list.
+   */
+  yankedReleases: z.optional(
+    z.pipe(
+      z.custom<Set<unknown>>((value) => value instanceof Set),
+      z.transform((set) => [...set].filter((v): v is string => typeof v === 'string').sort()),
+    ),
+  ),
+  /**
+   * Whether META records the yanks of releases. Skills yanked before it did carry their yanks on
+   * the version items alone; the first yank or undo since moves them into META.
+   */
+  yanksTracked: z.optional(z.boolean()),
 });
 export type SkillItem = z.output<typeof skillItemSchema>;
 
@@ -81,9 +97,10 @@ export type VersionItem = z.output<typeof versionItemSchema>;
 const slugClaimSchema = z.object({ skillId: z.string(), authorId: z.optional(z.string()), claimedAt: z.string() });
 
 /** The stored form of each item, shared by the conditional writes here and bulk seeding. */
-export const skillRecord = (skill: SkillItem) => ({
+export const skillRecord = ({ yankedReleases, ...skill }: SkillItem) => ({
   ...skillKey(skill.id),
   ...skill,
+  ...(yankedReleases && yankedReleases.length > 0 ? { yankedReleases: new Set(yankedReleases) } : {}),
   currentKey: releaseKey(skill.currentVersion),
   gsi1pk: authorPartition(skill.authorId),
   gsi1sk: `${skill.createdAt}#${skill.id}`,
@@ -245,11 +262,31 @@ export async function getSkillWithVersions(
     const recorded = recordedVersion(item);
     if (recorded) fingerprints.set(recorded.fingerprint, recorded.version);
   }
-  return {
-    skill: meta && toSkillItem(meta),
-    versions: items.filter((item) => keyOfItem(item).sk.startsWith(sortPrefix.version)).map(toVersionItem),
-    fingerprints,
-  };
+  const skill = meta && toSkillItem(meta);
+  const versions = items.filter((item) => keyOfItem(item).sk.startsWith(sortPrefix.version)).map(toVersionItem);
+  return { skill, versions: skill ? withRecordedYanks(skill, versions) : versions, fingerprints };
+}
+
+/**
+ * A skill's versions with `yanked` as the skill records it. For a release of a skill whose META
+ * tracks yanks, META's set decides (a version item's own flag is a copy written after it, which
+ * a crash or a race may leave behind); for prereleases, and for every version of a skill not
+ * tracked yet, the version's own flag.
+ */
+export function withRecordedYanks(skill: SkillItem, versions: VersionItem[]): VersionItem[] {
+  if (!skill.yanksTracked) return versions;
+  const yanked = new Set(skill.yankedReleases);
+  return versions.map((item) => {
+    if (!isRelease(item.version) || yanked.has(item.version) === (item.yanked === true)) return item;
+    if (yanked.has(item.version)) return { ...item, yanked: true };
+    const { yanked: _flag, yankReason: _reason, ...unyanked } = item;
+    return unyanked;
+  });
+}
+
+/** The releases a skill not tracking yanks yet has flagged yanked on their items (moved into META by its first tracked write). */
+export function untrackedYanks(skill: SkillItem, versions: readonly VersionItem[]): string[] {
+  return skill.yanksTracked ? [] : versions.filter((v) => v.yanked && isRelease(v.version)).map((v) => v.version);
 }
 
 /**
@@ -312,7 +349,8 @@ export async function recordPublished(db: Db, skillId: string, version: string, 
           TableName: db.table,
           Key: skillKey(skillId),
           UpdateExpression: 'SET currentVersion = :v, currentKey = :k, updatedAt = :now',
-          ConditionExpression: 'attribute_exists(pk) AND currentKey < :k',
+          // Not a release a yank recorded meanwhile (one of a version stored a moment ago).
+          ConditionExpression: 'attribute_exists(pk) AND currentKey < :k AND NOT contains(yankedReleases, :v)',
           ExpressionAttributeValues: { ':v': version, ':k': releaseKey(version), ':now': now.toISOString() },
           ReturnValues: 'ALL_NEW',
         }),
@@ -345,8 +383,9 @@ export async function recordPublished(db: Db, skillId: string, version: string, 
 /**
  * Rewrites META's current version from the versions themselves, if it is still `seen`: the
  * repair for a publish that stored its version but crashed before {@link recordPublished}, or a
- * yank that marked its version but crashed before {@link lowerCurrentVersion}. The condition
- * keeps a repair computed from an older read from undoing a publish that moved META since.
+ * yank of a skill not tracking yanks yet, flagged on its item by a version of the code that did
+ * not move META first. The condition keeps a repair computed from an older read from undoing a
+ * publish that moved META since, and from making a release current that a yank recorded since.
  */
 export async function setCurrentVersion(db: Db, skillId: string, seen: string, version: string): Promise<void> {
   await writeIf(
@@ -355,7 +394,7 @@ export async function setCurrentVersion(db: Db, skillId: string, seen: string, v
       TableName: db.table,
       Key: skillKey(skillId),
       UpdateExpression: 'SET currentVersion = :v, currentKey = :k',
-      ConditionExpression: 'attribute_exists(pk) AND currentVersion = :seen',
+      ConditionExpression: 'attribute_exists(pk) AND currentVersion = :seen AND NOT contains(yankedReleases, :v)',
       ExpressionAttributeValues: { ':v': version, ':k': releaseKey(version), ':seen': seen },
     }),
   );
@@ -416,26 +455,88 @@ export async function setYanked(db: Db, skillId: string, version: string, yank: 
 }
 
 /**
- * After the current version `from` was yanked: makes `to` (the highest release left) current and
- * bumps updatedAt, unless the current version has moved since (a publish made a higher one
- * current, which stays). Returns the skill afterwards.
+ * Records on META that the release `version` is yanked: the write that decides, atomically, that
+ * the skill keeps a release that is not yanked. Invariant: META's current version is never in
+ * its set of yanked releases. A yank of another version holds on the current version not being
+ * this one; a yank of the current version moves it to `next` (the highest release left, as the
+ * caller read them) and holds on `next` not being yanked meanwhile. Of two yanks racing for the
+ * last two releases, the second's condition fails. A skill not tracking yanks yet (`seen`) moves
+ * the releases its items flag (`untracked`) into the set in the same write.
+ *
+ * Returns the skill afterwards, or undefined when META changed since `seen` in a way the write
+ * depends on (the caller reads again and decides again).
  */
-export async function lowerCurrentVersion(db: Db, skillId: string, from: string, to: string, now: Date): Promise<SkillItem> {
+export async function yankRelease(
+  db: Db,
+  seen: SkillItem,
+  change: { version: string; untracked: readonly string[]; next: string },
+  now: Date,
+): Promise<SkillItem | undefined> {
+  const yanked = new Set([change.version, ...change.untracked]);
+  // The current version moves when it is the one yanked, or (an untracked skill whose yanks
+  // raced before) when it was already flagged on its item.
+  const moves = yanked.has(seen.currentVersion);
+  const set = ['yanksTracked = :t', 'updatedAt = :now', ...(moves ? ['currentVersion = :next', 'currentKey = :k'] : [])];
+  const conditions = [
+    'attribute_exists(pk)',
+    seen.yanksTracked ? 'yanksTracked = :t' : 'attribute_not_exists(yanksTracked)',
+    moves ? 'currentVersion = :current AND NOT contains(yankedReleases, :next)' : 'currentVersion <> :v',
+  ];
+  return updateIf(db, seen.id, {
+    UpdateExpression: `SET ${set.join(', ')} ADD yankedReleases :yanked`,
+    ConditionExpression: conditions.join(' AND '),
+    ExpressionAttributeValues: {
+      ':t': true,
+      ':now': now.toISOString(),
+      ':yanked': yanked,
+      ...(moves ? { ':next': change.next, ':k': releaseKey(change.next), ':current': seen.currentVersion } : { ':v': change.version }),
+    },
+  });
+}
+
+/**
+ * Records on META that the release `version` is no longer yanked, making it current when it
+ * outranks the current version. Returns the skill afterwards, or undefined when META started
+ * tracking yanks since `seen` (the caller reads again).
+ */
+export async function unyankRelease(
+  db: Db,
+  seen: SkillItem,
+  change: { version: string; untracked: readonly string[] },
+  now: Date,
+): Promise<SkillItem | undefined> {
+  // An untracked skill's other flagged releases move into the set; this one is left out of it.
+  const others = change.untracked.filter((v) => v !== change.version);
+  const yanks = seen.yanksTracked ? ' DELETE yankedReleases :yanked' : others.length > 0 ? ' ADD yankedReleases :yanked' : '';
+  const values = { ':t': true, ':now': now.toISOString(), ...(yanks ? { ':yanked': new Set(seen.yanksTracked ? [change.version] : others) } : {}) };
+  const tracked = seen.yanksTracked ? 'yanksTracked = :t' : 'attribute_not_exists(yanksTracked)';
+  const raised = await updateIf(db, seen.id, {
+    UpdateExpression: `SET yanksTracked = :t, updatedAt = :now, currentVersion = :v, currentKey = :k${yanks}`,
+    ConditionExpression: `attribute_exists(pk) AND ${tracked} AND currentKey < :k`,
+    ExpressionAttributeValues: { ...values, ':v': change.version, ':k': releaseKey(change.version) },
+  });
+  return (
+    raised ??
+    updateIf(db, seen.id, {
+      UpdateExpression: `SET yanksTracked = :t, updatedAt = :now${yanks}`,
+      ConditionExpression: `attribute_exists(pk) AND ${tracked}`,
+      ExpressionAttributeValues: values,
+    })
+  );
+}
+
+/** A conditional update of a skill's META: the skill afterwards, or undefined when the condition failed. */
+async function updateIf(
+  db: Db,
+  skillId: string,
+  update: { UpdateExpression: string; ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> },
+): Promise<SkillItem | undefined> {
   try {
-    const { Attributes } = await db.doc.send(
-      new UpdateCommand({
-        TableName: db.table,
-        Key: skillKey(skillId),
-        UpdateExpression: 'SET currentVersion = :to, currentKey = :k, updatedAt = :now',
-        ConditionExpression: 'attribute_exists(pk) AND currentVersion = :from',
-        ExpressionAttributeValues: { ':to': to, ':k': releaseKey(to), ':from': from, ':now': now.toISOString() },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
+    const { Attributes } = await db.doc.send(new UpdateCommand({ TableName: db.table, Key: skillKey(skillId), ReturnValues: 'ALL_NEW', ...update }));
     return toSkillItem(Attributes!);
   } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-    return touchSkill(db, skillId, {}, now);
+    if (isConditionFailed(error)) return undefined;
+    throw error;
   }
 }
 

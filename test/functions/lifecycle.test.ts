@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getSkill, setYanked } from '#functions/store/skills';
+import { getSkill, getSkillWithVersions, setYanked, yankRelease } from '#functions/store/skills';
 import { Client, createTestStack, json, skillBody, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
 /**
@@ -165,6 +165,50 @@ describe('yanking a version', () => {
     stack.deps.changed([id]);
     expect((await registry(slug)).currentVersion).toBe('1.0.0');
     expect((await getSkill(stack.deps.db, id))!.currentVersion).toBe('1.0.0');
+  });
+
+  it('counts a yank that stopped after its decisive write, before flagging the version, as done', async () => {
+    const { id, slug } = await skillWith('1.1.0');
+    await stack.idle();
+    // What a crash between a yank's two writes leaves: META records the yank, the item does not.
+    const { skill } = await getSkillWithVersions(stack.deps.db, id);
+    expect(await yankRelease(stack.deps.db, skill!, { version: '1.1.0', untracked: [], next: '1.0.0' }, new Date())).toBeDefined();
+    stack.deps.changed([id]);
+    const listed = (await versionsList(slug)).versions.find((v: { version: string }) => v.version === '1.1.0');
+    expect(listed).toMatchObject({ yanked: true });
+    expect((await registry(slug)).currentVersion).toBe('1.0.0');
+    // And the rule holds on it: the one release left cannot go.
+    expect((await yank(id, '1.0.0')).status).toBe(400);
+    expect(await json(await unyank(id, '1.1.0'))).toMatchObject({ yanked: false, currentVersion: '1.1.0' });
+  });
+
+  it('lets exactly one of two concurrent yanks of the last two releases through, every time', async () => {
+    for (let trial = 0; trial < 5; trial++) {
+      const { id, slug } = await skillWith('1.1.0', '2.0.0-rc.1');
+      const answers = await Promise.all([yank(id, '1.0.0'), yank(id, '1.1.0')]);
+      expect(answers.map((res) => res.status).sort(), `trial ${trial}`).toEqual([200, 400]);
+      const left = (await versionsList(slug)).versions.filter((v: { version: string; yanked?: boolean }) => !v.yanked && !v.version.includes('-'));
+      expect(left).toHaveLength(1);
+      const current = (await getSkill(stack.deps.db, id))!.currentVersion;
+      expect(current).toBe(left[0].version);
+      expect((await registry(slug)).currentVersion).toBe(current);
+      expect((await delivered(id)).version).toBe(current);
+    }
+  });
+
+  it('keeps one release whatever mix of yanks and undos races on a skill', async () => {
+    const { id, slug } = await skillWith('1.1.0', '1.2.0');
+    const releases = ['1.0.0', '1.1.0', '1.2.0'];
+    for (let round = 0; round < 4; round++) {
+      await Promise.all(releases.flatMap((v, i) => (round % 2 === i % 2 ? [yank(id, v), yank(id, v)] : [yank(id, v), unyank(id, v)])));
+      const listed = (await versionsList(slug)).versions as { version: string; yanked?: boolean }[];
+      const current = (await getSkill(stack.deps.db, id))!.currentVersion;
+      expect(
+        listed.some((v) => !v.yanked),
+        `round ${round}`,
+      ).toBe(true);
+      expect(listed.find((v) => v.version === current)?.yanked, `round ${round}: current ${current}`).toBeUndefined();
+    }
   });
 
   it('answers 401 without credentials, 403 to another author, 404 for an unknown skill or version, 400 for a malformed one', async () => {

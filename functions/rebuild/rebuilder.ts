@@ -107,11 +107,10 @@ export class Rebuilder {
 
   /**
    * Sets the skills' entries in the catalog and the discovery index, writing each free skill's
-   * archive before the index that points at it, and records their versions' fingerprints.
-   * `states` must be as {@link rebuildFiles} read them: their files are in the bucket. A skill
-   * whose archive or fingerprints cannot be written keeps the entries it had (its older archive is
-   * still there; resolve matches from the versions) and is returned as failed; the others are
-   * indexed. A failure of the shared indexes themselves (the lock, the catalog write) throws.
+   * archive before the index that points at it, and records the fingerprints their versions'
+   * publishes did not. `states` must be as {@link rebuildFiles} read them: their files are in the
+   * bucket. A skill whose archive or fingerprints cannot be written keeps the entries it had (its
+   * older archive is still there) and is returned as failed; the others are indexed. A failure of the shared indexes themselves (the lock, the catalog write) throws.
    */
   async rebuildIndexes(states: SkillState[]): Promise<SkillFailure[]> {
     if (states.length === 0) return [];
@@ -130,9 +129,10 @@ export class Rebuilder {
   }
 
   /**
-   * Records the fingerprints of the skills' versions that their partitions lack (or that name
-   * another version: a re-release of the same files), all in batched writes, so ClawHub's
-   * resolve is one read (store/fingerprints.ts). Gives the skills whose fingerprints could not
+   * Records the fingerprints of the skills' versions that their partitions lack (a version
+   * published before publishes recorded them, or a publish that stopped in between) or that name
+   * another version (a re-release of the same files), all in batched writes, so ClawHub's
+   * resolve finds every version in one read (store/fingerprints.ts). Gives the skills whose fingerprints could not
    * be written; never throws.
    */
   private async recordFingerprints(states: readonly SkillState[]): Promise<SkillFailure[]> {

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import type { CatalogEntry } from '#core/catalog';
 import { search } from '#core/catalog-search';
-import { fingerprintedVersions } from '#core/clawhub-fingerprint';
 import { clawhubSkill, clawhubUser, clawhubVersion } from '#core/clawhub-documents';
 import { pageByUpdated, topByInstalls } from '#core/clawhub-listing';
 import type { ClawhubSort, clawhubResolveSchema, clawhubSearchSchema, clawhubSkillListSchema, clawhubSkillPageSchema } from '#core/clawhub-schemas';
@@ -10,7 +9,7 @@ import { CatalogReader, type CatalogSnapshot } from '../content/catalog-reader.t
 import type { StaticStore } from '../content/static-store.ts';
 import type { Deps } from '../platform/composition.ts';
 import { distinctInstallTotals } from '../store/downloads.ts';
-import { findSkillIdBySlug, getSkill, getSkillAndFingerprint, getSkills, getVersion, getVersions, listVersions, type SkillItem } from '../store/skills.ts';
+import { findSkillIdBySlug, getSkill, getSkillAndFingerprint, getSkills, getVersion, getVersions, type SkillItem } from '../store/skills.ts';
 import { getUser } from '../store/users.ts';
 
 /**
@@ -127,21 +126,15 @@ export async function skillPage(deps: Deps, slug: string): Promise<z.output<type
 
 /**
  * `GET /api/v1/resolve`: which version of the skill has the fingerprint `hash` of an installed
- * folder (core/clawhub-fingerprint.ts), in one read of the item the rebuild recorded. A version
- * the rebuild has not reached yet (just published), or published before fingerprints were
- * recorded, has none: when no item matches, the versions' own file lists (names and digests,
- * no content) are fingerprinted instead.
+ * folder (core/clawhub-fingerprint.ts), in one read of the item its publish recorded
+ * (store/fingerprints.ts): two reads in all, whatever the hash and however many versions the
+ * skill has. A hash no item names matches nothing.
  */
 export async function resolveVersion(deps: Deps, slug: string, hash: string): Promise<z.output<typeof clawhubResolveSchema>> {
   const id = await findSkillIdBySlug(deps.db, normaliseSlug(slug));
   const found = id ? await getSkillAndFingerprint(deps.db, id, hash) : {};
   const skill = available(found.skill, slug);
-  const match = found.version ?? (await olderMatch(deps, skill.id, hash));
-  return { slug: skill.slug, match: match ? { version: match } : null, latestVersion: { version: skill.currentVersion } };
-}
-
-async function olderMatch(deps: Deps, skillId: string, hash: string): Promise<string | undefined> {
-  return fingerprintedVersions(await listVersions(deps.db, skillId)).get(hash);
+  return { slug: skill.slug, match: found.version ? { version: found.version } : null, latestVersion: { version: skill.currentVersion } };
 }
 
 /** The skill a ClawHub path or query names: 404 when none, 403 `quarantined` when it is. */

@@ -1,4 +1,5 @@
 import { bundleIntegrity, decodeFile, type FileBytes, fileEntries } from '#core/bundle';
+import { clawhubFingerprint } from '#core/clawhub-fingerprint';
 import { DomainError, invalidRequest, payloadTooLarge } from '#core/errors';
 import { limits } from '#core/limits';
 import { publicSkill } from '#core/registry-document';
@@ -12,6 +13,7 @@ import { assertAuthor } from './authorship.ts';
 import { scanForPublish } from './scanning.ts';
 import { putBlobs } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
+import { deleteFingerprint, putFingerprint, type RecordedFingerprint } from '../store/fingerprints.ts';
 import { lookalikeCandidates } from '../store/lookalikes.ts';
 import { returnPublishSlot, type SlotTaken, takePublishSlot } from '../store/rate-limit.ts';
 import {
@@ -103,6 +105,7 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody, 
     updatedAt: now.toISOString(),
   };
   const item = { ...versionItem(id, version, body.changelog, now, files, body.dependencies, conformance), scan };
+  const fingerprint = fingerprintOf(item);
   let claimed = false;
   let versionStored = false;
   try {
@@ -111,9 +114,10 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody, 
     claimed = true;
     await putVersion(db, item);
     versionStored = true;
-    await putSkill(db, skill);
+    await Promise.all([putSkill(db, skill), putFingerprint(db, fingerprint)]);
   } catch (error) {
     await undo(deps, [
+      () => (versionStored ? deleteFingerprint(db, fingerprint) : undefined),
       () => (versionStored ? deleteVersion(db, id, version) : undefined),
       () => (claimed ? releaseSlug(db, slug, id) : undefined),
       () => returnPublishSlot(db, author.id, slot.stamp, window),
@@ -163,9 +167,9 @@ export async function publishVersion(deps: Deps, author: User, skillId: string, 
   const now = clock();
   const item = { ...versionItem(skillId, version, body.changelog, now, files, body.dependencies, conformance), scan };
   await putBlobs(deps.blobs, files);
-  // Its write decides a race for the number; META moves only once it is stored.
+  // Its write decides a race for the number; META moves, and its fingerprint is recorded, only once it is stored.
   await putVersion(db, item);
-  const updated = await recordPublished(db, skillId, version, now);
+  const [updated] = await Promise.all([recordPublished(db, skillId, version, now), putFingerprint(db, fingerprintOf(item))]);
   deps.changed([skillId]);
   return {
     skillId,
@@ -288,6 +292,13 @@ function versionItem(
     ...(conformance.description === undefined ? {} : { frontMatterDescription: conformance.description }),
   };
 }
+
+/** The ClawHub fingerprint item of a version (store/fingerprints.ts), so resolve names it as soon as its publish answers. */
+const fingerprintOf = (item: VersionItem): RecordedFingerprint => ({
+  skillId: item.skillId,
+  fingerprint: clawhubFingerprint(item.files),
+  version: item.version,
+});
 
 /** The value of a settled read, or its error: lets reads run together and fail in a set order. */
 function settled<T>(result: PromiseSettledResult<T>): T {

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type Db, keyOfItem, parseItem, putItems } from './db.ts';
 import { fingerprintKey, sortPrefix } from './keys.ts';
 
@@ -8,9 +9,11 @@ import { fingerprintKey, sortPrefix } from './keys.ts';
  * `GET /api/v1/resolve` name the version an installed folder holds in one read. Versions that
  * share a fingerprint (the same text files) share the item: the last published is named.
  *
- * The items are derived from the versions, as the static files are, so the rebuild writes them
- * (docs/architecture.md): the publish itself does not wait for them. Until they are written,
- * resolve matches from the versions' own file lists.
+ * A publish records its version's item as soon as the version is stored, so resolve is always
+ * one read, a miss included (it used to fingerprint every version of the skill on a miss). The
+ * items are derived from the versions all the same, so the rebuild records whatever is missing
+ * (a version published before items were recorded, or a publish that crashed in between) and
+ * names the last published version where a re-release shares a fingerprint.
  */
 
 const fingerprintItemSchema = z.object({ version: z.string() });
@@ -35,4 +38,14 @@ export async function putFingerprints(db: Db, fingerprints: readonly RecordedFin
     db,
     fingerprints.map(({ skillId, fingerprint, version }) => ({ ...fingerprintKey(skillId, fingerprint), version })),
   );
+}
+
+/** Records one version's fingerprint, as its publish does: the version published last names it. */
+export async function putFingerprint(db: Db, { skillId, fingerprint, version }: RecordedFingerprint): Promise<void> {
+  await db.doc.send(new PutCommand({ TableName: db.table, Item: { ...fingerprintKey(skillId, fingerprint), version } }));
+}
+
+/** Removes the item a publish recorded, when the publish failed after all (its version is gone too). */
+export async function deleteFingerprint(db: Db, { skillId, fingerprint }: Omit<RecordedFingerprint, 'version'>): Promise<void> {
+  await db.doc.send(new DeleteCommand({ TableName: db.table, Key: fingerprintKey(skillId, fingerprint) }));
 }

@@ -215,9 +215,9 @@ describe('what a version publish costs in storage calls', () => {
       // the body valid, the skill and whether the version is taken, in one more.
       'dynamodb:BatchGetItem',
       'dynamodb:BatchGetItem',
-      'dynamodb:BatchWriteItem', // the rebuild: the version's ClawHub fingerprint, so a resolve is one read (docs/api.md §14.4)
       'dynamodb:PutItem', // the version, conditionally
-      'dynamodb:Query', // the rebuild: the skill, its versions and their recorded fingerprints
+      'dynamodb:PutItem', // beside META's update: the version's ClawHub fingerprint, so a resolve is one read (docs/api.md §14.4)
+      'dynamodb:Query', // the rebuild: the skill, its versions and their recorded fingerprints (nothing missing: no write)
       'dynamodb:UpdateItem', // the rebuild's index lock, taken (with the last holder's memo)
       'dynamodb:UpdateItem', // the rebuild's index lock, released (with this holder's memo)
       'dynamodb:UpdateItem', // the skill's current version

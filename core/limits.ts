@@ -10,6 +10,12 @@ export const limits = {
   dependencies: 32,
   publishPerWindow: 5,
   publishWindowSeconds: 60,
+  /** New versions of an author's skills; as many as a CI run publishing a folder of skills needs at once. */
+  versionsPerWindow: 20,
+  versionWindowSeconds: 60,
+  /** Reports by one account: enough for anyone reporting what they came across, not for sweeping a catalog. */
+  reportsPerWindow: 10,
+  reportWindowSeconds: 3600,
   registryVersions: 5,
   sessionSeconds: 30 * 24 * 60 * 60,
   downloadToken: { minSeconds: 60, maxSeconds: 2_592_000, defaultSeconds: 86_400 },

@@ -13,8 +13,12 @@ export interface Config {
   /** Origin that session-authenticated writes must come from; default: the request's own origin. */
   siteOrigin?: string;
   devLogin: boolean;
-  /** Publishes per rolling window and author; raised only by benchmarks. */
+  /** New skills per rolling minute and author; raised only by benchmarks and tests. */
   publishLimit: number;
+  /** New versions per rolling minute and author (`SKILLPRESS_VERSION_LIMIT`). */
+  versionLimit: number;
+  /** Reports per rolling hour and account (`SKILLPRESS_REPORT_LIMIT`). */
+  reportLimit: number;
   /** Logins allowed to list reports, quarantine and release skills (`SKILLPRESS_ADMINS`, comma-separated). */
   admins: string[];
   /**
@@ -79,6 +83,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     siteOrigin: env.SITE_ORIGIN || undefined,
     devLogin: env.SKILLPRESS_DEV_LOGIN === '1',
     publishLimit: positiveInt(env.SKILLPRESS_PUBLISH_LIMIT) ?? limits.publishPerWindow,
+    versionLimit: positiveInt(env.SKILLPRESS_VERSION_LIMIT) ?? limits.versionsPerWindow,
+    reportLimit: positiveInt(env.SKILLPRESS_REPORT_LIMIT) ?? limits.reportsPerWindow,
     admins: (env.SKILLPRESS_ADMINS ?? '')
       .split(',')
       .map((login) => login.trim())

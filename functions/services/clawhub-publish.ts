@@ -23,7 +23,7 @@ export async function publishFromClawhub(
 ): Promise<Published<z.output<typeof clawhubPublishedSchema>>> {
   if (files.length === 0) throw invalidRequest("files: send the skill's files, SKILL.md among them", { issues: [{ path: ['files'], message: 'required' }] });
   const existing = await findSkillIdBySlug(deps.db, payload.slug);
-  if (existing) return { result: await asVersion(deps, author, existing, payload, files) };
+  if (existing) return asVersion(deps, author, existing, payload, files);
 
   // Only a new skill needs its SKILL.md read, and with it a YAML parser: loaded here, not at every cold start.
   const { listingFromSkillFile } = await import('#core/clawhub-publish');
@@ -40,15 +40,21 @@ export async function publishFromClawhub(
   } catch (error) {
     // The caller's own publish of the same slug got there first: this one is a version of it.
     const mine = isDomainError(error) && error.code === 'slug_taken' ? (error.details as { skillId?: string } | undefined)?.skillId : undefined;
-    if (mine) return { result: await asVersion(deps, author, mine, payload, files) };
+    if (mine) return asVersion(deps, author, mine, payload, files);
     throw error;
   }
 }
 
-async function asVersion(deps: Deps, author: User, skillId: string, payload: ClawhubPublishPayload, files: WireFile[]) {
+async function asVersion(
+  deps: Deps,
+  author: User,
+  skillId: string,
+  payload: ClawhubPublishPayload,
+  files: WireFile[],
+): Promise<Published<z.output<typeof clawhubPublishedSchema>>> {
   const body = validate(versionBodySchema, { version: payload.version, changelog: payload.changelog, files });
-  await publishVersion(deps, author, skillId, body);
-  return published(skillId, payload.slug, payload.version);
+  const { rate } = await publishVersion(deps, author, skillId, body);
+  return { result: published(skillId, payload.slug, payload.version), ...(rate ? { rate } : {}) };
 }
 
 const published = (skillId: string, slug: string, version: string) => ({ ok: true as const, skillId, versionId: `${slug}@${version}` });

@@ -2,7 +2,9 @@ import { forbidden, notFound } from '#core/errors';
 import { type AdminReport, isAdmin, REPORTERS_TO_QUARANTINE, type Report, type ReportBody } from '#core/moderation';
 import type { User } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
+import { rateWindow } from './rate-windows.ts';
 import { quarantineSkill, releaseSkill } from '../store/moderation.ts';
+import { returnSlot, takeSlot } from '../store/rate-limit.ts';
 import { decideReports, listOpenReports, listReports, putReport, type ReportItem } from '../store/reports.ts';
 import { getSkill, type SkillItem } from '../store/skills.ts';
 
@@ -19,6 +21,8 @@ export async function reportSkill(deps: Ports, user: User, skillId: string, body
   const skill = await getSkill(deps.db, skillId);
   if (!skill) throw notFound(`No skill with id ${skillId}`);
   if (skill.authorId === user.id) throw forbidden('You cannot report your own skill');
+  const window = rateWindow(deps.config, 'report');
+  const slot = await takeSlot(deps.db, user.id, deps.clock(), window);
   const report: ReportItem = {
     skillId,
     userId: user.id,
@@ -28,7 +32,13 @@ export async function reportSkill(deps: Ports, user: User, skillId: string, body
     createdAt: deps.clock().toISOString(),
     status: 'open',
   };
-  await putReport(deps.db, report);
+  try {
+    await putReport(deps.db, report);
+  } catch (error) {
+    // Already reported: a refused report spends no slot.
+    await returnSlot(deps.db, user.id, slot.stamp, window);
+    throw error;
+  }
   if (!skill.quarantine) await quarantineIfReported(deps, skill);
   return forAuthor(report);
 }

@@ -10,12 +10,13 @@ import type { SkillConformance } from '#core/skill-conformance';
 import { type ImitationCandidate, similarPopularSlug } from '#core/slug-imitation';
 import { slugify } from '#core/slug';
 import { assertAuthor } from './authorship.ts';
+import { rateWindow } from './rate-windows.ts';
 import { scanForPublish } from './scanning.ts';
 import { putBlobs } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
 import { deleteFingerprint, putFingerprint, type RecordedFingerprint } from '../store/fingerprints.ts';
 import { lookalikeCandidates } from '../store/lookalikes.ts';
-import { returnPublishSlot, type SlotTaken, takePublishSlot } from '../store/rate-limit.ts';
+import { returnSlot, type SlotTaken, takeSlot } from '../store/rate-limit.ts';
 import {
   assertSlugFree,
   claimSlug,
@@ -85,8 +86,8 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody, 
   // The scan: a refused version stores nothing and spends no publish slot.
   const scan = await scanForPublish(deps, files, body.paid);
 
-  const window = { limit: deps.config.publishLimit, windowMs: 60_000 };
-  const slot = await takePublishSlot(db, author.id, clock(), window);
+  const window = rateWindow(deps.config, 'publish');
+  const slot = await takeSlot(db, author.id, clock(), window);
   const now = clock();
   const id = crypto.randomUUID();
   const skill: SkillItem = {
@@ -120,7 +121,7 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody, 
       () => (versionStored ? deleteFingerprint(db, fingerprint) : undefined),
       () => (versionStored ? deleteVersion(db, id, version) : undefined),
       () => (claimed ? releaseSlug(db, slug, id) : undefined),
-      () => returnPublishSlot(db, author.id, slot.stamp, window),
+      () => returnSlot(db, author.id, slot.stamp, window),
     ]);
     throw error;
   }
@@ -145,7 +146,7 @@ export interface VersionCreated {
  * then go out together, and their verdicts come in order: the skill, its author and its
  * quarantine, whether the version is taken, and the dependencies; the files are parsed last.
  */
-export async function publishVersion(deps: Deps, author: User, skillId: string, body: VersionBody): Promise<VersionCreated> {
+export async function publishVersion(deps: Deps, author: User, skillId: string, body: VersionBody): Promise<Published<VersionCreated>> {
   const { db, clock } = deps;
   const version = assertStrictVersion(body.version);
   const files = prepareFiles(body.files);
@@ -161,23 +162,38 @@ export async function publishVersion(deps: Deps, author: User, skillId: string, 
   checkDependencies(body.dependencies, skill.slug, settled(known));
   const conformance = await conformingSkill(files, skill.slug);
 
-  // The scan: a refused version stores nothing.
+  // The scan: a refused version stores nothing and spends no slot of the version limit.
   const scan = await scanForPublish(deps, files, skill.paid);
 
+  const window = rateWindow(deps.config, 'version');
+  const slot = await takeSlot(db, author.id, clock(), window);
   const now = clock();
   const item = { ...versionItem(skillId, version, body.changelog, now, files, body.dependencies, conformance), scan };
-  await putBlobs(deps.blobs, files);
-  // Its write decides a race for the number; META moves, and its fingerprint is recorded, only once it is stored.
-  await putVersion(db, item);
+  try {
+    await putBlobs(deps.blobs, files);
+    // Its write decides a race for the number.
+    await putVersion(db, item);
+  } catch (error) {
+    await undo(deps, [() => returnSlot(db, author.id, slot.stamp, window)]);
+    throw error;
+  }
+  // META moves, and the fingerprint is recorded, only once the version is stored.
   const [updated] = await Promise.all([recordPublished(db, skillId, version, now), putFingerprint(db, fingerprintOf(item))]);
   deps.changed([skillId]);
   return {
-    skillId,
-    version,
+    result: created(item, updated.currentVersion, scan, conformance),
+    rate: slot,
+  };
+}
+
+function created(item: VersionItem, currentVersion: string, scan: ScanResult, conformance: SkillConformance): VersionCreated {
+  return {
+    skillId: item.skillId,
+    version: item.version,
     changelog: item.changelog,
     publishedAt: item.publishedAt,
     files: item.files.map(({ filename, size, sha256 }) => ({ filename, size, sha256 })),
-    currentVersion: updated.currentVersion,
+    currentVersion,
     scan,
     ...warningsOf(conformance),
   };

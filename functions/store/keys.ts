@@ -37,7 +37,7 @@ export const prefix = {
   visitor: 'SEEN#',
   /** A CDN request already counted, so a log record delivered twice counts once. */
   countedRequest: 'CDNREQ#',
-  /** The publish rate limit of an author account. */
+  /** The rate limits of an account: one item per limited action. */
   rateLimit: 'RL#',
   /** The popular skills whose slugs share one lookalike key, for the imitation check. */
   lookalike: 'LOOKALIKE#',
@@ -82,7 +82,7 @@ export function installPartitionOf(pk: string): { skillId: string; shard: number
 export const installSecretKey = (day: string): ItemKey => ({ pk: prefix.installSecret + day, sk: 'SECRET' });
 export const visitorKey = (skillId: string, day: string, network: string): ItemKey => ({ pk: `${prefix.visitor}${skillId}#${day}#${network}`, sk: 'SEEN' });
 export const countedRequestKey = (requestId: string): ItemKey => ({ pk: prefix.countedRequest + requestId, sk: 'CDNREQ' });
-export const rateLimitKey = (userId: string): ItemKey => ({ pk: prefix.rateLimit + userId, sk: 'PUBLISH' });
+export const rateLimitKey = (userId: string, action: string): ItemKey => ({ pk: prefix.rateLimit + userId, sk: action });
 export const lockKey = (name: string): ItemKey => ({ pk: prefix.lock + name, sk: 'LOCK' });
 export const lookalikeKey = (key: string): ItemKey => ({ pk: prefix.lookalike + key, sk: 'LOOKALIKE' });
 export const reportKey = (skillId: string, userId: string): ItemKey => ({ pk: prefix.report + skillId, sk: prefix.user + userId });

@@ -2,49 +2,62 @@ import * as z from 'zod/mini';
 import { GetCommand, PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import { RateLimitedError } from '#core/errors';
 import { type Db, writeIf } from './db.ts';
-import { rateLimitKey } from './keys.ts';
+import { type ItemKey, rateLimitKey } from './keys.ts';
 
 /**
- * A rolling-window limiter per author: one item holds the timestamps of the window's publishes
- * and a revision number; every change is a conditional put on the revision it read, so a burst
- * of concurrent requests admits exactly `limit` of them, across any number of processes.
+ * Rolling-window limiters per account, one per limited action (new skills, new versions,
+ * reports; docs/api.md §6.4): one item per account and action holds the timestamps of the
+ * window's requests and a revision number; every change is a conditional put on the revision it
+ * read, so a burst of concurrent requests admits exactly `limit` of them, across any number of
+ * processes.
  *
- * Within one process, the changes to one author's window go one at a time, starting from the
- * item as this process last wrote or read it: a burst of one author's publishes costs one write
- * each, where every request used to read, all but one fail their write, and retry (16 new skills
- * at once took up to 2 s). A change another process made since fails the condition once, and the
- * item is read again. Only a fresh read can refuse a slot: another process may have given one back.
+ * Within one process, the changes to one window go one at a time, starting from the item as this
+ * process last wrote or read it: a burst of one author's publishes costs one write each, where
+ * every request used to read, all but one fail their write, and retry (16 new skills at once took
+ * up to 2 s). A change another process made since fails the condition once, and the item is read
+ * again. Only a fresh read can refuse a slot: another process may have given one back.
  */
 
 const MAX_ATTEMPTS = 64;
-/** Authors whose window a process remembers; the least recently changed are forgotten first. */
-const REMEMBERED_AUTHORS = 1000;
+/** Windows a process remembers; the least recently changed are forgotten first. */
+const REMEMBERED_WINDOWS = 1000;
+
+/** What is limited: its item's sort key, and what the answer calls it. */
+export const LIMITED_ACTIONS = {
+  publish: { key: 'PUBLISH', what: 'new skills' },
+  version: { key: 'VERSION', what: 'new versions' },
+  report: { key: 'REPORT', what: 'reports' },
+} as const;
+export type LimitedAction = keyof typeof LIMITED_ACTIONS;
 
 export interface Window {
+  action: LimitedAction;
   limit: number;
   windowMs: number;
 }
 
 export interface SlotTaken {
   stamp: number;
+  limit: number;
   remaining: number;
   resetSeconds: number;
 }
 
-/** An author's publish window as stored: its revision (for conditional writes) and the stamps of recent publishes. */
+/** A window as stored: its revision (for conditional writes) and the stamps of its recent requests. */
 const windowSchema = z.object({ revision: z.number(), stamps: z.array(z.number()) });
 
 /**
- * An author's window item as this process last saw it: revision 0 when there was none, and
+ * A window item as this process last saw it: revision 0 when there was none, and
  * `damaged` when there was one that does not read as a window (written by hand, or by a bug),
  * which counts as empty and which the next write replaces, so it cannot hold the author up.
  */
 type Seen = z.output<typeof windowSchema> & { damaged?: true };
 
-/** Per store: the windows this process knows, and the change running for each author. */
+/** Per store: the windows this process knows, and the change running for each (by account and action). */
 const states = new WeakMap<Db, { seen: Map<string, Seen>; queues: Map<string, Promise<unknown>> }>();
 
-export async function takePublishSlot(db: Db, userId: string, now: Date, window: Window): Promise<SlotTaken> {
+/** Takes a slot of `window` for `userId`, or throws 429 `rate_limited` with the seconds until one frees. */
+export async function takeSlot(db: Db, userId: string, now: Date, window: Window): Promise<SlotTaken> {
   const at = now.getTime();
   return mutate(
     db,
@@ -53,23 +66,29 @@ export async function takePublishSlot(db: Db, userId: string, now: Date, window:
     (live) => {
       if (live.length >= window.limit) {
         const retryAfter = Math.max(1, Math.ceil((live[0]! + window.windowMs - at) / 1000));
-        throw new RateLimitedError(retryAfter, `Publish limit of ${window.limit} per ${window.windowMs / 1000} seconds reached; retry in ${retryAfter} s`, {
-          limit: window.limit,
-          windowSeconds: window.windowMs / 1000,
-        });
+        throw limited(
+          window,
+          retryAfter,
+          `At most ${window.limit} ${LIMITED_ACTIONS[window.action].what} per ${window.windowMs / 1000} seconds per account; retry in ${retryAfter} s`,
+        );
       }
       const stamps = [...live, at];
       return {
         stamps,
-        result: { stamp: at, remaining: window.limit - stamps.length, resetSeconds: Math.ceil((stamps[0]! + window.windowMs - at) / 1000) },
+        result: {
+          stamp: at,
+          limit: window.limit,
+          remaining: window.limit - stamps.length,
+          resetSeconds: Math.ceil((stamps[0]! + window.windowMs - at) / 1000),
+        },
       };
     },
     at,
   );
 }
 
-/** Gives back a slot taken by a publish that then failed, so rejected requests cost nothing. */
-export async function returnPublishSlot(db: Db, userId: string, stamp: number, window: Window): Promise<void> {
+/** Gives back a slot taken by a request that then failed, so rejected requests cost nothing. */
+export async function returnSlot(db: Db, userId: string, stamp: number, window: Window): Promise<void> {
   await mutate(
     db,
     userId,
@@ -82,6 +101,9 @@ export async function returnPublishSlot(db: Db, userId: string, stamp: number, w
   );
 }
 
+const limited = (window: Window, retryAfter: number, message: string) =>
+  new RateLimitedError(retryAfter, message, { limit: window.limit, windowSeconds: window.windowMs / 1000 });
+
 function mutate<T>(db: Db, userId: string, window: Window, change: (live: number[]) => { stamps: number[]; result: T }, at: number): Promise<T> {
   let state = states.get(db);
   if (!state) {
@@ -89,12 +111,14 @@ function mutate<T>(db: Db, userId: string, window: Window, change: (live: number
     states.set(db, state);
   }
   const { seen, queues } = state;
-  return oneAtATime(queues, userId, async () => {
-    let view = seen.get(userId);
+  const key = rateLimitKey(userId, LIMITED_ACTIONS[window.action].key);
+  const id = `${key.pk}/${key.sk}`;
+  return oneAtATime(queues, id, async () => {
+    let view = seen.get(id);
     let fresh = false;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (!view) {
-        view = remember(seen, userId, await read(db, userId));
+        view = remember(seen, id, await read(db, key));
         fresh = true;
       }
       const live = view.stamps.filter((t) => t > at - window.windowMs).sort((a, b) => a - b);
@@ -111,24 +135,24 @@ function mutate<T>(db: Db, userId: string, window: Window, change: (live: number
         db,
         new PutCommand({
           TableName: db.table,
-          Item: { ...rateLimitKey(userId), stamps, revision: view.revision + 1, expiresAt: Math.ceil((at + window.windowMs) / 1000) + 60 },
+          Item: { ...key, stamps, revision: view.revision + 1, expiresAt: Math.ceil((at + window.windowMs) / 1000) + 60 },
           ...writeCondition(view),
         }),
       ).catch((error: unknown) => {
-        seen.delete(userId);
+        seen.delete(id);
         throw error;
       });
       if (written) {
-        remember(seen, userId, { revision: view.revision + 1, stamps });
+        remember(seen, id, { revision: view.revision + 1, stamps });
         return result;
       }
       // Another process changed the window since: read it again, after a pause when it is busy.
       if (fresh) await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
       view = undefined;
     }
-    seen.delete(userId);
-    // Sustained contention on one author's window: ask the client to come back shortly.
-    throw new RateLimitedError(1, 'Too many publishes by this account at once; retry in 1 s', { limit: window.limit, windowSeconds: window.windowMs / 1000 });
+    seen.delete(id);
+    // Sustained contention on one window: ask the client to come back shortly.
+    throw limited(window, 1, `Too many ${LIMITED_ACTIONS[window.action].what} by this account at once; retry in 1 s`);
   });
 }
 
@@ -142,16 +166,16 @@ function writeCondition(view: Seen): Pick<PutCommandInput, 'ConditionExpression'
   return { ConditionExpression: 'attribute_not_exists(pk)' };
 }
 
-/** Keeps `view` as the newest of at most REMEMBERED_AUTHORS windows. */
-function remember(seen: Map<string, Seen>, userId: string, view: Seen): Seen {
-  seen.delete(userId);
-  seen.set(userId, view);
-  if (seen.size > REMEMBERED_AUTHORS) seen.delete(seen.keys().next().value!);
+/** Keeps `view` as the newest of at most REMEMBERED_WINDOWS windows. */
+function remember(seen: Map<string, Seen>, id: string, view: Seen): Seen {
+  seen.delete(id);
+  seen.set(id, view);
+  if (seen.size > REMEMBERED_WINDOWS) seen.delete(seen.keys().next().value!);
   return view;
 }
 
-async function read(db: Db, userId: string): Promise<Seen> {
-  const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: rateLimitKey(userId), ConsistentRead: true }));
+async function read(db: Db, key: ItemKey): Promise<Seen> {
+  const { Item } = await db.doc.send(new GetCommand({ TableName: db.table, Key: key, ConsistentRead: true }));
   if (!Item) return { revision: 0, stamps: [] };
   const window = windowSchema.safeParse(Item);
   return window.success ? window.data : { revision: 0, stamps: [], damaged: true };

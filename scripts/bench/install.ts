@@ -47,7 +47,7 @@ export async function benchInstall(): Promise<Row[]> {
   await bundleCli();
   const corpus = skillCorpus(count);
   const files = corpus.reduce((n, s) => n + s.files.length, 0);
-  const stack = await startBenchStack({ SKILLPRESS_PUBLISH_LIMIT: '100000' });
+  const stack = await startBenchStack({ SKILLPRESS_PUBLISH_LIMIT: '100000', SKILLPRESS_VERSION_LIMIT: '100000' });
   const work = mkdtempSync(join(tmpdir(), 'skillpress-bench-install-'));
   try {
     await publishCorpus(stack.baseUrl, corpus);

@@ -4,7 +4,7 @@ import { signInWithKey, startBenchStack, timedPost } from './stack.ts';
 
 /** Publish latency: new skills and new versions, one at a time and 16 at once, over real HTTP. */
 export async function benchPublish(): Promise<Row[]> {
-  const stack = await startBenchStack({ SKILLPRESS_PUBLISH_LIMIT: '100000' });
+  const stack = await startBenchStack({ SKILLPRESS_PUBLISH_LIMIT: '100000', SKILLPRESS_VERSION_LIMIT: '100000' });
   try {
     const { key } = await signInWithKey(stack.baseUrl, 'bench');
     const post = timedPost(stack.baseUrl, key);

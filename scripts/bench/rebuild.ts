@@ -11,7 +11,7 @@ export async function benchRebuild(sizes = [1000, 10_000], publishes = 25): Prom
   const rows: Row[] = [];
   const registryP50: Record<number, number> = {};
   for (const size of sizes) {
-    const stack = await startBenchStack({ SKILLPRESS_PUBLISH_LIMIT: '100000' });
+    const stack = await startBenchStack({ SKILLPRESS_PUBLISH_LIMIT: '100000', SKILLPRESS_VERSION_LIMIT: '100000' });
     try {
       const section = `rebuild ${size / 1000}k`;
       const { key } = await signInWithKey(stack.baseUrl, 'bench');

@@ -85,7 +85,7 @@ async function publishLatency(typical: ScanFile[]): Promise<Row[]> {
   let scanning = true;
   const noScan: Scanner = async () => ({ verdict: 'clean', rulesVersion: 'none', findings: [] });
   const stack = await startBenchStack(
-    { SKILLPRESS_PUBLISH_LIMIT: '100000' },
+    { SKILLPRESS_PUBLISH_LIMIT: '100000', SKILLPRESS_VERSION_LIMIT: '100000' },
     { scanner: (files, options) => (scanning ? ruleEngine : noScan)(files, options) },
   );
   try {

@@ -20,7 +20,7 @@ export async function benchSite(sizes = [1000, 10_000]): Promise<Row[]> {
   const rows: Row[] = [];
   for (const size of sizes) {
     const section = `site ${size / 1000}k`;
-    const stack = await startBenchStack({ SKILLPRESS_PUBLISH_LIMIT: '100000' });
+    const stack = await startBenchStack({ SKILLPRESS_PUBLISH_LIMIT: '100000', SKILLPRESS_VERSION_LIMIT: '100000' });
     const workDir = mkdtempSync(join(tmpdir(), 'skillpress-bench-site-'));
     const site = new LocalSiteBuilder(stack.deps.staticStore, stack.deps.config, createLogger('warn'), {
       workDir,

@@ -106,7 +106,12 @@ export async function benchVerdaccio(options = compareOptions()): Promise<Row[]>
     let started = performance.now();
     const skills = await seedSkillpress(join(runDir, 'skillpress'), options);
     const oursSeeded = (performance.now() - started) / 1000;
-    ours = await startServer({ DATA_DIR: join(runDir, 'skillpress'), SKILLPRESS_PUBLISH_LIMIT: '1000000', LOG_LEVEL: 'warn' });
+    ours = await startServer({
+      DATA_DIR: join(runDir, 'skillpress'),
+      SKILLPRESS_PUBLISH_LIMIT: '1000000',
+      SKILLPRESS_VERSION_LIMIT: '1000000',
+      LOG_LEVEL: 'warn',
+    });
     peer = await startVerdaccio(bin, join(runDir, 'verdaccio'));
     started = performance.now();
     await seedVerdaccio(peer, options);

@@ -98,7 +98,7 @@ const list = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : []);
 const expectExit = (result: CliResult, code: number) => expect(result.code, `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`).toBe(code);
 
 beforeAll(async () => {
-  server = await startServer({ DATA_DIR: join(work, 'data'), SKILLPRESS_PUBLISH_LIMIT: '1000' });
+  server = await startServer({ DATA_DIR: join(work, 'data'), SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
   base = server.baseUrl;
   const login = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' } });
   const cookie = login.headers.get('set-cookie')!.split(';')[0]!;

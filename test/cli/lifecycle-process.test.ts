@@ -21,7 +21,7 @@ let base: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  server = await startServer({ DATA_DIR: join(work, 'data'), SKILLPRESS_PUBLISH_LIMIT: '1000' });
+  server = await startServer({ DATA_DIR: join(work, 'data'), SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
   base = server.baseUrl;
   const login = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' } });
   const cookie = login.headers.get('set-cookie')!.split(';')[0]!;

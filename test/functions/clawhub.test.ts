@@ -73,7 +73,7 @@ let beta: Published;
 let paid: Published;
 
 beforeAll(async () => {
-  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_ADMINS: 'root' });
+  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000', SKILLPRESS_ADMINS: 'root' });
   alice = await Client.signIn(stack, 'alice');
   aliceKey = await alice.createKey();
   bobKey = await (await Client.signIn(stack, 'bob')).createKey();
@@ -324,7 +324,7 @@ describe('GET /api/v1/resolve', () => {
   });
 
   it('records each fingerprint once: a re-release of the same files is named instead, and a full rebuild writes what is missing', async () => {
-    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
     const ownKey = await (await Client.signIn(own, 'erin')).createKey();
     const one = [{ filename: 'SKILL.md', content: skillMd('claw-again') }];
     const two = [{ filename: 'SKILL.md', content: skillMd('claw-again', 'Another description') }];

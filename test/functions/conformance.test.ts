@@ -18,7 +18,7 @@ let stack: TestStack;
 let aliceKey: string;
 
 beforeAll(async () => {
-  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
   aliceKey = await (await Client.signIn(stack, 'alice')).createKey();
 });
 
@@ -283,7 +283,7 @@ describe('executable files', () => {
 
 describe('versions published before the check', () => {
   it('are listed in the discovery index with their SKILL.md description when they conform, and left out and reported by the full rebuild when not', async () => {
-    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
     const key = await (await Client.signIn(own, 'frank')).createKey();
     const legacyOk = await json(await withKey(own, key, '/api/publish', { body: skillBody({ slug: 'legacy-ok' }) }));
     const legacyBad = await json(await withKey(own, key, '/api/publish', { body: skillBody({ slug: 'legacy-bad' }) }));

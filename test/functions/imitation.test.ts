@@ -16,7 +16,7 @@ let aliceKey: string;
 let bobKey: string;
 
 beforeAll(async () => {
-  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
   aliceKey = await (await Client.signIn(stack, 'alice')).createKey();
   bobKey = await (await Client.signIn(stack, 'bob')).createKey();
   // Bob's popular skills, each installed 100 times, and one that stops one install short.

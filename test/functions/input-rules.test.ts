@@ -15,7 +15,7 @@ let aliceKey: string;
 let calls: AwsCallRecorder;
 
 beforeAll(async () => {
-  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
   alice = await Client.signIn(stack, 'alice');
   aliceKey = await alice.createKey();
   calls = recordAwsCalls(stack.deps);

@@ -14,7 +14,7 @@ let aliceKey: string;
 let bobKey: string;
 
 beforeAll(async () => {
-  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
   alice = await Client.signIn(stack, 'alice');
   aliceKey = await alice.createKey();
   bobKey = await (await Client.signIn(stack, 'bob')).createKey();

@@ -21,7 +21,10 @@ const users: Record<string, Client> = {};
 
 beforeAll(async () => {
   stripe = await startFakeStripe();
-  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_ADMINS: 'Someone-Else, root', ...fakeStripeEnv(stripe) });
+  stack = await createTestStack(
+    {},
+    { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000', SKILLPRESS_ADMINS: 'Someone-Else, root', ...fakeStripeEnv(stripe) },
+  );
   alice = await Client.signIn(stack, 'alice');
   aliceKey = await alice.createKey();
   root = await Client.signIn(stack, 'root');
@@ -89,6 +92,33 @@ describe('POST /api/skills/{id}/reports', () => {
     expect((await json(foreign)).error.code).toBe('csrf_rejected');
     // None of those counted: one real report is still only one.
     expect((await json(await alice.session(`/api/skills/${skill.id}/reports`))).reports).toEqual([]);
+  });
+});
+
+describe('the report rate limit', () => {
+  it('refuses an account the report over its hourly limit with 429, a report refused for another reason spending nothing', async () => {
+    const limited = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000', SKILLPRESS_REPORT_LIMIT: '3' });
+    const key = await (await Client.signIn(limited, 'kim')).createKey();
+    const skills = [];
+    for (let i = 0; i < 4; i++) skills.push(await json<{ id: string }>(await withKey(limited, key, '/api/publish', { body: skillBody() })));
+    const lou = await Client.signIn(limited, 'lou');
+    const file = (id: string) => lou.session(`/api/skills/${id}/reports`, { method: 'POST', body: { reason: 'spam' } });
+    expect((await file(skills[0]!.id)).status).toBe(201);
+    expect((await file(skills[0]!.id)).status).toBe(409); // already reported: no slot spent
+    expect((await file(skills[1]!.id)).status).toBe(201);
+    const third = await file(skills[2]!.id);
+    expect(third.status).toBe(201);
+    const over = await file(skills[3]!.id);
+    expect(over.status).toBe(429);
+    expect((await json(over)).error.code).toBe('rate_limited');
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(60);
+    expect(over.headers.get('ratelimit-limit')).toBe('3');
+    // Another account reports as before.
+    expect(
+      (await (await Client.signIn(limited, 'max')).session(`/api/skills/${skills[3]!.id}/reports`, { method: 'POST', body: { reason: 'spam' } })).status,
+    ).toBe(201);
+    limited.setNow(new Date(Date.now() + 3601_000));
+    expect((await file(skills[3]!.id)).status).toBe(201);
   });
 });
 

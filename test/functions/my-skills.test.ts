@@ -6,7 +6,7 @@ let alice: Client;
 let aliceKey: string;
 
 beforeAll(async () => {
-  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
   alice = await Client.signIn(stack, 'alice');
   aliceKey = await alice.createKey();
 });

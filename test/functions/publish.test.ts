@@ -1,7 +1,7 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { returnPublishSlot, takePublishSlot } from '#functions/store/rate-limit';
+import { returnSlot, takeSlot } from '#functions/store/rate-limit';
 import { rateLimitKey } from '#functions/store/keys';
 import { Client, createTestStack, json, skillBody, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
@@ -10,7 +10,7 @@ let alice: Client;
 let aliceKey: string;
 
 beforeAll(async () => {
-  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
   alice = await Client.signIn(stack, 'alice');
   aliceKey = await alice.createKey();
 });
@@ -193,19 +193,19 @@ describe('publish rate limit', () => {
     for (let i = 0; i < 2; i++) expect((await withKey(limited, key, '/api/publish', { body: skillBody() })).status).toBe(201);
     // Another container takes the three remaining slots: this process's view of the window is stale.
     const table = limited.deps.db;
-    const window = { limit: 5, windowMs: 60_000 };
+    const window = { action: 'publish' as const, limit: 5, windowMs: 60_000 };
     const elsewhere = { ...table }; // another container: a Db this process never used
-    const stamps = await Promise.all([0, 1, 2].map(() => takePublishSlot(elsewhere, userId, new Date(), window)));
+    const stamps = await Promise.all([0, 1, 2].map(() => takeSlot(elsewhere, userId, new Date(), window)));
     const refused = await withKey(limited, key, '/api/publish', { body: skillBody() });
     expect(refused.status).toBe(429);
     // It gives one back (its publish failed): the window has room again, though this process saw it full.
-    await returnPublishSlot(elsewhere, userId, stamps[0]!.stamp, window);
+    await returnSlot(elsewhere, userId, stamps[0]!.stamp, window);
     expect((await withKey(limited, key, '/api/publish', { body: skillBody() })).status).toBe(201);
     expect((await withKey(limited, key, '/api/publish', { body: skillBody() })).status).toBe(429);
     // This process last saw the window full; another slot given back elsewhere is still found.
-    await returnPublishSlot(elsewhere, userId, stamps[1]!.stamp, window);
+    await returnSlot(elsewhere, userId, stamps[1]!.stamp, window);
     expect((await withKey(limited, key, '/api/publish', { body: skillBody() })).status).toBe(201);
-    const item = (await table.doc.send(new GetCommand({ TableName: table.table, Key: rateLimitKey(userId), ConsistentRead: true }))).Item!;
+    const item = (await table.doc.send(new GetCommand({ TableName: table.table, Key: rateLimitKey(userId, 'PUBLISH'), ConsistentRead: true }))).Item!;
     expect(item.stamps).toHaveLength(5);
   });
 
@@ -215,10 +215,10 @@ describe('publish rate limit', () => {
     const key = await hal.createKey();
     const userId = ((await json(await hal.session('/api/me'))) as { user: { id: string } }).user.id;
     const table = limited.deps.db;
-    await table.doc.send(new PutCommand({ TableName: table.table, Item: { ...rateLimitKey(userId), revision: 7, stamps: 'damaged' } }));
+    await table.doc.send(new PutCommand({ TableName: table.table, Item: { ...rateLimitKey(userId, 'PUBLISH'), revision: 7, stamps: 'damaged' } }));
     for (let i = 0; i < 5; i++) expect((await withKey(limited, key, '/api/publish', { body: skillBody() })).status).toBe(201);
     expect((await withKey(limited, key, '/api/publish', { body: skillBody() })).status).toBe(429);
-    const item = (await table.doc.send(new GetCommand({ TableName: table.table, Key: rateLimitKey(userId), ConsistentRead: true }))).Item!;
+    const item = (await table.doc.send(new GetCommand({ TableName: table.table, Key: rateLimitKey(userId, 'PUBLISH'), ConsistentRead: true }))).Item!;
     expect([item.revision, (item.stamps as number[]).length]).toEqual([5, 5]);
   });
 
@@ -233,7 +233,7 @@ describe('publish rate limit', () => {
 
 describe('a publish whose last write fails', () => {
   it('answers 500 and leaves no trace: no version, no fingerprint, the slug free and the slot given back', async () => {
-    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
     const key = await (await Client.signIn(own, 'carol')).createKey();
     const before = await tableItems(own);
     // The skill's META is the last item a new skill writes; refuse it once.

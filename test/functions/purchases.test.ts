@@ -24,7 +24,10 @@ let bobKey: string;
 
 beforeAll(async () => {
   stripe = await startFakeStripe();
-  stack = await createTestStack({ log: createLogger('debug', (line) => logLines.push(line)) }, { SKILLPRESS_PUBLISH_LIMIT: '1000', ...fakeStripeEnv(stripe) });
+  stack = await createTestStack(
+    { log: createLogger('debug', (line) => logLines.push(line)) },
+    { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000', ...fakeStripeEnv(stripe) },
+  );
   alice = await Client.signIn(stack, 'alice');
   aliceKey = await alice.createKey();
   bob = await Client.signIn(stack, 'bob');
@@ -343,7 +346,7 @@ describe('purchases and sales', () => {
 
 describe('without Stripe configured', () => {
   it('answers checkout and the webhook with 503, while the author still grants access and issues tokens', async () => {
-    const plain = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+    const plain = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
     const author = await Client.signIn(plain, 'alice');
     const key = await author.createKey();
     const buyer = await Client.signIn(plain, 'bob');

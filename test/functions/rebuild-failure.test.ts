@@ -19,7 +19,11 @@ import { type Fault, plantFault, removeFault } from '../support/unbuildable-skil
  * under `npm start`.
  */
 async function twoAuthors(): Promise<{ stack: TestStack; aliceKey: string; bobKey: string }> {
-  const stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' }, { maxRebuildBackoffMs: 100, rebuilder: { bundlesCompleteAtStart: true } });
+  const stack = await createTestStack(
+    {},
+    { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' },
+    { maxRebuildBackoffMs: 100, rebuilder: { bundlesCompleteAtStart: true } },
+  );
   const aliceKey = await (await Client.signIn(stack, 'alice')).createKey();
   const bobKey = await (await Client.signIn(stack, 'bob')).createKey();
   return { stack, aliceKey, bobKey };

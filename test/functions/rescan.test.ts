@@ -26,7 +26,7 @@ let stack: TestStack;
 let key: string;
 
 beforeAll(async () => {
-  stack = await createTestStack({ scanner: olderRules }, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+  stack = await createTestStack({ scanner: olderRules }, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
   key = await (await Client.signIn(stack, 'alice')).createKey();
 });
 

@@ -14,7 +14,7 @@ let stack: TestStack;
 let key: string;
 
 beforeAll(async () => {
-  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
   key = await (await Client.signIn(stack, 'alice')).createKey();
 });
 

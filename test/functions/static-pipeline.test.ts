@@ -10,7 +10,7 @@ let stack: TestStack;
 let key: string;
 
 beforeAll(async () => {
-  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
   key = await (await Client.signIn(stack, 'alice')).createKey();
 });
 
@@ -128,7 +128,7 @@ describe('publishing emits the static files', () => {
   });
 
   it('rewrites only the changed skill and the two indexes, however many skills exist', async () => {
-    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
     const k = await (await Client.signIn(own, 'bob')).createKey();
     for (let i = 0; i < 12; i++) await publish(own, k);
     await own.idle();
@@ -287,7 +287,7 @@ describe('several rebuilders (Lambda containers side by side)', () => {
   }
 
   it("never drops another rebuilder's catalog entries", async () => {
-    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
     const k = await (await Client.signIn(own, 'erin')).createKey();
     const a = await publish(own, k);
     await own.idle();
@@ -302,7 +302,7 @@ describe('several rebuilders (Lambda containers side by side)', () => {
   });
 
   it('reads neither index back while it wrote them last, and both once another rebuilder has', async () => {
-    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
     const k = await (await Client.signIn(own, 'gina')).createKey();
     const a = await publish(own, k);
     await own.idle();
@@ -327,7 +327,7 @@ describe('several rebuilders (Lambda containers side by side)', () => {
   });
 
   it('recovers from a failed catalog write without losing what another rebuilder wrote meanwhile', async () => {
-    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
     const k = await (await Client.signIn(own, 'frank')).createKey();
     const a = await publish(own, k);
     await own.idle();
@@ -473,7 +473,7 @@ describe('serving like the CDN', () => {
 
 describe('repair', () => {
   it('retries a failed rebuild until the files appear', async () => {
-    const flaky = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+    const flaky = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
     const k = await (await Client.signIn(flaky, 'carol')).createKey();
     const store = flaky.deps.staticStore;
     const realPut = store.put.bind(store);
@@ -489,7 +489,7 @@ describe('repair', () => {
   });
 
   it('regenerates every file, byte for byte, with the full rebuild', async () => {
-    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
     const k = await (await Client.signIn(own, 'dave')).createKey();
     const a = await publish(own, k);
     await addVersion(own, k, a, '1.1.0');

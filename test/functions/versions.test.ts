@@ -12,7 +12,7 @@ let aliceKey: string;
 let bobKey: string;
 
 beforeAll(async () => {
-  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
   alice = await Client.signIn(stack, 'alice');
   aliceKey = await alice.createKey();
   bobKey = await (await Client.signIn(stack, 'bob')).createKey();
@@ -184,7 +184,7 @@ describe('POST /api/skills/<id>/versions', () => {
 
 describe('what a version publish costs in storage calls', () => {
   it('puts only new content, reads what the checks need once, and rebuilds from one Query of the skill', async () => {
-    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
     const k = await (await Client.signIn(own, 'carol')).createKey();
     const shared = { filename: 'scripts/run.sh', content: 'echo shared' };
     const created = await withKey(own, k, '/api/publish', { body: skillBody({ slug: 'carols-skill', files: [skillFile('carols-skill', '# one'), shared] }) });
@@ -215,6 +215,7 @@ describe('what a version publish costs in storage calls', () => {
       // the body valid, the skill and whether the version is taken, in one more.
       'dynamodb:BatchGetItem',
       'dynamodb:BatchGetItem',
+      'dynamodb:PutItem', // the author's window of the version limit (known to this process: not read again)
       'dynamodb:PutItem', // the version, conditionally
       'dynamodb:PutItem', // beside META's update: the version's ClawHub fingerprint, so a resolve is one read (docs/api.md §14.4)
       'dynamodb:Query', // the rebuild: the skill, its versions and their recorded fingerprints (nothing missing: no write)
@@ -222,5 +223,58 @@ describe('what a version publish costs in storage calls', () => {
       'dynamodb:UpdateItem', // the rebuild's index lock, released (with this holder's memo)
       'dynamodb:UpdateItem', // the skill's current version
     ]);
+  });
+});
+
+describe('the version rate limit (docs/api.md §6.4)', () => {
+  it('answers the version over the limit within a minute with 429, Retry-After and RateLimit headers, counting every key and session of the author', async () => {
+    const limited = await createTestStack({}, { SKILLPRESS_VERSION_LIMIT: '3' });
+    const hana = await Client.signIn(limited, 'hana');
+    const [k1, k2] = [await hana.createKey('one'), await hana.createKey('two')];
+    const { id, slug } = await json<{ id: string; slug: string }>(await withKey(limited, k1, '/api/publish', { body: skillBody() }));
+    const post = (v: string, via: 'one' | 'two' | 'session', files = [skillFile(slug, `# ${v}`)]) =>
+      via === 'session'
+        ? hana.session(`/api/skills/${id}/versions`, { method: 'POST', body: { version: v, files } })
+        : withKey(limited, via === 'one' ? k1 : k2, `/api/skills/${id}/versions`, { body: { version: v, files } });
+    // A version refused for another reason spends no slot.
+    expect((await post('1.0.1', 'one', [{ filename: 'SKILL.md', content: '# no front matter' }])).status).toBe(400);
+    for (const [i, via] of (['one', 'two', 'session'] as const).entries()) {
+      const res = await post(`1.1.${i}`, via);
+      expect(res.status).toBe(201);
+      expect(res.headers.get('ratelimit-limit')).toBe('3');
+      expect(res.headers.get('ratelimit-remaining')).toBe(String(2 - i));
+    }
+    const over = await post('1.2.0', 'two');
+    expect(over.status).toBe(429);
+    expect((await json(over)).error.code).toBe('rate_limited');
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(over.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    expect(over.headers.get('ratelimit-remaining')).toBe('0');
+    expect((await listVersions(limited.deps.db, id)).map((v) => v.version)).not.toContain('1.2.0');
+    // New skills have their own limit: the author may still create one.
+    expect((await withKey(limited, k1, '/api/publish', { body: skillBody() })).status).toBe(201);
+    // Another author is not held up.
+    const ivo = await (await Client.signIn(limited, 'ivo')).createKey();
+    const theirs = await json<{ id: string; slug: string }>(await withKey(limited, ivo, '/api/publish', { body: skillBody() }));
+    expect((await withKey(limited, ivo, `/api/skills/${theirs.id}/versions`, { body: { version: '1.1.0', files: [skillFile(theirs.slug)] } })).status).toBe(
+      201,
+    );
+
+    limited.setNow(new Date(Date.now() + 61_000));
+    expect((await post('1.2.0', 'one')).status).toBe(201);
+  });
+
+  it('admits exactly the limit of a burst of concurrent versions', async () => {
+    const limited = await createTestStack({}, { SKILLPRESS_VERSION_LIMIT: '4' });
+    const key = await (await Client.signIn(limited, 'jun')).createKey();
+    const { id, slug } = await json<{ id: string; slug: string }>(await withKey(limited, key, '/api/publish', { body: skillBody() }));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        withKey(limited, key, `/api/skills/${id}/versions`, { body: { version: `2.0.${i}`, files: [skillFile(slug, `# ${i}`)] } }),
+      ),
+    );
+    const counts: Record<number, number> = {};
+    for (const r of results) counts[r.status] = (counts[r.status] ?? 0) + 1;
+    expect(counts).toEqual({ 201: 4, 429: 6 });
   });
 });

@@ -59,7 +59,10 @@ let sacrificialTokenHash = '';
 let alice: Client;
 
 beforeAll(async () => {
-  stack = await createTestStack({ log: createLogger('debug', (line) => logLines.push(line)) }, { SKILLPRESS_PUBLISH_LIMIT: '1000000' });
+  stack = await createTestStack(
+    { log: createLogger('debug', (line) => logLines.push(line)) },
+    { SKILLPRESS_PUBLISH_LIMIT: '1000000', SKILLPRESS_VERSION_LIMIT: '1000000' },
+  );
   stack.setNow(new Date());
   alice = await Client.signIn(stack, 'alice');
   const bob = await Client.signIn(stack, 'bob');

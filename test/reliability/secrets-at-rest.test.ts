@@ -23,7 +23,7 @@ afterAll(async () => {
 
 describe('secrets at rest', () => {
   it('leaves no API key, session token or download token in the store, the static tree or the logs', async () => {
-    server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'debug', SKILLPRESS_PUBLISH_LIMIT: '100' });
+    server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'debug', SKILLPRESS_PUBLISH_LIMIT: '100', SKILLPRESS_VERSION_LIMIT: '100' });
     const base = server.baseUrl;
     const secrets = new Map<string, string>();
     const signIn = async (login: string) => {

@@ -18,7 +18,7 @@ const failures: Error[] = [];
 beforeAll(async () => {
   stack = await createTestStack(
     {},
-    { SKILLPRESS_PUBLISH_LIMIT: '1000' },
+    { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' },
     { background: 'thread', logLevel: 'silent', onBackgroundFailure: (e) => failures.push(e) },
   );
   alice = await Client.signIn(stack, 'alice');

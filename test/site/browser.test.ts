@@ -37,7 +37,7 @@ beforeAll(async () => {
   stripe = await startFakeStripe();
   let seeded: { fixture: SiteFixture; legacy: typeof legacy };
   ({ server, seeded } = await startSeededSite(
-    { DATA_DIR: dataDir, SKILLPRESS_SITE_DEBOUNCE_MS: ONE_BUILD, SKILLPRESS_PUBLISH_LIMIT: '100', ...fakeStripeEnv(stripe) },
+    { DATA_DIR: dataDir, SKILLPRESS_SITE_DEBOUNCE_MS: ONE_BUILD, SKILLPRESS_PUBLISH_LIMIT: '100', SKILLPRESS_VERSION_LIMIT: '100', ...fakeStripeEnv(stripe) },
     async (seedBase) => {
       const published = await publishFixture(seedBase);
       const auth = { authorization: `Bearer ${published.key}` };

@@ -32,7 +32,13 @@ let skills: Record<'flagged' | 'paid' | 'tidy' | 'target', PublishedSkill>;
 const files = (name: string, text: string) => [{ filename: 'SKILL.md', content: renamedSkillMd(text, slugify(name)) }];
 
 beforeAll(async () => {
-  const env = { DATA_DIR: dataDir, SKILLPRESS_SITE_DEBOUNCE_MS: ONE_BUILD, SKILLPRESS_PUBLISH_LIMIT: '100', SKILLPRESS_ADMINS: 'root' };
+  const env = {
+    DATA_DIR: dataDir,
+    SKILLPRESS_SITE_DEBOUNCE_MS: ONE_BUILD,
+    SKILLPRESS_PUBLISH_LIMIT: '100',
+    SKILLPRESS_VERSION_LIMIT: '100',
+    SKILLPRESS_ADMINS: 'root',
+  };
   ({ server, seeded: skills } = await startSeededSite(env, async (seedBase) => {
     const key = await createKey(seedBase, await signIn(seedBase, 'alice'));
     const skill = (name: string, text: string, paid = false) =>

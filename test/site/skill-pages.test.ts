@@ -28,7 +28,7 @@ let page: Page;
 
 beforeAll(async () => {
   ({ server, seeded: fixture } = await startSeededSite(
-    { DATA_DIR: dataDir, SKILLPRESS_SITE_DEBOUNCE_MS: ONE_BUILD, SKILLPRESS_PUBLISH_LIMIT: '100' },
+    { DATA_DIR: dataDir, SKILLPRESS_SITE_DEBOUNCE_MS: ONE_BUILD, SKILLPRESS_PUBLISH_LIMIT: '100', SKILLPRESS_VERSION_LIMIT: '100' },
     async (seedBase) => {
       const seeded = await publishSkillPageFixture(seedBase);
       // Published after the installs: the author page lists it with the others.

@@ -19,7 +19,7 @@ let close: () => void;
 const slugs: string[] = [];
 
 beforeAll(async () => {
-  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+  stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
   key = await (await Client.signIn(stack, 'alice')).createKey();
   for (let i = 0; i < 3; i++) slugs.push((await json(await withKey(stack, key, '/api/publish', { body: skillBody() }))).slug);
   await stack.idle();

@@ -14,7 +14,7 @@ export interface AuthorStack {
 
 /** A fresh stack with alice signed in and holding an API key; publishing is not rate limited. */
 export async function authorStack(overrides: Partial<Deps> = {}): Promise<AuthorStack> {
-  const stack = await createTestStack(overrides, { SKILLPRESS_PUBLISH_LIMIT: '1000' });
+  const stack = await createTestStack(overrides, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
   const alice = await Client.signIn(stack, 'alice');
   return { stack, alice, aliceKey: await alice.createKey() };
 }

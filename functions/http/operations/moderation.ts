@@ -16,7 +16,7 @@ export const moderationOperations = operations(
       auth: 'session',
       body: reportBodySchema,
       success: { status: 201, description: 'Reported', schema: reportSchema },
-      errors: ['not_found', 'forbidden', 'already_reported'],
+      errors: ['not_found', 'forbidden', 'already_reported', 'rate_limited'],
     },
     skillReports: {
       method: 'get',

@@ -24,11 +24,23 @@ export const publishingOperations = operations(
       method: 'post',
       path: '/api/skills/{id}/versions',
       summary: 'Publish a new version (author only)',
-      description: 'The version is scanned first: the answer carries the scan, and a malicious verdict is a 422 content_rejected with details.findings.',
+      description:
+        'A quarantined skill takes no new version (403 quarantined). The version is scanned: the answer carries the scan, and a malicious verdict is a 422 content_rejected with details.findings. ' +
+        'Rate limited per author (new versions of all their skills together): a success carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset, a 429 also Retry-After.',
       auth: 'sessionOrApiKey',
       body: versionBodySchema,
       success: { status: 201, description: 'Created', schema: versionCreatedSchema },
-      errors: ['invalid_request', 'invalid_skill', 'not_found', 'forbidden', 'payload_too_large', 'version_exists', 'content_rejected'],
+      errors: [
+        'invalid_request',
+        'invalid_skill',
+        'not_found',
+        'forbidden',
+        'quarantined',
+        'payload_too_large',
+        'version_exists',
+        'content_rejected',
+        'rate_limited',
+      ],
     },
     updateSkill: {
       method: 'patch',

@@ -14,7 +14,7 @@ export const clawhubPublishRoutes: RouteGroup = (app) => {
     const payload = validate(clawhubPublishPayloadSchema, jsonPart(form, 'payload'));
     const files = await fileParts(form, 'files');
     const { result, rate } = await publishFromClawhub(c.var.deps, caller.user, payload, files);
-    const headers = rate ? rateLimitHeaders(c.var.deps.config.publishLimit, rate.remaining, rate.resetSeconds) : {};
+    const headers = rate ? rateLimitHeaders(rate.limit, rate.remaining, rate.resetSeconds) : {};
     return c.json(result, 201, headers);
   });
 };

@@ -7,10 +7,89 @@ import { multiLineTextProblem } from './text.ts';
  * and the rules that decide when a skill leaves every listing.
  */
 
-/** Distinct users with an open report that quarantine a skill without waiting for an admin. */
-export const REPORTERS_TO_QUARANTINE = 3;
-
 export const REPORT_REASONS = ['malware', 'impersonation', 'spam', 'other'] as const;
+export type ReportReason = (typeof REPORT_REASONS)[number];
+
+/**
+ * Who is reporting (docs/api.md §7.10), as known when the report is filed: reports from new or
+ * unproven accounts go to the admins' queue and never hide a skill on their own, however many.
+ */
+export interface ReporterStanding {
+  /** Whole days since the account's first sign-in. */
+  accountDays: number;
+  /** Skills the account has published. */
+  skills: number;
+  /** Installs of those skills, together. */
+  installs: number;
+  /** The account's reports that admins upheld (quarantined the skill) and dismissed (released it). */
+  upheld: number;
+  dismissed: number;
+  /** An earlier report of this same skill by the account was dismissed. */
+  dismissedHere: boolean;
+}
+
+/** How much a report counts towards hiding a skill before an admin looks, and why, in words for the admins. */
+export interface ReportWeight {
+  weight: 0 | 1 | 2;
+  basis: string;
+}
+
+/** An account this young carries no weight: a throwaway account is minutes old. */
+export const ESTABLISHED_ACCOUNT_DAYS = 30;
+/** Installs of an account's skills that make it a known author, as for the imitation check. */
+export const KNOWN_AUTHOR_INSTALLS = 100;
+/** Reasons that may hide a skill before an admin looks: the ones that hurt whoever installs it. */
+export const HIDING_REASONS: readonly ReportReason[] = ['malware', 'impersonation'];
+/** Open reports with hiding reasons must weigh this much together, from at least {@link HIDING_REPORTERS} accounts. */
+export const HIDING_WEIGHT = 3;
+export const HIDING_REPORTERS = 2;
+
+/**
+ * The weight of one report. Nothing counts from an account younger than
+ * {@link ESTABLISHED_ACCOUNT_DAYS} days, from one whose reports admins dismissed more often than
+ * they upheld, or from one re-reporting a skill an admin released from its earlier report (so the
+ * same reporters cannot quarantine a released skill again). An older account counts 2 once it
+ * has a report upheld or its skills have {@link KNOWN_AUTHOR_INSTALLS} installs, 1 when it
+ * publishes skills, and 0 otherwise.
+ */
+export function reportWeight(standing: ReporterStanding): ReportWeight {
+  if (standing.dismissedHere) return { weight: 0, basis: 'an admin dismissed their earlier report of this skill' };
+  if (standing.dismissed > standing.upheld) return { weight: 0, basis: `${count(standing.dismissed, 'report')} dismissed, ${standing.upheld} upheld` };
+  if (standing.accountDays < ESTABLISHED_ACCOUNT_DAYS) return { weight: 0, basis: `account ${count(standing.accountDays, 'day')} old` };
+  if (standing.upheld > 0) return { weight: 2, basis: `${count(standing.upheld, 'report')} upheld` };
+  if (standing.installs >= KNOWN_AUTHOR_INSTALLS) return { weight: 2, basis: `author of skills with ${standing.installs} installs` };
+  if (standing.skills > 0) return { weight: 1, basis: `author of ${count(standing.skills, 'skill')}` };
+  return { weight: 0, basis: 'no skill published and no report upheld yet' };
+}
+
+/** What a skill's open reports say together: reports of malware or impersonation that carry weight. */
+export interface HidingSignal {
+  reporters: number;
+  weight: number;
+  reasons: ReportReason[];
+}
+
+/** The part of a skill's open reports that counts towards hiding it (one report per account is open at a time). */
+export function hidingSignal(open: readonly { reason: ReportReason; weight: number }[]): HidingSignal {
+  const counting = open.filter((report) => report.weight > 0 && HIDING_REASONS.includes(report.reason));
+  return {
+    reporters: counting.length,
+    weight: counting.reduce((sum, report) => sum + report.weight, 0),
+    reasons: REPORT_REASONS.filter((reason) => counting.some((report) => report.reason === reason)),
+  };
+}
+
+/**
+ * Whether a skill's open reports are a strong enough signal to hide it until an admin decides:
+ * reports of malware or impersonation weighing {@link HIDING_WEIGHT} together, from at least
+ * {@link HIDING_REPORTERS} accounts that carry weight. Anything less waits in the admins' queue.
+ */
+export function hidesSkill(open: readonly { reason: ReportReason; weight: number }[]): boolean {
+  const signal = hidingSignal(open);
+  return signal.reporters >= HIDING_REPORTERS && signal.weight >= HIDING_WEIGHT;
+}
+
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /**
  * A report's state: `open` until an admin decides; `upheld` when an admin quarantines the skill,
@@ -38,9 +117,11 @@ export const reportSchema = z.object({
 export type Report = z.output<typeof reportSchema>;
 export const reportListSchema = z.object({ reports: z.array(reportSchema) });
 
-/** A report as admins see it: who reported, and the skill as it stands. */
+/** A report as admins see it: who reported and what their report weighs, and the skill as it stands. */
 export const adminReportSchema = reportSchema.extend({
   reporter: z.string().describe("the reporter's login"),
+  weight: z.number().describe("how much the report counts towards hiding the skill before review (0, 1 or 2), from the reporter's standing when filed"),
+  basis: z.string().describe('why it weighs that, in words'),
   slug: z.string(),
   name: z.string(),
   quarantined: z.boolean(),

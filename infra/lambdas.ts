@@ -105,7 +105,8 @@ export const lambdas: readonly LambdaSpec[] = [
       'POST /api/skills/{id}/deprecate',
       'DELETE /api/skills/{id}/deprecate',
     ],
-    table: { read: true, write: [prefix.apiKey, prefix.skill] },
+    // RL#: the version rate limit; SKILL#: the version, its fingerprint and META.
+    table: { read: true, write: [prefix.apiKey, prefix.rateLimit, prefix.skill] },
     content: 'write',
     memoryMb: 1024,
   },
@@ -166,8 +167,9 @@ export const lambdas: readonly LambdaSpec[] = [
       'POST /api/admin/skills/{id}/quarantine',
       'DELETE /api/admin/skills/{id}/quarantine',
     ],
-    // REPORT#: the reports; SKILL#: the quarantine on a skill's META (its stream write starts the rebuild).
-    table: { read: true, write: [prefix.report, prefix.skill] },
+    // REPORT#: the reports; REPORTER#: the reporters' records of decided reports; RL#: the report
+    // rate limit; SKILL#: the quarantine on a skill's META (its stream write starts the rebuild).
+    table: { read: true, write: [prefix.report, prefix.reporter, prefix.rateLimit, prefix.skill] },
   },
   {
     name: 'clawhub',

@@ -1,28 +1,40 @@
-import { forbidden, notFound } from '#core/errors';
-import { type AdminReport, isAdmin, REPORTERS_TO_QUARANTINE, type Report, type ReportBody } from '#core/moderation';
+import { DomainError, forbidden, notFound } from '#core/errors';
+import { type AdminReport, hidesSkill, hidingSignal, isAdmin, type Report, type ReportBody, type ReporterStanding, reportWeight } from '#core/moderation';
 import type { User } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
 import { rateWindow } from './rate-windows.ts';
 import { quarantineSkill, releaseSkill } from '../store/moderation.ts';
 import { returnSlot, takeSlot } from '../store/rate-limit.ts';
-import { decideReports, listOpenReports, listReports, putReport, type ReportItem } from '../store/reports.ts';
-import { getSkill, type SkillItem } from '../store/skills.ts';
+import { installTotals } from '../store/downloads.ts';
+import { decideReports, getReport, getReporterRecord, listOpenReports, listReports, putReport, type ReportItem } from '../store/reports.ts';
+import { getSkill, listSkillsByAuthor, type SkillItem } from '../store/skills.ts';
+import { getUser } from '../store/users.ts';
 
 /**
  * Reports and quarantine (docs/api.md §7.10). Any signed-in user but the author may report a
- * skill once while their report is open; three distinct open reporters quarantine it. Admins
- * (`SKILLPRESS_ADMINS`) work through the open reports: quarantining upholds them, releasing
- * dismisses them. A quarantine or release names the skill to the rebuild, which takes it out of
- * (or puts it back into) the catalog, the discovery index and its registry documents.
+ * skill once while their report is open, a few times an hour. Each report is weighed by its
+ * reporter's standing when filed (core/moderation.ts): reports of new or unproven accounts wait
+ * for the admins, and only a strong signal from accounts with standing hides a skill before an
+ * admin looks. Admins (`SKILLPRESS_ADMINS`) work through the open reports: quarantining upholds
+ * them, releasing dismisses them, and both are counted on the reporters' records. A quarantine or
+ * release names the skill to the rebuild, which takes it out of (or puts it back into) the
+ * catalog, the discovery index and its registry documents.
  */
 type Ports = Pick<Deps, 'db' | 'clock' | 'changed' | 'config' | 'log'>;
 
+/** A reporter's skills whose installs are weighed: the most recent, in one batched read. */
+const SKILLS_WEIGHED = 100;
+const DAY_MS = 86_400_000;
+
 export async function reportSkill(deps: Ports, user: User, skillId: string, body: ReportBody): Promise<Report> {
-  const skill = await getSkill(deps.db, skillId);
+  const [skill, earlier] = await Promise.all([getSkill(deps.db, skillId), getReport(deps.db, skillId, user.id)]);
   if (!skill) throw notFound(`No skill with id ${skillId}`);
   if (skill.authorId === user.id) throw forbidden('You cannot report your own skill');
+  if (earlier?.status === 'open') throw alreadyReported();
   const window = rateWindow(deps.config, 'report');
   const slot = await takeSlot(deps.db, user.id, deps.clock(), window);
+  const dismissedHere = earlier?.status === 'dismissed' || earlier?.dismissedHere === true;
+  const { weight, basis } = reportWeight(await standingOf(deps, user, dismissedHere));
   const report: ReportItem = {
     skillId,
     userId: user.id,
@@ -31,34 +43,58 @@ export async function reportSkill(deps: Ports, user: User, skillId: string, body
     ...(body.details ? { details: body.details } : {}),
     createdAt: deps.clock().toISOString(),
     status: 'open',
+    weight,
+    basis,
+    ...(dismissedHere ? { dismissedHere } : {}),
   };
   try {
     await putReport(deps.db, report);
   } catch (error) {
-    // Already reported: a refused report spends no slot.
+    // Reported meanwhile by a concurrent request: a refused report spends no slot.
     await returnSlot(deps.db, user.id, slot.stamp, window);
     throw error;
   }
-  if (!skill.quarantine) await quarantineIfReported(deps, skill);
+  if (!skill.quarantine && weight > 0) await quarantineIfReported(deps, skill);
   return forAuthor(report);
 }
 
+const alreadyReported = () => new DomainError('already_reported', 'You have already reported this skill; an admin will look at it');
+
 /**
- * Quarantines `skill` once enough distinct users have an open report on it. Read after this
- * request's report is stored, so of concurrent third reports at least one sees three; the
- * conditional write lets only one quarantine.
+ * What is known of `user` as a reporter: the age of the account, the skills it publishes and
+ * their installs, and what admins made of its reports.
+ */
+async function standingOf(deps: Ports, user: User, dismissedHere: boolean): Promise<ReporterStanding> {
+  const [account, record, skills] = await Promise.all([getUser(deps.db, user.id), getReporterRecord(deps.db, user.id), listSkillsByAuthor(deps.db, user.id)]);
+  const weighed = skills.slice(-SKILLS_WEIGHED).map((s) => s.id);
+  const installs = weighed.length === 0 ? 0 : [...(await installTotals(deps.db, weighed)).values()].reduce((sum, n) => sum + n, 0);
+  const since = account ? Date.parse(account.createdAt) : deps.clock().getTime();
+  return {
+    accountDays: Math.max(0, Math.floor((deps.clock().getTime() - since) / DAY_MS)),
+    skills: skills.length,
+    installs,
+    upheld: record.upheld,
+    dismissed: record.dismissed,
+    dismissedHere,
+  };
+}
+
+/**
+ * Quarantines `skill` when its open reports are a strong enough signal (core/moderation.ts
+ * `hidesSkill`). Read after this request's report is stored, so of concurrent reports that tip
+ * the balance at least one sees it; the conditional write lets only one quarantine.
  */
 async function quarantineIfReported(deps: Ports, skill: SkillItem): Promise<void> {
   const open = (await listReports(deps.db, skill.id)).filter((r) => r.status === 'open');
-  if (open.length < REPORTERS_TO_QUARANTINE) return;
-  const reasons = [...new Set(open.map((r) => r.reason))].join(', ');
+  if (!hidesSkill(open)) return;
+  const { reporters, weight, reasons } = hidingSignal(open);
   const quarantined = await quarantineSkill(deps.db, skill.id, {
-    reason: `${open.length} users reported it (${reasons})`,
+    reason: `reported by ${reporters} users with standing (${reasons.join(', ')}; weight ${weight}); hidden until an admin reviews it`,
     since: deps.clock().toISOString(),
     by: 'reports',
   });
   if (!quarantined) return;
-  deps.log.info('skill quarantined by reports', { skillId: skill.id, slug: skill.slug, reporters: open.length });
+  deps.log.info('skill quarantined by reports', { skillId: skill.id, slug: skill.slug, reporters, weight });
   deps.changed([skill.id]);
 }
 
@@ -80,7 +116,17 @@ export async function openReports(deps: Ports, admin: User): Promise<AdminReport
   return reports.flatMap((report) => {
     const skill = skills.get(report.skillId);
     if (!skill) return [];
-    return [{ ...forAuthor(report), reporter: report.login, slug: skill.slug, name: skill.name, quarantined: skill.quarantine !== undefined }];
+    return [
+      {
+        ...forAuthor(report),
+        reporter: report.login,
+        weight: report.weight,
+        basis: report.basis,
+        slug: skill.slug,
+        name: skill.name,
+        quarantined: skill.quarantine !== undefined,
+      },
+    ];
   });
 }
 

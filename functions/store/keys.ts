@@ -44,6 +44,8 @@ export const prefix = {
   lock: 'LOCK#',
   /** A skill's reports, one item per reporter. */
   report: 'REPORT#',
+  /** What admins decided about an account's reports: how many were upheld and dismissed. */
+  reporter: 'REPORTER#',
   /** GSI partition: every open report, for the admins. */
   openReports: 'REPORTS#open',
 } as const;
@@ -86,6 +88,7 @@ export const rateLimitKey = (userId: string, action: string): ItemKey => ({ pk: 
 export const lockKey = (name: string): ItemKey => ({ pk: prefix.lock + name, sk: 'LOCK' });
 export const lookalikeKey = (key: string): ItemKey => ({ pk: prefix.lookalike + key, sk: 'LOOKALIKE' });
 export const reportKey = (skillId: string, userId: string): ItemKey => ({ pk: prefix.report + skillId, sk: prefix.user + userId });
+export const reporterKey = (userId: string): ItemKey => ({ pk: prefix.reporter + userId, sk: 'REPORTER' });
 
 /**
  * The items whose changes the rebuild follows: a skill's META and its versions. The fingerprint

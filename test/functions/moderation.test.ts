@@ -1,7 +1,9 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleIntegrity, fileEntries } from '#core/bundle';
 import { putBlobs } from '#functions/content/blobs';
 import { prepareFiles } from '#functions/services/publishing';
+import { userKey } from '#functions/store/keys';
 import { getSkill, listVersions, putVersion } from '#functions/store/skills';
 import { type FakeStripe, fakeStripeEnv, startFakeStripe } from '../support/fake-stripe.ts';
 import { Client, createTestStack, json, skillBody, skillFile, type TestStack, withKey } from '../support/stack.ts';
@@ -23,7 +25,13 @@ beforeAll(async () => {
   stripe = await startFakeStripe();
   stack = await createTestStack(
     {},
-    { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000', SKILLPRESS_ADMINS: 'Someone-Else, root', ...fakeStripeEnv(stripe) },
+    {
+      SKILLPRESS_PUBLISH_LIMIT: '1000',
+      SKILLPRESS_VERSION_LIMIT: '1000',
+      SKILLPRESS_REPORT_LIMIT: '1000',
+      SKILLPRESS_ADMINS: 'Someone-Else, root',
+      ...fakeStripeEnv(stripe),
+    },
   );
   alice = await Client.signIn(stack, 'alice');
   aliceKey = await alice.createKey();
@@ -58,6 +66,38 @@ async function visibility(skill: { id: string; slug: string }) {
 }
 
 const stub = (skill: { id: string; slug: string }) => ({ id: skill.id, slug: skill.slug, name: expect.any(String), author: 'alice', status: 'quarantined' });
+
+/** Moves an account's first sign-in `days` back: what its age is judged by. */
+async function backdate(on: TestStack, who: Client, days: number): Promise<void> {
+  const { user } = await json<{ user: { id: string } }>(await who.session('/api/me'));
+  await on.deps.db.doc.send(
+    new UpdateCommand({
+      TableName: on.deps.db.table,
+      Key: userKey(user.id),
+      UpdateExpression: 'SET createdAt = :at',
+      ExpressionAttributeValues: { ':at': new Date(Date.now() - days * 86_400_000).toISOString() },
+    }),
+  );
+}
+
+let reporters = 0;
+/**
+ * A fresh reporter of the given standing (docs/api.md §7.10): `new` signed in a moment ago,
+ * `member` a year old, `author` a year old with a skill of its own (weight 1), `proven` a year old
+ * with a report an admin upheld (weight 2).
+ */
+async function reporter(kind: 'new' | 'member' | 'author' | 'proven'): Promise<Client> {
+  const who = await Client.signIn(stack, `${kind}-${++reporters}`);
+  if (kind === 'new') return who;
+  await backdate(stack, who, 365);
+  if (kind === 'author') expect((await withKey(stack, await who.createKey(), '/api/publish', { body: skillBody() })).status).toBe(201);
+  if (kind === 'proven') {
+    const bad = await publish();
+    expect((await report(who, bad.id)).status).toBe(201);
+    expect((await quarantine(root, bad.id)).status).toBe(200);
+  }
+  return who;
+}
 
 describe('POST /api/skills/{id}/reports', () => {
   it('files a report (201) and refuses a second open one by the same user with 409 already_reported', async () => {
@@ -122,20 +162,22 @@ describe('the report rate limit', () => {
   });
 });
 
-describe('three distinct reporters', () => {
-  it('quarantine the skill: it leaves the catalog and the discovery index, its registry keeps only who it is, delivery is 403', async () => {
+describe('reports that weigh enough', () => {
+  it('from three established authors quarantine the skill: it leaves the catalog and the discovery index, its registry keeps only who it is, delivery is 403', async () => {
     const skill = await publish();
     const before = await visibility(skill);
     expect(before).toMatchObject({ inCatalog: true, inDiscovery: true, delivery: 200 });
     expect(before.registry.currentVersion).toBe('1.0.0');
 
-    expect((await report(users.bob!, skill.id)).status).toBe(201);
-    expect((await report(users.carol!, skill.id, { reason: 'impersonation' })).status).toBe(201);
-    // Two reporters, one of them twice: still listed.
-    expect((await report(users.bob!, skill.id)).status).toBe(409);
+    const [one, two, three] = [await reporter('author'), await reporter('author'), await reporter('author')];
+    expect((await report(one, skill.id)).status).toBe(201);
+    expect((await report(two, skill.id, { reason: 'impersonation' })).status).toBe(201);
+    // Two reporters, one of them twice, and spam from a third: still listed.
+    expect((await report(one, skill.id)).status).toBe(409);
+    expect((await report(three, skill.id, { reason: 'spam' })).status).toBe(201);
     expect(await visibility(skill)).toMatchObject({ inCatalog: true, delivery: 200 });
 
-    expect((await report(users.dave!, skill.id, { reason: 'spam' })).status).toBe(201);
+    expect((await report(await reporter('author'), skill.id)).status).toBe(201);
     const after = await visibility(skill);
     expect(after).toEqual({ registry: stub(skill), versions: stub(skill), inCatalog: false, inDiscovery: false, delivery: 403 });
     const refused = await json(await stack.request(`/api/deliver/${skill.id}?version=1.0.0`));
@@ -143,14 +185,18 @@ describe('three distinct reporters', () => {
 
     // The author sees the quarantine and the reports, not who filed them.
     const mine = (await json(await alice.session('/api/me/skills'))).skills.find((s: { id: string }) => s.id === skill.id);
-    expect(mine.quarantine).toEqual({ reason: '3 users reported it (malware, impersonation, spam)', since: expect.any(String) });
+    expect(mine.quarantine).toEqual({
+      reason: 'reported by 3 users with standing (malware, impersonation; weight 3); hidden until an admin reviews it',
+      since: expect.any(String),
+    });
     const { reports } = await json(await alice.session(`/api/skills/${skill.id}/reports`));
     expect(reports.map((r: { reason: string; status: string }) => [r.reason, r.status])).toEqual([
+      ['malware', 'open'],
       ['spam', 'open'],
       ['impersonation', 'open'],
       ['malware', 'open'],
     ]);
-    expect(JSON.stringify(reports)).not.toMatch(/bob|carol|dave/);
+    expect(JSON.stringify(reports)).not.toMatch(/author-|weight|basis/);
     expect((await users.erin!.session(`/api/skills/${skill.id}/reports`)).status).toBe(403);
 
     // A full rebuild from the table keeps it out too.
@@ -158,10 +204,18 @@ describe('three distinct reporters', () => {
     expect(await visibility(skill)).toMatchObject({ registry: stub(skill), inCatalog: false, inDiscovery: false });
   });
 
+  it('from two accounts with reports upheld before quarantine it; one alone, however proven, does not', async () => {
+    const skill = await publish();
+    expect((await report(await reporter('proven'), skill.id)).status).toBe(201);
+    expect(await visibility(skill)).toMatchObject({ inCatalog: true, delivery: 200 });
+    expect((await report(await reporter('proven'), skill.id, { reason: 'impersonation' })).status).toBe(201);
+    expect(await visibility(skill)).toMatchObject({ inCatalog: false, delivery: 403 });
+  });
+
   it('keep a quarantined paid skill from its own author, and from buyers', async () => {
     const skill = await publish({ paid: true, price: { amount: 500, currency: 'EUR' } });
     expect((await users.erin!.session(`/api/skills/${skill.id}/checkout`, { method: 'POST' })).status).toBe(201);
-    for (const login of ['bob', 'carol', 'dave']) expect((await report(users[login]!, skill.id)).status).toBe(201);
+    for (let i = 0; i < 3; i++) expect((await report(await reporter('author'), skill.id)).status).toBe(201);
     await stack.idle();
     const res = await alice.session(`/api/deliver/${skill.id}`);
     expect(res.status).toBe(403);
@@ -169,6 +223,66 @@ describe('three distinct reporters', () => {
     const checkout = await users.erin!.session(`/api/skills/${skill.id}/checkout`, { method: 'POST' });
     expect(checkout.status).toBe(403);
     expect((await json(checkout)).error.code).toBe('quarantined');
+  });
+});
+
+describe('reports that weigh nothing (the attack of issue 34)', () => {
+  it('three accounts created seconds earlier send 114 reports across a catalog of 38 skills at once: none is quarantined, the account limit refuses 84, and the admins see the rest', async () => {
+    const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_ADMINS: 'root' });
+    const key = await (await Client.signIn(own, 'owner')).createKey();
+    const catalog: { id: string; slug: string }[] = [];
+    for (let i = 0; i < 38; i++) catalog.push(await json(await withKey(own, key, '/api/publish', { body: skillBody() })));
+    const throwaways = await Promise.all(['x1', 'x2', 'x3'].map((login) => Client.signIn(own, login)));
+    const answers = await Promise.all(
+      throwaways.flatMap((who) => catalog.map((skill) => who.session(`/api/skills/${skill.id}/reports`, { method: 'POST', body: { reason: 'malware' } }))),
+    );
+    const counts: Record<number, number> = {};
+    for (const res of answers) counts[res.status] = (counts[res.status] ?? 0) + 1;
+    expect(counts).toEqual({ 201: 30, 429: 84 });
+
+    await own.idle();
+    const listed = (await json(await own.request('/.well-known/skills.json'))).skills as { slug: string }[];
+    expect(listed.map((s) => s.slug).sort()).toEqual(catalog.map((s) => s.slug).sort());
+    const { reports } = await json(await (await Client.signIn(own, 'root')).session('/api/admin/reports'));
+    expect(reports).toHaveLength(30);
+    for (const r of reports) expect(r).toMatchObject({ weight: 0, basis: 'account 0 days old', quarantined: false });
+  });
+
+  it('from members who never published nor had a report upheld, however many, wait for the admins', async () => {
+    const skill = await publish();
+    for (let i = 0; i < 5; i++) expect((await report(await reporter('member'), skill.id)).status).toBe(201);
+    expect(await visibility(skill)).toMatchObject({ inCatalog: true, delivery: 200 });
+  });
+
+  it('from the reporters whose reports of a skill an admin dismissed do not quarantine it again, though they still count elsewhere', async () => {
+    const skill = await publish();
+    const [one, two] = [await reporter('proven'), await reporter('proven')];
+    await report(one, skill.id);
+    await report(two, skill.id);
+    expect(await visibility(skill)).toMatchObject({ inCatalog: false, delivery: 403 });
+    expect((await release(root, skill.id)).status).toBe(204);
+    expect(await visibility(skill)).toMatchObject({ inCatalog: true, delivery: 200 });
+
+    // Each still has as many reports upheld as dismissed, but not of this skill.
+    expect((await report(one, skill.id)).status).toBe(201);
+    expect((await report(two, skill.id)).status).toBe(201);
+    expect(await visibility(skill)).toMatchObject({ inCatalog: true, delivery: 200 });
+    const queued = (await json(await root.session('/api/admin/reports'))).reports.filter((r: { skillId: string }) => r.skillId === skill.id);
+    expect(queued.map((r: { weight: number; basis: string }) => [r.weight, r.basis])).toEqual([
+      [0, 'an admin dismissed their earlier report of this skill'],
+      [0, 'an admin dismissed their earlier report of this skill'],
+    ]);
+    // Of another skill, their reports weigh as before.
+    const other = await publish();
+    expect((await report(one, other.id)).status).toBe(201);
+    const onOther = (await json(await root.session('/api/admin/reports'))).reports.find((r: { skillId: string }) => r.skillId === other.id);
+    expect(onOther).toMatchObject({ weight: 2, basis: '1 report upheld' });
+    // A second release of the first skill leaves them more reports dismissed than upheld: from then on they weigh nothing anywhere.
+    expect((await release(root, skill.id)).status).toBe(204);
+    const third = await publish();
+    expect((await report(one, third.id)).status).toBe(201);
+    const onThird = (await json(await root.session('/api/admin/reports'))).reports.find((r: { skillId: string }) => r.skillId === third.id);
+    expect(onThird).toMatchObject({ weight: 0, basis: '2 reports dismissed, 1 upheld' });
   });
 });
 
@@ -184,6 +298,8 @@ describe('admins', () => {
       slug: skill.slug,
       name: expect.any(String),
       reporter: 'erin',
+      weight: 0,
+      basis: 'account 0 days old',
       reason: 'other',
       details: 'asks for my password',
       createdAt: expect.any(String),
@@ -219,9 +335,10 @@ describe('admins', () => {
     expect((await quarantine(root, '00000000-0000-0000-0000-000000000000')).status).toBe(404);
   });
 
-  it('release a skill: it is listed and delivered again, its reports are dismissed, and new reports count afresh', async () => {
+  it('release a skill: it is listed and delivered again, its reports are dismissed, and its reporters do not count on it again', async () => {
     const skill = await publish();
-    for (const login of ['bob', 'carol', 'dave']) await report(users[login]!, skill.id);
+    const [one, two, three] = [await reporter('author'), await reporter('author'), await reporter('author')];
+    for (const who of [one, two, three]) await report(who, skill.id);
     expect(await visibility(skill)).toMatchObject({ inCatalog: false, delivery: 403 });
 
     expect((await release(users.bob!, skill.id)).status).toBe(403);
@@ -237,9 +354,8 @@ describe('admins', () => {
     ]);
     expect((await json(await alice.session('/api/me/skills'))).skills.find((s: { id: string }) => s.id === skill.id).quarantine).toBeUndefined();
 
-    // The same users may report again; two of them are not three.
-    expect((await report(users.bob!, skill.id)).status).toBe(201);
-    expect((await report(users.carol!, skill.id)).status).toBe(201);
+    // The same users may report again, and their reports wait for the admins.
+    for (const who of [one, two, three]) expect((await report(who, skill.id)).status).toBe(201);
     expect(await visibility(skill)).toMatchObject({ inCatalog: true, delivery: 200 });
     // Releasing a skill that is not quarantined dismisses its open reports all the same.
     expect((await release(root, skill.id)).status).toBe(204);

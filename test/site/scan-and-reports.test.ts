@@ -161,6 +161,7 @@ describe('reports and quarantine', () => {
       'malware',
       'It asks for my seed phrase.',
       'bob',
+      '0: account 0 days old',
       expect.stringMatching(/UTC$/),
       'listed',
       'Quarantine Release',
@@ -201,7 +202,7 @@ describe('reports and quarantine', () => {
     ).toBe(201);
     await signInAs('root');
     const again = page.locator('[data-list=admin-reports] tr', { hasText: skills.target.slug });
-    await eventually(() => again.locator('td').nth(4).textContent()).toBe('quarantined');
+    await eventually(() => again.locator('td').nth(5).textContent()).toBe('quarantined');
     await again.getByRole('button', { name: 'Release' }).click();
     await eventually(() => page.locator('[data-role=admin-status]').textContent()).toBe(`${skills.target.slug} is released; its reports are dismissed.`);
     await until(async () => (await call(base, `/api/registry/${skills.target.slug}`)).body?.currentVersion === '1.0.0', 10_000);

@@ -33,6 +33,7 @@ export function wireModeration(root: HTMLElement): { refresh(): Promise<void> } 
       reports.map((r) => ({
         ...r,
         details: r.details ?? '',
+        standing: `${r.weight}: ${r.basis}`,
         href: `${FALLBACK_PAGE}?slug=${encodeURIComponent(r.slug)}`,
         reported: formatTimestamp(r.createdAt),
         state: r.quarantined ? 'quarantined' : 'listed',

@@ -1,4 +1,5 @@
 import { limits } from './limits.ts';
+import { utf8Length } from './text.ts';
 
 /**
  * The one file every skill has, at its root, spelled exactly so (docs/agent-skills.md). Here,
@@ -9,8 +10,8 @@ export const SKILL_FILE = 'SKILL.md';
 
 /**
  * File names inside a skill are relative POSIX paths that are safe to join under any install
- * folder on any OS (docs/api.md, "Files"): nothing that climbs out, nothing a Windows or macOS
- * file system would refuse or silently alter. Returns the reason a name is refused, or null.
+ * folder on any OS (docs/api.md, "Files"): nothing that climbs out, nothing a Windows, macOS or
+ * Linux file system would refuse or silently alter. Returns the reason a name is refused, or null.
  */
 export function filenameProblem(filename: string): string | null {
   if (filename.length === 0) return 'must not be empty';
@@ -27,6 +28,10 @@ export function filenameProblem(filename: string): string | null {
     if (segment === '.') return 'must not contain . segments';
     if (/[. ]$/.test(segment)) return 'must not have a segment ending in a dot or a space (Windows drops them)';
     if (WINDOWS_DEVICE_NAME.test(segment)) return `must not use the Windows device name ${segment.split('.')[0]} as a file or folder name`;
+    // ext4, APFS and most others hold 255 bytes per name (NTFS 255 UTF-16 units, never fewer).
+    const bytes = utf8Length(segment);
+    if (bytes > limits.filenameSegmentBytes)
+      return `must have at most ${limits.filenameSegmentBytes} bytes (UTF-8) in each folder or file name; "${[...segment].slice(0, 20).join('')}…" has ${bytes}`;
   }
   return null;
 }

@@ -5,6 +5,8 @@ export const limits = {
   fileBytes: 1024 * 1024,
   versionBytes: 5 * 1024 * 1024,
   filenameChars: 255,
+  /** Per folder or file name, as file systems count it. */
+  filenameSegmentBytes: 255,
   /** Semver allows any length; 128 keeps every key and file name derived from a version short. */
   versionChars: 128,
   dependencies: 32,

@@ -1,5 +1,6 @@
 import { type CST, isMap, LineCounter, Parser, parseDocument, stringify } from 'yaml';
 import { SKILL_FILE } from './filename.ts';
+import { utf8Length } from './text.ts';
 
 /**
  * The YAML front matter at the top of a `SKILL.md`: finding it, parsing it with the `yaml`
@@ -83,7 +84,7 @@ export function readFrontMatter(source: string): FrontMatter {
  * `firstLine` is its first line's number in the file.
  */
 function parseYamlMapping(yaml: string, firstLine: number): Pick<FrontMatter, 'data' | 'problems'> {
-  const size = utf8Bytes(yaml);
+  const size = utf8Length(yaml);
   if (size > FRONT_MATTER_LIMITS.bytes)
     return {
       problems: [
@@ -143,21 +144,6 @@ function shapeProblem(yaml: string): string | undefined {
     for (const item of token.items) pending.push(['key' in item ? item.key : undefined, depth + 1], [item.value, depth + 1]);
   }
   return undefined;
-}
-
-/** The length of `text` in UTF-8, without encoding it (core runs in browsers too, without Buffer). */
-function utf8Bytes(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0x80) bytes += 1;
-    else if (unit < 0x800) bytes += 2;
-    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      bytes += 4;
-      i++;
-    } else bytes += 3;
-  }
-  return bytes;
 }
 
 /**

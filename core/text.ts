@@ -22,3 +22,18 @@ export function multiLineTextProblem(text: string): string | null {
   if (CONTROL.test(text)) return 'must not contain control characters other than newline and tab';
   return null;
 }
+
+/** The length of `text` in UTF-8 bytes, without encoding it (core runs in browsers too, without Buffer). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}

@@ -88,6 +88,20 @@ describe('filename rules', () => {
     expect(filenameProblem(name)).toBeNull();
   });
 
+  it('limits each segment to 255 bytes of UTF-8, which every file system holds, however few characters they are', () => {
+    expect(filenameProblem('日'.repeat(85))).toBeNull(); // 255 bytes
+    expect(filenameProblem('日'.repeat(86))).toBe(
+      'must have at most 255 bytes (UTF-8) in each folder or file name; "日日日日日日日日日日日日日日日日日日日日…" has 258',
+    );
+    expect(filenameProblem(`docs/${'日'.repeat(86)}.md`)).toMatch(/at most 255 bytes/);
+    expect(filenameProblem('😀'.repeat(63))).toBeNull(); // 252 bytes
+    expect(filenameProblem('😀'.repeat(64))).toMatch(/has 256$/);
+    // As sent: 134 characters, far under the 255 the whole name may have, but 396 bytes, which installs nowhere.
+    expect(filenameProblem(`${'日'.repeat(131)}.md`)).toMatch(/at most 255 bytes.* has 396$/);
+    // Short segments, long path: each segment counts alone.
+    expect(filenameProblem(Array(3).fill('日'.repeat(80)).join('/'))).toBeNull();
+  });
+
   it('finds names that repeat ignoring case', () => {
     expect(filenameConflict(['SKILL.md', 'a.md', 'skill.MD'])?.index).toBe(2);
     expect(filenameConflict(['a', 'b'])).toBeUndefined();

@@ -48,3 +48,73 @@ export function formatPrice(price: Price): string {
   const format = new Intl.NumberFormat('en-US', { style: 'currency', currency: price.currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
   return format.format(price.amount / 10 ** digits);
 }
+
+/**
+ * Stripe's smallest charge per currency (its "minimum and maximum charge amounts"), in this
+ * table's minor units. Other currencies have a minimum worth about 0.50 USD at the day's rate,
+ * which no table can hold: Stripe refuses such a checkout itself (503 payments_unavailable).
+ */
+const STRIPE_MINIMUMS: ReadonlyMap<string, number> = new Map([
+  ['USD', 50],
+  ['AED', 200],
+  ['AUD', 50],
+  ['BGN', 100],
+  ['BRL', 50],
+  ['CAD', 50],
+  ['CHF', 50],
+  ['CZK', 1500],
+  ['DKK', 250],
+  ['EUR', 50],
+  ['GBP', 30],
+  ['HKD', 400],
+  ['HUF', 17_500],
+  ['INR', 50],
+  ['JPY', 50],
+  ['MXN', 1000],
+  ['MYR', 200],
+  ['NOK', 300],
+  ['NZD', 50],
+  ['PLN', 200],
+  ['RON', 200],
+  ['SEK', 300],
+  ['SGD', 50],
+  ['THB', 1000],
+]);
+
+/**
+ * How many of this table's minor units make one of Stripe's, where the two differ. Stripe takes
+ * MGA in whole ariary (ISO 4217 has two digits) and ISK in hundredths of which only whole krónur
+ * are charged (ISO 4217 has none): 10,000 MGA minor units are 100 for Stripe, 500 ISK are 50,000.
+ */
+const STRIPE_UNITS: ReadonlyMap<string, number> = new Map([
+  ['MGA', 100],
+  ['ISK', 1 / 100],
+]);
+
+/** The amount as Stripe takes it for `price.currency` (`unit_amount`). */
+export function toStripeAmount(price: Price): number {
+  return Math.round(price.amount / (STRIPE_UNITS.get(price.currency) ?? 1));
+}
+
+/** An amount Stripe reports (a Checkout Session's total) in this table's minor units. */
+export function fromStripeAmount(amount: number, currency: string): number {
+  return Math.round(amount * (STRIPE_UNITS.get(currency.toUpperCase()) ?? 1));
+}
+
+/**
+ * Why Stripe could not charge `price`, or null when it can: under the currency's minimum charge,
+ * a three-decimal amount whose last digit is not 0 (card networks settle those currencies to the
+ * hundredth), a fraction of a unit Stripe takes whole, or over what Stripe takes in one payment.
+ */
+export function stripePriceProblem(price: Price): string | null {
+  const { amount, currency } = price;
+  const minimum = STRIPE_MINIMUMS.get(currency);
+  if (minimum !== undefined && amount < minimum) return `Stripe charges at least ${formatPrice({ amount: minimum, currency })} in ${currency}`;
+  if (minorDigits(currency) === 3 && amount % 10 !== 0) {
+    return `${currency} amounts must end in 0 (whole hundredths, e.g. ${amount - (amount % 10)} for ${formatPrice({ amount: amount - (amount % 10), currency })})`;
+  }
+  const unit = STRIPE_UNITS.get(currency);
+  if (unit !== undefined && unit > 1 && amount % unit !== 0) return `Stripe charges ${currency} in whole units only: the amount must be a multiple of ${unit}`;
+  if (toStripeAmount(price) > MAX_PRICE_MINOR_UNITS) return `Stripe takes at most ${MAX_PRICE_MINOR_UNITS} of its units of ${currency} in one payment`;
+  return null;
+}

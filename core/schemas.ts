@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { filenameConflict, filenameProblem } from './filename.ts';
 import { SOURCES } from './install-analytics.ts';
 import { limits } from './limits.ts';
-import { isCurrency, MAX_PRICE_MINOR_UNITS } from './price.ts';
+import { isCurrency, MAX_PRICE_MINOR_UNITS, stripePriceProblem } from './price.ts';
 import { isValidRange } from './semver-order.ts';
 import { CATEGORY_PATTERN, isValidSlug, normaliseCategory, SLUG_MAX, SLUG_PATTERN } from './slug.ts';
 import { multiLineTextProblem, singleLineTextProblem } from './text.ts';
@@ -84,15 +84,21 @@ export const dependenciesSchema = z
 export const changelogSchema = z.string().max(20_000).superRefine(textRule(multiLineTextProblem));
 
 /** A paid skill's price as an author sends it; the currency is stored in upper case. */
-export const priceSchema = z.strictObject({
-  amount: z.number().int().min(1).max(MAX_PRICE_MINOR_UNITS).describe("in the currency's minor units: 999 with EUR is €9.99, 500 with JPY is ¥500"),
-  currency: z
-    .string()
-    .length(3)
-    .transform((code) => code.toUpperCase())
-    .refine(isCurrency, 'must be an ISO 4217 currency code such as EUR or USD')
-    .describe('ISO 4217, e.g. EUR; lower case is accepted'),
-});
+export const priceSchema = z
+  .strictObject({
+    amount: z.number().int().min(1).max(MAX_PRICE_MINOR_UNITS).describe("in the currency's minor units: 999 with EUR is €9.99, 500 with JPY is ¥500"),
+    currency: z
+      .string()
+      .length(3)
+      .transform((code) => code.toUpperCase())
+      .refine(isCurrency, 'must be an ISO 4217 currency code such as EUR or USD')
+      .describe('ISO 4217, e.g. EUR; lower case is accepted'),
+  })
+  .superRefine((price, ctx) => {
+    // A price nobody could pay is refused when it is set, not at the buyer's checkout.
+    const problem = isCurrency(price.currency) ? stripePriceProblem(price) : null;
+    if (problem) ctx.addIssue({ code: 'custom', path: ['amount'], message: problem });
+  });
 
 /** A price as answers and static documents carry it. */
 const storedPriceSchema = z.object({ amount: z.number().int(), currency: z.string() });

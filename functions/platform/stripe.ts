@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import { invalidRequest } from '#core/errors';
-import type { Price } from '#core/price';
+import { type Price, toStripeAmount } from '#core/price';
 
 /**
  * Stripe, through the official SDK: opening Checkout Sessions and verifying webhook signatures.
@@ -76,7 +76,7 @@ export async function openCheckoutSession(secretKey: string, apiBase: string | u
           quantity: 1,
           price_data: {
             currency: price.currency.toLowerCase(),
-            unit_amount: price.amount,
+            unit_amount: toStripeAmount(price),
             product_data: { name: skill.name, description: skill.description.slice(0, 500), metadata: { skillId: skill.id } },
           },
         },

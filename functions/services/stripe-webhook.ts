@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { DomainError, invalidRequest } from '#core/errors';
+import { fromStripeAmount } from '#core/price';
 import type { Deps } from '../platform/composition.ts';
 import { readSecret } from '../platform/secrets-manager.ts';
 import { type StripeEvent, verifiedEvent } from '../platform/stripe.ts';
@@ -72,7 +73,7 @@ async function grantPurchase(deps: WebhookPorts, event: StripeEvent): Promise<We
     slug,
     userId,
     login,
-    amount: session.amount_total,
+    amount: fromStripeAmount(session.amount_total, session.currency),
     currency: session.currency.toUpperCase(),
     status: payment.refundedAt ? 'refunded' : 'purchased',
     sessionId: session.id,

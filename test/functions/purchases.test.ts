@@ -70,6 +70,10 @@ describe('prices', () => {
       [{ paid: true, price: { amount: 9.99, currency: 'EUR' } }, 'price.amount'],
       [{ paid: true, price: { amount: 100_000_000, currency: 'EUR' } }, 'price.amount'],
       [{ paid: true, price: { amount: 100, currency: 'EUR', tax: 1 } }, 'price'],
+      // Prices Stripe cannot charge: under its minimum (one yen, one euro cent), a last fils.
+      [{ paid: true, price: { amount: 1, currency: 'JPY' } }, 'price.amount'],
+      [{ paid: true, price: { amount: 1, currency: 'EUR' } }, 'price.amount'],
+      [{ paid: true, price: { amount: 1505, currency: 'KWD' } }, 'price.amount'],
     ];
     for (const [fields, path] of cases) {
       const res = await withKey(stack, aliceKey, '/api/publish', { body: { name: `Bad Price ${path}`, description: 'd', category: 'testing', ...fields } });
@@ -125,6 +129,31 @@ describe('checkout', () => {
     expect(session.url).toMatch(new RegExp(`^${stripe.baseUrl}/c/pay/cs_test_`));
     expect(session.success_url).toBe(`${ORIGIN}/purchase/?skill=${skill.slug}&session_id={CHECKOUT_SESSION_ID}`);
     expect(session.cancel_url).toBe(`${ORIGIN}/purchase/?skill=${skill.slug}&cancelled=1`);
+  });
+
+  it("sends Stripe the amount in Stripe's units where they are not ISO 4217's, and records the purchase in ours", async () => {
+    const skill = await paidSkill();
+    expect((await withKey(stack, aliceKey, `/api/skills/${skill.id}`, { method: 'PATCH', body: { price: { amount: 500, currency: 'ISK' } } })).status).toBe(
+      200,
+    );
+    const session = await openCheckout(stripe, bob, skill.id);
+    expect(session).toMatchObject({ amount_total: 50_000, currency: 'isk' });
+    expect((await sendWebhook(stack, stripe, stripe.pay(session.id))).status).toBe(200);
+    expect(await purchaseItems(session.id)).toEqual([expect.objectContaining({ status: 'purchased', amount: 500, currency: 'ISK' })]);
+  });
+
+  it('refuses a price Stripe cannot charge when it is set, not at checkout', async () => {
+    const skill = await paidSkill();
+    for (const price of [
+      { amount: 1, currency: 'JPY' },
+      { amount: 49, currency: 'USD' },
+      { amount: 2005, currency: 'BHD' },
+      { amount: 150, currency: 'MGA' },
+    ]) {
+      const res = await withKey(stack, aliceKey, `/api/skills/${skill.id}`, { method: 'PATCH', body: { price } });
+      expect(res.status, JSON.stringify(price)).toBe(400);
+      expect((await json(res)).error.details.issues[0].path).toEqual(['price', 'amount']);
+    }
   });
 
   it('needs a browser session: 401 without one and with an API key', async () => {

@@ -21,4 +21,9 @@ export const limits = {
   registryVersions: 5,
   sessionSeconds: 30 * 24 * 60 * 60,
   downloadToken: { minSeconds: 60, maxSeconds: 2_592_000, defaultSeconds: 86_400 },
+  /**
+   * A buyer's or grantee's own tokens are for their own installs, and die with their access
+   * anyway: short and few, so one shared publicly is little use to anyone else.
+   */
+  entitledToken: { maxSeconds: 3600, defaultSeconds: 600, maxUses: 10, defaultUses: 1 },
 } as const;

@@ -148,8 +148,20 @@ export const loginSchema = z.string().regex(LOGIN_PATTERN, 'a GitHub-style login
 export const devLoginBodySchema = z.strictObject({ login: loginSchema });
 
 export const downloadTokenBodySchema = z.strictObject({
-  expiresInSeconds: z.number().int().min(limits.downloadToken.minSeconds).max(limits.downloadToken.maxSeconds).default(limits.downloadToken.defaultSeconds),
-  maxUses: z.number().int().min(1).max(1_000_000).optional(),
+  expiresInSeconds: z
+    .number()
+    .int()
+    .min(limits.downloadToken.minSeconds)
+    .max(limits.downloadToken.maxSeconds)
+    .optional()
+    .describe("default: a day for the author's tokens, 10 minutes for a buyer's or grantee's own (at most an hour)"),
+  maxUses: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .describe("default: unlimited for the author's tokens, one use for a buyer's or grantee's own (at most 10)"),
 });
 
 export const grantBodySchema = z.strictObject({ login: loginSchema });

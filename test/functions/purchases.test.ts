@@ -215,6 +215,30 @@ describe('the webhook', () => {
     expect(tokens).toHaveLength(1);
   });
 
+  it("bounds a buyer's or grantee's own tokens: an hour and 10 uses at most, 10 minutes and one use unless asked, where the author's are not", async () => {
+    const skill = await paidSkill();
+    await buy(stack, stripe, bob, skill.id);
+    const mint = (key: string, body: Record<string, unknown>) => withKey(stack, key, `/api/skills/${skill.id}/download-tokens`, { body });
+    const before = Date.now();
+    const plain = await json(await mint(bobKey, {}));
+    expect(plain.maxUses).toBe(1);
+    expect(Date.parse(plain.expiresAt) - before).toBeLessThanOrEqual(600_000 + 5_000);
+    expect(Date.parse(plain.expiresAt) - before).toBeGreaterThan(590_000);
+    expect((await mint(bobKey, { expiresInSeconds: 3600, maxUses: 10 })).status).toBe(201);
+    for (const body of [{ expiresInSeconds: 2_592_000 }, { expiresInSeconds: 3601 }, { maxUses: 11 }, { maxUses: 1_000_000, expiresInSeconds: 600 }]) {
+      const res = await mint(bobKey, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect((await json(res)).error.code).toBe('invalid_request');
+    }
+    // The one-use default holds: a second delivery with it is refused.
+    expect((await deliver(stack, skill.id, { token: plain.token })).status).toBe(200);
+    expect((await deliver(stack, skill.id, { token: plain.token })).status).toBe(401);
+    // The author's tokens keep their day and unlimited uses by default, and 30 days on request.
+    const authors = await json(await mint(aliceKey, {}));
+    expect(authors.maxUses).toBeNull();
+    expect((await mint(aliceKey, { expiresInSeconds: 2_592_000 })).status).toBe(201);
+  });
+
   it('grants exactly once when the same event is delivered 10 times at once, and again later', async () => {
     const skill = await paidSkill();
     const session = await openCheckout(stripe, bob, skill.id);
@@ -392,7 +416,7 @@ describe('without Stripe configured', () => {
     expect((await deliver(plain, skill.id, {}, buyer)).status).toBe(200);
     expect((await issueToken(author, skill.id)).token).toMatch(/^dt_/);
     // A granted user mints their own token, bound to the grant: revoking the grant ends it.
-    const minted = await withKey(plain, await buyer.createKey(), `/api/skills/${skill.id}/download-tokens`, { body: {} });
+    const minted = await withKey(plain, await buyer.createKey(), `/api/skills/${skill.id}/download-tokens`, { body: { maxUses: 2 } });
     expect(minted.status).toBe(201);
     const { token } = await json(minted);
     expect((await deliver(plain, skill.id, { token })).status).toBe(200);

@@ -1,10 +1,11 @@
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { DomainError, unauthenticated } from '#core/errors';
+import { unauthenticated } from '#core/errors';
 import type { User } from '#core/schemas';
 import { apiKeyOwner, recordKeyUse } from '../services/api-keys.ts';
 import { sessionUser } from '../services/sign-in.ts';
 import type { AppEnv } from './env.ts';
+import { checkOrigin } from './site-origin.ts';
 
 /**
  * Who is calling. Each endpoint says which credentials it accepts (docs/api.md §4): a session
@@ -28,7 +29,7 @@ export async function requireSession(c: Ctx): Promise<Caller> {
   if (!caller) {
     throw unauthenticated(c.req.header('authorization') ? 'This endpoint accepts only a browser session, not an API key' : 'Sign in first');
   }
-  checkOrigin(c);
+  if (!SAFE_METHODS.has(c.req.method)) checkOrigin(c);
   return caller;
 }
 
@@ -60,18 +61,6 @@ async function apiKeyCaller(c: Ctx): Promise<Caller | undefined> {
   if (!found) return undefined;
   c.set('apiKeyUsed', found.use);
   return { user: found.user, via: 'api-key' };
-}
-
-/**
- * CSRF defence for cookie-authenticated writes: the browser's Origin must be the site's. API
- * keys are exempt because a browser never attaches them on its own.
- */
-function checkOrigin(c: Ctx): void {
-  if (SAFE_METHODS.has(c.req.method)) return;
-  const expected = c.var.deps.config.siteOrigin ?? new URL(c.req.url).origin;
-  if (c.req.header('origin') !== expected) {
-    throw new DomainError('csrf_rejected', `Session-authenticated writes must send Origin: ${expected}`);
-  }
 }
 
 /** Records the use of the request's API key, if one authenticated it and the request succeeded. */

@@ -49,7 +49,7 @@ export async function startBenchStack(env: Record<string, string> = {}, override
 export async function signInWithKey(baseUrl: string, login: string): Promise<{ cookie: string; key: string }> {
   const res = await fetch(`${baseUrl}/api/auth/dev-login`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', origin: baseUrl },
     body: JSON.stringify({ login }),
   });
   const cookie = res.headers.get('set-cookie')!.split(';')[0]!;

@@ -100,7 +100,7 @@ const expectExit = (result: CliResult, code: number) => expect(result.code, `std
 beforeAll(async () => {
   server = await startServer({ DATA_DIR: join(work, 'data'), SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
   base = server.baseUrl;
-  const login = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' } });
+  const login = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' }, headers: { origin: base } });
   const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
   const key = await call(base, '/api/api-keys', { method: 'POST', body: { name: 'cli tests' }, headers: { cookie, origin: base } });
   apiKey = key.body.key;

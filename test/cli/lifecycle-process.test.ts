@@ -23,7 +23,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   server = await startServer({ DATA_DIR: join(work, 'data'), SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
   base = server.baseUrl;
-  const login = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' } });
+  const login = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' }, headers: { origin: base } });
   const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
   const key = await call(base, '/api/api-keys', { method: 'POST', body: { name: 'cli' }, headers: { cookie, origin: base } });
   env = {
@@ -187,7 +187,7 @@ describe('yanked versions', () => {
     expectExit(await cli(work, 'yank', 'yankable'), 1);
     expectExit(await cli(work, 'yank', 'yankable@^1.0.0'), 1);
     expectExit(await cli(work, 'yank', 'yankable@1.1.0', '--undo', '--reason', 'x'), 1);
-    const bobLogin = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'bob' } });
+    const bobLogin = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'bob' }, headers: { origin: base } });
     const cookie = bobLogin.headers.get('set-cookie')!.split(';')[0]!;
     const bobKey = (await call(base, '/api/api-keys', { method: 'POST', body: { name: 'bob' }, headers: { cookie, origin: base } })).body.key;
     const refused = await runCli(['yank', 'yankable@1.0.0', '--registry', base], { cwd: work, env: { ...env, SKILLPRESS_API_KEY: bobKey } });

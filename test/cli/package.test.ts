@@ -78,7 +78,7 @@ describe('the skillpress package', () => {
 
   it('searches and installs a skill from a running registry', async () => {
     const base = server.baseUrl;
-    const login = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'packer' } });
+    const login = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'packer' }, headers: { origin: base } });
     const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
     const key = (await call(base, '/api/api-keys', { method: 'POST', body: { name: 'package test' }, headers: { cookie, origin: base } })).body.key;
     const files = [

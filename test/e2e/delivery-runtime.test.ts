@@ -14,7 +14,7 @@ describe('npm start, delivering a paid skill', () => {
     const server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'debug' });
     try {
       const base = server.baseUrl;
-      const login = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' } });
+      const login = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' }, headers: { origin: base } });
       const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
       const session = { cookie, origin: base };
       const { key } = (await call(base, '/api/api-keys', { method: 'POST', body: { name: 'ci' }, headers: session })).body;

@@ -33,7 +33,7 @@ describe('npm start', () => {
   it('runs sign-in, keys, publish and versions, and keeps them across a restart', async () => {
     const first = await startServer({ DATA_DIR: dataDir });
     const base = first.baseUrl;
-    const login = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' } });
+    const login = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' }, headers: { origin: base } });
     expect(login.status).toBe(200);
     const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
     const key = await call(base, '/api/api-keys', { method: 'POST', body: { name: 'ci' }, headers: { cookie, origin: base } });
@@ -106,7 +106,7 @@ describe('npm start', () => {
       });
 
       // A new write is rebuilt and indexed while that skill keeps failing.
-      const login = await call(server.baseUrl, '/api/auth/dev-login', { method: 'POST', body: { login: 'dora' } });
+      const login = await call(server.baseUrl, '/api/auth/dev-login', { method: 'POST', body: { login: 'dora' }, headers: { origin: server.baseUrl } });
       const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
       const key = await call(server.baseUrl, '/api/api-keys', { method: 'POST', body: { name: 'ci' }, headers: { cookie, origin: server.baseUrl } });
       const fresh = await call(server.baseUrl, '/api/publish', {

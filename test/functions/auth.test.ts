@@ -12,7 +12,11 @@ beforeAll(async () => {
 
 describe('dev sign-in and sessions', () => {
   it('signs in with a HttpOnly, SameSite=Lax session cookie and answers /api/me', async () => {
-    const res = await stack.request('/api/auth/dev-login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"login":"alice"}' });
+    const res = await stack.request('/api/auth/dev-login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: ORIGIN },
+      body: '{"login":"alice"}',
+    });
     expect(res.status).toBe(200);
     expect(await json(res)).toEqual({ user: { id: 'dev:alice', login: 'alice' } });
     const cookie = res.headers.get('set-cookie')!;
@@ -83,7 +87,7 @@ describe('dev sign-in and sessions', () => {
 
   it('rejects a bad login with 400 and an unknown field with 400', async () => {
     for (const body of ['{"login":"../x"}', '{"login":"alice","admin":true}', '{}', 'null']) {
-      const res = await stack.request('/api/auth/dev-login', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const res = await stack.request('/api/auth/dev-login', { method: 'POST', headers: { 'content-type': 'application/json', origin: ORIGIN }, body });
       expect(res.status, body).toBe(400);
       expect((await json(res)).error.code).toBe('invalid_request');
     }
@@ -111,6 +115,47 @@ describe('CSRF', () => {
     }
     const keys = await json(await alice.session('/api/api-keys'));
     expect(keys.keys.map((k: { name: string }) => k.name)).not.toContain('x');
+  });
+
+  it('signs in by dev sign-in only from the site: no Origin, another site or a rebound host is 403 csrf_rejected, and no session is made', async () => {
+    const devLogin = (url: string, origin?: string) =>
+      stack.request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(origin ? { origin } : {}) }, body: '{"login":"mallory"}' });
+    for (const [url, origin] of [
+      ['/api/auth/dev-login', undefined],
+      ['/api/auth/dev-login', 'https://evil.example'],
+      // DNS rebinding: the attacker's name resolved to this machine, Origin and Host agree.
+      ['http://rebound.example:8787/api/auth/dev-login', 'http://rebound.example:8787'],
+    ] as const) {
+      const res = await devLogin(url, origin);
+      expect(res.status, `${url} ${origin}`).toBe(403);
+      expect((await json(res)).error.code).toBe('csrf_rejected');
+      expect(res.headers.get('set-cookie')).toBeNull();
+    }
+    expect((await devLogin('/api/auth/dev-login', ORIGIN)).status).toBe(200);
+    for (const local of ['http://127.0.0.1:8787', 'http://localhost:8787', 'http://[::1]:8787'])
+      expect((await devLogin(`${local}/api/auth/dev-login`, local)).status, local).toBe(200);
+  });
+
+  it('without SITE_ORIGIN trusts only a loopback origin: a session write to a rebound host is refused even when Origin matches it', async () => {
+    const alice = await Client.signIn(stack, 'alice');
+    const res = await stack.request('http://rebound.example:8787/api/api-keys', {
+      method: 'POST',
+      headers: { cookie: alice.cookie!, 'content-type': 'application/json', origin: 'http://rebound.example:8787' },
+      body: '{"name":"rebound"}',
+    });
+    expect(res.status).toBe(403);
+    expect((await json(res)).error).toMatchObject({ code: 'csrf_rejected', message: expect.stringContaining('SITE_ORIGIN') });
+    const keys = await json(await alice.session('/api/api-keys'));
+    expect(keys.keys.map((k: { name: string }) => k.name)).not.toContain('rebound');
+  });
+
+  it('with SITE_ORIGIN trusts only it, whatever host the request was addressed to', async () => {
+    const site = await createTestStack({}, { SITE_ORIGIN: 'https://skillpress.dev' });
+    const alice = await Client.signIn(site, 'alice');
+    const write = (url: string, origin: string) =>
+      site.request(url, { method: 'POST', headers: { cookie: alice.cookie!, 'content-type': 'application/json', origin }, body: '{"name":"x"}' });
+    expect((await write('http://127.0.0.1/api/api-keys', 'http://127.0.0.1')).status).toBe(403);
+    expect((await write('http://internal.host/api/api-keys', 'https://skillpress.dev')).status).toBe(201);
   });
 
   it('accepts the configured SITE_ORIGIN', async () => {

@@ -80,7 +80,7 @@ describe('npm run rescan', () => {
     try {
       const server = await startServer({ DATA_DIR: dataDir });
       try {
-        const login = await call(server.baseUrl, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' } });
+        const login = await call(server.baseUrl, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' }, headers: { origin: server.baseUrl } });
         const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
         const created = await call(server.baseUrl, '/api/api-keys', { method: 'POST', body: { name: 'ci' }, headers: { cookie, origin: server.baseUrl } });
         const published = await call(server.baseUrl, '/api/publish', {

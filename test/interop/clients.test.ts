@@ -165,7 +165,7 @@ beforeAll(async () => {
   clients = ensurePeerClients(process.env.PEER_CLIENTS_DIR ?? join(tmpdir(), 'skillpress-peer-clients'));
   server = await startServer({ DATA_DIR: join(work, 'data') });
   base = server.baseUrl;
-  const login = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' } });
+  const login = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' }, headers: { origin: base } });
   const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
   key = (await call(base, '/api/api-keys', { method: 'POST', body: { name: 'interop' }, headers: { cookie, origin: base } })).body.key;
   await publishThroughOurApi('multi', '1.0.0');

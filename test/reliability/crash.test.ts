@@ -50,7 +50,7 @@ describe('a crash in the middle of a burst of publishes', () => {
     const DATA_DIR = dataDir();
     const env = { DATA_DIR, SKILLPRESS_PUBLISH_LIMIT: '100000', SKILLPRESS_VERSION_LIMIT: '100000' };
     let server = await start(env);
-    const login = await call(server.baseUrl, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' } });
+    const login = await call(server.baseUrl, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' }, headers: { origin: server.baseUrl } });
     const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
     const key = (await call(server.baseUrl, '/api/api-keys', { method: 'POST', body: { name: 'ci' }, headers: { cookie, origin: server.baseUrl } })).body
       .key as string;

@@ -27,7 +27,7 @@ describe('secrets at rest', () => {
     const base = server.baseUrl;
     const secrets = new Map<string, string>();
     const signIn = async (login: string) => {
-      const res = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login } });
+      const res = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login }, headers: { origin: base } });
       const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
       secrets.set(`session of ${login}`, cookie.split('=')[1]!);
       return { cookie, origin: base };

@@ -109,10 +109,10 @@ describe('auth', () => {
     const invocation = await invokeBundle(
       'auth',
       [
-        httpApiEvent('POST', '/api/auth/dev-login', { headers: { 'content-type': 'application/json' }, body: { login: 'bob' } }),
+        httpApiEvent('POST', '/api/auth/dev-login', { headers: { 'content-type': 'application/json', origin: SITE }, body: { login: 'bob' } }),
         httpApiEvent('GET', '/api/me', { cookies: [cookie, 'other=1'] }),
         httpApiEvent('GET', '/api/nothing/here', { routeKey: '$default' }),
-        httpApiEvent('POST', '/api/auth/dev-login', { headers: { 'content-type': 'application/json' }, body: '{"login":' }),
+        httpApiEvent('POST', '/api/auth/dev-login', { headers: { 'content-type': 'application/json', origin: SITE }, body: '{"login":' }),
         httpApiEvent('GET', '/api/health'),
       ],
       env,

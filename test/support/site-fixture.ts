@@ -24,7 +24,7 @@ export interface SiteFixture {
 }
 
 export async function signIn(base: string, login: string): Promise<string> {
-  const res = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login } });
+  const res = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login }, headers: { origin: base } });
   if (res.status !== 200) throw new Error(`dev-login ${res.status}`);
   return res.headers.get('set-cookie')!.split(';')[0]!;
 }

@@ -69,7 +69,7 @@ export class Client {
   static async signIn(stack: TestStack, login: string): Promise<Client> {
     const res = await stack.request('/api/auth/dev-login', {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', origin: stack.config.siteOrigin ?? ORIGIN },
       body: JSON.stringify({ login }),
     });
     if (res.status !== 200) throw new Error(`dev-login ${res.status}`);

@@ -9,10 +9,11 @@ export const signInOperations = operations(
       method: 'post',
       path: '/api/auth/dev-login',
       summary: 'Local sign-in (SKILLPRESS_DEV_LOGIN=1 only)',
+      description: "Takes the Origin rule: only the site's own pages may sign in this way.",
       auth: 'none',
       body: devLoginBodySchema,
       success: { status: 200, description: 'Signed in; sets the session cookie', schema: signedInSchema },
-      errors: ['not_found'],
+      errors: ['not_found', 'csrf_rejected'],
     },
     signInMethods: {
       method: 'get',

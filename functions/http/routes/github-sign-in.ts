@@ -7,6 +7,7 @@ import { gitHubSignIn } from '../../services/sign-in.ts';
 import { isHttps, setSessionCookie } from '../auth.ts';
 import type { AppEnv, RouteGroup } from '../env.ts';
 import { gitHubSignInOperations as op } from '../operations/github-sign-in.ts';
+import { requireSiteOrigin } from '../site-origin.ts';
 import { route } from '../route.ts';
 
 /**
@@ -49,8 +50,7 @@ export const gitHubSignInRoutes: RouteGroup = (app) => {
 
 /** Where GitHub sends the browser back: the site's own origin, as registered in the OAuth app. */
 function callbackUrl(c: Ctx): string {
-  const origin = c.var.deps.config.siteOrigin ?? new URL(c.req.url).origin;
-  return `${origin}/api/auth/github/callback`;
+  return `${requireSiteOrigin(c)}/api/auth/github/callback`;
 }
 
 function sameSecret(a: string, b: string): boolean {

@@ -29,6 +29,8 @@ export type FixtureSkill = keyof typeof FIXTURE_SLUGS;
 
 export type Auth =
   | { kind: 'none' }
+  /** No credential, but an Origin: the dev sign-in takes only the site's. */
+  | { kind: 'origin'; origin: 'site' | 'none' | string }
   | { kind: 'key'; key: 'alice' | 'bob' | 'revoked' }
   | { kind: 'authorization'; value: string }
   | { kind: 'session'; who: 'alice' | 'bob' | 'throwaway'; origin: 'site' | 'none' | string }
@@ -110,6 +112,10 @@ function authHeaders(auth: Auth, world: World): Record<string, string> {
   switch (auth.kind) {
     case 'none':
       return {};
+    case 'origin': {
+      const origin = auth.origin === 'site' ? world.origin : auth.origin === 'none' ? undefined : auth.origin;
+      return origin === undefined ? {} : { origin };
+    }
     case 'key':
       return { authorization: `Bearer ${world.keys[auth.key]}` };
     case 'authorization':
@@ -373,7 +379,7 @@ const RIGHT_AUTH: Record<Route, fc.Arbitrary<Auth>> = {
   versions: fc.oneof(keyAuth, sessionAuth),
   apiKeyCreate: sessionAuth,
   apiKeyDelete: sessionAuth,
-  devLogin: fc.constant({ kind: 'none' as const }),
+  devLogin: fc.record({ kind: fc.constant('origin' as const), origin: site }),
   logout: sessionAuth,
   tokenCreate: fc.oneof(keyAuth, sessionAuth),
   tokenDelete: fc.oneof(keyAuth, sessionAuth),

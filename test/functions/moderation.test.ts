@@ -230,8 +230,9 @@ describe('reports that weigh nothing (the attack of issue 34)', () => {
   it('three accounts created seconds earlier send 114 reports across a catalog of 38 skills at once: none is quarantined, the account limit refuses 84, and the admins see the rest', async () => {
     const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_ADMINS: 'root' });
     const key = await (await Client.signIn(own, 'owner')).createKey();
-    const catalog: { id: string; slug: string }[] = [];
-    for (let i = 0; i < 38; i++) catalog.push(await json(await withKey(own, key, '/api/publish', { body: skillBody() })));
+    const catalog = await Promise.all(
+      Array.from({ length: 38 }, async () => json<{ id: string; slug: string }>(await withKey(own, key, '/api/publish', { body: skillBody() }))),
+    );
     const throwaways = await Promise.all(['x1', 'x2', 'x3'].map((login) => Client.signIn(own, login)));
     const answers = await Promise.all(
       throwaways.flatMap((who) => catalog.map((skill) => who.session(`/api/skills/${skill.id}/reports`, { method: 'POST', body: { reason: 'malware' } }))),
@@ -246,7 +247,7 @@ describe('reports that weigh nothing (the attack of issue 34)', () => {
     const { reports } = await json(await (await Client.signIn(own, 'root')).session('/api/admin/reports'));
     expect(reports).toHaveLength(30);
     for (const r of reports) expect(r).toMatchObject({ weight: 0, basis: 'account 0 days old', quarantined: false });
-  });
+  }, 120_000);
 
   it('from members who never published nor had a report upheld, however many, wait for the admins', async () => {
     const skill = await publish();

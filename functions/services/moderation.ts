@@ -5,7 +5,7 @@ import type { Deps } from '../platform/composition.ts';
 import { rateWindow } from './rate-windows.ts';
 import { quarantineSkill, releaseSkill } from '../store/moderation.ts';
 import { returnSlot, takeSlot } from '../store/rate-limit.ts';
-import { installTotals } from '../store/downloads.ts';
+import { distinctInstallTotals } from '../store/downloads.ts';
 import { decideReports, getReport, getReporterRecord, listOpenReports, listReports, putReport, type ReportItem } from '../store/reports.ts';
 import { getSkill, listSkillsByAuthor, type SkillItem } from '../store/skills.ts';
 import { getUser } from '../store/users.ts';
@@ -62,12 +62,13 @@ const alreadyReported = () => new DomainError('already_reported', 'You have alre
 
 /**
  * What is known of `user` as a reporter: the age of the account, the skills it publishes and
- * their installs, and what admins made of its reports.
+ * their installs (by distinct clients, as the imitation check counts them, so they cannot be
+ * inflated by fetching), and what admins made of its reports.
  */
 async function standingOf(deps: Ports, user: User, dismissedHere: boolean): Promise<ReporterStanding> {
   const [account, record, skills] = await Promise.all([getUser(deps.db, user.id), getReporterRecord(deps.db, user.id), listSkillsByAuthor(deps.db, user.id)]);
   const weighed = skills.slice(-SKILLS_WEIGHED).map((s) => s.id);
-  const installs = weighed.length === 0 ? 0 : [...(await installTotals(deps.db, weighed)).values()].reduce((sum, n) => sum + n, 0);
+  const installs = weighed.length === 0 ? 0 : [...(await distinctInstallTotals(deps.db, weighed)).values()].reduce((sum, n) => sum + n, 0);
   const since = account ? Date.parse(account.createdAt) : deps.clock().getTime();
   return {
     accountDays: Math.max(0, Math.floor((deps.clock().getTime() - since) / DAY_MS)),

@@ -4,14 +4,15 @@
  */
 
 /**
- * The site's pages: scripts, styles and fonts only from this origin (the site's bundles are
- * external files), avatars from anywhere over https, API calls to this origin, and no framing.
+ * The site's pages: scripts, styles, fonts and images only from this origin (the site's bundles
+ * are external files; a skill's `SKILL.md` shows its images as links, so no third party learns
+ * who reads it), API calls to this origin, and no framing.
  */
 export const SITE_CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data: https:",
+  "img-src 'self' data:",
   "font-src 'self'",
   "connect-src 'self'",
   "object-src 'none'",

@@ -127,7 +127,7 @@ describe('sanitising', () => {
       expect(attributes.filter((a) => /\[(style|id|name|data-x|aria-hidden|action|xlink:href)=/.test(a))).toEqual([]);
       expect(html).not.toMatch(/javascript:|data:|alert\(1\)/i);
 
-      const links = [...body.querySelectorAll('a')].map((a) => [a.textContent, a.getAttribute('href'), a.getAttribute('rel')]);
+      const links = [...body.querySelectorAll('a:not(.image-link)')].map((a) => [a.textContent, a.getAttribute('href'), a.getAttribute('rel')]);
       expect(links).toEqual([
         ['click', null, null],
         ['tab', null, null],
@@ -139,17 +139,49 @@ describe('sanitising', () => {
         ['proto', null, null],
         ['upper', null, null],
       ]);
-      const images = [...body.querySelectorAll('img')].map((img) => [img.getAttribute('src'), img.getAttribute('alt'), img.getAttribute('referrerpolicy')]);
-      expect(images).toEqual([
-        [null, null, 'no-referrer'],
-        ['https://example.com/ok.png', 'fine', 'no-referrer'],
-        [null, 'data', 'no-referrer'],
-      ]);
+      // Images are never loaded: the web one is a link, the others are their alt text at most.
+      expect(body.querySelectorAll('img')).toHaveLength(0);
+      expect(body.querySelector('a.image-link')?.outerHTML).toBe(
+        '<a href="https://example.com/ok.png" class="image-link" rel="nofollow noopener noreferrer">Image: fine</a>',
+      );
       expect(body.querySelectorAll('input:not([type=checkbox]), input:not([disabled])')).toHaveLength(0);
       expect(body.querySelector('div')?.className ?? '').toBe('');
       expect(body.querySelector('div')?.textContent).toBe('overlay');
       expect(body.querySelector('details summary')?.textContent).toBe('More');
       expect(body.querySelector('p[title=kept]')?.textContent).toBe('attributes');
+    });
+  }
+});
+
+describe('images', () => {
+  const images = skillFile(
+    [
+      '![The pipeline](https://tracker.example/pixel.png?visitor=1 "A diagram")',
+      '![](https://cdn.example/a/b/diagram.svg)',
+      '![local](assets/diagram.png)',
+      '<img src="https://tracker.example/raw.gif" alt="raw" width="1" height="1">',
+      '<picture><source srcset="https://tracker.example/s.webp"><img src="https://tracker.example/p.png" alt="pic"></picture>',
+      '[![badge](https://img.shields.io/badge/x-y-green)](https://example.com/ci)',
+    ].join('\n\n'),
+  );
+
+  for (const [name, render] of [
+    ['at build time', (s: string) => renderSkillFile(s).html],
+    ['in the browser', (s: string) => inBrowser(s).html],
+  ] as const) {
+    it(`renders remote images as links, so no visitor's browser fetches anything from another host (${name})`, () => {
+      const body = dom(render(images));
+      expect(body.querySelectorAll('img, picture, source, [srcset]')).toHaveLength(0);
+      expect([...body.querySelectorAll('a')].map((a) => [a.textContent, a.getAttribute('href'), a.getAttribute('rel')])).toEqual([
+        ['Image: The pipeline', 'https://tracker.example/pixel.png?visitor=1', 'nofollow noopener noreferrer'],
+        ['Image: diagram.svg', 'https://cdn.example/a/b/diagram.svg', 'nofollow noopener noreferrer'],
+        ['Image: raw', 'https://tracker.example/raw.gif', 'nofollow noopener noreferrer'],
+        ['Image: pic', 'https://tracker.example/p.png', 'nofollow noopener noreferrer'],
+        ['Image: badge', 'https://example.com/ci', 'nofollow noopener'],
+      ]);
+      // A path inside the skill has nothing to point at on the site: its alt text stays.
+      expect(body.textContent).toContain('local');
+      expect(body.querySelector('a[href="https://img.shields.io/badge/x-y-green"]')).toBeNull();
     });
   }
 });

@@ -16,9 +16,9 @@ export { SKILL_FILE } from '#core/filename';
  * whatever the Markdown holds (raw HTML included) ends up as a short list of harmless elements:
  * no script, no style, no event handler, no form, no frame, no `id` to clobber the page's own.
  * Links keep only http(s) and mailto targets and `#` fragments, and carry `rel="nofollow noopener"`;
- * images load only from http(s) (the page's Content-Security-Policy allows https images only
- * anyway), never `data:` or `javascript:`. A link or image to a path inside the skill has nothing
- * to point at on the site (the files are in the file viewer), so it is left as text.
+ * images are never loaded: each becomes a link to it (see {@link imagesAsLinks}). A link or image
+ * to a path inside the skill has nothing to point at on the site (the files are in the file
+ * viewer), so it is left as text.
  */
 
 /** One row of the front matter table: nested mappings are flattened (`metadata.author`). */
@@ -41,7 +41,7 @@ export interface RenderedSkillFile {
  * change this whenever the same `SKILL.md` would render differently (the policy, marked's or
  * DOMPurify's options), or built pages keep the old rendering.
  */
-export const RENDERING_VERSION = '1';
+export const RENDERING_VERSION = '2';
 
 /** Characters of the body rendered; a longer file is cut (the file viewer shows all of it). */
 export const RENDERED_BODY_LIMIT = 100_000;
@@ -180,9 +180,49 @@ export function createSkillFileRenderer(window: WindowLike, highlight?: Highligh
     const { data, body } = readFrontMatter(source);
     const truncated = body.length > RENDERED_BODY_LIMIT;
     const markdown = truncated ? body.slice(0, RENDERED_BODY_LIMIT) : body;
-    const html = purify.sanitize(marked.parse(markdown) as string, PURIFY_CONFIG) as string;
-    return { frontMatter: data ? frontMatterRows(data) : [], html, truncated };
+    const fragment = purify.sanitize(marked.parse(markdown) as string, { ...PURIFY_CONFIG, RETURN_DOM_FRAGMENT: true });
+    imagesAsLinks(fragment);
+    const holder = fragment.ownerDocument.createElement('div');
+    holder.append(fragment);
+    return { frontMatter: data ? frontMatterRows(data) : [], html: holder.innerHTML, truncated };
   };
+}
+
+/**
+ * Replaces every image with a link to it (or, inside a link already, with its text): a skill
+ * page loads nothing from another host, so no third party learns the address of who reads it,
+ * nor when. Proxying the images through the registry was the other way; a link costs nothing,
+ * fetches nothing unasked, and a reader who wants the picture is one click away.
+ */
+function imagesAsLinks(fragment: DocumentFragment): void {
+  const document = fragment.ownerDocument;
+  for (const image of [...fragment.querySelectorAll('img')]) {
+    const src = image.getAttribute('src');
+    const web = src !== null && urlKind(src) === 'web' ? src : undefined;
+    const label = image.getAttribute('alt')?.trim() || (web && fileNameOf(web));
+    let replacement: Node;
+    if (web && !image.closest('a')) {
+      const link = document.createElement('a');
+      link.setAttribute('href', web);
+      link.setAttribute('class', 'image-link');
+      link.setAttribute('rel', 'nofollow noopener noreferrer');
+      link.textContent = `Image: ${label}`;
+      replacement = link;
+    } else {
+      replacement = document.createTextNode(label ? (web ? `Image: ${label}` : label) : '');
+    }
+    image.replaceWith(replacement);
+  }
+}
+
+/** The last segment of a URL's path (`diagram.svg`), or its host when the path has none. */
+function fileNameOf(url: string): string {
+  try {
+    const { pathname, host } = new URL(url);
+    return decodeURIComponent(pathname.split('/').filter(Boolean).at(-1) ?? '') || host;
+  } catch {
+    return url;
+  }
 }
 
 function configuredPurify(window: WindowLike): DOMPurify {
@@ -203,14 +243,6 @@ function configuredPurify(window: WindowLike): DOMPurify {
         const href = element.getAttribute('href');
         if (href !== null && urlKind(href) === 'other') element.removeAttribute('href');
         if (element.hasAttribute('href')) element.setAttribute('rel', 'nofollow noopener');
-        break;
-      }
-      case 'IMG': {
-        const src = element.getAttribute('src');
-        if (src !== null && urlKind(src) !== 'web') element.removeAttribute('src');
-        // Third-party images learn neither the page they are on nor who looks until scrolled to.
-        element.setAttribute('loading', 'lazy');
-        element.setAttribute('referrerpolicy', 'no-referrer');
         break;
       }
       case 'INPUT':

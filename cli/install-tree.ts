@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, renameSync, rmSync } from 'node:fs';
-import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { lstat, mkdir, readdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { type FileBytes, type FileEntry, sha256Hex } from '../core/bundle.ts';
 import { mapLimit } from '../core/map-limit.ts';
 import { CliError } from './cli-error.ts';
+import { installPathProblem } from './registry-names.ts';
 import { LEGACY_LOCKFILE_NAME, LOCKFILE_NAME, type Lockfile, parseLockfile, serialiseLockfile, writtenBySkillpress } from './lockfile.ts';
 
 /**
@@ -125,6 +126,48 @@ export async function removeFolder(target: string): Promise<boolean> {
   await rename(target, old);
   await removeTemporary(old);
   return true;
+}
+
+/**
+ * The first thing under `dir` that skillpress did not install there — a file whose name is not
+ * among `files`, a link, a device — as a path relative to `dir` (`.` for `dir` itself when it is
+ * not a folder), or undefined when everything is ours or `dir` does not exist. A folder is only
+ * ever replaced or removed when this is undefined, so no lockfile, however it was edited, can
+ * make the CLI delete someone's own work.
+ */
+export async function foreignEntry(dir: string, files: readonly FileEntry[]): Promise<string | undefined> {
+  const stat = await lstat(dir).catch(() => undefined);
+  if (!stat) return undefined;
+  if (!stat.isDirectory()) return '.';
+  const ours = new Set(files.map((f) => f.filename));
+  const walk = async (folder: string, prefix: string): Promise<string | undefined> => {
+    for (const entry of await readdir(folder, { withFileTypes: true })) {
+      const name = prefix + entry.name;
+      if (entry.isDirectory()) {
+        const inner = await walk(join(folder, entry.name), `${name}/`);
+        if (inner !== undefined) return inner;
+      } else if (!entry.isFile() || !ours.has(name)) {
+        return name;
+      }
+    }
+    return undefined;
+  };
+  return walk(dir, '');
+}
+
+/**
+ * Why the install folder `path` (relative to `cwd`) would, once links are followed, land outside
+ * the project or inside `.git`, or null. A committed link (`.claude/skills` → `../.git/hooks`)
+ * passes every check on the path's text; this one follows the nearest part that exists.
+ */
+export async function realFolderProblem(cwd: string, path: string): Promise<string | null> {
+  let existing = resolve(cwd, ...path.split('/'));
+  while (!(await exists(existing))) existing = dirname(existing);
+  const [real, project] = await Promise.all([realpath(existing), realpath(cwd)]);
+  const inside = relative(project, real);
+  if (inside === '') return null;
+  if (inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) return 'leads outside the project through a link';
+  return installPathProblem(inside.split(sep).join('/'));
 }
 
 /** Whether `dir` holds exactly `files` (same names, same bytes, nothing else, no links). */

@@ -6,7 +6,17 @@ import type { VersionSummary } from '../core/registry-document.ts';
 import type { ScanResult } from '../core/scan/finding.ts';
 import { SHARED_SKILLS_FOLDER } from './agents.ts';
 import { CliError, usage } from './cli-error.ts';
-import { commitStaged, discardStaged, exists, folderMatches, removeFolder, type Staged, stageFiles, writeLockfile } from './install-tree.ts';
+import {
+  commitStaged,
+  discardStaged,
+  folderMatches,
+  foreignEntry,
+  realFolderProblem,
+  removeFolder,
+  type Staged,
+  stageFiles,
+  writeLockfile,
+} from './install-tree.ts';
 import type { Io } from './io.ts';
 import { LOCKFILE_NAME, type LockedSkill, type Lockfile, pruneOrphans } from './lockfile.ts';
 import type { RegistryClient } from './registry-client.ts';
@@ -273,8 +283,13 @@ export async function applyTargets(
   clientFor: (registry: string) => RegistryClient,
 ): Promise<InstallOutcome> {
   const { ui } = ctx;
-  // Before any download or write: every folder this install would touch lies inside the project.
+  // Before any download or write: every folder this install would touch lies inside the project,
+  // by its text and once links are followed.
   for (const t of targets) installFolder(cwd, t.path);
+  for (const t of targets) {
+    const problem = await realFolderProblem(cwd, t.path);
+    if (problem) throw new CliError('unsafe_path', `refusing to install into ${t.path}: it ${problem}`);
+  }
   const intact = await mapLimit(targets, 8, async (t) => {
     const locked = lock.skills.get(t.slug);
     return (
@@ -287,11 +302,18 @@ export async function applyTargets(
   });
   const toFetch = targets.filter((_, i) => !intact[i]);
   for (const t of toFetch) {
-    // A folder the lockfile does not own may be someone's own work: never replace it silently.
-    if (!ctx.force && lock.skills.get(t.slug)?.path !== t.path && (await exists(join(cwd, t.path)))) {
-      throw new CliError('folder_exists', `${t.path} already exists and was not installed by skillpress`, {
-        hint: 'move it away, or pass --force to replace it',
-      });
+    // A folder holding anything skillpress did not put there may be someone's own work: never replace it silently.
+    if (ctx.force) continue;
+    const locked = lock.skills.get(t.slug);
+    const foreign = await foreignEntry(join(cwd, t.path), locked?.path === t.path ? locked.files : []);
+    if (foreign !== undefined) {
+      throw new CliError(
+        'folder_exists',
+        `${t.path} already exists and holds ${foreign === '.' ? 'something else' : foreign}, which skillpress did not install`,
+        {
+          hint: 'move it away, or pass --force to replace it',
+        },
+      );
     }
   }
 
@@ -324,12 +346,12 @@ export async function applyTargets(
   await commitStaged(staged);
 
   const skills = new Map(lock.skills);
-  const moved: string[] = [];
+  const moved: LockedSkill[] = [];
   const installed: InstalledReport[] = [];
   for (const [i, t] of toFetch.entries()) {
     const { entries } = staged[i]!;
     const previous = skills.get(t.slug);
-    if (previous && previous.path !== t.path) moved.push(previous.path);
+    if (previous && previous.path !== t.path) moved.push(previous);
     skills.set(t.slug, lockEntry(t, entries));
     installed.push({
       slug: t.slug,
@@ -349,10 +371,27 @@ export async function applyTargets(
       return { slug: t.slug, version: t.version, path: t.path };
     });
   const pruned = pruneOrphans({ ...lock, skills });
-  for (const slug of pruned.removed) moved.push(skills.get(slug)!.path);
+  for (const slug of pruned.removed) moved.push(skills.get(slug)!);
   await writeLockfile(cwd, pruned.lock);
-  for (const path of moved) await removeFolder(join(cwd, path)).catch((error: Error) => ui.warn(`could not remove ${path}: ${error.message}`));
+  for (const entry of moved) await removeInstalled(cwd, entry, ui);
   return { installed, unchanged, removed: pruned.removed, lockfile: LOCKFILE_NAME };
+}
+
+/**
+ * Removes a skill's install folder, unless it holds something skillpress did not install there:
+ * then the folder stays, with a warning naming what was found.
+ */
+export async function removeInstalled(cwd: string, entry: Pick<LockedSkill, 'path' | 'files'>, ui: Ui): Promise<void> {
+  try {
+    const foreign = await foreignEntry(join(cwd, entry.path), entry.files);
+    if (foreign !== undefined) {
+      ui.warn(`left ${entry.path} in place: it holds ${foreign === '.' ? 'something other than a folder' : foreign}, which skillpress did not install`);
+      return;
+    }
+    await removeFolder(join(cwd, entry.path));
+  } catch (error) {
+    ui.warn(`could not remove ${entry.path}: ${(error as Error).message}`);
+  }
 }
 
 /**

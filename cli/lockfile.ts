@@ -2,6 +2,7 @@ import { readableCanonicalJson } from '../core/canonical-json.ts';
 import { byFilename, type FileEntry } from '../core/bundle.ts';
 import { filenameProblem } from '../core/filename.ts';
 import { isValidSlug } from '../core/slug.ts';
+import { AGENTS } from './agents.ts';
 import { CliError } from './cli-error.ts';
 import { installPathProblem } from './registry-names.ts';
 
@@ -61,15 +62,33 @@ export interface Lockfile {
   lockfileVersion: typeof LOCKFILE_VERSION;
   /** By slug. A Map, not an object: `constructor` is a valid slug and must not find Object's. */
   skills: Map<string, LockedSkill>;
+  /** Install roots chosen with `--dir`, besides the agents' own folders (sorted, no repeats). */
+  dirs: string[];
 }
 
+/**
+ * The folders a locked skill may live in (as `<root>/<slug>`): every agent's own skills folder,
+ * and the roots the user chose with `--dir`. A lockfile is committed and read by whoever clones
+ * the project, so its paths are not trusted further than that: an entry pointing at `src` or
+ * `.git/hooks` is refused before anything is touched.
+ */
+export const AGENT_ROOTS: ReadonlySet<string> = new Set(Object.values(AGENTS).map(([, folder]) => folder));
+
 export function emptyLockfile(): Lockfile {
-  return { lockfileVersion: LOCKFILE_VERSION, skills: new Map() };
+  return { lockfileVersion: LOCKFILE_VERSION, skills: new Map(), dirs: [] };
+}
+
+/** The lockfile with `dir` recorded as an install root, unless an agent's folder already is one. */
+export function withDir(lock: Lockfile, dir: string): Lockfile {
+  if (AGENT_ROOTS.has(dir) || lock.dirs.includes(dir)) return lock;
+  return { ...lock, dirs: [...lock.dirs, dir].sort() };
 }
 
 export function serialiseLockfile(lock: Lockfile): string {
   const skills = Object.fromEntries([...lock.skills].map(([slug, entry]) => [slug, { ...entry, files: [...entry.files].sort(byFilename) }]));
-  return readableCanonicalJson({ lockfileVersion: lock.lockfileVersion, skills });
+  // Roots whose skills are all gone are forgotten; `dirs` is left out while there are none.
+  const dirs = lock.dirs.filter((dir) => [...lock.skills.values()].some((entry) => entry.path.startsWith(`${dir}/`)));
+  return readableCanonicalJson({ lockfileVersion: lock.lockfileVersion, skills, ...(dirs.length > 0 ? { dirs } : {}) });
 }
 
 /**
@@ -87,14 +106,26 @@ export function parseLockfile(text: string, name = LOCKFILE_NAME): Lockfile {
   if (!isObject(value) || value.lockfileVersion !== LOCKFILE_VERSION || !isObject(value.skills)) {
     throw invalid(`expected {"lockfileVersion": ${LOCKFILE_VERSION}, "skills": {...}}`);
   }
+  const dirs = checkDirs(value.dirs, invalid);
+  const roots = new Set([...AGENT_ROOTS, ...dirs]);
   const skills = new Map<string, LockedSkill>();
-  for (const [slug, entry] of Object.entries(value.skills)) skills.set(slug, checkEntry(slug, entry, invalid));
-  return { lockfileVersion: LOCKFILE_VERSION, skills };
+  for (const [slug, entry] of Object.entries(value.skills)) skills.set(slug, checkEntry(slug, entry, roots, invalid));
+  return { lockfileVersion: LOCKFILE_VERSION, skills, dirs };
+}
+
+function checkDirs(value: unknown, invalid: Invalid): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((dir) => typeof dir === 'string')) throw invalid('dirs must be a list of folders');
+  for (const dir of value) {
+    const problem = installPathProblem(dir);
+    if (problem) throw invalid(`dirs: ${JSON.stringify(dir.slice(0, 80))} must be a relative folder inside the project (it ${problem})`);
+  }
+  return [...new Set(value as string[])].sort();
 }
 
 type Invalid = (reason: string) => CliError;
 
-function checkEntry(slug: string, entry: unknown, invalid: Invalid): LockedSkill {
+function checkEntry(slug: string, entry: unknown, roots: ReadonlySet<string>, invalid: Invalid): LockedSkill {
   const where = `skills["${slug}"]`;
   if (!isValidSlug(slug)) throw invalid(`${where}: not a skill slug`);
   if (!isObject(entry)) throw invalid(`${where} must be an object`);
@@ -105,6 +136,10 @@ function checkEntry(slug: string, entry: unknown, invalid: Invalid): LockedSkill
   const path = entry.path as string;
   const problem = installPathProblem(path);
   if (problem) throw invalid(`${where}.path must be a relative folder inside the project (it ${problem})`);
+  const root = path.slice(0, path.lastIndexOf('/'));
+  if (path !== `${root}/${slug}` || !roots.has(root)) {
+    throw invalid(`${where}.path must be <install root>/${slug}, where the root is an agent's skills folder or a --dir folder listed in "dirs"`);
+  }
   if (!Array.isArray(entry.files)) throw invalid(`${where}.files must be a list`);
   const files = entry.files.map((file, index): FileEntry => {
     if (!isObject(file) || typeof file.filename !== 'string' || typeof file.sha256 !== 'string' || typeof file.size !== 'number') {

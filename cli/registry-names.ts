@@ -54,6 +54,8 @@ export function installPathProblem(path: string): string | null {
   if (/[\u0000-\u001f\u007f-\u009f]/.test(path)) return 'contains control characters';
   const segment = path.split('/').find((s) => s === '' || s === '.' || s === '..');
   if (segment !== undefined) return segment === '' ? 'has an empty segment' : `has a ${segment} segment`;
+  // Git's own folder runs hooks on the next commit; case folds on macOS and Windows.
+  if (path.split('/').some((s) => s.toLowerCase() === '.git')) return "lies inside .git, git's own folder";
   return null;
 }
 

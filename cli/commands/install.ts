@@ -14,7 +14,7 @@ import {
   warnLifecycle,
 } from '../installer.ts';
 import type { CommandIo } from '../ui.ts';
-import { emptyLockfile, LOCKFILE_NAME } from '../lockfile.ts';
+import { emptyLockfile, LOCKFILE_NAME, withDir } from '../lockfile.ts';
 import { RegistryClient } from '../registry-client.ts';
 import type { SuspiciousVersion } from '../scan-findings.ts';
 import { checkSuspicious } from '../suspicious-check.ts';
@@ -80,7 +80,8 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
     warnLifecycle(io.ui, await lookUpLifecycle(targets, clientFor));
     outcome = await applyTargets(ctx, targets, existing, io.cwd, clientFor);
   } else {
-    const lock = existing ?? emptyLockfile();
+    // A --dir root is recorded, so that the lockfile may name it when it is read again.
+    const lock = options.dir !== undefined && root !== undefined ? withDir(existing ?? emptyLockfile(), root) : (existing ?? emptyLockfile());
     const requests = options.specs.map(parseRequest).map((r) => {
       const installed = lock.skills.get(r.slug);
       // An explicit --dir/--agent wins; otherwise a skill stays where it is installed.

@@ -1,6 +1,6 @@
-import { join } from 'node:path';
 import { CliError, usage } from '../cli-error.ts';
-import { readLockfile, removeFolder, writeLockfile } from '../install-tree.ts';
+import { readLockfile, writeLockfile } from '../install-tree.ts';
+import { removeInstalled } from '../installer.ts';
 import type { CommandIo } from '../ui.ts';
 import { LOCKFILE_NAME, pruneOrphans } from '../lockfile.ts';
 
@@ -39,7 +39,7 @@ export async function uninstall(options: UninstallOptions, io: CommandIo): Promi
     }));
 
   await writeLockfile(io.cwd, next);
-  for (const slug of removed) await removeFolder(join(io.cwd, skills.get(slug)!.path));
+  for (const slug of removed) await removeInstalled(io.cwd, skills.get(slug)!, io.ui);
 
   const { ui } = io;
   const { c } = ui;

@@ -10,7 +10,7 @@ const entry = (overrides: Partial<LockedSkill> = {}): LockedSkill => ({
   ],
   id: 'id-1',
   registry: 'http://127.0.0.1:8787',
-  path: '.skills/x',
+  path: '.agents/skills/x',
   spec: 'latest',
   direct: true,
   paid: false,
@@ -22,8 +22,8 @@ const lockOf = (skills: Record<string, LockedSkill>): Lockfile => ({ ...emptyLoc
 
 describe('skillpress-lock.json', () => {
   it('serialises deterministically: sorted keys and files, two-space indent, final newline', () => {
-    const a = serialiseLockfile(lockOf({ zeta: entry({ path: '.skills/zeta' }), alpha: entry({ path: '.skills/alpha' }) }));
-    const b = serialiseLockfile(lockOf({ alpha: entry({ path: '.skills/alpha' }), zeta: entry({ path: '.skills/zeta' }) }));
+    const a = serialiseLockfile(lockOf({ zeta: entry({ path: '.agents/skills/zeta' }), alpha: entry({ path: '.agents/skills/alpha' }) }));
+    const b = serialiseLockfile(lockOf({ alpha: entry({ path: '.agents/skills/alpha' }), zeta: entry({ path: '.agents/skills/zeta' }) }));
     expect(a).toBe(b);
     expect(a.endsWith('}\n')).toBe(true);
     expect(a.indexOf('"alpha"')).toBeLessThan(a.indexOf('"zeta"'));
@@ -41,7 +41,7 @@ describe('skillpress-lock.json', () => {
   });
 
   it('reads back exactly what it wrote', () => {
-    const lock = lockOf({ x: entry({ path: '.skills/x' }) });
+    const lock = lockOf({ x: entry({ path: '.agents/skills/x' }) });
     const text = serialiseLockfile(lock);
     expect(serialiseLockfile(parseLockfile(text))).toBe(text);
   });
@@ -54,6 +54,13 @@ describe('skillpress-lock.json', () => {
     expect(bad({ x: entry({ path: '/etc' }) })).toThrow(/path/);
     expect(bad({ x: entry({ files: [{ filename: '../../.bashrc', size: 1, sha256: 'a'.repeat(64) }] }) })).toThrow(/filename must not contain \.\./);
     expect(bad({ '../x': entry() })).toThrow(/not a skill slug/);
+    expect(bad({ x: entry({ path: '.git/hooks' }) })).toThrow(/inside \.git/);
+    expect(bad({ x: entry({ path: 'src' }) })).toThrow(/<install root>\/x/);
+    expect(bad({ x: entry({ path: 'src/x' }) })).toThrow(/<install root>\/x/);
+    expect(bad({ x: entry({ path: '.claude/skills/y' }) })).toThrow(/<install root>\/x/);
+    expect(() => parseLockfile(JSON.stringify({ lockfileVersion: 1, dirs: ['src'], skills: { x: entry({ path: 'src/x' }) } }))).not.toThrow();
+    expect(() => parseLockfile(JSON.stringify({ lockfileVersion: 1, dirs: ['.Git'], skills: {} }))).toThrow(/inside \.git/);
+    expect(() => parseLockfile(JSON.stringify({ lockfileVersion: 1, dirs: '..', skills: {} }))).toThrow(/dirs must be a list/);
     expect(bad({ x: entry({ integrity: 'md5-abc' }) })).toThrow(/integrity/);
     expect(bad({ x: entry({ dependencies: { '../../evil': '*' } }) })).toThrow(/"..\/..\/evil" is not a skill slug/);
     expect(() => parseLockfile(`{"lockfileVersion":1,"skills":{"__proto__":${JSON.stringify(entry())}}}`)).toThrow(/skills\["__proto__"\]: not a skill slug/);
@@ -64,7 +71,7 @@ describe('skillpress-lock.json', () => {
 
   it('keeps a skill whose slug names an Object member (constructor)', () => {
     const names = ['constructor', 'helper'];
-    const lock = lockOf(Object.fromEntries(names.map((slug) => [slug, entry({ path: `.skills/${slug}`, dependencies: { constructor: '^1.0.0' } })])));
+    const lock = lockOf(Object.fromEntries(names.map((slug) => [slug, entry({ path: `.agents/skills/${slug}`, dependencies: { constructor: '^1.0.0' } })])));
     const read = parseLockfile(serialiseLockfile(lock));
     expect([...read.skills.keys()].sort()).toEqual([...names].sort());
     expect(read.skills.get('constructor')!.dependencies).toEqual(Object.assign(Object.create(null), { constructor: '^1.0.0' }));

@@ -1,0 +1,117 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleIntegrity, decodeFile, fileEntries } from '#core/bundle';
+import { runInProcess } from '../support/cli-in-process.ts';
+import { fileTree } from '../support/file-tree.ts';
+import { type FakeRegistry, skillRoutes, startFakeRegistry } from '../support/fake-registry.ts';
+
+/**
+ * Property: whatever a committed `skillpress-lock.json` says — paths into `.git`, onto `src`,
+ * through `..`, roots it invents in `dirs`, files it claims — `skillpress install`, `update` and
+ * `uninstall` change none of the project's own files and write nothing outside the project.
+ * The project holds source, a git folder with hooks, and a user's file inside an install folder.
+ */
+
+const RUNS = Number(process.env.HOSTILE_LOCKFILE_RUNS ?? 100);
+
+const work = mkdtempSync(join(tmpdir(), 'skillpress-hostile-lockfile-'));
+let registry: FakeRegistry;
+const helperFiles = [
+  { filename: 'SKILL.md', content: '# helper\n' },
+  { filename: 'pre-commit', content: 'touch pwned\n' },
+];
+
+beforeAll(async () => {
+  registry = await startFakeRegistry(skillRoutes([{ slug: 'helper', files: helperFiles }, { slug: 'src' }, { slug: 'hooks' }]));
+});
+afterAll(async () => {
+  await registry?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** The project's own files: none may change, whatever the lockfile says. */
+const OWN = {
+  'src/main.ts': 'export {};\n',
+  'src/helper/index.ts': 'mine\n',
+  '.git/HEAD': 'ref: refs/heads/main\n',
+  '.git/hooks/pre-push.sample': '#!/bin/sh\n',
+  '.agents/skills/hooks/my-notes.md': 'mine\n',
+  'README.md': '# app\n',
+};
+
+const hostilePath = fc.oneof(
+  fc.constantFrom(
+    '.git',
+    '.git/hooks',
+    '.GIT/hooks',
+    '.git/hooks/helper',
+    'src',
+    'src/helper',
+    '.',
+    '..',
+    '../helper',
+    '.agents/skills',
+    '.agents',
+    'README.md',
+  ),
+  fc.constantFrom('.agents/skills/helper', '.agents/skills/src', '.agents/skills/hooks', '.claude/skills/helper', 'skills/src', 'vendor/helper'),
+  fc.array(fc.constantFrom('.git', 'src', 'hooks', 'helper', '.agents', 'skills', '..', '.'), { minLength: 1, maxLength: 4 }).map((parts) => parts.join('/')),
+);
+
+const files = fc.constantFrom(
+  fileEntries(helperFiles.map((f) => decodeFile(f)!)),
+  [{ filename: 'index.ts', sha256: 'a'.repeat(64), size: 5 }],
+  [{ filename: 'main.ts', sha256: 'b'.repeat(64), size: 11 }],
+  [],
+);
+
+const entry = fc.record({ slug: fc.constantFrom('helper', 'src', 'hooks'), path: hostilePath, files, direct: fc.boolean() });
+const lockfile = fc.record({
+  dirs: fc.option(fc.array(hostilePath, { maxLength: 3 }), { nil: undefined }),
+  entries: fc.array(entry, { minLength: 1, maxLength: 3 }),
+});
+
+let runs = 0;
+const outcomes = new Map<string, number>();
+
+describe('a hostile lockfile', () => {
+  it('never changes the project’s own files nor writes outside the project', async () => {
+    await fc.assert(
+      fc.asyncProperty(lockfile, async ({ dirs, entries }) => {
+        const root = join(work, `run-${++runs}`);
+        const project = join(root, 'project');
+        for (const [path, text] of Object.entries(OWN)) {
+          mkdirSync(join(project, path, '..'), { recursive: true });
+          writeFileSync(join(project, path), text);
+        }
+        const integrity = bundleIntegrity(helperFiles.map((f) => decodeFile(f)!));
+        const skills = Object.fromEntries(
+          entries.map((e) => [
+            e.slug,
+            { version: '1.0.0', integrity, files: e.files, id: 'fake-0', registry: registry.url, path: e.path, spec: 'latest', direct: e.direct, paid: false },
+          ]),
+        );
+        writeFileSync(join(project, 'skillpress-lock.json'), JSON.stringify({ lockfileVersion: 1, skills, ...(dirs ? { dirs } : {}) }));
+        const env = { HOME: join(work, 'home'), XDG_CACHE_HOME: join(work, 'cache'), XDG_CONFIG_HOME: join(work, 'config') };
+        for (const args of [['install'], ['update'], ['uninstall', entries[0]!.slug], ['install', '--force']]) {
+          const result = await runInProcess([...args, '--json', '--registry', registry.url], { cwd: project, env });
+          expect([0, 1, 2, 3], result.stdout).toContain(result.code);
+          const key = `${args.join(' ')} → ${result.code} ${result.json?.error?.code ?? 'ok'}`;
+          outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+        }
+        for (const [path, text] of Object.entries(OWN)) expect(readFileSync(join(project, path), 'utf8'), path).toBe(text);
+        expect(fileTree(join(project, '.git'))).toEqual(['HEAD', 'hooks/', 'hooks/pre-push.sample']);
+        expect(fileTree(root).filter((path) => !path.startsWith('project/') && path !== 'project/')).toEqual([]);
+        rmSync(root, { recursive: true, force: true });
+      }),
+      { numRuns: RUNS },
+    );
+    // Both refusals and real installs must be reached, or the property proves little.
+    const seen = [...outcomes.keys()].join('\n');
+    expect(seen).toContain('install → 1 lockfile_invalid');
+    expect(seen).toMatch(/install → 0 ok/);
+  });
+});

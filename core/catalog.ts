@@ -18,6 +18,7 @@ export function catalogEntry(skill: SkillFacts, currentVersion: string): Catalog
   return {
     ...publicSkill(skill),
     currentVersion,
+    createdAt: skill.createdAt,
     updatedAt: skill.updatedAt,
     registry: registryPath(skill.slug),
   };

@@ -24,17 +24,17 @@ export const clawhubSearchQuerySchema = z.object({
 });
 
 /** The orders `clawdhub explore --sort` asks for, by the names it sends. */
-export const CLAWHUB_SORTS = ['updated', 'downloads', 'installs', 'installsCurrent', 'installsAllTime', 'trending', 'stars', 'rating'] as const;
+export const CLAWHUB_SORTS = ['updated', 'createdAt', 'downloads', 'installs', 'installsCurrent', 'installsAllTime', 'trending', 'stars', 'rating'] as const;
 export type ClawhubSort = (typeof CLAWHUB_SORTS)[number];
 
 export const clawhubListQuerySchema = z.object({
   limit: countParam(CLAWHUB_PAGE_MAX).optional().describe('skills per page (1–200, default 25)'),
-  cursor: z.string().max(200).optional().describe('the nextCursor of the page before (sort=updated only)'),
+  cursor: z.string().max(200).optional().describe('the nextCursor of the page before (sort=updated and createdAt)'),
   sort: z
     .enum(CLAWHUB_SORTS)
     .optional()
     .describe(
-      'updated (default, newest first); downloads, installs, installsCurrent and installsAllTime all rank by installs; trending, stars and rating are not supported',
+      'updated (default, last updated first); createdAt (first published, newest first, what clawhub explore asks for); downloads, installs, installsCurrent and installsAllTime all rank by installs; trending, stars and rating are not supported',
     ),
 });
 

@@ -362,7 +362,10 @@ export const catalogEntrySchema = skillSchema
     updatedAt: true,
     deprecated: true,
   })
-  .extend({ registry: z.string().describe('/api/registry/<slug>') });
+  .extend({
+    registry: z.string().describe('/api/registry/<slug>'),
+    createdAt: z.string().optional().describe('when the skill was first published (entries written before it was listed have none)'),
+  });
 
 export const catalogDocumentSchema = z.object({
   schemaVersion: z.literal(1),

@@ -10,6 +10,13 @@ export const DISCOVERY_INDEX_KEY = '.well-known/agent-skills/index.json';
 export const INSTALLS_KEY = '.well-known/skills-installs.json';
 export const DISCOVERY_SCHEMA = 'https://schemas.agentskills.io/discovery/0.2.0/schema.json';
 
+/**
+ * The paths under `/.well-known/` that the API answers, not the static bucket: ClawHub's discovery
+ * documents name the origin that serves them, which only a request knows. Its clients ask for the
+ * current name first, then the one before it.
+ */
+export const CLAWHUB_DISCOVERY_PATHS = ['/.well-known/clawhub.json', '/.well-known/clawdhub.json'] as const;
+
 export const registryKey = (slug: string) => `registry/${slug}.json`;
 export const versionsKey = (slug: string) => `registry/${slug}/versions.json`;
 export const bundleKey = (slug: string, version: string) => `bundles/${slug}/${version}.json`;

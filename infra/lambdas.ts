@@ -14,8 +14,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * `/api/`, but for ClawHub's discovery document, which its clients look for at that exact path
  * (CloudFront sends that path to the API too, infra/stack.ts).
  */
-export type RouteKey = `${HttpMethod} /api/${string}` | typeof CLAWHUB_WELL_KNOWN_ROUTE;
-export const CLAWHUB_WELL_KNOWN_ROUTE = 'GET /.well-known/clawdhub.json';
+export type RouteKey = `${HttpMethod} /api/${string}` | (typeof CLAWHUB_WELL_KNOWN_ROUTES)[number];
+export const CLAWHUB_WELL_KNOWN_ROUTES = ['GET /.well-known/clawhub.json', 'GET /.well-known/clawdhub.json'] as const;
 
 export interface LambdaSpec {
   /** The entry `functions/handlers/<name>.ts`, the bundle `dist/functions/<name>/`, the function's name. */
@@ -175,7 +175,7 @@ export const lambdas: readonly LambdaSpec[] = [
     name: 'clawhub',
     description: 'The ClawHub-compatible API for the clawdhub CLI: discovery, whoami, search, lists, a skill, resolve and ZIP downloads',
     routes: [
-      CLAWHUB_WELL_KNOWN_ROUTE,
+      ...CLAWHUB_WELL_KNOWN_ROUTES,
       'GET /api/v1/whoami',
       'GET /api/v1/search',
       'GET /api/v1/skills',

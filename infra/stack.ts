@@ -302,7 +302,7 @@ export class SkillpressStack extends Stack {
    * `/api/registry/*` is rewritten to the registry JSON in the static bucket by a CloudFront
    * Function; the rest of `/api/*` goes to the HTTP API uncached with every viewer header, cookie
    * and query string but Host (API Gateway routes on its own host name), as does ClawHub's
-   * discovery document `/.well-known/clawdhub.json`; everything else is the static bucket with the
+   * discovery documents `/.well-known/clawhub.json` and `clawdhub.json`; everything else is the static bucket with the
    * cache lifetimes of docs/api.md §11.
    */
   private distribution(api: apigw.HttpApi, staticBucket: s3.Bucket, edgeSecret: secrets.Secret): cloudfront.Distribution {
@@ -384,6 +384,7 @@ export class SkillpressStack extends Stack {
         '/api/*': fromApi,
         // Before /.well-known/*: ClawHub's discovery document names this origin, so the API
         // writes it; the archives and single SKILL.md files of the discovery index never change.
+        '/.well-known/clawhub.json': fromApi,
         '/.well-known/clawdhub.json': fromApi,
         '/.well-known/agent-skills/*.tar.gz': fromStatic(immutable),
         '/.well-known/agent-skills/*/SKILL.md': fromStatic(immutable),

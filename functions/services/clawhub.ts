@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { CatalogEntry } from '#core/catalog';
 import { search } from '#core/catalog-search';
 import { clawhubSkill, clawhubUser, clawhubVersion } from '#core/clawhub-documents';
-import { pageByUpdated, topByInstalls } from '#core/clawhub-listing';
+import { pageByDate, topByInstalls } from '#core/clawhub-listing';
 import type { ClawhubSort, clawhubResolveSchema, clawhubSearchSchema, clawhubSkillListSchema, clawhubSkillPageSchema } from '#core/clawhub-schemas';
 import { DomainError, notFound } from '#core/errors';
 import { CatalogReader, type CatalogSnapshot } from '../content/catalog-reader.ts';
@@ -70,8 +70,8 @@ export async function listSkills(deps: Deps, query: { limit?: number; cursor?: s
   let page: CatalogEntry[];
   let nextCursor: string | null = null;
   let installs: Map<string, number>;
-  if (sort === 'updated') {
-    ({ page, nextCursor } = pageByUpdated(entries, limit, query.cursor));
+  if (sort === 'updated' || sort === 'createdAt') {
+    ({ page, nextCursor } = pageByDate(entries, sort, limit, query.cursor));
     installs = await distinctInstallTotals(
       deps.db,
       page.map((entry) => entry.id),

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { DomainError } from '#core/errors';
+import { CLAWHUB_DISCOVERY_PATHS } from '#core/static-paths';
 import { domainErrorAnswer } from '../../functions/http/errors.ts';
 import type { LocalCdn } from './cdn.ts';
 
@@ -64,7 +65,9 @@ function cdnPath(req: IncomingMessage): string | undefined {
   if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
   const path = PLAIN_TARGET.exec(req.url ?? '')?.[1];
   if (!path || DOT_SEGMENT.test(path)) return undefined;
-  return path.startsWith('/api/') && !path.startsWith('/api/registry/') ? undefined : path;
+  if (path.startsWith('/api/') && !path.startsWith('/api/registry/')) return undefined;
+  // The API answers these, as CloudFront sends them to it.
+  return (CLAWHUB_DISCOVERY_PATHS as readonly string[]).includes(path) ? undefined : path;
 }
 
 function answerFromCdn(cdn: Cdn, path: string, req: IncomingMessage, res: ServerResponse, app: (req: IncomingMessage, res: ServerResponse) => unknown): void {

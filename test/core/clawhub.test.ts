@@ -3,7 +3,7 @@ import { Unzip, UnzipInflate, unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { decodeFile } from '#core/bundle';
 import { clawhubFingerprint } from '#core/clawhub-fingerprint';
-import { pageByUpdated, topByInstalls } from '#core/clawhub-listing';
+import { pageByDate, topByInstalls } from '#core/clawhub-listing';
 import { DEFAULT_CATEGORY, listingFromSkillFile } from '#core/clawhub-publish';
 import { skillZip } from '#core/skill-zip';
 
@@ -76,30 +76,52 @@ describe('the skill ZIP', () => {
 
 describe('the ClawHub skill list', () => {
   const skills = [
-    { slug: 'a', updatedAt: '2026-01-03T00:00:00.000Z' },
-    { slug: 'b', updatedAt: '2026-01-01T00:00:00.000Z' },
-    { slug: 'c', updatedAt: '2026-01-03T00:00:00.000Z' },
-    { slug: 'd', updatedAt: '2026-01-02T00:00:00.000Z' },
+    { slug: 'a', createdAt: '2025-01-01T00:00:00.000Z', updatedAt: '2026-01-03T00:00:00.000Z' },
+    { slug: 'b', createdAt: '2025-01-04T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' },
+    { slug: 'c', createdAt: '2025-01-02T00:00:00.000Z', updatedAt: '2026-01-03T00:00:00.000Z' },
+    { slug: 'd', createdAt: '2025-01-03T00:00:00.000Z', updatedAt: '2026-01-02T00:00:00.000Z' },
   ];
+  const byUpdated = (limit: number, cursor?: string, entries = skills) => pageByDate(entries, 'updated', limit, cursor);
 
   it('pages newest first (slug breaking ties) with a cursor, null after the last page', () => {
-    const first = pageByUpdated(skills, 3);
+    const first = byUpdated(3);
     expect(first.page.map((s) => s.slug)).toEqual(['a', 'c', 'd']);
-    const second = pageByUpdated(skills, 3, first.nextCursor!);
+    const second = byUpdated(3, first.nextCursor!);
     expect(second).toEqual({ page: [skills[1]], nextCursor: null });
-    expect(pageByUpdated(skills, 4).nextCursor).toBeNull();
+    expect(byUpdated(4).nextCursor).toBeNull();
+  });
+
+  it('pages by first publish for createdAt, as clawhub explore asks by default', () => {
+    const first = pageByDate(skills, 'createdAt', 2);
+    expect(first.page.map((s) => s.slug)).toEqual(['b', 'd']);
+    expect(pageByDate(skills, 'createdAt', 2, first.nextCursor!).page.map((s) => s.slug)).toEqual(['c', 'a']);
   });
 
   it('moves a skill updated between pages to the front instead of showing it twice', () => {
-    const first = pageByUpdated(skills, 2);
+    const first = byUpdated(2);
     const updated = skills.map((s) => (s.slug === 'a' ? { ...s, updatedAt: '2026-02-01T00:00:00.000Z' } : s));
-    expect(pageByUpdated(updated, 2, first.nextCursor!).page.map((s) => s.slug)).toEqual(['d', 'b']);
+    expect(byUpdated(2, first.nextCursor!, updated).page.map((s) => s.slug)).toEqual(['d', 'b']);
   });
 
-  it('refuses a cursor it did not give', () => {
-    for (const cursor of ['nope', Buffer.from('{"a":1}').toString('base64url'), Buffer.from('[1,2]').toString('base64url')]) {
-      expect(() => pageByUpdated(skills, 2, cursor)).toThrow(expect.objectContaining({ code: 'invalid_request' }));
+  it("refuses a cursor it did not give, in ClawHub's words: made up, edited, or given for another order", () => {
+    const given = byUpdated(2).nextCursor!;
+    const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    for (const cursor of [
+      'nope',
+      encode({ a: 1 }),
+      encode([1, 2]),
+      encode(['x', 'y']),
+      encode(['u', 'yesterday', 'a']),
+      encode(['u', '2026-01-03T00:00:00Z', 'a']),
+      encode(['u', '2026-01-03T00:00:00.000Z', '../a']),
+      encode(['u', '2026-01-03T00:00:00.000Z', 'a', 'extra']),
+      `${given}=`,
+      `${given}A`,
+      pageByDate(skills, 'createdAt', 2).nextCursor!,
+    ]) {
+      expect(() => byUpdated(2, cursor), cursor).toThrow(expect.objectContaining({ code: 'invalid_request', message: 'Invalid cursor format' }));
     }
+    expect(() => byUpdated(2, given)).not.toThrow();
   });
 
   it('ranks by installs, ties newest first', () => {

@@ -204,6 +204,7 @@ describe('catalog and discovery index', () => {
       author: 'alice',
       currentVersion: '1.0.0',
       paid: false,
+      createdAt: '2026-01-01T00:00:00.000Z',
       updatedAt: '2026-01-09T00:00:00.000Z',
       registry: '/api/registry/alpha',
     });

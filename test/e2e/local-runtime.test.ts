@@ -23,6 +23,11 @@ describe('npm start', () => {
       expect([catalog.status, catalog.body?.schemaVersion, catalog.body?.count, catalog.body?.skills]).toEqual([200, 1, 0, []]);
       const discovery = await call(server.baseUrl, '/.well-known/agent-skills/index.json');
       expect([discovery.status, discovery.body?.skills]).toEqual([200, []]);
+      // ClawHub's clients find the API here (a 404 under npm start before).
+      for (const name of ['clawhub', 'clawdhub']) {
+        const wellKnown = await call(server.baseUrl, `/.well-known/${name}.json`);
+        expect([wellKnown.status, wellKnown.body]).toEqual([200, { apiBase: server.baseUrl }]);
+      }
       expect(server.output()).not.toContain('did not stop cleanly');
     } finally {
       await server.stop('SIGINT');

@@ -87,9 +87,9 @@ beforeAll(async () => {
   await stack.idle();
 });
 
-describe('GET /.well-known/clawdhub.json', () => {
-  it('names this origin as the API base, cacheable and readable from any origin', async () => {
-    const { status, body, res } = await get('/.well-known/clawdhub.json');
+describe('GET /.well-known/clawhub.json (and clawdhub.json)', () => {
+  it.each(['clawhub', 'clawdhub'])('names this origin as the API base at %s.json, cacheable and readable from any origin', async (name) => {
+    const { status, body, res } = await get(`/.well-known/${name}.json`);
     expect(status).toBe(200);
     expect(body).toEqual({ apiBase: 'http://localhost' });
     expect(res.headers.get('cache-control')).toBe('public, max-age=300');
@@ -173,18 +173,20 @@ describe('GET /api/v1/skills', () => {
     expect(body.nextCursor).toBeNull();
   });
 
-  it('pages newest first with a cursor, each skill once', async () => {
+  it.each(['updated', 'createdAt'])('pages newest first by %s with a cursor, each skill once', async (sort) => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = (await get(`/api/v1/skills?limit=1${cursor ? `&cursor=${cursor}` : ''}`)).body;
+      const page: any = (await get(`/api/v1/skills?sort=${sort}&limit=1${cursor ? `&cursor=${cursor}` : ''}`)).body;
       expect(page.items.length).toBeLessThanOrEqual(1);
       seen.push(...page.items.map((item: { slug: string }) => item.slug));
       cursor = page.nextCursor;
     } while (cursor);
-    const all = (await get('/api/v1/skills?limit=200')).body.items.map((item: { slug: string }) => item.slug);
-    expect(seen).toEqual(all);
+    const all = (await get(`/api/v1/skills?sort=${sort}&limit=200`)).body.items;
+    expect(seen).toEqual(all.map((item: { slug: string }) => item.slug));
     expect(new Set(seen).size).toBe(seen.length);
+    const dates = all.map((item: { createdAt: number; updatedAt: number }) => item[sort === 'updated' ? 'updatedAt' : 'createdAt']);
+    expect(dates).toEqual([...dates].sort((a, b) => b - a));
   });
 
   it('ranks by installs for every install order clawdhub knows, without a cursor', async () => {
@@ -207,6 +209,13 @@ describe('GET /api/v1/skills', () => {
     }
     expectError(await get('/api/v1/skills?sort=random'), 400, 'invalid_request');
     expectError(await get('/api/v1/skills?cursor=bm9wZQ'), 400, 'invalid_request');
+    // Well-formed, but never given: a made-up position, or a cursor of another order.
+    const madeUp = Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000Z', 'claw-alpha'])).toString('base64url');
+    expectError(await get(`/api/v1/skills?cursor=${madeUp}`), 400, 'invalid_request');
+    const createdCursor = (await get('/api/v1/skills?sort=createdAt&limit=1')).body.nextCursor;
+    const refused = await get(`/api/v1/skills?sort=updated&limit=1&cursor=${createdCursor}`);
+    expectError(refused, 400, 'invalid_request');
+    expect(refused.body.error.message).toBe('Invalid cursor format');
     expectError(await get('/api/v1/skills?limit=0'), 400, 'invalid_request');
   });
 });
@@ -557,6 +566,81 @@ describe('POST /api/v1/skills (clawdhub publish)', () => {
     expectError(await get('/api/v1/skills/claw-odd'), 404, 'not_found');
   });
 });
+
+/** A multipart body of `parts` tiny file parts, pulled chunk by chunk; `pulled()` says how many bytes the server read. */
+function manyParts(parts: number, boundary = 'b'): { body: ReadableStream<Uint8Array>; total: number; pulled: () => number } {
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="payload"\r\n\r\n{"slug":"claw-many","displayName":"Many","version":"1.0.0"}\r\n`,
+  );
+  const part = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="a"\r\n\r\n\r\n`);
+  const tail = Buffer.from(`--${boundary}--\r\n`);
+  const chunks: Buffer[] = [head];
+  for (let i = 0; i < parts; i += 500) chunks.push(Buffer.concat(Array.from({ length: Math.min(500, parts - i) }, () => part)));
+  chunks.push(tail);
+  let pulled = 0;
+  let next = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const chunk = chunks[next++];
+      if (!chunk) return controller.close();
+      pulled += chunk.byteLength;
+      controller.enqueue(new Uint8Array(chunk));
+    },
+  });
+  return { body, total: chunks.reduce((n, c) => n + c.byteLength, 0), pulled: () => pulled };
+}
+
+describe('POST /api/v1/skills reads its form as it streams in', () => {
+  // With its length, as clients send a form: the body then streams past the app's size check.
+  const send = ({ body, total }: { body: ReadableStream<Uint8Array>; total: number }, boundary = 'b') =>
+    stack.request('/api/v1/skills', {
+      method: 'POST',
+      body,
+      duplex: 'half',
+      headers: { authorization: `Bearer ${aliceKey}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(total) },
+    } as RequestInit);
+
+  it('stops at the 201st file of 80,000 tiny parts with 413, reading no further', async () => {
+    const form = manyParts(80_000);
+    const got = await answer(await send(form));
+    expectError(got, 413, 'payload_too_large');
+    expect(got.body.error.message).toContain('At most 200 files');
+    // The body is ~5 MB of parts, under the body limit: the file limit applies after the first chunks, not after all of them.
+    expect(form.pulled()).toBeLessThan(form.total / 10);
+    expectError(await get('/api/v1/skills/claw-many'), 404, 'not_found');
+  });
+
+  it('refuses many text parts, an oversized file and an oversized payload with 413', async () => {
+    const fields = new FormData();
+    for (let i = 0; i < 50; i++) fields.append(`field${i}`, 'x');
+    expectError(await clawhubPublish(fields), 413, 'payload_too_large');
+    const big = form({ slug: 'claw-big', displayName: 'Big', version: '1.0.0' }, [{ name: 'SKILL.md', bytes: 'x'.repeat(1024 * 1024 + 1) }]);
+    expectError(await clawhubPublish(big), 413, 'payload_too_large');
+    expectError(await clawhubPublish(form(`{"slug":"claw-big","changelog":"${'x'.repeat(200_000)}"}`)), 413, 'payload_too_large');
+  });
+
+  it('keeps non-ASCII file names as sent', async () => {
+    const slug = 'claw-unicode';
+    const got = await clawhubPublish(
+      form({ slug, displayName: 'Unicode', version: '1.0.0' }, [
+        { name: 'SKILL.md', bytes: skillMd(slug) },
+        { name: 'docs/résumé.md', bytes: 'ok' },
+      ]),
+    );
+    expect(got.status, JSON.stringify(got.body)).toBe(201);
+    const doc = await eventuallyRegistry(slug);
+    expect(doc.files.map((f: { filename: string }) => f.filename)).toContain('docs/résumé.md');
+  });
+});
+
+async function eventuallyRegistry(slug: string): Promise<any> {
+  for (let i = 0; i < 100; i++) {
+    const res = await stack.request(`/api/registry/${slug}`);
+    if (res.status === 200) return res.json();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${slug} never appeared`);
+}
 
 describe('ClawHub endpoints with no counterpart', () => {
   it('answers delete, undelete, star and unstar with 400 not_supported, changing nothing', async () => {

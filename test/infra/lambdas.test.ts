@@ -175,6 +175,7 @@ describe('least privilege is enough', () => {
     // ClawHub clients: discovery, whoami, search, lists, a skill, resolve, a download, a publish, and a refusal.
     await stack.idle();
     for (const path of [
+      '/.well-known/clawhub.json',
       '/.well-known/clawdhub.json',
       '/api/v1/search?q=access',
       '/api/v1/skills',

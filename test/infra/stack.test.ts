@@ -135,19 +135,20 @@ describe('static artifacts at the edge (docs/api.md §11)', () => {
     for (const name of ['publish', 'auth', 'analytics', 'rebuild']) expect(env(name).EDGE_SECRET, name).toBeUndefined();
   });
 
-  it("sends ClawHub's discovery document to the API, and caches a lone SKILL.md of the discovery index for a year, both ahead of /.well-known/*", () => {
+  it("sends ClawHub's discovery documents to the API, and caches a lone SKILL.md of the discovery index for a year, both ahead of /.well-known/*", () => {
     const [, dist] = ofType('AWS::CloudFront::Distribution')[0]!;
     const behaviors = dist.Properties.DistributionConfig.CacheBehaviors as any[];
     const patterns = behaviors.map((b) => b.PathPattern);
     const api = behaviors.find((b) => b.PathPattern === '/api/*');
-    const wellKnown = behaviors.find((b) => b.PathPattern === '/.well-known/clawdhub.json');
-    expect(wellKnown).toMatchObject({
-      TargetOriginId: api.TargetOriginId,
-      CachePolicyId: CACHING_DISABLED,
-      OriginRequestPolicyId: ALL_VIEWER_EXCEPT_HOST_HEADER,
-    });
+    for (const name of ['clawhub', 'clawdhub']) {
+      expect(behaviors.find((b) => b.PathPattern === `/.well-known/${name}.json`)).toMatchObject({
+        TargetOriginId: api.TargetOriginId,
+        CachePolicyId: CACHING_DISABLED,
+        OriginRequestPolicyId: ALL_VIEWER_EXCEPT_HOST_HEADER,
+      });
+    }
     expect(cachePolicyFor('/.well-known/agent-skills/*/SKILL.md').config).toMatchObject({ DefaultTTL: 31_536_000, MaxTTL: 31_536_000 });
-    for (const pattern of ['/.well-known/clawdhub.json', '/.well-known/agent-skills/*/SKILL.md']) {
+    for (const pattern of ['/.well-known/clawhub.json', '/.well-known/clawdhub.json', '/.well-known/agent-skills/*/SKILL.md']) {
       expect(patterns.indexOf(pattern), pattern).toBeGreaterThanOrEqual(0);
       expect(patterns.indexOf(pattern), pattern).toBeLessThan(patterns.indexOf('/.well-known/*'));
     }

@@ -131,8 +131,11 @@ describe('static reads answered before the app', () => {
     expect(await get('/api/registry/pretty%2Djson')).toBe('app');
     expect(await get('/api/registry/./pretty-json')).toBe('app');
     expect(await get('/skills/../api/skills/mine')).toBe('app');
+    // ClawHub's discovery documents name the origin asked: the API writes them, under npm start too.
+    expect(await get('/.well-known/clawhub.json')).toBe('app');
+    expect(await get('/.well-known/clawdhub.json')).toBe('app');
     expect(seen.cdn).toEqual([]);
-    expect(seen.app).toHaveLength(5);
+    expect(seen.app).toHaveLength(7);
   });
 
   it('hands a read the CDN could not answer to the app, which answers it again and maps a second failure', async () => {

@@ -25,9 +25,17 @@ const tag = {
 export const clawhubOperations = operations(tag, {
   clawhubWellKnown: {
     method: 'get',
+    path: '/.well-known/clawhub.json',
+    summary: 'Where the ClawHub-compatible API is (clawhub --site discovers it here)',
+    description: 'Cache-Control: public, max-age=300; readable from any origin. Sign in with an API key: clawhub login --token sk_…',
+    auth: 'none',
+    success: { status: 200, description: 'The API base: this origin', schema: clawhubWellKnownSchema },
+  },
+  clawhubWellKnownLegacy: {
+    method: 'get',
     path: '/.well-known/clawdhub.json',
-    summary: 'Where the ClawHub-compatible API is (clawdhub --site discovers it here)',
-    description: 'Cache-Control: public, max-age=300; readable from any origin. Sign in with an API key: clawdhub login --token sk_…',
+    summary: 'The same, where clients named clawdhub look for it',
+    description: 'Cache-Control: public, max-age=300; readable from any origin.',
     auth: 'none',
     success: { status: 200, description: 'The API base: this origin', schema: clawhubWellKnownSchema },
   },

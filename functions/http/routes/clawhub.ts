@@ -9,10 +9,12 @@ import { route } from '../route.ts';
 
 /** The ClawHub-compatible reads (docs/api.md §14), and the ClawHub endpoints that have no counterpart here. */
 export const clawhubRoutes: RouteGroup = (app) => {
-  route(app, op.clawhubWellKnown, (c) => {
-    const origin = c.var.deps.config.siteOrigin ?? new URL(c.req.url).origin;
-    return c.json(clawhubWellKnown(origin), 200, { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' });
-  });
+  for (const operation of [op.clawhubWellKnown, op.clawhubWellKnownLegacy]) {
+    route(app, operation, (c) => {
+      const origin = c.var.deps.config.siteOrigin ?? new URL(c.req.url).origin;
+      return c.json(clawhubWellKnown(origin), 200, { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' });
+    });
+  }
 
   route(app, op.clawhubWhoami, (c, { caller }) => c.json({ user: clawhubUser(caller.user) }, 200));
 

@@ -22,6 +22,8 @@ export interface VersionListing {
   version: string;
   changelog: string;
   publishedAt: string;
+  /** The `SKILL.md` `license`, when the version's publish recorded one. */
+  frontMatterLicense?: string;
 }
 
 const epochMs = (iso: string) => Date.parse(iso);
@@ -38,8 +40,20 @@ export function clawhubSkill(skill: SkillListing, installs: number): ClawhubSkil
   };
 }
 
+/**
+ * A version as ClawHub lists it. Its clients take `MIT-0` or null as a licence and nothing else
+ * (ClawHub publishes every skill under MIT-0), so a skill's own licence goes there only when it is
+ * MIT-0; `declaredLicense` carries it as written, for whoever reads the JSON.
+ */
 export function clawhubVersion(version: VersionListing): ClawhubVersion {
-  return { version: version.version, createdAt: epochMs(version.publishedAt), changelog: version.changelog };
+  const declared = version.frontMatterLicense?.trim() || null;
+  return {
+    version: version.version,
+    createdAt: epochMs(version.publishedAt),
+    changelog: version.changelog,
+    license: declared === 'MIT-0' ? 'MIT-0' : null,
+    declaredLicense: declared,
+  };
 }
 
 /** A user as ClawHub names one: their login is the handle. */

@@ -2,14 +2,16 @@ import { sha256Hex } from './bundle.ts';
 import { byPublishedDesc, type VersionFacts } from './registry-document.ts';
 
 /**
- * The fingerprint the ClawHub CLI (`clawdhub`, npm `clawdhub` 0.3.0) computes over a skill folder
- * it installed, to ask the registry which version the folder holds (`GET /api/v1/resolve`). The
- * registry records it for every version (docs/api.md §14.4), so it must come out exactly
- * as the client's `hashSkillFiles(listTextFiles(folder))` does on the files our ZIP extracts to:
+ * The fingerprints the ClawHub CLI computes over a skill folder it installed or is about to
+ * publish, to ask the registry which version the folder holds (`GET /api/v1/resolve`). The
+ * registry records them for every version (docs/api.md §14.4), so each must come out exactly as
+ * its client's `hashSkillFiles` does on the files our ZIP extracts to. Two generations of the
+ * client list files differently, so a version has up to two:
  *
- * - only files the client lists: no path segment starting with `.` (its walk skips those, and so
- *   its own `.clawdhub/origin.json`), none inside `node_modules`, none the extraction drops (a
- *   path holding `..` or `\`), and only extensions on its list of text files;
+ * - both list no path segment starting with `.` (their walks skip those, and so their own
+ *   `.clawhub/origin.json`), nothing inside `node_modules`, nothing the extraction drops (a path
+ *   holding `..` or `\`); `clawdhub` 0.3 lists only extensions on its list of text files,
+ *   `clawhub` 0.23 every file;
  * - sorted with `localeCompare` (the client's default locale; `en` here, which orders ASCII
  *   paths as every common locale does: ignoring case first, so `scripts/` before `SKILL.md`);
  * - the SHA-256 (hex) of the lines `<path>:<sha256 hex>` joined with `\n`.
@@ -18,9 +20,17 @@ import { byPublishedDesc, type VersionFacts } from './registry-document.ts';
  * A skill whose own `.gitignore` or `.clawdhubignore` hides some of its files from the client
  * fingerprints differently on disk: the client then reports local changes.
  */
-export function clawhubFingerprint(files: readonly { filename: string; sha256: string }[]): string {
-  const listed = files.filter((file) => listedByClient(file.filename)).sort((a, b) => collator.compare(a.filename, b.filename));
+export function clawhubFingerprint(files: readonly { filename: string; sha256: string }[], client: ClawhubClient = 'clawdhub'): string {
+  const listed = files.filter((file) => listedByClient(file.filename, client)).sort((a, b) => collator.compare(a.filename, b.filename));
   return sha256Hex(listed.map((file) => `${file.filename}:${file.sha256}`).join('\n'));
+}
+
+/** The client generations, by the files they list: `clawdhub` 0.3 its text files, `clawhub` 0.23 all of them. */
+export type ClawhubClient = 'clawdhub' | 'clawhub';
+
+/** A version's fingerprints, one per client generation (one when its files are all text). */
+export function clawhubFingerprints(files: readonly { filename: string; sha256: string }[]): string[] {
+  return [...new Set([clawhubFingerprint(files, 'clawdhub'), clawhubFingerprint(files, 'clawhub')])];
 }
 
 /**
@@ -31,8 +41,7 @@ export function clawhubFingerprint(files: readonly { filename: string; sha256: s
 export function fingerprintedVersions(versions: readonly Pick<VersionFacts, 'version' | 'publishedAt' | 'files'>[]): Map<string, string> {
   const named = new Map<string, string>();
   for (const v of [...versions].sort(byPublishedDesc)) {
-    const fingerprint = clawhubFingerprint(v.files);
-    if (!named.has(fingerprint)) named.set(fingerprint, v.version);
+    for (const fingerprint of clawhubFingerprints(v.files)) if (!named.has(fingerprint)) named.set(fingerprint, v.version);
   }
   return named;
 }
@@ -40,14 +49,15 @@ export function fingerprintedVersions(versions: readonly Pick<VersionFacts, 'ver
 /** `String.prototype.localeCompare` under `en`, made once. */
 const collator = new Intl.Collator('en');
 
-function listedByClient(path: string): boolean {
+function listedByClient(path: string, client: ClawhubClient): boolean {
   if (path.includes('..') || path.includes('\\')) return false;
   if (path.split('/').some((segment) => segment.startsWith('.') || segment === 'node_modules')) return false;
+  if (client === 'clawhub') return true;
   // The client takes what follows the path's last dot, even across a `/`.
   return TEXT_EXTENSIONS.has(path.split('.').at(-1)!.toLowerCase());
 }
 
-/** The client's `TEXT_FILE_EXTENSIONS` (its `schema/textFiles.js`): what it uploads and hashes. */
+/** `clawdhub` 0.3's `TEXT_FILE_EXTENSIONS` (its `schema/textFiles.js`): what it uploads and hashes. */
 const TEXT_EXTENSIONS = new Set([
   'md',
   'mdx',

@@ -4,9 +4,15 @@ import { changelogSchema, slugSchema, visibleText } from './schemas.ts';
 
 /**
  * The ClawHub-compatible API (docs/api.md §14): the queries it reads and the answers it gives, in
- * the shapes the ClawHub CLI (`clawdhub` 0.3.0) parses. Times are epoch milliseconds there, as
- * ClawHub's own registry sends them.
+ * the shapes the ClawHub CLI parses (`clawhub` 0.23.3, and `clawdhub` 0.3.0 before it). Times are
+ * epoch milliseconds there, as ClawHub's own registry sends them.
  */
+
+/**
+ * The publisher a ClawHub client names beside a slug (`ownerHandle`, with or without `@`): the
+ * author's login here. A handle that is not the author's finds no skill, as on ClawHub.
+ */
+const ownerHandle = z.string().max(100).optional().describe("the author's login (ClawHub's owner handle); another finds nothing");
 
 /** A positive whole number in a query string, at most `max`. */
 const countParam = (max: number) =>
@@ -40,6 +46,7 @@ export const clawhubListQuerySchema = z.object({
 
 export const clawhubResolveQuerySchema = z.object({
   slug: z.string().min(1).max(200),
+  ownerHandle,
   hash: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, '64 hexadecimal characters')
@@ -49,9 +56,90 @@ export const clawhubResolveQuerySchema = z.object({
 
 export const clawhubDownloadQuerySchema = z.object({
   slug: z.string().min(1).max(200),
+  ownerHandle,
   version: z.string().min(1).max(limits.versionChars).optional().describe('exact semver; default the current version'),
   tag: z.string().min(1).max(100).optional().describe('only latest: Skillpress has no other tags'),
 });
+
+export const clawhubSkillQuerySchema = z.object({ ownerHandle });
+
+export const clawhubVersionsQuerySchema = z.object({
+  ownerHandle,
+  limit: countParam(CLAWHUB_PAGE_MAX).optional().describe('versions per page (1–200, default 25)'),
+  cursor: z.string().max(200).optional().describe('the nextCursor of the page before'),
+});
+
+export const clawhubFileQuerySchema = z.object({
+  ownerHandle,
+  path: z.string().min(1).max(limits.filenameChars).describe("the file's path in the skill"),
+  version: z.string().min(1).max(limits.versionChars).optional().describe('default: the current version'),
+  tag: z.string().min(1).max(100).optional().describe('only latest'),
+});
+
+const sha256Hex = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/, '64 hexadecimal characters')
+  .transform((hash) => hash.toLowerCase());
+
+/** `POST /api/v1/skills/-/upload-url`: one file `clawhub publish` is about to send. */
+export const clawhubUploadUrlBodySchema = z.object({
+  path: z.string().min(1).max(limits.filenameChars),
+  size: z.number().int().min(0).max(limits.fileBytes),
+  sha256: sha256Hex,
+  contentType: z.string().max(200).optional(),
+});
+
+export const clawhubUploadUrlSchema = z.object({
+  uploadUrl: z.string().describe('where to POST the bytes, with the same API key'),
+  uploadTicket: z.string().describe('names the file (path, size, SHA-256) for the publish'),
+});
+
+export const clawhubUploadedSchema = z.object({ storageId: z.string().describe("the bytes' SHA-256: the publish names the file by it") });
+
+/**
+ * A JSON publish, as `clawhub` 0.23 sends it after uploading each file. What ClawHub records and
+ * Skillpress does not (topics, a source repository, the licence terms it makes authors accept)
+ * is read and set aside; forks and moving a skill to another owner have no counterpart.
+ */
+export const clawhubJsonPublishSchema = z.object({
+  slug: slugSchema,
+  displayName: visibleText(100),
+  ownerHandle: z.string().max(100).optional(),
+  version: z.string().min(1).max(limits.versionChars),
+  changelog: changelogSchema.default(''),
+  acceptLicenseTerms: z.boolean().optional(),
+  tags: z
+    .array(z.string())
+    .max(20)
+    .optional()
+    .refine((tags) => (tags ?? []).every((tag) => tag === 'latest'), 'Skillpress has no tags: the current version is always latest'),
+  categories: z.array(z.string().max(100)).max(20).optional().describe("a new skill's category: the first"),
+  topics: z.array(z.string().max(100)).max(50).optional(),
+  source: z.unknown().optional(),
+  sourceOwnerHandle: z.string().max(100).optional(),
+  migrateOwner: z
+    .boolean()
+    .optional()
+    .refine((migrate) => migrate !== true, 'Skillpress skills keep their author: publish without --migrate-owner'),
+  forkOf: z
+    .unknown()
+    .refine((fork) => fork === undefined, 'Skillpress does not record forks: publish without --fork-of')
+    .optional(),
+  files: z
+    .array(
+      z.object({
+        path: z.string().min(1).max(limits.filenameChars),
+        size: z.number().int().min(0).max(limits.fileBytes),
+        storageId: z.string().max(200),
+        sha256: sha256Hex,
+        contentType: z.string().max(200).optional(),
+        uploadTicket: z.string().max(2000),
+      }),
+    )
+    .min(1)
+    .max(limits.filesPerVersion),
+});
+export type ClawhubJsonPublish = z.output<typeof clawhubJsonPublishSchema>;
 
 /**
  * The `payload` part of a multipart publish, as `clawdhub publish` sends it. `tags` may only say
@@ -92,6 +180,11 @@ const clawhubVersionSchema = z.object({
   version: z.string(),
   createdAt: z.number().describe('epoch milliseconds'),
   changelog: z.string(),
+  license: z
+    .literal('MIT-0')
+    .nullable()
+    .describe("the SKILL.md license when it is MIT-0, else null: ClawHub's clients accept no other value (and print MIT-0 for null)"),
+  declaredLicense: z.string().nullable().describe('the SKILL.md license as written, whatever it is (clawhub inspect --json shows it)'),
 });
 
 const clawhubSkillSchema = z.object({
@@ -117,6 +210,18 @@ export const clawhubSkillPageSchema = z.object({
   owner: clawhubWhoamiSchema.shape.user,
 });
 
+export const clawhubVersionListSchema = z.object({
+  items: z.array(clawhubVersionSchema.pick({ version: true, createdAt: true, changelog: true })),
+  nextCursor: z.string().nullable(),
+});
+
+export const clawhubVersionPageSchema = z.object({
+  skill: z.object({ slug: z.string(), displayName: z.string() }),
+  version: clawhubVersionSchema.extend({
+    files: z.array(z.object({ path: z.string(), size: z.number(), sha256: z.string(), contentType: z.string().nullable() })),
+  }),
+});
+
 export const clawhubSearchSchema = z.object({
   results: z.array(
     z.object({
@@ -126,6 +231,8 @@ export const clawhubSearchSchema = z.object({
       version: z.string(),
       score: z.number().describe('orders the results, 1 for the best; not a similarity'),
       updatedAt: z.number(),
+      ownerHandle: z.string().describe("the author's login"),
+      owner: z.object({ handle: z.string(), displayName: z.string().nullable(), image: z.string().nullable() }),
     }),
   ),
 });
@@ -140,4 +247,7 @@ export const clawhubPublishedSchema = z.object({
   ok: z.literal(true),
   skillId: z.string(),
   versionId: z.string().describe('<slug>@<version>'),
+  slug: z.string(),
+  version: z.string(),
+  publicationStatus: z.literal('published').describe('public at once (its static files follow within the rebuild targets)'),
 });

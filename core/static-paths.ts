@@ -24,6 +24,12 @@ export const archiveKey = (slug: string, version: string) => `.well-known/agent-
 /** The `SKILL.md` of a version that has no other file: the discovery index lists it instead of an archive. */
 export const skillMdKey = (slug: string, version: string) => `.well-known/agent-skills/${slug}/${version}/SKILL.md`;
 
+/** The `skillpress` package, whose default registry is the origin that serves it (scripts/cli-package.ts). */
+export const cliPackageKey = 'cli/skillpress.tgz';
+/** The same package at one version: never rewritten but by a new release. */
+export const cliPackageVersionKey = (version: string) => `cli/skillpress-${version}.tgz`;
+const CLI_PACKAGE_PATH = /^\/cli\/skillpress(-\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)?\.tgz$/;
+
 export const registryPath = (slug: string) => `/api/registry/${slug}`;
 export const bundlePath = (slug: string, version: string) => `/${bundleKey(slug, version)}`;
 export const archivePath = (slug: string, version: string) => `/${archiveKey(slug, version)}`;
@@ -41,6 +47,7 @@ export function keyForPath(path: string): string | undefined {
   if (path.includes('..') || path.includes('//') || !/^[A-Za-z0-9._~/+-]+$/.test(path)) return undefined;
   if (path === `/${CATALOG_KEY}` || path === `/${INSTALLS_KEY}` || path.startsWith('/.well-known/agent-skills/') || path.startsWith('/bundles/'))
     return path.slice(1);
+  if (CLI_PACKAGE_PATH.test(path)) return path.slice(1);
   return undefined;
 }
 
@@ -49,7 +56,7 @@ export function keyForPath(path: string): string | undefined {
  * `index.html`, `/skills/<slug>/` is `skills/<slug>/index.html`, `/_astro/*` are its hashed
  * assets. These prefixes belong to the data tree or the site builder, never to a page.
  */
-const NOT_SITE = /^\/(?:api|registry|bundles|\.well-known|_site)(?:\/|$)/;
+const NOT_SITE = /^\/(?:api|registry|bundles|\.well-known|_site|cli)(?:\/|$)/;
 
 /** Served in place of a skill page the last site build did not make (it renders in the browser). */
 export const SKILL_FALLBACK_KEY = 'skills/_/index.html';
@@ -109,8 +116,16 @@ const CONTENT_TYPES: Record<string, string> = {
   xml: 'application/xml',
   webmanifest: 'application/manifest+json',
   gz: 'application/gzip',
+  tgz: 'application/gzip',
   md: 'text/markdown; charset=utf-8',
 };
+
+/** The media type of a file by its name's extension, or null when the name says none this list knows. */
+export function contentTypeOf(filename: string): string | null {
+  const name = filename.slice(filename.lastIndexOf('/') + 1);
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? (CONTENT_TYPES[name.slice(dot + 1).toLowerCase()] ?? null) : null;
+}
 
 export function headersForKey(key: string): ObjectHeaders {
   if (key.startsWith('registry/')) return { contentType: 'application/json', cacheControl: 'public, max-age=60, s-maxage=300, stale-while-revalidate=60' };
@@ -118,6 +133,9 @@ export function headersForKey(key: string): ObjectHeaders {
   const contentType = CONTENT_TYPES[extension] ?? 'application/octet-stream';
   // Bundles, archives and a version's lone SKILL.md never change; Astro's assets carry their content hash in their names.
   const loneSkillMd = key.startsWith('.well-known/agent-skills/') && key.endsWith('/SKILL.md');
-  if (key.startsWith('bundles/') || key.endsWith('.tar.gz') || loneSkillMd || key.startsWith('_astro/')) return { contentType, cacheControl: IMMUTABLE };
+  // A versioned CLI package changes only with a release.
+  const versionedCli = key.startsWith('cli/skillpress-');
+  if (key.startsWith('bundles/') || key.endsWith('.tar.gz') || loneSkillMd || versionedCli || key.startsWith('_astro/'))
+    return { contentType, cacheControl: IMMUTABLE };
   return { contentType, cacheControl: SITE };
 }

@@ -180,6 +180,9 @@ export const lambdas: readonly LambdaSpec[] = [
       'GET /api/v1/search',
       'GET /api/v1/skills',
       'GET /api/v1/skills/{slug}',
+      'GET /api/v1/skills/{slug}/versions',
+      'GET /api/v1/skills/{slug}/versions/{version}',
+      'GET /api/v1/skills/{slug}/file',
       'GET /api/v1/resolve',
       'GET /api/v1/download',
       'DELETE /api/v1/skills/{slug}',
@@ -198,9 +201,10 @@ export const lambdas: readonly LambdaSpec[] = [
   {
     name: 'clawhub-publish',
     description: "A ClawHub client's publish: a new skill or a new version, through the publishing service",
-    routes: ['POST /api/v1/skills'],
-    // As publish and versions: the key's lastUsedAt, the rate limit, the slug claim, the skill.
-    table: { read: true, write: [prefix.apiKey, prefix.rateLimit, prefix.slug, prefix.skill] },
+    routes: ['POST /api/v1/skills', 'POST /api/v1/skills/-/upload-url', 'POST /api/v1/skills/-/upload'],
+    // As publish and versions: the key's lastUsedAt, the rate limit, the slug claim, the skill;
+    // UPLOAD#: the tickets of files sent ahead of a publish.
+    table: { read: true, write: [prefix.apiKey, prefix.rateLimit, prefix.slug, prefix.skill, prefix.upload] },
     content: 'write',
     memoryMb: 1024,
   },

@@ -4,14 +4,15 @@ import { join } from 'node:path';
 
 /**
  * The other clients people install skills with, as real programs: the `skills` CLI (npm
- * `skills`, the most used skills client) and ClawHub's `clawdhub` (npm `clawdhub`), with the
- * Node 22 that `skills` needs (npm `node`, whose package carries the binary). All three come from
- * the npm registry into a throw-away folder, never as project dependencies. The install
- * benchmark measures `skills` beside our CLI; `npm run test:interop` drives both against
- * `npm start`.
+ * `skills`, the most used skills client), ClawHub's CLI at its current release (npm `clawhub`)
+ * and under its earlier name, frozen since (npm `clawdhub`), with the Node 22 that `skills` needs
+ * (npm `node`, whose package carries the binary). All of them come from the npm registry into a
+ * throw-away folder, never as project dependencies. The install benchmark measures `skills`
+ * beside our CLI; `npm run test:interop` drives every one against `npm start`.
  */
 
 export const SKILLS_VERSION = '1.7.4';
+export const CLAWHUB_VERSION = '0.23.3';
 export const CLAWDHUB_VERSION = '0.3.0';
 export const NODE_MAJOR = 22;
 /**
@@ -25,9 +26,11 @@ export interface PeerClients {
   node: string;
   /** The `skills` entry script, run as `node <skills> add …`. */
   skills: string;
-  /** The `clawdhub` entry script, run as `node <clawdhub> --registry … install …`. */
+  /** The `clawhub` entry script (its package names it bin/clawdhub.js), run as `node <clawhub> --registry … install …`. */
+  clawhub: string;
+  /** The `clawdhub` entry script, run the same way. */
   clawdhub: string;
-  versions: { skills: string; clawdhub: string; node: string };
+  versions: { skills: string; clawhub: string; clawdhub: string; node: string };
 }
 
 /**
@@ -41,7 +44,11 @@ export function ensurePeerClients(dir: string): PeerClients {
     return existsSync(manifest) ? (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version : undefined;
   };
   const installed = () =>
-    versionOf('skills') === SKILLS_VERSION && versionOf('clawdhub') === CLAWDHUB_VERSION && versionOf('undici')?.startsWith('7.') && existsSync(node);
+    versionOf('skills') === SKILLS_VERSION &&
+    versionOf('clawhub') === CLAWHUB_VERSION &&
+    versionOf('clawdhub') === CLAWDHUB_VERSION &&
+    versionOf('undici')?.startsWith('7.') &&
+    existsSync(node);
   if (!installed()) {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'skillpress-peer-clients', version: '0.0.0', private: true }, null, 2));
@@ -54,20 +61,25 @@ export function ensurePeerClients(dir: string): PeerClients {
         '--no-fund',
         '--loglevel=error',
         `skills@${SKILLS_VERSION}`,
+        `clawhub@${CLAWHUB_VERSION}`,
         `clawdhub@${CLAWDHUB_VERSION}`,
         CLAWDHUB_UNDICI,
         `node@${NODE_MAJOR}`,
       ],
       { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] },
     );
-    if (!installed()) throw new Error(`npm did not install skills@${SKILLS_VERSION}, clawdhub@${CLAWDHUB_VERSION} and node@${NODE_MAJOR} into ${dir}`);
+    if (!installed())
+      throw new Error(
+        `npm did not install skills@${SKILLS_VERSION}, clawhub@${CLAWHUB_VERSION}, clawdhub@${CLAWDHUB_VERSION} and node@${NODE_MAJOR} into ${dir}`,
+      );
   }
   const nodeVersion = execFileSync(node, ['--version']).toString().trim();
   if (!nodeVersion.startsWith(`v${NODE_MAJOR}.`)) throw new Error(`${node} is ${nodeVersion}, not Node ${NODE_MAJOR}`);
   return {
     node,
     skills: join(dir, 'node_modules/skills/bin/cli.mjs'),
+    clawhub: join(dir, 'node_modules/clawhub/bin/clawdhub.js'),
     clawdhub: join(dir, 'node_modules/clawdhub/bin/clawdhub.js'),
-    versions: { skills: SKILLS_VERSION, clawdhub: CLAWDHUB_VERSION, node: nodeVersion },
+    versions: { skills: SKILLS_VERSION, clawhub: CLAWHUB_VERSION, clawdhub: CLAWDHUB_VERSION, node: nodeVersion },
   };
 }

@@ -2,7 +2,7 @@ import type { Operation, StaticFile } from './operation.ts';
 import { accessOperations } from './operations/access.ts';
 import { analyticsOperations } from './operations/analytics.ts';
 import { apiKeyOperations } from './operations/api-keys.ts';
-import { clawhubOperations, clawhubPublishOperations, clawhubUnsupportedOperations } from './operations/clawhub.ts';
+import { clawhubOperations, clawhubPublishOperations, clawhubUnsupportedOperations, clawhubUploadOperations } from './operations/clawhub.ts';
 import { deliveryOperations } from './operations/deliver.ts';
 import { gitHubSignInOperations } from './operations/github-sign-in.ts';
 import { lifecycleOperations } from './operations/lifecycle.ts';
@@ -35,6 +35,7 @@ export const apiOperations: readonly Operation[] = [
   moderationOperations,
   clawhubOperations,
   clawhubPublishOperations,
+  clawhubUploadOperations,
   clawhubUnsupportedOperations,
 ].flatMap((group) => Object.values<Operation>(group));
 

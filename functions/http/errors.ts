@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { type DomainError, isDomainError, RateLimitedError, statusOf } from '#core/errors';
 import { errorFields, type Logger } from '../platform/log.ts';
 
-/** An error as an HTTP answer: status, headers (Content-Type and Cache-Control among them) and the JSON body. */
+/** An error as an HTTP answer: status, headers (Content-Type and Cache-Control among them) and the body. */
 export interface ErrorAnswer {
   status: number;
   headers: Record<string, string>;
@@ -12,6 +12,8 @@ export interface ErrorAnswer {
 /**
  * The one mapping from errors to HTTP answers (docs/api.md §5). Domain errors keep their code;
  * anything else is logged and becomes a bare 500 `internal` with no stack or vendor message.
+ * Under `/api/v1/`, ClawHub's API, the same answer is a line of text as ClawHub's registry words
+ * it, which its clients print as they get it, with the code in `X-Error-Code` (docs/api.md §14).
  */
 export function errorAnswer(error: unknown, log: Logger, request: { method: string; path: string }): ErrorAnswer {
   if (isDomainError(error)) return domainErrorAnswer(error);
@@ -43,7 +45,25 @@ function jsonError(status: number, body: object): ErrorAnswer {
 }
 
 function toResponse(c: Context, answer: ErrorAnswer): Response {
-  return c.body(answer.body, answer.status as 400, answer.headers);
+  const shaped = c.req.path.startsWith(CLAWHUB_API) ? clawhubText(answer) : answer;
+  return c.body(shaped.body, shaped.status as 400, shaped.headers);
+}
+
+/** Where ClawHub's API lives, whose clients print an error's body as it comes. */
+const CLAWHUB_API = '/api/v1/';
+
+/**
+ * An answer as ClawHub's registry gives it: `text/plain`, one message (the issues of a refused
+ * body on the lines after it). Its clients recognise two words of its own: `Unauthorized`, which
+ * they follow with how to sign in again, and `Forbidden`, which they explain; every other message
+ * is ours, and the services of `/api/v1/` word theirs as ClawHub does (`Skill not found`).
+ */
+function clawhubText(answer: ErrorAnswer): ErrorAnswer {
+  const { error } = JSON.parse(answer.body) as { error: { code: string; message: string; details?: { issues?: { path?: unknown[]; message: string }[] } } };
+  const issues = (error.details?.issues ?? []).slice(1).map((issue) => `${(issue.path ?? []).join('.') || 'body'}: ${issue.message}`);
+  const message = answer.status === 401 ? 'Unauthorized' : error.code === 'forbidden' ? 'Forbidden' : [error.message, ...issues].join('\n');
+  const { 'Content-Type': _json, ...headers } = answer.headers;
+  return { status: answer.status, headers: { ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'X-Error-Code': error.code }, body: message };
 }
 
 /** IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers), as separate fields. */

@@ -1,9 +1,9 @@
 import { BoundedCache } from '#core/bounded-cache';
 import { decodeFile, type FileBytes, type WireFile } from '#core/bundle';
-import { DomainError, notFound } from '#core/errors';
+import { DomainError, isDomainError, notFound } from '#core/errors';
 import type { ClientFacts } from '#core/install-visitor';
 import type { Deps } from '../platform/composition.ts';
-import { normaliseSlug } from './clawhub.ts';
+import { normaliseSlug, skillBySlug } from './clawhub.ts';
 import { deliver } from './delivery.ts';
 import { findSkillIdBySlug } from '../store/skills.ts';
 
@@ -26,15 +26,16 @@ const zips = new BoundedCache<string, Uint8Array>(16 * 1024 * 1024, (zip) => zip
 
 export async function downloadZip(
   deps: Deps,
-  query: { slug: string; version?: string; tag?: string },
+  query: { slug: string; ownerHandle?: string; version?: string; tag?: string },
   install: boolean,
   client: ClientFacts,
 ): Promise<ZipDownload> {
   if (query.tag !== undefined && query.tag !== 'latest') {
     throw new DomainError('not_supported', `Skillpress has no tag ${JSON.stringify(query.tag.slice(0, 40))}: ask for a version, or for latest`);
   }
-  const skillId = await findSkillIdBySlug(deps.db, normaliseSlug(query.slug));
-  if (!skillId) throw notFound(`No skill ${JSON.stringify(query.slug.slice(0, 64))}`);
+  // A client that names the owner (clawhub 0.23 does) is answered only for that owner's skill.
+  const skillId = query.ownerHandle ? (await skillBySlug(deps, query.slug, query.ownerHandle)).id : await findSkillIdBySlug(deps.db, normaliseSlug(query.slug));
+  if (!skillId) throw notFound('Skill not found');
   const delivery = await deliver(deps, {
     skillId,
     version: query.version,
@@ -43,6 +44,8 @@ export async function downloadZip(
     install,
     client,
     channel: 'clawhub',
+  }).catch((error) => {
+    throw isDomainError(error) && error.code === 'not_found' ? notFound('Version not found') : error;
   });
   const zip = await zips.load(`${delivery.skillId}@${delivery.version}`, async () => {
     // Only this path needs a ZIP writer: loaded on the first download, not at every cold start.

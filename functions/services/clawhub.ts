@@ -1,10 +1,23 @@
+import semver from 'semver';
 import type { z } from 'zod';
 import type { CatalogEntry } from '#core/catalog';
 import { search } from '#core/catalog-search';
 import { clawhubSkill, clawhubUser, clawhubVersion } from '#core/clawhub-documents';
 import { pageByDate, topByInstalls } from '#core/clawhub-listing';
-import type { ClawhubSort, clawhubResolveSchema, clawhubSearchSchema, clawhubSkillListSchema, clawhubSkillPageSchema } from '#core/clawhub-schemas';
-import { DomainError, notFound } from '#core/errors';
+import type {
+  ClawhubSort,
+  clawhubResolveSchema,
+  clawhubSearchSchema,
+  clawhubSkillListSchema,
+  clawhubSkillPageSchema,
+  clawhubVersionListSchema,
+  clawhubVersionPageSchema,
+} from '#core/clawhub-schemas';
+import { byFilename } from '#core/bundle';
+import { DomainError, invalidRequest, notFound } from '#core/errors';
+import { byPublishedDesc } from '#core/registry-document';
+import { contentTypeOf } from '#core/static-paths';
+import { getBlob } from '../content/blobs.ts';
 import { CatalogReader, type CatalogSnapshot } from '../content/catalog-reader.ts';
 import type { StaticStore } from '../content/static-store.ts';
 import type { Deps } from '../platform/composition.ts';
@@ -45,6 +58,8 @@ export async function searchSkills(deps: Deps, query: { q?: string; limit?: numb
       version: entry.currentVersion,
       score: (matches.length - rank) / matches.length,
       updatedAt: Date.parse(entry.updatedAt),
+      ownerHandle: entry.author,
+      owner: { handle: entry.author, displayName: null, image: null },
     })),
   };
 }
@@ -109,14 +124,14 @@ export async function listSkills(deps: Deps, query: { limit?: number; cursor?: s
 }
 
 /** `GET /api/v1/skills/{slug}`: the skill, its current version and its author. Paid skills too: they are listed publicly. */
-export async function skillPage(deps: Deps, slug: string): Promise<z.output<typeof clawhubSkillPageSchema>> {
-  const skill = await skillBySlug(deps, slug);
+export async function skillPage(deps: Deps, slug: string, ownerHandle?: string): Promise<z.output<typeof clawhubSkillPageSchema>> {
+  const skill = await skillBySlug(deps, slug, ownerHandle);
   const [version, author, installs] = await Promise.all([
     getVersion(deps.db, skill.id, skill.currentVersion),
     getUser(deps.db, skill.authorId),
     distinctInstallTotals(deps.db, [skill.id]),
   ]);
-  if (!version) throw notFound(`${skill.slug} has no version ${skill.currentVersion}`);
+  if (!version) throw notFound('Version not found');
   return {
     skill: clawhubSkill(skill, installs.get(skill.id) ?? 0),
     latestVersion: clawhubVersion(version),
@@ -130,24 +145,97 @@ export async function skillPage(deps: Deps, slug: string): Promise<z.output<type
  * (store/fingerprints.ts): two reads in all, whatever the hash and however many versions the
  * skill has. A hash no item names matches nothing.
  */
-export async function resolveVersion(deps: Deps, slug: string, hash: string): Promise<z.output<typeof clawhubResolveSchema>> {
+export async function resolveVersion(deps: Deps, slug: string, hash: string, ownerHandle?: string): Promise<z.output<typeof clawhubResolveSchema>> {
   const id = await findSkillIdBySlug(deps.db, normaliseSlug(slug));
   const found = id ? await getSkillAndFingerprint(deps.db, id, hash) : {};
-  const skill = available(found.skill, slug);
+  const skill = available(found.skill, ownerHandle);
   return { slug: skill.slug, match: found.version ? { version: found.version } : null, latestVersion: { version: skill.currentVersion } };
 }
 
-/** The skill a ClawHub path or query names: 404 when none, 403 `quarantined` when it is. */
-export async function skillBySlug(deps: Deps, slug: string): Promise<SkillItem> {
+/**
+ * The skill a ClawHub path or query names, by slug and, when the client gives one, its owner's
+ * handle: 404 `Skill not found` (ClawHub's words, which its clients look for) when none, 403
+ * `quarantined` when it is.
+ */
+export async function skillBySlug(deps: Deps, slug: string, ownerHandle?: string): Promise<SkillItem> {
   const id = await findSkillIdBySlug(deps.db, normaliseSlug(slug));
-  return available(id ? await getSkill(deps.db, id) : undefined, slug);
+  return available(id ? await getSkill(deps.db, id) : undefined, ownerHandle);
 }
 
-function available(skill: SkillItem | undefined, slug: string): SkillItem {
-  if (!skill) throw notFound(`No skill ${JSON.stringify(slug.slice(0, 64))}`);
+function available(skill: SkillItem | undefined, ownerHandle: string | undefined): SkillItem {
+  if (!skill || !ownedBy(skill, ownerHandle)) throw notFound('Skill not found');
   if (skill.quarantine) throw new DomainError('quarantined', `${skill.slug} is quarantined after reports or a scan; it cannot be installed`);
   return skill;
 }
 
+/** Whether `handle` (ClawHub's owner handle, `@` optional, any case) names the skill's author; no handle names anyone. */
+const ownedBy = (skill: SkillItem, handle: string | undefined) =>
+  handle === undefined || handle.trim() === '' || handle.trim().replace(/^@+/, '').toLowerCase() === skill.authorLogin.toLowerCase();
+
 /** ClawHub's registry reads slugs trimmed and in lower case; so do we. */
 export const normaliseSlug = (slug: string) => slug.trim().toLowerCase();
+
+/**
+ * `GET /api/v1/skills/{slug}/versions` (`clawhub inspect --versions`): every version but the
+ * yanked ones, newest published first, paged by a cursor naming the last version of the page.
+ */
+export async function versionList(
+  deps: Deps,
+  slug: string,
+  query: { ownerHandle?: string; limit?: number; cursor?: string },
+): Promise<z.output<typeof clawhubVersionListSchema>> {
+  const skill = await skillBySlug(deps, slug, query.ownerHandle);
+  const versions = (await listVersions(deps.db, skill.id)).filter((v) => !v.yanked).sort(byPublishedDesc);
+  const start = query.cursor === undefined ? 0 : versions.findIndex((v) => versionCursor(v.version) === query.cursor) + 1;
+  if (start === 0 && query.cursor !== undefined)
+    throw invalidRequest('Invalid cursor format', { issues: [{ path: ['cursor'], message: 'not a cursor this API gave' }] });
+  const limit = query.limit ?? PAGE_SIZE;
+  const page = versions.slice(start, start + limit);
+  const more = start + limit < versions.length;
+  return {
+    items: page.map((v) => {
+      const { version, createdAt, changelog } = clawhubVersion(v);
+      return { version, createdAt, changelog };
+    }),
+    nextCursor: more ? versionCursor(page.at(-1)!.version) : null,
+  };
+}
+
+/**
+ * `GET /api/v1/skills/{slug}/file` (`clawhub inspect --file`): one text file of a free skill's
+ * version, the current one by default. A paid skill's content is for its buyers, through the
+ * delivery (402 here); a file that is not UTF-8 text is not shown (415).
+ */
+export async function skillFileText(deps: Deps, slug: string, query: { ownerHandle?: string; path: string; version?: string; tag?: string }): Promise<string> {
+  if (query.tag !== undefined && query.tag !== 'latest') throw new DomainError('not_supported', 'Skillpress has no tags but latest');
+  const skill = await skillBySlug(deps, slug, query.ownerHandle);
+  if (skill.paid)
+    throw new DomainError('payment_required', `${skill.slug} is a paid skill: its files are for its buyers (skillpress install with your API key)`);
+  const version = query.version ?? skill.currentVersion;
+  const item = semver.valid(version) === version ? await getVersion(deps.db, skill.id, version) : undefined;
+  if (!item) throw notFound('Version not found');
+  const file = item.files.find((f) => f.filename === query.path);
+  if (!file) throw notFound('File not found');
+  if (file.encoding === 'base64') throw new DomainError('unsupported_media_type', `${file.filename} is not a text file`);
+  return new TextDecoder().decode(await getBlob(deps.blobs, file.sha256));
+}
+
+const versionCursor = (version: string) => Buffer.from(version, 'utf8').toString('base64url');
+
+/**
+ * `GET /api/v1/skills/{slug}/versions/{version}` (`clawhub install --version`, `inspect
+ * --version/--files`): one version and its files' names, sizes and digests (no content). A
+ * yanked version is still answered, as it is still installable by its exact version.
+ */
+export async function versionPage(deps: Deps, slug: string, version: string, ownerHandle?: string): Promise<z.output<typeof clawhubVersionPageSchema>> {
+  const skill = await skillBySlug(deps, slug, ownerHandle);
+  const item = semver.valid(version) === version ? await getVersion(deps.db, skill.id, version) : undefined;
+  if (!item) throw notFound('Version not found');
+  return {
+    skill: { slug: skill.slug, displayName: skill.name },
+    version: {
+      ...clawhubVersion(item),
+      files: [...item.files].sort(byFilename).map((f) => ({ path: f.filename, size: f.size, sha256: f.sha256, contentType: contentTypeOf(f.filename) })),
+    },
+  };
+}

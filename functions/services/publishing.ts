@@ -306,6 +306,7 @@ function versionItem(
     dependencies,
     integrity: bundleIntegrity(files),
     ...(conformance.description === undefined ? {} : { frontMatterDescription: conformance.description }),
+    ...(typeof conformance.frontMatter?.license === 'string' ? { frontMatterLicense: conformance.frontMatter.license } : {}),
   };
 }
 

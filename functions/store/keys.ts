@@ -48,6 +48,8 @@ export const prefix = {
   reporter: 'REPORTER#',
   /** GSI partition: every open report, for the admins. */
   openReports: 'REPORTS#open',
+  /** A file a ClawHub client announced (and then sent) before publishing it, by its ticket's hash. */
+  upload: 'UPLOAD#',
 } as const;
 
 /** Sort-key prefixes inside a partition. */
@@ -87,6 +89,7 @@ export const countedRequestKey = (requestId: string): ItemKey => ({ pk: prefix.c
 export const rateLimitKey = (userId: string, action: string): ItemKey => ({ pk: prefix.rateLimit + userId, sk: action });
 export const lockKey = (name: string): ItemKey => ({ pk: prefix.lock + name, sk: 'LOCK' });
 export const lookalikeKey = (key: string): ItemKey => ({ pk: prefix.lookalike + key, sk: 'LOOKALIKE' });
+export const uploadKey = (ticketHash: string): ItemKey => ({ pk: prefix.upload + ticketHash, sk: 'UPLOAD' });
 export const reportKey = (skillId: string, userId: string): ItemKey => ({ pk: prefix.report + skillId, sk: prefix.user + userId });
 export const reporterKey = (userId: string): ItemKey => ({ pk: prefix.reporter + userId, sk: 'REPORTER' });
 

@@ -85,6 +85,8 @@ const versionItemSchema = z.object({
    * publish; the discovery index lists it. Versions published before the check lack it.
    */
   frontMatterDescription: z.optional(z.string()),
+  /** The `SKILL.md` `license`, recorded at publish with the description; ClawHub's clients show it. */
+  frontMatterLicense: z.optional(z.string()),
   /** Withdrawn by the author (with the scan, the only changes a version item admits). */
   yanked: z.optional(z.boolean()),
   yankReason: z.optional(z.string()),

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Unzip, UnzipInflate, unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { decodeFile } from '#core/bundle';
-import { clawhubFingerprint } from '#core/clawhub-fingerprint';
+import { clawhubFingerprint, clawhubFingerprints } from '#core/clawhub-fingerprint';
 import { pageByDate, topByInstalls } from '#core/clawhub-listing';
 import { DEFAULT_CATEGORY, listingFromSkillFile } from '#core/clawhub-publish';
 import { skillZip } from '#core/skill-zip';
@@ -35,6 +35,16 @@ describe('the ClawHub fingerprint', () => {
     ].map(file);
     expect(clawhubFingerprint([...listed, ...ignored])).toBe(clawhubFingerprint(listed));
     expect(clawhubFingerprint([])).toBe(sha256(''));
+  });
+
+  it('lists every file for clawhub 0.23 but dot paths and node_modules, so a version with binary files has two fingerprints', () => {
+    const text = ['SKILL.md', 'scripts/run.sh'].map(file);
+    const binary = ['assets/logo.png', 'LICENSE'].map(file);
+    const never = ['.clawhub/origin.json', 'docs/.hidden.md', 'node_modules/x/a.js', 'a..b.md'].map(file);
+    const lines = ['assets/logo.png', 'LICENSE', 'scripts/run.sh', 'SKILL.md'].map((path) => `${path}:${sha256(path)}`);
+    expect(clawhubFingerprint([...text, ...binary, ...never], 'clawhub')).toBe(sha256(lines.join('\n')));
+    expect(clawhubFingerprints([...text, ...binary])).toEqual([clawhubFingerprint(text), clawhubFingerprint([...text, ...binary], 'clawhub')]);
+    expect(clawhubFingerprints(text)).toEqual([clawhubFingerprint(text)]);
   });
 });
 
@@ -71,6 +81,19 @@ describe('the skill ZIP', () => {
     expect(Buffer.from(skillZip([...files].reverse())).equals(Buffer.from(zip))).toBe(true);
     // What clawdhub extracts with: every other file comes out as sent.
     expect(Object.keys(unzipSync(zip)).sort()).toEqual(['SKILL.md', 'assets/logo.png', 'scripts/run.sh']);
+  });
+
+  it('records each file as made on Unix, 0755 when executable and 0644 otherwise', () => {
+    const zip = Buffer.from(skillZip([...files.slice(1), { ...files[0]!, executable: true }]));
+    // The central directory: "version made by" (its high byte the system) at +4, external attributes at +38.
+    const modes = new Map<string, [number, number]>();
+    for (let at = zip.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02])); at >= 0; at = zip.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]), at + 4)) {
+      const name = zip.subarray(at + 46, at + 46 + zip.readUInt16LE(at + 28)).toString('utf8');
+      modes.set(name, [zip.readUInt8(at + 5), zip.readUInt32LE(at + 38) >>> 16]);
+    }
+    expect(modes.get('scripts/run.sh')).toEqual([3, 0o100755]);
+    expect(modes.get('SKILL.md')).toEqual([3, 0o100644]);
+    expect(modes.get('assets/logo.png')).toEqual([3, 0o100644]);
   });
 });
 

@@ -28,13 +28,21 @@ const skillMd = (slug: string, description = `The ${slug} skill, for tests`, ext
   `---\nname: ${slug}\ndescription: ${description}\n${extra}---\n# ${slug}\n`;
 const LOGO = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0xfe]);
 
-/** Every answer of these tests: never a 500, and any error in the contract's shape. */
+/**
+ * Every answer of these tests: never a 500, and any error as ClawHub's registry gives one (a line
+ * of text, which its clients print), with the contract's code in X-Error-Code. An error's `body`
+ * is given in the contract's shape, `{error: {code, message}}`, so the checks read alike.
+ */
 async function answer(res: Response): Promise<{ status: number; body: any; res: Response }> {
   expect(res.status).toBeLessThan(500);
   const type = res.headers.get('content-type') ?? '';
+  if (res.status >= 400) {
+    expect(type).toBe('text/plain; charset=utf-8');
+    const code = res.headers.get('x-error-code');
+    expect(code).toMatch(/^[a-z_]+$/);
+    return { status: res.status, body: { error: { code, message: await res.text() } }, res };
+  }
   const body = type.includes('json') ? await res.json() : new Uint8Array(await res.arrayBuffer());
-  if (res.status >= 400)
-    expect(body).toEqual({ error: { code: expect.any(String), message: expect.any(String), ...(body.error.details ? { details: expect.anything() } : {}) } });
   return { status: res.status, body, res };
 }
 
@@ -115,11 +123,12 @@ describe('who an API key is', () => {
     expectError(await get('/api/v1/whoami', { headers: { cookie: alice.cookie! } }), 401, 'unauthenticated');
   });
 
-  it('answers our own GET /api/me for a key too, as skillpress whoami asks', async () => {
+  it('answers our own GET /api/me for a key too, as skillpress whoami asks (in our JSON errors, outside /api/v1/)', async () => {
     const { status, body } = await get('/api/me', { headers: { authorization: `Bearer ${aliceKey}` } });
     expect(status).toBe(200);
     expect(body.user).toMatchObject({ login: 'alice', id: 'dev:alice' });
-    expectError(await get('/api/me', { headers: { authorization: 'Bearer sk_revoked' } }), 401, 'unauthenticated');
+    const refused = await stack.request('/api/me', { headers: { authorization: 'Bearer sk_revoked' } });
+    expect([refused.status, (await refused.json()).error.code]).toEqual([401, 'unauthenticated']);
   });
 });
 
@@ -134,6 +143,9 @@ describe('GET /api/v1/search', () => {
       version: '1.0.0',
       score: 1,
       updatedAt: expect.any(Number),
+      // clawhub search prints the handle (it printed "unknown owner" without one).
+      ownerHandle: 'alice',
+      owner: { handle: 'alice', displayName: null, image: null },
     });
     expect(body.results[0].updatedAt).toBeGreaterThan(Date.parse('2020-01-01'));
     // The paid skill's description says alpha too, but a ClawHub client could not install it.
@@ -168,7 +180,7 @@ describe('GET /api/v1/skills', () => {
     expect(body.items.map((item: { slug: string }) => item.slug)).toEqual(['claw-beta', 'claw-alpha']);
     expect(body.items.find((item: { slug: string }) => item.slug === 'claw-alpha')).toEqual({
       ...alphaAt('1.0.0'),
-      latestVersion: { version: '1.0.0', createdAt: expect.any(Number), changelog: '' },
+      latestVersion: { version: '1.0.0', createdAt: expect.any(Number), changelog: '', license: null, declaredLicense: null },
     });
     expect(body.nextCursor).toBeNull();
   });
@@ -227,12 +239,28 @@ describe('GET /api/v1/skills/{slug}', () => {
     expect(status).toBe(200);
     expect(body).toEqual({
       skill: alphaAt('1.1.0'),
-      latestVersion: { version: '1.1.0', createdAt: expect.any(Number), changelog: 'Changes in 1.1.0' },
+      latestVersion: { version: '1.1.0', createdAt: expect.any(Number), changelog: 'Changes in 1.1.0', license: null, declaredLicense: null },
       owner: { handle: 'alice', displayName: null, image: null },
     });
     expect(body.skill.updatedAt).toBeGreaterThanOrEqual(body.skill.createdAt);
-    // As ClawHub's registry reads slugs: trimmed, in lower case.
+    // As ClawHub's registry reads slugs: trimmed, in lower case; and for its owner's handle alone.
     expect((await get('/api/v1/skills/CLAW-ALPHA')).body.skill.slug).toBe('claw-alpha');
+    expect((await get('/api/v1/skills/claw-alpha?ownerHandle=%40Alice')).status).toBe(200);
+    const other = await get('/api/v1/skills/claw-alpha?ownerHandle=bob');
+    expectError(other, 404, 'not_found');
+    expect(other.body.error.message).toBe('Skill not found');
+  });
+
+  it("gives the license from SKILL.md: MIT-0 as ClawHub's clients read it, any other as declaredLicense", async () => {
+    for (const [slug, license, expected] of [
+      ['claw-mit0', 'MIT-0', 'MIT-0'],
+      ['claw-apache', 'Apache-2.0', null],
+    ] as const) {
+      await publish(slug, [{ filename: 'SKILL.md', content: skillMd(slug, `The ${slug} skill`, `license: ${license}\n`) }]);
+      const { body } = await get(`/api/v1/skills/${slug}`);
+      expect(body.latestVersion).toMatchObject({ license: expected, declaredLicense: license });
+      expect((await get(`/api/v1/skills/${slug}/versions/1.0.0`)).body.version).toMatchObject({ license: expected, declaredLicense: license });
+    }
   });
 
   it('shows a paid skill (it is listed publicly), and answers an unknown slug with 404', async () => {
@@ -442,7 +470,14 @@ describe('POST /api/v1/skills (clawdhub publish)', () => {
       form({ slug: 'claw-new', displayName: 'Claw New', version: '0.1.0', changelog: 'First', tags: ['latest'] }, files('claw-new', '0.1.0')),
     );
     expect(status).toBe(201);
-    expect(body).toEqual({ ok: true, skillId: expect.any(String), versionId: 'claw-new@0.1.0' });
+    expect(body).toEqual({
+      ok: true,
+      skillId: expect.any(String),
+      versionId: 'claw-new@0.1.0',
+      slug: 'claw-new',
+      version: '0.1.0',
+      publicationStatus: 'published',
+    });
     expect(res.headers.get('ratelimit-remaining')).not.toBeNull();
     const delivered = await json(await stack.request(`/api/deliver/${body.skillId}`));
     expect(delivered).toMatchObject({ slug: 'claw-new', version: '0.1.0' });
@@ -518,8 +553,8 @@ describe('POST /api/v1/skills (clawdhub publish)', () => {
     );
   });
 
-  it('refuses a body that is not a multipart form with 415, and a broken one with 400', async () => {
-    expectError(await clawhubPublish(JSON.stringify({ slug: 'claw-json' }), aliceKey, { 'content-type': 'application/json' }), 415, 'unsupported_media_type');
+  it('refuses a body that is neither JSON nor a multipart form with 415, and a broken one with 400', async () => {
+    expectError(await clawhubPublish(JSON.stringify({ slug: 'claw-json' }), aliceKey, { 'content-type': 'application/json' }), 400, 'invalid_request');
     expectError(await clawhubPublish('payload=x', aliceKey, { 'content-type': 'text/plain' }), 415, 'unsupported_media_type');
     expectError(await clawhubPublish('--nope\r\ngarbage', aliceKey, { 'content-type': 'multipart/form-data; boundary=----none' }), 400, 'invalid_request');
   });
@@ -564,6 +599,157 @@ describe('POST /api/v1/skills (clawdhub publish)', () => {
       expect(refused.body.error.message, what).toContain(field);
     }
     expectError(await get('/api/v1/skills/claw-odd'), 404, 'not_found');
+  });
+});
+
+describe('publishing as clawhub 0.23 does: each file sent ahead, then JSON', () => {
+  const post = async (path: string, body: unknown, key = aliceKey, type = 'application/json') =>
+    answer(
+      await stack.request(path, {
+        method: 'POST',
+        body: body instanceof Uint8Array ? new Uint8Array(body) : typeof body === 'string' ? body : JSON.stringify(body),
+        headers: { authorization: `Bearer ${key}`, 'content-type': type },
+      }),
+    );
+
+  /** Announces and sends one file, as the client does; the file entry its publish then names. */
+  async function upload(path: string, bytes: Uint8Array | string, key = aliceKey) {
+    const data = typeof bytes === 'string' ? new TextEncoder().encode(bytes) : bytes;
+    const announced = await post('/api/v1/skills/-/upload-url', { path, size: data.byteLength, sha256: sha256(data), contentType: 'text/plain' }, key);
+    expect(announced.status, JSON.stringify(announced.body)).toBe(200);
+    const { uploadUrl, uploadTicket } = announced.body;
+    expect(uploadUrl).toMatch(/^http:\/\/localhost\/api\/v1\/skills\/-\/upload\?ticket=/);
+    const sent = await post(new URL(uploadUrl).pathname + new URL(uploadUrl).search, data, key, 'text/plain');
+    expect(sent.status).toBe(200);
+    expect(sent.body).toEqual({ storageId: sha256(data) });
+    return { path, size: data.byteLength, sha256: sha256(data), storageId: sha256(data), contentType: 'text/plain', uploadTicket };
+  }
+
+  it('publishes a new skill, then a version, from uploaded files, byte for byte', async () => {
+    const slug = 'claw-json';
+    const files = [await upload('SKILL.md', skillMd(slug, 'Sent ahead')), await upload('assets/logo.png', LOGO)];
+    const body = {
+      slug,
+      displayName: 'Claw JSON',
+      ownerHandle: 'alice',
+      version: '1.0.0',
+      changelog: 'First',
+      acceptLicenseTerms: true,
+      tags: ['latest'],
+      categories: ['Data Tools'],
+      files,
+    };
+    const created = await post('/api/v1/skills', body);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body).toEqual({
+      ok: true,
+      skillId: expect.any(String),
+      versionId: 'claw-json@1.0.0',
+      slug,
+      version: '1.0.0',
+      publicationStatus: 'published',
+    });
+    const doc = await eventuallyRegistry(slug);
+    expect(doc).toMatchObject({ category: 'data-tools', description: 'Sent ahead', currentVersion: '1.0.0' });
+    const delivered = await json(await stack.request(`/api/deliver/${created.body.skillId}`));
+    expect(delivered.files.find((f: { filename: string }) => f.filename === 'assets/logo.png').content).toBe(LOGO.toString('base64'));
+
+    const next = [await upload('SKILL.md', skillMd(slug, 'Sent ahead')), await upload('notes.md', 'two')];
+    const versioned = await post('/api/v1/skills', { ...body, version: '1.0.1', files: next });
+    expect(versioned.status, JSON.stringify(versioned.body)).toBe(201);
+  });
+
+  it('takes a file only through a ticket of the caller whose bytes arrived: a digest alone brings in nothing', async () => {
+    const slug = 'claw-borrow';
+    const skill = await upload('SKILL.md', skillMd(slug));
+    // The paid skill's SKILL.md is in the content store, and its digest is public: naming it is not enough.
+    const paidDoc = await json(await stack.request('/api/registry/claw-paid'));
+    const paidFile = paidDoc.files[0];
+    const announced = await post('/api/v1/skills/-/upload-url', { path: 'stolen.md', size: paidFile.size, sha256: paidFile.sha256 });
+    const stolen = { path: 'stolen.md', size: paidFile.size, sha256: paidFile.sha256, storageId: paidFile.sha256, uploadTicket: announced.body.uploadTicket };
+    const base = { slug, displayName: 'Borrow', version: '1.0.0', changelog: '' };
+    for (const files of [[skill, stolen], [skill, { ...stolen, uploadTicket: 'made-up' }], [{ ...skill, path: 'OTHER.md' }]]) {
+      const refused = await post('/api/v1/skills', { ...base, files });
+      expectError(refused, 400, 'invalid_request');
+      expect(refused.body.error.message).toContain('was not uploaded with this ticket');
+    }
+    // Bob cannot use Alice's ticket, nor send bytes to it.
+    const bobs = await post('/api/v1/skills', { ...base, files: [skill] }, bobKey);
+    expectError(bobs, 400, 'invalid_request');
+    expectError(await post(`/api/v1/skills/-/upload?ticket=${skill.uploadTicket}`, 'x', bobKey, 'text/plain'), 404, 'not_found');
+    expectError(await get(`/api/v1/skills/${slug}`), 404, 'not_found');
+  });
+
+  it('refuses bytes that are not what the ticket names, a handle that is not the caller, and a migration or fork', async () => {
+    const announced = await post('/api/v1/skills/-/upload-url', { path: 'SKILL.md', size: 3, sha256: sha256('abc') });
+    const ticketUrl = `/api/v1/skills/-/upload?ticket=${announced.body.uploadTicket}`;
+    expectError(await post(ticketUrl, 'abcd', aliceKey, 'text/plain'), 400, 'invalid_request');
+    expectError(await post(ticketUrl, 'abd', aliceKey, 'text/plain'), 400, 'invalid_request');
+    expectError(await post('/api/v1/skills/-/upload-url', { path: 'SKILL.md', size: 2 * 1024 * 1024, sha256: sha256('abc') }), 400, 'invalid_request');
+    const file = await upload('SKILL.md', skillMd('claw-handle'));
+    const base = { slug: 'claw-handle', displayName: 'Handle', version: '1.0.0', files: [file] };
+    const asBob = await post('/api/v1/skills', { ...base, ownerHandle: 'bob' });
+    expectError(asBob, 403, 'forbidden');
+    expect(asBob.body.error.message).toBe('Forbidden');
+    expectError(await post('/api/v1/skills', { ...base, migrateOwner: true }), 400, 'invalid_request');
+    expectError(await post('/api/v1/skills', { ...base, forkOf: { slug: 'claw-alpha' } }), 400, 'invalid_request');
+    expectError(await post('/api/v1/skills/-/upload-url', { path: 'x', size: 1, sha256: sha256('x') }, 'sk_wrong'), 401, 'unauthenticated');
+  });
+});
+
+describe('versions, files and owners, as clawhub inspect and install --version read them', () => {
+  it('lists versions newest first, pages them, and answers one with its files', async () => {
+    const skill = await publish('claw-versions', [
+      { filename: 'SKILL.md', content: skillMd('claw-versions') },
+      { filename: 'run.sh', content: 'echo 1\n' },
+    ]);
+    for (const v of ['1.1.0', '1.2.0']) await addVersion(skill, v, [{ filename: 'SKILL.md', content: skillMd('claw-versions', `v${v}`) }]);
+    const all = (await get('/api/v1/skills/claw-versions/versions')).body;
+    expect(all.items.map((i: { version: string }) => i.version)).toEqual(['1.2.0', '1.1.0', '1.0.0']);
+    expect(all.items[0]).toEqual({ version: '1.2.0', createdAt: expect.any(Number), changelog: 'Changes in 1.2.0' });
+    const first = (await get('/api/v1/skills/claw-versions/versions?limit=2')).body;
+    expect(first.items).toHaveLength(2);
+    const second = (await get(`/api/v1/skills/claw-versions/versions?limit=2&cursor=${first.nextCursor}`)).body;
+    expect(second).toEqual({ items: [expect.objectContaining({ version: '1.0.0' })], nextCursor: null });
+    expectError(await get('/api/v1/skills/claw-versions/versions?cursor=bm9wZQ'), 400, 'invalid_request');
+
+    const one = (await get('/api/v1/skills/claw-versions/versions/1.0.0')).body;
+    expect(one).toEqual({
+      skill: { slug: 'claw-versions', displayName: 'claw-versions' },
+      version: {
+        version: '1.0.0',
+        createdAt: expect.any(Number),
+        changelog: '',
+        license: null,
+        declaredLicense: null,
+        files: [
+          { path: 'SKILL.md', size: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/), contentType: 'text/markdown; charset=utf-8' },
+          { path: 'run.sh', size: 7, sha256: sha256('echo 1\n'), contentType: null },
+        ],
+      },
+    });
+    const missing = await get('/api/v1/skills/claw-versions/versions/9.9.9');
+    expectError(missing, 404, 'not_found');
+    expect(missing.body.error.message).toBe('Version not found');
+  });
+
+  it('shows one text file of a free skill, never of a paid one', async () => {
+    const text = await stack.request('/api/v1/skills/claw-versions/file?path=run.sh&version=1.0.0');
+    expect([text.status, text.headers.get('content-type'), await text.text()]).toEqual([200, 'text/plain; charset=utf-8', 'echo 1\n']);
+    expectError(await get('/api/v1/skills/claw-versions/file?path=nope.md'), 404, 'not_found');
+    expectError(await get('/api/v1/skills/claw-paid/file?path=SKILL.md'), 402, 'payment_required');
+  });
+
+  it('answers only for the owner a client names, in ClawHub words when there is none', async () => {
+    const notFound = await get('/api/v1/download?slug=claw-alpha&ownerHandle=bob');
+    expectError(notFound, 404, 'not_found');
+    expect(notFound.body.error.message).toBe('Skill not found');
+    expect((await get('/api/v1/download?slug=claw-alpha&ownerHandle=alice&version=1.0.0')).status).toBe(200);
+    expectError(await get(`/api/v1/resolve?slug=claw-alpha&ownerHandle=bob&hash=${'0'.repeat(64)}`), 404, 'not_found');
+    const unknown = await get('/api/v1/skills/no-such-skill');
+    expect(unknown.body.error.message).toBe('Skill not found');
+    const noKey = await stack.request('/api/v1/whoami');
+    expect([noKey.status, await noKey.text(), noKey.headers.get('x-error-code')]).toEqual([401, 'Unauthorized', 'unauthenticated']);
   });
 });
 

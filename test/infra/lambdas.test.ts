@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -192,6 +193,30 @@ describe('least privilege is enough', () => {
     clawhubForm.append('files', new Blob(['---\nname: access-claw\ndescription: d\n---\n# Claw\n']), 'SKILL.md');
     await request('POST', '/api/v1/skills', () =>
       stack.request('/api/v1/skills', { method: 'POST', body: clawhubForm, headers: { authorization: `Bearer ${key}` } }),
+    );
+    // clawhub 0.23: versions, one version, a file, and a publish of files sent ahead.
+    for (const path of ['/api/v1/skills/access-free/versions', '/api/v1/skills/access-free/versions/1.0.0', '/api/v1/skills/access-free/file?path=SKILL.md']) {
+      await request('GET', path.split('?')[0]!, () => stack.request(path));
+    }
+    const sent = new TextEncoder().encode('---\nname: access-hub\ndescription: d\n---\n# Hub\n');
+    const sha256 = createHash('sha256').update(sent).digest('hex');
+    const announced = await request('POST', '/api/v1/skills/-/upload-url', () =>
+      withKey(stack, key, '/api/v1/skills/-/upload-url', { body: { path: 'SKILL.md', size: sent.byteLength, sha256 } }),
+    );
+    const { uploadUrl, uploadTicket } = await announced.json();
+    const uploadPath = new URL(uploadUrl).pathname + new URL(uploadUrl).search;
+    await request('POST', '/api/v1/skills/-/upload', () =>
+      stack.request(uploadPath, { method: 'POST', body: sent, headers: { authorization: `Bearer ${key}`, 'content-type': 'text/markdown' } }),
+    );
+    await request('POST', '/api/v1/skills', () =>
+      withKey(stack, key, '/api/v1/skills', {
+        body: {
+          slug: 'access-hub',
+          displayName: 'Access Hub',
+          version: '1.0.0',
+          files: [{ path: 'SKILL.md', size: sent.byteLength, sha256, storageId: sha256, uploadTicket }],
+        },
+      }),
     );
     await request('POST', '/api/v1/stars/access-free', () => stack.request('/api/v1/stars/access-free', { method: 'POST' }));
     await request('DELETE', `/api/api-keys/${keyId}`, () => alice.session(`/api/api-keys/${keyId}`, { method: 'DELETE' }));

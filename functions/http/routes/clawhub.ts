@@ -1,7 +1,7 @@
 import { clawhubUser, clawhubWellKnown } from '#core/clawhub-documents';
 import { DomainError } from '#core/errors';
 import { clientFacts } from '../client.ts';
-import { listSkills, resolveVersion, searchSkills, skillPage } from '../../services/clawhub.ts';
+import { listSkills, resolveVersion, searchSkills, skillFileText, skillPage, versionList, versionPage } from '../../services/clawhub.ts';
 import { downloadZip } from '../../services/clawhub-download.ts';
 import type { RouteGroup } from '../env.ts';
 import { clawhubOperations as op, clawhubUnsupportedOperations as unsupported } from '../operations/clawhub.ts';
@@ -22,9 +22,18 @@ export const clawhubRoutes: RouteGroup = (app) => {
 
   route(app, op.clawhubListSkills, async (c, { query }) => c.json(await listSkills(c.var.deps, query), 200));
 
-  route(app, op.clawhubGetSkill, async (c, { params }) => c.json(await skillPage(c.var.deps, params.slug), 200));
+  route(app, op.clawhubGetSkill, async (c, { params, query }) => c.json(await skillPage(c.var.deps, params.slug, query.ownerHandle), 200));
 
-  route(app, op.clawhubResolve, async (c, { query }) => c.json(await resolveVersion(c.var.deps, query.slug, query.hash), 200));
+  route(app, op.clawhubListVersions, async (c, { params, query }) => c.json(await versionList(c.var.deps, params.slug, query), 200));
+
+  route(app, op.clawhubGetVersion, async (c, { params, query }) => c.json(await versionPage(c.var.deps, params.slug, params.version, query.ownerHandle), 200));
+
+  route(app, op.clawhubGetFile, async (c, { params, query }) => {
+    const text = await skillFileText(c.var.deps, params.slug, query);
+    return c.body(text, 200, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+  });
+
+  route(app, op.clawhubResolve, async (c, { query }) => c.json(await resolveVersion(c.var.deps, query.slug, query.hash, query.ownerHandle), 200));
 
   route(app, op.clawhubDownload, async (c, { query }) => {
     // Hono routes HEAD to GET handlers; a HEAD must not count as an install.

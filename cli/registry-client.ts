@@ -1,3 +1,4 @@
+import { packagedRegistry } from './packaged-registry.ts';
 import type { z } from 'zod';
 import type { CatalogDocument } from '../core/catalog.ts';
 import { limits } from '../core/limits.ts';
@@ -16,7 +17,8 @@ import { registrySlug } from './registry-names.ts';
  * registry files, content from the delivery endpoint with `source=cli`, writes with an API key.
  */
 
-export const DEFAULT_REGISTRY = 'http://127.0.0.1:8787';
+/** The registry when none is named or saved: the one this package came from, else a local `npm start`. */
+export const DEFAULT_REGISTRY = packagedRegistry() ?? 'http://127.0.0.1:8787';
 
 const MiB = 1024 * 1024;
 

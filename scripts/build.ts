@@ -1,5 +1,8 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { bundleCli } from '../cli/bundle.mjs';
+import { CLI_VERSION, packCli } from './release/cli-package.ts';
 import { buildLambdas } from './lambda-bundles.ts';
 import { buildSite, SITE_DIR } from './site/build-site.ts';
 
@@ -12,6 +15,7 @@ import { buildSite, SITE_DIR } from './site/build-site.ts';
  * Lambdas); `--cli-only` builds the CLI alone.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+const root = fileURLToPath(new URL('..', import.meta.url));
 
 const only = process.argv.includes('--lambdas-only') ? 'lambdas' : process.argv.includes('--cli-only') ? 'cli' : undefined;
 
@@ -26,6 +30,12 @@ if (only !== 'cli') {
 
 if (only !== 'lambdas') {
   console.log(`${'cli/dist/cli.mjs'.padEnd(40)} ${kb(await bundleCli()).padStart(8)} (run by dist/skillpress.mjs, the skillpress package's bin)`);
+  // The package itself, as a release publishes it to the npm registry; a registry serves it with its origin inside (cli-package.ts).
+  const tarball = `cli/dist/skillpress-${CLI_VERSION}.tgz`;
+  writeFileSync(join(root, tarball), await packCli(process.env.SKILLPRESS_CLI_REGISTRY || undefined));
+  console.log(
+    `${tarball.padEnd(40)} the skillpress package${process.env.SKILLPRESS_CLI_REGISTRY ? `, defaulting to ${process.env.SKILLPRESS_CLI_REGISTRY}` : ''}`,
+  );
 }
 
 if (only === undefined) {

@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import { configFromEnv } from '#functions/platform/config';
 import { nonConformingReport } from '#functions/rebuild/non-conforming';
 import { describeFailure } from '#functions/rebuild/skill-failure';
+import { publishCliPackage } from './release/cli-package.ts';
 import { markCleanStop, takeLastStop } from './local/clean-stop.ts';
 import { serveApp } from './local/http-server.ts';
 import { ensureStorage, startEmbeddedServices } from './local/stack.ts';
@@ -84,3 +85,11 @@ process.on('SIGTERM', stop);
 const served = await serveApp(app.fetch, host, port, runtime.cdn);
 server = served.server;
 console.log(`Skillpress listening on http://${host}:${served.port}`);
+
+// The registry serves its own client, defaulting to this origin: packed once the origin is known,
+// behind the listening line (the bundle may need building first).
+const origin = config.siteOrigin ?? `http://${host}:${served.port}`;
+publishCliPackage(runtime.deps.staticStore, origin).then(
+  ({ version }) => console.log(`Serving the skillpress CLI ${version} at ${origin}/cli/skillpress.tgz`),
+  (error: Error) => console.log(`Could not pack the skillpress CLI (${error.message}); /cli/skillpress.tgz is not served`),
+);

@@ -139,7 +139,7 @@ export class LocalCdn {
   }
 
   private respond(request: CdnRequest, object: Cached, status: 200 | 404 = 200, extra: Record<string, string> = {}): CdnAnswer {
-    const encoding = pickEncoding(request.acceptEncoding ?? '', object.body.byteLength);
+    const encoding = object.contentType === 'application/gzip' ? undefined : pickEncoding(request.acceptEncoding ?? '', object.body.byteLength);
     const tag = etagOf(object);
     const etag = encoding ? `"${tag}-${encoding === 'br' ? 'br' : 'gz'}"` : `"${tag}"`;
     const headers: Record<string, string> = {
@@ -201,7 +201,7 @@ function cdnError(error: DomainError): CdnAnswer {
 
 /** The data tree's public prefixes: a path under them that names no object is a 404 in JSON, never a page. */
 function isDataPath(path: string): boolean {
-  return path.startsWith('/api/registry/') || path.startsWith('/.well-known/') || path.startsWith('/bundles/');
+  return path.startsWith('/api/registry/') || path.startsWith('/.well-known/') || path.startsWith('/bundles/') || path.startsWith('/cli/');
 }
 
 /**

@@ -129,7 +129,9 @@ describe('the catalog', () => {
     ]);
     expect(await versions.nth(0).getByText('current').isVisible()).toBe(true);
     expect(await versions.nth(1).getByText('current').isVisible()).toBe(false);
-    expect(await page.locator('#install-command').textContent()).toBe('npx skillpress install pretty-json');
+    // Commands that work pasted into a fresh shell: our CLI from this registry, and the skills CLI.
+    expect(await page.locator('#install-command').textContent()).toBe(`npx -y ${base}/cli/skillpress.tgz install pretty-json`);
+    expect(await page.locator('#install-skills-command').textContent()).toBe(`npx skills add ${base} --skill pretty-json`);
     expect(await page.locator('.facts').textContent()).toMatch(/Author\s+alice\s+Version\s+2\.0\.0\s+Category\s+dev-tools\s+Price\s+Free/);
     expect(await page.locator('[data-list=files] [data-field=filename]').allTextContents()).toEqual(['SKILL.md', 'examples/input.json', 'scripts/format.sh']);
     expect(await layoutShift(page)).toBeLessThan(0.01);
@@ -138,7 +140,7 @@ describe('the catalog', () => {
     await page.locator('#install-command ~ button').focus();
     await page.keyboard.press('Enter');
     await eventually(() => page.locator('#install-command ~ button').textContent()).toBe('Copied');
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('npx skillpress install pretty-json');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`npx -y ${base}/cli/skillpress.tgz install pretty-json`);
 
     // The file viewer shows a free skill's file.
     await page.getByRole('button', { name: 'examples/input.json' }).click();
@@ -188,7 +190,7 @@ describe('the catalog', () => {
     // …which the browser fills from /api/registry/<slug>.
     await page.goto(`${base}/skills/${fresh.slug}/`);
     await eventually(() => page.locator('h1').textContent()).toBe('Fresh Off The Press');
-    expect(await page.locator('#install-command').textContent()).toBe(`npx skillpress install ${fresh.slug}`);
+    expect(await page.locator('#install-command').textContent()).toBe(`npx -y ${base}/cli/skillpress.tgz install ${fresh.slug}`);
     expect(await page.locator('[data-list=versions] [data-field=version]').allTextContents()).toEqual(['1.0.0']);
     expect(await page.title()).toBe('Fresh Off The Press · Skillpress');
 
@@ -470,7 +472,7 @@ describe('buying a paid skill', () => {
     await page.getByRole('button', { name: 'Buy' }).click();
     await page.waitForURL(/\/purchase\/\?skill=/);
     await eventually(() => page.locator('[data-role=heading]').textContent()).toBe('Paid — it is yours');
-    expect(await page.locator('[data-role=install]').textContent()).toContain(`skillpress install ${fixture.skills.sql.slug}`);
+    expect(await page.locator('[data-role=install]').textContent()).toContain(`npx -y ${base}/cli/skillpress.tgz install ${fixture.skills.sql.slug}`);
     await page.screenshot({ path: 'test/artifacts/site-purchase.png', fullPage: true });
     const cookie = (await browser.context.cookies()).find((c) => c.name === 'skillpress_session')!;
     expect((await call(base, `/api/deliver/${fixture.skills.sql.id}`, { headers: { cookie: `${cookie.name}=${cookie.value}` } })).status).toBe(200);

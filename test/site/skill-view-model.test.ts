@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatTimestamp, installCommand } from '../../site/src/lib/format.ts';
+import { formatBytes, formatTimestamp, installCommand, skillsCommand } from '../../site/src/lib/format.ts';
 import { skillHref, newestUpdate } from '../../site/src/lib/skill-links.ts';
 import { skillViewModel } from '../../site/src/lib/skill-view-model.ts';
 import type { RegistryDocument } from '#core/registry-document';
@@ -28,10 +28,11 @@ const doc = (overrides: Partial<RegistryDocument> = {}): RegistryDocument => ({
 
 describe('the skill page model', () => {
   it('shows what the registry says, with the install command and the current version marked', () => {
-    const model = skillViewModel(doc());
+    const model = skillViewModel(doc(), 'https://skills.example');
     expect(model).toMatchObject({
       name: 'Pretty JSON',
-      install: 'npx skillpress install pretty-json',
+      install: 'npx -y https://skills.example/cli/skillpress.tgz install pretty-json',
+      installSkills: 'npx skills add https://skills.example --skill pretty-json',
       categoryHref: '/categories/dev-tools/',
       price: 'Free',
       updated: '2026-11-02',
@@ -54,7 +55,7 @@ describe('the skill page model', () => {
     );
     expect(suspicious).toMatchObject({ scanVerdict: 'suspicious', scanClass: 'badge suspicious', suspicious: true, hasFindings: true });
     expect(suspicious.scanSummary).toBe(
-      'Flagged as suspicious (2 findings): read them before you install. The command line installs it only when asked: npx skillpress install pretty-json --allow-suspicious',
+      'Flagged as suspicious (2 findings): read them before you install. The command line installs it only when asked: npx -y http://127.0.0.1:8787/cli/skillpress.tgz install pretty-json --allow-suspicious',
     );
     expect(suspicious.findings).toEqual([
       { rule: 'pipe-to-shell', severity: 'high', severityClass: 'badge severity-high', location: 'SKILL.md:8', message: 'pipes a download' },
@@ -80,6 +81,8 @@ describe('the skill page model', () => {
     expect(model.bundle).toBeUndefined();
     expect(model.price).toBe('Paid');
     expect(model.moreVersions).toBe(true);
+    // The skills CLI installs free skills only: no command for it.
+    expect(model.installSkills).toBe('');
   });
 
   it('strikes yanked versions through with their reason, and carries the deprecation message for the banner', () => {
@@ -120,6 +123,7 @@ describe('the skill page model', () => {
     expect([0, 999, 1000, 1234, 56_789, 1_234_567].map(formatBytes)).toEqual(['0 B', '999 B', '1.0 kB', '1.2 kB', '57 kB', '1.2 MB']);
     expect(formatTimestamp('2026-11-01T14:05:09.123Z')).toBe('2026-11-01 14:05 UTC');
     expect(formatTimestamp(null)).toBe('never');
-    expect(installCommand('a-b')).toBe('npx skillpress install a-b');
+    expect(installCommand('a-b', 'https://skills.example')).toBe('npx -y https://skills.example/cli/skillpress.tgz install a-b');
+    expect(skillsCommand('a-b', 'https://skills.example')).toBe('npx skills add https://skills.example --skill a-b');
   });
 });

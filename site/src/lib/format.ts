@@ -33,8 +33,20 @@ export function authorSummary(skills: number, installs?: number): string {
   return installs === undefined ? count : `${count}, ${formatCount(installs)} ${installs === 1 ? 'install' : 'installs'} in all`;
 }
 
-export function installCommand(slug: string): string {
-  return `npx skillpress install ${slug}`;
+/** Where `npm start` serves: the origin a page built without one names in its commands. */
+export const LOCAL_ORIGIN = 'http://127.0.0.1:8787';
+
+/**
+ * Our CLI's install command, as it works pasted into a fresh shell: npx fetches the client from
+ * the registry itself (`/cli/skillpress.tgz`), which defaults to the origin that served it.
+ */
+export function installCommand(slug: string, origin = LOCAL_ORIGIN): string {
+  return `npx -y ${origin}/cli/skillpress.tgz install ${slug}`;
+}
+
+/** The `skills` CLI's install command for a free skill, through this registry's discovery index. */
+export function skillsCommand(slug: string, origin = LOCAL_ORIGIN): string {
+  return `npx skills add ${origin} --skill ${slug}`;
 }
 
 /** `2026-11-01T14:05:09.123Z` → `2026-11-01 14:05 UTC`; '' stays '' (never used). */

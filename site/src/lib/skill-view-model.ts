@@ -2,7 +2,7 @@ import { limits } from '#core/limits';
 import type { RegistryDocument } from '#core/registry-document';
 import type { Finding, ScanResult } from '#core/scan/finding';
 import { authorPagePath, categoryPagePath, skillPagePath } from '#core/static-paths';
-import { formatBytes, installCommand, priceLabel, utcDay } from './format.ts';
+import { formatBytes, installCommand, LOCAL_ORIGIN, priceLabel, skillsCommand, utcDay } from './format.ts';
 
 /**
  * What a skill page shows, derived from the skill's registry document. The page renders it at
@@ -28,7 +28,10 @@ export interface SkillViewModel {
   notForSale: boolean;
   updated: string;
   updatedAt: string;
+  /** Our CLI's install command. */
   install: string;
+  /** The `skills` CLI's, for a free skill; empty for a paid one (it installs only free skills). */
+  installSkills: string;
   versions: VersionViewModel[];
   /** The registry lists the most recent versions only; there may be older ones. */
   moreVersions: boolean;
@@ -77,7 +80,8 @@ export interface FileViewModel {
   size: string;
 }
 
-export function skillViewModel(doc: RegistryDocument): SkillViewModel {
+/** `origin` is the registry's (the page's own): the install commands name it. */
+export function skillViewModel(doc: RegistryDocument, origin = LOCAL_ORIGIN): SkillViewModel {
   return {
     id: doc.id,
     slug: doc.slug,
@@ -95,7 +99,8 @@ export function skillViewModel(doc: RegistryDocument): SkillViewModel {
     notForSale: doc.paid && doc.price === undefined,
     updated: utcDay(doc.updatedAt),
     updatedAt: doc.updatedAt,
-    install: installCommand(doc.slug),
+    install: installCommand(doc.slug, origin),
+    installSkills: doc.paid ? '' : skillsCommand(doc.slug, origin),
     versions: doc.versions.map((v) => versionViewModel(v, doc.currentVersion)),
     moreVersions: doc.versions.length >= limits.registryVersions,
     files: doc.files.map((f) => ({ filename: f.filename, size: formatBytes(f.size) })),
@@ -105,7 +110,7 @@ export function skillViewModel(doc: RegistryDocument): SkillViewModel {
     hasDependencies: Object.keys(doc.dependencies).length > 0,
     ...(doc.delivery.bundle ? { bundle: doc.delivery.bundle } : {}),
     deprecated: doc.deprecated ?? '',
-    ...scanViewModel(doc.scan, doc.slug),
+    ...scanViewModel(doc.scan, doc.slug, origin),
   };
 }
 
@@ -113,13 +118,14 @@ export function skillViewModel(doc: RegistryDocument): SkillViewModel {
 function scanViewModel(
   scan: ScanResult | undefined,
   slug: string,
+  origin: string,
 ): Pick<SkillViewModel, 'scanVerdict' | 'scanClass' | 'scanSummary' | 'suspicious' | 'findings' | 'hasFindings'> {
   const findings = (scan?.findings ?? []).map(findingViewModel);
   const count = `${findings.length} ${findings.length === 1 ? 'finding' : 'findings'}`;
   const summary = !scan
     ? 'This version was published before scanning and has not been scanned yet.'
     : scan.verdict === 'suspicious'
-      ? `Flagged as suspicious (${count}): read ${findings.length === 1 ? 'it' : 'them'} before you install. The command line installs it only when asked: ${installCommand(slug)} --allow-suspicious`
+      ? `Flagged as suspicious (${count}): read ${findings.length === 1 ? 'it' : 'them'} before you install. The command line installs it only when asked: ${installCommand(slug, origin)} --allow-suspicious`
       : findings.length > 0
         ? `No risky patterns; ${count} worth knowing about.`
         : 'No risky patterns found.';

@@ -30,6 +30,8 @@ async function start(root: HTMLElement): Promise<void> {
   };
   if (/^[a-z0-9-]{1,64}$/.test(slug)) part('skill-link').setAttribute('href', skillPagePath(slug));
   part('slug').textContent = slug;
+  // The client this registry serves, which defaults to it (as the skill page's command).
+  for (const el of document.querySelectorAll('[data-role=cli-package]')) el.textContent = `${location.origin}/cli/skillpress.tgz`;
 
   if (params.has('cancelled')) return say('Checkout cancelled', 'You left the checkout; nothing was charged.');
   if (!sessionId) return say('No purchase here', 'This page is where the checkout brings you back; it names no checkout.');

@@ -53,7 +53,9 @@ async function start(article: HTMLElement): Promise<void> {
   }
   // A built page goes stale once its skill is quarantined: the registry's word wins.
   if ('status' in doc) return quarantined(article, doc);
-  model = skillViewModel(doc);
+  model = skillViewModel(doc, location.origin);
+  // The install commands name this origin, whichever the build knew.
+  fill(article.querySelector('[data-role=install]') ?? article, { install: model.install, installSkills: model.installSkills });
   if (!built || doc.updatedAt !== article.dataset.updated) {
     // The built SKILL.md (highlighted) stays unless the current version, so the file, changed.
     const builtVersion = built ? article.querySelector('[data-field=currentVersion]')?.textContent : undefined;

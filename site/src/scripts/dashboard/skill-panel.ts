@@ -171,7 +171,7 @@ export function wireSkillPanel(panel: HTMLElement, changed: (skill: Skill) => vo
     void act(form.querySelector('button'), async (skill) => {
       const body = { expiresInSeconds: Number(data.get('expiresInSeconds')), ...(maxUses ? { maxUses: Number(maxUses) } : {}) };
       const created = await api<{ token: string; expiresAt: string }>('POST', `/api/skills/${encodeURIComponent(skill.id)}/download-tokens`, body);
-      fill(tokenSecret, { token: created.token, command: `${installCommand(skill.slug)} --token ${created.token}` });
+      fill(tokenSecret, { token: created.token, command: `${installCommand(skill.slug, location.origin)} --token ${created.token}` });
       tokenSecret.hidden = false;
       form.reset();
       await showTokens(skill);

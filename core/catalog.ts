@@ -49,12 +49,14 @@ export function catalogJson(list: SortedJsonList<CatalogEntry>, generatedAt: str
 /**
  * A free skill's discovery entry: its current version as a `.tar.gz` with a `sha256:` digest,
  * described by that version's `SKILL.md` description (what Agent Skills clients show and match).
+ * A deprecated skill's description starts with `[deprecated: <message>]`, so a `skills` user
+ * sees it before installing (the index has no field of its own for it).
  */
 export function discoveryEntry(skill: SkillFacts, version: string, archiveSha256Hex: string, description: string): DiscoveryEntry {
   return {
     name: skill.slug,
     type: 'archive',
-    description,
+    description: skill.deprecated === undefined ? description : `[deprecated: ${skill.deprecated}] ${description}`,
     url: archivePath(skill.slug, version),
     digest: `sha256:${archiveSha256Hex}`,
     version,
@@ -67,6 +69,11 @@ export function discoveryEntry(skill: SkillFacts, version: string, archiveSha256
  */
 export function skillMdEntry(skill: SkillFacts, version: string, skillMdSha256Hex: string, description: string): DiscoveryEntry {
   return { ...discoveryEntry(skill, version, skillMdSha256Hex, description), type: 'skill-md', url: skillMdPath(skill.slug, version) };
+}
+
+/** The index of one skill (`/skills/<slug>/.well-known/agent-skills/index.json`), or of none once it has no entry. */
+export function scopedDiscoveryJson(entry: DiscoveryEntry | undefined): string {
+  return `${JSON.stringify(discoveryDocument(entry ? [entry] : []))}\n`;
 }
 
 export function discoveryDocument(entries: Iterable<DiscoveryEntry>): DiscoveryDocument {

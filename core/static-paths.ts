@@ -6,6 +6,8 @@
 
 export const CATALOG_KEY = '.well-known/skills.json';
 export const DISCOVERY_INDEX_KEY = '.well-known/agent-skills/index.json';
+/** The same index at the path of the discovery spec's v0.1, where older clients look first. */
+export const LEGACY_DISCOVERY_INDEX_KEY = '.well-known/skills/index.json';
 /** Public install counts of every listed skill (docs/api.md §11.8), rewritten before each site build. */
 export const INSTALLS_KEY = '.well-known/skills-installs.json';
 export const DISCOVERY_SCHEMA = 'https://schemas.agentskills.io/discovery/0.2.0/schema.json';
@@ -23,6 +25,13 @@ export const bundleKey = (slug: string, version: string) => `bundles/${slug}/${v
 export const archiveKey = (slug: string, version: string) => `.well-known/agent-skills/${slug}/${version}.tar.gz`;
 /** The `SKILL.md` of a version that has no other file: the discovery index lists it instead of an archive. */
 export const skillMdKey = (slug: string, version: string) => `.well-known/agent-skills/${slug}/${version}/SKILL.md`;
+/** A free skill's current `SKILL.md`, without a version: it changes with each release. */
+export const currentSkillMdKey = (slug: string) => `.well-known/agent-skills/${slug}/SKILL.md`;
+/**
+ * One skill's discovery index, under its page, so a skill page's address works with `skills add`
+ * (which looks for the index under the URL it is given before the site's root).
+ */
+export const scopedDiscoveryKey = (slug: string) => `skills/${slug}/.well-known/agent-skills/index.json`;
 
 /** The `skillpress` package, whose default registry is the origin that serves it (scripts/cli-package.ts). */
 export const cliPackageKey = 'cli/skillpress.tgz';
@@ -45,8 +54,16 @@ export function keyForPath(path: string): string | undefined {
   const registry = REGISTRY_PATH.exec(path);
   if (registry) return registry[2] ? versionsKey(registry[1]!) : registryKey(registry[1]!);
   if (path.includes('..') || path.includes('//') || !/^[A-Za-z0-9._~/+-]+$/.test(path)) return undefined;
-  if (path === `/${CATALOG_KEY}` || path === `/${INSTALLS_KEY}` || path.startsWith('/.well-known/agent-skills/') || path.startsWith('/bundles/'))
+  if (
+    path === `/${CATALOG_KEY}` ||
+    path === `/${INSTALLS_KEY}` ||
+    path === `/${LEGACY_DISCOVERY_INDEX_KEY}` ||
+    path.startsWith('/.well-known/agent-skills/') ||
+    path.startsWith('/bundles/')
+  )
     return path.slice(1);
+  const scoped = /^\/skills\/([a-z0-9-]{1,64})\/\.well-known\/agent-skills\/index\.json$/.exec(path);
+  if (scoped) return scopedDiscoveryKey(scoped[1]!);
   if (CLI_PACKAGE_PATH.test(path)) return path.slice(1);
   return undefined;
 }
@@ -132,7 +149,8 @@ export function headersForKey(key: string): ObjectHeaders {
   const extension = key.slice(key.lastIndexOf('.') + 1).toLowerCase();
   const contentType = CONTENT_TYPES[extension] ?? 'application/octet-stream';
   // Bundles, archives and a version's lone SKILL.md never change; Astro's assets carry their content hash in their names.
-  const loneSkillMd = key.startsWith('.well-known/agent-skills/') && key.endsWith('/SKILL.md');
+  // A version's lone SKILL.md (`<slug>/<version>/SKILL.md`), not the current one (`<slug>/SKILL.md`).
+  const loneSkillMd = key.startsWith('.well-known/agent-skills/') && key.endsWith('/SKILL.md') && key.split('/').length === 5;
   // A versioned CLI package changes only with a release.
   const versionedCli = key.startsWith('cli/skillpress-');
   if (key.startsWith('bundles/') || key.endsWith('.tar.gz') || loneSkillMd || versionedCli || key.startsWith('_astro/'))

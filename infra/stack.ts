@@ -92,8 +92,9 @@ export class SkillpressStack extends Stack {
     });
 
     // ---- Content: both buckets private; only CloudFront (OAC) and the Lambdas read them ----
-    const privateBucket = (bucketId: string) =>
+    const privateBucket = (bucketId: string, cors?: s3.CorsRule[]) =>
       new s3.Bucket(this, bucketId, {
+        ...(cors ? { cors } : {}),
         blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
         encryption: s3.BucketEncryption.S3_MANAGED,
         enforceSSL: true,
@@ -103,7 +104,11 @@ export class SkillpressStack extends Stack {
         removalPolicy: RemovalPolicy.RETAIN,
       });
     const contentBucket = privateBucket('ContentBucket');
-    const staticBucket = privateBucket('StaticBucket');
+    // Public files are readable from any origin (docs/api.md §11): the bucket answers a preflight
+    // that CloudFront forwards (OPTIONS, with the CORS headers) for any of them.
+    const staticBucket = privateBucket('StaticBucket', [
+      { allowedMethods: [s3.HttpMethods.GET, s3.HttpMethods.HEAD], allowedOrigins: ['*'], allowedHeaders: ['*'], maxAge: 86_400 },
+    ]);
 
     // Filled in by the operator (docs/deploy.md); the stack only creates them, empty of meaning.
     const githubClientSecret = new secrets.Secret(this, 'GitHubClientSecret', {
@@ -349,7 +354,10 @@ export class SkillpressStack extends Stack {
     const fromStatic = (cachePolicy: cloudfront.ICachePolicy, responseHeadersPolicy = publicDataHeaders): cloudfront.BehaviorOptions => ({
       origin: staticOrigin,
       viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
-      allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
+      // OPTIONS too: a browser's preflight for a public file is answered (by the bucket's CORS rule).
+      allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD_OPTIONS,
+      cachedMethods: cloudfront.CachedMethods.CACHE_GET_HEAD_OPTIONS,
+      originRequestPolicy: cloudfront.OriginRequestPolicy.CORS_S3_ORIGIN,
       cachePolicy,
       compress: true,
       responseHeadersPolicy,
@@ -387,7 +395,9 @@ export class SkillpressStack extends Stack {
         '/.well-known/clawhub.json': fromApi,
         '/.well-known/clawdhub.json': fromApi,
         '/.well-known/agent-skills/*.tar.gz': fromStatic(immutable),
-        '/.well-known/agent-skills/*/SKILL.md': fromStatic(immutable),
+        // A version's lone SKILL.md (<slug>/<version>/SKILL.md); a skill's current one
+        // (<slug>/SKILL.md, one folder up) changes with each release and falls to /.well-known/*.
+        '/.well-known/agent-skills/*/*/SKILL.md': fromStatic(immutable),
         '/.well-known/*': fromStatic(ttlPolicy('CatalogCachePolicy', edgeTtl.catalog, 'Catalog and discovery index: 5 minutes')),
         '/bundles/*': fromStatic(immutable),
       },
@@ -410,7 +420,7 @@ export class SkillpressStack extends Stack {
             corsBehavior: {
               accessControlAllowCredentials: false,
               accessControlAllowHeaders: ['*'],
-              accessControlAllowMethods: ['GET', 'HEAD'],
+              accessControlAllowMethods: ['GET', 'HEAD', 'OPTIONS'],
               accessControlAllowOrigins: ['*'],
               originOverride: true,
             },

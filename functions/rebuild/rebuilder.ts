@@ -14,6 +14,7 @@ import {
   discoveryEntry,
   discoveryJson,
   discoveryList,
+  scopedDiscoveryJson,
   skillMdEntry,
 } from '#core/catalog';
 import type { SortedJsonList } from '#core/sorted-json-list';
@@ -21,7 +22,18 @@ import { registryDocuments, type VersionsDocument } from '#core/registry-documen
 import { skillArchive } from '#core/skill-archive';
 import type { SkillIssue } from '#core/skill-front-matter';
 import { SKILL_FILE } from '#core/filename';
-import { archiveKey, bundleKey, CATALOG_KEY, DISCOVERY_INDEX_KEY, registryKey, skillMdKey, versionsKey } from '#core/static-paths';
+import {
+  archiveKey,
+  bundleKey,
+  CATALOG_KEY,
+  currentSkillMdKey,
+  DISCOVERY_INDEX_KEY,
+  LEGACY_DISCOVERY_INDEX_KEY,
+  registryKey,
+  scopedDiscoveryKey,
+  skillMdKey,
+  versionsKey,
+} from '#core/static-paths';
 import { getBlob, getFiles } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
 import { putFingerprints, type RecordedFingerprint } from '../store/fingerprints.ts';
@@ -312,7 +324,30 @@ export class Rebuilder {
    * spare a rare rewrite of the same bytes. A current version that is not a valid Agent Skill
    * (published before the check) has no entry and no artifact: its problems come back instead.
    */
-  private async archiveEntry({ skill, versions }: SkillState, known: DiscoveryEntry | undefined, existing?: Map<string, string>): Promise<ArchiveOutcome> {
+  private async archiveEntry(state: SkillState, known: DiscoveryEntry | undefined, existing?: Map<string, string>): Promise<ArchiveOutcome> {
+    const outcome = await this.artifactEntry(state, known, existing);
+    await this.writeSkillDiscovery(state, outcome.entry, known);
+    return outcome;
+  }
+
+  /**
+   * A skill's own discovery files, when its entry changed: its one-skill index under its page
+   * (emptied once it has no entry: paid, quarantined or not conforming), and its current
+   * `SKILL.md` at the unversioned path. Unchanged entries (the usual rebuild of an index) write
+   * nothing.
+   */
+  private async writeSkillDiscovery({ skill, versions }: SkillState, entry: DiscoveryEntry | undefined, known: DiscoveryEntry | undefined): Promise<void> {
+    if (entry === undefined ? known === undefined : known !== undefined && canonicalJson(entry) === canonicalJson(known)) return;
+    const writes = [this.deps.staticStore.put(scopedDiscoveryKey(skill.slug), scopedDiscoveryJson(entry))];
+    if (entry) {
+      const current = versions.find((v) => v.version === skill.currentVersion)!;
+      const skillFile = current.files.find((f) => f.filename === SKILL_FILE);
+      if (skillFile) writes.push(getBlob(this.deps.blobs, skillFile.sha256).then((bytes) => this.deps.staticStore.put(currentSkillMdKey(skill.slug), bytes)));
+    }
+    await Promise.all(writes);
+  }
+
+  private async artifactEntry({ skill, versions }: SkillState, known: DiscoveryEntry | undefined, existing?: Map<string, string>): Promise<ArchiveOutcome> {
     if (!contentIsPublic(skill)) return {};
     const current = versions.find((v) => v.version === skill.currentVersion)!;
     const described = await this.skillDescription(skill.slug, current);
@@ -407,7 +442,10 @@ export class Rebuilder {
       const discovery = await patched;
       const bytes = discoveryJson(discovery.list);
       const unchanged = discovery.etag !== undefined && discovery.bytes === bytes;
-      return { list: discovery.list, etag: unchanged ? discovery.etag : await this.deps.staticStore.put(DISCOVERY_INDEX_KEY, bytes), bytes };
+      if (unchanged) return { list: discovery.list, etag: discovery.etag, bytes };
+      // The same index at the v0.1 path too, where older clients look.
+      const [etag] = await Promise.all([this.deps.staticStore.put(DISCOVERY_INDEX_KEY, bytes), this.deps.staticStore.put(LEGACY_DISCOVERY_INDEX_KEY, bytes)]);
+      return { list: discovery.list, etag, bytes };
     };
     const [catalogEtag, discovery] = await Promise.all([
       this.deps.staticStore.put(CATALOG_KEY, catalogJson(catalog, this.deps.clock().toISOString())),

@@ -109,11 +109,12 @@ export class LocalCdn {
       return new Response((answer.body ?? null) as BodyInit | null, { status: answer.status, headers: answer.headers });
     };
     // Last of all routes: whatever no API route answered. `answer` tells data from pages.
-    app.on(['GET', 'HEAD'], '*', serve);
+    app.on(['GET', 'HEAD', 'OPTIONS'], '*', serve);
   };
 
-  /** The answer to a GET or HEAD of `path` (decoded, without the query) that no API route took. */
+  /** The answer to a GET, HEAD or OPTIONS of `path` (decoded, without the query) that no API route took. */
   async answer(request: CdnRequest): Promise<CdnAnswer> {
+    if (request.method === 'OPTIONS') return preflight();
     const key = keyForPath(request.path);
     if (key || isDataPath(request.path)) {
       const object = key ? await this.lookup(key) : undefined;
@@ -185,6 +186,23 @@ export class LocalCdn {
     this.cache.delete(key);
     this.cachedBytes -= old.body.byteLength;
   }
+}
+
+/**
+ * A browser's preflight for a static file: any origin may read them (no credentials involved),
+ * as CloudFront and the bucket's CORS rule answer it in production.
+ */
+function preflight(): CdnAnswer {
+  return {
+    status: 204,
+    headers: {
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
+      'Access-Control-Allow-Headers': '*',
+      'Access-Control-Max-Age': '86400',
+      ...securityHeadersFor(null),
+    },
+  };
 }
 
 /** The pending page: never cached, since the real page replaces it within seconds. */

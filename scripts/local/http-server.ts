@@ -62,7 +62,7 @@ const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
 
 /** The path of a GET or HEAD the CDN answers before the app, else undefined. */
 function cdnPath(req: IncomingMessage): string | undefined {
-  if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+  if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS') return undefined;
   const path = PLAIN_TARGET.exec(req.url ?? '')?.[1];
   if (!path || DOT_SEGMENT.test(path)) return undefined;
   if (path.startsWith('/api/') && !path.startsWith('/api/registry/')) return undefined;

@@ -143,10 +143,61 @@ describe('publishing emits the static files', () => {
         `bundles/${slug}/1.0.0.json`,
         // Its SKILL.md alone: the discovery index lists the file itself, not an archive.
         `.well-known/agent-skills/${slug}/1.0.0/SKILL.md`,
+        // Its own index under its page, and its current SKILL.md without a version.
+        `skills/${slug}/.well-known/agent-skills/index.json`,
+        `.well-known/agent-skills/${slug}/SKILL.md`,
         '.well-known/skills.json',
         '.well-known/agent-skills/index.json',
+        '.well-known/skills/index.json',
       ].sort(),
     );
+  });
+});
+
+describe('discovery details', () => {
+  it("gives a skill its own index under its page, its current SKILL.md without a version, and the index at v0.1's path", async () => {
+    const skill = twoFiles();
+    const published = await publish(stack, key, { slug: skill.slug, files: skill.files });
+    await stack.idle();
+    const root = (await get(stack, '/.well-known/agent-skills/index.json')).body;
+    const entry = root.skills.find((e: { name: string }) => e.name === skill.slug);
+    const scoped = await get(stack, `/skills/${skill.slug}/.well-known/agent-skills/index.json`);
+    expect([scoped.res.status, scoped.res.headers.get('access-control-allow-origin')]).toEqual([200, '*']);
+    expect(scoped.body).toEqual({ $schema: root.$schema, skills: [entry] });
+    expect((await get(stack, '/.well-known/skills/index.json')).body).toEqual(root);
+    const current = await stack.request(`/.well-known/agent-skills/${skill.slug}/SKILL.md`);
+    expect([current.status, current.headers.get('cache-control'), await current.text()]).toEqual([200, 'public, max-age=300', skill.files[0]!.content]);
+
+    // A new version moves the unversioned SKILL.md; the versioned archive of the old one stays.
+    const next = skillFile(skill.slug, '# Two, again\n');
+    await addVersion(stack, key, published, '1.1.0', [next, skill.files[1]!]);
+    await stack.idle();
+    expect(await (await stack.request(`/.well-known/agent-skills/${skill.slug}/SKILL.md`)).text()).toBe(next.content);
+    expect((await get(stack, `/skills/${skill.slug}/.well-known/agent-skills/index.json`)).body.skills[0].version).toBe('1.1.0');
+  });
+
+  it("prefixes a deprecated skill's description in the index with its message, and drops the prefix when undone", async () => {
+    const skill = twoFiles();
+    const { id } = await publish(stack, key, { slug: skill.slug, files: skill.files, description: 'Two files' });
+    expect((await withKey(stack, key, `/api/skills/${id}/deprecate`, { body: { message: 'Use three-files' } })).status).toBe(200);
+    await stack.idle();
+    const described = async (path: string) => (await get(stack, path)).body.skills.find((e: { name: string }) => e.name === skill.slug).description;
+    expect(await described('/.well-known/agent-skills/index.json')).toMatch(/^\[deprecated: Use three-files\] /);
+    expect(await described(`/skills/${skill.slug}/.well-known/agent-skills/index.json`)).toMatch(/^\[deprecated: Use three-files\] /);
+    expect((await withKey(stack, key, `/api/skills/${id}/deprecate`, { method: 'DELETE' })).status).toBe(200);
+    await stack.idle();
+    expect(await described('/.well-known/agent-skills/index.json')).not.toContain('[deprecated');
+  });
+
+  it('answers a preflight for a static file, so a browser on any site may read it', async () => {
+    for (const path of ['/.well-known/agent-skills/index.json', '/api/registry/anything', '/cli/skillpress.tgz']) {
+      const res = await stack.request(path, { method: 'OPTIONS', headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'GET' } });
+      expect([res.status, res.headers.get('access-control-allow-origin'), res.headers.get('access-control-allow-methods')], path).toEqual([
+        204,
+        '*',
+        'GET, HEAD, OPTIONS',
+      ]);
+    }
   });
 });
 
@@ -510,7 +561,7 @@ describe('repair', () => {
       expect(after.get(objectKey)!.equals(body), objectKey).toBe(true);
     }
     const again = await own.runtime.rebuildAll();
-    expect(again.written).toBe(2); // only the two indexes: everything else is unchanged
+    expect(again.written).toBe(3); // only the indexes (the catalog, the discovery index and its v0.1 copy): everything else is unchanged
   });
 });
 

@@ -147,8 +147,8 @@ describe('static artifacts at the edge (docs/api.md §11)', () => {
         OriginRequestPolicyId: ALL_VIEWER_EXCEPT_HOST_HEADER,
       });
     }
-    expect(cachePolicyFor('/.well-known/agent-skills/*/SKILL.md').config).toMatchObject({ DefaultTTL: 31_536_000, MaxTTL: 31_536_000 });
-    for (const pattern of ['/.well-known/clawhub.json', '/.well-known/clawdhub.json', '/.well-known/agent-skills/*/SKILL.md']) {
+    expect(cachePolicyFor('/.well-known/agent-skills/*/*/SKILL.md').config).toMatchObject({ DefaultTTL: 31_536_000, MaxTTL: 31_536_000 });
+    for (const pattern of ['/.well-known/clawhub.json', '/.well-known/clawdhub.json', '/.well-known/agent-skills/*/*/SKILL.md']) {
       expect(patterns.indexOf(pattern), pattern).toBeGreaterThanOrEqual(0);
       expect(patterns.indexOf(pattern), pattern).toBeLessThan(patterns.indexOf('/.well-known/*'));
     }
@@ -173,14 +173,25 @@ describe('static artifacts at the edge (docs/api.md §11)', () => {
     }
     // Static JSON and archives may be read from any origin (the discovery spec asks it); the API may not.
     const cors = (pattern: string) => policyOf(config.CacheBehaviors.find((b: any) => b.PathPattern === pattern)).CorsConfig;
-    for (const pattern of ['/api/registry/*', '/.well-known/*', '/.well-known/agent-skills/*.tar.gz', '/.well-known/agent-skills/*/SKILL.md', '/bundles/*']) {
+    for (const pattern of ['/api/registry/*', '/.well-known/*', '/.well-known/agent-skills/*.tar.gz', '/.well-known/agent-skills/*/*/SKILL.md', '/bundles/*']) {
       expect(cors(pattern), pattern).toMatchObject({
         AccessControlAllowOrigins: { Items: ['*'] },
-        AccessControlAllowMethods: { Items: ['GET', 'HEAD'] },
+        AccessControlAllowMethods: { Items: ['GET', 'HEAD', 'OPTIONS'] },
         AccessControlAllowCredentials: false,
       });
     }
     expect(cors('/api/*')).toBeUndefined();
+    // A browser's preflight reaches the bucket, whose CORS rule answers it.
+    for (const behavior of [
+      config.DefaultCacheBehavior,
+      ...config.CacheBehaviors.filter((b: any) => !b.PathPattern.startsWith('/api/') && !b.PathPattern.includes('claw')),
+    ]) {
+      expect(behavior.AllowedMethods, behavior.PathPattern).toEqual(['GET', 'HEAD', 'OPTIONS']);
+    }
+    const buckets = ofType('AWS::S3::Bucket')
+      .map(([, r]) => r.Properties.CorsConfiguration)
+      .filter(Boolean);
+    expect(buckets).toEqual([{ CorsRules: [{ AllowedHeaders: ['*'], AllowedMethods: ['GET', 'HEAD'], AllowedOrigins: ['*'], MaxAge: 86400 }] }]);
   });
 
   it('reaches the static bucket only through origin access control', () => {

@@ -16,6 +16,7 @@ import { yank } from './commands/yank.ts';
 import { CLI_VERSION, cacheWritesSettled } from './http.ts';
 import { settlePendingSync } from './install-tree.ts';
 import { type Io, processIo } from './io.ts';
+import { didYouMean } from './did-you-mean.ts';
 import { DEFAULT_REGISTRY, registryNamed, registryUrl } from './registry-client.ts';
 import { terminalJson, terminalLine, terminalText } from './terminal-text.ts';
 import { type CommandIo, createUi, type Ui } from './ui.ts';
@@ -360,7 +361,10 @@ export async function main(argv: string[], io: Io): Promise<ExitCode> {
     }
     const helpFor = name === 'help' ? first.positionals[1]! : name;
     const command = Object.hasOwn(commands, helpFor) ? commands[helpFor]! : undefined;
-    if (!command) throw usage(`unknown command "${helpFor}"`, `commands: ${Object.keys(commands).join(', ')}`);
+    if (!command) {
+      const suggestion = didYouMean(helpFor, Object.keys(commands));
+      throw usage(`unknown command "${helpFor}"${suggestion ? `: ${suggestion}` : ''}`, `commands: ${Object.keys(commands).join(', ')}`);
+    }
     if (name === 'help' || first.values.help === true) {
       io.stdout.write(commandHelp(helpFor, command));
       return EXIT.ok;

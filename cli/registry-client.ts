@@ -1,3 +1,4 @@
+import { didYouMean } from './did-you-mean.ts';
 import { packagedRegistry } from './packaged-registry.ts';
 import type { z } from 'zod';
 import type { CatalogDocument } from '../core/catalog.ts';
@@ -86,8 +87,22 @@ export class RegistryClient {
   async skill(slug: string): Promise<RegistryDocument> {
     const doc = await this.http
       .json<RegistryDocument>(registryPath(registrySlug(slug, 'asked to look up')), { revalidate: true, maxBytes: ANSWER_BYTES.registry })
-      .catch(notFoundAs(`no skill "${slug}" in ${this.base}`, 'search for it with skillpress search <words>'));
+      .catch(async (error: unknown) => {
+        // An unknown slug: the catalog's closest names, when one is near enough to be a typo.
+        const near = error instanceof CliError && error.code === 'not_found' ? await this.closestSlugs(slug) : undefined;
+        return notFoundAs(`no skill "${slug}" in ${this.base}`, near ?? 'search for it with skillpress search <words>')(error);
+      });
     return notQuarantined(sameSkill(doc, slug, this.base));
+  }
+
+  /** "did you mean …?" from the catalog, or undefined when nothing is close or it cannot be read. */
+  private async closestSlugs(slug: string): Promise<string | undefined> {
+    try {
+      const { skills } = await this.catalog();
+      return didYouMean(slug, Array.isArray(skills) ? skills.map((entry) => String(entry.slug)) : []);
+    } catch {
+      return undefined;
+    }
   }
 
   async versions(slug: string): Promise<VersionsDocument> {

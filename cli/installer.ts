@@ -1,9 +1,11 @@
+import { lstat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import semver from 'semver';
 import type { FileEntry } from '../core/bundle.ts';
 import { mapLimit } from '../core/map-limit.ts';
 import type { VersionSummary } from '../core/registry-document.ts';
 import type { ScanResult } from '../core/scan/finding.ts';
+import { linkAgents, unlinkAgents } from './agent-links.ts';
 import { SHARED_SKILLS_FOLDER } from './agents.ts';
 import { CliError, usage } from './cli-error.ts';
 import {
@@ -61,6 +63,8 @@ export interface Target {
   direct: boolean;
   /** Install folder relative to the project, `/`-separated. */
   path: string;
+  /** Other agents' folders linked to `path` (cli/agent-links.ts). */
+  links?: string[];
   /** Every published version with its changelog, when they were fetched. */
   available?: VersionSummary[];
   /** The registry's current version when this target was resolved. */
@@ -79,6 +83,8 @@ export interface Request {
   direct: boolean;
   /** Install folder relative to the project, `/`-separated. */
   path: string;
+  /** Other agents' folders to link to it. */
+  links?: string[];
 }
 
 export interface ResolveOptions {
@@ -140,11 +146,14 @@ export async function resolveTargets(ctx: InstallContext, requests: Request[], l
       chosen.set(target.slug, target);
       // Every dependency slug was checked against the slug rule when its document was read.
       for (const [slug, range] of Object.entries(target.dependencies ?? {})) {
+        // A dependency is linked into the same agents' folders as the skill that needs it.
+        const links = lock.skills.get(slug)?.links ?? target.links?.map((link) => `${parentOf(link)}/${slug}`);
         level.push({
           slug,
           spec: range,
           direct: false,
           path: lock.skills.get(slug)?.path ?? `${parentOf(target.path)}/${slug}`,
+          ...(links ? { links } : {}),
           wantedBy: `${target.slug}@${target.version}`,
         });
       }
@@ -202,6 +211,7 @@ async function resolveOne(ctx: InstallContext, request: Request, lock: Lockfile,
     spec: request.spec,
     direct: request.direct || locked?.direct === true,
     path: request.path,
+    ...(request.links ? { links: request.links } : {}),
     currentVersion: doc.currentVersion,
     ...(available ? { available } : {}),
     ...lifecycleOf(doc.deprecated, summary),
@@ -301,6 +311,22 @@ export async function applyTargets(
     );
   });
   const toFetch = targets.filter((_, i) => !intact[i]);
+  for (const t of targets) {
+    // Agents' folders to link: each must lie in the project, and hold nothing but our link or copy.
+    for (const link of t.links ?? []) {
+      installFolder(cwd, link);
+      const problem = await realFolderProblem(cwd, link);
+      if (problem) throw new CliError('unsafe_path', `refusing to link ${link}: it ${problem}`);
+      const locked = lock.skills.get(t.slug);
+      const ours = locked?.path === link || locked?.links?.includes(link) ? locked.files : [];
+      const stat = await lstat(join(cwd, link)).catch(() => undefined);
+      if (stat && !stat.isSymbolicLink() && !ctx.force && (await foreignEntry(join(cwd, link), ours)) !== undefined) {
+        throw new CliError('folder_exists', `${link} already exists and holds files skillpress did not install`, {
+          hint: 'move it away, or pass --force to replace it',
+        });
+      }
+    }
+  }
   for (const t of toFetch) {
     // A folder holding anything skillpress did not put there may be someone's own work: never replace it silently.
     if (ctx.force) continue;
@@ -344,6 +370,8 @@ export async function applyTargets(
     throw failure.error;
   }
   await commitStaged(staged);
+  // Checked above: whatever is at a link path now is our old install, our link, or was forced.
+  for (const t of targets) if (t.links?.length) await linkAgents(cwd, { path: t.path, files: [], links: t.links }, ui, true);
 
   const skills = new Map(lock.skills);
   const moved: LockedSkill[] = [];
@@ -351,7 +379,8 @@ export async function applyTargets(
   for (const [i, t] of toFetch.entries()) {
     const { entries } = staged[i]!;
     const previous = skills.get(t.slug);
-    if (previous && previous.path !== t.path) moved.push(previous);
+    // A skill moved to the shared folder leaves a link where it was, not a folder to remove.
+    if (previous && previous.path !== t.path && !t.links?.includes(previous.path)) moved.push(previous);
     skills.set(t.slug, lockEntry(t, entries));
     installed.push({
       slug: t.slug,
@@ -381,7 +410,7 @@ export async function applyTargets(
  * Removes a skill's install folder, unless it holds something skillpress did not install there:
  * then the folder stays, with a warning naming what was found.
  */
-export async function removeInstalled(cwd: string, entry: Pick<LockedSkill, 'path' | 'files'>, ui: Ui): Promise<void> {
+export async function removeInstalled(cwd: string, entry: Pick<LockedSkill, 'path' | 'files' | 'links'>, ui: Ui): Promise<void> {
   try {
     const foreign = await foreignEntry(join(cwd, entry.path), entry.files);
     if (foreign !== undefined) {
@@ -389,6 +418,7 @@ export async function removeInstalled(cwd: string, entry: Pick<LockedSkill, 'pat
       return;
     }
     await removeFolder(join(cwd, entry.path));
+    await unlinkAgents(cwd, entry, ui);
   } catch (error) {
     ui.warn(`could not remove ${entry.path}: ${(error as Error).message}`);
   }
@@ -427,6 +457,7 @@ function lockEntry(t: Target, files: FileEntry[]): LockedSkill {
     direct: t.direct,
     paid: t.paid,
     ...(t.dependencies ? { dependencies: t.dependencies } : {}),
+    ...(t.links?.length ? { links: t.links } : {}),
   };
 }
 

@@ -56,6 +56,8 @@ export interface LockedSkill {
   paid: boolean;
   /** Declared dependencies of this version, when the registry published them. */
   dependencies?: Record<string, string>;
+  /** Other agents' folders that link to `path` (cli/agent-links.ts), each `<agent root>/<slug>`. */
+  links?: string[];
 }
 
 export interface Lockfile {
@@ -151,6 +153,7 @@ function checkEntry(slug: string, entry: unknown, roots: ReadonlySet<string>, in
     return { filename: file.filename, sha256: file.sha256, size: file.size };
   });
   const dependencies = entry.dependencies === undefined ? undefined : checkDependencies(where, entry.dependencies, invalid);
+  const links = entry.links === undefined ? undefined : checkLinks(where, slug, entry.links, path, roots, invalid);
   return {
     version: entry.version as string,
     integrity: entry.integrity as string,
@@ -162,7 +165,21 @@ function checkEntry(slug: string, entry: unknown, roots: ReadonlySet<string>, in
     direct: entry.direct !== false,
     paid: entry.paid === true,
     ...(dependencies === undefined ? {} : { dependencies }),
+    ...(links === undefined || links.length === 0 ? {} : { links }),
   };
+}
+
+/** Links obey the install path's rules: `<agent root>/<slug>`, never the install folder itself. */
+function checkLinks(where: string, slug: string, value: unknown, path: string, roots: ReadonlySet<string>, invalid: Invalid): string[] {
+  if (!Array.isArray(value) || !value.every((link) => typeof link === 'string')) throw invalid(`${where}.links must be a list of folders`);
+  for (const link of value as string[]) {
+    const problem = installPathProblem(link);
+    const root = link.slice(0, link.lastIndexOf('/'));
+    if (problem || link !== `${root}/${slug}` || !roots.has(root) || link === path) {
+      throw invalid(`${where}.links: ${JSON.stringify(link.slice(0, 80))} must be <agent skills folder>/${slug}${problem ? ` (it ${problem})` : ''}`);
+    }
+  }
+  return [...new Set(value as string[])].sort();
 }
 
 /** Dependencies as a map without a prototype, every key a slug (the registry's own rule). */

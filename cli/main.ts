@@ -89,7 +89,7 @@ Skills go to .agents/skills/<slug>, the folder Codex, Cursor, Gemini CLI, GitHub
 OpenCode, Amp and others read; --agent claude-code puts them where Claude Code reads them.`,
     options: {
       dir: { type: 'string' },
-      agent: { type: 'string' },
+      agent: { type: 'string', multiple: true },
       token: { type: 'string' },
       force: { type: 'boolean' },
       'allow-suspicious': { type: 'boolean' },
@@ -98,7 +98,7 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
       ['--dir <folder>', 'install into <folder>/<slug> (default .agents/skills)'],
       [
         '--agent <id>',
-        'install where that agent reads skills, ids as the skills CLI names them: claude-code (or claude) → .claude/skills, windsurf → .windsurf/skills, codex, cursor, gemini-cli, github-copilot, opencode, amp → .agents/skills, …',
+        'install where that agent reads skills, ids as the skills CLI names them: claude-code (or claude) → .claude/skills, windsurf → .windsurf/skills, codex, cursor, gemini-cli, github-copilot, opencode, amp → .agents/skills, …; repeat it or give a comma list for several agents: the skill goes to .agents/skills once and is linked into the others',
       ],
       ['--token <token>', 'download token for a paid skill (from its author)'],
       ['--force', 'replace a folder that skillpress did not install'],
@@ -112,7 +112,12 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
           registryChosen,
           specs: positionals,
           dir: str(values.dir),
-          agent: str(values.agent),
+          agents: Array.isArray(values.agent)
+            ? values.agent
+                .flatMap((a) => String(a).split(','))
+                .map((a) => a.trim())
+                .filter(Boolean)
+            : [],
           token: str(values.token),
           force: values.force === true,
           allowSuspicious: values['allow-suspicious'] === true,

@@ -1,5 +1,6 @@
-import { AGENTS, agentFolder } from '../agents.ts';
+import { AGENTS, agentFolder, SHARED_SKILLS_FOLDER } from '../agents.ts';
 import { usage } from '../cli-error.ts';
+import { didYouMean } from '../did-you-mean.ts';
 import { storedApiKey } from '../credentials.ts';
 import { readLockfile } from '../install-tree.ts';
 import {
@@ -28,7 +29,8 @@ export interface InstallOptions {
   /** `slug`, `slug@1.2.3` or `slug@range`; none reproduces the lockfile. */
   specs: string[];
   dir?: string;
-  agent?: string;
+  /** Agent ids (`--agent`, repeated or comma-separated): several share one install, linked into each. */
+  agents?: string[];
   token?: string;
   /** Replace an existing folder that skillpress did not install. */
   force?: boolean;
@@ -36,19 +38,29 @@ export interface InstallOptions {
   allowSuspicious?: boolean;
 }
 
-/** The install root the options ask for, or undefined when they leave it to the lockfile. */
-export function chosenRoot(options: { dir?: string; agent?: string }, cwd: string): string | undefined {
-  if (options.dir !== undefined && options.agent !== undefined) throw usage('use --dir or --agent, not both');
-  if (options.agent !== undefined) {
-    const folder = agentFolder(options.agent);
-    if (!folder)
+/**
+ * The install root the options ask for, or undefined when they leave it to the lockfile, and the
+ * other agents' folders to link the skills into. One agent: its own folder. Several: the shared
+ * folder most of them read, linked into each of the others' (as the `skills` CLI installs).
+ */
+export function chosenRoot(options: { dir?: string; agents?: string[] }, cwd: string): { root?: string; linkRoots: string[] } {
+  const agents = options.agents ?? [];
+  if (options.dir !== undefined && agents.length > 0) throw usage('use --dir or --agent, not both');
+  if (agents.length > 0) {
+    const folders = agents.map((agent) => {
+      const folder = agentFolder(agent);
+      if (folder) return folder;
+      const near = didYouMean(agent, Object.keys(AGENTS));
       throw usage(
-        `unknown agent "${options.agent}"`,
+        `unknown agent "${agent}"${near ? `: ${near}` : ''}`,
         `known agents (as the skills CLI names them): ${Object.keys(AGENTS).join(', ')}; or choose a folder with --dir`,
       );
-    return folder;
+    });
+    const distinct = [...new Set(folders)];
+    if (distinct.length === 1) return { root: distinct[0]!, linkRoots: [] };
+    return { root: SHARED_SKILLS_FOLDER, linkRoots: distinct.filter((folder) => folder !== SHARED_SKILLS_FOLDER) };
   }
-  return options.dir === undefined ? undefined : projectRelativeRoot(cwd, options.dir);
+  return { root: options.dir === undefined ? undefined : projectRelativeRoot(cwd, options.dir), linkRoots: [] };
 }
 
 /**
@@ -60,7 +72,7 @@ export function chosenRoot(options: { dir?: string; agent?: string }, cwd: strin
  */
 export async function install(options: InstallOptions, io: CommandIo): Promise<InstallOutcome & { suspicious?: SuspiciousVersion[] }> {
   const started = io.now();
-  const root = chosenRoot(options, io.cwd);
+  const { root, linkRoots } = chosenRoot(options, io.cwd);
   const client = new RegistryClient(options.registry, io);
   const clients = new Map([[client.base, client]]);
   const clientFor = (registry: string) => {
@@ -85,7 +97,8 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
     const requests = options.specs.map(parseRequest).map((r) => {
       const installed = lock.skills.get(r.slug);
       // An explicit --dir/--agent wins; otherwise a skill stays where it is installed.
-      return { ...r, direct: true, path: `${root ?? (installed ? parentOf(installed.path) : DEFAULT_ROOT)}/${r.slug}` };
+      const links = linkRoots.length > 0 ? linkRoots.map((linkRoot) => `${linkRoot}/${r.slug}`) : root === undefined ? installed?.links : undefined;
+      return { ...r, direct: true, path: `${root ?? (installed ? parentOf(installed.path) : DEFAULT_ROOT)}/${r.slug}`, ...(links ? { links } : {}) };
     });
     const repeated = requests.find((r, i) => requests.findIndex((o) => o.slug === r.slug) !== i);
     if (repeated) throw usage(`${repeated.slug} is named twice`);

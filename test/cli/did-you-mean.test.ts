@@ -28,7 +28,9 @@ describe('did you mean', () => {
 
     const routes = skillRoutes([{ slug: 'pretty-json' }]);
     const registry = await startFakeRegistry((url, headers) =>
-      url.pathname === '/.well-known/skills.json' ? { body: { schemaVersion: 1, count: 2, skills: [{ slug: 'pretty-json' }, { slug: 'pretty-yaml' }] } } : routes(url, headers),
+      url.pathname === '/.well-known/skills.json'
+        ? { body: { schemaVersion: 1, count: 2, skills: [{ slug: 'pretty-json' }, { slug: 'pretty-yaml' }] } }
+        : routes(url, headers),
     );
     try {
       const unknown = await runInProcess(['install', 'pretty-jsn', '--json', '--registry', registry.url], { cwd: work, env });

@@ -68,7 +68,17 @@ const files = fc.constantFrom(
   [],
 );
 
-const entry = fc.record({ slug: fc.constantFrom('helper', 'src', 'hooks'), path: hostilePath, files, direct: fc.boolean() });
+const entry = fc.record({
+  slug: fc.constantFrom('helper', 'src', 'hooks'),
+  path: hostilePath,
+  files,
+  direct: fc.boolean(),
+  // Now and then: links obey the same rules as paths (cli/agent-links.ts).
+  links: fc.oneof(
+    { weight: 4, arbitrary: fc.constant(undefined) },
+    { weight: 1, arbitrary: fc.array(fc.oneof(hostilePath, fc.constantFrom('.claude/skills/helper', '.claude/skills/hooks')), { maxLength: 2 }) },
+  ),
+});
 const lockfile = fc.record({
   dirs: fc.option(fc.array(hostilePath, { maxLength: 3 }), { nil: undefined }),
   entries: fc.array(entry, { minLength: 1, maxLength: 3 }),
@@ -91,7 +101,18 @@ describe('a hostile lockfile', () => {
         const skills = Object.fromEntries(
           entries.map((e) => [
             e.slug,
-            { version: '1.0.0', integrity, files: e.files, id: 'fake-0', registry: registry.url, path: e.path, spec: 'latest', direct: e.direct, paid: false },
+            {
+              version: '1.0.0',
+              integrity,
+              files: e.files,
+              id: 'fake-0',
+              registry: registry.url,
+              path: e.path,
+              spec: 'latest',
+              direct: e.direct,
+              paid: false,
+              ...(e.links ? { links: e.links } : {}),
+            },
           ]),
         );
         writeFileSync(join(project, 'skillpress-lock.json'), JSON.stringify({ lockfileVersion: 1, skills, ...(dirs ? { dirs } : {}) }));
@@ -112,6 +133,6 @@ describe('a hostile lockfile', () => {
     // Both refusals and real installs must be reached, or the property proves little.
     const seen = [...outcomes.keys()].join('\n');
     expect(seen).toContain('install → 1 lockfile_invalid');
-    expect(seen).toMatch(/install → 0 ok/);
+    expect(seen).toMatch(/^(install|update|install --force) → 0 ok$/m);
   });
 });

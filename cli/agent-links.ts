@@ -1,6 +1,5 @@
 import { cp, lstat, mkdir, readlink, rm, symlink } from 'node:fs/promises';
 import { dirname, relative, resolve, sep } from 'node:path';
-import { SHARED_SKILLS_FOLDER } from './agents.ts';
 import { CliError } from './cli-error.ts';
 import { foreignEntry, realFolderProblem } from './install-tree.ts';
 import type { LockedSkill } from './lockfile.ts';
@@ -15,11 +14,6 @@ import type { Ui } from './ui.ts';
  * back and an uninstall removes them; a link path obeys the rules of an install path
  * (cli/lockfile.ts), and a folder there that is neither our link nor our copy is never replaced.
  */
-
-/** Where each agent's link to the skill goes: the agents' folders other than the shared one. */
-export function linkPaths(roots: readonly string[], slug: string): string[] {
-  return [...new Set(roots.filter((root) => root !== SHARED_SKILLS_FOLDER))].map((root) => `${root}/${slug}`);
-}
 
 /**
  * Makes `entry.links` point at `entry.path`: a relative symlink, or a copy of the installed files

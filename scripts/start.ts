@@ -60,6 +60,9 @@ if (lastStop !== 'clean') {
   for (const line of nonConformingReport(nonConforming)) console.log(line);
 }
 const app = runtime.app;
+// The origin the site's install commands name (the built pages; a page's script names its own):
+// this deployment's, else where this server listens (known here unless the port is chosen at listen).
+if (config.siteOrigin || port !== 0) process.env.SKILLPRESS_PUBLIC_ORIGIN ??= config.siteOrigin ?? `http://${host}:${port}`;
 await runtime.site?.start();
 
 // Ctrl-C is handled before the listening line is printed: whoever reads that line may signal at once.
@@ -89,6 +92,7 @@ console.log(`Skillpress listening on http://${host}:${served.port}`);
 // The registry serves its own client, defaulting to this origin: packed once the origin is known,
 // behind the listening line (the bundle may need building first).
 const origin = config.siteOrigin ?? `http://${host}:${served.port}`;
+process.env.SKILLPRESS_PUBLIC_ORIGIN ??= origin;
 publishCliPackage(runtime.deps.staticStore, origin).then(
   ({ version }) => console.log(`Serving the skillpress CLI ${version} at ${origin}/cli/skillpress.tgz`),
   (error: Error) => console.log(`Could not pack the skillpress CLI (${error.message}); /cli/skillpress.tgz is not served`),

@@ -48,8 +48,18 @@ function untar(tgz: Buffer): Map<string, Buffer> {
   const tar = gunzipSync(tgz);
   const files = new Map<string, Buffer>();
   for (let at = 0; at + 512 <= tar.length && tar[at] !== 0; ) {
-    const name = tar.subarray(at, at + 100).toString('utf8').replace(/\0.*$/s, '');
-    const size = Number.parseInt(tar.subarray(at + 124, at + 136).toString('utf8').replace(/\0.*$/s, '').trim(), 8);
+    const name = tar
+      .subarray(at, at + 100)
+      .toString('utf8')
+      .replace(/\0.*$/s, '');
+    const size = Number.parseInt(
+      tar
+        .subarray(at + 124, at + 136)
+        .toString('utf8')
+        .replace(/\0.*$/s, '')
+        .trim(),
+      8,
+    );
     files.set(name, tar.subarray(at + 512, at + 512 + size));
     at += 512 + Math.ceil(size / 512) * 512;
   }
@@ -66,7 +76,13 @@ describe('the client from the registry', () => {
     expect(latest.headers.get('content-type')).toBe('application/gzip');
     expect(latest.headers.get('cache-control')).toBe('public, max-age=300');
     const files = untar(Buffer.from(await latest.arrayBuffer()));
-    expect([...files.keys()].sort()).toEqual(['package/README.md', 'package/dist/cli.mjs', 'package/dist/skillpress.mjs', 'package/package.json', 'package/registry.json']);
+    expect([...files.keys()].sort()).toEqual([
+      'package/README.md',
+      'package/dist/cli.mjs',
+      'package/dist/skillpress.mjs',
+      'package/package.json',
+      'package/registry.json',
+    ]);
     expect(JSON.parse(files.get('package/registry.json')!.toString())).toEqual({ registry: base });
     const manifest = JSON.parse(files.get('package/package.json')!.toString());
     expect(manifest).toMatchObject({ name: 'skillpress', bin: { skillpress: 'dist/skillpress.mjs' } });

@@ -449,7 +449,7 @@ describe('clawhub (npm clawhub 0.23.3, the current release)', () => {
     const explored = (await clawOk(['explore'])).stdout;
     expect(explored).toMatch(/^interop-sync {2}v1\.0\.0 /m);
     expect(explored.indexOf('interop-sync')).toBeLessThan(explored.indexOf('interop-multi'));
-    expect((await clawOk(['search', 'clawhub'])).stdout).toMatch(/^interop-hub v1\.1\.0 {2}@alice/m);
+    expect((await clawOk(['search', 'clawhub'])).stdout).toMatch(/^interop-hub v1\.1\.0 +@alice +Interop Hub/m);
     const inspected = (await clawOk(['inspect', 'interop-hub', '--files', '--versions'])).stdout;
     expect(inspected).toContain('Owner    @alice');
     expect(inspected).toContain('License  MIT-0');

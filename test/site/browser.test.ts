@@ -130,7 +130,8 @@ describe('the catalog', () => {
     expect(await versions.nth(0).getByText('current').isVisible()).toBe(true);
     expect(await versions.nth(1).getByText('current').isVisible()).toBe(false);
     // Commands that work pasted into a fresh shell: our CLI from this registry, and the skills CLI.
-    expect(await page.locator('#install-command').textContent()).toBe(`npx -y ${base}/cli/skillpress.tgz install pretty-json`);
+    // (A page built before the port was known names it once its script has run.)
+    await eventually(() => page.locator('#install-command').textContent()).toBe(`npx -y ${base}/cli/skillpress.tgz install pretty-json`);
     expect(await page.locator('#install-skills-command').textContent()).toBe(`npx skills add ${base} --skill pretty-json`);
     expect(await page.locator('.facts').textContent()).toMatch(/Author\s+alice\s+Version\s+2\.0\.0\s+Category\s+dev-tools\s+Price\s+Free/);
     expect(await page.locator('[data-list=files] [data-field=filename]').allTextContents()).toEqual(['SKILL.md', 'examples/input.json', 'scripts/format.sh']);
@@ -190,7 +191,7 @@ describe('the catalog', () => {
     // …which the browser fills from /api/registry/<slug>.
     await page.goto(`${base}/skills/${fresh.slug}/`);
     await eventually(() => page.locator('h1').textContent()).toBe('Fresh Off The Press');
-    expect(await page.locator('#install-command').textContent()).toBe(`npx -y ${base}/cli/skillpress.tgz install ${fresh.slug}`);
+    await eventually(() => page.locator('#install-command').textContent()).toBe(`npx -y ${base}/cli/skillpress.tgz install ${fresh.slug}`);
     expect(await page.locator('[data-list=versions] [data-field=version]').allTextContents()).toEqual(['1.0.0']);
     expect(await page.title()).toBe('Fresh Off The Press · Skillpress');
 

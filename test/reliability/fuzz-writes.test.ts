@@ -210,7 +210,7 @@ function account(path: string, init: RequestInit, res: Response, text: string, f
   const statics = (slug: string) =>
     footprint
       .allow(`static/registry/${slug}.json`, `static/registry/${slug}/versions.json`, 'LOCK#static-indexes|LOCK')
-      .allowPrefix(`static/bundles/${slug}/`, 'static/.well-known/');
+      .allowPrefix(`static/bundles/${slug}/`, 'static/.well-known/', `static/skills/${slug}/.well-known/`);
   switch (`${route} ${res.status}`) {
     case 'POST /api/publish 201':
       slugOf.set(body.id, body.slug);

@@ -114,7 +114,11 @@ export class LocalCdn {
 
   /** The answer to a GET, HEAD or OPTIONS of `path` (decoded, without the query) that no API route took. */
   async answer(request: CdnRequest): Promise<CdnAnswer> {
-    if (request.method === 'OPTIONS') return preflight();
+    // A preflight is answered for the static tree and the site alone; the API answers none.
+    if (request.method === 'OPTIONS') {
+      const isStatic = keyForPath(request.path) !== undefined || isDataPath(request.path) || siteKeyForPath(request.path) !== undefined;
+      return isStatic ? preflight() : cdnError(notFound('No such route'));
+    }
     const key = keyForPath(request.path);
     if (key || isDataPath(request.path)) {
       const object = key ? await this.lookup(key) : undefined;

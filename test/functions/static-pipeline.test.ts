@@ -198,6 +198,8 @@ describe('discovery details', () => {
         'GET, HEAD, OPTIONS',
       ]);
     }
+    // The API answers no preflight (it is not readable from other sites).
+    expect((await stack.request('/api/api-keys', { method: 'OPTIONS' })).status).toBe(404);
   });
 });
 

@@ -1,6 +1,7 @@
 import semver from 'semver';
 import { isValidSlug } from '../core/slug.ts';
-import { isRelease, isValidRange, maxSatisfying } from '../core/semver-order.ts';
+import { isRelease } from '../core/semver-order.ts';
+import { isValidRange, maxSatisfying } from '../core/semver-range.ts';
 import { usage } from './cli-error.ts';
 
 /**

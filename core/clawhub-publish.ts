@@ -1,7 +1,7 @@
 import type { WireFile } from './bundle.ts';
 import { SKILL_FILE } from './filename.ts';
 import { readFrontMatter } from './skill-front-matter.ts';
-import { visibleText } from './schemas.ts';
+import { visibleText } from './schema-fields.ts';
 import { readSkillpressKeys } from './skillpress-metadata.ts';
 
 /**

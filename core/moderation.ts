@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { textRule, visibleText } from './schemas.ts';
+import { textRule, visibleText } from './schema-fields.ts';
 import { multiLineTextProblem } from './text.ts';
 
 /**

@@ -3,32 +3,20 @@ import { filenameConflict, filenameProblem } from './filename.ts';
 import { SOURCES } from './install-analytics.ts';
 import { limits } from './limits.ts';
 import { isCurrency, MAX_PRICE_MINOR_UNITS, stripePriceProblem } from './price.ts';
-import { isValidRange } from './semver-order.ts';
-import { CATEGORY_PATTERN, isValidSlug, normaliseCategory, SLUG_MAX, SLUG_PATTERN } from './slug.ts';
-import { multiLineTextProblem, singleLineTextProblem } from './text.ts';
+import { isValidRange } from './semver-range.ts';
+import { CATEGORY_PATTERN, isValidSlug, normaliseCategory, SLUG_PATTERN } from './slug.ts';
+import { singleLineTextProblem } from './text.ts';
 import { scanResultSchema } from './scan/scan-result-schema.ts';
+import { changelogSchema, loginSchema, slugSchema, textRule, visibleText } from './schema-fields.ts';
 
 /**
  * Request and response schemas. One schema serves the API (validation and handler types), the
  * OpenAPI document, the CLI and the site. Objects are strict: unknown fields are rejected.
+ * The field rules they are made of live in schema-fields.ts, for the modules that need a field
+ * rule without every schema here; they are exported here too, beside the bodies that use them.
  */
 
-/** Refines a string schema with one of the text rules of text.ts. */
-export const textRule = (problem: (text: string) => string | null) => (text: string, ctx: z.RefinementCtx) => {
-  const found = problem(text);
-  if (found) ctx.addIssue({ code: 'custom', message: found });
-};
-
-/** One line of visible text: a name, a description, a label. */
-export const visibleText = (max: number) =>
-  z
-    .string()
-    .min(1)
-    .max(max)
-    .refine((s) => s.trim().length > 0, 'must not be blank')
-    .superRefine(textRule(singleLineTextProblem));
-
-export const slugSchema = z.string().max(SLUG_MAX).regex(SLUG_PATTERN, '1 to 64 lower-case letters and digits, in words joined by single hyphens');
+export { changelogSchema, issueDetails, LOGIN_PATTERN, loginSchema, slugSchema, textRule, visibleText } from './schema-fields.ts';
 
 export const fileInputSchema = z
   .strictObject({
@@ -80,8 +68,6 @@ export const dependenciesSchema = z
     }
   })
   .transform((value) => Object.fromEntries(Object.entries(value)) as Record<string, string>);
-
-export const changelogSchema = z.string().max(20_000).superRefine(textRule(multiLineTextProblem));
 
 /** A paid skill's price as an author sends it; the currency is stored in upper case. */
 export const priceSchema = z
@@ -143,8 +129,6 @@ export type VersionBody = z.output<typeof versionBodySchema>;
 
 export const apiKeyBodySchema = z.strictObject({ name: visibleText(100) });
 
-export const LOGIN_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
-export const loginSchema = z.string().regex(LOGIN_PATTERN, 'a GitHub-style login: letters, digits and hyphens, up to 39');
 export const devLoginBodySchema = z.strictObject({ login: loginSchema });
 
 export const downloadTokenBodySchema = z.strictObject({
@@ -449,16 +433,6 @@ export const healthSchema = z.object({
     .describe('degraded only: the skills whose static files are behind because their rebuild keeps failing (each is retried with backoff)'),
 });
 export type Health = z.output<typeof healthSchema>;
-
-/** Turns zod issues into the `details` of an invalid_request error. */
-export function issueDetails(error: z.ZodError): { issues: { path: (string | number)[]; message: string }[] } {
-  return {
-    issues: error.issues.slice(0, 20).map((issue) => ({
-      path: issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
-      message: issue.message,
-    })),
-  };
-}
 
 /** `/.well-known/agent-skills/index.json` (agentskills.io discovery 0.2.0). */
 export const discoveryDocumentSchema = z.object({

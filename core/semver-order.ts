@@ -1,4 +1,7 @@
-import semver from 'semver';
+// The semver functions one by one: the package's index loads its ranges too, which only
+// semver-range.ts needs (a Lambda's cold start loads what a module imports).
+import compare from 'semver/functions/compare.js';
+import parse from 'semver/functions/parse.js';
 import { invalidRequest } from './errors.ts';
 
 /**
@@ -6,9 +9,14 @@ import { invalidRequest } from './errors.ts';
  * a skill's non-prerelease versions. Backports and prereleases are stored but never current.
  */
 
+/** Whether `version` is semver exactly as written (no `v`, no spaces, no build metadata). */
+export function isStrictVersion(version: string): boolean {
+  return version.length <= 256 && parse(version)?.version === version;
+}
+
 /** Checks that `version` is strict semver as sent (no `v`, no spaces, no build metadata). */
 export function assertStrictVersion(version: string): string {
-  if (version.length > 256 || semver.valid(version) !== version) {
+  if (!isStrictVersion(version)) {
     throw invalidRequest(`"${version.slice(0, 64)}" is not a strict semver version such as 1.2.3`, {
       issues: [{ path: ['version'], message: 'expected MAJOR.MINOR.PATCH with an optional -prerelease' }],
     });
@@ -22,7 +30,7 @@ export function assertStrictVersion(version: string): string {
 }
 
 export function isRelease(version: string): boolean {
-  return semver.prerelease(version) === null;
+  return (parse(version)?.prerelease.length ?? 0) === 0;
 }
 
 const KEY_DIGITS = 16; // Number.MAX_SAFE_INTEGER has 16 digits, and semver rejects larger parts.
@@ -32,7 +40,7 @@ const KEY_DIGITS = 16; // Number.MAX_SAFE_INTEGER has 16 digits, and semver reje
  * in a condition expression (`currentKey < :key`) and concurrent publishes converge.
  */
 export function releaseKey(version: string): string {
-  const parsed = semver.parse(version);
+  const parsed = parse(version);
   if (!parsed || parsed.prerelease.length > 0) throw new Error(`releaseKey needs a release version, got ${version}`);
   return [parsed.major, parsed.minor, parsed.patch].map((n) => String(n).padStart(KEY_DIGITS, '0')).join('.');
 }
@@ -40,7 +48,7 @@ export function releaseKey(version: string): string {
 /** Whether publishing `candidate` moves `currentVersion` away from `current`. */
 export function becomesCurrent(candidate: string, current: string | undefined): boolean {
   if (!isRelease(candidate)) return false;
-  return current === undefined || semver.gt(candidate, current);
+  return current === undefined || compare(candidate, current) > 0;
 }
 
 /** The current version of a set of versions, or undefined when none is a release. */
@@ -52,14 +60,5 @@ export function currentOf(versions: Iterable<string>): string | undefined {
 
 /** Sorts versions by descending precedence (highest first). */
 export function byPrecedenceDesc(a: string, b: string): number {
-  return semver.rcompare(a, b);
-}
-
-/** The highest version satisfying `range`, prereleases only when the range names one. */
-export function maxSatisfying(versions: string[], range: string): string | null {
-  return semver.maxSatisfying(versions, range);
-}
-
-export function isValidRange(range: string): boolean {
-  return range.length <= 256 && semver.validRange(range) !== null;
+  return compare(b, a);
 }

@@ -1,4 +1,4 @@
-import { isValidRange } from './semver-order.ts';
+import { isValidRange } from './semver-range.ts';
 import { SKILL_FILE } from './filename.ts';
 import { isMapping, type SkillIssue } from './skill-front-matter.ts';
 import { CATEGORY_PATTERN, isValidSlug, normaliseCategory } from './slug.ts';

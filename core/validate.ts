@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { invalidRequest } from './errors.ts';
-import { issueDetails } from './schemas.ts';
+import { issueDetails } from './schema-fields.ts';
 
 /**
  * `value` as `schema` reads it, or an `invalid_request` naming the first problem in its message

@@ -74,7 +74,7 @@ export function errorsOf(operation: OperationSpec): ErrorCode[] {
 }
 
 /** A group's OpenAPI tag: its name, and a sentence for readers of the document. */
-interface Tag {
+export interface Tag {
   name: string;
   description: string;
 }

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { invalidRequest } from '#core/errors';
-import { issueDetails } from '#core/schemas';
+import { issueDetails } from '#core/schema-fields';
 
 /**
  * Reads and validates the query string against `schema` (400 with field issues on a violation).

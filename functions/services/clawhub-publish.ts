@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { WireFile } from '#core/bundle';
-import type { ClawhubPublishPayload, clawhubPublishedSchema } from '#core/clawhub-schemas';
+import type { ClawhubPublishPayload, clawhubPublishedSchema } from '#core/clawhub-publish-schemas';
 import { invalidRequest, isDomainError } from '#core/errors';
 import { publishBodySchema, type User, versionBodySchema } from '#core/schemas';
 import { validate } from '#core/validate';

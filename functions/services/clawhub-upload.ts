@@ -1,5 +1,5 @@
 import { sha256Hex, toWireFile } from '#core/bundle';
-import type { ClawhubJsonPublish } from '#core/clawhub-schemas';
+import type { ClawhubJsonPublish } from '#core/clawhub-publish-schemas';
 import { DomainError, forbidden, invalidRequest } from '#core/errors';
 import type { User } from '#core/schemas';
 import { getBlob, putBlobs } from '../content/blobs.ts';

@@ -1,4 +1,3 @@
-import semver from 'semver';
 import type { z } from 'zod';
 import type { CatalogEntry } from '#core/catalog';
 import { search } from '#core/catalog-search';
@@ -16,6 +15,7 @@ import type {
 import { byFilename } from '#core/bundle';
 import { DomainError, invalidRequest, notFound } from '#core/errors';
 import { byPublishedDesc } from '#core/registry-document';
+import { isStrictVersion } from '#core/semver-order';
 import { contentTypeOf } from '#core/static-paths';
 import { getBlob } from '../content/blobs.ts';
 import { CatalogReader, type CatalogSnapshot } from '../content/catalog-reader.ts';
@@ -212,7 +212,7 @@ export async function skillFileText(deps: Deps, slug: string, query: { ownerHand
   if (skill.paid)
     throw new DomainError('payment_required', `${skill.slug} is a paid skill: its files are for its buyers (skillpress install with your API key)`);
   const version = query.version ?? skill.currentVersion;
-  const item = semver.valid(version) === version ? await getVersion(deps.db, skill.id, version) : undefined;
+  const item = isStrictVersion(version) ? await getVersion(deps.db, skill.id, version) : undefined;
   if (!item) throw notFound('Version not found');
   const file = item.files.find((f) => f.filename === query.path);
   if (!file) throw notFound('File not found');
@@ -229,7 +229,7 @@ const versionCursor = (version: string) => Buffer.from(version, 'utf8').toString
  */
 export async function versionPage(deps: Deps, slug: string, version: string, ownerHandle?: string): Promise<z.output<typeof clawhubVersionPageSchema>> {
   const skill = await skillBySlug(deps, slug, ownerHandle);
-  const item = semver.valid(version) === version ? await getVersion(deps.db, skill.id, version) : undefined;
+  const item = isStrictVersion(version) ? await getVersion(deps.db, skill.id, version) : undefined;
   if (!item) throw notFound('Version not found');
   return {
     skill: { slug: skill.slug, displayName: skill.name },

@@ -1,7 +1,8 @@
 import { exchangeWebFlowCode, getWebFlowAuthorizationUrl } from '@octokit/oauth-methods';
 import * as z from 'zod';
 import { invalidRequest } from '#core/errors';
-import { loginSchema, type User } from '#core/schemas';
+import { loginSchema } from '#core/schema-fields';
+import type { User } from '#core/schemas';
 import type { GitHubConfig } from '../platform/config.ts';
 import { githubApi, GitHubError, oauthRequest, statusOfGitHubError } from '../platform/octokit.ts';
 

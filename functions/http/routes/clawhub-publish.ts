@@ -1,4 +1,4 @@
-import { clawhubJsonPublishSchema, clawhubPublishPayloadSchema } from '#core/clawhub-schemas';
+import { clawhubJsonPublishSchema, clawhubPublishPayloadSchema } from '#core/clawhub-publish-schemas';
 import { limits } from '#core/limits';
 import { validate } from '#core/validate';
 import { publishFromClawhub } from '../../services/clawhub-publish.ts';
@@ -6,7 +6,7 @@ import { readBody } from '../body.ts';
 import type { RouteGroup } from '../env.ts';
 import { rateLimitHeaders } from '../errors.ts';
 import { fileParts, jsonPart, readMultipart } from '../multipart.ts';
-import { clawhubPublishOperations as op, clawhubUploadOperations as upload } from '../operations/clawhub.ts';
+import { clawhubPublishOperations as op, clawhubUploadOperations as upload } from '../operations/clawhub-publish.ts';
 import { route } from '../route.ts';
 
 /**

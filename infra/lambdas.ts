@@ -43,6 +43,8 @@ export interface LambdaSpec {
   github?: readonly ('sign-in' | 'site-build')[];
   /** Stripe secrets it may read: the API secret key (checkout) or the webhook signing secret. */
   stripe?: readonly ('api' | 'webhook')[];
+  /** Consumes CloudFront's real-time log of discovery downloads (a Kinesis stream). */
+  cdnLog?: boolean;
   /** Consumes the table's stream, only for items whose keys start so. */
   stream?: { partitionPrefix: string; sortKeyPrefixes: readonly string[] };
   /**
@@ -220,6 +222,24 @@ export const lambdas: readonly LambdaSpec[] = [
     static: 'write',
     github: ['site-build'],
     memoryMb: 1024,
+    timeoutSeconds: 120,
+  },
+  {
+    name: 'install-log',
+    description: "Installs from CloudFront's real-time log of discovery downloads (archives and SKILL.md)",
+    cdnLog: true,
+    // As deliver, plus CDNREQ#: each log record's request id, so a record read twice counts once.
+    // Reads: a slug's claim (the log names slugs), the day's secret, the counters' totals.
+    table: { read: true, write: [...installWrites, prefix.countedRequest, prefix.lookalike] },
+    timeoutSeconds: 60,
+  },
+  {
+    name: 'public-installs',
+    description: 'Rewrites the public install counts every 5 minutes, installs alone starting no site build',
+    // Scan: every counter at once; the static bucket: /.well-known/skills-installs.json (and the catalog it lists).
+    table: { read: true, scan: true, write: [] },
+    static: 'write',
+    schedules: [{ id: 'RefreshPublicInstalls', expression: 'rate(5 minutes)' }],
     timeoutSeconds: 120,
   },
   {

@@ -11,13 +11,15 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource, KinesisEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secrets from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { CDN_LOG_FIELDS } from '../core/cdn-log.ts';
 import { DATA_CONTENT_SECURITY_POLICY, SITE_CONTENT_SECURITY_POLICY } from '../core/security-headers.ts';
 import { EDGE_SECRET_HEADER } from '../functions/http/client.ts';
 import { tableKeys } from '../functions/store/db.ts';
@@ -150,7 +152,20 @@ export class SkillpressStack extends Stack {
       // A ceiling on what a flood can cost; raise with the Lambda concurrency (docs/deploy.md).
       throttle: { rateLimit: 1000, burstLimit: 2000 },
     });
-    const distribution = this.distribution(api, staticBucket, edgeSecret);
+    // Discovery downloads are served from S3 by CloudFront alone: their real-time log records go
+    // to this stream, which the install-log Lambda reads (docs/api.md §10.2). One shard takes
+    // 1,000 records a second; a day of retention covers any outage of the reader.
+    const installLog = new kinesis.Stream(this, 'InstallLogStream', {
+      shardCount: 1,
+      retentionPeriod: Duration.hours(24),
+      encryption: kinesis.StreamEncryption.MANAGED,
+    });
+    const realtimeLog = new cloudfront.RealtimeLogConfig(this, 'InstallLog', {
+      endPoints: [cloudfront.Endpoint.fromKinesisStream(installLog)],
+      fields: [...CDN_LOG_FIELDS],
+      samplingRate: 100,
+    });
+    const distribution = this.distribution(api, staticBucket, edgeSecret, realtimeLog);
     const siteOrigin = `https://${distribution.distributionDomainName}`;
 
     // ---- Code: one Lambda per concern, each with exactly its declared access ----
@@ -196,6 +211,7 @@ export class SkillpressStack extends Stack {
       // Unknown /api/* paths get the service's JSON 404 instead of API Gateway's own body.
       if (spec.catchAll) new apigw.HttpRoute(this, 'Route $default', { httpApi: api, routeKey: apigw.HttpRouteKey.DEFAULT, integration });
       if (spec.stream) this.consumeStream(fn, spec);
+      if (spec.cdnLog) this.consumeInstallLog(fn, spec, installLog);
       for (const schedule of spec.schedules ?? []) {
         new events.Rule(this, schedule.id, {
           schedule: events.Schedule.expression(schedule.expression),
@@ -310,7 +326,41 @@ export class SkillpressStack extends Stack {
    * discovery documents `/.well-known/clawhub.json` and `clawdhub.json`; everything else is the static bucket with the
    * cache lifetimes of docs/api.md §11.
    */
-  private distribution(api: apigw.HttpApi, staticBucket: s3.Bucket, edgeSecret: secrets.Secret): cloudfront.Distribution {
+  /**
+   * The install log's records drive the install-log Lambda: batched, split in halves on error,
+   * retried (a record counted before a retry is not counted again: its request id is marked),
+   * and parked in a dead-letter queue with an alarm rather than blocking the shard.
+   */
+  private consumeInstallLog(fn: lambda.Function, spec: LambdaSpec, stream: kinesis.Stream): void {
+    const id = pascal(spec.name);
+    const dlq = new sqs.Queue(this, `${id}DeadLetters`, { retentionPeriod: Duration.days(14), encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    new cloudwatch.Alarm(this, `${id}DeadLettersAlarm`, {
+      alarmDescription: `${spec.name}: log records failed every retry; their installs are not counted`,
+      metric: dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    fn.addEventSource(
+      new KinesisEventSource(stream, {
+        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+        batchSize: 500,
+        maxBatchingWindow: Duration.seconds(5),
+        bisectBatchOnError: true,
+        retryAttempts: 10,
+        maxRecordAge: Duration.hours(24),
+        onFailure: new SqsDlq(dlq),
+      }),
+    );
+  }
+
+  private distribution(
+    api: apigw.HttpApi,
+    staticBucket: s3.Bucket,
+    edgeSecret: secrets.Secret,
+    installLog: cloudfront.IRealtimeLogConfig,
+  ): cloudfront.Distribution {
     // LIST as well as READ: a missing registry file must be a 404, not S3's 403.
     const staticOrigin = origins.S3BucketOrigin.withOriginAccessControl(staticBucket, {
       originAccessLevels: [cloudfront.AccessLevel.READ, cloudfront.AccessLevel.LIST],
@@ -374,6 +424,7 @@ export class SkillpressStack extends Stack {
       functionAssociations: viewerFunction('ViewerAddressFunction', 'viewer-address.js', "The viewer's address for the API"),
     };
     const immutable = ttlPolicy('ImmutableCachePolicy', edgeTtl.immutable, 'Immutable version bundles and archives: 1 year');
+    const catalog = ttlPolicy('CatalogCachePolicy', edgeTtl.catalog, 'Catalog and discovery index: 5 minutes');
     const distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: 'Skillpress',
       defaultRootObject: 'index.html',
@@ -394,11 +445,13 @@ export class SkillpressStack extends Stack {
         // writes it; the archives and single SKILL.md files of the discovery index never change.
         '/.well-known/clawhub.json': fromApi,
         '/.well-known/clawdhub.json': fromApi,
-        '/.well-known/agent-skills/*.tar.gz': fromStatic(immutable),
-        // A version's lone SKILL.md (<slug>/<version>/SKILL.md); a skill's current one
-        // (<slug>/SKILL.md, one folder up) changes with each release and falls to /.well-known/*.
-        '/.well-known/agent-skills/*/*/SKILL.md': fromStatic(immutable),
-        '/.well-known/*': fromStatic(ttlPolicy('CatalogCachePolicy', edgeTtl.catalog, 'Catalog and discovery index: 5 minutes')),
+        // Their downloads are installs: each request goes to the real-time log. A version's
+        // archive and lone SKILL.md (<slug>/<version>/SKILL.md) never change; a skill's current
+        // SKILL.md (<slug>/SKILL.md, one folder up) changes with each release.
+        '/.well-known/agent-skills/*.tar.gz': { ...fromStatic(immutable), realtimeLogConfig: installLog },
+        '/.well-known/agent-skills/*/*/SKILL.md': { ...fromStatic(immutable), realtimeLogConfig: installLog },
+        '/.well-known/agent-skills/*/SKILL.md': { ...fromStatic(catalog), realtimeLogConfig: installLog },
+        '/.well-known/*': fromStatic(catalog),
         '/bundles/*': fromStatic(immutable),
       },
     });

@@ -27,6 +27,8 @@ export interface Config {
    * (functions/http/client.ts). Unset locally, where the socket says who the client is.
    */
   edgeSecret?: string;
+  /** How often the local runtime rewrites the public install counts (`SKILLPRESS_INSTALLS_INTERVAL_SECONDS`, 300). */
+  publicInstallsIntervalSeconds: number;
   github: GitHubConfig;
   siteBuild: SiteBuildConfig;
   stripe: StripeConfig;
@@ -90,6 +92,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
       .map((login) => login.trim())
       .filter(Boolean),
     edgeSecret: env.EDGE_SECRET || undefined,
+    publicInstallsIntervalSeconds: positiveInt(env.SKILLPRESS_INSTALLS_INTERVAL_SECONDS) ?? 300,
     github: {
       clientId: env.GITHUB_CLIENT_ID || undefined,
       clientSecret: secretSource(env.GITHUB_CLIENT_SECRET, env.GITHUB_CLIENT_SECRET_NAME),

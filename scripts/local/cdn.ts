@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Context } from 'hono';
+import { formatCdnLogRecord, installedSlugOfPath } from '#core/cdn-log';
 import { type DomainError, notFound } from '#core/errors';
 import { securityHeadersFor } from '#core/security-headers';
 import {
@@ -14,6 +15,7 @@ import {
   skillSlugOfPath,
 } from '#core/static-paths';
 import type { AppEnv, RouteGroup } from '../../functions/http/env.ts';
+import { clientFacts } from '../../functions/http/client.ts';
 import { domainErrorAnswer } from '../../functions/http/errors.ts';
 import type { StaticStore } from '../../functions/content/static-store.ts';
 import { SITE_PENDING_PAGE } from './site-pending-page.ts';
@@ -43,6 +45,10 @@ export interface CdnRequest {
   path: string;
   acceptEncoding: string | undefined;
   ifNoneMatch: string | undefined;
+  /** The connection's peer, for the log. */
+  address?: string;
+  /** The request's headers (names lower-cased), for the log: read only for the files it logs. */
+  headers?: () => Record<string, string | string[] | undefined>;
 }
 
 /** A whole answer: headers complete (security headers included), the body unless HEAD or 304. */
@@ -55,6 +61,12 @@ export interface CdnAnswer {
 export interface LocalCdnOptions {
   /** True while this runtime builds the site and the bucket holds no complete upload of one yet. */
   sitePending?: () => boolean;
+  /**
+   * Told a log line (CloudFront's real-time log format, core/cdn-log.ts) for each request of a
+   * discovery download, as CloudFront's real-time log is configured on those paths alone: the
+   * runtime counts installs from these lines through the same code as the log's Lambda.
+   */
+  log?: (line: string) => void;
 }
 
 interface Cached {
@@ -103,6 +115,8 @@ export class LocalCdn {
         path: c.req.path,
         acceptEncoding: c.req.header('accept-encoding'),
         ifNoneMatch: c.req.header('if-none-match'),
+        address: clientFacts(c).address,
+        headers: () => c.req.header(),
       });
       // Built whole, security headers included: the app's middleware leaves them as they are.
       c.set('headersComplete', true);
@@ -122,9 +136,12 @@ export class LocalCdn {
     const key = keyForPath(request.path);
     if (key || isDataPath(request.path)) {
       const object = key ? await this.lookup(key) : undefined;
-      if (!object) return cdnError(notFound(request.path.startsWith('/api/registry/') ? 'No skill with that slug' : 'No such file'));
       // Public files: any site may read them, as the discovery spec asks (no credentials involved).
-      return this.respond(request, object, 200, { 'Access-Control-Allow-Origin': '*' });
+      const answer = object
+        ? this.respond(request, object, 200, { 'Access-Control-Allow-Origin': '*' })
+        : cdnError(notFound(request.path.startsWith('/api/registry/') ? 'No skill with that slug' : 'No such file'));
+      if (this.options.log && installedSlugOfPath(request.path)) this.options.log(logLine(request, answer.status));
+      return answer;
     }
     return this.answerPage(request);
   }
@@ -207,6 +224,24 @@ function preflight(): CdnAnswer {
       ...securityHeadersFor(null),
     },
   };
+}
+
+/** The request as CloudFront's real-time log records it, with an id of its own. */
+function logLine(request: CdnRequest, status: number): string {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers?.() ?? {})) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return formatCdnLogRecord({
+    at: Date.now(),
+    address: request.address ?? '-',
+    status,
+    method: request.method,
+    path: request.path,
+    ...(headers['user-agent'] ? { userAgent: headers['user-agent'] } : {}),
+    requestId: randomBytes(18).toString('base64url'),
+    headers,
+  });
 }
 
 /** The pending page: never cached, since the real page replaces it within seconds. */

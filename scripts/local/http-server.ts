@@ -73,7 +73,8 @@ function cdnPath(req: IncomingMessage): string | undefined {
 function answerFromCdn(cdn: Cdn, path: string, req: IncomingMessage, res: ServerResponse, app: (req: IncomingMessage, res: ServerResponse) => unknown): void {
   const accept = req.headers['accept-encoding'];
   const ifNoneMatch = req.headers['if-none-match'];
-  cdn.answer({ method: req.method!, path, acceptEncoding: accept, ifNoneMatch }).then(
+  const address = req.socket.remoteAddress;
+  cdn.answer({ method: req.method!, path, acceptEncoding: accept, ifNoneMatch, address, headers: () => req.headers }).then(
     (answer) => {
       res.writeHead(answer.status, answer.headers);
       res.end(answer.body);

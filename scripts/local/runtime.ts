@@ -9,6 +9,7 @@ import { allRoutes } from '#functions/http/all-routes';
 import type { AppEnv } from '#functions/http/env';
 import { errorFields } from '#functions/platform/log';
 import type { RebuilderOptions, RebuildReport } from '#functions/rebuild/rebuilder';
+import { countCdnLog } from '#functions/services/install-log';
 import { LocalCdn } from '#scripts/local/cdn';
 import { BackgroundThread } from './background/thread.ts';
 import { ScanThread } from './scan/scan-thread.ts';
@@ -100,7 +101,11 @@ export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps,
     ? new LocalSiteBuilder(deps.staticStore, config, deps.log, { beforeBuild: () => background!.publishInstallCounts(), ...options.site })
     : undefined;
   background = thread ?? backgroundWork(deps, { rebuilt: () => site?.changed() }, options.rebuilder, options.maxRebuildBackoffMs);
-  const cdn = new LocalCdn(deps.staticStore, site ? { sitePending: () => !site.hasSite } : {});
+  // Discovery downloads are counted from the CDN's log, as on AWS (functions/services/install-log.ts).
+  const cdn = new LocalCdn(deps.staticStore, {
+    ...(site ? { sitePending: () => !site.hasSite } : {}),
+    log: (line) => countCdnLog(deps.downloads, [line]),
+  });
   const app = createApp(deps, [...allRoutes, cdn.routes]);
   return {
     deps,

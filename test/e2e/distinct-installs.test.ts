@@ -27,12 +27,12 @@ beforeAll(async () => {
 afterAll(() => close?.());
 
 /** One GET over a new connection from `from`; resolves with the status once the body is read. */
-function get(path: string, from: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+function get(path: string, from: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; body: string; etag?: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, localAddress: from, agent: false, headers }, (res) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, method, localAddress: from, agent: false, headers }, (res) => {
       let body = '';
       res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
+      res.on('end', () => resolve({ status: res.statusCode!, body, etag: res.headers.etag }));
     });
     req.on('error', reject);
     req.end();
@@ -70,5 +70,32 @@ describe('installs from real connections', () => {
       expect((await get(`/api/deliver/${skill.id}`, '127.0.0.8', spoofed)).status).toBe(200);
     }
     expect(await publicCounts(skill.slug)).toEqual({ total: 1, last7d: 1, last30d: 1 });
+  });
+});
+
+describe('installs from the discovery index, counted from the CDN’s log', () => {
+  it('counts each GET of a skill’s discovery file once, from the client skills, and never a HEAD, a 304 or an update check', async () => {
+    const skill = await publish(stack, aliceKey);
+    await stack.idle();
+    const index = JSON.parse((await get('/.well-known/agent-skills/index.json', '127.0.0.1')).body) as { skills: { name: string; url: string }[] };
+    const url = new URL(index.skills.find((s) => s.name === skill.slug)!.url, 'http://x').pathname;
+    const node = { 'user-agent': 'node' };
+    // Three clients, one of them twice: four installs, three distinct.
+    for (const from of ['127.0.1.2', '127.0.1.3', '127.0.1.4', '127.0.1.4']) expect((await get(url, from, node)).status).toBe(200);
+    const { etag } = await get(url, '127.0.1.5', { 'user-agent': 'curl/8.5.0' });
+    // Not installs: a HEAD, a revalidation answered 304, an update check, the index, a file that is not there.
+    expect((await get(url, '127.0.1.6', node, 'HEAD')).status).toBe(200);
+    expect((await get(url, '127.0.1.6', { ...node, 'if-none-match': etag! })).status).toBe(304);
+    expect((await get(url, '127.0.1.6', { ...node, 'x-skills-update-check': '1' })).status).toBe(200);
+    expect((await get('/.well-known/agent-skills/index.json', '127.0.1.6', node)).status).toBe(200);
+    expect((await get(`/.well-known/agent-skills/${skill.slug}/9.9.9.tar.gz`, '127.0.1.6', node)).status).toBe(404);
+    await stack.idle();
+    expect(await analytics(alice, skill.id)).toMatchObject({
+      total: 5,
+      bySource: { cli: 5, web: 0, api: 0 },
+      byClient: { skillpress: 0, skills: 4, clawhub: 0, other: 1 },
+      distinct: { total: 4 },
+    });
+    expect(await publicCounts(skill.slug)).toEqual({ total: 4, last7d: 4, last30d: 4 });
   });
 });

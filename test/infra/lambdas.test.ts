@@ -8,6 +8,11 @@ import { allRoutes } from '#functions/http/all-routes';
 import { createApp } from '#functions/http/app';
 import { fullRebuild } from '#functions/rebuild/full-rebuild';
 import { flushPendingSiteBuild, triggerSiteBuild } from '#functions/services/site-build';
+import { formatCdnLogRecord } from '#core/cdn-log';
+import { countCdnLog } from '#functions/services/install-log';
+import { publishInstallCounts } from '#functions/services/public-installs';
+import { DownloadCounter } from '#functions/store/downloads';
+import { indexPopularSkill } from '#functions/store/lookalikes';
 import { allows } from '../../infra/access.ts';
 import { type LambdaSpec, lambdas } from '../../infra/lambdas.ts';
 import { type AwsCallRecorder, recordAwsCalls } from '../support/aws-calls.ts';
@@ -53,7 +58,7 @@ describe('the Lambda manifest', () => {
 
   it('has exactly one catch-all for unknown paths, and every Lambda is reachable', () => {
     expect(lambdas.filter((l) => l.catchAll)).toHaveLength(1);
-    for (const l of lambdas) expect(l.routes?.length || l.stream || l.schedules?.length, l.name).toBeTruthy();
+    for (const l of lambdas) expect(l.routes?.length || l.stream || l.cdnLog || l.schedules?.length, l.name).toBeTruthy();
   });
 });
 
@@ -129,8 +134,10 @@ describe('least privilege is enough', () => {
     const grants = `/api/skills/${paid.id}/grants`;
     await request('POST', grants, () => alice.session(grants, { method: 'POST', body: { login: 'bob' } }));
     await request('GET', grants, () => withKey(stack, key, grants, { method: 'GET' }));
-    // A hundred installs make the skill popular enough to join the lookalike index.
-    for (let i = 0; i < 100; i++) await request('GET', `/api/deliver/${free.id}`, () => stack.request(`/api/deliver/${free.id}?source=cli`));
+    // A hundred installs from as many clients make the skill popular enough to join the lookalike index.
+    for (let i = 0; i < 100; i++) {
+      await request('GET', `/api/deliver/${free.id}`, () => stack.requestFrom(`127.7.0.${i + 1}`, `/api/deliver/${free.id}?source=cli`));
+    }
     await owner.run('deliver', () => stack.deps.downloads.flush());
     const yank = `${versions}/1.1.0/yank`;
     await request('POST', yank, () => withKey(stack, key, yank, { body: { reason: 'broken' } }));
@@ -226,6 +233,27 @@ describe('least privilege is enough', () => {
     await owner.run('rebuild', () => triggerSiteBuild(stack.deps));
     await owner.run('site-build', () => flushPendingSiteBuild(stack.deps));
     await owner.run('full-rebuild', () => fullRebuild(stack.deps));
+    // Discovery downloads from the CDN's log (a record of each kind, one of them read twice), and the scheduled public counts.
+    await owner.run('install-log', async () => {
+      const counter = new DownloadCounter(stack.deps.db, stack.deps.log, {
+        lingerMs: 1000,
+        concurrency: 2,
+        milestone: { installs: 1, reached: (id) => indexPopularSkill(stack.deps.db, id) },
+      });
+      const line = formatCdnLogRecord({
+        at: Date.now(),
+        address: '127.7.1.1',
+        status: 200,
+        method: 'GET',
+        path: '/.well-known/agent-skills/access-free/1.2.0.tar.gz',
+        userAgent: 'node',
+        requestId: 'r1',
+        headers: {},
+      });
+      countCdnLog(counter, [line, line, line.replace('access-free', 'no-such-skill')]);
+      await counter.flush();
+    });
+    await owner.run('public-installs', () => publishInstallCounts(stack.deps));
 
     const calls = recorder.take();
     for (const { owner: name, call } of calls) {

@@ -2,6 +2,7 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DATA_CONTENT_SECURITY_POLICY, SECURITY_HEADERS, SITE_CONTENT_SECURITY_POLICY } from '#core/security-headers';
+import { CDN_LOG_FIELDS } from '#core/cdn-log';
 import { type LambdaSpec, lambdas } from '../../infra/lambdas.ts';
 import { edgeTtl, secretNames, SkillpressStack } from '../../infra/stack.ts';
 
@@ -270,7 +271,7 @@ describe('the table (docs/architecture.md, "Data model")', () => {
     () => {
       const consumers = lambdas.filter((l) => l.stream);
       expect(consumers.map((l) => l.name)).toEqual(['rebuild']);
-      const mappings = ofType('AWS::Lambda::EventSourceMapping');
+      const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) => m.Properties.FunctionName.Ref === logicalId(rebuild!));
       expect(mappings).toHaveLength(1);
       const [, mapping] = mappings[0]!;
       expect(mapping.Properties.FunctionName.Ref).toBe(logicalId(rebuild!));
@@ -339,9 +340,25 @@ describe('Lambdas', () => {
     });
   });
 
-  it('run the site-build flush every 5 minutes and the full rebuild daily from EventBridge', () => {
+  it('counts discovery downloads from CloudFront’s real-time log: the two download behaviours log to a Kinesis stream the install-log Lambda reads', () => {
+    const [, config] = ofType('AWS::CloudFront::RealtimeLogConfig')[0]!;
+    expect(config.Properties).toMatchObject({ Fields: [...CDN_LOG_FIELDS], SamplingRate: 100 });
+    const [, dist] = ofType('AWS::CloudFront::Distribution')[0]!;
+    const logged = (dist.Properties.DistributionConfig.CacheBehaviors as any[]).filter((b) => b.RealtimeLogConfigArn).map((b) => b.PathPattern);
+    expect(logged.sort()).toEqual(['/.well-known/agent-skills/*.tar.gz', '/.well-known/agent-skills/*/SKILL.md']);
+    const reader = byName('install-log');
+    const [, mapping] = ofType('AWS::Lambda::EventSourceMapping').find(([, m]) => m.Properties.FunctionName.Ref === logicalId(reader))!;
+    expect(mapping.Properties).toMatchObject({ StartingPosition: 'TRIM_HORIZON', BisectBatchOnFunctionError: true, MaximumRetryAttempts: 10 });
+    expect(JSON.stringify(mapping.Properties.EventSourceArn)).toContain('InstallLogStream');
+    expect(mapping.Properties.DestinationConfig.OnFailure.Destination).toBeDefined();
+    const writes = statementsOf(reader).filter((s) => actionsOf(s).some((a) => /PutItem|UpdateItem/.test(a)));
+    expect(writes[0]!.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys']).toEqual(['DL#*', 'INSTALLSECRET#*', 'SEEN#*', 'CDNREQ#*', 'LOOKALIKE#*']);
+  });
+
+  it('run the public install counts and the site-build flush every 5 minutes and the full rebuild daily from EventBridge', () => {
     const scheduled = lambdas.filter((l) => l.schedules);
     expect(scheduled.map((l) => [l.name, l.schedules!.map((s) => s.expression)])).toEqual([
+      ['public-installs', ['rate(5 minutes)']],
       ['site-build', ['rate(5 minutes)']],
       ['full-rebuild', ['cron(15 3 * * ? *)']],
     ]);
@@ -353,7 +370,7 @@ describe('Lambdas', () => {
         });
       }
     }
-    template.resourceCountIs('AWS::Events::Rule', 2);
+    template.resourceCountIs('AWS::Events::Rule', 3);
   });
 
   it('get the GitHub settings and secret names they need and no more', () => {
@@ -433,7 +450,7 @@ describe('least-privilege IAM', () => {
 
   it('lets only the whole-table passes scan the table: the full rebuild, and the public install counts written before a site build is dispatched', () => {
     const scanners = lambdas.filter((spec) => statementsOf(spec).some((s) => actionsOf(s).includes('dynamodb:Scan'))).map((l) => l.name);
-    expect(scanners).toEqual(['rebuild', 'site-build', 'full-rebuild']);
+    expect(scanners).toEqual(['rebuild', 'public-installs', 'site-build', 'full-rebuild']);
   });
 
   it('gives bucket access only where declared, content never to the static site and vice versa', () => {

@@ -24,6 +24,14 @@ let clients: PeerClients;
 let server: ServerProcess;
 let base: string;
 let key: string;
+let cookie: string;
+
+/** The author's analytics of an interop skill (installs are counted a few ms after the answer). */
+async function installsOf(skill: keyof typeof slugOf): Promise<{ total: number; bySource: Record<string, number>; byClient: Record<string, number> }> {
+  const res = await call(base, `/api/analytics/${ids[skill]}`, { headers: { cookie } });
+  expect(res.status).toBe(200);
+  return res.body;
+}
 
 const text = (value: string) => Buffer.from(value, 'utf8');
 const skillMd = (slug: string, description: string, body: string) => text(`---\nname: ${slug}\ndescription: ${description}\n---\n# ${slug}\n\n${body}\n`);
@@ -167,7 +175,7 @@ beforeAll(async () => {
   server = await startServer({ DATA_DIR: join(work, 'data') });
   base = server.baseUrl;
   const login = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' }, headers: { origin: base } });
-  const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+  cookie = login.headers.get('set-cookie')!.split(';')[0]!;
   key = (await call(base, '/api/api-keys', { method: 'POST', body: { name: 'interop' }, headers: { cookie, origin: base } })).body.key;
   await publishThroughOurApi('multi', '1.0.0');
   await publishThroughOurApi('single', '1.0.0');
@@ -200,6 +208,10 @@ describe('the skills CLI (npm skills 1.7.4)', () => {
     for (const dir of Object.values(agents)) {
       expectInstalled(join(dir, 'interop-multi'), published.multi['1.0.0']);
       expectInstalled(join(dir, 'interop-single'), published.single['1.0.0']);
+    }
+    // Each skill fetched once, from its archive or its lone SKILL.md: one install by the skills client, under cli.
+    for (const skill of ['multi', 'single'] as const) {
+      expect(await installsOf(skill), skill).toMatchObject({ total: 1, bySource: { cli: 1 }, byClient: { skills: 1, clawhub: 0 } });
     }
     // Its own lock file, which ours never touches (ours is skillpress-lock.json).
     expect(JSON.parse(readFileSync(join(project, 'skills-lock.json'), 'utf8')).skills).toHaveProperty('interop-multi');
@@ -247,6 +259,10 @@ describe('clawdhub (npm clawdhub 0.3.0)', () => {
       // Resolve names the version by the folder's fingerprint: nothing to do.
       expect((await clawOk(['update', '--all'], dir)).output).toContain('interop-multi: up to date (1.0.0)');
     }
+    // Two installs of each (one per folder) by ClawHub's client; checking for updates counts none.
+    for (const skill of ['multi', 'single'] as const) {
+      expect(await installsOf(skill), skill).toMatchObject({ total: 3, byClient: { skills: 1, clawhub: 2 } });
+    }
     expect((await clawOk(['list'])).stdout).toContain('interop-multi  1.0.0');
   });
 
@@ -280,7 +296,10 @@ describe('a new version published through our API', () => {
     await rebuiltAt('1.1.0');
 
     const skillsProject = join(work, 'skills-project');
+    const before = await installsOf('multi');
     await ok(clients.skills, ['update', '--project', '--yes'], skillsProject);
+    // The update check (X-Skills-Update-Check) counts nothing; the new version's download counts once.
+    expect((await installsOf('multi')).byClient.skills).toBe((before.byClient.skills ?? 0) + 1);
     for (const dir of ['.agents/skills', '.claude/skills']) {
       expectInstalled(join(skillsProject, dir, 'interop-multi'), published.multi['1.1.0']);
       expectInstalled(join(skillsProject, dir, 'interop-single'), published.single['1.1.0']);

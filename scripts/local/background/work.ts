@@ -70,6 +70,12 @@ export function backgroundWork(deps: Deps, events: BackgroundEvents, rebuilderOp
       onFailingChanged: events.failingChanged,
     },
   );
+  // The public install counts on a schedule, as EventBridge runs the public-installs Lambda on AWS:
+  // installs alone start no site build, so without it the counts would wait for the next write.
+  const refresh = setInterval(() => {
+    publishInstallCounts(deps).catch((error: unknown) => deps.log.warn('public install counts not refreshed', { error: (error as Error).name }));
+  }, deps.config.publicInstallsIntervalSeconds * 1000);
+  refresh.unref();
   return {
     changed: (ids) => trigger.enqueue(ids),
     idle: async () => {
@@ -85,6 +91,9 @@ export function backgroundWork(deps: Deps, events: BackgroundEvents, rebuilderOp
     publishInstallCounts: async () => {
       await publishInstallCounts(deps);
     },
-    close: async () => trigger.stop(),
+    close: async () => {
+      clearInterval(refresh);
+      trigger.stop();
+    },
   };
 }

@@ -1,0 +1,123 @@
+import { isValidSlug } from './slug.ts';
+
+/**
+ * The CDN's log of the discovery index's downloads, and which of its records are installs
+ * (docs/api.md §10.2). On AWS, CloudFront writes a real-time log record per request of the
+ * discovery archives and `SKILL.md` files to a Kinesis stream: one line of tab-separated fields
+ * in the order of {@link CDN_LOG_FIELDS} (the stack configures exactly these), with `-` for a
+ * field that has no value. The local CDN writes the same lines, and the same code reads both.
+ */
+
+/** The real-time log fields, in order (infra/stack.ts configures CloudFront with this list). */
+export const CDN_LOG_FIELDS = ['timestamp', 'c-ip', 'sc-status', 'cs-method', 'cs-uri-stem', 'cs-user-agent', 'x-edge-request-id', 'cs-headers'] as const;
+
+/** One request as the log says it. */
+export interface CdnLogRecord {
+  /** When, ms since the epoch. */
+  at: number;
+  /** The viewer's address, from the connection. */
+  address: string;
+  status: number;
+  method: string;
+  /** The path, without the query. */
+  path: string;
+  userAgent?: string;
+  /** The CDN's id of the request: unique, so a record read twice counts once. */
+  requestId: string;
+  /** The request's headers, names lower-cased. */
+  headers: Record<string, string>;
+}
+
+/** A discovery download that counts as an install of `slug`. */
+export interface CdnInstall {
+  slug: string;
+  at: number;
+  address: string;
+  userAgent?: string;
+  requestId: string;
+}
+
+/**
+ * The discovery files a download of which is an install: a version's archive, a version's lone
+ * `SKILL.md`, and the unversioned `SKILL.md` (under the current and the v0.1 well-known path).
+ */
+const INSTALL_PATH = /^\/\.well-known\/(?:agent-skills|skills)\/([^/]+)\/(?:[^/]+\.tar\.gz|[^/]+\/SKILL\.md|SKILL\.md)$/;
+
+/** The slug a path would install, if it is one of the counted discovery files. */
+export function installedSlugOfPath(path: string): string | undefined {
+  const slug = INSTALL_PATH.exec(path)?.[1];
+  return slug && isValidSlug(slug) ? slug : undefined;
+}
+
+/** The header `skills` sends when it only checks for updates: never an install. */
+const UPDATE_CHECK = 'x-skills-update-check';
+
+/**
+ * The install a log record stands for, or undefined: only a `GET` answered `200` (not a `HEAD`,
+ * a `304` or an error) of a counted discovery file, without `X-Skills-Update-Check: 1`.
+ */
+export function installOfRecord(record: CdnLogRecord): CdnInstall | undefined {
+  if (record.method !== 'GET' || record.status !== 200) return undefined;
+  if (record.headers[UPDATE_CHECK]?.trim() === '1') return undefined;
+  const slug = installedSlugOfPath(record.path);
+  if (!slug) return undefined;
+  return { slug, at: record.at, address: record.address, ...(record.userAgent ? { userAgent: record.userAgent } : {}), requestId: record.requestId };
+}
+
+/** Writes a record as CloudFront's real-time log does: tab-separated, URL-encoded text, `-` for nothing. */
+export function formatCdnLogRecord(record: CdnLogRecord): string {
+  const headers = Object.entries(record.headers)
+    .map(([name, value]) => `${name}:${value}`)
+    .join('\n');
+  const values: Record<(typeof CDN_LOG_FIELDS)[number], string> = {
+    timestamp: (record.at / 1000).toFixed(3),
+    'c-ip': record.address,
+    'sc-status': String(record.status),
+    'cs-method': record.method,
+    'cs-uri-stem': encodeURI(record.path),
+    'cs-user-agent': record.userAgent ? encodeURIComponent(record.userAgent) : '-',
+    'x-edge-request-id': record.requestId,
+    'cs-headers': headers ? encodeURIComponent(headers) : '-',
+  };
+  return CDN_LOG_FIELDS.map((field) => values[field]).join('\t');
+}
+
+/** Reads one log line; undefined for a line that is not a whole record of these fields. */
+export function parseCdnLogRecord(line: string): CdnLogRecord | undefined {
+  const fields = line.replace(/\r?\n$/, '').split('\t');
+  if (fields.length !== CDN_LOG_FIELDS.length) return undefined;
+  const [timestamp, address, status, method, path, userAgent, requestId, headers] = fields as [string, string, string, string, string, string, string, string];
+  const at = Math.round(Number(timestamp) * 1000);
+  if (!Number.isFinite(at) || at <= 0 || address === '-' || requestId === '-' || !/^\d{3}$/.test(status)) return undefined;
+  const decodedPath = decode(path);
+  if (decodedPath === undefined) return undefined;
+  return {
+    at,
+    address,
+    status: Number(status),
+    method,
+    path: decodedPath,
+    ...(userAgent !== '-' ? { userAgent: decode(userAgent) ?? userAgent } : {}),
+    requestId,
+    headers: headersOf(headers),
+  };
+}
+
+/** `cs-headers`: URL-encoded `Name:value` lines (CloudFront cuts the field at 800 bytes: a cut line is dropped). */
+function headersOf(field: string): Record<string, string> {
+  const text = field === '-' ? '' : (decode(field) ?? '');
+  const headers: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+function decode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,85 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CDN_LOG_FIELDS, type CdnLogRecord, formatCdnLogRecord, installedSlugOfPath, installOfRecord, parseCdnLogRecord } from '#core/cdn-log';
+
+const record = (overrides: Partial<CdnLogRecord> = {}): CdnLogRecord => ({
+  at: Date.parse('2026-11-27T10:00:00.123Z'),
+  address: '198.51.100.7',
+  status: 200,
+  method: 'GET',
+  path: '/.well-known/agent-skills/pdf-tools/1.2.0.tar.gz',
+  userAgent: 'node',
+  requestId: 'Zx1-abc_DEF==',
+  headers: { host: 'skills.example', 'user-agent': 'node' },
+  ...overrides,
+});
+
+describe('the CDN log line', () => {
+  it('has CloudFront’s fields in the configured order, tab-separated, text URL-encoded', () => {
+    const line = formatCdnLogRecord(record({ userAgent: 'Mozilla/5.0 (X11; Linux)' }));
+    const fields = line.split('\t');
+    expect(fields).toHaveLength(CDN_LOG_FIELDS.length);
+    expect(fields.slice(0, 5)).toEqual(['1795773600.123', '198.51.100.7', '200', 'GET', '/.well-known/agent-skills/pdf-tools/1.2.0.tar.gz']);
+    expect(fields[5]).toBe('Mozilla%2F5.0%20(X11%3B%20Linux)');
+  });
+
+  it('reads back what it writes, whatever the user agent and headers hold', () => {
+    fc.assert(
+      fc.property(
+        fc.string(),
+        fc.dictionary(
+          fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/),
+          fc.string().map((v) => v.trim().replace(/\n/g, ' ')),
+        ),
+        (agent, headers) => {
+          const written = record({ userAgent: agent || undefined, headers });
+          const read = parseCdnLogRecord(formatCdnLogRecord(written));
+          expect(read).toEqual({ ...written, ...(agent ? {} : { userAgent: undefined }) });
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('refuses a line that is not a whole record, without throwing', () => {
+    for (const line of ['', 'garbage', '1\t2\t3', formatCdnLogRecord(record()).replace('200', 'ok'), `${formatCdnLogRecord(record())}\textra`]) {
+      expect(parseCdnLogRecord(line), line).toBeUndefined();
+    }
+    expect(parseCdnLogRecord(formatCdnLogRecord(record()).replace('/.well-known', '/%E0%A4%A'))).toBeUndefined();
+  });
+});
+
+describe('which records are installs', () => {
+  it('counts a GET answered 200 of an archive, a version’s SKILL.md or the unversioned one', () => {
+    for (const path of [
+      '/.well-known/agent-skills/pdf-tools/1.2.0.tar.gz',
+      '/.well-known/agent-skills/pdf-tools/1.2.0/SKILL.md',
+      '/.well-known/agent-skills/pdf-tools/SKILL.md',
+      '/.well-known/skills/pdf-tools/SKILL.md',
+    ]) {
+      expect(installOfRecord(record({ path })), path).toEqual({
+        slug: 'pdf-tools',
+        at: record().at,
+        address: '198.51.100.7',
+        userAgent: 'node',
+        requestId: 'Zx1-abc_DEF==',
+      });
+    }
+  });
+
+  it('never counts a HEAD, a 304, an error, an update check, the index or a path naming no skill', () => {
+    expect(installOfRecord(record({ method: 'HEAD' }))).toBeUndefined();
+    expect(installOfRecord(record({ status: 304 }))).toBeUndefined();
+    expect(installOfRecord(record({ status: 404 }))).toBeUndefined();
+    expect(installOfRecord(record({ status: 206 }))).toBeUndefined();
+    expect(installOfRecord(record({ headers: { 'x-skills-update-check': '1' } }))).toBeUndefined();
+    for (const path of [
+      '/.well-known/agent-skills/index.json',
+      '/.well-known/agent-skills/Pdf/1.0.0.tar.gz',
+      '/.well-known/agent-skills/../x/SKILL.md',
+      '/bundles/pdf-tools/1.0.0.json',
+    ]) {
+      expect(installedSlugOfPath(path), path).toBeUndefined();
+    }
+  });
+});

@@ -58,8 +58,8 @@ export interface LambdaSpec {
   timeoutSeconds?: number;
 }
 
-/** What counting an install writes: the counters, the day's secret and the clients seen that day. */
-const installWrites = [prefix.installs, prefix.installSecret, prefix.visitor] as const;
+/** What counting an install writes: the counters, the day's secret, the clients seen that day and the skills installed lately. */
+const installWrites = [prefix.installs, prefix.installSecret, prefix.visitor, prefix.recentInstalls] as const;
 
 export const lambdas: readonly LambdaSpec[] = [
   {
@@ -236,7 +236,8 @@ export const lambdas: readonly LambdaSpec[] = [
   {
     name: 'public-installs',
     description: 'Rewrites the public install counts every 5 minutes, installs alone starting no site build',
-    // Scan: every counter at once; the static bucket: /.well-known/skills-installs.json (and the catalog it lists).
+    // Reads the skills installed since the last file and their counters; scan: the full pass,
+    // once a UTC day; the static bucket: /.well-known/skills-installs.json (and the catalog it lists).
     table: { read: true, scan: true, write: [] },
     static: 'write',
     schedules: [{ id: 'RefreshPublicInstalls', expression: 'rate(5 minutes)' }],

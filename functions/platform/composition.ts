@@ -53,13 +53,14 @@ export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config
   const log = overrides.log ?? createLogger();
   const delivery = overrides.delivery ?? new DeliveryCache(SKILL_TTL_MS);
   const changed = overrides.changed ?? (() => {});
+  const clock = overrides.clock ?? (() => new Date());
   return {
     config,
     db,
     s3,
     blobs: overrides.blobs ?? { s3, bucket: config.contentBucket, cache: new BlobCache(BLOB_CACHE_BYTES) },
     staticStore: overrides.staticStore ?? new StaticStore(s3, config.staticBucket),
-    clock: overrides.clock ?? (() => new Date()),
+    clock,
     log,
     changed: (ids) => {
       delivery.forget(ids);
@@ -72,6 +73,7 @@ export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config
       new DownloadCounter(db, log, {
         lingerMs: 50,
         concurrency: 4,
+        clock,
         // A skill that becomes popular enough to imitate joins the index the imitation check reads.
         milestone: { installs: IMITATION_MIN_INSTALLS, reached: (skillId) => indexPopularSkill(db, skillId) },
       }),

@@ -18,6 +18,7 @@ import { mapLimit } from '#core/map-limit';
 import type { Logger } from '../platform/log.ts';
 import { DamagedItemError, type Db, getItems, keyOfItem, parseItem, queryAll, scanAll } from './db.ts';
 import { daySecret, markRequestCounted, recordVisitor } from './install-visitors.ts';
+import { markInstalled } from './recent-installs.ts';
 import { type ItemKey, installDayKey, installPartition, installPartitionOf, installTotalKey, prefix, sortPrefix } from './keys.ts';
 import { findSkillIdBySlug } from './skills.ts';
 
@@ -76,6 +77,8 @@ export interface DownloadCounterOptions {
   milestone?: { installs: number; reached: (skillId: string) => Promise<void> };
   /** {@link HOT_INSTALLS_PER_SECOND} unless a test lowers it. */
   hotInstallsPerSecond?: number;
+  /** When counts are written, for the recent-installs marks (the service's clock). */
+  clock?: () => Date;
 }
 
 /** An install whose skill, CDN request and client are settled, ready to be added to the counters. */
@@ -105,6 +108,8 @@ const VISITORS_REMEMBERED = 100_000;
 export class DownloadCounter implements InstallCounter {
   private events: InstallEvent[] = [];
   private pending = new Map<string, Pending>();
+  /** Skills whose counts were written and not yet marked as recently installed. */
+  private unmarked = new Set<string>();
   private running: Promise<void> | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private failures = 0;
@@ -148,12 +153,16 @@ export class DownloadCounter implements InstallCounter {
   /** Resolves once every count added so far is written; rejects if a write fails (it stays pending). */
   async flush(): Promise<void> {
     while (this.running) await this.running.catch(() => undefined);
-    if (this.events.length > 0 || this.pending.size > 0) await this.round();
+    if (!this.idle) await this.round();
   }
 
   /** Installs added and not yet written, for tests and diagnostics. */
   get unwritten(): number {
     return this.events.length + this.pending.size;
+  }
+
+  private get idle(): boolean {
+    return this.events.length === 0 && this.pending.size === 0 && this.unmarked.size === 0;
   }
 
   private merge(key: ItemKey, counts: InstallCounts): void {
@@ -164,7 +173,7 @@ export class DownloadCounter implements InstallCounter {
   }
 
   private schedule(): void {
-    if (this.timer || this.running || (this.events.length === 0 && this.pending.size === 0)) return;
+    if (this.timer || this.running || this.idle) return;
     // After failures, back off (0.1 s doubling to 5 s) so an outage is not hammered.
     const delay = this.failures === 0 ? this.options.lingerMs : Math.min(5000, 100 * 2 ** (this.failures - 1));
     this.timer = setTimeout(() => {
@@ -196,11 +205,21 @@ export class DownloadCounter implements InstallCounter {
       await mapLimit(batch, this.options.concurrency, async ({ key, counts }) => {
         try {
           await this.write(key, counts);
+          this.unmarked.add(installPartitionOf(key.pk).skillId);
         } catch (error) {
           this.merge(key, counts);
           failed ??= error;
         }
       });
+      // After the counts, so a refresh that reads the mark reads them too.
+      const marking = [...this.unmarked];
+      this.unmarked = new Set();
+      try {
+        await markInstalled(this.db, marking, (this.options.clock?.() ?? new Date()).getTime());
+      } catch (error) {
+        for (const id of marking) this.unmarked.add(id);
+        failed ??= error;
+      }
       this.failures = failed ? this.failures + 1 : 0;
       if (failed) throw failed;
       // Rounds run one at a time and whatever fails goes into the next one, so a round that

@@ -37,6 +37,8 @@ export const prefix = {
   visitor: 'SEEN#',
   /** A CDN request already counted, so a log record delivered twice counts once. */
   countedRequest: 'CDNREQ#',
+  /** The skills installed in one 5-minute window, for the refresh of the public counts. */
+  recentInstalls: 'INSTALLED#',
   /** The rate limits of an account: one item per limited action. */
   rateLimit: 'RL#',
   /** The popular skills whose slugs share one lookalike key, for the imitation check. */
@@ -85,6 +87,7 @@ export function installPartitionOf(pk: string): { skillId: string; shard: number
 }
 export const installSecretKey = (day: string): ItemKey => ({ pk: prefix.installSecret + day, sk: 'SECRET' });
 export const visitorKey = (skillId: string, day: string, network: string): ItemKey => ({ pk: `${prefix.visitor}${skillId}#${day}#${network}`, sk: 'SEEN' });
+export const recentInstallsKey = (window: number, shard: number): ItemKey => ({ pk: `${prefix.recentInstalls}${window}#${shard}`, sk: 'INSTALLED' });
 export const countedRequestKey = (requestId: string): ItemKey => ({ pk: prefix.countedRequest + requestId, sk: 'CDNREQ' });
 export const rateLimitKey = (userId: string, action: string): ItemKey => ({ pk: prefix.rateLimit + userId, sk: action });
 export const lockKey = (name: string): ItemKey => ({ pk: prefix.lock + name, sk: 'LOCK' });

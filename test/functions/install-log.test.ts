@@ -2,6 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { formatCdnLogRecord } from '#core/cdn-log';
 import { INSTALLS_KEY } from '#core/static-paths';
 import { countCdnLog } from '#functions/services/install-log';
+import { refreshInstallCounts } from '#functions/services/public-installs';
+import { recordAwsCalls } from '../support/aws-calls.ts';
 import { analytics, authorStack, publish } from '../support/delivery.ts';
 import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
 
@@ -65,5 +67,34 @@ describe('the public install counts on a schedule', () => {
       })
       .toEqual({ total: 1, last7d: 1, last30d: 1 });
     await timed.runtime.close();
+  });
+});
+
+describe('the 5-minute refresh of the public counts', () => {
+  it('reads again only the skills installed since the last file, keeps the rest, and makes the file whole on a new UTC day', async () => {
+    const refreshing = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '100' });
+    const key = await (await Client.signIn(refreshing, 'dave')).createKey();
+    const publishOne = async () => json(await withKey(refreshing, key, '/api/publish', { body: skillBody() }));
+    const [quiet, busy] = [await publishOne(), await publishOne()];
+    await refreshing.idle();
+    const install = async (id: string, from: string) => expect((await refreshing.requestFrom(from, `/api/deliver/${id}`)).status).toBe(200);
+    const file = async () => ((await (await refreshing.request(`/${INSTALLS_KEY}`)).json()) as { skills: Record<string, unknown> }).skills;
+    refreshing.setNow('2030-03-01T10:00:00Z');
+    await install(quiet.id, '127.8.1.1');
+    await install(busy.id, '127.8.1.2');
+    expect(await refreshInstallCounts(refreshing.deps)).toMatchObject({ read: 'all' }); // no file yet: a full pass
+    refreshing.setNow('2030-03-01T10:12:00Z');
+    await refreshInstallCounts(refreshing.deps);
+    refreshing.setNow('2030-03-01T10:25:00Z');
+    await install(busy.id, '127.8.1.3');
+    const recorder = recordAwsCalls(refreshing.deps);
+    recorder.take();
+    expect(await refreshInstallCounts(refreshing.deps)).toMatchObject({ read: 1 });
+    expect(recorder.take().some((r) => r.call.action === 'dynamodb:Scan')).toBe(false);
+    expect(await file()).toMatchObject({ [quiet.slug]: { total: 1 }, [busy.slug]: { total: 2 } });
+    // The next UTC day: every skill's last 7 and 30 days move, so the pass is whole again.
+    refreshing.setNow('2030-03-02T00:01:00Z');
+    expect(await refreshInstallCounts(refreshing.deps)).toMatchObject({ read: 'all' });
+    await refreshing.runtime.close();
   });
 });

@@ -352,7 +352,14 @@ describe('Lambdas', () => {
     expect(JSON.stringify(mapping.Properties.EventSourceArn)).toContain('InstallLogStream');
     expect(mapping.Properties.DestinationConfig.OnFailure.Destination).toBeDefined();
     const writes = statementsOf(reader).filter((s) => actionsOf(s).some((a) => /PutItem|UpdateItem/.test(a)));
-    expect(writes[0]!.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys']).toEqual(['DL#*', 'INSTALLSECRET#*', 'SEEN#*', 'CDNREQ#*', 'LOOKALIKE#*']);
+    expect(writes[0]!.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys']).toEqual([
+      'DL#*',
+      'INSTALLSECRET#*',
+      'SEEN#*',
+      'INSTALLED#*',
+      'CDNREQ#*',
+      'LOOKALIKE#*',
+    ]);
   });
 
   it('run the public install counts and the site-build flush every 5 minutes and the full rebuild daily from EventBridge', () => {
@@ -429,7 +436,14 @@ describe('least-privilege IAM', () => {
     const statements = statementsOf(byName('deliver'));
     const writes = statements.filter((s) => actionsOf(s).some((a) => /PutItem|UpdateItem|DeleteItem|BatchWriteItem/.test(a)));
     expect(writes).toHaveLength(1);
-    expect(writes[0]!.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys']).toEqual(['DL#*', 'INSTALLSECRET#*', 'SEEN#*', 'TOKEN#*', 'LOOKALIKE#*']);
+    expect(writes[0]!.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys']).toEqual([
+      'DL#*',
+      'INSTALLSECRET#*',
+      'SEEN#*',
+      'INSTALLED#*',
+      'TOKEN#*',
+      'LOOKALIKE#*',
+    ]);
     expect(statements.some((s) => actionsOf(s).includes('dynamodb:GetItem'))).toBe(true);
     expect(
       statements

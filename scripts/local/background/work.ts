@@ -2,7 +2,7 @@ import type { FailingRebuild } from '#core/schemas';
 import type { Deps } from '#functions/platform/composition';
 import { LocalRebuildTrigger, type LocalRebuildTriggerOptions } from '#scripts/local/rebuild-trigger';
 import { type RebuildReport, Rebuilder, type RebuilderOptions } from '#functions/rebuild/rebuilder';
-import { publishInstallCounts } from '#functions/services/public-installs';
+import { publishInstallCounts, refreshInstallCounts } from '#functions/services/public-installs';
 
 /**
  * The local runtime's background work: the rebuilds that follow committed writes (coalesced by
@@ -73,7 +73,7 @@ export function backgroundWork(deps: Deps, events: BackgroundEvents, rebuilderOp
   // The public install counts on a schedule, as EventBridge runs the public-installs Lambda on AWS:
   // installs alone start no site build, so without it the counts would wait for the next write.
   const refresh = setInterval(() => {
-    publishInstallCounts(deps).catch((error: unknown) => deps.log.warn('public install counts not refreshed', { error: (error as Error).name }));
+    refreshInstallCounts(deps).catch((error: unknown) => deps.log.warn('public install counts not refreshed', { error: (error as Error).name }));
   }, deps.config.publicInstallsIntervalSeconds * 1000);
   refresh.unref();
   return {

@@ -31,6 +31,10 @@ export const COMPATIBILITY_MAX = 500;
 
 const SPEC_KEYS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'];
 
+export const ALLOWED_TOOLS_LIST_WARNING =
+  'allowed-tools is a YAML list: Claude Code reads it, but the Agent Skills specification asks for one line of tool names separated by spaces ' +
+  '(e.g. "allowed-tools: Bash(git:*) Read"), and other clients may ignore a list';
+
 // `ignoreBOM` keeps a byte-order mark in the text, so the author can be warned about it.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -74,12 +78,21 @@ export function checkSkillConformance(files: readonly SkillFile[], slug?: string
     issue(['description'], 'description must be text (quote it if YAML reads it as a number, a date or true/false)');
   else if (data.description.trim() === '') issue(['description'], 'description must not be blank');
   else if (characters(data.description) > DESCRIPTION_MAX)
-    issue(['description'], `description is ${characters(data.description)} characters; at most ${DESCRIPTION_MAX} are allowed`);
+    issue(
+      ['description'],
+      `description is ${characters(data.description)} characters; at most ${DESCRIPTION_MAX} are allowed: keep what the skill does and when to use it, ` +
+        `and move the rest into the body of ${SKILL_FILE}, which agents read once the skill is chosen`,
+    );
   else description = data.description;
 
   if (Object.hasOwn(data, 'license') && typeof data.license !== 'string') issue(['license'], 'license must be text, such as "MIT" or "see LICENSE.txt"');
-  if (Object.hasOwn(data, 'allowed-tools') && typeof data['allowed-tools'] !== 'string')
-    issue(['allowed-tools'], 'allowed-tools must be text: the tool names separated by spaces on one line, not a YAML list');
+  if (Object.hasOwn(data, 'allowed-tools')) {
+    const tools = data['allowed-tools'];
+    // Claude Code reads a list too, and real skills use one: kept as written, with a word.
+    if (Array.isArray(tools) && tools.every((tool) => typeof tool === 'string')) warnings.push(ALLOWED_TOOLS_LIST_WARNING);
+    else if (typeof tools !== 'string')
+      issue(['allowed-tools'], 'allowed-tools must be text (the tool names separated by spaces on one line) or a YAML list of tool names');
+  }
   if (Object.hasOwn(data, 'compatibility')) {
     const value = data.compatibility;
     if (typeof value !== 'string') issue(['compatibility'], 'compatibility must be text');

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkSkillConformance, discoveryDescription, type SkillFile } from '#core/skill-conformance';
+import { ALLOWED_TOOLS_LIST_WARNING, checkSkillConformance, discoveryDescription, type SkillFile } from '#core/skill-conformance';
 import { FRONT_MATTER_LIMITS, MAX_FRONT_MATTER_DEPTH } from '#core/skill-front-matter';
 
 const file = (filename: string, content: string | Uint8Array): SkillFile => ({
@@ -347,7 +347,7 @@ describe('checkSkillConformance: description', () => {
   it('accepts 1024 characters and rejects 1025', () => {
     expect(check(`name: pdf-tools\ndescription: ${'d'.repeat(1024)}`).issues).toEqual([]);
     expect(check(`name: pdf-tools\ndescription: ${'d'.repeat(1025)}`).issues).toEqual([
-      { file: 'SKILL.md', path: ['description'], message: 'description is 1025 characters; at most 1024 are allowed' },
+      { file: 'SKILL.md', path: ['description'], message: expect.stringMatching(/^description is 1025 characters; at most 1024 are allowed: /) },
     ]);
   });
 
@@ -377,12 +377,33 @@ describe('checkSkillConformance: optional keys', () => {
     ['license', '2024'],
     ['license', '{name: MIT}'],
     ['license', ''],
-    ['allowed-tools', '[Read, Grep]'],
-    ['allowed-tools', '\n  - Read'],
+    ['allowed-tools', '[Read, 2]'],
+    ['allowed-tools', '{Read: yes}'],
     ['compatibility', '3.14'],
     ['compatibility', ''],
   ])('rejects %s: %j, which is not text', (key, value) => {
     expect(check(`${valid}\n${key}: ${value}`).issues).toEqual([{ file: 'SKILL.md', path: [key], message: expect.stringContaining(`${key} must be text`) }]);
+  });
+
+  it.each([
+    ['a flow list', '[Read, Grep]'],
+    ['a block list', '\n  - Read\n  - Bash(git:*)'],
+  ])('accepts allowed-tools as %s of tool names, with a warning, as Claude Code reads it', (_label, value) => {
+    const result = check(`${valid}\nallowed-tools: ${value}`);
+    expect(result.issues).toEqual([]);
+    expect(result.warnings).toEqual([ALLOWED_TOOLS_LIST_WARNING]);
+    expect(Array.isArray(result.frontMatter?.['allowed-tools'])).toBe(true);
+  });
+
+  it('refuses a description over 1024 characters with a message that says how to fix it', () => {
+    const { issues } = check(`name: pdf-tools\ndescription: ${'d'.repeat(1068)}`);
+    expect(issues).toEqual([
+      {
+        file: 'SKILL.md',
+        path: ['description'],
+        message: expect.stringMatching(/^description is 1068 characters; at most 1024 are allowed: .*move the rest into the body of SKILL.md/),
+      },
+    ]);
   });
 
   it('accepts a compatibility of 500 characters and rejects 501', () => {
@@ -433,9 +454,7 @@ describe('checkSkillConformance: warnings and collecting', () => {
   });
 
   it('lists every problem of the front matter, not only the first', () => {
-    const { issues, warnings } = check(
-      'name: PDF Tools\ndescription: ""\nlicense: 1\ncompatibility: [x]\nmetadata:\n  a: 1\nallowed-tools: [Read]\ncolour: blue',
-    );
+    const { issues, warnings } = check('name: PDF Tools\ndescription: ""\nlicense: 1\ncompatibility: [x]\nmetadata:\n  a: 1\nallowed-tools: [1]\ncolour: blue');
     expect(issues.map((issue) => issue.path)).toEqual([['name'], ['description'], ['license'], ['allowed-tools'], ['compatibility'], ['metadata', 'a']]);
     expect(warnings).toHaveLength(1);
   });

@@ -83,8 +83,8 @@ describe('the rules of docs/agent-skills.md, at publish', () => {
       { path: ['metadata', 'version'] },
     ],
     [
-      'allowed-tools as a YAML list',
-      (slug) => [{ filename: 'SKILL.md', content: `---\nname: ${slug}\ndescription: d\nallowed-tools:\n  - Read\n---\n` }],
+      'allowed-tools as a YAML list of numbers',
+      (slug) => [{ filename: 'SKILL.md', content: `---\nname: ${slug}\ndescription: d\nallowed-tools:\n  - 1\n---\n` }],
       { path: ['allowed-tools'] },
     ],
   ];
@@ -101,7 +101,7 @@ describe('the rules of docs/agent-skills.md, at publish', () => {
 
   it('lists every problem in one answer, not only the first', async () => {
     const slug = fresh('many-problems');
-    const content = `---\nname: Not_A_Slug\ndescription: ""\nlicense: 1\ncompatibility: 2\nmetadata: [a]\nallowed-tools: [Read]\n---\n`;
+    const content = `---\nname: Not_A_Slug\ndescription: ""\nlicense: 1\ncompatibility: 2\nmetadata: [a]\nallowed-tools: [1]\n---\n`;
     const issues = await invalidSkill(await publishWith(slug, [{ filename: 'SKILL.md', content }]));
     expect(issues.map((i) => i.path?.[0]).sort()).toEqual(['allowed-tools', 'compatibility', 'description', 'license', 'metadata', 'name']);
     const res = await publishWith(slug, [{ filename: 'SKILL.md', content }]);
@@ -114,6 +114,15 @@ describe('the rules of docs/agent-skills.md, at publish', () => {
     const res = await publishWith(slug, [{ filename: 'SKILL.md', content }]);
     expect(res.status, await res.clone().text()).toBe(201);
     expect((await json(res)).warnings).toEqual([expect.stringContaining('byte-order mark')]);
+    expect(await storedContent(content)).toBe(true);
+  });
+
+  it('accepts allowed-tools as a YAML list of tool names with a warning, and keeps SKILL.md as written', async () => {
+    const slug = fresh('tool-list');
+    const content = `---\nname: ${slug}\ndescription: d\nallowed-tools:\n  - Read\n  - Bash(git:*)\n---\n# Body\n`;
+    const res = await publishWith(slug, [{ filename: 'SKILL.md', content }]);
+    expect(res.status, await res.clone().text()).toBe(201);
+    expect((await json(res)).warnings).toEqual([expect.stringMatching(/^allowed-tools is a YAML list: Claude Code reads it/)]);
     expect(await storedContent(content)).toBe(true);
   });
 

@@ -59,13 +59,21 @@ const registryHelp: [string, string] = ['--registry <url>', `registry to use (el
 const commands: Record<string, Command> = {
   search: {
     usage: 'search [words...]',
-    summary: 'Search the catalog (name, description, category, author)',
-    options: { limit: { type: 'string' } },
-    optionHelp: [['--limit <n>', 'show at most n results (default 20)'], registryHelp],
+    summary: 'Search the catalog (names, descriptions, SKILL.md texts; typos and synonyms too)',
+    options: { limit: { type: 'string' }, category: { type: 'string' }, sort: { type: 'string' } },
+    optionHelp: [
+      ['--limit <n>', 'show at most n results (1-100, default 20)'],
+      ['--category <name>', 'only skills of this category'],
+      ['--sort <order>', 'relevance (default), installs or newest'],
+      registryHelp,
+    ],
     run: ({ io, values, positionals, registry }) => {
       const limit = Number(str(values.limit) ?? 20);
-      if (!Number.isInteger(limit) || limit < 1) throw usage('--limit must be a positive whole number');
-      return search({ registry: registry(), words: positionals, limit }, io);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw usage('--limit must be a whole number from 1 to 100');
+      const sort = str(values.sort);
+      if (sort !== undefined && !['relevance', 'installs', 'newest'].includes(sort)) throw usage('--sort must be relevance, installs or newest');
+      const category = str(values.category);
+      return search({ registry: registry(), words: positionals, limit, ...(category ? { category } : {}), ...(sort ? { sort } : {}) }, io);
     },
   },
   info: {

@@ -5,6 +5,7 @@ import type { CatalogDocument } from '../core/catalog.ts';
 import { limits } from '../core/limits.ts';
 import type { RegistryDocument, VersionsDocument } from '../core/registry-document.ts';
 import type { deliverySchema, PublishBody, publishedSkillSchema, Skill, VersionBody, versionCreatedSchema, versionYankSchema } from '../core/schemas.ts';
+import type { SearchAnswerDocument } from '../core/search/schemas.ts';
 import { registryPath } from '../core/static-paths.ts';
 import { CliError, usage } from './cli-error.ts';
 import { configPath, readConfig } from './config.ts';
@@ -82,6 +83,11 @@ export class RegistryClient {
 
   catalog(): Promise<CatalogDocument> {
     return this.http.json('/.well-known/skills.json', { revalidate: true, maxBytes: ANSWER_BYTES.catalog, compressed: true });
+  }
+
+  /** `GET /api/search`: the registry's own search, ranked as its site ranks it. */
+  search(query: { q: string; limit: number; category?: string; sort?: string }): Promise<SearchAnswerDocument> {
+    return this.http.json('/api/search', { query: { ...query, limit: String(query.limit) }, compressed: true });
   }
 
   async skill(slug: string): Promise<RegistryDocument> {

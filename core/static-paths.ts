@@ -10,6 +10,10 @@ export const DISCOVERY_INDEX_KEY = '.well-known/agent-skills/index.json';
 export const LEGACY_DISCOVERY_INDEX_KEY = '.well-known/skills/index.json';
 /** Public install counts of every listed skill (docs/api.md §11.8), rewritten before each site build. */
 export const INSTALLS_KEY = '.well-known/skills-installs.json';
+/** The search index (core/search/index-files.ts): its head, then its skills and text shards. */
+export const SEARCH_HEAD_KEY = '.well-known/skillpress/search.json';
+export const skillsShardKey = (n: number) => `.well-known/skillpress/search/skills-${n}.json`;
+export const textShardKey = (n: number) => `.well-known/skillpress/search/text-${n}.json`;
 export const DISCOVERY_SCHEMA = 'https://schemas.agentskills.io/discovery/0.2.0/schema.json';
 
 /**
@@ -45,6 +49,8 @@ export const archivePath = (slug: string, version: string) => `/${archiveKey(slu
 export const skillMdPath = (slug: string, version: string) => `/${skillMdKey(slug, version)}`;
 
 const REGISTRY_PATH = /^\/api\/registry\/([a-z0-9-]{1,64})(\/versions)?\/?$/;
+/** The search index's files (core/search/index-files.ts). */
+const SEARCH_PATH = /^\/\.well-known\/skillpress\/search(\.json|\/(skills|text)-\d{1,6}\.json)$/;
 
 /**
  * The object key behind a public path, or undefined when the path is not part of the static
@@ -59,7 +65,8 @@ export function keyForPath(path: string): string | undefined {
     path === `/${INSTALLS_KEY}` ||
     path === `/${LEGACY_DISCOVERY_INDEX_KEY}` ||
     path.startsWith('/.well-known/agent-skills/') ||
-    path.startsWith('/bundles/')
+    path.startsWith('/bundles/') ||
+    SEARCH_PATH.test(path)
   )
     return path.slice(1);
   const scoped = /^\/skills\/([a-z0-9-]{1,64})\/\.well-known\/agent-skills\/index\.json$/.exec(path);

@@ -174,6 +174,15 @@ export const lambdas: readonly LambdaSpec[] = [
     table: { read: true, write: [prefix.report, prefix.reporter, prefix.rateLimit, prefix.skill] },
   },
   {
+    name: 'search',
+    description: 'Search the catalog: the static search index the rebuild writes, completed from the catalog',
+    routes: ['GET /api/search'],
+    table: { read: false, write: [] },
+    // The search index and the catalog.
+    static: 'read',
+    memoryMb: 1024,
+  },
+  {
     name: 'clawhub',
     description: 'The ClawHub-compatible API for the clawdhub CLI: discovery, whoami, search, lists, a skill, resolve and ZIP downloads',
     routes: [
@@ -196,7 +205,7 @@ export const lambdas: readonly LambdaSpec[] = [
     table: { read: true, write: [...installWrites, prefix.lookalike, prefix.apiKey] },
     content: 'read',
     countsInstalls: true,
-    // The catalog: the one list of every skill that lists and searches read.
+    // The catalog (lists) and the search index (search).
     static: 'read',
     memoryMb: 1024,
   },

@@ -1,5 +1,4 @@
-import type { CatalogEntry } from '../../core/catalog.ts';
-import { buildIndex, search as searchIndex } from '../../core/catalog-search.ts';
+import type { SearchAnswerDocument } from '../../core/search/schemas.ts';
 import type { CommandIo } from '../ui.ts';
 import { RegistryClient } from '../registry-client.ts';
 import { columns, plural, truncate } from '../ui.ts';
@@ -8,33 +7,49 @@ export interface SearchOptions {
   registry: string;
   words: string[];
   limit: number;
+  category?: string;
+  sort?: string;
 }
 
 export interface SearchResult {
   query: string;
   count: number;
-  skills: CatalogEntry[];
+  skills: SearchAnswerDocument['skills'];
+  didYouMean?: string;
 }
 
-/** `skillpress search <words>`: the catalog, filtered and ranked; no words lists everything. */
+/**
+ * `skillpress search <words>`: the registry's search (`GET /api/search`), ranked as its site ranks
+ * it; no words lists the most installed skills. A query that finds nothing says so, with the
+ * corrected query when a word looks misspelt.
+ */
 export async function search(options: SearchOptions, io: CommandIo): Promise<SearchResult> {
   const { ui } = io;
-  const catalog = await new RegistryClient(options.registry, io).catalog();
   const query = options.words.join(' ').trim();
-  // No words lists the whole catalog, in its order (by slug).
-  const matches = query ? searchIndex(buildIndex(catalog.skills), query).matches : catalog.skills;
-  const shown = matches.slice(0, options.limit);
-  if (matches.length === 0) {
-    ui.line(query ? `No skills match "${query}".` : 'The registry has no skills yet.');
+  const answer = await new RegistryClient(options.registry, io).search({
+    q: query,
+    limit: options.limit,
+    ...(options.category ? { category: options.category } : {}),
+    ...(options.sort ? { sort: options.sort } : {}),
+  });
+  const { c } = ui;
+  if (answer.skills.length === 0) {
+    ui.line(query ? `No skill matches "${query}".` : options.category ? `No skills in ${options.category}.` : 'The registry has no skills yet.');
+    if (answer.didYouMean) ui.line(`Did you mean "${answer.didYouMean}"? ${c.dim(`skillpress search ${answer.didYouMean}`)}`);
   } else {
-    const { c } = ui;
     for (const row of columns(
-      shown.map((s) => [c.bold(s.slug), s.currentVersion, truncate(s.description, 60), c.dim(`by ${s.author}`) + (s.paid ? ` ${c.yellow('paid')}` : '')]),
+      answer.skills.map((s) => [
+        c.bold(s.slug),
+        s.currentVersion,
+        truncate(s.description, 60),
+        c.dim(`by ${s.author}`) + (s.paid ? ` ${c.yellow('paid')}` : ''),
+      ]),
     )) {
       ui.line(row);
     }
-    const more = matches.length > shown.length ? ` (showing ${shown.length}; use --limit)` : '';
-    ui.line(c.dim(`${plural(matches.length, 'skill')}${query ? ` match "${query}"` : ''}${more}. Install one with: skillpress install <slug>`));
+    const more = answer.total > answer.skills.length ? ` (showing ${answer.skills.length}; use --limit)` : '';
+    if (answer.didYouMean) ui.line(`Did you mean "${answer.didYouMean}"? ${c.dim(`skillpress search ${answer.didYouMean}`)}`);
+    ui.line(c.dim(`${plural(answer.total, 'skill')}${query ? ` match "${query}"` : ''}${more}. Install one with: skillpress install <slug>`));
   }
-  return { query, count: matches.length, skills: shown };
+  return { query, count: answer.total, skills: answer.skills, ...(answer.didYouMean ? { didYouMean: answer.didYouMean } : {}) };
 }

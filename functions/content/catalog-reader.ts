@@ -1,4 +1,3 @@
-import { buildIndex, type SearchIndex } from '#core/catalog-search';
 import type { CatalogDocument, CatalogEntry } from '#core/catalog';
 import { CATALOG_KEY } from '#core/static-paths';
 import type { StaticStore } from './static-store.ts';
@@ -12,8 +11,8 @@ import type { StaticStore } from './static-store.ts';
 export interface CatalogSnapshot {
   /** Every listed skill (quarantined ones never are), sorted by slug. */
   entries: readonly CatalogEntry[];
-  /** The free ones, searchable with core/catalog-search.ts. */
-  free: SearchIndex<CatalogEntry>;
+  /** The free ones. */
+  free: readonly CatalogEntry[];
 }
 
 export class CatalogReader {
@@ -43,10 +42,23 @@ export class CatalogReader {
       return this.held.snapshot;
     }
     const entries = found && found !== 'unchanged' ? parse(found.bytes) : [];
-    const snapshot = { entries, free: buildIndex(entries.filter((entry) => !entry.paid)) };
+    const snapshot = { entries, free: entries.filter((entry) => !entry.paid) };
     this.held = { snapshot, ...(found && found !== 'unchanged' && found.etag ? { etag: found.etag } : {}), checkedAt };
     return snapshot;
   }
+}
+
+/** One reader per static bucket (tests run several services in one process). */
+const readers = new WeakMap<StaticStore, CatalogReader>();
+
+/** The catalog of `store`, through the one reader kept for it. */
+export function catalogSnapshot(store: StaticStore): Promise<CatalogSnapshot> {
+  let reader = readers.get(store);
+  if (!reader) {
+    reader = new CatalogReader(store);
+    readers.set(store, reader);
+  }
+  return reader.snapshot();
 }
 
 /** The catalog's entries; a damaged catalog reads as empty until the next rebuild rewrites it. */

@@ -12,6 +12,7 @@ import { moderationOperations } from './operations/moderation.ts';
 import { mySkillsOperations } from './operations/my-skills.ts';
 import { publishingOperations } from './operations/publish.ts';
 import { purchaseOperations } from './operations/purchases.ts';
+import { searchOperations } from './operations/search.ts';
 import { signInOperations } from './operations/sign-in.ts';
 import { staticFileOperations } from './operations/static-files.ts';
 import { stripeWebhookOperations } from './operations/stripe-webhook.ts';
@@ -34,6 +35,7 @@ export const apiOperations: readonly Operation[] = [
   stripeWebhookOperations,
   analyticsOperations,
   moderationOperations,
+  searchOperations,
   clawhubOperations,
   clawhubPublishOperations,
   clawhubUploadOperations,

@@ -12,6 +12,7 @@ import { moderationRoutes } from './routes/moderation.ts';
 import { mySkillsRoutes } from './routes/my-skills.ts';
 import { publishRoutes, versionRoutes } from './routes/publish.ts';
 import { purchaseRoutes } from './routes/purchases.ts';
+import { searchRoutes } from './routes/search.ts';
 import { stripeWebhookRoutes } from './routes/stripe-webhook.ts';
 import type { RouteGroup } from './env.ts';
 
@@ -31,6 +32,7 @@ export const allRoutes: RouteGroup[] = [
   stripeWebhookRoutes,
   analyticsRoutes,
   moderationRoutes,
+  searchRoutes,
   clawhubRoutes,
   clawhubPublishRoutes,
 ];

@@ -41,6 +41,7 @@ import { withLock } from '../store/locks.ts';
 import type { SkillItem, VersionItem } from '../store/skills.ts';
 import { repairLookalikeIndex } from './lookalike-repair.ts';
 import { scanSkillStates } from './scan.ts';
+import { type SearchChange, SearchIndexWriter } from './search-index.ts';
 import { type EachSkill, eachSkill, type SkillFailure, type SkillRef, skillFailure } from './skill-failure.ts';
 import { loadSkillState, repairCurrentVersion, type SkillState } from './skill-state.ts';
 
@@ -74,12 +75,15 @@ export class Rebuilder {
    * {@link RebuilderOptions.bundlesCompleteAtStart} says, so their bundles are looked up.
    */
   private readonly notRebuilt = new Set<string>();
+  /** The search index, patched with the catalog (functions/rebuild/search-index.ts). */
+  readonly search: SearchIndexWriter;
 
   constructor(
     private readonly deps: Deps,
     private readonly options: RebuilderOptions = {},
   ) {
     this.startedAt = deps.clock().getTime();
+    this.search = new SearchIndexWriter(deps);
   }
 
   /**
@@ -227,6 +231,8 @@ export class Rebuilder {
         keepEntry(discovery, previousDiscovery, slug);
       }
       await this.writeIndexes(catalog, Promise.resolve({ list: discovery }));
+      const states = new Map(rebuilt.map((state) => [state.skill.slug, state]));
+      await this.search.writeAll([...catalog.values()].map((entry) => searchChange(states.get(entry.slug), entry)));
       lease.leave(this.indexEtags());
     });
     return {
@@ -423,11 +429,16 @@ export class Rebuilder {
           return discovery;
         });
         await this.writeIndexes(catalog.list, patched);
+        await this.search.patch(
+          states.map((state) => searchChange(state, catalog.list.get(state.skill.slug))),
+          lease.previous,
+        );
         lease.leave(this.indexEtags());
       } catch (error) {
         // What this process holds may now differ from the bucket: read the bucket next time.
         this.catalog = undefined;
         this.discovery = undefined;
+        this.search.forget();
         throw error;
       }
     });
@@ -460,7 +471,7 @@ export class Rebuilder {
     const etags: Record<string, string> = {};
     if (this.catalog?.etag) etags[CATALOG_KEY] = this.catalog.etag;
     if (this.discovery?.etag) etags[DISCOVERY_INDEX_KEY] = this.discovery.etag;
-    return etags;
+    return { ...etags, ...this.search.etags() };
   }
 
   /**
@@ -544,6 +555,18 @@ function withoutRepeats(failures: SkillFailure[]): SkillFailure[] {
  * a quarantined one's, whatever was published while it was (docs/api.md §7.10).
  */
 const contentIsPublic = (skill: SkillItem): boolean => !skill.paid && skill.quarantine === undefined;
+
+/**
+ * What the search index takes of a skill: its catalog entry (none once it left the catalog), and
+ * the `SKILL.md` of its current version when it is free (`state` is unknown for a skill the full
+ * rebuild could not read: its entry is kept, without its text).
+ */
+function searchChange(state: SkillState | undefined, entry: CatalogEntry | undefined): SearchChange {
+  const slug = entry?.slug ?? state!.skill.slug;
+  const current = state?.versions.find((v) => v.version === state.skill.currentVersion);
+  const skillMd = current?.files.find((f) => f.filename === SKILL_FILE);
+  return { slug, ...(entry ? { entry } : {}), ...(skillMd && entry && !entry.paid ? { skillMd: { version: current!.version, sha256: skillMd.sha256 } } : {}) };
+}
 
 /** Whether a skill belongs in the catalog: every skill but a quarantined one (the discovery index also leaves out paid ones). */
 const listed = ({ skill }: SkillState): boolean => skill.quarantine === undefined;

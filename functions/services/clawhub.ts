@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import type { CatalogEntry } from '#core/catalog';
-import { search } from '#core/catalog-search';
 import { clawhubSkill, clawhubUser, clawhubVersion } from '#core/clawhub-documents';
 import { pageByDate, topByInstalls } from '#core/clawhub-listing';
 import type {
@@ -18,12 +17,12 @@ import { byPublishedDesc } from '#core/registry-document';
 import { isStrictVersion } from '#core/semver-order';
 import { contentTypeOf } from '#core/static-paths';
 import { getBlob } from '../content/blobs.ts';
-import { CatalogReader, type CatalogSnapshot } from '../content/catalog-reader.ts';
-import type { StaticStore } from '../content/static-store.ts';
+import { type CatalogSnapshot, catalogSnapshot } from '../content/catalog-reader.ts';
 import type { Deps } from '../platform/composition.ts';
 import { distinctInstallTotals } from '../store/downloads.ts';
 import { findSkillIdBySlug, getSkill, getSkillAndFingerprint, getSkills, getVersion, getVersions, type SkillItem } from '../store/skills.ts';
 import { getUser } from '../store/users.ts';
+import { searchSkills } from './search.ts';
 
 /**
  * The reads of the ClawHub-compatible API (docs/api.md §14): what `clawdhub search`, `explore`,
@@ -34,29 +33,19 @@ import { getUser } from '../store/users.ts';
 const SEARCH_RESULTS = 20;
 const PAGE_SIZE = 25;
 
-/** One reader per static bucket (tests run several services in one process). */
-const readers = new WeakMap<StaticStore, CatalogReader>();
+const catalog = (deps: Deps): Promise<CatalogSnapshot> => catalogSnapshot(deps.staticStore);
 
-function catalog(deps: Deps): Promise<CatalogSnapshot> {
-  let reader = readers.get(deps.staticStore);
-  if (!reader) {
-    reader = new CatalogReader(deps.staticStore);
-    readers.set(deps.staticStore, reader);
-  }
-  return reader.snapshot();
-}
-
-/** `GET /api/v1/search`: the free skills matching every word of `q`, best first, as our CLI and site rank them. */
-export async function searchSkills(deps: Deps, query: { q?: string; limit?: number }): Promise<z.output<typeof clawhubSearchSchema>> {
+/** `GET /api/v1/search`: the free skills that match `q`, best first, as `GET /api/search` and the site rank them. */
+export async function clawhubSearch(deps: Deps, query: { q?: string; limit?: number }): Promise<z.output<typeof clawhubSearchSchema>> {
   if (!query.q?.trim()) return { results: [] };
-  const { matches } = search((await catalog(deps)).free, query.q, query.limit ?? SEARCH_RESULTS);
+  const { skills } = await searchSkills(deps, { q: query.q, paid: false, limit: query.limit ?? SEARCH_RESULTS });
   return {
-    results: matches.map((entry, rank) => ({
+    results: skills.map((entry, rank) => ({
       slug: entry.slug,
       displayName: entry.name,
       summary: entry.description,
       version: entry.currentVersion,
-      score: (matches.length - rank) / matches.length,
+      score: (skills.length - rank) / skills.length,
       updatedAt: Date.parse(entry.updatedAt),
       ownerHandle: entry.author,
       owner: { handle: entry.author, displayName: null, image: null },
@@ -81,7 +70,7 @@ export async function listSkills(deps: Deps, query: { limit?: number; cursor?: s
   const unranked = UNRANKED[sort];
   if (unranked) throw new DomainError('not_supported', `${unranked}: sort by updated, downloads or installs`);
   const limit = query.limit ?? PAGE_SIZE;
-  const entries = (await catalog(deps)).free.entries;
+  const entries = (await catalog(deps)).free;
   let page: CatalogEntry[];
   let nextCursor: string | null = null;
   let installs: Map<string, number>;

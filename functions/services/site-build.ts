@@ -2,6 +2,7 @@ import type { Deps } from '../platform/composition.ts';
 import { githubApi, statusOfGitHubError } from '../platform/octokit.ts';
 import { readSecret } from '../platform/secrets-manager.ts';
 import { claimWindow, markPending, readLock, releaseWindow } from '../store/site-build-lock.ts';
+import { retierSearchIndex } from '../rebuild/search-index.ts';
 import { publishInstallCounts } from './public-installs.ts';
 
 /**
@@ -86,10 +87,14 @@ async function dispatchOrRelease(deps: Deps, windowEndsAt: number): Promise<Site
   }
 }
 
-/** The counts the build will show; failing to refresh them leaves the last ones and never holds up the build. */
+/**
+ * The counts the build will show, and the search index's popularity tiers with them; failing to
+ * refresh either leaves the last ones and never holds up the build.
+ */
 async function refreshInstallCounts(deps: Deps): Promise<void> {
   try {
     await publishInstallCounts(deps);
+    await retierSearchIndex(deps);
   } catch (error) {
     deps.log.warn('install counts not refreshed for the site build', { error: (error as Error).name });
   }

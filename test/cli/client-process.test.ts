@@ -477,7 +477,15 @@ describe('--json shapes, list and exit codes', () => {
     expect(search.json).toEqual({
       query: 'json',
       count: 1,
-      skills: [expect.objectContaining({ slug: 'pretty-json', currentVersion: '1.2.0', author: 'alice', registry: '/api/registry/pretty-json' })],
+      skills: [
+        expect.objectContaining({
+          slug: 'pretty-json',
+          currentVersion: '1.2.0',
+          author: 'alice',
+          registry: '/api/registry/pretty-json',
+          installs: expect.any(Number),
+        }),
+      ],
     });
 
     const info = await cli(work, 'info', 'pretty-json', '--json');

@@ -206,6 +206,10 @@ describe('a registry that sends escape sequences and control characters', () => 
   };
   const hostile: Route = (url) => {
     if (url.pathname === '/.well-known/skills.json') return { body: catalog };
+    if (url.pathname === '/api/search')
+      return {
+        body: { query: url.searchParams.get('q'), total: 1, skills: catalog.skills.map((s) => ({ ...s, installs: 0, score: 1 })), didYouMean: evil('evil') },
+      };
     if (url.pathname === '/api/registry/broken')
       return {
         status: 500,

@@ -127,7 +127,7 @@ describe('publishing emits the static files', () => {
     expect(index.skills.find((s: { name: string }) => s.name === slug).version).toBe('2.0.0');
   });
 
-  it('rewrites only the changed skill and the two indexes, however many skills exist', async () => {
+  it('rewrites only the changed skill, the two indexes and its shards of the search index, however many skills exist', async () => {
     const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
     const k = await (await Client.signIn(own, 'bob')).createKey();
     for (let i = 0; i < 12; i++) await publish(own, k);
@@ -149,6 +149,9 @@ describe('publishing emits the static files', () => {
         '.well-known/skills.json',
         '.well-known/agent-skills/index.json',
         '.well-known/skills/index.json',
+        // The search index's head (which holds every skill's listing at this size) and the text shard of its SKILL.md.
+        '.well-known/skillpress/search.json',
+        '.well-known/skillpress/search/text-0.json',
       ].sort(),
     );
   });
@@ -354,7 +357,7 @@ describe('several rebuilders (Lambda containers side by side)', () => {
     expect(names).toEqual(expect.arrayContaining([a.slug, b.slug, seeded.slug]));
   });
 
-  it('reads neither index back while it wrote them last, and both once another rebuilder has', async () => {
+  it('reads no index back while it wrote them last, and each once another rebuilder has', async () => {
     const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
     const k = await (await Client.signIn(own, 'gina')).createKey();
     const a = await publish(own, k);
@@ -374,7 +377,12 @@ describe('several rebuilders (Lambda containers side by side)', () => {
     asked.length = 0;
     const c = await publish(own, k);
     await own.idle();
-    expect(asked.sort()).toEqual(['.well-known/agent-skills/index.json', '.well-known/skills.json']);
+    expect(asked.sort()).toEqual([
+      '.well-known/agent-skills/index.json',
+      '.well-known/skillpress/search.json',
+      '.well-known/skillpress/search/text-0.json',
+      '.well-known/skills.json',
+    ]);
     const slugs = (await get(own, '/.well-known/skills.json')).body.skills.map((s: { slug: string }) => s.slug);
     expect(slugs).toEqual(expect.arrayContaining([a.slug, b.slug, c.slug, seeded.slug]));
   });

@@ -180,10 +180,11 @@ describe('least privilege is enough', () => {
     await request('GET', '/api/nowhere', () => stack.request('/api/nowhere'));
     await request('GET', '/api/me', () => withKey(stack, key, '/api/me', { method: 'GET' }));
 
-    // ClawHub clients: discovery, whoami, search, lists, a skill, resolve, a download, a publish, and a refusal.
+    // Our search, then ClawHub clients: discovery, whoami, search, lists, a skill, resolve, a download, a publish, and a refusal.
     await stack.idle();
     for (const path of [
       '/.well-known/clawhub.json',
+      '/api/search?q=access',
       '/.well-known/clawdhub.json',
       '/api/v1/search?q=access',
       '/api/v1/skills',

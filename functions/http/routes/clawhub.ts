@@ -1,7 +1,7 @@
 import { clawhubUser, clawhubWellKnown } from '#core/clawhub-documents';
 import { DomainError } from '#core/errors';
 import { clientFacts } from '../client.ts';
-import { listSkills, resolveVersion, searchSkills, skillFileText, skillPage, versionList, versionPage } from '../../services/clawhub.ts';
+import { clawhubSearch, listSkills, resolveVersion, skillFileText, skillPage, versionList, versionPage } from '../../services/clawhub.ts';
 import { downloadZip } from '../../services/clawhub-download.ts';
 import type { RouteGroup } from '../env.ts';
 import { clawhubOperations as op, clawhubUnsupportedOperations as unsupported } from '../operations/clawhub.ts';
@@ -18,7 +18,7 @@ export const clawhubRoutes: RouteGroup = (app) => {
 
   route(app, op.clawhubWhoami, (c, { caller }) => c.json({ user: clawhubUser(caller.user) }, 200));
 
-  route(app, op.clawhubSearch, async (c, { query }) => c.json(await searchSkills(c.var.deps, query), 200));
+  route(app, op.clawhubSearch, async (c, { query }) => c.json(await clawhubSearch(c.var.deps, query), 200));
 
   route(app, op.clawhubListSkills, async (c, { query }) => c.json(await listSkills(c.var.deps, query), 200));
 

@@ -2,6 +2,7 @@ import type { FailingRebuild } from '#core/schemas';
 import type { Deps } from '#functions/platform/composition';
 import { LocalRebuildTrigger, type LocalRebuildTriggerOptions } from '#scripts/local/rebuild-trigger';
 import { type RebuildReport, Rebuilder, type RebuilderOptions } from '#functions/rebuild/rebuilder';
+import { retierSearchIndex } from '#functions/rebuild/search-index';
 import { publishInstallCounts, refreshInstallCounts } from '#functions/services/public-installs';
 
 /**
@@ -23,7 +24,7 @@ export interface BackgroundWork {
   rebuildAll(): Promise<RebuildReport>;
   /** The skills whose rebuild keeps failing (see {@link LocalRebuildTrigger.failing}). */
   failing(): FailingRebuild[];
-  /** Rewrites the public install counts, for the site build about to start. */
+  /** Rewrites the public install counts, for the site build about to start, and re-tiers the search index by them. */
   publishInstallCounts(): Promise<void>;
   /** Stops retrying failed rebuilds. */
   close(): Promise<void>;
@@ -90,6 +91,7 @@ export function backgroundWork(deps: Deps, events: BackgroundEvents, rebuilderOp
     failing: () => trigger.failing(),
     publishInstallCounts: async () => {
       await publishInstallCounts(deps);
+      await retierSearchIndex(deps, rebuilder.search);
     },
     close: async () => {
       clearInterval(refresh);

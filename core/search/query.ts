@@ -1,0 +1,376 @@
+import type { SearchResult as EngineResult, Query } from 'minisearch';
+import SearchableMap from 'minisearch/SearchableMap';
+import type { SearchDocument, SearchSort } from './documents.ts';
+import { type SkillsIndex, storedDocument, type TextIndex } from './index-files.ts';
+import { SYNONYM_GROUPS } from './synonyms.ts';
+import { STOP_WORDS, stem, tokens } from './text.ts';
+
+/**
+ * Searching the index: one function for the site (every keystroke), the API and the CLI.
+ *
+ * A query is read as groups of alternatives: each word, or a phrase of the synonym table, is a
+ * group, and its synonyms are alternatives of it ("excel" → excel | xlsx | spreadsheet). Every
+ * alternative is searched in the listings and the `SKILL.md` texts with BM25 (field boosts:
+ * name above slug above description above category and author above the text), with typo
+ * tolerance that grows with the word's length and, for the word being typed, prefix matching.
+ *
+ * A skill's relevance is that score times the share of the query it covers (each group weighed
+ * by how rare it is, fuzzy matches counting less), squared: a skill that matches every rare word
+ * beats one that matches a common word many times. Below half the query, a skill is not a match
+ * at all: a query about nothing in the catalog finds nothing rather than noise. Relevance is
+ * then blended with popularity (installs) and freshness; ties never fall back to the alphabet.
+ */
+
+export interface SearchOptions {
+  category?: string;
+  /** Only paid (true) or only free (false) skills. */
+  paid?: boolean;
+  sort?: SearchSort;
+  limit?: number;
+  /** The query is being typed: its last word may be the start of a word. */
+  typing?: boolean;
+  /** "Now", for freshness; defaults to the clock. */
+  now?: number;
+}
+
+export interface SearchHit extends SearchDocument {
+  /** Relevance blended with popularity and freshness (0 for a query with no words). */
+  score: number;
+  /** The index terms (stems) the skill matched, for highlighting. */
+  terms: string[];
+}
+
+export interface SearchAnswer {
+  /** Matches in all (before `limit`). */
+  total: number;
+  hits: SearchHit[];
+  /** A corrected query that finds skills, when some word of this one looks misspelt. */
+  didYouMean?: string;
+}
+
+/** The loaded parts of the index: the head's skills index first, then whichever shards have arrived. */
+export interface LoadedSearchIndex {
+  skills: SkillsIndex[];
+  text: TextIndex[];
+  maxInstalls: number;
+}
+
+const BOOST: Record<string, number> = { name: 5, slug: 4, description: 2, category: 1.5, author: 1.5 };
+/** The body's weight against the listing's: it is long, and says what a skill does less sharply. */
+const TEXT_WEIGHT = 0.35;
+/** How much a match only in the body counts towards covering a query word. */
+const TEXT_COVERAGE = 0.8;
+/** How much a fuzzy (typo) match counts towards covering a query word. */
+const FUZZY_COVERAGE = 0.6;
+/** Below this share of the query (weighed by rarity), a skill is not a match. */
+const MIN_COVERAGE = 0.5;
+/** A match scoring under this share of the best match is noise beside it. */
+const MIN_SHARE_OF_BEST = 0.08;
+/** The query spells a skill's name or slug. */
+const EXACT_NAME_BONUS = 3;
+/** The most installed skill's relevance is multiplied by 1 + this; one nobody installed by 1. */
+const POPULARITY_WEIGHT = 0.5;
+const FRESHNESS_WEIGHT = 0.15;
+const FRESHNESS_DAYS = 90;
+const DEPRECATED_FACTOR = 0.5;
+const DAY_MS = 86_400_000;
+
+/** Typos allowed in a word: none up to 4 letters, one up to 8, two beyond. */
+export function typosAllowed(word: string): number {
+  return word.length <= 4 ? 0 : word.length <= 8 ? 1 : 2;
+}
+
+/** The word being typed is searched as a prefix from this many letters on (one letter would match most of the index). */
+const PREFIX_FROM = 3;
+
+interface Group {
+  /** Each alternative is the stems of a word or phrase; the first is what was typed. */
+  alternatives: string[][];
+  /** The words as typed, for "did you mean". */
+  typed: string[];
+}
+
+interface ParsedQuery {
+  groups: Group[];
+  /** The stem of the word being typed, searched as a prefix too. */
+  partial?: string;
+}
+
+/** Synonym phrases by their first word, longest first. */
+const PHRASES: Map<string, { words: string[]; group: readonly string[] }[]> = (() => {
+  const byFirst = new Map<string, { words: string[]; group: readonly string[] }[]>();
+  for (const group of SYNONYM_GROUPS) {
+    for (const phrase of group) {
+      const words = tokens(phrase);
+      const list = byFirst.get(words[0]!) ?? [];
+      list.push({ words, group });
+      byFirst.set(words[0]!, list);
+    }
+  }
+  for (const list of byFirst.values()) list.sort((a, b) => b.words.length - a.words.length);
+  return byFirst;
+})();
+
+const phraseStems = (phrase: string): string[] => {
+  const words = tokens(phrase);
+  const kept = words.filter((w) => !STOP_WORDS.has(w));
+  return [...new Set((kept.length > 0 ? kept : words).map(stem))];
+};
+
+/** Reads a query into groups of alternatives (see the module's comment). */
+export function parseQuery(query: string, typing = false): ParsedQuery {
+  const words = tokens(query);
+  const meaningful = words.filter((w) => !STOP_WORDS.has(w));
+  // A query of stop words alone ("how to") is searched as it is.
+  const keepStopWords = meaningful.length === 0;
+  const groups: Group[] = [];
+  for (let i = 0; i < words.length; ) {
+    const phrase = PHRASES.get(words[i]!)?.find(({ words: p }) => p.every((w, k) => words[i + k] === w));
+    if (phrase) {
+      const typed = words.slice(i, i + phrase.words.length);
+      const alternatives = [phraseStems(typed.join(' ')), ...phrase.group.map(phraseStems)];
+      groups.push({ alternatives: unique(alternatives), typed });
+      i += phrase.words.length;
+      continue;
+    }
+    const word = words[i]!;
+    i++;
+    if (STOP_WORDS.has(word) && !keepStopWords) continue;
+    groups.push({ alternatives: [[stem(word)]], typed: [word] });
+  }
+  const last = words.at(-1);
+  const endsInWord = typing && last !== undefined && /[\p{L}\p{N}]$/u.test(query);
+  const partial = endsInWord && groups.length > 0 && groups.at(-1)!.typed.at(-1) === last ? stem(last) : undefined;
+  return { groups, ...(partial === undefined ? {} : { partial }) };
+}
+
+function unique(alternatives: string[][]): string[][] {
+  const seen = new Set<string>();
+  return alternatives.filter((a) => a.length > 0 && !seen.has(a.join(' ')) && seen.add(a.join(' ')));
+}
+
+/**
+ * The engine's query for the parsed groups: every alternative, OR-ed. Typos are looked for in the
+ * listings only (`typos`): the bodies' vocabulary is many times larger, and a typo search over it
+ * costs more than a keystroke may.
+ */
+function engineQuery({ groups, partial }: ParsedQuery, typos: boolean): Query {
+  const queries: Query[] = [];
+  for (const group of groups) {
+    for (const [a, alternative] of group.alternatives.entries()) {
+      // What was typed may be misspelt; the synonym table's words are not.
+      const fuzzy = typos && a === 0 ? (term: string) => typosAllowed(term) : false;
+      const prefix = (term: string) => term === partial && term.length >= PREFIX_FROM;
+      if (alternative.length === 1) queries.push({ queries: [alternative[0]!], fuzzy, prefix, combineWith: 'OR' });
+      else queries.push({ queries: alternative, fuzzy, prefix, combineWith: 'AND' });
+    }
+  }
+  return { combineWith: 'OR', queries };
+}
+
+const RAW = { tokenize: (text: string) => [text], processTerm: (term: string) => term };
+
+interface Candidate {
+  doc: SearchDocument;
+  listing: number;
+  text: number;
+  /** For each group, how well it is covered (1 exact, less for typos or text-only matches). */
+  cover: number[];
+  terms: Set<string>;
+}
+
+/** Searches what is loaded of the index; see the module's comment for how skills are ranked. */
+export function search(index: LoadedSearchIndex, query: string, options: SearchOptions = {}): SearchAnswer {
+  const parsed = parseQuery(query, options.typing);
+  const limit = options.limit ?? 20;
+  if (parsed.groups.length === 0) return browse(index, options, limit);
+  const candidates = match(index, parsed);
+  const ranked = rank(index, parsed, candidates, query, options);
+  const filtered = ranked.filter((hit) => passes(hit, options));
+  const answer: SearchAnswer = { total: filtered.length, hits: filtered.slice(0, limit) };
+  const corrected = filtered.length === 0 || usedTypos(parsed, candidates) ? correction(index, parsed) : undefined;
+  if (corrected && corrected !== query.trim().toLowerCase()) {
+    const found = rank(index, parseQuery(corrected), match(index, parseQuery(corrected)), corrected, options).filter((hit) => passes(hit, options));
+    if (found.length > 0) answer.didYouMean = corrected;
+  }
+  return answer;
+}
+
+/** Every skill (filtered), for a query with no words: most installed first, or as sorted. */
+function browse(index: LoadedSearchIndex, options: SearchOptions, limit: number): SearchAnswer {
+  const all: SearchHit[] = [];
+  const seen = new Set<string>();
+  for (const shard of index.skills) {
+    for (const doc of allDocuments(shard)) {
+      if (seen.has(doc.slug)) continue;
+      seen.add(doc.slug);
+      const hit = { ...doc, score: 0, terms: [] };
+      if (passes(hit, options)) all.push(hit);
+    }
+  }
+  all.sort(order(options.sort === 'newest' ? 'newest' : 'installs'));
+  return { total: all.length, hits: all.slice(0, limit) };
+}
+
+const documentCache = new WeakMap<SkillsIndex, SearchDocument[]>();
+function allDocuments(shard: SkillsIndex): SearchDocument[] {
+  let docs = documentCache.get(shard);
+  if (!docs) {
+    docs = Object.values(shard.toJSON().documentIds).map((slug) => storedDocument(shard, slug as string)!);
+    documentCache.set(shard, docs);
+  }
+  return docs;
+}
+
+function passes(hit: SearchDocument, options: SearchOptions): boolean {
+  if (options.category !== undefined && hit.category !== options.category) return false;
+  if (options.paid !== undefined && hit.paid !== options.paid) return false;
+  return true;
+}
+
+/** How well one engine result covers each group: 1 for an exact term (or the typed prefix), less for a typo. */
+function coverOf(parsed: ParsedQuery, result: EngineResult): number[] {
+  const exact = new Set(result.terms);
+  const matched = new Set(result.queryTerms);
+  return parsed.groups.map((group) => {
+    let best = 0;
+    for (const alternative of group.alternatives) {
+      if (alternative.every((term) => exact.has(term))) return 1;
+      if (!alternative.every((term) => matched.has(term))) continue;
+      // The typed prefix matched the start of a word: as good as exact while typing.
+      const prefixOnly = alternative.length === 1 && alternative[0] === parsed.partial && result.terms.some((t) => t.startsWith(parsed.partial!));
+      best = Math.max(best, prefixOnly ? 1 : FUZZY_COVERAGE);
+    }
+    return best;
+  });
+}
+
+function match(index: LoadedSearchIndex, parsed: ParsedQuery): Map<string, Candidate> {
+  const query = engineQuery(parsed, true);
+  const textQuery = engineQuery(parsed, false);
+  const candidates = new Map<string, Candidate>();
+  const listingOf = (slug: string) => {
+    for (const shard of index.skills) {
+      const doc = storedDocument(shard, slug);
+      if (doc) return doc;
+    }
+    return undefined;
+  };
+  for (const shard of index.skills) {
+    for (const result of shard.search(query, { ...RAW, boost: BOOST })) {
+      const slug = result.id as string;
+      if (candidates.has(slug)) continue; // a skill moving between shards may be in two for a while
+      candidates.set(slug, { doc: storedDocument(shard, slug)!, listing: result.score, text: 0, cover: coverOf(parsed, result), terms: new Set(result.terms) });
+    }
+  }
+  for (const shard of index.text) {
+    for (const result of shard.search(textQuery, RAW)) {
+      const slug = result.id as string;
+      let candidate = candidates.get(slug);
+      if (!candidate) {
+        const doc = listingOf(slug);
+        if (!doc) continue;
+        candidate = { doc, listing: 0, text: 0, cover: parsed.groups.map(() => 0), terms: new Set() };
+        candidates.set(slug, candidate);
+      }
+      candidate.text = Math.max(candidate.text, result.score);
+      const cover = coverOf(parsed, result);
+      candidate.cover = candidate.cover.map((c, g) => Math.max(c, cover[g]! * TEXT_COVERAGE));
+    }
+  }
+  return candidates;
+}
+
+function rank(index: LoadedSearchIndex, parsed: ParsedQuery, candidates: Map<string, Candidate>, query: string, options: SearchOptions): SearchHit[] {
+  // A group is weighed by how rare it is among the skills (inverse document frequency).
+  const documents = index.skills.reduce((n, shard) => n + shard.documentCount, 0) || 1;
+  const matching = parsed.groups.map((_, g) => [...candidates.values()].filter((c) => c.cover[g]! > 0).length);
+  const weights = matching.map((df) => Math.log(1 + documents / (df + 1)));
+  const totalWeight = weights.reduce((a, b) => a + b, 0) || 1;
+  const spelled = tokens(query).join('-');
+  const now = options.now ?? Date.now();
+  const popularityScale = Math.log1p(Math.max(1, index.maxInstalls));
+  const hits: SearchHit[] = [];
+  for (const candidate of candidates.values()) {
+    const coverage = candidate.cover.reduce((sum, c, g) => sum + c * weights[g]!, 0) / totalWeight;
+    if (coverage < MIN_COVERAGE) continue;
+    const { doc } = candidate;
+    let relevance = (candidate.listing + TEXT_WEIGHT * candidate.text) * coverage * coverage;
+    if (doc.slug === spelled || tokens(doc.name).join('-') === spelled) relevance *= EXACT_NAME_BONUS;
+    const popular = Math.log1p(doc.installs) / popularityScale;
+    const ageDays = Math.max(0, (now - Date.parse(doc.updatedAt)) / DAY_MS);
+    const fresh = Number.isFinite(ageDays) ? Math.exp(-ageDays / FRESHNESS_DAYS) : 0;
+    let score = relevance * (1 + POPULARITY_WEIGHT * popular) * (1 + FRESHNESS_WEIGHT * fresh);
+    if (doc.deprecated !== undefined) score *= DEPRECATED_FACTOR;
+    hits.push({ ...doc, score, terms: [...candidate.terms] });
+  }
+  const best = Math.max(0, ...hits.map((h) => h.score));
+  return hits.filter((h) => h.score >= best * MIN_SHARE_OF_BEST).sort(order(options.sort ?? 'relevance'));
+}
+
+/** Orders hits; whatever the order, ties go to the more installed, then the newer skill. */
+function order(sort: SearchSort): (a: SearchHit, b: SearchHit) => number {
+  const installs = (a: SearchHit, b: SearchHit) => b.installs - a.installs;
+  const newest = (a: SearchHit, b: SearchHit) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt);
+  const relevance = (a: SearchHit, b: SearchHit) => b.score - a.score;
+  const bySlug = (a: SearchHit, b: SearchHit) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0);
+  const chain = sort === 'installs' ? [installs, relevance, newest] : sort === 'newest' ? [newest, relevance, installs] : [relevance, installs, newest];
+  return (a, b) => {
+    for (const compare of chain) {
+      const c = compare(a, b);
+      if (c !== 0) return c;
+    }
+    return bySlug(a, b); // only to make the order deterministic: nothing above told them apart
+  };
+}
+
+/** Whether some typed word was found only through a typo. */
+function usedTypos(parsed: ParsedQuery, candidates: Map<string, Candidate>): boolean {
+  return parsed.groups.some((_, g) => {
+    let exact = false;
+    for (const c of candidates.values()) if (c.cover[g]! >= TEXT_COVERAGE) exact = true;
+    return !exact && parsed.groups[g]!.alternatives[0]![0] !== parsed.partial;
+  });
+}
+
+/** The query with each word that is not in the catalog's vocabulary replaced by the nearest word that is. */
+function correction(index: LoadedSearchIndex, parsed: ParsedQuery): string | undefined {
+  const vocabulary = vocabularyOf(index);
+  let changed = false;
+  const words = parsed.groups.flatMap((group) =>
+    group.typed.map((word) => {
+      if (vocabulary.has(word) || typosAllowed(word) === 0) return word;
+      const near = nearest(word, vocabulary);
+      if (near) changed = true;
+      return near ?? word;
+    }),
+  );
+  return changed ? words.join(' ') : undefined;
+}
+
+/** Words of the listings and the synonym table, with how many skills use each; made once per set of shards. */
+const vocabularies = new WeakMap<readonly SkillsIndex[], SearchableMap<number>>();
+
+function vocabularyOf(index: LoadedSearchIndex): SearchableMap<number> {
+  let vocabulary = vocabularies.get(index.skills);
+  if (vocabulary) return vocabulary;
+  vocabulary = new SearchableMap<number>();
+  const add = (word: string) => vocabulary!.update(word, (n = 0) => n + 1);
+  for (const group of SYNONYM_GROUPS) for (const phrase of group) for (const word of tokens(phrase)) add(word);
+  for (const shard of index.skills) {
+    for (const doc of allDocuments(shard)) {
+      for (const word of new Set(tokens(`${doc.name} ${doc.slug} ${doc.description} ${doc.category} ${doc.author}`))) if (!STOP_WORDS.has(word)) add(word);
+    }
+  }
+  vocabularies.set(index.skills, vocabulary);
+  return vocabulary;
+}
+
+/** The vocabulary word closest to `word` within its typo allowance; ties go to the commoner word. */
+function nearest(word: string, vocabulary: SearchableMap<number>): string | undefined {
+  let best: { word: string; distance: number; uses: number } | undefined;
+  for (const [candidate, [uses, distance]] of vocabulary.fuzzyGet(word, typosAllowed(word))) {
+    if (!best || distance < best.distance || (distance === best.distance && uses > best.uses)) best = { word: candidate, distance, uses };
+  }
+  return best?.word;
+}

@@ -1,0 +1,25 @@
+import { searchAnswerSchema, searchQuerySchema } from '#core/search/schemas';
+import { operations } from '../operation.ts';
+
+/** Searching the catalog (docs/api.md §7.11). */
+export const searchOperations = operations(
+  {
+    name: 'Search',
+    description:
+      'The search the site runs as you type and `skillpress search` prints: the static index the rebuild writes, with stemming, synonyms, ' +
+      'typo tolerance and a ranking that blends relevance with installs and freshness.',
+  },
+  {
+    search: {
+      method: 'get',
+      path: '/api/search',
+      summary: 'Skills matching q, best first; no q lists every skill (filtered), most installed first',
+      description:
+        'A query about nothing in the catalog answers no skills (and, when a word looks misspelt, didYouMean) rather than weak matches. ' +
+        'Paid skills are found by their listing; their SKILL.md is never searched. Cache-Control: public, max-age=60.',
+      auth: 'none',
+      query: searchQuerySchema,
+      success: { status: 200, description: 'OK', schema: searchAnswerSchema },
+    },
+  },
+);

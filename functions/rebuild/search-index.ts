@@ -1,0 +1,352 @@
+import type { CatalogEntry } from '#core/catalog';
+import { canonicalJson } from '#core/canonical-json';
+import { mapLimit } from '#core/map-limit';
+import { type InstallsDocument, installsOf } from '#core/public-installs';
+import { popularity, type SearchDocument, type SearchText, searchDocument } from '#core/search/documents';
+import {
+  canonicalIndex,
+  loadSkillsIndex,
+  loadTextIndex,
+  newSkillsIndex,
+  newTextIndex,
+  SEARCH_SCHEMA_VERSION,
+  type SearchHeadFile,
+  type SearchShardFile,
+  type SkillsIndex,
+  shardOf,
+  storedDocuments,
+  type TextIndex,
+} from '#core/search/index-files';
+import { skillText } from '#core/search/skill-text';
+import { INSTALLS_KEY, SEARCH_HEAD_KEY, skillsShardKey, textShardKey } from '#core/static-paths';
+import { getBlob } from '../content/blobs.ts';
+import type { Deps } from '../platform/composition.ts';
+import { withLock } from '../store/locks.ts';
+
+/**
+ * Writes the search index (core/search/index-files.ts) as the rebuild changes skills: a write
+ * patches the shards that hold its skills (the head, or the skills shard its slug hashes to, and
+ * its text shard), so its cost does not grow with the catalog; the listings are re-tiered by
+ * popularity when the public install counts are rewritten; the full rebuild lays it all out
+ * again, rewriting only the shards whose skills changed. Callers hold the `static-indexes` lock,
+ * as for the catalog, and pass its memo: files whose ETag it names as this process's last write
+ * are not asked for again.
+ */
+
+/**
+ * Sizes of the shards, in skills, from `npm run bench search`: the head holds the most installed
+ * skills up to about 180 KB gzipped (a real skill's listing is ~90 bytes gzipped in the index),
+ * so a browser shows the first results after one small download; the other listings split the
+ * same way, and the `SKILL.md` texts (~240 bytes gzipped each) in shards a third of that. A shard
+ * that has grown to twice its size since the last layout is split at the next write.
+ */
+export const SHARD_SIZES = { head: 2000, skills: 2000, text: 700 };
+
+/** What a rebuild knows of a skill for the index: its catalog entry (none when it left the catalog) and its `SKILL.md`. */
+export interface SearchChange {
+  slug: string;
+  entry?: CatalogEntry;
+  /** The current version's `SKILL.md` of a free skill. */
+  skillMd?: { version: string; sha256: string };
+}
+
+interface Held<T> {
+  index: T;
+  etag?: string;
+}
+
+type Header = Omit<SearchHeadFile, 'index'>;
+type Store = Pick<Deps, 'staticStore' | 'blobs' | 'log'>;
+/** A text shard's skills as the layout wants them: which `SKILL.md` each is indexed from. */
+type TextSource = Omit<SearchText, 'text'>;
+
+export class SearchIndexWriter {
+  private head?: Held<SkillsIndex> & { header: Header };
+  private readonly shards = new Map<string, Held<SkillsIndex | TextIndex>>();
+  /** The lock's memo for the run in progress: ETags the last holder wrote. */
+  private lastWritten?: Record<string, string>;
+
+  constructor(
+    private readonly deps: Store,
+    private readonly sizes = SHARD_SIZES,
+  ) {}
+
+  /** The ETags of the files as this process last wrote or read them, for the lock's memo. */
+  etags(): Record<string, string> {
+    const etags: Record<string, string> = {};
+    if (this.head?.etag) etags[SEARCH_HEAD_KEY] = this.head.etag;
+    for (const [key, shard] of this.shards) if (shard.etag) etags[key] = shard.etag;
+    return etags;
+  }
+
+  /** Forgets what it holds: after a failed run, the bucket may differ from it. */
+  forget(): void {
+    this.head = undefined;
+    this.shards.clear();
+  }
+
+  /** Patches the index for the changed skills, keeping each skill's popularity as it was. */
+  async patch(changes: readonly SearchChange[], lastWritten?: Record<string, string>): Promise<void> {
+    if (changes.length === 0) return;
+    this.lastWritten = lastWritten;
+    const head = await this.loadHead();
+    const texts = new Map((await this.readTexts(textSources(changes))).map((t) => [t.slug, t]));
+    const touched = new Set<string>();
+    let maxInstalls = head.header.maxInstalls;
+    for (const change of changes) {
+      const inHead = head.index.has(change.slug) || head.header.shards.skills.length === 0;
+      const shardKey = inHead ? undefined : keyOfPath(head.header.shards.skills[shardOf(change.slug, head.header.shards.skills.length)]!);
+      const shard = shardKey === undefined ? head.index : await this.loadSkills(shardKey);
+      const before = shard.has(change.slug) ? (shard.getStoredFields(change.slug) as Pick<SearchDocument, 'installs'>) : undefined;
+      if (before) shard.discard(change.slug);
+      if (change.entry) {
+        const doc = searchDocument(change.entry, before?.installs ?? 0);
+        shard.add(doc);
+        maxInstalls = Math.max(maxInstalls, doc.installs);
+      }
+      if (shardKey !== undefined) touched.add(shardKey);
+
+      if (head.header.shards.text.length === 0) head.header.shards.text.push(`/${textShardKey(0)}`);
+      const textKey = keyOfPath(head.header.shards.text[shardOf(change.slug, head.header.shards.text.length)]!);
+      const text = await this.loadText(textKey);
+      if (text.has(change.slug)) text.discard(change.slug);
+      const found = texts.get(change.slug);
+      if (found) text.add(found);
+      touched.add(textKey);
+    }
+    head.header.maxInstalls = maxInstalls;
+    head.header.skills = await this.countSkills();
+    await Promise.all([...touched].map((key) => this.writeShard(key)));
+    await this.writeHead();
+    if (this.oversized()) await this.layOut(await this.listings(), await this.heldTextSources());
+  }
+
+  /**
+   * Re-tiers the listings by the public install counts as they stand: the most installed go to
+   * the head, the rest to skills shards by slug. The texts stay where they are.
+   */
+  async relayout(lastWritten?: Record<string, string>): Promise<void> {
+    this.lastWritten = lastWritten;
+    await this.loadHead();
+    const installs = await this.readInstalls();
+    const listed = (await this.listings()).map((doc) => ({ ...doc, installs: installs ? popularity(installsOf(installs, doc.slug)) : doc.installs }));
+    await this.layOut(listed);
+  }
+
+  /**
+   * Lays the whole index out for the catalog's entries (the full rebuild), popularity from the
+   * public install counts; only the shards whose skills changed are rewritten, and only their
+   * `SKILL.md` files are read. It is the repair path: every file is checked against the bucket.
+   */
+  async writeAll(changes: readonly SearchChange[]): Promise<void> {
+    this.lastWritten = undefined;
+    await this.loadHead();
+    const installs = await this.readInstalls();
+    const listed = changes.filter((c) => c.entry).map((c) => searchDocument(c.entry!, popularity(installsOf(installs, c.slug))));
+    await this.layOut(listed, textSources(changes));
+  }
+
+  /**
+   * Writes the listings tiered by popularity and, when `texts` are given, the texts in as many
+   * shards as they need. A shard that would hold exactly what it holds is left as it is.
+   */
+  private async layOut(listed: SearchDocument[], texts?: TextSource[]): Promise<void> {
+    const { sizes } = this;
+    const byPopularity = [...listed].sort((a, b) => b.installs - a.installs || compare(b.updatedAt, a.updatedAt) || compare(a.slug, b.slug));
+    const rest = byPopularity.slice(sizes.head);
+    const skillShards = Math.ceil(rest.length / sizes.skills);
+    const skillPaths: string[] = [];
+    for (let n = 0; n < skillShards; n++) {
+      const key = skillsShardKey(n);
+      skillPaths.push(`/${key}`);
+      const docs = bySlug(rest.filter((doc) => shardOf(doc.slug, skillShards) === n));
+      const held = await this.loadSkills(key);
+      if (sameListings(held, docs)) continue;
+      const index = newSkillsIndex();
+      index.addAll(docs);
+      this.shards.set(key, { index });
+      await this.writeShard(key);
+    }
+    const header = this.head!.header;
+    let textPaths = header.shards.text;
+    if (texts) {
+      const textShards = Math.max(1, Math.ceil(texts.length / sizes.text));
+      textPaths = [];
+      for (let n = 0; n < textShards; n++) {
+        const key = textShardKey(n);
+        textPaths.push(`/${key}`);
+        const sources = bySlug(texts.filter((t) => shardOf(t.slug, textShards) === n));
+        const held = await this.loadText(key);
+        if (sameTexts(held, sources)) continue;
+        const index = newTextIndex();
+        index.addAll(await this.readTexts(sources));
+        this.shards.set(key, { index });
+        await this.writeShard(key);
+      }
+    }
+    const headDocs = bySlug(byPopularity.slice(0, sizes.head));
+    const next: Header = {
+      schemaVersion: SEARCH_SCHEMA_VERSION,
+      skills: listed.length,
+      maxInstalls: Math.max(0, ...listed.map((d) => d.installs)),
+      shards: { skills: skillPaths, text: textPaths },
+    };
+    if (sameListings(this.head!.index, headDocs) && canonicalJson(next) === canonicalJson(header) && this.head!.etag !== undefined) return;
+    const index = newSkillsIndex();
+    index.addAll(headDocs);
+    this.head = { index, header: next };
+    await this.writeHead();
+  }
+
+  /** Every listing in the head and the skills shards. */
+  private async listings(): Promise<SearchDocument[]> {
+    const docs = storedDocuments(this.head!.index);
+    for (const path of this.head!.header.shards.skills) docs.push(...storedDocuments(await this.loadSkills(keyOfPath(path))));
+    return docs;
+  }
+
+  /** Which `SKILL.md` each skill in the text shards is indexed from. */
+  private async heldTextSources(): Promise<TextSource[]> {
+    const sources: TextSource[] = [];
+    for (const path of this.head!.header.shards.text) sources.push(...textSourcesOf(await this.loadText(keyOfPath(path))));
+    return sources;
+  }
+
+  private async countSkills(): Promise<number> {
+    let n = this.head!.index.documentCount;
+    for (const path of this.head!.header.shards.skills) n += (await this.loadSkills(keyOfPath(path))).documentCount;
+    return n;
+  }
+
+  private oversized(): boolean {
+    const { header, index } = this.head!;
+    const over = (paths: string[], size: number) => paths.some((path) => (this.shards.get(keyOfPath(path))?.index.documentCount ?? 0) > 2 * size);
+    if (header.shards.skills.length === 0 && index.documentCount > 2 * this.sizes.head) return true;
+    return over(header.shards.skills, this.sizes.skills) || over(header.shards.text, this.sizes.text);
+  }
+
+  private readTexts(sources: readonly TextSource[]): Promise<SearchText[]> {
+    return mapLimit([...sources], 16, async (source) => ({
+      ...source,
+      text: skillText(new TextDecoder().decode(await getBlob(this.deps.blobs, source.sha256))),
+    }));
+  }
+
+  private async readInstalls(): Promise<InstallsDocument | undefined> {
+    const bytes = await this.deps.staticStore.get(INSTALLS_KEY);
+    if (!bytes) return undefined;
+    try {
+      return JSON.parse(new TextDecoder().decode(bytes)) as InstallsDocument;
+    } catch {
+      return undefined; // damaged: popularity stays as the index has it until the next rewrite
+    }
+  }
+
+  /** The head as the bucket holds it; what this process holds while the memo or the bucket's ETag says it is current. */
+  private async loadHead(): Promise<NonNullable<SearchIndexWriter['head']>> {
+    if (this.head?.etag !== undefined && this.lastWritten?.[SEARCH_HEAD_KEY] === this.head.etag) return this.head;
+    const found = await this.deps.staticStore.getIfChanged(SEARCH_HEAD_KEY, this.head?.etag);
+    if (found === 'unchanged' && this.head) return this.head;
+    const parsed = found && found !== 'unchanged' ? parseFile<SearchHeadFile>(found.bytes) : undefined;
+    if (!parsed) {
+      const empty = { index: newSkillsIndex(), header: { schemaVersion: SEARCH_SCHEMA_VERSION, skills: 0, maxInstalls: 0, shards: { skills: [], text: [] } } };
+      this.head = empty;
+      return empty;
+    }
+    const { index, ...header } = parsed;
+    this.head = { index: loadSkillsIndex(index), header, ...(found && found !== 'unchanged' && found.etag ? { etag: found.etag } : {}) };
+    return this.head;
+  }
+
+  private async loadSkills(key: string): Promise<SkillsIndex> {
+    return (await this.loadShard(key, loadSkillsIndex, newSkillsIndex)) as SkillsIndex;
+  }
+
+  private async loadText(key: string): Promise<TextIndex> {
+    return (await this.loadShard(key, loadTextIndex, newTextIndex)) as TextIndex;
+  }
+
+  private async loadShard(key: string, load: (plain: SearchShardFile['index']) => SkillsIndex | TextIndex, empty: () => SkillsIndex | TextIndex) {
+    const known = this.shards.get(key);
+    if (known?.etag !== undefined && this.lastWritten?.[key] === known.etag) return known.index;
+    const found = await this.deps.staticStore.getIfChanged(key, known?.etag);
+    if (found === 'unchanged' && known) return known.index;
+    const parsed = found && found !== 'unchanged' ? parseFile<SearchShardFile>(found.bytes) : undefined;
+    const shard = parsed ? { index: load(parsed.index), ...(found && found !== 'unchanged' && found.etag ? { etag: found.etag } : {}) } : { index: empty() };
+    this.shards.set(key, shard);
+    return shard.index;
+  }
+
+  private async writeShard(key: string): Promise<void> {
+    const shard = this.shards.get(key)!;
+    await vacuumed(shard.index);
+    const file: SearchShardFile = { schemaVersion: SEARCH_SCHEMA_VERSION, index: canonicalIndex(shard.index) };
+    shard.etag = await this.deps.staticStore.put(key, JSON.stringify(file));
+  }
+
+  private async writeHead(): Promise<void> {
+    const head = this.head!;
+    await vacuumed(head.index);
+    const file: SearchHeadFile = { ...head.header, index: canonicalIndex(head.index) };
+    head.etag = await this.deps.staticStore.put(SEARCH_HEAD_KEY, JSON.stringify(file));
+  }
+}
+
+/**
+ * Re-tiers the search index by the public install counts just written (before a site build),
+ * under the lock the rebuild patches it under. The catalog is not touched: the lock's memo of
+ * its ETags is passed on, with the search files' new ones.
+ */
+export async function retierSearchIndex(deps: Store & Pick<Deps, 'db'>, writer = new SearchIndexWriter(deps)): Promise<void> {
+  await withLock(deps.db, 'static-indexes', async (lease) => {
+    try {
+      await writer.relayout(lease.previous);
+    } catch (error) {
+      writer.forget();
+      throw error;
+    }
+    lease.leave({ ...lease.previous, ...writer.etags() });
+  });
+}
+
+function textSources(changes: readonly SearchChange[]): TextSource[] {
+  return changes.filter((c) => c.entry && !c.entry.paid && c.skillMd).map((c) => ({ slug: c.slug, ...c.skillMd! }));
+}
+
+function textSourcesOf(index: TextIndex): TextSource[] {
+  return (Object.values(index.toJSON().documentIds) as string[]).map((slug) => ({ slug, ...(index.getStoredFields(slug) as Omit<TextSource, 'slug'>) }));
+}
+
+/** Whether an index holds exactly these listings (by their stored fields). */
+function sameListings(index: SkillsIndex, docs: readonly SearchDocument[]): boolean {
+  if (index.documentCount !== docs.length) return false;
+  return canonicalJson(bySlug(storedDocuments(index))) === canonicalJson(docs);
+}
+
+/** Whether a text shard holds exactly these skills' `SKILL.md` files. */
+function sameTexts(index: TextIndex, sources: readonly TextSource[]): boolean {
+  if (index.documentCount !== sources.length) return false;
+  return canonicalJson(bySlug(textSourcesOf(index))) === canonicalJson(sources);
+}
+
+function parseFile<T>(bytes: Uint8Array): T | undefined {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes)) as T;
+  } catch {
+    return undefined; // damaged: laid out again from what the rebuild knows
+  }
+}
+
+const keyOfPath = (path: string) => path.slice(1);
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+const bySlug = <T extends { slug: string }>(docs: readonly T[]): T[] => [...docs].sort((a, b) => compare(a.slug, b.slug));
+
+/**
+ * Frees what discarded skills left in a held index once there is enough of it: the bytes written
+ * leave it out anyway (canonicalIndex), this only keeps a long-lived process's memory in check.
+ */
+async function vacuumed(index: SkillsIndex | TextIndex): Promise<void> {
+  if (index.dirtCount >= 64) await index.vacuum({ batchSize: Number.POSITIVE_INFINITY, batchWait: 0 });
+}

@@ -17,11 +17,12 @@ export const textRule = (problem: (text: string) => string | null) => (text: str
 };
 
 /** One line of visible text: a name, a description, a label. */
-export const visibleText = (max: number) =>
+/** One line of visible text: a name, a description, a label; `tooLong` says what to do when it is over `max`. */
+export const visibleText = (max: number, tooLong?: string) =>
   z
     .string()
     .min(1)
-    .max(max)
+    .max(max, tooLong)
     .refine((s) => s.trim().length > 0, 'must not be blank')
     .superRefine(textRule(singleLineTextProblem));
 

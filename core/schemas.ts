@@ -97,7 +97,10 @@ const noPriceWhenFree = (body: { paid: boolean; price?: unknown }, ctx: z.Refine
 export const publishBodySchema = z
   .strictObject({
     name: visibleText(100),
-    description: visibleText(1024),
+    description: visibleText(
+      1024,
+      'at most 1,024 characters, as the Agent Skills specification allows: keep what the skill does and when to use it, and move the rest into the body of SKILL.md',
+    ),
     category: z
       .string()
       .max(200)

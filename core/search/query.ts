@@ -1,5 +1,4 @@
 import type { SearchResult as EngineResult, Query } from 'minisearch';
-import SearchableMap from 'minisearch/SearchableMap';
 import type { SearchDocument, SearchSort } from './documents.ts';
 import { type SkillsIndex, storedDocument, type TextIndex } from './index-files.ts';
 import { SYNONYM_GROUPS } from './synonyms.ts';
@@ -337,9 +336,12 @@ function usedTypos(parsed: ParsedQuery, candidates: Map<string, Candidate>): boo
 function correction(index: LoadedSearchIndex, parsed: ParsedQuery): string | undefined {
   const vocabulary = vocabularyOf(index);
   let changed = false;
+  const last = parsed.groups.at(-1)?.typed.at(-1);
   const words = parsed.groups.flatMap((group) =>
     group.typed.map((word) => {
-      if (vocabulary.has(word) || typosAllowed(word) === 0) return word;
+      if (vocabulary.uses.has(word) || typosAllowed(word) === 0) return word;
+      // The word being typed is not a typo while it is the start of a known word.
+      if (parsed.partial !== undefined && word === last && startsSomeWord(vocabulary, word)) return word;
       const near = nearest(word, vocabulary);
       if (near) changed = true;
       return near ?? word;
@@ -348,29 +350,71 @@ function correction(index: LoadedSearchIndex, parsed: ParsedQuery): string | und
   return changed ? words.join(' ') : undefined;
 }
 
-/** Words of the listings and the synonym table, with how many skills use each; made once per set of shards. */
-const vocabularies = new WeakMap<readonly SkillsIndex[], SearchableMap<number>>();
+/** Words of the listings and the synonym table, with how many skills use each, sorted; made once per set of shards. */
+interface Vocabulary {
+  uses: Map<string, number>;
+  sorted: string[];
+}
 
-function vocabularyOf(index: LoadedSearchIndex): SearchableMap<number> {
+const vocabularies = new WeakMap<readonly SkillsIndex[], Vocabulary>();
+
+function vocabularyOf(index: LoadedSearchIndex): Vocabulary {
   let vocabulary = vocabularies.get(index.skills);
   if (vocabulary) return vocabulary;
-  vocabulary = new SearchableMap<number>();
-  const add = (word: string) => vocabulary!.update(word, (n = 0) => n + 1);
+  const uses = new Map<string, number>();
+  const add = (word: string) => uses.set(word, (uses.get(word) ?? 0) + 1);
   for (const group of SYNONYM_GROUPS) for (const phrase of group) for (const word of tokens(phrase)) add(word);
   for (const shard of index.skills) {
     for (const doc of allDocuments(shard)) {
       for (const word of new Set(tokens(`${doc.name} ${doc.slug} ${doc.description} ${doc.category} ${doc.author}`))) if (!STOP_WORDS.has(word)) add(word);
     }
   }
+  vocabulary = { uses, sorted: [...uses.keys()].sort() };
   vocabularies.set(index.skills, vocabulary);
   return vocabulary;
 }
 
+/** Whether some vocabulary word starts with `prefix` (a binary search of the sorted words). */
+function startsSomeWord({ sorted }: Vocabulary, prefix: string): boolean {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (sorted[mid]! < prefix) low = mid + 1;
+    else high = mid;
+  }
+  return sorted[low]?.startsWith(prefix) ?? false;
+}
+
 /** The vocabulary word closest to `word` within its typo allowance; ties go to the commoner word. */
-function nearest(word: string, vocabulary: SearchableMap<number>): string | undefined {
+function nearest(word: string, { uses }: Vocabulary): string | undefined {
+  const allowed = typosAllowed(word);
   let best: { word: string; distance: number; uses: number } | undefined;
-  for (const [candidate, [uses, distance]] of vocabulary.fuzzyGet(word, typosAllowed(word))) {
-    if (!best || distance < best.distance || (distance === best.distance && uses > best.uses)) best = { word: candidate, distance, uses };
+  for (const [candidate, count] of uses) {
+    if (Math.abs(candidate.length - word.length) > allowed) continue;
+    const distance = editDistance(word, candidate, allowed);
+    if (distance > allowed) continue;
+    if (!best || distance < best.distance || (distance === best.distance && count > best.uses)) best = { word: candidate, distance, uses: count };
   }
   return best?.word;
+}
+
+/** Edit distance with adjacent swaps counting one (Damerau–Levenshtein), or `max + 1` once it must exceed `max`. */
+function editDistance(a: string, b: string, max: number): number {
+  let previous2: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let smallest = i;
+    for (let j = 1; j <= b.length; j++) {
+      let d = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, previous2[j - 2]! + 1);
+      row.push(d);
+      smallest = Math.min(smallest, d);
+    }
+    if (smallest > max) return max + 1;
+    previous2 = previous;
+    previous = row;
+  }
+  return previous[b.length]!;
 }

@@ -230,9 +230,10 @@ export class Rebuilder {
         keepEntry(catalog, previousCatalog, slug);
         keepEntry(discovery, previousDiscovery, slug);
       }
-      await this.writeIndexes(catalog, Promise.resolve({ list: discovery }));
+      // The search index before the catalog: a client that sees a skill in the catalog finds it by search too.
       const states = new Map(rebuilt.map((state) => [state.skill.slug, state]));
       await this.search.writeAll([...catalog.values()].map((entry) => searchChange(states.get(entry.slug), entry)));
+      await this.writeIndexes(catalog, Promise.resolve({ list: discovery }));
       lease.leave(this.indexEtags());
     });
     return {
@@ -428,11 +429,12 @@ export class Rebuilder {
           }
           return discovery;
         });
-        await this.writeIndexes(catalog.list, patched);
+        // The search index before the catalog: a client that sees a skill in the catalog finds it by search too.
         await this.search.patch(
           states.map((state) => searchChange(state, catalog.list.get(state.skill.slug))),
           lease.previous,
         );
+        await this.writeIndexes(catalog.list, patched);
         lease.leave(this.indexEtags());
       } catch (error) {
         // What this process holds may now differ from the bucket: read the bucket next time.

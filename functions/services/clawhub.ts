@@ -22,7 +22,6 @@ import type { Deps } from '../platform/composition.ts';
 import { distinctInstallTotals } from '../store/downloads.ts';
 import { findSkillIdBySlug, getSkill, getSkillAndFingerprint, getSkills, getVersion, getVersions, type SkillItem } from '../store/skills.ts';
 import { getUser } from '../store/users.ts';
-import { searchSkills } from './search.ts';
 
 /**
  * The reads of the ClawHub-compatible API (docs/api.md §14): what `clawdhub search`, `explore`,
@@ -35,9 +34,14 @@ const PAGE_SIZE = 25;
 
 const catalog = (deps: Deps): Promise<CatalogSnapshot> => catalogSnapshot(deps.staticStore);
 
-/** `GET /api/v1/search`: the free skills that match `q`, best first, as `GET /api/search` and the site rank them. */
+/**
+ * `GET /api/v1/search`: the free skills that match `q`, best first, as `GET /api/search` and the
+ * site rank them. The search engine is loaded on the first search this process serves: the
+ * ClawHub Lambda's other routes (lists, installs) never need it at their cold start.
+ */
 export async function clawhubSearch(deps: Deps, query: { q?: string; limit?: number }): Promise<z.output<typeof clawhubSearchSchema>> {
   if (!query.q?.trim()) return { results: [] };
+  const { searchSkills } = await import('./search.ts');
   const { skills } = await searchSkills(deps, { q: query.q, paid: false, limit: query.limit ?? SEARCH_RESULTS });
   return {
     results: skills.map((entry, rank) => ({

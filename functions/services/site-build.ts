@@ -2,7 +2,6 @@ import type { Deps } from '../platform/composition.ts';
 import { githubApi, statusOfGitHubError } from '../platform/octokit.ts';
 import { readSecret } from '../platform/secrets-manager.ts';
 import { claimWindow, markPending, readLock, releaseWindow } from '../store/site-build-lock.ts';
-import { retierSearchIndex } from '../rebuild/search-index.ts';
 import { publishInstallCounts } from './public-installs.ts';
 
 /**
@@ -94,6 +93,7 @@ async function dispatchOrRelease(deps: Deps, windowEndsAt: number): Promise<Site
 async function refreshInstallCounts(deps: Deps): Promise<void> {
   try {
     await publishInstallCounts(deps);
+    const { retierSearchIndex } = await import('../rebuild/search-index.ts');
     await retierSearchIndex(deps);
   } catch (error) {
     deps.log.warn('install counts not refreshed for the site build', { error: (error as Error).name });

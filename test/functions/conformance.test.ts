@@ -126,6 +126,16 @@ describe('the rules of docs/agent-skills.md, at publish', () => {
     expect(await storedContent(content)).toBe(true);
   });
 
+  it('refuses a description over 1,024 characters, in the body or in SKILL.md, saying how to fix it', async () => {
+    const long = 'd'.repeat(1068);
+    const slug = fresh('long-description');
+    const inBody = await publishWith(slug, [], { description: long });
+    expect(inBody.status).toBe(400);
+    expect(JSON.stringify(await json(inBody))).toContain('move the rest into the body of SKILL.md');
+    const inFile = await invalidSkill(await publishWith(slug, [{ filename: 'SKILL.md', content: `---\nname: ${slug}\ndescription: ${long}\n---\n` }]));
+    expect(inFile).toEqual([expect.objectContaining({ path: ['description'], message: expect.stringContaining('move the rest into the body of SKILL.md') })]);
+  });
+
   it('answers unknown top-level keys with warnings, and none when there are none', async () => {
     const slug = fresh('warned');
     const content = `---\nname: ${slug}\ndescription: d\ncategory: documents\nallowed_tools: Read\nflavour: mint\n---\n`;

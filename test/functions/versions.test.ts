@@ -205,9 +205,10 @@ describe('what a version publish costs in storage calls', () => {
     expect(calls.filter((c) => c.service === 's3' && c.bucket === 'content').map((c) => c.action)).toEqual(['s3:PutObject']);
     // The rebuild writes the new bundle without asking whether it is there (it was published
     // after this rebuilder started), the two registry documents, the archive, the skill's own
-    // index and current SKILL.md (its discovery entry changed), and both indexes (the discovery
-    // index twice: at its path and at v0.1's).
-    expect(calls.filter((c) => c.service === 's3' && c.bucket === 'static').map((c) => c.action)).toEqual(Array(9).fill('s3:PutObject'));
+    // index and current SKILL.md (its discovery entry changed), both indexes (the discovery
+    // index twice: at its path and at v0.1's), and the search index's head and text shard (the
+    // SKILL.md it indexes is read from the blob cache).
+    expect(calls.filter((c) => c.service === 's3' && c.bucket === 'static').map((c) => c.action)).toEqual(Array(11).fill('s3:PutObject'));
     const dynamo = calls
       .filter((c) => c.service === 'dynamodb')
       .map((c) => c.action)

@@ -110,7 +110,7 @@ describe('the catalog', () => {
     await page.getByRole('searchbox', { name: 'Search skills' }).fill('explain postgresql');
     await eventually(() => results.locator('h3').allTextContents()).toEqual(['SQL Explainer']);
     await page.getByRole('searchbox', { name: 'Search skills' }).fill('no such thing anywhere');
-    await eventually(() => page.locator('#search-status').textContent()).toBe('No skills match “no such thing anywhere”.');
+    await eventually(() => page.locator('#search-status').textContent()).toBe('No skill matches “no such thing anywhere”.');
 
     await page.getByRole('searchbox', { name: 'Search skills' }).fill('pretty');
     await page.getByRole('link', { name: 'Pretty JSON' }).click();
@@ -195,7 +195,7 @@ describe('the catalog', () => {
     expect(await page.locator('[data-list=versions] [data-field=version]').allTextContents()).toEqual(['1.0.0']);
     expect(await page.title()).toBe('Fresh Off The Press · Skillpress');
 
-    // The search reads the live catalog, finds it, and links it to the fallback page that works on any host.
+    // The search index the rebuild patched has it, and the search links it to the fallback page that works on any host.
     await page.goto(`${base}/`);
     await page.getByRole('searchbox', { name: 'Search skills' }).fill('fresh off');
     const link = page.getByRole('link', { name: 'Fresh Off The Press' });

@@ -48,8 +48,10 @@ export async function search(options: SearchOptions, io: CommandIo): Promise<Sea
       ui.line(row);
     }
     const more = answer.total > answer.skills.length ? ` (showing ${answer.skills.length}; use --limit)` : '';
-    if (answer.didYouMean) ui.line(`Did you mean "${answer.didYouMean}"? ${c.dim(`skillpress search ${answer.didYouMean}`)}`);
-    ui.line(c.dim(`${plural(answer.total, 'skill')}${query ? ` match "${query}"` : ''}${more}. Install one with: skillpress install <slug>`));
+    const shown = answer.corrected ? answer.didYouMean : query;
+    if (answer.corrected) ui.line(`No skill matches "${query}": these match "${answer.didYouMean}".`);
+    else if (answer.didYouMean) ui.line(`Did you mean "${answer.didYouMean}"? ${c.dim(`skillpress search ${answer.didYouMean}`)}`);
+    ui.line(c.dim(`${plural(answer.total, 'skill')}${shown ? ` match "${shown}"` : ''}${more}. Install one with: skillpress install <slug>`));
   }
   return { query, count: answer.total, skills: answer.skills, ...(answer.didYouMean ? { didYouMean: answer.didYouMean } : {}) };
 }

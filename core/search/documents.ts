@@ -55,12 +55,9 @@ export function searchDocument(entry: CatalogEntry, installs: number): SearchDoc
 }
 
 /**
- * The figure popularity ranks by: how many installs a skill has had. The public install counts
- * are what anyone may see, so they are what the static index may carry.
+ * The figure popularity ranks by: a skill's public installs, which count one per client per day
+ * (docs/api.md §10.4), so a CI loop reinstalling a skill a thousand times weighs as one client.
  */
 export function popularity(counts: PublicInstalls): number {
-  const { clients } = counts as PublicInstalls & { clients?: number };
-  // Distinct clients, where the counts document has them, weigh a CI loop that reinstalls
-  // a skill a thousand times as one.
-  return typeof clients === 'number' ? clients : counts.total;
+  return counts.total;
 }

@@ -45,6 +45,8 @@ export interface SearchAnswer {
   hits: SearchHit[];
   /** A corrected query that finds skills, when some word of this one looks misspelt. */
   didYouMean?: string;
+  /** The hits are those of `didYouMean`: the query as typed found nothing. */
+  corrected?: boolean;
 }
 
 /** The loaded parts of the index: the head's skills index first, then whichever shards have arrived. */
@@ -156,9 +158,11 @@ function unique(alternatives: string[][]): string[][] {
 function engineQuery({ groups, partial }: ParsedQuery, typos: boolean): Query {
   const queries: Query[] = [];
   for (const group of groups) {
+    // Typos allowed by the length of the word as typed, not of its stem ("harness" stems to "har").
+    const allowed = new Map(group.alternatives[0]!.map((term, k) => [term, typosAllowed(group.typed[k] ?? term)]));
     for (const [a, alternative] of group.alternatives.entries()) {
       // What was typed may be misspelt; the synonym table's words are not.
-      const fuzzy = typos && a === 0 ? (term: string) => typosAllowed(term) : false;
+      const fuzzy = typos && a === 0 ? (term: string) => allowed.get(term) ?? typosAllowed(term) : false;
       const prefix = (term: string) => term === partial && term.length >= PREFIX_FROM;
       if (alternative.length === 1) queries.push({ queries: [alternative[0]!], fuzzy, prefix, combineWith: 'OR' });
       else queries.push({ queries: alternative, fuzzy, prefix, combineWith: 'AND' });
@@ -189,8 +193,11 @@ export function search(index: LoadedSearchIndex, query: string, options: SearchO
   const answer: SearchAnswer = { total: filtered.length, hits: filtered.slice(0, limit) };
   const corrected = filtered.length === 0 || usedTypos(parsed, candidates) ? correction(index, parsed) : undefined;
   if (corrected && corrected !== query.trim().toLowerCase()) {
-    const found = rank(index, parseQuery(corrected), match(index, parseQuery(corrected)), corrected, options).filter((hit) => passes(hit, options));
+    const fixed = parseQuery(corrected);
+    const found = rank(index, fixed, match(index, fixed), corrected, options).filter((hit) => passes(hit, options));
     if (found.length > 0) answer.didYouMean = corrected;
+    // Nothing for what was typed, something for what was meant: show that, and say so.
+    if (found.length > 0 && filtered.length === 0) return { total: found.length, hits: found.slice(0, limit), didYouMean: corrected, corrected: true };
   }
   return answer;
 }

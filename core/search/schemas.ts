@@ -41,6 +41,7 @@ export const searchAnswerSchema = z.object({
     }),
   ),
   didYouMean: z.string().optional().describe('a corrected query that finds skills, when a word of this one looks misspelt'),
+  corrected: z.boolean().optional().describe('true when the query as typed found nothing and the skills are those of didYouMean'),
 });
 
 export type SearchAnswerDocument = z.output<typeof searchAnswerSchema>;

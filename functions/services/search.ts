@@ -38,7 +38,13 @@ export async function searchSkills(deps: Pick<Deps, 'staticStore' | 'clock'>, re
     const entry = bySlug.get(hit.slug);
     return entry ? [{ ...entry, installs: hit.installs, score: round(hit.score) }] : [];
   });
-  return { query, total: answer.total, skills, ...(answer.didYouMean ? { didYouMean: answer.didYouMean } : {}) };
+  return {
+    query,
+    total: answer.total,
+    skills,
+    ...(answer.didYouMean ? { didYouMean: answer.didYouMean } : {}),
+    ...(answer.corrected ? { corrected: true } : {}),
+  };
 }
 
 const round = (n: number) => Math.round(n * 1000) / 1000;

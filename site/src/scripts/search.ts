@@ -98,14 +98,16 @@ if (form && input && list && template && status && heading) {
     list.dataset.results = '';
     heading.textContent = query ? 'Search results' : 'Skills';
     const more = loader.complete ? '' : ' (still loading the rest of the index)';
+    const shown = answer.corrected ? `No skill matches “${query}”; showing what matches “${answer.didYouMean}”. ` : '';
     status.textContent =
-      answer.total === 0
+      shown +
+      (answer.total === 0
         ? `No skill matches “${query}”${filtered() ? ' with these filters' : ''}.${more}`
         : answer.total > answer.hits.length
           ? `${formatCount(answer.total)} skills match; showing the best ${answer.hits.length}.${more}`
-          : `${formatCount(answer.total)} ${answer.total === 1 ? 'skill matches' : 'skills match'}.${more}`;
+          : `${formatCount(answer.total)} ${answer.total === 1 ? 'skill matches' : 'skills match'}.${more}`);
     if (suggestion) {
-      suggestion.classList.toggle('shown', Boolean(answer.didYouMean));
+      suggestion.classList.toggle('shown', Boolean(answer.didYouMean) && !answer.corrected);
       const link = suggestion.querySelector('a');
       if (link && answer.didYouMean) {
         link.textContent = answer.didYouMean;

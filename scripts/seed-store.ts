@@ -17,6 +17,8 @@ export interface SeedOptions {
   manyVersionsEvery?: number;
   manyVersions?: number;
   slugPrefix?: string;
+  /** The listing of the `index`-th skill, and the description its SKILL.md gives (else the seed's own). */
+  listing?: (index: number) => { name: string; description: string; category: string; body: string };
 }
 
 export const SEED_DESCRIPTION = 'A seeded skill';
@@ -25,9 +27,10 @@ export const SEED_DESCRIPTION = 'A seeded skill';
  * The files of every version of the seeded skill `slug` (benchmarks give a peer registry the
  * same ones): a valid Agent Skill, so `SKILL.md` names the slug, and an executable script.
  */
-export function seedFiles(slug: string) {
+export function seedFiles(slug: string, listing?: { description: string; body: string }) {
+  const description = listing ? JSON.stringify(listing.description) : SEED_DESCRIPTION;
   return [
-    { filename: 'SKILL.md', content: `---\nname: ${slug}\ndescription: ${SEED_DESCRIPTION}\n---\n# Seeded\n\nFollow these steps.\n` },
+    { filename: 'SKILL.md', content: `---\nname: ${slug}\ndescription: ${description}\n---\n${listing?.body ?? '# Seeded\n\nFollow these steps.\n'}` },
     { filename: 'scripts/run.sh', content: '#!/bin/sh\necho seeded\n', executable: true },
   ];
 }
@@ -51,16 +54,17 @@ export async function seedSkills(deps: Deps, options: SeedOptions): Promise<Skil
     const versions = seedVersions(i, options);
     const at = new Date(now.getTime() - (options.count - i) * 1000).toISOString();
     const slug = seedSlug(i, options.slugPrefix);
-    const files = seedFiles(slug).map((f) => decodeFile(f)!);
+    const listing = options.listing?.(i);
+    const files = seedFiles(slug, listing).map((f) => decodeFile(f)!);
     uploads.push(files);
     const stored = fileEntries(files).map((f) => ({ ...f, encoding: 'utf8' as const, ...(f.filename === 'SKILL.md' ? {} : { executable: true }) }));
     const integrity = bundleIntegrity(files);
     const skill: SkillItem = {
       id: crypto.randomUUID(),
       slug,
-      name: `Seeded skill ${i}`,
-      description: `Seeded skill number ${i} for benchmarks and demos`,
-      category: ['dev-tools', 'writing', 'data', 'testing', 'ops'][i % 5]!,
+      name: listing?.name ?? `Seeded skill ${i}`,
+      description: listing?.description ?? `Seeded skill number ${i} for benchmarks and demos`,
+      category: listing?.category ?? ['dev-tools', 'writing', 'data', 'testing', 'ops'][i % 5]!,
       authorId: author.id,
       authorLogin: author.login,
       paid: false,
@@ -80,7 +84,7 @@ export async function seedSkills(deps: Deps, options: SeedOptions): Promise<Skil
         files: stored,
         dependencies: {},
         integrity,
-        frontMatterDescription: SEED_DESCRIPTION,
+        frontMatterDescription: listing?.description ?? SEED_DESCRIPTION,
       };
       records.push(versionRecord(item));
     }

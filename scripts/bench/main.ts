@@ -5,6 +5,7 @@ import { benchInstall } from './install.ts';
 import { benchPublish } from './publish.ts';
 import { benchRebuild } from './rebuild.ts';
 import { benchScan } from './scan.ts';
+import { benchSearch } from './search.ts';
 import { benchSite } from './site.ts';
 import { benchVerdaccio } from './verdaccio.ts';
 import { printTable, type Row } from './table.ts';
@@ -22,6 +23,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
   site: () => benchSite(),
   scan: benchScan,
   install: benchInstall,
+  search: benchSearch,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -139,6 +139,15 @@ export function parseQuery(query: string, typing = false): ParsedQuery {
     if (STOP_WORDS.has(word) && !keepStopWords) continue;
     groups.push({ alternatives: [[stem(word)]], typed: [word] });
   }
+  // Names run words together ("googlecalendar", "weathermap", "webapp"): two words typed side by
+  // side also match as one, which covers both.
+  for (let g = 0; g + 1 < groups.length; g++) {
+    const [a, b] = [groups[g]!, groups[g + 1]!];
+    if (a.typed.length !== 1 || b.typed.length !== 1) continue;
+    const joined = [stem(a.typed[0]! + b.typed[0]!)];
+    a.alternatives.push(joined);
+    b.alternatives.push(joined);
+  }
   const last = words.at(-1);
   const endsInWord = typing && last !== undefined && /[\p{L}\p{N}]$/u.test(query);
   const partial = endsInWord && groups.length > 0 && groups.at(-1)!.typed.at(-1) === last ? stem(last) : undefined;

@@ -135,6 +135,11 @@ describe('search', () => {
     expect(slugs(catalog, 'fuzz rust')[0]).toBe('cargo-fuzz');
   });
 
+  it('matches two words typed apart against a name that runs them together', () => {
+    const index = indexOf([doc('googlecalendar-automation', 'Automate Googlecalendar tasks'), doc('calendar-notes', 'Notes on a calendar')]);
+    expect(slugs(index, 'google calendar')[0]).toBe('googlecalendar-automation');
+  });
+
   it('puts the skill the query names first', () => {
     expect(slugs(catalog, 'libfuzzer')[0]).toBe('libfuzzer');
     expect(slugs(catalog, 'cargo fuzz')[0]).toBe('cargo-fuzz');

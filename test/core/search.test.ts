@@ -221,7 +221,7 @@ describe('documents', () => {
   });
 
   it('ranks by the public installs', () => {
-    expect(popularity({ total: 10, last30d: 3 })).toBe(10);
+    expect(popularity({ total: 10, last7d: 1, last30d: 3 })).toBe(10);
   });
 
   it('hashes a slug to the same shard every time', () => {

@@ -41,7 +41,7 @@ import { withLock } from '../store/locks.ts';
 import type { SkillItem, VersionItem } from '../store/skills.ts';
 import { repairLookalikeIndex } from './lookalike-repair.ts';
 import { scanSkillStates } from './scan.ts';
-import { type SearchChange, SearchIndexWriter } from './search-index.ts';
+import type { SearchChange, SearchIndexWriter } from './search-index.ts';
 import { type EachSkill, eachSkill, type SkillFailure, type SkillRef, skillFailure } from './skill-failure.ts';
 import { loadSkillState, repairCurrentVersion, type SkillState } from './skill-state.ts';
 
@@ -75,15 +75,27 @@ export class Rebuilder {
    * {@link RebuilderOptions.bundlesCompleteAtStart} says, so their bundles are looked up.
    */
   private readonly notRebuilt = new Set<string>();
-  /** The search index, patched with the catalog (functions/rebuild/search-index.ts). */
-  readonly search: SearchIndexWriter;
+  /**
+   * The search index's writer (functions/rebuild/search-index.ts), patched with the catalog. It
+   * and MiniSearch are loaded at the first index run, as the conformance check is.
+   */
+  private searchWriter?: Promise<SearchIndexWriter>;
+  private loadedSearch?: SearchIndexWriter;
 
   constructor(
     private readonly deps: Deps,
     private readonly options: RebuilderOptions = {},
   ) {
     this.startedAt = deps.clock().getTime();
-    this.search = new SearchIndexWriter(deps);
+  }
+
+  /** The search index's writer, loaded on first use. */
+  search(): Promise<SearchIndexWriter> {
+    this.searchWriter ??= import('./search-index.ts').then(({ SearchIndexWriter }) => {
+      this.loadedSearch = new SearchIndexWriter(this.deps);
+      return this.loadedSearch;
+    });
+    return this.searchWriter;
   }
 
   /**
@@ -232,7 +244,7 @@ export class Rebuilder {
       }
       // The search index before the catalog: a client that sees a skill in the catalog finds it by search too.
       const states = new Map(rebuilt.map((state) => [state.skill.slug, state]));
-      await this.search.writeAll([...catalog.values()].map((entry) => searchChange(states.get(entry.slug), entry)));
+      await (await this.search()).writeAll([...catalog.values()].map((entry) => searchChange(states.get(entry.slug), entry)));
       await this.writeIndexes(catalog, Promise.resolve({ list: discovery }));
       lease.leave(this.indexEtags());
     });
@@ -430,7 +442,7 @@ export class Rebuilder {
           return discovery;
         });
         // The search index before the catalog: a client that sees a skill in the catalog finds it by search too.
-        await this.search.patch(
+        await (await this.search()).patch(
           states.map((state) => searchChange(state, catalog.list.get(state.skill.slug))),
           lease.previous,
         );
@@ -440,7 +452,7 @@ export class Rebuilder {
         // What this process holds may now differ from the bucket: read the bucket next time.
         this.catalog = undefined;
         this.discovery = undefined;
-        this.search.forget();
+        this.loadedSearch?.forget();
         throw error;
       }
     });
@@ -473,7 +485,7 @@ export class Rebuilder {
     const etags: Record<string, string> = {};
     if (this.catalog?.etag) etags[CATALOG_KEY] = this.catalog.etag;
     if (this.discovery?.etag) etags[DISCOVERY_INDEX_KEY] = this.discovery.etag;
-    return { ...etags, ...this.search.etags() };
+    return { ...etags, ...this.loadedSearch?.etags() };
   }
 
   /**

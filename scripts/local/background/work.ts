@@ -91,7 +91,7 @@ export function backgroundWork(deps: Deps, events: BackgroundEvents, rebuilderOp
     failing: () => trigger.failing(),
     publishInstallCounts: async () => {
       await publishInstallCounts(deps);
-      await retierSearchIndex(deps, rebuilder.search);
+      await retierSearchIndex(deps, await rebuilder.search());
     },
     close: async () => {
       clearInterval(refresh);

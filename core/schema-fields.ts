@@ -16,7 +16,6 @@ export const textRule = (problem: (text: string) => string | null) => (text: str
   if (found) ctx.addIssue({ code: 'custom', message: found });
 };
 
-/** One line of visible text: a name, a description, a label. */
 /** One line of visible text: a name, a description, a label; `tooLong` says what to do when it is over `max`. */
 export const visibleText = (max: number, tooLong?: string) =>
   z

@@ -15,8 +15,10 @@ export type DiscoveryDocument = z.output<typeof discoveryDocumentSchema>;
 export type DiscoveryEntry = DiscoveryDocument['skills'][number];
 
 export function catalogEntry(skill: SkillFacts, currentVersion: string): CatalogEntry {
+  // Every skill in the catalog is public: saying so in each entry would only grow it.
+  const { visibility: _public, ...listing } = publicSkill(skill);
   return {
-    ...publicSkill(skill),
+    ...listing,
     currentVersion,
     createdAt: skill.createdAt,
     updatedAt: skill.updatedAt,

@@ -26,4 +26,11 @@ export const limits = {
    * anyway: short and few, so one shared publicly is little use to anyone else.
    */
   entitledToken: { maxSeconds: 3600, defaultSeconds: 600, maxUses: 10, defaultUses: 1 },
+  /** An organisation's members and pending invitations together: its roles live in one item. */
+  orgMembers: 1000,
+  invitationDays: 7,
+  apiKeyDays: { min: 1, max: 365 },
+  /** Skills one API key may be narrowed to. */
+  keySkills: 100,
+  auditPage: 50,
 } as const;

@@ -29,7 +29,8 @@ export interface TokenFacts {
  */
 export interface TokenEntitlement {
   userId: string;
-  via: 'grant' | 'purchase';
+  /** `member`: a member of the organisation that owns the skill, other than its owners. */
+  via: 'grant' | 'purchase' | 'member';
 }
 
 /** Why a presented token does not open this skill; unknown also covers revoked (deleted). */
@@ -57,8 +58,12 @@ export function tokenRejected(problem: TokenProblem): DomainError {
   return unauthenticated(tokenMessages[problem]);
 }
 
-/** How the caller relates to the skill through its session, when it has one. */
-export type SessionStanding = 'author' | 'granted' | 'purchased' | 'other';
+/**
+ * How the caller relates to the skill through its session, when it has one: `author` is its
+ * owning side with every right (the author of a user-owned skill, an owner of the organisation
+ * that owns it), `member` any other member of that organisation (core/policy.ts decides both).
+ */
+export type SessionStanding = 'author' | 'member' | 'granted' | 'purchased' | 'other';
 
 export interface AccessFacts {
   paid: boolean;
@@ -72,7 +77,7 @@ export interface AccessFacts {
 }
 
 /** How a delivery was allowed: a token delivery must spend one of the token's uses. */
-export type AccessRoute = 'free' | 'author' | 'grant' | 'purchase' | 'token';
+export type AccessRoute = 'free' | 'author' | 'member' | 'grant' | 'purchase' | 'token';
 
 /** The 402 for a caller whose access was taken back: a refunded purchase or a revoked grant. */
 export function accessWithdrawn(): DomainError {
@@ -89,6 +94,7 @@ export function accessWithdrawn(): DomainError {
 export function decideAccess(facts: AccessFacts): AccessRoute {
   if (!facts.paid) return 'free';
   if (facts.session === 'author') return 'author';
+  if (facts.session === 'member') return 'member';
   if (facts.session === 'granted') return 'grant';
   if (facts.session === 'purchased') return 'purchase';
   if (facts.token === 'valid') return 'token';

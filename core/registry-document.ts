@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { limits } from './limits.ts';
+import { type Owner, ownerOf, type Visibility, visibilityOf } from './policy.ts';
 import type { Price } from './price.ts';
 import { byPrecedenceDesc, currentOf } from './semver-order.ts';
 import type { ScanResult } from './scan/finding.ts';
@@ -17,7 +18,12 @@ export interface SkillFacts {
   name: string;
   description: string;
   category: string;
+  /** The login of the user who published it first. */
   authorLogin: string;
+  /** Who owns it; absent on skills stored before owners were recorded (then the author). */
+  owner?: Owner;
+  /** Absent: public. */
+  visibility?: Visibility;
   paid: boolean;
   /** Paid skills that are for sale. */
   price?: Price;
@@ -37,6 +43,8 @@ export interface VersionFacts {
   files: { filename: string; size: number; sha256: string }[];
   dependencies: Record<string, string>;
   integrity: string;
+  /** Who published it; absent on versions older than organisations (then the skill's author). */
+  publishedBy?: string;
   /** Withdrawn by the author: still listed and deliverable by exact version, never current. */
   yanked?: boolean;
   yankReason?: string;
@@ -74,14 +82,18 @@ function currentFacts(versions: VersionFacts[]): VersionFacts {
   return found;
 }
 
-const summary = (v: VersionFacts): VersionSummary => ({
-  version: v.version,
-  changelog: v.changelog,
-  publishedAt: v.publishedAt,
-  integrity: v.integrity,
-  ...(v.yanked ? { yanked: true as const, ...(v.yankReason === undefined ? {} : { yankReason: v.yankReason }) } : {}),
-  ...(v.scan ? { scan: v.scan } : {}),
-});
+/** A version as the registry lists it; `skill` names who published the versions that do not say. */
+const summary =
+  (skill: SkillFacts) =>
+  (v: VersionFacts): VersionSummary => ({
+    version: v.version,
+    changelog: v.changelog,
+    publishedAt: v.publishedAt,
+    publishedBy: v.publishedBy ?? skill.authorLogin,
+    integrity: v.integrity,
+    ...(v.yanked ? { yanked: true as const, ...(v.yankReason === undefined ? {} : { yankReason: v.yankReason }) } : {}),
+    ...(v.scan ? { scan: v.scan } : {}),
+  });
 
 export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): RegistryDocument {
   const current = currentFacts(versions);
@@ -92,7 +104,7 @@ export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): R
     updatedAt: skill.updatedAt,
     files: current.files.map(({ filename, size, sha256 }) => ({ filename, size, sha256 })),
     ...(current.scan ? { scan: current.scan } : {}),
-    versions: [...versions].sort(byPublishedDesc).slice(0, limits.registryVersions).map(summary),
+    versions: [...versions].sort(byPublishedDesc).slice(0, limits.registryVersions).map(summary(skill)),
     dependencies: current.dependencies,
     formats: skill.formats,
     delivery: {
@@ -104,8 +116,9 @@ export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): R
 
 /**
  * The public face of a skill, the same in every document that shows one (the API's skill object,
- * the catalog entry, the registry document): identity, listing and the author's login, never
- * the author's id or anything stored for internal use.
+ * the catalog entry, the registry document): identity, listing and its owner, never the author's
+ * id or anything stored for internal use. `author` is the owner's login (a user's or an
+ * organisation's), as older clients read it; `owner` says which.
  */
 export function publicSkill(skill: SkillFacts): {
   id: string;
@@ -114,17 +127,22 @@ export function publicSkill(skill: SkillFacts): {
   description: string;
   category: string;
   author: string;
+  owner: Owner;
+  visibility: Visibility;
   paid: boolean;
   price?: Price;
   deprecated?: string;
 } {
+  const owner = ownerOf(skill);
   return {
     id: skill.id,
     slug: skill.slug,
     name: skill.name,
     description: skill.description,
     category: skill.category,
-    author: skill.authorLogin,
+    author: owner.login,
+    owner: { type: owner.type, login: owner.login },
+    visibility: visibilityOf(skill),
     paid: skill.paid,
     ...priceOf(skill),
     ...(skill.deprecated === undefined ? {} : { deprecated: skill.deprecated }),
@@ -144,7 +162,7 @@ export function versionsDocument(skill: SkillFacts, versions: VersionFacts[]): V
     id: skill.id,
     slug: skill.slug,
     currentVersion: currentFacts(versions).version,
-    versions: [...versions].sort(byPublishedDesc).map(summary),
+    versions: [...versions].sort(byPublishedDesc).map(summary(skill)),
   };
 }
 
@@ -155,7 +173,7 @@ export type QuarantinedDocument = z.output<typeof quarantinedDocumentSchema>;
  * is quarantined, with nothing to install and no content or findings to read.
  */
 export function quarantinedDocument(skill: SkillFacts): QuarantinedDocument {
-  return { id: skill.id, slug: skill.slug, name: skill.name, author: skill.authorLogin, status: 'quarantined' };
+  return { id: skill.id, slug: skill.slug, name: skill.name, author: ownerOf(skill).login, status: 'quarantined' };
 }
 
 /** The two registry documents of a skill as the rebuild writes them: full, or quarantined. */

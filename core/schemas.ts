@@ -188,13 +188,21 @@ export const signedInSchema = z.object({ user: userSchema });
 /** Which sign-in forms the dashboard offers besides GitHub's. */
 export const signInMethodsSchema = z.object({ devLogin: z.boolean() });
 
+/** Who owns a skill, as every document shows it. */
+export const ownerSchema = z.object({
+  type: z.enum(['user', 'org']).describe('a user (the author) or an organisation'),
+  login: z.string(),
+});
+
 export const skillSchema = z.object({
   id: z.string(),
   slug: z.string(),
   name: z.string(),
   description: z.string(),
   category: z.string(),
-  author: z.string(),
+  author: z.string().describe("the owner's login: the user's, or the organisation's"),
+  owner: ownerSchema,
+  visibility: z.enum(['public', 'private']).describe('private: seen and installed only by the members of the organisation that owns it'),
   paid: z.boolean(),
   price: storedPriceSchema.optional().describe('paid skills that are for sale'),
   currentVersion: z.string(),
@@ -335,6 +343,9 @@ export const analyticsSchema = z.object({
 // the builders in catalog.ts and registry-document.ts produce exactly these types. Not strict:
 // a reader must accept fields added by a newer rebuild.
 
+/** `owner` as static documents carry it: files written before owners were recorded lack it (then `author` is a user). */
+const staticOwnerSchema = ownerSchema.optional().describe('absent in files written before owners were recorded: then the author, a user');
+
 export const catalogEntrySchema = skillSchema
   .pick({
     id: true,
@@ -343,6 +354,7 @@ export const catalogEntrySchema = skillSchema
     description: true,
     category: true,
     author: true,
+    owner: true,
     currentVersion: true,
     paid: true,
     price: true,
@@ -352,6 +364,7 @@ export const catalogEntrySchema = skillSchema
   .extend({
     registry: z.string().describe('/api/registry/<slug>'),
     createdAt: z.string().optional().describe('when the skill was first published (entries written before it was listed have none)'),
+    owner: staticOwnerSchema,
   });
 
 export const catalogDocumentSchema = z.object({
@@ -365,6 +378,7 @@ export const versionSummarySchema = z.object({
   version: z.string(),
   changelog: z.string(),
   publishedAt: z.string(),
+  publishedBy: z.string().optional().describe('the login of the user who published it (registry files written before it was recorded lack it)'),
   integrity: z.string().describe('sha256-<base64> of the canonical bundle'),
   yanked: z.literal(true).optional().describe('withdrawn by its author: installable by exact version only, never current, never chosen by a range'),
   yankReason: z.string().optional(),
@@ -372,6 +386,8 @@ export const versionSummarySchema = z.object({
 });
 
 export const registryDocumentSchema = skillSchema.extend({
+  owner: staticOwnerSchema,
+  visibility: z.enum(['public', 'private']).optional().describe('public in every static file; private only from GET /api/me/registry/<slug>'),
   files: z.array(fileEntrySchema).describe('of the current version'),
   scan: z.optional(scanResultSchema).describe('of the current version'),
   versions: z.array(versionSummarySchema).describe('the 5 most recently published, newest first'),

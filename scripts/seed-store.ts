@@ -67,6 +67,7 @@ export async function seedSkills(deps: Deps, options: SeedOptions): Promise<Skil
       category: listing?.category ?? ['dev-tools', 'writing', 'data', 'testing', 'ops'][i % 5]!,
       authorId: author.id,
       authorLogin: author.login,
+      owner: { type: 'user', login: author.login },
       paid: false,
       formats: ['agent-skills'],
       currentVersion: versions.at(-1)!,

@@ -1,8 +1,10 @@
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { unauthenticated } from '#core/errors';
+import { DomainError, unauthenticated } from '#core/errors';
+import { SESSION } from '#core/policy';
 import type { User } from '#core/schemas';
 import { apiKeyOwner, recordKeyUse } from '../services/api-keys.ts';
+import type { Principal } from '../services/authorization.ts';
 import { sessionUser } from '../services/sign-in.ts';
 import type { AppEnv } from './env.ts';
 import { checkOrigin } from './site-origin.ts';
@@ -14,10 +16,8 @@ import { checkOrigin } from './site-origin.ts';
 
 export const SESSION_COOKIE = 'skillpress_session';
 
-export interface Caller {
-  user: User;
-  via: 'session' | 'api-key';
-}
+/** The user, and the credential they came with: a session (everything the user may do) or an API key (perhaps less). */
+export type Caller = Principal;
 
 type Ctx = Context<AppEnv>;
 
@@ -46,21 +46,33 @@ export async function requireSessionOrApiKey(c: Ctx): Promise<Caller> {
   return requireSession(c);
 }
 
+/**
+ * Whoever the request's credentials name, for endpoints that open more to callers who show one
+ * (delivery): the API key when an Authorization header is sent (401 when it is not a live key),
+ * else the session if there is a live one, else undefined. Reads nothing without credentials.
+ */
+export async function credentialCaller(c: Ctx): Promise<Caller | undefined> {
+  if (c.req.header('authorization') !== undefined) return requireApiKey(c);
+  return getCookie(c, SESSION_COOKIE) === undefined ? undefined : sessionCaller(c);
+}
+
 /** The session's caller if there is a live one; never throws for a bad cookie. */
 export async function sessionCaller(c: Ctx): Promise<Caller | undefined> {
   const token = getCookie(c, SESSION_COOKIE);
   if (!token || token.length > 200) return undefined;
   const user = await sessionUser(c.var.deps, token);
-  return user ? { user, via: 'session' } : undefined;
+  return user ? { user, credential: SESSION } : undefined;
 }
 
-async function apiKeyCaller(c: Ctx): Promise<Caller | undefined> {
+/** The API key's caller; undefined for a missing, malformed, unknown or revoked key; 401 `expired_key` for an expired one. */
+export async function apiKeyCaller(c: Ctx): Promise<Caller | undefined> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '');
   if (!match) return undefined;
   const found = await apiKeyOwner(c.var.deps, match[1]!);
   if (!found) return undefined;
+  if (found === 'expired') throw new DomainError('expired_key', 'This API key has expired; create a new one in the dashboard');
   c.set('apiKeyUsed', found.use);
-  return { user: found.user, via: 'api-key' };
+  return { user: found.user, credential: found.credential };
 }
 
 /** Records the use of the request's API key, if one authenticated it and the request succeeded. */

@@ -43,7 +43,7 @@ import { repairLookalikeIndex } from './lookalike-repair.ts';
 import { scanSkillStates } from './scan.ts';
 import type { SearchChange, SearchIndexWriter } from './search-index.ts';
 import { type EachSkill, eachSkill, type SkillFailure, type SkillRef, skillFailure } from './skill-failure.ts';
-import { loadSkillState, repairCurrentVersion, type SkillState } from './skill-state.ts';
+import { loadSkillState, repairSkill, type SkillState } from './skill-state.ts';
 
 /**
  * The rebuild: turns what DynamoDB and the content bucket hold into the static files of
@@ -183,7 +183,7 @@ export class Rebuilder {
    */
   async rebuildAll(): Promise<RebuildReport> {
     const scanned = await scanSkillStates(this.deps.db);
-    const { built, failed: unrepaired } = await eachSkill(scanned.states, 16, skillOf, (state) => repairCurrentVersion(this.deps.db, state));
+    const { built, failed: unrepaired } = await eachSkill(scanned.states, 16, skillOf, (state) => repairSkill(this.deps.db, state));
     const unread = [...scanned.failed, ...unrepaired];
     // Counts every object this run writes (bundles, registry files, archives, indexes).
     let written = 0;

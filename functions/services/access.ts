@@ -1,20 +1,20 @@
-import { DomainError, forbidden, invalidRequest, notFound } from '#core/errors';
+import { DomainError, forbidden, invalidRequest } from '#core/errors';
 import { limits } from '#core/limits';
-import type { User } from '#core/schemas';
+import { decide } from '#core/policy';
 import type { Deps } from '../platform/composition.ts';
 import { type CreatedDownloadToken, createDownloadToken, listDownloadTokens, type NewToken, revokeDownloadToken } from '../store/download-tokens.ts';
 import { listGrants, putGrant, revokeGrant } from '../store/grants.ts';
-import { getSkill } from '../store/skills.ts';
 import { findUserByLogin } from '../store/users.ts';
-import { authoredSkill } from './authorship.ts';
+import { type Principal, skillFor, skillResource } from './authorization.ts';
 import { standingOf } from './entitlement.ts';
 
 /**
- * Paid access, managed by the skill's author: download tokens (shown once, stored hashed) and
- * grants to other users' accounts. Every operation but issuing a token first checks that `user`
- * wrote the skill; a token may also be minted by a buyer or a granted user, for themselves.
+ * Paid access, managed by the skill's owning side (the policy's `skill.manage_access`: its
+ * author, or the owners of its organisation): download tokens (shown once, stored hashed) and
+ * grants to other users' accounts. A token may also be minted by anyone entitled to the paid
+ * skill, for themselves.
  */
-type AccessPorts = Pick<Deps, 'db' | 'clock'>;
+type AccessPorts = Pick<Deps, 'db' | 'clock' | 'config'>;
 
 export interface TokenRequest {
   expiresInSeconds?: number;
@@ -22,23 +22,31 @@ export interface TokenRequest {
 }
 
 /**
- * A download token for `skillId`. The author's tokens are theirs to hand to anyone: a day and any
- * number of uses unless they ask otherwise. Anyone else entitled to the paid skill (granted
- * access, or a buyer) gets a token bound to that entitlement, so `skillpress install` works for
- * them and the token dies with a refund or a revoked grant, and bounded (docs/api.md §9.1): ten
- * minutes and one use unless asked, an hour and ten uses at most. Without an entitlement the
- * answer is 402, as delivery's would be.
+ * A download token for `skillId`. The owning side's tokens are theirs to hand to anyone: a day and
+ * any number of uses unless they ask otherwise. Anyone else entitled to the paid skill (another
+ * member of its organisation, granted access, or a buyer) gets a token of their own, bound to
+ * that entitlement, so `skillpress install` works for them and the token dies with their
+ * membership, a refund or a revoked grant, and bounded (docs/api.md §9.1): ten minutes and one
+ * use unless asked, an hour and ten uses at most. Without an entitlement the answer is 402, as
+ * delivery's would be. Minting a token is a way to read: it takes `read`.
  */
-export async function issueDownloadToken({ db, clock }: AccessPorts, user: User, skillId: string, request: TokenRequest): Promise<CreatedDownloadToken> {
-  const skill = await getSkill(db, skillId);
-  if (!skill) throw notFound(`No skill with id ${skillId}`);
+export async function issueDownloadToken(deps: AccessPorts, principal: Principal, skillId: string, request: TokenRequest): Promise<CreatedDownloadToken> {
+  const { db, clock } = deps;
+  const { skill, caller } = await skillFor(deps, principal, skillId, 'skill.read');
   const issue = (lifetime: { expiresInSeconds: number; maxUses?: number }, entitlement?: NewToken['entitlement']) =>
-    createDownloadToken(db, { skillId: skill.id, createdBy: user.id, ...lifetime, entitlement }, clock());
-  if (skill.authorId === user.id) return issue({ expiresInSeconds: request.expiresInSeconds ?? limits.downloadToken.defaultSeconds, maxUses: request.maxUses });
-  if (!skill.paid) throw forbidden(`${skill.slug} is free: anyone can install it without a download token`);
-  const standing = await standingOf(db, skill, user.id);
-  if (standing === 'granted') return issue(entitledLifetime(request), { userId: user.id, via: 'grant' });
-  if (standing === 'purchased') return issue(entitledLifetime(request), { userId: user.id, via: 'purchase' });
+    createDownloadToken(db, { skillId: skill.id, createdBy: principal.user.id, ...lifetime, entitlement }, clock());
+  const owning = decide(caller, 'skill.manage_access', skillResource(skill));
+  if (owning.allowed) return issue({ expiresInSeconds: request.expiresInSeconds ?? limits.downloadToken.defaultSeconds, maxUses: request.maxUses });
+  if (!skill.paid) throw forbidden(`${skill.slug} is free: anyone who may install it can do so without a download token`);
+  // Beyond the owning side, a token is the caller's own: it needs the scope to read.
+  const reading = decide(caller, 'skill.use_unpaid', skillResource(skill));
+  if (!reading.allowed && reading.code === 'insufficient_scope') throw new DomainError('insufficient_scope', reading.message, { scope: reading.scope });
+  const standing = await standingOf(deps, skill, principal.user);
+  const user = principal.user.id;
+  // The owning side with a key that may not manage: a token of their own, bound to their standing.
+  if (standing === 'author' || standing === 'member') return issue(entitledLifetime(request), { userId: user, via: 'member' });
+  if (standing === 'granted') return issue(entitledLifetime(request), { userId: user, via: 'grant' });
+  if (standing === 'purchased') return issue(entitledLifetime(request), { userId: user, via: 'purchase' });
   throw new DomainError('payment_required', 'Your account has no access to this paid skill; buy it first');
 }
 
@@ -63,9 +71,9 @@ function entitledLifetime(request: TokenRequest): { expiresInSeconds: number; ma
 }
 
 /** The skill's tokens, newest first, without their secrets (only hashes are stored). */
-export async function downloadTokensOf({ db }: AccessPorts, user: User, skillId: string) {
-  const skill = await authoredSkill(db, skillId, user, 'list its download tokens');
-  const tokens = await listDownloadTokens(db, skill.id);
+export async function downloadTokensOf(deps: AccessPorts, principal: Principal, skillId: string) {
+  const { skill } = await skillFor(deps, principal, skillId, 'skill.manage_access');
+  const tokens = await listDownloadTokens(deps.db, skill.id);
   tokens.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
   return tokens.map((t) => ({
     id: t.id,
@@ -77,27 +85,33 @@ export async function downloadTokensOf({ db }: AccessPorts, user: User, skillId:
   }));
 }
 
-export async function withdrawDownloadToken({ db }: AccessPorts, user: User, skillId: string, tokenId: string): Promise<void> {
-  const skill = await authoredSkill(db, skillId, user, 'revoke its download tokens');
-  await revokeDownloadToken(db, skill.id, tokenId);
+export async function withdrawDownloadToken(deps: AccessPorts, principal: Principal, skillId: string, tokenId: string): Promise<void> {
+  const { skill } = await skillFor(deps, principal, skillId, 'skill.manage_access');
+  await revokeDownloadToken(deps.db, skill.id, tokenId);
 }
 
 /** Grants `login`'s account access to the skill. Grants name an account, which exists once its owner has signed in. */
-export async function grantAccess({ db, clock }: AccessPorts, user: User, skillId: string, login: string) {
-  const skill = await authoredSkill(db, skillId, user, 'grant access to it');
-  const grantee = await findUserByLogin(db, login);
-  if (!grantee) throw notFound(`No user ${login}; they need to sign in once before they can be granted access`);
-  const grant = await putGrant(db, { skillId: skill.id, userId: grantee.id, login: grantee.login, grantedBy: user.id, grantedAt: clock().toISOString() });
+export async function grantAccess(deps: AccessPorts, principal: Principal, skillId: string, login: string) {
+  const { skill } = await skillFor(deps, principal, skillId, 'skill.manage_access');
+  const grantee = await findUserByLogin(deps.db, login);
+  if (!grantee) throw new DomainError('not_found', `No user ${login}; they need to sign in once before they can be granted access`);
+  const grant = await putGrant(deps.db, {
+    skillId: skill.id,
+    userId: grantee.id,
+    login: grantee.login,
+    grantedBy: principal.user.id,
+    grantedAt: deps.clock().toISOString(),
+  });
   return { skillId: grant.skillId, login: grant.login, grantedAt: grant.grantedAt };
 }
 
-export async function grantsOf({ db }: AccessPorts, user: User, skillId: string) {
-  const skill = await authoredSkill(db, skillId, user, 'list its grants');
-  const grants = await listGrants(db, skill.id);
+export async function grantsOf(deps: AccessPorts, principal: Principal, skillId: string) {
+  const { skill } = await skillFor(deps, principal, skillId, 'skill.manage_access');
+  const grants = await listGrants(deps.db, skill.id);
   return grants.map(({ skillId: id, login, grantedAt }) => ({ skillId: id, login, grantedAt }));
 }
 
-export async function withdrawGrant({ db }: AccessPorts, user: User, skillId: string, login: string): Promise<void> {
-  const skill = await authoredSkill(db, skillId, user, 'revoke its grants');
-  await revokeGrant(db, skill.id, login);
+export async function withdrawGrant(deps: AccessPorts, principal: Principal, skillId: string, login: string): Promise<void> {
+  const { skill } = await skillFor(deps, principal, skillId, 'skill.manage_access');
+  await revokeGrant(deps.db, skill.id, login);
 }

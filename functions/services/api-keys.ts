@@ -1,4 +1,6 @@
+import type { Credential } from '#core/policy';
 import type { User } from '#core/schemas';
+import { keyCredential } from './authorization.ts';
 import type { Deps } from '../platform/composition.ts';
 import { type ApiKeyItem, authenticateApiKey, type CreatedApiKey, createApiKey, listApiKeys, recordApiKeyUse, revokeApiKey } from '../store/api-keys.ts';
 import { toUser } from '../store/users.ts';
@@ -15,11 +17,18 @@ export interface ApiKeyUse {
   keyHash: string;
 }
 
-/** The owner of `key` and the key's record; undefined for a key that is unknown, revoked or malformed. */
-export async function apiKeyOwner({ db }: Pick<Deps, 'db'>, key: string): Promise<{ user: User; use: ApiKeyUse } | undefined> {
+/**
+ * The owner of `key`, what the key lets them do, and the key's record; undefined for a key that is
+ * unknown, revoked or malformed; `expired` for one past its expiry.
+ */
+export async function apiKeyOwner(
+  { db, clock }: KeyPorts,
+  key: string,
+): Promise<{ user: User; credential: Credential; use: ApiKeyUse } | 'expired' | undefined> {
   const found = await authenticateApiKey(db, key);
   if (!found?.owner) return undefined;
-  return { user: toUser(found.owner), use: { key: found.key, keyHash: found.keyHash } };
+  if (found.key.expiresAt !== undefined && Date.parse(found.key.expiresAt) <= clock().getTime()) return 'expired';
+  return { user: toUser(found.owner), credential: keyCredential(found.key), use: { key: found.key, keyHash: found.keyHash } };
 }
 
 /** Refreshes the key's last use (a hint for its owner, at most once a minute). */
@@ -27,8 +36,9 @@ export function recordKeyUse({ db, clock }: KeyPorts, use: ApiKeyUse): Promise<v
   return recordApiKeyUse(db, use, clock());
 }
 
-export function issueApiKey({ db, clock }: KeyPorts, userId: string, name: string): Promise<CreatedApiKey> {
-  return createApiKey(db, userId, name, clock());
+export async function issueApiKey({ db, clock }: KeyPorts, userId: string, name: string): Promise<Omit<CreatedApiKey, 'item'>> {
+  const { item: _stored, ...created } = await createApiKey(db, userId, name, clock());
+  return created;
 }
 
 /** The owner's keys, newest first, as the owner may see them again (a prefix, never the key). */
@@ -38,6 +48,6 @@ export async function apiKeysOf({ db }: KeyPorts, userId: string) {
   return keys.map(({ id, name, prefix, createdAt, lastUsedAt }) => ({ id, name, prefix, createdAt, lastUsedAt }));
 }
 
-export function withdrawApiKey({ db }: KeyPorts, userId: string, keyId: string): Promise<void> {
-  return revokeApiKey(db, userId, keyId);
+export async function withdrawApiKey({ db }: KeyPorts, userId: string, keyId: string): Promise<void> {
+  await revokeApiKey(db, userId, keyId);
 }

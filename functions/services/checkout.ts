@@ -1,9 +1,10 @@
-import { DomainError, notFound } from '#core/errors';
+import { DomainError } from '#core/errors';
+import { SESSION } from '#core/policy';
 import type { User } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
 import { readSecret } from '../platform/secrets-manager.ts';
 import { openCheckoutSession, StripeFailure } from '../platform/stripe.ts';
-import { getSkill } from '../store/skills.ts';
+import { skillFor } from './authorization.ts';
 import { standingOf } from './entitlement.ts';
 
 /**
@@ -26,12 +27,11 @@ export const PURCHASE_PAGE = '/purchase/';
 export async function openCheckout(deps: CheckoutPorts, buyer: User, skillId: string, siteOrigin: string): Promise<{ url: string; sessionId: string }> {
   const secretKey = await readSecret(deps.config.stripe.secretKey, deps.config.region);
   if (!secretKey) throw paymentsUnavailable('Payments are not configured on this server (no STRIPE_SECRET_KEY); the author can still grant access');
-  const skill = await getSkill(deps.db, skillId);
-  if (!skill) throw notFound(`No skill with id ${skillId}`);
+  const { skill } = await skillFor(deps, { user: buyer, credential: SESSION }, skillId, 'skill.read');
   if (skill.quarantine) throw new DomainError('quarantined', `${skill.slug} is quarantined after reports or a scan; it cannot be bought`);
   if (!skill.paid) throw new DomainError('not_for_sale', `${skill.slug} is free: install it, no purchase needed`);
   if (!skill.price) throw new DomainError('not_for_sale', `${skill.slug} has no price yet, so it cannot be bought; its author has not put it on sale`);
-  const standing = await standingOf(deps.db, skill, buyer.id);
+  const standing = await standingOf(deps, skill, buyer);
   if (standing !== 'other')
     throw new DomainError('already_entitled', `You already have access to ${skill.slug} (${standing}); install it with skillpress install ${skill.slug}`);
 

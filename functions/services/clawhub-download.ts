@@ -40,7 +40,7 @@ export async function downloadZip(
     skillId,
     version: query.version,
     source: 'cli',
-    sessionUser: async () => undefined,
+    caller: async () => undefined,
     install,
     client,
     channel: 'clawhub',

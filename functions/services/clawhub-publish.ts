@@ -2,9 +2,10 @@ import type { z } from 'zod';
 import type { WireFile } from '#core/bundle';
 import type { ClawhubPublishPayload, clawhubPublishedSchema } from '#core/clawhub-publish-schemas';
 import { invalidRequest, isDomainError } from '#core/errors';
-import { publishBodySchema, type User, versionBodySchema } from '#core/schemas';
+import { publishBodySchema, versionBodySchema } from '#core/schemas';
 import { validate } from '#core/validate';
 import type { Deps } from '../platform/composition.ts';
+import type { Principal } from './authorization.ts';
 import { findSkillIdBySlug } from '../store/skills.ts';
 import { type Published, publishSkill, publishVersion } from './publishing.ts';
 
@@ -33,7 +34,7 @@ interface Publish {
 
 export async function publishFromClawhub(
   deps: Deps,
-  author: User,
+  author: Principal,
   payload: ClawhubPublishPayload | Publish,
   files: WireFile[],
 ): Promise<Published<ClawhubPublished>> {
@@ -69,7 +70,7 @@ export async function publishFromClawhub(
   }
 }
 
-async function asVersion(deps: Deps, author: User, skillId: string, payload: Publish, files: WireFile[]): Promise<Published<ClawhubPublished>> {
+async function asVersion(deps: Deps, author: Principal, skillId: string, payload: Publish, files: WireFile[]): Promise<Published<ClawhubPublished>> {
   const body = validate(versionBodySchema, { version: payload.version, changelog: payload.changelog, files });
   const { rate } = await publishVersion(deps, author, skillId, body);
   return { result: published(skillId, payload.slug, payload.version), ...(rate ? { rate } : {}) };

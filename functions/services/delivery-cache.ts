@@ -1,4 +1,5 @@
 import { BoundedCache } from '#core/bounded-cache';
+import { visibilityOf } from '#core/policy';
 import type { SkillItem } from '../store/skills.ts';
 
 /** One version's delivery, as the cache keeps it. */
@@ -20,7 +21,8 @@ export interface Delivery {
  * process's publish (a deliver Lambda's case) shows within about twice the TTL, well inside the
  * CDN's 5-minute registry TTL, and a skill read once never makes a delivery wait again while it
  * stays in demand: skills first read together no longer all expire, and wait, together.
- * Unknown skills are not remembered.
+ * Unknown skills are not remembered, and neither are private ones: a stranger asking for a
+ * private skill waits for the same read as one asking for a skill that does not exist.
  */
 export class DeliveryCache {
   private readonly skills = new Map<string, { skill: SkillItem; until: number }>();
@@ -62,7 +64,7 @@ export class DeliveryCache {
   private async load(id: string, read: () => Promise<SkillItem | undefined>, now: number): Promise<SkillItem | undefined> {
     const generation = this.generation;
     const skill = await read();
-    if (skill && generation === this.generation) {
+    if (skill && visibilityOf(skill) === 'public' && generation === this.generation) {
       this.skills.delete(id);
       this.skills.set(id, { skill, until: now + this.skillTtlMs });
       if (this.skills.size > this.maxSkills) this.skills.delete(this.skills.keys().next().value!);

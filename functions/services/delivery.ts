@@ -3,10 +3,11 @@ import { DomainError, notFound } from '#core/errors';
 import { clientOf, type InstallChannel } from '#core/install-analytics';
 import type { ClientFacts } from '#core/install-visitor';
 import { type AccessFacts, type AccessRoute, decideAccess, tokenProblem, tokenRejected } from '#core/paid-access';
-import type { DeliverQuery, User } from '#core/schemas';
+import type { DeliverQuery } from '#core/schemas';
 import { assertStrictVersion } from '#core/semver-order';
 import { getBlob } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
+import { allowSkill, type Principal } from './authorization.ts';
 import type { Delivery } from './delivery-cache.ts';
 import { entitlementHolds, standingOf } from './entitlement.ts';
 import { findDownloadToken, spendDownloadToken } from '../store/download-tokens.ts';
@@ -21,8 +22,13 @@ import { getSkill, getVersion, type SkillItem, type StoredFile } from '../store/
 
 export interface DeliveryRequest extends DeliverQuery {
   skillId: string;
-  /** The signed-in user, looked up only for paid skills (free delivery reads no credentials). */
-  sessionUser: () => Promise<User | undefined>;
+  /**
+   * Who is calling: the API key sent (401 when it is not valid), else the session, else nobody.
+   * Read beside the skill whatever it turns out to be, so a private skill's `not_found` costs
+   * what a missing one's does. Only private skills (a member, with `read`) and paid ones (a
+   * session with access) look at it.
+   */
+  caller: () => Promise<Principal | undefined>;
   /** False for HEAD: answering with headers only is not an install, so nothing is spent or counted. */
   install: boolean;
   /** Who is installing, for distinct installs and the client's name (core/install-visitor.ts). */
@@ -33,20 +39,21 @@ export interface DeliveryRequest extends DeliverQuery {
 
 /**
  * The content of the requested version (the current one by default), counted as one install
- * from `request.source`. Throws 400 for a malformed version, 404 for an unknown skill or version,
- * 403 `quarantined` for a quarantined skill (whoever asks), and 401/402 for paid content without
- * access (see core/paid-access.ts).
+ * from `request.source`. Throws 400 for a malformed version, 404 for an unknown skill or version
+ * (or a private skill the caller may not see: the same answer), 403 `quarantined` for a
+ * quarantined skill (whoever asks), and 401/402 for paid content without access (see
+ * core/paid-access.ts).
  */
 export async function deliver(deps: Deps, request: DeliveryRequest): Promise<Delivery> {
   const { db, clock, delivery: cache } = deps;
   const wanted = request.version === undefined ? undefined : assertStrictVersion(request.version);
-  const skill = await cache.skill(request.skillId, () => getSkill(db, request.skillId));
-  if (!skill) throw notFound(`No skill with id ${request.skillId}`);
+  const [stored, principal] = await Promise.all([cache.skill(request.skillId, () => getSkill(db, request.skillId)), request.caller()]);
+  const { skill } = await allowSkill(deps, principal, stored, request.skillId, 'skill.read');
   if (skill.quarantine) throw new DomainError('quarantined', `${skill.slug} is quarantined after reports or a scan; it cannot be installed`);
   const version = wanted ?? skill.currentVersion;
   const delivery = await cache.payloads.load(`${skill.id}@${version}`, () => readDelivery(deps, skill, version));
 
-  const route = await accessRoute(deps, skill, request);
+  const route = await accessRoute(deps, skill, request, principal);
   if (!request.install) return delivery;
   const token = route === 'token' ? request.token! : undefined;
   if (token && !(await spendDownloadToken(db, token, skill.id, clock()))) {
@@ -77,10 +84,11 @@ async function readDelivery(deps: Deps, skill: SkillItem, version: string): Prom
 }
 
 /** Gathers only the facts the decision needs: nothing for free skills, no token read for entitled sessions. */
-async function accessRoute(deps: Deps, skill: SkillItem, request: DeliveryRequest): Promise<AccessRoute> {
+async function accessRoute(deps: Deps, skill: SkillItem, request: DeliveryRequest, principal: Principal | undefined): Promise<AccessRoute> {
   if (!skill.paid) return decideAccess({ paid: false });
-  const user = await request.sessionUser();
-  const session = user ? await standingOf(deps.db, skill, user.id) : undefined;
+  // Paid content opens to a session with access, or to a download token; never to an API key itself.
+  const user = principal?.credential.kind === 'session' ? principal.user : undefined;
+  const session = user ? await standingOf(deps, skill, user) : undefined;
   if ((session && session !== 'other') || request.token === undefined) return decideAccess({ paid: true, session });
   return decideAccess({ paid: true, session, token: await tokenStanding(deps, skill, request.token) });
 }
@@ -90,7 +98,7 @@ async function tokenStanding(deps: Deps, skill: SkillItem, token: string): Promi
   const found = await findDownloadToken(deps.db, token);
   const problem = tokenProblem(found, skill.id, deps.clock());
   if (problem) return problem;
-  if (found?.entitlement && !(await entitlementHolds(deps.db, skill.id, found.entitlement))) return 'withdrawn';
+  if (found?.entitlement && !(await entitlementHolds(deps, skill.id, found.entitlement))) return 'withdrawn';
   return 'valid';
 }
 

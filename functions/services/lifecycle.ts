@@ -1,6 +1,6 @@
 import { invalidRequest, notFound, RateLimitedError } from '#core/errors';
 import { currentVersionOf } from '#core/registry-document';
-import type { Skill, User } from '#core/schemas';
+import type { Skill } from '#core/schemas';
 import { assertStrictVersion, isRelease } from '#core/semver-order';
 import type { Deps } from '../platform/composition.ts';
 import {
@@ -14,7 +14,7 @@ import {
   type VersionItem,
   yankRelease,
 } from '../store/skills.ts';
-import { assertAuthor, authoredSkill } from './authorship.ts';
+import { allowSkill, type Principal, skillFor } from './authorization.ts';
 import { toSkill } from './publishing.ts';
 
 /**
@@ -48,7 +48,7 @@ const ATTEMPTS = 8;
  */
 export async function setVersionYanked(
   deps: Deps,
-  author: User,
+  principal: Principal,
   skillId: string,
   rawVersion: string,
   yank: { reason?: string } | undefined,
@@ -56,7 +56,7 @@ export async function setVersionYanked(
   const version = assertStrictVersion(rawVersion);
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const read = await getSkillWithVersions(deps.db, skillId);
-    const skill = assertAuthor(read.skill, skillId, author, yank ? 'yank its versions' : 'undo a yank');
+    const { skill } = await allowSkill(deps, principal, read.skill, skillId, 'skill.yank');
     if (!read.versions.some((v) => v.version === version)) throw notFound(`${skill.slug} has no version ${version}`);
     const updated = yank ? await yankVersion(deps, skill, read.versions, version, yank) : await unyankVersion(deps, skill, read.versions, version);
     if (!updated) {
@@ -110,8 +110,8 @@ async function unyankVersion(deps: Deps, skill: SkillItem, versions: VersionItem
 }
 
 /** Deprecates a skill with `message` (again: the message is replaced), or with `message` null undoes it. */
-export async function setSkillDeprecated(deps: Deps, author: User, skillId: string, message: string | null): Promise<Skill> {
-  await authoredSkill(deps.db, skillId, author, message === null ? 'undo its deprecation' : 'deprecate it');
+export async function setSkillDeprecated(deps: Deps, principal: Principal, skillId: string, message: string | null): Promise<Skill> {
+  await skillFor(deps, principal, skillId, 'skill.deprecate');
   const updated = await touchSkill(deps.db, skillId, { deprecated: message }, deps.clock());
   deps.changed([skillId]);
   return toSkill(updated);

@@ -9,9 +9,10 @@ import { distinctInstallTotals } from '../store/downloads.ts';
 import { decideReports, getReport, getReporterRecord, listOpenReports, listReports, putReport, type ReportItem } from '../store/reports.ts';
 import { getSkill, listSkillsByAuthor, type SkillItem } from '../store/skills.ts';
 import { getUser } from '../store/users.ts';
+import { allow, type Principal, skillFor } from './authorization.ts';
 
 /**
- * Reports and quarantine (docs/api.md §7.10). Any signed-in user but the author may report a
+ * Reports and quarantine (docs/api.md §7.10). Any signed-in user but its owning side may report a
  * skill once while their report is open, a few times an hour. Each report is weighed by its
  * reporter's standing when filed (core/moderation.ts): reports of new or unproven accounts wait
  * for the admins, and only a strong signal from accounts with standing hides a skill before an
@@ -26,10 +27,9 @@ type Ports = Pick<Deps, 'db' | 'clock' | 'changed' | 'config' | 'log'>;
 const SKILLS_WEIGHED = 100;
 const DAY_MS = 86_400_000;
 
-export async function reportSkill(deps: Ports, user: User, skillId: string, body: ReportBody): Promise<Report> {
-  const [skill, earlier] = await Promise.all([getSkill(deps.db, skillId), getReport(deps.db, skillId, user.id)]);
-  if (!skill) throw notFound(`No skill with id ${skillId}`);
-  if (skill.authorId === user.id) throw forbidden('You cannot report your own skill');
+export async function reportSkill(deps: Ports, principal: Principal, skillId: string, body: ReportBody): Promise<Report> {
+  const user = principal.user;
+  const [{ skill }, earlier] = await Promise.all([skillFor(deps, principal, skillId, 'skill.report'), getReport(deps.db, skillId, user.id)]);
   if (earlier?.status === 'open') throw alreadyReported();
   const window = rateWindow(deps.config, 'report');
   const slot = await takeSlot(deps.db, user.id, deps.clock(), window);
@@ -100,17 +100,15 @@ async function quarantineIfReported(deps: Ports, skill: SkillItem): Promise<void
 }
 
 /** A skill's reports, newest first, for its author or an admin; reporters are not named. */
-export async function reportsOf(deps: Ports, user: User, skillId: string): Promise<Report[]> {
-  const skill = await getSkill(deps.db, skillId);
-  if (!skill) throw notFound(`No skill with id ${skillId}`);
-  if (skill.authorId !== user.id && !isAdmin(user.login, deps.config.admins)) throw forbidden('Only the author of this skill or an admin may read its reports');
+export async function reportsOf(deps: Ports, principal: Principal, skillId: string): Promise<Report[]> {
+  await skillFor(deps, principal, skillId, 'skill.read_reports');
   const reports = await listReports(deps.db, skillId);
   return reports.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0)).map(forAuthor);
 }
 
 /** Every open report with its skill as it stands, newest first: the admins' queue. */
-export async function openReports(deps: Ports, admin: User): Promise<AdminReport[]> {
-  assertAdmin(deps, admin);
+export async function openReports(deps: Ports, admin: Principal): Promise<AdminReport[]> {
+  await assertAdmin(deps, admin);
   const reports = await listOpenReports(deps.db);
   const ids = [...new Set(reports.map((r) => r.skillId))];
   const skills = new Map((await Promise.all(ids.map((id) => getSkill(deps.db, id)))).filter((s) => s !== undefined).map((s) => [s.id, s]));
@@ -143,8 +141,9 @@ export interface QuarantineState {
  * An admin quarantines a skill and upholds its open reports. A skill already quarantined keeps
  * its quarantine (and its reason); the answer says what stands.
  */
-export async function quarantine(deps: Ports, admin: User, skillId: string, reason: string): Promise<QuarantineState> {
-  assertAdmin(deps, admin);
+export async function quarantine(deps: Ports, principal: Principal, skillId: string, reason: string): Promise<QuarantineState> {
+  await assertAdmin(deps, principal);
+  const admin = principal.user;
   const skill = await getSkill(deps.db, skillId);
   if (!skill) throw notFound(`No skill with id ${skillId}`);
   const now = deps.clock();
@@ -165,8 +164,9 @@ export async function quarantine(deps: Ports, admin: User, skillId: string, reas
  * An admin clears a skill: lifts its quarantine if it has one, and dismisses its open reports
  * (so the same reporters do not quarantine it again at once; new reports count afresh).
  */
-export async function release(deps: Ports, admin: User, skillId: string): Promise<void> {
-  assertAdmin(deps, admin);
+export async function release(deps: Ports, principal: Principal, skillId: string): Promise<void> {
+  await assertAdmin(deps, principal);
+  const admin = principal.user;
   const skill = await getSkill(deps.db, skillId);
   if (!skill) throw notFound(`No skill with id ${skillId}`);
   await decideReports(deps.db, skillId, 'dismissed', deps.clock());
@@ -176,8 +176,8 @@ export async function release(deps: Ports, admin: User, skillId: string): Promis
   }
 }
 
-function assertAdmin(deps: Pick<Deps, 'config'>, user: User): void {
-  if (!isAdmin(user.login, deps.config.admins)) throw forbidden('Only admins may do this');
+async function assertAdmin(deps: Ports, principal: Principal): Promise<void> {
+  await allow(deps, principal, 'registry.moderate', { kind: 'registry' });
 }
 
 function forAuthor(report: ReportItem): Report {

@@ -1,8 +1,8 @@
 import { invalidRequest, notFound } from '#core/errors';
-import type { Skill, SkillUpdateBody, User } from '#core/schemas';
+import type { Skill, SkillUpdateBody } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
 import { setSkillPrice } from '../store/skills.ts';
-import { authoredSkill } from './authorship.ts';
+import { type Principal, skillFor } from './authorization.ts';
 import { toSkill } from './publishing.ts';
 
 /**
@@ -10,8 +10,13 @@ import { toSkill } from './publishing.ts';
  * without a price is listed but cannot be bought; `null` takes it off sale. The registry
  * document and the catalog show the new price after the rebuild the change triggers.
  */
-export async function updateSkill(deps: Pick<Deps, 'db' | 'clock' | 'changed'>, author: User, skillId: string, body: SkillUpdateBody): Promise<Skill> {
-  const skill = await authoredSkill(deps.db, skillId, author, 'change its price');
+export async function updateSkill(
+  deps: Pick<Deps, 'db' | 'clock' | 'changed' | 'config'>,
+  principal: Principal,
+  skillId: string,
+  body: SkillUpdateBody,
+): Promise<Skill> {
+  const { skill } = await skillFor(deps, principal, skillId, 'skill.set_price');
   if (!skill.paid && body.price !== null) {
     throw invalidRequest(`${skill.slug} is free: only a paid skill has a price`, { issues: [{ path: ['price'], message: 'the skill is free' }] });
   }

@@ -9,7 +9,7 @@ import { assertStrictVersion, isRelease } from '#core/semver-order';
 import type { SkillConformance } from '#core/skill-conformance';
 import { type ImitationCandidate, similarPopularSlug } from '#core/slug-imitation';
 import { slugify } from '#core/slug';
-import { assertAuthor } from './authorship.ts';
+import { allow, allowSkill, type Principal } from './authorization.ts';
 import { rateWindow } from './rate-windows.ts';
 import { scanForPublish } from './scanning.ts';
 import { putBlobs } from '../content/blobs.ts';
@@ -57,8 +57,10 @@ export type SkillPublished = Skill & { scan: ScanResult; warnings?: string[] };
  * A new skill by `author` at `firstVersion` (1.0.0 unless a ClawHub publish names another),
  * whose body the route has already validated.
  */
-export async function publishSkill(deps: Deps, author: User, body: PublishBody, firstVersion = FIRST_VERSION): Promise<Published<SkillPublished>> {
+export async function publishSkill(deps: Deps, principal: Principal, body: PublishBody, firstVersion = FIRST_VERSION): Promise<Published<SkillPublished>> {
   const { db, clock } = deps;
+  const author = principal.user;
+  await allow(deps, principal, 'account.create_skill', { kind: 'account', userId: author.id });
   const version = assertStrictVersion(firstVersion);
   // The current version is the highest release: a skill needs one from its first version on.
   if (!isRelease(version))
@@ -98,6 +100,7 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody, 
     category: body.category,
     authorId: author.id,
     authorLogin: author.login,
+    owner: { type: 'user', login: author.login },
     paid: body.paid,
     ...(body.price ? { price: body.price } : {}),
     formats: body.formats,
@@ -105,7 +108,7 @@ export async function publishSkill(deps: Deps, author: User, body: PublishBody, 
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
   };
-  const item = { ...versionItem(id, version, body.changelog, now, files, body.dependencies, conformance), scan };
+  const item = { ...versionItem(id, version, body.changelog, now, files, body.dependencies, conformance), publishedBy: author.login, scan };
   const fingerprint = fingerprintOf(item);
   let claimed = false;
   let versionStored = false;
@@ -146,13 +149,14 @@ export interface VersionCreated {
  * then go out together, and their verdicts come in order: the skill, its author and its
  * quarantine, whether the version is taken, and the dependencies; the files are parsed last.
  */
-export async function publishVersion(deps: Deps, author: User, skillId: string, body: VersionBody): Promise<Published<VersionCreated>> {
+export async function publishVersion(deps: Deps, principal: Principal, skillId: string, body: VersionBody): Promise<Published<VersionCreated>> {
+  const author = principal.user;
   const { db, clock } = deps;
   const version = assertStrictVersion(body.version);
   const files = prepareFiles(body.files);
   const [found, known] = await Promise.allSettled([getSkillAndVersionCheck(db, skillId, version), findDependencies(deps, body.dependencies)]);
   const { skill: stored, taken } = settled(found);
-  const skill = assertAuthor(stored, skillId, author, 'publish its versions');
+  const { skill } = await allowSkill(deps, principal, stored, skillId, 'skill.publish_version');
   // Its author may not go on publishing while admins (or a rescan) hold it: nothing new of it may
   // reach anyone, and the rebuild writes nothing static for it either.
   if (skill.quarantine)
@@ -168,7 +172,7 @@ export async function publishVersion(deps: Deps, author: User, skillId: string, 
   const window = rateWindow(deps.config, 'version');
   const slot = await takeSlot(db, author.id, clock(), window);
   const now = clock();
-  const item = { ...versionItem(skillId, version, body.changelog, now, files, body.dependencies, conformance), scan };
+  const item = { ...versionItem(skillId, version, body.changelog, now, files, body.dependencies, conformance), publishedBy: author.login, scan };
   try {
     await putBlobs(deps.blobs, files);
     // Its write decides a race for the number.

@@ -2,10 +2,10 @@ import { salesSummary } from '#core/sales';
 import type { User } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
 import { listPurchasesOf, listSales, type PurchaseItem } from '../store/purchases.ts';
-import { authoredSkill } from './authorship.ts';
+import { type Principal, skillFor } from './authorization.ts';
 
 /** Purchases as their buyer sees them, and sales as the skill's author sees them (docs/api.md §9.5). */
-type PurchasePorts = Pick<Deps, 'db'>;
+type PurchasePorts = Pick<Deps, 'db' | 'config'>;
 
 /** How many individual sales the author's answer lists; the totals count them all. */
 const SALES_LISTED = 100;
@@ -28,8 +28,9 @@ export async function purchasesOf({ db }: PurchasePorts, buyer: User) {
 }
 
 /** The skill's sales for its author: counts, money per currency, and the most recent sales. */
-export async function salesOf({ db }: PurchasePorts, author: User, skillId: string) {
-  const skill = await authoredSkill(db, skillId, author, 'see its sales');
+export async function salesOf(deps: PurchasePorts, principal: Principal, skillId: string) {
+  const { db } = deps;
+  const { skill } = await skillFor(deps, principal, skillId, 'skill.read_sales');
   const sales = (await listSales(db, skill.id)).sort(newestFirst);
   return {
     skillId: skill.id,

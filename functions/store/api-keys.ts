@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '#core/errors';
+import { SCOPES, type Scope } from '#core/policy';
 import { hashSecret, newId, newSecret } from '../platform/secrets.ts';
 import { BoundedCache } from '#core/bounded-cache';
 import { type Db, getItems, isConditionFailed, parseItem, queryAll, tableKeys, writeIf } from './db.ts';
@@ -30,8 +31,27 @@ const apiKeyItemSchema = z.object({
     z.nullish(z.string()),
     z.transform((v) => v ?? null),
   ),
+  /** What the key may be used for; absent on a key created without scopes (everything, as keys always could). */
+  scopes: z.optional(z.array(z.enum(SCOPES))),
+  /** Narrowed to this organisation (its login as the key was created). */
+  org: z.optional(z.string()),
+  /** Narrowed to these skills (ids). */
+  skills: z.optional(z.array(z.string())),
+  /**
+   * When the key stops working (ISO 8601). A string, so the table's TTL (which reads numbers)
+   * never deletes it: an expired key answers `expired_key`, and stays in its owner's list.
+   */
+  expiresAt: z.optional(z.string()),
 });
 export type ApiKeyItem = z.output<typeof apiKeyItemSchema>;
+
+/** What a new key is limited to, beyond its owner's own rights. */
+export interface KeyLimits {
+  scopes?: Scope[];
+  org?: string;
+  skills?: string[];
+  expiresAt?: string;
+}
 
 export interface CreatedApiKey {
   id: string;
@@ -39,9 +59,10 @@ export interface CreatedApiKey {
   name: string;
   prefix: string;
   createdAt: string;
+  item: ApiKeyItem;
 }
 
-export async function createApiKey(db: Db, userId: string, name: string, now: Date): Promise<CreatedApiKey> {
+export async function createApiKey(db: Db, userId: string, name: string, now: Date, keyLimits: KeyLimits = {}): Promise<CreatedApiKey> {
   const key = newSecret(API_KEY_PREFIX);
   const item: ApiKeyItem = {
     id: newId(),
@@ -50,6 +71,10 @@ export async function createApiKey(db: Db, userId: string, name: string, now: Da
     prefix: key.slice(0, VISIBLE_PREFIX_CHARS),
     createdAt: now.toISOString(),
     lastUsedAt: null,
+    ...(keyLimits.scopes ? { scopes: keyLimits.scopes } : {}),
+    ...(keyLimits.org === undefined ? {} : { org: keyLimits.org }),
+    ...(keyLimits.skills ? { skills: keyLimits.skills } : {}),
+    ...(keyLimits.expiresAt === undefined ? {} : { expiresAt: keyLimits.expiresAt }),
   };
   await db.doc.send(
     new PutCommand({
@@ -58,7 +83,7 @@ export async function createApiKey(db: Db, userId: string, name: string, now: Da
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
-  return { id: item.id, key, name: item.name, prefix: item.prefix, createdAt: item.createdAt };
+  return { id: item.id, key, name: item.name, prefix: item.prefix, createdAt: item.createdAt, item };
 }
 
 /**
@@ -120,8 +145,8 @@ export async function listApiKeys(db: Db, userId: string): Promise<ApiKeyItem[]>
   return items.map(toApiKeyItem);
 }
 
-/** Deletes the caller's key `id`. Someone else's key is as unknown as a missing one. */
-export async function revokeApiKey(db: Db, userId: string, id: string): Promise<void> {
+/** Deletes the caller's key `id` and gives it as it was. Someone else's key is as unknown as a missing one. */
+export async function revokeApiKey(db: Db, userId: string, id: string): Promise<ApiKeyItem> {
   const [found] = await queryAll(db, {
     IndexName: tableKeys.byOwner.name,
     KeyConditionExpression: 'gsi1pk = :owner',
@@ -142,6 +167,7 @@ export async function revokeApiKey(db: Db, userId: string, id: string): Promise<
     if (isConditionFailed(error)) throw notFound('No such API key');
     throw error;
   }
+  return toApiKeyItem(found);
 }
 
 function toApiKeyItem(raw: Record<string, unknown>): ApiKeyItem {

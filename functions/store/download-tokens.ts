@@ -36,7 +36,7 @@ const downloadTokenItemSchema = z.object({
     z.transform((v) => v ?? null),
   ),
   /** Absent on the tokens an author issues; present on those an entitled user minted for themselves. */
-  entitlement: z.optional(z.object({ userId: z.string(), via: z.enum(['grant', 'purchase']) })),
+  entitlement: z.optional(z.object({ userId: z.string(), via: z.enum(['grant', 'purchase', 'member']) })),
 });
 export type DownloadTokenItem = z.output<typeof downloadTokenItemSchema> & TokenFacts;
 

@@ -8,8 +8,10 @@ export const prefix = {
   skill: 'SKILL#',
   /** A slug's claim, unique across skills. */
   slug: 'SLUG#',
-  /** GSI partition: an author's skills. */
+  /** GSI partition: an author's skills (those the author owns). */
   author: 'AUTHOR#',
+  /** GSI partition: an organisation's skills. */
+  orgSkills: 'ORGSKILLS#',
   user: 'USER#',
   /** A login's claim, so a login names one user. */
   login: 'LOGIN#',
@@ -44,6 +46,12 @@ export const prefix = {
   /** The popular skills whose slugs share one lookalike key, for the imitation check. */
   lookalike: 'LOOKALIKE#',
   lock: 'LOCK#',
+  /** An organisation: its item (members and roles) and its pending invitations. */
+  org: 'ORG#',
+  /** GSI partition: a user's pending invitations. */
+  invitationsOf: 'INVITES#',
+  /** An organisation's audit log, newest last. */
+  audit: 'AUDIT#',
   /** A skill's reports, one item per reporter. */
   report: 'REPORT#',
   /** What admins decided about an account's reports: how many were upheld and dismissed. */
@@ -55,7 +63,16 @@ export const prefix = {
 } as const;
 
 /** Sort-key prefixes inside a partition. */
-export const sortPrefix = { version: 'VERSION#', day: 'DAY#', buyer: 'BUYER#', fingerprint: 'FINGERPRINT#' } as const;
+export const sortPrefix = {
+  version: 'VERSION#',
+  day: 'DAY#',
+  buyer: 'BUYER#',
+  fingerprint: 'FINGERPRINT#',
+  /** In an organisation's partition: a pending invitation, by the invitee's user id. */
+  invitation: 'INVITE#',
+  /** In a user's partition: an organisation they belong to, for their list of organisations. */
+  membership: 'ORG#',
+} as const;
 
 export type ItemKey = { pk: string; sk: string };
 
@@ -93,6 +110,7 @@ export const rateLimitKey = (userId: string, action: string): ItemKey => ({ pk: 
 export const lockKey = (name: string): ItemKey => ({ pk: prefix.lock + name, sk: 'LOCK' });
 export const lookalikeKey = (key: string): ItemKey => ({ pk: prefix.lookalike + key, sk: 'LOOKALIKE' });
 export const uploadKey = (ticketHash: string): ItemKey => ({ pk: prefix.upload + ticketHash, sk: 'UPLOAD' });
+export const orgKey = (login: string): ItemKey => ({ pk: prefix.org + login.toLowerCase(), sk: 'ORG' });
 export const reportKey = (skillId: string, userId: string): ItemKey => ({ pk: prefix.report + skillId, sk: prefix.user + userId });
 export const reporterKey = (userId: string): ItemKey => ({ pk: prefix.reporter + userId, sk: 'REPORTER' });
 

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError } from '#core/errors';
+import type { Owner } from '#core/policy';
 import type { Price } from '#core/price';
 import { scanResultSchema } from '#core/scan/scan-result-schema';
 import { isRelease, releaseKey } from '#core/semver-order';
@@ -18,6 +19,10 @@ import { fingerprintKey, prefix, skillKey, slugKey, sortPrefix, versionKey } fro
  */
 
 const authorPartition = (userId: string) => prefix.author + userId;
+const orgSkillsPartition = (org: string) => prefix.orgSkills + org.toLowerCase();
+/** The GSI partition that lists a skill with its owner's: the author's, or the organisation's. */
+const ownerPartition = (skill: Pick<SkillItem, 'owner' | 'authorId'>) =>
+  skill.owner?.type === 'org' ? orgSkillsPartition(skill.owner.login) : authorPartition(skill.authorId);
 
 /** A slug claim with no META behind it this long after claiming is a crashed publish's leftover. */
 const ORPHAN_CLAIM_MS = 60_000;
@@ -29,8 +34,16 @@ const skillItemSchema = z.object({
   name: z.string(),
   description: z.string(),
   category: z.string(),
+  /** The user who published it first; the owner of a user-owned skill. */
   authorId: z.string(),
   authorLogin: z.string(),
+  /**
+   * Who owns it: its author, or an organisation. Absent on skills stored before owners were
+   * recorded, which are their authors' until the full rebuild writes it (core/policy.ts ownerOf).
+   */
+  owner: z.optional(z.object({ type: z.enum(['user', 'org']), login: z.string() })),
+  /** Absent: public. Only an organisation's skill can be private, and never once public. */
+  visibility: z.optional(z.enum(['public', 'private'])),
   paid: z.boolean(),
   /** Paid skills that are for sale: minor units of an ISO 4217 currency. */
   price: z.optional(z.object({ amount: z.number(), currency: z.string() })),
@@ -80,6 +93,8 @@ const versionItemSchema = z.object({
   dependencies: z._default(z.record(z.string(), z.string()), {}),
   /** `sha256-<base64>` of the canonical bundle. */
   integrity: z.string(),
+  /** The login of the user who published it; absent on versions older than organisations (then the skill's author). */
+  publishedBy: z.optional(z.string()),
   /**
    * The `SKILL.md` description, recorded when the version passed the conformance check at
    * publish; the discovery index lists it. Versions published before the check lack it.
@@ -104,7 +119,7 @@ export const skillRecord = ({ yankedReleases, ...skill }: SkillItem) => ({
   ...skill,
   ...(yankedReleases && yankedReleases.length > 0 ? { yankedReleases: new Set(yankedReleases) } : {}),
   currentKey: releaseKey(skill.currentVersion),
-  gsi1pk: authorPartition(skill.authorId),
+  gsi1pk: ownerPartition(skill),
   gsi1sk: `${skill.createdAt}#${skill.id}`,
 });
 export const versionRecord = (item: VersionItem) => ({ ...versionKey(item.skillId, item.version), ...item });
@@ -566,6 +581,25 @@ export async function touchSkill(db: Db, skillId: string, change: { deprecated?:
     }),
   );
   return toSkillItem(Attributes!);
+}
+
+/**
+ * Writes the owner of a skill stored before owners were recorded: its author. The rebuild does
+ * it, skill by skill, while readers take a missing owner for the author, so nothing waits for it.
+ * Leaves a skill that has an owner (a transfer got there first) as it is.
+ */
+export async function recordOwner(db: Db, skillId: string, owner: Owner): Promise<boolean> {
+  return writeIf(
+    db,
+    new UpdateCommand({
+      TableName: db.table,
+      Key: skillKey(skillId),
+      UpdateExpression: 'SET #owner = :owner',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#owner)',
+      ExpressionAttributeNames: { '#owner': 'owner' },
+      ExpressionAttributeValues: { ':owner': { type: owner.type, login: owner.login } },
+    }),
+  );
 }
 
 export async function listSkillsByAuthor(db: Db, userId: string): Promise<SkillItem[]> {

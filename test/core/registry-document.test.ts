@@ -61,7 +61,33 @@ describe('registry document', () => {
   it('lists the 5 most recently published versions, newest first, with changelogs', () => {
     const doc = registryDocument(skill(), versions);
     expect(doc.versions.map((v) => v.version)).toEqual(['1.2.1', '2.2.0', '2.1.0', '2.0.0', '1.2.0']);
-    expect(doc.versions[0]).toEqual({ version: '1.2.1', changelog: 'notes 1.2.1', publishedAt: '2026-01-07T00:00:00.000Z', integrity: 'sha256-1.2.1' });
+    expect(doc.versions[0]).toEqual({
+      version: '1.2.1',
+      changelog: 'notes 1.2.1',
+      publishedAt: '2026-01-07T00:00:00.000Z',
+      publishedBy: 'alice',
+      integrity: 'sha256-1.2.1',
+    });
+  });
+
+  it('names who published each version, and the owner: a user until an organisation owns it', () => {
+    const byBob = versions.map((v) => (v.version === '2.2.0' ? { ...v, publishedBy: 'bob' } : v));
+    const before = registryDocument(skill(), byBob);
+    // A skill stored before owners were recorded is its author's; versions without a publisher are the author's too.
+    expect([before.author, before.owner, before.visibility]).toEqual(['alice', { type: 'user', login: 'alice' }, 'public']);
+    expect(before.versions.map((v) => [v.version, v.publishedBy])).toEqual([
+      ['1.2.1', 'alice'],
+      ['2.2.0', 'bob'],
+      ['2.1.0', 'alice'],
+      ['2.0.0', 'alice'],
+      ['1.2.0', 'alice'],
+    ]);
+    const orgOwned = skill({ owner: { type: 'org', login: 'Acme' } });
+    const doc = registryDocument(orgOwned, byBob);
+    expect([doc.author, doc.owner]).toEqual(['Acme', { type: 'org', login: 'Acme' }]);
+    expect(versionsDocument(orgOwned, byBob).versions.find((v) => v.version === '2.2.0')?.publishedBy).toBe('bob');
+    const entry = catalogEntry(orgOwned, '2.2.0');
+    expect([entry.author, entry.owner, 'visibility' in entry]).toEqual(['Acme', { type: 'org', login: 'Acme' }, false]);
   });
 
   it('takes files and dependencies from the current version, the highest release', () => {
@@ -90,6 +116,8 @@ describe('registry document', () => {
         'description',
         'category',
         'author',
+        'owner',
+        'visibility',
         'paid',
         'currentVersion',
         'createdAt',
@@ -152,6 +180,7 @@ describe('registry document', () => {
       version: '2.2.0',
       changelog: 'notes 2.2.0',
       publishedAt: '2026-01-06T00:00:00.000Z',
+      publishedBy: 'alice',
       integrity: 'sha256-2.2.0',
       yanked: true,
       yankReason: 'leaks tokens',
@@ -202,6 +231,7 @@ describe('catalog and discovery index', () => {
       description: 'Formats JSON',
       category: 'dev-tools',
       author: 'alice',
+      owner: { type: 'user', login: 'alice' },
       currentVersion: '1.0.0',
       paid: false,
       createdAt: '2026-01-01T00:00:00.000Z',

@@ -39,9 +39,11 @@ describe('GET /api/me/skills', () => {
       'formats',
       'id',
       'name',
+      'owner',
       'paid',
       'slug',
       'updatedAt',
+      'visibility',
     ]);
 
     const carol = await Client.signIn(stack, 'carol');

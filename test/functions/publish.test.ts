@@ -37,6 +37,8 @@ describe('POST /api/publish', () => {
       description: 'Formats JSON',
       category: 'dev-tools',
       author: 'alice',
+      owner: { type: 'user', login: 'alice' },
+      visibility: 'public',
       paid: false,
       currentVersion: '1.0.0',
       formats: ['agent-skills'],

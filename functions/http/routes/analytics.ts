@@ -5,5 +5,5 @@ import { route } from '../route.ts';
 
 /** Install analytics for the author's dashboard: a session only, the author only (docs/api.md). */
 export const analyticsRoutes: RouteGroup = (app) => {
-  route(app, op.installAnalytics, async (c, { caller, params }) => c.json(await installAnalytics(c.var.deps, caller.user, params.skillId), 200));
+  route(app, op.installAnalytics, async (c, { caller, params }) => c.json(await installAnalytics(c.var.deps, caller, params.skillId), 200));
 };

@@ -28,11 +28,11 @@ export const clawhubPublishRoutes: RouteGroup = (app) => {
     let published: Awaited<ReturnType<typeof publishFromClawhub>>;
     if (json) {
       const { publishFromClawhubJson } = await uploads();
-      published = await publishFromClawhubJson(c.var.deps, caller.user, await readBody(c, clawhubJsonPublishSchema));
+      published = await publishFromClawhubJson(c.var.deps, caller, await readBody(c, clawhubJsonPublishSchema));
     } else {
       const form = await readMultipart(c, 'the skill as JSON (clawhub) or as a payload part and one files part per file (clawdhub)', FORM_LIMITS);
       const payload = validate(clawhubPublishPayloadSchema, jsonPart(form, 'payload'));
-      published = await publishFromClawhub(c.var.deps, caller.user, payload, fileParts(form, 'files'));
+      published = await publishFromClawhub(c.var.deps, caller, payload, fileParts(form, 'files'));
     }
     const { result, rate } = published;
     const headers = rate ? rateLimitHeaders(rate.limit, rate.remaining, rate.resetSeconds) : {};

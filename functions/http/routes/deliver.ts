@@ -1,5 +1,5 @@
 import { deliver } from '../../services/delivery.ts';
-import { sessionCaller } from '../auth.ts';
+import { credentialCaller } from '../auth.ts';
 import { clientFacts } from '../client.ts';
 import type { RouteGroup } from '../env.ts';
 import { deliveryOperations as op } from '../operations/deliver.ts';
@@ -11,7 +11,7 @@ export const deliverRoutes: RouteGroup = (app) => {
     const delivery = await deliver(c.var.deps, {
       ...query,
       skillId: params.skillId,
-      sessionUser: async () => (await sessionCaller(c))?.user,
+      caller: () => credentialCaller(c),
       // Hono routes HEAD to GET handlers; a HEAD must not count as an install.
       install: c.req.method !== 'HEAD',
       client: clientFacts(c),

@@ -6,14 +6,12 @@ import { route } from '../route.ts';
 /** Yanking versions and deprecating skills, by their author with a session or an API key (docs/api.md §7.5). */
 export const lifecycleRoutes: RouteGroup = (app) => {
   route(app, op.yankVersion, async (c, { caller, body, params }) =>
-    c.json(await setVersionYanked(c.var.deps, caller.user, params.id, params.version, { ...(body.reason === undefined ? {} : { reason: body.reason }) }), 200),
+    c.json(await setVersionYanked(c.var.deps, caller, params.id, params.version, { ...(body.reason === undefined ? {} : { reason: body.reason }) }), 200),
   );
 
-  route(app, op.unyankVersion, async (c, { caller, params }) =>
-    c.json(await setVersionYanked(c.var.deps, caller.user, params.id, params.version, undefined), 200),
-  );
+  route(app, op.unyankVersion, async (c, { caller, params }) => c.json(await setVersionYanked(c.var.deps, caller, params.id, params.version, undefined), 200));
 
-  route(app, op.deprecateSkill, async (c, { caller, body, params }) => c.json(await setSkillDeprecated(c.var.deps, caller.user, params.id, body.message), 200));
+  route(app, op.deprecateSkill, async (c, { caller, body, params }) => c.json(await setSkillDeprecated(c.var.deps, caller, params.id, body.message), 200));
 
-  route(app, op.undeprecateSkill, async (c, { caller, params }) => c.json(await setSkillDeprecated(c.var.deps, caller.user, params.id, null), 200));
+  route(app, op.undeprecateSkill, async (c, { caller, params }) => c.json(await setSkillDeprecated(c.var.deps, caller, params.id, null), 200));
 };

@@ -8,7 +8,7 @@ import { route } from '../route.ts';
 /** Publishing skills (API key) and their versions (session or API key). */
 export const publishRoutes: RouteGroup = (app) => {
   route(app, op.publishSkill, async (c, { caller, body }) => {
-    const { result, rate } = await publishSkill(c.var.deps, caller.user, body);
+    const { result, rate } = await publishSkill(c.var.deps, caller, body);
     const headers = rate ? rateLimitHeaders(rate.limit, rate.remaining, rate.resetSeconds) : {};
     return c.json(result, 201, { ...headers, Location: `/api/registry/${result.slug}` });
   });
@@ -17,9 +17,9 @@ export const publishRoutes: RouteGroup = (app) => {
 /** New versions of a skill, and the one thing about it that may change afterwards: its price. */
 export const versionRoutes: RouteGroup = (app) => {
   route(app, op.publishVersion, async (c, { caller, body, params }) => {
-    const { result, rate } = await publishVersion(c.var.deps, caller.user, params.id, body);
+    const { result, rate } = await publishVersion(c.var.deps, caller, params.id, body);
     return c.json(result, 201, rate ? rateLimitHeaders(rate.limit, rate.remaining, rate.resetSeconds) : {});
   });
 
-  route(app, op.updateSkill, async (c, { caller, body, params }) => c.json(await updateSkill(c.var.deps, caller.user, params.id, body), 200));
+  route(app, op.updateSkill, async (c, { caller, body, params }) => c.json(await updateSkill(c.var.deps, caller, params.id, body), 200));
 };

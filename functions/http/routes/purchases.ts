@@ -14,5 +14,5 @@ export const purchaseRoutes: RouteGroup = (app) => {
 
   route(app, op.myPurchases, async (c, { caller }) => c.json({ purchases: await purchasesOf(c.var.deps, caller.user) }, 200));
 
-  route(app, op.skillSales, async (c, { caller, params }) => c.json(await salesOf(c.var.deps, caller.user, params.id), 200));
+  route(app, op.skillSales, async (c, { caller, params }) => c.json(await salesOf(c.var.deps, caller, params.id), 200));
 };

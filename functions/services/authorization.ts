@@ -1,0 +1,133 @@
+import { notFound } from '#core/errors';
+import { isAdmin } from '#core/moderation';
+import {
+  type Action,
+  type Actor,
+  ANONYMOUS,
+  authorize,
+  type Caller,
+  type Credential,
+  decide,
+  type ResourceOf,
+  ownerOf,
+  SCOPES,
+  type SkillAction,
+  type SkillResource,
+  type Verdict,
+  visibilityOf,
+} from '#core/policy';
+import type { User } from '#core/schemas';
+import type { Deps } from '../platform/composition.ts';
+import type { ApiKeyItem } from '../store/api-keys.ts';
+import { NO_ORG, rolesOf } from '../store/orgs.ts';
+import { getSkill, type SkillItem } from '../store/skills.ts';
+
+/**
+ * Where services ask the policy (core/policy.ts). They read what a decision needs to know about
+ * the caller (their role in the organisation that owns what they touch) and ask; none of them
+ * decides who may do what itself.
+ */
+
+/** A signed-in caller as the HTTP layer found them: the user, and the credential they came with. */
+export interface Principal {
+  user: User;
+  credential: Credential;
+}
+
+type Ports = Pick<Deps, 'db' | 'config'>;
+
+/** The credential an API key gives: every scope and no narrowing for a key created without them. */
+export function keyCredential(key: Pick<ApiKeyItem, 'scopes' | 'org' | 'skills'>): Credential {
+  return {
+    kind: 'api-key',
+    scopes: key.scopes ?? SCOPES,
+    ...(key.org === undefined ? {} : { org: key.org.toLowerCase() }),
+    ...(key.skills ? { skills: key.skills } : {}),
+  };
+}
+
+/** The caller the policy weighs: anonymous, or `principal` with their roles in `orgs`, read now. */
+export async function callerFor({ db, config }: Ports, principal: Principal | undefined, orgs: readonly string[]): Promise<Caller> {
+  if (!principal) return ANONYMOUS;
+  const roles = orgs.length === 0 ? {} : await rolesOf(db, principal.user.id, orgs);
+  return actor(principal, roles, config.admins);
+}
+
+function actor(principal: Principal, roles: Actor['roles'], admins: readonly string[]): Actor {
+  return {
+    kind: 'user',
+    userId: principal.user.id,
+    login: principal.user.login,
+    credential: principal.credential,
+    admin: isAdmin(principal.user.login, admins),
+    roles,
+  };
+}
+
+/** A skill as the policy sees it. */
+export function skillResource(skill: SkillItem): SkillResource {
+  return { kind: 'skill', id: skill.id, owner: ownerOf(skill), authorId: skill.authorId, visibility: visibilityOf(skill) };
+}
+
+/** The 404 of a skill asked for by id: the same words whether it does not exist or is hidden. */
+export const missingSkill = (skillId: string) => `No skill with id ${skillId.slice(0, 128)}`;
+
+/**
+ * The organisations whose roles a decision about `skill` needs. A skill that does not exist needs
+ * a read all the same, of an organisation that cannot exist: a stranger's `not_found` for a
+ * private skill then costs exactly what one for a missing skill does, so the two cannot be told
+ * apart by their timing.
+ */
+export function orgsToRead(skill: SkillItem | undefined): string[] {
+  if (!skill) return [NO_ORG];
+  const owner = ownerOf(skill);
+  return owner.type === 'org' ? [owner.login] : [];
+}
+
+/**
+ * Reads skill `skillId` and asks the policy whether `principal` may do `action` to it: 404 when
+ * it does not exist or `principal` cannot see it (the same reads and the same answer either way),
+ * else the policy's refusal, if any. Gives the skill and the caller as weighed.
+ */
+export async function skillFor(
+  deps: Ports,
+  principal: Principal | undefined,
+  skillId: string,
+  action: SkillAction | 'skill.report',
+): Promise<{ skill: SkillItem; caller: Caller }> {
+  return allowSkill(deps, principal, await getSkill(deps.db, skillId), skillId, action);
+}
+
+/** {@link skillFor} for a skill already read (`skill` undefined: there is none). */
+export async function allowSkill(
+  deps: Ports,
+  principal: Principal | undefined,
+  skill: SkillItem | undefined,
+  skillId: string,
+  action: SkillAction | 'skill.report',
+): Promise<{ skill: SkillItem; caller: Caller }> {
+  const caller = await callerFor(deps, principal, orgsToRead(skill));
+  // The words the policy's refusal of a hidden skill uses too: the two answers are the same bytes.
+  if (!skill) throw notFound(missingSkill(skillId));
+  authorize(caller, action, skillResource(skill), missingSkill(skillId));
+  return { skill, caller };
+}
+
+/** Whether `principal` may do `action` to `skill`, without throwing: for lists and for choosing between answers. */
+export async function verdictOn(deps: Ports, principal: Principal | undefined, skill: SkillItem, action: SkillAction | 'skill.report'): Promise<Verdict> {
+  return decide(await callerFor(deps, principal, orgsToRead(skill)), action, skillResource(skill));
+}
+
+/** Asks the policy about anything but a skill, with the roles in `orgs` read first. */
+export async function allow<A extends Exclude<Action, SkillAction | 'skill.report'>>(
+  deps: Ports,
+  principal: Principal | undefined,
+  action: A,
+  resource: ResourceOf<A>,
+  orgs: readonly string[] = [],
+  missing = 'Not found',
+): Promise<Caller> {
+  const caller = await callerFor(deps, principal, orgs);
+  authorize(caller, action, resource, missing);
+  return caller;
+}

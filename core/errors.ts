@@ -25,6 +25,7 @@ export const errorStatus = {
   already_member: 409,
   last_owner: 409,
   org_not_empty: 409,
+  org_full: 409,
   visibility_locked: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

@@ -356,9 +356,23 @@ const deny = (code: 'not_found' | 'forbidden' | 'unauthenticated', message: stri
 const hidden = deny('not_found', 'not found');
 const signInFirst = deny('unauthenticated', 'Sign in or send an API key first');
 
+/** A skill as the policy sees it, from what is stored about it. */
+export function skillResource(skill: { id: string; owner?: Owner; authorLogin: string; authorId: string; visibility?: Visibility }): SkillResource {
+  return { kind: 'skill', id: skill.id, owner: ownerOf(skill), authorId: skill.authorId, visibility: visibilityOf(skill) };
+}
+
 /** The owner of a skill stored before owners were recorded: its author, until the rebuild writes it. */
 export function ownerOf(skill: { owner?: Owner; authorLogin: string }): Owner {
   return skill.owner ?? { type: 'user', login: skill.authorLogin };
+}
+
+/**
+ * One string per owner, to tell owners apart: the author's user id for a user-owned skill,
+ * `org:<login>` (lower case) for an organisation's.
+ */
+export function ownerIdentity(skill: { owner?: Owner; authorLogin: string; authorId: string }): string {
+  const owner = ownerOf(skill);
+  return owner.type === 'org' ? `org:${owner.login.toLowerCase()}` : skill.authorId;
 }
 
 /** A skill's visibility; absent means public (every skill stored before private skills). */
@@ -372,3 +386,6 @@ export const visibilityOf = (skill: { visibility?: Visibility }): Visibility => 
 export function isPublicListing(skill: { visibility?: Visibility; quarantine?: unknown }): boolean {
   return visibilityOf(skill) === 'public' && skill.quarantine === undefined;
 }
+
+/** Whether a skill has static files at all (registry documents, bundles): every public skill, never a private one. */
+export const hasStaticFiles = (skill: { visibility?: Visibility }): boolean => visibilityOf(skill) === 'public';

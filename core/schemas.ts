@@ -8,6 +8,7 @@ import { CATEGORY_PATTERN, isValidSlug, normaliseCategory, SLUG_PATTERN } from '
 import { singleLineTextProblem } from './text.ts';
 import { scanResultSchema } from './scan/scan-result-schema.ts';
 import { changelogSchema, loginSchema, slugSchema, textRule, visibleText } from './schema-fields.ts';
+import { SCOPES } from './policy.ts';
 
 /**
  * Request and response schemas. One schema serves the API (validation and handler types), the
@@ -114,12 +115,38 @@ export const publishBodySchema = z
     formats: z.array(visibleText(40)).min(1).max(16).default(['agent-skills']),
     dependencies: dependenciesSchema.default({}),
     price: priceSchema.optional().describe('paid skills only; without one the skill cannot be bought yet'),
+    owner: loginSchema
+      .optional()
+      .describe('an organisation to publish into (you must be a maintainer or an owner of it); default: yourself. It counts against your own rate limit'),
+    visibility: z
+      .enum(['public', 'private'])
+      .default('public')
+      .describe("private: an organisation's skill that only its members see and install; it can be made public later, never private again"),
   })
-  .superRefine(noPriceWhenFree);
+  .superRefine(noPriceWhenFree)
+  .superRefine((body, ctx) => {
+    if (body.visibility === 'private' && body.paid) ctx.addIssue({ code: 'custom', path: ['visibility'], message: 'a private skill cannot be paid' });
+    if (body.visibility === 'private' && body.owner === undefined)
+      ctx.addIssue({ code: 'custom', path: ['visibility'], message: "only an organisation's skill can be private: name it as owner" });
+  });
 export type PublishBody = z.output<typeof publishBodySchema>;
 
-/** `PATCH /api/skills/<id>`: what an author may change after publishing. `price: null` takes the skill off sale. */
-export const skillUpdateBodySchema = z.strictObject({ price: priceSchema.nullable() });
+/**
+ * `PATCH /api/skills/<id>`: what may change after publishing. `price: null` takes the skill off
+ * sale; `visibility: "public"` makes a private skill public (never the other way).
+ */
+export const skillUpdateBodySchema = z
+  .strictObject({
+    price: priceSchema.nullable().optional(),
+    visibility: z
+      .enum(['public', 'private'])
+      .optional()
+      .describe('"public" publishes a private skill; "private" is refused for a public one (409 visibility_locked)'),
+  })
+  .refine((body) => body.price !== undefined || body.visibility !== undefined, 'send price, visibility or both');
+
+/** `POST /api/skills/<id>/transfer`: the organisation that is to own the skill. */
+export const transferBodySchema = z.strictObject({ to: loginSchema.describe("an organisation's login") });
 export type SkillUpdateBody = z.output<typeof skillUpdateBodySchema>;
 
 export const versionBodySchema = z.strictObject({
@@ -130,9 +157,43 @@ export const versionBodySchema = z.strictObject({
 });
 export type VersionBody = z.output<typeof versionBodySchema>;
 
-export const apiKeyBodySchema = z.strictObject({ name: visibleText(100) });
-
 export const devLoginBodySchema = z.strictObject({ login: loginSchema });
+
+const scopesSchema = z
+  .array(z.enum(SCOPES))
+  .min(1)
+  .max(SCOPES.length)
+  .refine((scopes) => new Set(scopes).size === scopes.length, 'each scope once');
+
+export const apiKeyBodySchema = z
+  .strictObject({
+    name: visibleText(100),
+    scopes: scopesSchema
+      .optional()
+      .describe(
+        'publish: new skills and versions; manage: yank, deprecate, price, visibility, transfer, access; read: private skills, analytics. Default: all three',
+      ),
+    org: loginSchema.optional().describe('narrows the key to this organisation and its skills (and nothing user-owned); you must be a member'),
+    skills: z
+      .array(z.string().min(1).max(128))
+      .min(1)
+      .max(limits.keySkills)
+      .refine((ids) => new Set(ids).size === ids.length, 'each skill once')
+      .optional()
+      .describe('narrows the key to these skills (ids)'),
+    expiresInDays: z
+      .number()
+      .int()
+      .min(limits.apiKeyDays.min)
+      .max(limits.apiKeyDays.max)
+      .optional()
+      .describe('the key stops working this many days after it is made (401 expired_key); default: never'),
+  })
+  .refine((body) => body.org === undefined || body.skills === undefined, {
+    message: 'narrow a key to an organisation or to skills, not both',
+    path: ['skills'],
+  });
+export type ApiKeyBody = z.output<typeof apiKeyBodySchema>;
 
 export const downloadTokenBodySchema = z.strictObject({
   expiresInSeconds: z
@@ -256,16 +317,27 @@ export const versionYankSchema = z.object({
   currentVersion: z.string().describe('after the change: a yanked version is never current'),
 });
 
+/** What a key may do and reach, as its owner sees it again. */
+const keyLimitsShape = {
+  scopes: z.array(z.enum(SCOPES)).describe('what it may be used for; a key made without scopes has all three'),
+  org: z.string().nullable().describe('the organisation it is narrowed to'),
+  skills: z.array(z.string()).nullable().describe('the skills (ids) it is narrowed to'),
+  expiresAt: z.string().nullable().describe('when it stops working; null: never'),
+};
+
 export const apiKeyCreatedSchema = z.object({
   id: z.string(),
   key: z.string(),
   name: z.string(),
   prefix: z.string(),
   createdAt: z.string(),
+  ...keyLimitsShape,
 });
 
 export const apiKeyListSchema = z.object({
-  keys: z.array(z.object({ id: z.string(), name: z.string(), prefix: z.string(), createdAt: z.string(), lastUsedAt: z.string().nullable() })),
+  keys: z.array(
+    z.object({ id: z.string(), name: z.string(), prefix: z.string(), createdAt: z.string(), lastUsedAt: z.string().nullable(), ...keyLimitsShape }),
+  ),
 });
 
 export const deliverySchema = z.object({

@@ -85,41 +85,69 @@ export const lambdas: readonly LambdaSpec[] = [
     name: 'api-keys',
     description: 'Create, list and revoke API keys (session only)',
     routes: ['POST /api/api-keys', 'GET /api/api-keys', 'DELETE /api/api-keys/{id}'],
-    table: { read: true, write: [prefix.apiKey] },
+    // AUDIT#: a key narrowed to an organisation is recorded in its log.
+    table: { read: true, write: [prefix.apiKey, prefix.audit] },
+  },
+  {
+    name: 'orgs',
+    description: 'Organisations: creation, members and roles, invitations, the audit log',
+    routes: [
+      'POST /api/orgs',
+      'GET /api/orgs/{org}',
+      'DELETE /api/orgs/{org}',
+      'GET /api/orgs/{org}/members',
+      'PUT /api/orgs/{org}/members/{login}',
+      'DELETE /api/orgs/{org}/members/{login}',
+      'POST /api/orgs/{org}/invitations',
+      'GET /api/orgs/{org}/invitations',
+      'DELETE /api/orgs/{org}/invitations/{login}',
+      'POST /api/orgs/{org}/invitations/{login}/accept',
+      'POST /api/orgs/{org}/invitations/{login}/decline',
+      'GET /api/orgs/{org}/audit',
+      'GET /api/me/invitations',
+      'GET /api/me/orgs',
+    ],
+    // ORG#: the organisation, its members and invitations; USER#: each member's pointer to it;
+    // LOGIN#: its login's claim; AUDIT#: its log; APIKEY#: a key's lastUsedAt (members, audit).
+    table: { read: true, write: [prefix.org, prefix.user, prefix.login, prefix.audit, prefix.apiKey] },
   },
   {
     name: 'publish',
     description: 'Publish a new skill at 1.0.0 (API key, rate limited)',
     routes: ['POST /api/publish'],
-    // APIKEY#: the key's lastUsedAt; RL#: the publish rate limit; SLUG#: the slug claim.
-    table: { read: true, write: [prefix.apiKey, prefix.rateLimit, prefix.slug, prefix.skill] },
+    // APIKEY#: the key's lastUsedAt; RL#: the publish rate limit; SLUG#: the slug claim; ORG#: an
+    // organisation's count of skills; AUDIT#: its log.
+    table: { read: true, write: [prefix.apiKey, prefix.rateLimit, prefix.slug, prefix.skill, prefix.org, prefix.audit] },
     content: 'write',
     memoryMb: 1024,
   },
   {
     name: 'versions',
-    description: 'Publish a new version of a skill, change its price, yank and deprecate (author only)',
+    description: 'Publish a new version of a skill, change its price or visibility, transfer it, yank and deprecate (its owning side)',
     routes: [
       'POST /api/skills/{id}/versions',
       'PATCH /api/skills/{id}',
+      'POST /api/skills/{id}/transfer',
       'POST /api/skills/{id}/versions/{version}/yank',
       'DELETE /api/skills/{id}/versions/{version}/yank',
       'POST /api/skills/{id}/deprecate',
       'DELETE /api/skills/{id}/deprecate',
     ],
-    // RL#: the version rate limit; SKILL#: the version, its fingerprint and META.
-    table: { read: true, write: [prefix.apiKey, prefix.rateLimit, prefix.skill] },
+    // RL#: the version rate limit; SKILL#: the version, its fingerprint and META; ORG#: an
+    // organisation's count of skills (transfers); AUDIT#: its log.
+    table: { read: true, write: [prefix.apiKey, prefix.rateLimit, prefix.skill, prefix.org, prefix.audit] },
     content: 'write',
     memoryMb: 1024,
   },
   {
     name: 'deliver',
-    description: "Deliver a version's files, paid ones with a token or an entitled session, counting each",
-    routes: ['GET /api/deliver/{skillId}'],
+    description:
+      "Deliver a version's files (paid ones with a token or an entitled session, private ones to members), counting each; private skills' registry documents",
+    routes: ['GET /api/deliver/{skillId}', 'GET /api/me/registry/{slug}', 'GET /api/me/registry/{slug}/versions'],
     // The install counters (DL#; ADD only), the day's secret and the clients seen (distinct
     // installs); TOKEN#: a download token's uses; LOOKALIKE#: a skill that reaches 100 distinct
-    // installs joins the imitation check's index.
-    table: { read: true, write: [...installWrites, prefix.downloadToken, prefix.lookalike] },
+    // installs joins the imitation check's index; APIKEY#: a key's lastUsedAt.
+    table: { read: true, write: [...installWrites, prefix.downloadToken, prefix.lookalike, prefix.apiKey] },
     content: 'read',
     countsInstalls: true,
     memoryMb: 1024,
@@ -214,8 +242,9 @@ export const lambdas: readonly LambdaSpec[] = [
     description: "A ClawHub client's publish: a new skill or a new version, through the publishing service",
     routes: ['POST /api/v1/skills', 'POST /api/v1/skills/-/upload-url', 'POST /api/v1/skills/-/upload'],
     // As publish and versions: the key's lastUsedAt, the rate limit, the slug claim, the skill;
-    // UPLOAD#: the tickets of files sent ahead of a publish.
-    table: { read: true, write: [prefix.apiKey, prefix.rateLimit, prefix.slug, prefix.skill, prefix.upload] },
+    // UPLOAD#: the tickets of files sent ahead of a publish; an organisation's audit log (a
+    // maintainer's new version of one of its skills).
+    table: { read: true, write: [prefix.apiKey, prefix.rateLimit, prefix.slug, prefix.skill, prefix.upload, prefix.audit] },
     content: 'write',
     memoryMb: 1024,
   },

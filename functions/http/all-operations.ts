@@ -10,9 +10,11 @@ import { lifecycleOperations } from './operations/lifecycle.ts';
 import { metaOperations } from './operations/meta.ts';
 import { moderationOperations } from './operations/moderation.ts';
 import { mySkillsOperations } from './operations/my-skills.ts';
+import { organisationOperations } from './operations/organisations.ts';
 import { publishingOperations } from './operations/publish.ts';
 import { purchaseOperations } from './operations/purchases.ts';
 import { searchOperations } from './operations/search.ts';
+import { registryReadOperations } from './operations/registry-reads.ts';
 import { signInOperations } from './operations/sign-in.ts';
 import { staticFileOperations } from './operations/static-files.ts';
 import { stripeWebhookOperations } from './operations/stripe-webhook.ts';
@@ -27,9 +29,11 @@ export const apiOperations: readonly Operation[] = [
   gitHubSignInOperations,
   mySkillsOperations,
   apiKeyOperations,
+  organisationOperations,
   publishingOperations,
   lifecycleOperations,
   deliveryOperations,
+  registryReadOperations,
   accessOperations,
   purchaseOperations,
   stripeWebhookOperations,

@@ -10,9 +10,11 @@ import { lifecycleRoutes } from './routes/lifecycle.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { moderationRoutes } from './routes/moderation.ts';
 import { mySkillsRoutes } from './routes/my-skills.ts';
+import { organisationRoutes } from './routes/organisations.ts';
 import { publishRoutes, versionRoutes } from './routes/publish.ts';
 import { purchaseRoutes } from './routes/purchases.ts';
 import { searchRoutes } from './routes/search.ts';
+import { registryReadRoutes } from './routes/registry-reads.ts';
 import { stripeWebhookRoutes } from './routes/stripe-webhook.ts';
 import type { RouteGroup } from './env.ts';
 
@@ -27,6 +29,7 @@ export const allRoutes: RouteGroup[] = [
   versionRoutes,
   lifecycleRoutes,
   deliverRoutes,
+  registryReadRoutes,
   accessRoutes,
   purchaseRoutes,
   stripeWebhookRoutes,
@@ -35,4 +38,5 @@ export const allRoutes: RouteGroup[] = [
   searchRoutes,
   clawhubRoutes,
   clawhubPublishRoutes,
+  organisationRoutes,
 ];

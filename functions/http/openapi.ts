@@ -47,11 +47,13 @@ function build(): object {
 
 const security: Record<Auth, object[] | undefined> = {
   none: undefined,
+  // Nothing needed; a session or a key opens more.
+  optional: [{}, { apiKey: [] }, { session: [] }],
   session: [{ session: [] }],
   apiKey: [{ apiKey: [] }],
   sessionOrApiKey: [{ apiKey: [] }, { session: [] }],
   // Free skills need nothing, hence the empty requirement.
-  downloadTokenOrSession: [{}, { downloadToken: [] }, { session: [] }],
+  downloadTokenOrSession: [{}, { downloadToken: [] }, { session: [] }, { apiKey: [] }],
   stripeSignature: [{ stripeSignature: [] }],
 };
 

@@ -13,9 +13,11 @@ type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
  * Which credentials an operation takes (docs/api.md §4.5). `route()` checks the first four
  * before it reads the body; `downloadTokenOrSession` is delivery's rule (§9.3), which the
  * handler applies once it knows whether the skill is paid; `stripeSignature` is Stripe's
- * webhook signature over the raw body, which the handler verifies before anything else.
+ * webhook signature over the raw body, which the handler verifies before anything else;
+ * `optional` reads a session or an API key when one is sent, and opens more to it (an
+ * organisation's page shows its members the private skills too).
  */
-export type Auth = 'none' | 'session' | 'apiKey' | 'sessionOrApiKey' | 'downloadTokenOrSession' | 'stripeSignature';
+export type Auth = 'none' | 'optional' | 'session' | 'apiKey' | 'sessionOrApiKey' | 'downloadTokenOrSession' | 'stripeSignature';
 
 interface Success {
   status: 200 | 201 | 204 | 302;
@@ -65,7 +67,9 @@ export function errorsOf(operation: OperationSpec): ErrorCode[] {
   const codes = new Set<ErrorCode>();
   const write = operation.method !== 'get';
   if (write) codes.add('payload_too_large');
-  if (CHECKED_BEFORE_THE_HANDLER.includes(operation.auth)) codes.add('unauthenticated');
+  if (CHECKED_BEFORE_THE_HANDLER.includes(operation.auth) || operation.auth === 'optional') codes.add('unauthenticated');
+  // An API key past its expiry is told so, wherever a key is read.
+  if (operation.auth !== 'none' && operation.auth !== 'session' && operation.auth !== 'stripeSignature') codes.add('expired_key');
   if (write && (operation.auth === 'session' || operation.auth === 'sessionOrApiKey')) codes.add('csrf_rejected');
   if (operation.body || operation.form) codes.add('unsupported_media_type').add('invalid_request');
   if (operation.query) codes.add('invalid_request');

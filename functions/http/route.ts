@@ -11,6 +11,7 @@ type Ctx = Context<AppEnv>;
 /** The credentials `route()` checks for each kind of operation; the others it leaves to the handler. */
 const authenticate: Record<Auth, ((c: Ctx) => Promise<Caller>) | undefined> = {
   none: undefined,
+  optional: undefined,
   session: requireSession,
   apiKey: requireApiKey,
   sessionOrApiKey: requireSessionOrApiKey,

@@ -1,3 +1,4 @@
+import { visibilityOf } from '#core/policy';
 import { IMITATION_MIN_INSTALLS, lookalikeKeys } from '#core/slug-imitation';
 import type { Db } from '../store/db.ts';
 import { indexLookalikes } from '../store/lookalikes.ts';
@@ -13,7 +14,7 @@ import { eachSkill, type SkillFailure } from './skill-failure.ts';
  */
 export async function repairLookalikeIndex(db: Db, scanned: ScannedTable): Promise<SkillFailure[]> {
   const missing = scanned.states.flatMap(({ skill }) => {
-    if ((scanned.installs.get(skill.id) ?? 0) < IMITATION_MIN_INSTALLS) return [];
+    if (visibilityOf(skill) === 'private' || (scanned.installs.get(skill.id) ?? 0) < IMITATION_MIN_INSTALLS) return [];
     const keys = lookalikeKeys(skill.slug).filter((key) => !scanned.lookalikes.get(key)?.has(skill.id));
     return keys.length > 0 ? [{ skill, keys }] : [];
   });

@@ -18,6 +18,7 @@ import {
   skillMdEntry,
 } from '#core/catalog';
 import type { SortedJsonList } from '#core/sorted-json-list';
+import { hasStaticFiles, isPublicListing } from '#core/policy';
 import { registryDocuments, type VersionsDocument } from '#core/registry-document';
 import { skillArchive } from '#core/skill-archive';
 import type { SkillIssue } from '#core/skill-front-matter';
@@ -214,6 +215,7 @@ export class Rebuilder {
       await this.deps.staticStore.put(key, body);
     };
     const files = await eachSkill(states, 32, skillOf, async (state) => {
+      if (!hasStaticFiles(state.skill)) return;
       await this.writeBundles(state, existing);
       const documents = registryDocuments(state.skill, state.versions);
       await putIfChanged(registryKey(state.skill.slug), canonicalJson(documents.registry));
@@ -271,6 +273,8 @@ export class Rebuilder {
    */
   private async writeSkillFiles(state: SkillState): Promise<void> {
     const { skill, versions } = state;
+    // A private skill has no static file at all: its members read it through the API.
+    if (!hasStaticFiles(skill)) return;
     if (contentIsPublic(skill)) await this.writeBundles(state, await this.presentBundles(state));
     const documents = registryDocuments(skill, versions);
     await Promise.all([
@@ -281,7 +285,7 @@ export class Rebuilder {
 
   /** Writes the bundles a free skill is missing; paid or quarantined content never reaches the static bucket. */
   private async writeBundles({ skill, versions }: SkillState, existing: { has(key: string): boolean }): Promise<void> {
-    if (!contentIsPublic(skill)) return;
+    if (!contentIsPublic(skill) || !hasStaticFiles(skill)) return;
     const missing = versions.filter((v) => !existing.has(bundleKey(skill.slug, v.version)));
     await mapLimit(missing, 4, async (version) => {
       const key = bundleKey(skill.slug, version.version);
@@ -367,7 +371,7 @@ export class Rebuilder {
   }
 
   private async artifactEntry({ skill, versions }: SkillState, known: DiscoveryEntry | undefined, existing?: Map<string, string>): Promise<ArchiveOutcome> {
-    if (!contentIsPublic(skill)) return {};
+    if (!contentIsPublic(skill) || !isPublicListing(skill)) return {};
     const current = versions.find((v) => v.version === skill.currentVersion)!;
     const described = await this.skillDescription(skill.slug, current);
     if ('issues' in described) return { issues: described.issues };
@@ -551,8 +555,12 @@ export interface RebuiltFiles {
 
 const skillOf = ({ skill }: SkillState): SkillRef => ({ skillId: skill.id, slug: skill.slug });
 
-/** The fingerprints of a skill's versions that its partition does not record as naming them. */
+/**
+ * The fingerprints of a skill's versions that its partition does not record as naming them. A
+ * private skill gets none: ClawHub's clients, which resolve with them, cannot see it.
+ */
 function unrecordedFingerprints({ skill, versions, fingerprints }: SkillState): RecordedFingerprint[] {
+  if (!hasStaticFiles(skill)) return [];
   return [...fingerprintedVersions(versions)]
     .filter(([fingerprint, version]) => fingerprints.get(fingerprint) !== version)
     .map(([fingerprint, version]) => ({ skillId: skill.id, fingerprint, version }));
@@ -582,8 +590,8 @@ function searchChange(state: SkillState | undefined, entry: CatalogEntry | undef
   return { slug, ...(entry ? { entry } : {}), ...(skillMd && entry && !entry.paid ? { skillMd: { version: current!.version, sha256: skillMd.sha256 } } : {}) };
 }
 
-/** Whether a skill belongs in the catalog: every skill but a quarantined one (the discovery index also leaves out paid ones). */
-const listed = ({ skill }: SkillState): boolean => skill.quarantine === undefined;
+/** Whether a skill belongs in the catalog: every public skill but a quarantined one (the discovery index also leaves out paid ones). */
+const listed = ({ skill }: SkillState): boolean => isPublicListing(skill);
 
 interface HeldIndex<T> {
   list: SortedJsonList<T>;

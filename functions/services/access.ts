@@ -1,11 +1,11 @@
 import { DomainError, forbidden, invalidRequest } from '#core/errors';
 import { limits } from '#core/limits';
-import { decide } from '#core/policy';
+import { decide, skillResource } from '#core/policy';
 import type { Deps } from '../platform/composition.ts';
 import { type CreatedDownloadToken, createDownloadToken, listDownloadTokens, type NewToken, revokeDownloadToken } from '../store/download-tokens.ts';
 import { listGrants, putGrant, revokeGrant } from '../store/grants.ts';
 import { findUserByLogin } from '../store/users.ts';
-import { type Principal, skillFor, skillResource } from './authorization.ts';
+import { type Principal, skillFor } from './authorization.ts';
 import { standingOf } from './entitlement.ts';
 
 /**

@@ -1,15 +1,21 @@
-import type { Credential } from '#core/policy';
-import type { User } from '#core/schemas';
-import { keyCredential } from './authorization.ts';
+import { notFound } from '#core/errors';
+import { canSee, type Credential, SCOPES, skillResource } from '#core/policy';
+import type { ApiKeyBody, User } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
-import { type ApiKeyItem, authenticateApiKey, type CreatedApiKey, createApiKey, listApiKeys, recordApiKeyUse, revokeApiKey } from '../store/api-keys.ts';
+import { type ApiKeyItem, authenticateApiKey, createApiKey, type KeyLimits, listApiKeys, recordApiKeyUse, revokeApiKey } from '../store/api-keys.ts';
+import { getOrg } from '../store/orgs.ts';
+import { getSkills } from '../store/skills.ts';
 import { toUser } from '../store/users.ts';
+import { allow, callerFor, keyCredential, missingSkill, orgsToRead, type Principal, rolesIn } from './authorization.ts';
+import { record } from './audit.ts';
 
 /**
  * API keys: managed by their owner from a browser session, and presented by CI and the CLI as
- * `Authorization: Bearer sk_...`. Only the key's hash is stored.
+ * `Authorization: Bearer sk_...`. Only the key's hash is stored. A key may be limited to some
+ * scopes, narrowed to one organisation or to some skills, and made to expire; one made without
+ * any of that can do whatever its owner may, for good, as keys always could.
  */
-type KeyPorts = Pick<Deps, 'db' | 'clock'>;
+type KeyPorts = Pick<Deps, 'db' | 'clock' | 'config' | 'log'>;
 
 /** The key that authenticated a request, kept so its use can be recorded once the request succeeds. */
 export interface ApiKeyUse {
@@ -22,7 +28,7 @@ export interface ApiKeyUse {
  * unknown, revoked or malformed; `expired` for one past its expiry.
  */
 export async function apiKeyOwner(
-  { db, clock }: KeyPorts,
+  { db, clock }: Pick<Deps, 'db' | 'clock'>,
   key: string,
 ): Promise<{ user: User; credential: Credential; use: ApiKeyUse } | 'expired' | undefined> {
   const found = await authenticateApiKey(db, key);
@@ -32,22 +38,72 @@ export async function apiKeyOwner(
 }
 
 /** Refreshes the key's last use (a hint for its owner, at most once a minute). */
-export function recordKeyUse({ db, clock }: KeyPorts, use: ApiKeyUse): Promise<void> {
+export function recordKeyUse({ db, clock }: Pick<Deps, 'db' | 'clock'>, use: ApiKeyUse): Promise<void> {
   return recordApiKeyUse(db, use, clock());
 }
 
-export async function issueApiKey({ db, clock }: KeyPorts, userId: string, name: string): Promise<Omit<CreatedApiKey, 'item'>> {
-  const { item: _stored, ...created } = await createApiKey(db, userId, name, clock());
-  return created;
+/**
+ * A new key for the caller, shown once. Narrowed to an organisation, the caller must be one of
+ * its members (404 for no such organisation, 403 for a stranger); narrowed to skills, each must be
+ * one the caller can see (404 otherwise, as for a skill that does not exist). Either way the key
+ * can never do more than its owner may: every request asks the policy with the owner's roles as
+ * they are then. A key narrowed to an organisation is recorded in its audit log.
+ */
+export async function issueApiKey(deps: KeyPorts, principal: Principal, body: ApiKeyBody) {
+  const { db, clock } = deps;
+  await allow(deps, principal, 'account.manage_keys', { kind: 'account', userId: principal.user.id });
+  const keyLimits: KeyLimits = {};
+  if (body.scopes) keyLimits.scopes = [...body.scopes].sort((a, b) => SCOPES.indexOf(a) - SCOPES.indexOf(b));
+  if (body.org !== undefined) {
+    const org = await getOrg(db, body.org);
+    if (!org) throw notFound(`No organisation ${body.org}`);
+    await allow(deps, principal, 'org.narrow_key', { kind: 'org', login: org.login }, rolesIn(org, principal.user.id));
+    keyLimits.org = org.login;
+  }
+  if (body.skills) {
+    const found = new Map((await getSkills(db, body.skills)).map((skill) => [skill.id, skill]));
+    for (const id of body.skills) {
+      const skill = found.get(id);
+      const caller = await callerFor(deps, principal, orgsToRead(skill));
+      if (!skill || !canSee(caller, skillResource(skill))) throw notFound(missingSkill(id));
+    }
+    keyLimits.skills = body.skills;
+  }
+  const now = clock();
+  if (body.expiresInDays !== undefined) keyLimits.expiresAt = new Date(now.getTime() + body.expiresInDays * 86_400_000).toISOString();
+  const { item, key } = await createApiKey(db, principal.user.id, body.name, now, keyLimits);
+  if (item.org !== undefined) await record(deps, item.org, principal, 'key.created', item.id, auditDetails(item));
+  const { lastUsedAt: _never, ...created } = shown(item);
+  return { ...created, key };
 }
 
 /** The owner's keys, newest first, as the owner may see them again (a prefix, never the key). */
-export async function apiKeysOf({ db }: KeyPorts, userId: string) {
+export async function apiKeysOf({ db }: Pick<Deps, 'db'>, userId: string) {
   const keys = await listApiKeys(db, userId);
   keys.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
-  return keys.map(({ id, name, prefix, createdAt, lastUsedAt }) => ({ id, name, prefix, createdAt, lastUsedAt }));
+  return keys.map(shown);
 }
 
-export async function withdrawApiKey({ db }: KeyPorts, userId: string, keyId: string): Promise<void> {
-  await revokeApiKey(db, userId, keyId);
+export async function withdrawApiKey(deps: KeyPorts, principal: Principal, keyId: string): Promise<void> {
+  const item = await revokeApiKey(deps.db, principal.user.id, keyId);
+  if (item.org !== undefined) await record(deps, item.org, principal, 'key.revoked', item.id, auditDetails(item));
 }
+
+/** A key as its owner sees it: what it may do and reach, never the key itself. */
+function shown(item: ApiKeyItem) {
+  const credential = keyCredential(item);
+  return {
+    id: item.id,
+    name: item.name,
+    prefix: item.prefix,
+    createdAt: item.createdAt,
+    lastUsedAt: item.lastUsedAt,
+    scopes: [...credential.scopes],
+    org: item.org ?? null,
+    skills: item.skills ?? null,
+    expiresAt: item.expiresAt ?? null,
+  };
+}
+
+/** What an organisation's log says of a key narrowed to it: its name and limits, never a part of the secret. */
+const auditDetails = (item: ApiKeyItem) => ({ name: item.name, scopes: [...keyCredential(item).scopes], expiresAt: item.expiresAt ?? null });

@@ -8,18 +8,18 @@ import {
   type Caller,
   type Credential,
   decide,
-  type ResourceOf,
   ownerOf,
+  refusal,
+  skillResource,
+  type ResourceOf,
   SCOPES,
   type SkillAction,
-  type SkillResource,
   type Verdict,
-  visibilityOf,
 } from '#core/policy';
 import type { User } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
 import type { ApiKeyItem } from '../store/api-keys.ts';
-import { NO_ORG, rolesOf } from '../store/orgs.ts';
+import { NO_ORG, type OrgItem, rolesOf } from '../store/orgs.ts';
 import { getSkill, type SkillItem } from '../store/skills.ts';
 
 /**
@@ -46,11 +46,23 @@ export function keyCredential(key: Pick<ApiKeyItem, 'scopes' | 'org' | 'skills'>
   };
 }
 
-/** The caller the policy weighs: anonymous, or `principal` with their roles in `orgs`, read now. */
-export async function callerFor({ db, config }: Ports, principal: Principal | undefined, orgs: readonly string[]): Promise<Caller> {
+/**
+ * The caller the policy weighs: anonymous, or `principal` with their roles in `orgs` (read now),
+ * or with `roles` already read (from an organisation's item the service holds).
+ */
+export async function callerFor({ db, config }: Ports, principal: Principal | undefined, orgs: readonly string[] | Roles): Promise<Caller> {
   if (!principal) return ANONYMOUS;
-  const roles = orgs.length === 0 ? {} : await rolesOf(db, principal.user.id, orgs);
+  const roles = !Array.isArray(orgs) ? (orgs as Roles) : orgs.length === 0 ? {} : await rolesOf(db, principal.user.id, orgs);
   return actor(principal, roles, config.admins);
+}
+
+/** Roles by lower-case organisation login, as the policy reads them. */
+export type Roles = Actor['roles'];
+
+/** `userId`'s role in `org`, from its item, as {@link callerFor} takes it. */
+export function rolesIn(org: Pick<OrgItem, 'login' | 'members'>, userId: string | undefined): Roles {
+  const entry = userId !== undefined && Object.hasOwn(org.members, userId) ? org.members[userId] : undefined;
+  return entry ? { [org.login.toLowerCase()]: entry.role } : {};
 }
 
 function actor(principal: Principal, roles: Actor['roles'], admins: readonly string[]): Actor {
@@ -62,11 +74,6 @@ function actor(principal: Principal, roles: Actor['roles'], admins: readonly str
     admin: isAdmin(principal.user.login, admins),
     roles,
   };
-}
-
-/** A skill as the policy sees it. */
-export function skillResource(skill: SkillItem): SkillResource {
-  return { kind: 'skill', id: skill.id, owner: ownerOf(skill), authorId: skill.authorId, visibility: visibilityOf(skill) };
 }
 
 /** The 404 of a skill asked for by id: the same words whether it does not exist or is hidden. */
@@ -98,18 +105,22 @@ export async function skillFor(
   return allowSkill(deps, principal, await getSkill(deps.db, skillId), skillId, action);
 }
 
-/** {@link skillFor} for a skill already read (`skill` undefined: there is none). */
+/**
+ * {@link skillFor} for a skill already read (`skill` undefined: there is none). `missing` is the
+ * 404's message, for a skill asked for by slug rather than id.
+ */
 export async function allowSkill(
   deps: Ports,
   principal: Principal | undefined,
   skill: SkillItem | undefined,
   skillId: string,
   action: SkillAction | 'skill.report',
+  missing = missingSkill(skillId),
 ): Promise<{ skill: SkillItem; caller: Caller }> {
   const caller = await callerFor(deps, principal, orgsToRead(skill));
   // The words the policy's refusal of a hidden skill uses too: the two answers are the same bytes.
-  if (!skill) throw notFound(missingSkill(skillId));
-  authorize(caller, action, skillResource(skill), missingSkill(skillId));
+  if (!skill) throw notFound(missing);
+  authorize(caller, action, skillResource(skill), missing);
   return { skill, caller };
 }
 
@@ -118,13 +129,18 @@ export async function verdictOn(deps: Ports, principal: Principal | undefined, s
   return decide(await callerFor(deps, principal, orgsToRead(skill)), action, skillResource(skill));
 }
 
-/** Asks the policy about anything but a skill, with the roles in `orgs` read first. */
+/** Throws the refusal `verdict` gives, if it is one. */
+export function refuse(verdict: Verdict, missing: string): void {
+  if (!verdict.allowed) throw refusal(verdict, missing);
+}
+
+/** Asks the policy about anything but a skill, with the roles in `orgs` read first (or given). */
 export async function allow<A extends Exclude<Action, SkillAction | 'skill.report'>>(
   deps: Ports,
   principal: Principal | undefined,
   action: A,
   resource: ResourceOf<A>,
-  orgs: readonly string[] = [],
+  orgs: readonly string[] | Roles = [],
   missing = 'Not found',
 ): Promise<Caller> {
   const caller = await callerFor(deps, principal, orgs);

@@ -2,10 +2,10 @@ import { BoundedCache } from '#core/bounded-cache';
 import { decodeFile, type FileBytes, type WireFile } from '#core/bundle';
 import { DomainError, isDomainError, notFound } from '#core/errors';
 import type { ClientFacts } from '#core/install-visitor';
+import { assertStrictVersion } from '#core/semver-order';
 import type { Deps } from '../platform/composition.ts';
-import { normaliseSlug, skillBySlug } from './clawhub.ts';
+import { skillBySlug } from './clawhub.ts';
 import { deliver } from './delivery.ts';
-import { findSkillIdBySlug } from '../store/skills.ts';
 
 /**
  * `GET /api/v1/download` (docs/api.md §14): a version as a ZIP, for `clawdhub install` and
@@ -33,9 +33,11 @@ export async function downloadZip(
   if (query.tag !== undefined && query.tag !== 'latest') {
     throw new DomainError('not_supported', `Skillpress has no tag ${JSON.stringify(query.tag.slice(0, 40))}: ask for a version, or for latest`);
   }
+  // Delivery's order: a malformed version first, then the skill.
+  if (query.version !== undefined) assertStrictVersion(query.version);
+  // The same 404 for a private skill as for a missing one: ClawHub's clients show no credentials.
   // A client that names the owner (clawhub 0.23 does) is answered only for that owner's skill.
-  const skillId = query.ownerHandle ? (await skillBySlug(deps, query.slug, query.ownerHandle)).id : await findSkillIdBySlug(deps.db, normaliseSlug(query.slug));
-  if (!skillId) throw notFound('Skill not found');
+  const { id: skillId } = await skillBySlug(deps, query.slug, query.ownerHandle);
   const delivery = await deliver(deps, {
     skillId,
     version: query.version,

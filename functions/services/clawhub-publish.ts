@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { WireFile } from '#core/bundle';
 import type { ClawhubPublishPayload, clawhubPublishedSchema } from '#core/clawhub-publish-schemas';
-import { invalidRequest, isDomainError } from '#core/errors';
+import { forbidden, invalidRequest, isDomainError } from '#core/errors';
 import { publishBodySchema, versionBodySchema } from '#core/schemas';
 import { validate } from '#core/validate';
 import type { Deps } from '../platform/composition.ts';
@@ -72,7 +72,16 @@ export async function publishFromClawhub(
 
 async function asVersion(deps: Deps, author: Principal, skillId: string, payload: Publish, files: WireFile[]): Promise<Published<ClawhubPublished>> {
   const body = validate(versionBodySchema, { version: payload.version, changelog: payload.changelog, files });
-  const { rate } = await publishVersion(deps, author, skillId, body);
+  let rate: Awaited<ReturnType<typeof publishVersion>>['rate'];
+  try {
+    ({ rate } = await publishVersion(deps, author, skillId, body));
+  } catch (error) {
+    // Someone else's skill, public or private (then unseen), holds the slug alike: the same answer for both.
+    if (isDomainError(error) && (error.code === 'not_found' || error.code === 'forbidden')) {
+      throw forbidden(`The slug ${JSON.stringify(payload.slug)} belongs to another skill`);
+    }
+    throw error;
+  }
   return { result: published(skillId, payload.slug, payload.version), ...(rate ? { rate } : {}) };
 }
 

@@ -14,13 +14,14 @@ import type {
 import { byFilename } from '#core/bundle';
 import { DomainError, invalidRequest, notFound } from '#core/errors';
 import { byPublishedDesc } from '#core/registry-document';
+import { ANONYMOUS, canSee, isPublicListing, ownerOf, skillResource } from '#core/policy';
 import { isStrictVersion } from '#core/semver-order';
 import { contentTypeOf } from '#core/static-paths';
 import { getBlob } from '../content/blobs.ts';
 import { type CatalogSnapshot, catalogSnapshot } from '../content/catalog-reader.ts';
 import type { Deps } from '../platform/composition.ts';
 import { distinctInstallTotals } from '../store/downloads.ts';
-import { findSkillIdBySlug, getSkill, getSkillAndFingerprint, getSkills, getVersion, getVersions, type SkillItem } from '../store/skills.ts';
+import { getSkillAndFingerprintBySlug, getSkillBySlug, getSkills, getVersion, getVersions, type SkillItem } from '../store/skills.ts';
 import { getUser } from '../store/users.ts';
 
 /**
@@ -100,7 +101,7 @@ export async function listSkills(deps: Deps, query: { limit?: number; cursor?: s
     ).map((skill) => [skill.id, skill]),
   );
   // A skill quarantined or sold since the catalog was written is left out until it is rewritten.
-  const listed = page.map((entry) => skills.get(entry.id)).filter((skill): skill is SkillItem => skill !== undefined && !skill.quarantine && !skill.paid);
+  const listed = page.map((entry) => skills.get(entry.id)).filter((skill): skill is SkillItem => skill !== undefined && isPublicListing(skill) && !skill.paid);
   const versions = new Map(
     (
       await getVersions(
@@ -139,31 +140,35 @@ export async function skillPage(deps: Deps, slug: string, ownerHandle?: string):
  * skill has. A hash no item names matches nothing.
  */
 export async function resolveVersion(deps: Deps, slug: string, hash: string, ownerHandle?: string): Promise<z.output<typeof clawhubResolveSchema>> {
-  const id = await findSkillIdBySlug(deps.db, normaliseSlug(slug));
-  const found = id ? await getSkillAndFingerprint(deps.db, id, hash) : {};
+  const found = await getSkillAndFingerprintBySlug(deps.db, normaliseSlug(slug), hash);
   const skill = available(found.skill, ownerHandle);
   return { slug: skill.slug, match: found.version ? { version: found.version } : null, latestVersion: { version: skill.currentVersion } };
 }
 
 /**
  * The skill a ClawHub path or query names, by slug and, when the client gives one, its owner's
- * handle: 404 `Skill not found` (ClawHub's words, which its clients look for) when none, 403
- * `quarantined` when it is.
+ * handle: 404 `Skill not found` (ClawHub's words, which its clients look for) when none, or a
+ * private one (ClawHub's clients show no credentials, and a private skill is as unknown to them
+ * as a missing one, in as many reads); 403 `quarantined` when it is.
  */
 export async function skillBySlug(deps: Deps, slug: string, ownerHandle?: string): Promise<SkillItem> {
-  const id = await findSkillIdBySlug(deps.db, normaliseSlug(slug));
-  return available(id ? await getSkill(deps.db, id) : undefined, ownerHandle);
+  return available(await getSkillBySlug(deps.db, normaliseSlug(slug)), ownerHandle);
 }
 
 function available(skill: SkillItem | undefined, ownerHandle: string | undefined): SkillItem {
-  if (!skill || !ownedBy(skill, ownerHandle)) throw notFound('Skill not found');
+  if (!skill || !canSee(ANONYMOUS, skillResource(skill)) || !ownedBy(skill, ownerHandle)) throw notFound('Skill not found');
   if (skill.quarantine) throw new DomainError('quarantined', `${skill.slug} is quarantined after reports or a scan; it cannot be installed`);
   return skill;
 }
 
-/** Whether `handle` (ClawHub's owner handle, `@` optional, any case) names the skill's author; no handle names anyone. */
-const ownedBy = (skill: SkillItem, handle: string | undefined) =>
-  handle === undefined || handle.trim() === '' || handle.trim().replace(/^@+/, '').toLowerCase() === skill.authorLogin.toLowerCase();
+/**
+ * Whether `handle` (ClawHub's owner handle, `@` optional, any case) names the skill's owner or its
+ * author (an organisation's skill is listed under its author's handle too); no handle names anyone.
+ */
+function ownedBy(skill: SkillItem, handle: string | undefined): boolean {
+  const named = handle?.trim().replace(/^@+/, '').toLowerCase();
+  return !named || named === ownerOf(skill).login.toLowerCase() || named === skill.authorLogin.toLowerCase();
+}
 
 /** ClawHub's registry reads slugs trimmed and in lower case; so do we. */
 export const normaliseSlug = (slug: string) => slug.trim().toLowerCase();

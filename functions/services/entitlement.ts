@@ -1,11 +1,11 @@
 import type { SessionStanding, TokenEntitlement } from '#core/paid-access';
-import { decide, SESSION } from '#core/policy';
+import { decide, SESSION, skillResource } from '#core/policy';
 import type { User } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
 import { hasGrant } from '../store/grants.ts';
 import { hasPurchase } from '../store/purchases.ts';
 import { getSkill, type SkillItem } from '../store/skills.ts';
-import { callerFor, orgsToRead, skillResource, verdictOn } from './authorization.ts';
+import { callerFor, orgsToRead, verdictOn } from './authorization.ts';
 
 /**
  * How a user stands towards a paid skill (docs/api.md §9): its owning side (the policy says who:

@@ -14,6 +14,8 @@ import {
   type VersionItem,
   yankRelease,
 } from '../store/skills.ts';
+import { ownerOf } from '#core/policy';
+import { record } from './audit.ts';
 import { allowSkill, type Principal, skillFor } from './authorization.ts';
 import { toSkill } from './publishing.ts';
 
@@ -65,6 +67,13 @@ export async function setVersionYanked(
       continue;
     }
     deps.changed([skillId]);
+    const owner = ownerOf(skill);
+    if (owner.type === 'org') {
+      await record(deps, owner.login, principal, yank ? 'version.yanked' : 'version.unyanked', `${skill.slug}@${version}`, {
+        version,
+        ...(yank?.reason === undefined ? {} : { reason: yank.reason }),
+      });
+    }
     return {
       skillId,
       version,
@@ -111,8 +120,10 @@ async function unyankVersion(deps: Deps, skill: SkillItem, versions: VersionItem
 
 /** Deprecates a skill with `message` (again: the message is replaced), or with `message` null undoes it. */
 export async function setSkillDeprecated(deps: Deps, principal: Principal, skillId: string, message: string | null): Promise<Skill> {
-  await skillFor(deps, principal, skillId, 'skill.deprecate');
+  const { skill } = await skillFor(deps, principal, skillId, 'skill.deprecate');
   const updated = await touchSkill(deps.db, skillId, { deprecated: message }, deps.clock());
   deps.changed([skillId]);
+  const owner = ownerOf(skill);
+  if (owner.type === 'org') await record(deps, owner.login, principal, 'skill.deprecated', skill.slug, { message });
   return toSkill(updated);
 }

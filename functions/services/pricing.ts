@@ -1,27 +1,44 @@
-import { invalidRequest, notFound } from '#core/errors';
+import { DomainError, invalidRequest, notFound } from '#core/errors';
+import { decide, ownerOf, skillResource, visibilityOf } from '#core/policy';
 import type { Skill, SkillUpdateBody } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
-import { setSkillPrice } from '../store/skills.ts';
-import { type Principal, skillFor } from './authorization.ts';
+import { makePublic, setSkillPrice, type SkillItem } from '../store/skills.ts';
+import { record } from './audit.ts';
+import { missingSkill, type Principal, refuse, skillFor } from './authorization.ts';
 import { toSkill } from './publishing.ts';
 
 /**
- * What an author may change after publishing: a paid skill's price (docs/api.md §7.4). A skill
- * without a price is listed but cannot be bought; `null` takes it off sale. The registry
- * document and the catalog show the new price after the rebuild the change triggers.
+ * What may change about a skill after publishing (docs/api.md §7.4): a paid skill's price (a skill
+ * without a price is listed but cannot be bought; `null` takes it off sale), and a private
+ * skill's visibility, to public (never back: old installs must never break). The registry
+ * document and the catalog show the change after the rebuild it triggers. Both are asked of the
+ * policy before either is made.
  */
 export async function updateSkill(
-  deps: Pick<Deps, 'db' | 'clock' | 'changed' | 'config'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'changed' | 'config' | 'log'>,
   principal: Principal,
   skillId: string,
   body: SkillUpdateBody,
 ): Promise<Skill> {
-  const { skill } = await skillFor(deps, principal, skillId, 'skill.set_price');
-  if (!skill.paid && body.price !== null) {
+  const action = body.price !== undefined ? 'skill.set_price' : 'skill.set_visibility';
+  const { skill, caller } = await skillFor(deps, principal, skillId, action);
+  if (body.price !== undefined && body.visibility !== undefined) refuse(decide(caller, 'skill.set_visibility', skillResource(skill)), missingSkill(skillId));
+  if (body.price !== undefined && body.price !== null && !skill.paid) {
     throw invalidRequest(`${skill.slug} is free: only a paid skill has a price`, { issues: [{ path: ['price'], message: 'the skill is free' }] });
   }
-  const updated = await setSkillPrice(deps.db, skill.id, body.price ?? undefined, deps.clock());
-  if (!updated) throw notFound(`No skill with id ${skillId}`);
+  const from = visibilityOf(skill);
+  if (body.visibility === 'private' && from === 'public') {
+    throw new DomainError('visibility_locked', `${skill.slug} is public, and a public skill never becomes private: installs of it must keep working`);
+  }
+  let updated: SkillItem | undefined = skill;
+  if (body.visibility === 'public' && from === 'private') {
+    // Undefined: made public by a request that got there first; it is public either way.
+    updated = (await makePublic(deps.db, skill.id, deps.clock())) ?? skill;
+    const owner = ownerOf(skill);
+    if (owner.type === 'org') await record(deps, owner.login, principal, 'skill.visibility_changed', skill.slug, { from, to: 'public' });
+  }
+  if (body.price !== undefined) updated = await setSkillPrice(deps.db, skill.id, body.price ?? undefined, deps.clock());
+  if (!updated) throw notFound(missingSkill(skillId));
   deps.changed([skill.id]);
   return toSkill(updated);
 }

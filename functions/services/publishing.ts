@@ -1,21 +1,24 @@
 import { bundleIntegrity, decodeFile, type FileBytes, fileEntries } from '#core/bundle';
 import { clawhubFingerprint } from '#core/clawhub-fingerprint';
-import { DomainError, invalidRequest, payloadTooLarge } from '#core/errors';
+import { DomainError, invalidRequest, notFound, payloadTooLarge } from '#core/errors';
+import { type Owner, ownerIdentity, ownerOf, sameLogin, type Visibility, visibilityOf } from '#core/policy';
 import { limits } from '#core/limits';
 import { publicSkill } from '#core/registry-document';
 import type { ScanResult } from '#core/scan/finding';
-import type { PublishBody, Skill, User, VersionBody } from '#core/schemas';
+import type { OwnSkill, PublishBody, Skill, VersionBody } from '#core/schemas';
 import { assertStrictVersion, isRelease } from '#core/semver-order';
 import type { SkillConformance } from '#core/skill-conformance';
 import { type ImitationCandidate, similarPopularSlug } from '#core/slug-imitation';
 import { slugify } from '#core/slug';
-import { allow, allowSkill, type Principal } from './authorization.ts';
+import { allow, allowSkill, type Principal, rolesIn } from './authorization.ts';
+import { record } from './audit.ts';
 import { rateWindow } from './rate-windows.ts';
 import { scanForPublish } from './scanning.ts';
 import { putBlobs } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
 import { deleteFingerprint, putFingerprint, type RecordedFingerprint } from '../store/fingerprints.ts';
 import { lookalikeCandidates } from '../store/lookalikes.ts';
+import { countSkill, getOrg } from '../store/orgs.ts';
 import { returnSlot, type SlotTaken, takeSlot } from '../store/rate-limit.ts';
 import {
   assertSlugFree,
@@ -28,7 +31,7 @@ import {
   recordPublished,
   releaseSlug,
   type SkillItem,
-  existingSlugs,
+  skillsOfSlugs,
   type StoredFile,
   type VersionItem,
 } from '../store/skills.ts';
@@ -60,7 +63,8 @@ export type SkillPublished = Skill & { scan: ScanResult; warnings?: string[] };
 export async function publishSkill(deps: Deps, principal: Principal, body: PublishBody, firstVersion = FIRST_VERSION): Promise<Published<SkillPublished>> {
   const { db, clock } = deps;
   const author = principal.user;
-  await allow(deps, principal, 'account.create_skill', { kind: 'account', userId: author.id });
+  const owner = await newSkillOwner(deps, principal, body);
+  const visibility = body.visibility ?? 'public';
   const version = assertStrictVersion(firstVersion);
   // The current version is the highest release: a skill needs one from its first version on.
   if (!isRelease(version))
@@ -75,14 +79,14 @@ export async function publishSkill(deps: Deps, principal: Principal, body: Publi
   // A publish without files (the interface's own example) gets the SKILL.md every skill needs.
   const files = prepareFiles(body.files.length > 0 ? body.files : [await defaultSkillFile({ slug, name: body.name, description: body.description })]);
   const [known, free, lookalikes] = await Promise.allSettled([
-    findDependencies(deps, body.dependencies),
+    dependencySkills(deps, body.dependencies),
     assertSlugFree(db, slug, author.id, clock()),
     lookalikeCandidates(db, slug),
   ]);
   // What the reads decide comes before the files are parsed: a resent publish costs one read.
-  checkDependencies(body.dependencies, slug, settled(known));
+  checkDependencies(body.dependencies, slug, usable(settled(known), { owner, visibility }));
   settled(free);
-  checkImitation(slug, author, settled(lookalikes));
+  checkImitation(slug, ownerIdentity({ owner, authorLogin: author.login, authorId: author.id }), settled(lookalikes));
   const conformance = await conformingSkill(files, slug);
 
   // The scan: a refused version stores nothing and spends no publish slot.
@@ -100,7 +104,8 @@ export async function publishSkill(deps: Deps, principal: Principal, body: Publi
     category: body.category,
     authorId: author.id,
     authorLogin: author.login,
-    owner: { type: 'user', login: author.login },
+    owner,
+    ...(visibility === 'private' ? { visibility } : {}),
     paid: body.paid,
     ...(body.price ? { price: body.price } : {}),
     formats: body.formats,
@@ -112,8 +117,14 @@ export async function publishSkill(deps: Deps, principal: Principal, body: Publi
   const fingerprint = fingerprintOf(item);
   let claimed = false;
   let versionStored = false;
+  let counted = false;
   try {
     await putBlobs(deps.blobs, files);
+    // An organisation counts its skills in before one becomes its own: one being deleted meanwhile is refused.
+    if (owner.type === 'org') {
+      if (!(await countSkill(db, owner.login, 1))) throw notFound(`No organisation ${owner.login}`);
+      counted = true;
+    }
     await claimSlug(db, slug, id, author.id, now);
     claimed = true;
     await putVersion(db, item);
@@ -124,11 +135,13 @@ export async function publishSkill(deps: Deps, principal: Principal, body: Publi
       () => (versionStored ? deleteFingerprint(db, fingerprint) : undefined),
       () => (versionStored ? deleteVersion(db, id, version) : undefined),
       () => (claimed ? releaseSlug(db, slug, id) : undefined),
+      () => (counted ? countSkill(db, owner.login, -1).then(() => undefined) : undefined),
       () => returnSlot(db, author.id, slot.stamp, window),
     ]);
     throw error;
   }
   deps.changed([id]);
+  if (owner.type === 'org') await record(deps, owner.login, principal, 'skill.published', slug, { version, visibility });
   return { result: { ...toSkill(skill), scan, ...warningsOf(conformance) }, rate: slot };
 }
 
@@ -154,7 +167,7 @@ export async function publishVersion(deps: Deps, principal: Principal, skillId: 
   const { db, clock } = deps;
   const version = assertStrictVersion(body.version);
   const files = prepareFiles(body.files);
-  const [found, known] = await Promise.allSettled([getSkillAndVersionCheck(db, skillId, version), findDependencies(deps, body.dependencies)]);
+  const [found, known] = await Promise.allSettled([getSkillAndVersionCheck(db, skillId, version), dependencySkills(deps, body.dependencies)]);
   const { skill: stored, taken } = settled(found);
   const { skill } = await allowSkill(deps, principal, stored, skillId, 'skill.publish_version');
   // Its author may not go on publishing while admins (or a rescan) hold it: nothing new of it may
@@ -163,7 +176,7 @@ export async function publishVersion(deps: Deps, principal: Principal, skillId: 
     throw new DomainError('quarantined', `${skill.slug} is quarantined after reports or a scan; no version of it can be published until an admin releases it`);
   // What the reads decide comes before the files are parsed: a resent version costs one read.
   if (taken) throw taken;
-  checkDependencies(body.dependencies, skill.slug, settled(known));
+  checkDependencies(body.dependencies, skill.slug, usable(settled(known), { owner: ownerOf(skill), visibility: visibilityOf(skill) }));
   const conformance = await conformingSkill(files, skill.slug);
 
   // The scan: a refused version stores nothing and spends no slot of the version limit.
@@ -184,6 +197,8 @@ export async function publishVersion(deps: Deps, principal: Principal, skillId: 
   // META moves, and the fingerprint is recorded, only once the version is stored.
   const [updated] = await Promise.all([recordPublished(db, skillId, version, now), putFingerprint(db, fingerprintOf(item))]);
   deps.changed([skillId]);
+  const owner = ownerOf(skill);
+  if (owner.type === 'org') await record(deps, owner.login, principal, 'version.published', `${skill.slug}@${version}`, { version });
   return {
     result: created(item, updated.currentVersion, scan, conformance),
     rate: slot,
@@ -204,10 +219,13 @@ function created(item: VersionItem, currentVersion: string, scan: ScanResult, co
 }
 
 /** An author's skills, newest first (the index holds them oldest first), with their quarantine when they have one. */
-export async function skillsBy({ db }: Pick<Deps, 'db'>, authorId: string): Promise<(Skill & { quarantine?: { reason: string; since: string } })[]> {
-  return (await listSkillsByAuthor(db, authorId))
-    .reverse()
-    .map((item) => ({ ...toSkill(item), ...(item.quarantine ? { quarantine: { reason: item.quarantine.reason, since: item.quarantine.since } } : {}) }));
+export async function skillsBy({ db }: Pick<Deps, 'db'>, authorId: string): Promise<OwnSkill[]> {
+  return (await listSkillsByAuthor(db, authorId)).reverse().map(toOwnSkill);
+}
+
+/** A skill as its owning side sees it: with its quarantine, when it has one. */
+export function toOwnSkill(item: SkillItem): OwnSkill {
+  return { ...toSkill(item), ...(item.quarantine ? { quarantine: { reason: item.quarantine.reason, since: item.quarantine.since } } : {}) };
 }
 
 export function toSkill(item: SkillItem): Skill {
@@ -242,9 +260,32 @@ async function defaultSkillFile(skill: { slug: string; name: string; description
 
 const warningsOf = ({ warnings }: SkillConformance) => (warnings.length > 0 ? { warnings } : {});
 
-/** 409 `slug_too_similar` when `slug` reads like another author's popular skill (docs/agent-skills.md). */
-function checkImitation(slug: string, author: User, candidates: ImitationCandidate[]): void {
-  const similar = similarPopularSlug(slug, author.id, candidates);
+/**
+ * Who a new skill is for: the caller themselves (unless `owner` names an organisation), who may
+ * publish skills of their own, or an organisation the caller maintains or owns (404 for no such
+ * organisation, 403 for one they may not publish into). Only an organisation's skill may be
+ * private (400).
+ */
+async function newSkillOwner(deps: Deps, principal: Principal, body: PublishBody): Promise<Owner> {
+  const { user } = principal;
+  if (body.owner === undefined || sameLogin(body.owner, user.login)) {
+    if (body.visibility === 'private') {
+      throw invalidRequest("Only an organisation's skill can be private: publish it into an organisation with owner", {
+        issues: [{ path: ['visibility'], message: "only an organisation's skill can be private" }],
+      });
+    }
+    await allow(deps, principal, 'account.create_skill', { kind: 'account', userId: user.id });
+    return { type: 'user', login: user.login };
+  }
+  const org = await getOrg(deps.db, body.owner);
+  if (!org) throw notFound(`No organisation ${body.owner}`);
+  await allow(deps, principal, 'org.create_skill', { kind: 'org', login: org.login }, rolesIn(org, user.id));
+  return { type: 'org', login: org.login };
+}
+
+/** 409 `slug_too_similar` when `slug` reads like another owner's popular skill (docs/agent-skills.md). */
+function checkImitation(slug: string, owner: string, candidates: ImitationCandidate[]): void {
+  const similar = similarPopularSlug(slug, owner, candidates);
   if (!similar) return;
   throw new DomainError(
     'slug_too_similar',
@@ -270,9 +311,23 @@ export function prepareFiles(files: PublishBody['files']): FileBytes[] {
   return decoded;
 }
 
-/** Which of the dependencies' slugs name a skill: one batched read, as the body holds at most a few dozen. */
-function findDependencies(deps: Deps, dependencies: Record<string, string>): Promise<Set<string>> {
-  return existingSlugs(deps.db, Object.keys(dependencies));
+/** The skills the dependencies' slugs name: batched reads, as the body holds at most a few dozen. */
+function dependencySkills(deps: Deps, dependencies: Record<string, string>): Promise<SkillItem[]> {
+  return skillsOfSlugs(deps.db, Object.keys(dependencies));
+}
+
+/**
+ * The slugs of the skills a skill may depend on: those everyone who may install it can install
+ * too. A public skill depends on public skills; a private one also on its organisation's private
+ * skills. Any other private skill is as unknown as a missing one, so a dependency tells nobody
+ * that a private slug exists.
+ */
+function usable(skills: SkillItem[], dependent: { owner: Owner; visibility: Visibility }): Set<string> {
+  const sameOrg = (skill: SkillItem) => {
+    const owner = ownerOf(skill);
+    return dependent.owner.type === 'org' && owner.type === 'org' && sameLogin(owner.login, dependent.owner.login);
+  };
+  return new Set(skills.filter((skill) => visibilityOf(skill) === 'public' || (dependent.visibility === 'private' && sameOrg(skill))).map((s) => s.slug));
 }
 
 function checkDependencies(dependencies: Record<string, string>, ownSlug: string, known: Set<string>): void {

@@ -111,6 +111,9 @@ export const lockKey = (name: string): ItemKey => ({ pk: prefix.lock + name, sk:
 export const lookalikeKey = (key: string): ItemKey => ({ pk: prefix.lookalike + key, sk: 'LOOKALIKE' });
 export const uploadKey = (ticketHash: string): ItemKey => ({ pk: prefix.upload + ticketHash, sk: 'UPLOAD' });
 export const orgKey = (login: string): ItemKey => ({ pk: prefix.org + login.toLowerCase(), sk: 'ORG' });
+export const invitationKey = (org: string, userId: string): ItemKey => ({ pk: prefix.org + org.toLowerCase(), sk: sortPrefix.invitation + userId });
+export const membershipKey = (userId: string, org: string): ItemKey => ({ pk: prefix.user + userId, sk: sortPrefix.membership + org.toLowerCase() });
+export const auditKey = (org: string, at: string, id: string): ItemKey => ({ pk: prefix.audit + org.toLowerCase(), sk: `${at}#${id}` });
 export const reportKey = (skillId: string, userId: string): ItemKey => ({ pk: prefix.report + skillId, sk: prefix.user + userId });
 export const reporterKey = (userId: string): ItemKey => ({ pk: prefix.reporter + userId, sk: 'REPORTER' });
 

@@ -1,5 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '#core/map-limit';
+import { isPublicListing, ownerIdentity } from '#core/policy';
 import { type ImitationCandidate, lookalikeKeys } from '#core/slug-imitation';
 import { type Db, getItems } from './db.ts';
 import { distinctInstallTotals } from './downloads.ts';
@@ -37,7 +38,7 @@ export async function indexLookalikes(db: Db, skillId: string, slug: string, key
 /** Indexes a skill that just reached the threshold, by id (the install counter knows no slug). */
 export async function indexPopularSkill(db: Db, skillId: string): Promise<void> {
   const skill = await getSkill(db, skillId);
-  if (skill) await indexLookalikes(db, skillId, skill.slug);
+  if (skill && isPublicListing(skill)) await indexLookalikes(db, skillId, skill.slug);
 }
 
 /**
@@ -51,7 +52,11 @@ export async function lookalikeCandidates(db: Db, slug: string): Promise<Imitati
   const chosen = [...ids].sort().slice(0, CANDIDATES_AT_MOST);
   if (chosen.length === 0) return [];
   const [items, totals] = await Promise.all([getItems(db, chosen.map(skillKey)), distinctInstallTotals(db, chosen)]);
-  return items.map(toSkillItem).map((skill) => ({ slug: skill.slug, author: skill.authorId, installs: totals.get(skill.id) ?? 0 }));
+  // A private skill is nobody else's business: it is never a slug a new one may be told it imitates.
+  return items
+    .map(toSkillItem)
+    .filter(isPublicListing)
+    .map((skill) => ({ slug: skill.slug, author: ownerIdentity(skill), installs: totals.get(skill.id) ?? 0 }));
 }
 
 /** The skill ids an index item holds (a DynamoDB string set reads as a Set). */

@@ -139,10 +139,18 @@ export async function getSkill(db: Db, id: string): Promise<SkillItem | undefine
   return Item ? toSkillItem(Item) : undefined;
 }
 
-/** Which of `slugs` are claimed by a skill: one BatchGetItem per 100 slugs. */
-export async function existingSlugs(db: Db, slugs: string[]): Promise<Set<string>> {
-  const found = await getItems(db, slugs.map(slugKey));
-  return new Set(found.map((item) => keyOfItem(item).pk.slice(prefix.slug.length)));
+/**
+ * The skills `slugs` name, that exist: the slug claims, then the skills' META, one BatchGetItem
+ * per 100 of each (in no particular order). A claim with no META behind it (a publish in
+ * flight, or one that crashed) names nothing.
+ */
+export async function skillsOfSlugs(db: Db, slugs: readonly string[]): Promise<SkillItem[]> {
+  if (slugs.length === 0) return [];
+  const claims = await getItems(db, slugs.map(slugKey));
+  return getSkills(
+    db,
+    claims.map((claim) => parseItem(slugClaimSchema, claim, 'slug claim').skillId),
+  );
 }
 
 /**
@@ -187,6 +195,27 @@ export async function assertSlugFree(db: Db, slug: string, callerId: string, now
 export async function findSkillIdBySlug(db: Db, slug: string): Promise<string | undefined> {
   if (!isValidSlug(slug)) return undefined;
   return (await getSlugClaim(db, slug))?.skillId;
+}
+
+/** An id no skill has (skill ids are UUIDs). */
+const NO_SKILL = '-';
+
+/**
+ * The skill `slug` names, or undefined. It costs two reads whether or not the slug is taken (the
+ * second of a skill that cannot exist when it is not), so a `not_found` for a private skill takes
+ * as long as one for a slug nobody holds.
+ */
+export async function getSkillBySlug(db: Db, slug: string): Promise<SkillItem | undefined> {
+  const id = await findSkillIdBySlug(db, slug);
+  const skill = await getSkill(db, id ?? NO_SKILL);
+  return id === undefined ? undefined : skill;
+}
+
+/** {@link getSkillAndFingerprint} by slug, in as many reads whether or not the slug is taken. */
+export async function getSkillAndFingerprintBySlug(db: Db, slug: string, fingerprint: string): Promise<{ skill?: SkillItem; version?: string }> {
+  const id = await findSkillIdBySlug(db, slug);
+  const found = await getSkillAndFingerprint(db, id ?? NO_SKILL, fingerprint);
+  return id === undefined ? {} : found;
 }
 
 async function getSlugClaim(db: Db, slug: string): Promise<z.output<typeof slugClaimSchema> | undefined> {
@@ -602,11 +631,80 @@ export async function recordOwner(db: Db, skillId: string, owner: Owner): Promis
   );
 }
 
+/**
+ * Moves a skill to `to` (an organisation), if `from` still owns it (a skill stored before owners
+ * were recorded is its author's): the owner, the index that lists it with its owner's skills,
+ * and `updatedAt`. Returns the skill afterwards, or undefined when its owner changed meanwhile.
+ */
+export async function setOwner(db: Db, skill: Pick<SkillItem, 'id' | 'authorId'>, from: Owner, to: Owner, now: Date): Promise<SkillItem | undefined> {
+  const stillFrom =
+    from.type === 'user'
+      ? '((attribute_not_exists(#owner) OR (#owner.#type = :user AND #owner.#login = :fromLogin)) AND authorId = :author)'
+      : '(#owner.#type = :org AND #owner.#login = :fromLogin)';
+  try {
+    const { Attributes } = await db.doc.send(
+      new UpdateCommand({
+        TableName: db.table,
+        Key: skillKey(skill.id),
+        UpdateExpression: 'SET #owner = :to, gsi1pk = :partition, updatedAt = :now',
+        ConditionExpression: `attribute_exists(pk) AND ${stillFrom}`,
+        ExpressionAttributeNames: { '#owner': 'owner', '#type': 'type', '#login': 'login' },
+        ExpressionAttributeValues: {
+          ':to': { type: to.type, login: to.login },
+          ':partition': ownerPartition({ owner: to, authorId: skill.authorId }),
+          ':now': now.toISOString(),
+          ':fromLogin': from.login,
+          ...(from.type === 'user' ? { ':user': 'user', ':author': skill.authorId } : { ':org': 'org' }),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toSkillItem(Attributes!);
+  } catch (error) {
+    if (isConditionFailed(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Makes a private skill public (and moves `updatedAt`): its static files appear at the rebuild
+ * this write sets off. Returns the skill afterwards, or undefined when it is not private (any
+ * more). Nothing makes a public skill private.
+ */
+export async function makePublic(db: Db, skillId: string, now: Date): Promise<SkillItem | undefined> {
+  try {
+    const { Attributes } = await db.doc.send(
+      new UpdateCommand({
+        TableName: db.table,
+        Key: skillKey(skillId),
+        UpdateExpression: 'SET updatedAt = :now REMOVE visibility',
+        ConditionExpression: 'attribute_exists(pk) AND visibility = :private',
+        ExpressionAttributeValues: { ':now': now.toISOString(), ':private': 'private' },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toSkillItem(Attributes!);
+  } catch (error) {
+    if (isConditionFailed(error)) return undefined;
+    throw error;
+  }
+}
+
 export async function listSkillsByAuthor(db: Db, userId: string): Promise<SkillItem[]> {
   const items = await queryAll(db, {
     IndexName: tableKeys.byOwner.name,
     KeyConditionExpression: 'gsi1pk = :author',
     ExpressionAttributeValues: { ':author': authorPartition(userId) },
+  });
+  return items.map(toSkillItem);
+}
+
+/** An organisation's skills, oldest first (from the index, which follows writes within about a second). */
+export async function listSkillsByOrg(db: Db, org: string): Promise<SkillItem[]> {
+  const items = await queryAll(db, {
+    IndexName: tableKeys.byOwner.name,
+    KeyConditionExpression: 'gsi1pk = :org',
+    ExpressionAttributeValues: { ':org': orgSkillsPartition(org) },
   });
   return items.map(toSkillItem);
 }

@@ -5,7 +5,15 @@ const valid = { name: 'Pretty JSON', description: 'Formats JSON', category: ' De
 
 describe('publish body', () => {
   it('fills defaults and normalises the category', () => {
-    expect(publishBodySchema.parse(valid)).toEqual({ ...valid, category: 'dev-tools', paid: false, files: [], formats: ['agent-skills'], dependencies: {} });
+    expect(publishBodySchema.parse(valid)).toEqual({
+      ...valid,
+      category: 'dev-tools',
+      paid: false,
+      files: [],
+      formats: ['agent-skills'],
+      dependencies: {},
+      visibility: 'public',
+    });
   });
 
   it.each([

@@ -172,9 +172,27 @@ describe('API keys', () => {
       name: 'laptop',
       prefix: created.key.slice(0, 7),
       createdAt: expect.any(String),
+      scopes: ['publish', 'manage', 'read'],
+      org: null,
+      skills: null,
+      expiresAt: null,
     });
     const list = await json(await alice.session('/api/api-keys'));
-    expect(list).toEqual({ keys: [{ id: created.id, name: 'laptop', prefix: created.prefix, createdAt: created.createdAt, lastUsedAt: null }] });
+    expect(list).toEqual({
+      keys: [
+        {
+          id: created.id,
+          name: 'laptop',
+          prefix: created.prefix,
+          createdAt: created.createdAt,
+          lastUsedAt: null,
+          scopes: ['publish', 'manage', 'read'],
+          org: null,
+          skills: null,
+          expiresAt: null,
+        },
+      ],
+    });
     expect(JSON.stringify(list)).not.toContain(created.key);
     const { Items } = await stack.deps.db.doc.send(new ScanCommand({ TableName: stack.deps.db.table }));
     expect(JSON.stringify(Items)).not.toContain(created.key);

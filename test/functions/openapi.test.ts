@@ -165,6 +165,7 @@ describe('what route() enforces is what the document says', () => {
     expect(withQuery.length).toBeGreaterThan(0);
     for (const operation of withQuery) {
       const [name] = Object.keys(operation.query!.shape);
+      // With the credentials it takes: they are checked before the query.
       const res = await stack.request(`${pathOf(operation)}?${name}=a&${name}=a`, {
         method: operation.method.toUpperCase(),
         headers: credentialsFor(operation),

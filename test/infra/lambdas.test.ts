@@ -180,6 +180,48 @@ describe('least privilege is enough', () => {
     await request('GET', '/api/nowhere', () => stack.request('/api/nowhere'));
     await request('GET', '/api/me', () => withKey(stack, key, '/api/me', { method: 'GET' }));
 
+    // An organisation: created, an invitation accepted, members listed and changed, its log read, then deleted.
+    const org = '/api/orgs/access-org';
+    await request('POST', '/api/orgs', () => alice.session('/api/orgs', { method: 'POST', body: { login: 'access-org', name: 'Access' } }));
+    await request('GET', '/api/orgs/{org}', () => stack.request(org));
+    await request('POST', `${org}/invitations`, () => alice.session(`${org}/invitations`, { method: 'POST', body: { login: 'bob', role: 'member' } }));
+    await request('GET', `${org}/invitations`, () => alice.session(`${org}/invitations`));
+    await request('GET', '/api/me/invitations', () => bob.session('/api/me/invitations'));
+    await request('POST', `${org}/invitations/bob/accept`, () => bob.session(`${org}/invitations/bob/accept`, { method: 'POST' }));
+    await request('POST', `${org}/invitations`, () => alice.session(`${org}/invitations`, { method: 'POST', body: { login: 'root', role: 'member' } }));
+    await request('POST', `${org}/invitations/root/decline`, () => root.session(`${org}/invitations/root/decline`, { method: 'POST' }));
+    await request('POST', `${org}/invitations`, () => alice.session(`${org}/invitations`, { method: 'POST', body: { login: 'root', role: 'member' } }));
+    await request('DELETE', `${org}/invitations/root`, () => alice.session(`${org}/invitations/root`, { method: 'DELETE' }));
+    await request('GET', `${org}/members`, () => withKey(stack, key, `${org}/members`, { method: 'GET' }));
+    await request('PUT', `${org}/members/bob`, () => alice.session(`${org}/members/bob`, { method: 'PUT', body: { role: 'maintainer' } }));
+    await request('GET', '/api/me/orgs', () => bob.session('/api/me/orgs'));
+    await request('GET', `${org}/audit`, () => alice.session(`${org}/audit`));
+    await request('DELETE', `${org}/members/bob`, () => bob.session(`${org}/members/bob`, { method: 'DELETE' }));
+    await request('DELETE', org, () => alice.session(org, { method: 'DELETE' }));
+
+    // An organisation's skills: a private one published into it, read by a member with a narrowed
+    // read key, made public; a user's skill transferred in.
+    await request('POST', '/api/orgs', () => alice.session('/api/orgs', { method: 'POST', body: { login: 'access-team', name: 'Team' } }));
+    const teamKeyRes = await request('POST', '/api/api-keys', () =>
+      alice.session('/api/api-keys', { method: 'POST', body: { name: 'team', org: 'access-team', scopes: ['publish', 'manage', 'read'] } }),
+    );
+    const { key: teamKey } = (await teamKeyRes.json()) as { key: string };
+    const hidden = (await (
+      await request('POST', '/api/publish', () =>
+        withKey(stack, teamKey, '/api/publish', { body: { ...body('Access Hidden'), owner: 'access-team', visibility: 'private' } }),
+      )
+    ).json()) as { id: string };
+    const hiddenVersions = `/api/skills/${hidden.id}/versions`;
+    await request('POST', hiddenVersions, () =>
+      withKey(stack, teamKey, hiddenVersions, { body: { version: '1.1.0', files: [skillFile('access-hidden', '# 1.1')] } }),
+    );
+    await request('GET', '/api/me/registry/{slug}', () => withKey(stack, teamKey, '/api/me/registry/access-hidden', { method: 'GET' }));
+    await request('GET', '/api/me/registry/{slug}/versions', () => withKey(stack, teamKey, '/api/me/registry/access-hidden/versions', { method: 'GET' }));
+    await request('GET', `/api/deliver/${hidden.id}`, () => withKey(stack, teamKey, `/api/deliver/${hidden.id}?source=cli`, { method: 'GET' }));
+    await request('PATCH', `/api/skills/${hidden.id}`, () => alice.session(`/api/skills/${hidden.id}`, { method: 'PATCH', body: { visibility: 'public' } }));
+    const transfer = `/api/skills/${free.id}/transfer`;
+    await request('POST', transfer, () => alice.session(transfer, { method: 'POST', body: { to: 'access-team' } }));
+
     // Our search, then ClawHub clients: discovery, whoami, search, lists, a skill, resolve, a download, a publish, and a refusal.
     await stack.idle();
     for (const path of [

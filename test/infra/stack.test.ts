@@ -432,7 +432,7 @@ describe('least-privilege IAM', () => {
     }
   });
 
-  it('lets deliver read the table and content and update counters (with the day’s secret and the clients seen), tokens and the lookalike index, but not write skills', () => {
+  it("lets deliver read the table and content and update counters (with the day's secret and the clients seen), tokens, the lookalike index and a key's last use, but not write skills", () => {
     const statements = statementsOf(byName('deliver'));
     const writes = statements.filter((s) => actionsOf(s).some((a) => /PutItem|UpdateItem|DeleteItem|BatchWriteItem/.test(a)));
     expect(writes).toHaveLength(1);
@@ -443,6 +443,7 @@ describe('least-privilege IAM', () => {
       'INSTALLED#*',
       'TOKEN#*',
       'LOOKALIKE#*',
+      'APIKEY#*',
     ]);
     expect(statements.some((s) => actionsOf(s).includes('dynamodb:GetItem'))).toBe(true);
     expect(

@@ -30,8 +30,8 @@ import { MALICIOUS_SKILL_MD } from '../support/scan-samples.ts';
 const SITE = 'https://skillpress.example';
 /**
  * What a Lambda may load at cold start. The SDK clients, zod and hono are nine tenths of every
- * bundle (about 590 KB of the largest, 616 KB); the budget is there to catch a whole dependency
- * pulled in by accident, not the few kilobytes a rule costs, so it keeps that much room above them.
+ * bundle; the budget is there to catch a whole dependency pulled in by accident, not the few
+ * kilobytes a rule or the policy (core/policy.ts, in every Lambda that touches a skill) costs.
  */
 const BUDGET_BYTES = 640 * 1024;
 

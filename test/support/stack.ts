@@ -20,8 +20,8 @@ export interface TestStack {
   request(path: string, init?: RequestInit): Promise<Response>;
   /** `request` as if over a connection from `address` (the socket's peer, as Node's server gives it). */
   requestFrom(address: string, path: string, init?: RequestInit): Promise<Response>;
-  /** Sets the clock every handler reads. */
-  setNow(date: Date | string): void;
+  /** Sets the clock every handler reads; undefined gives it back the real time. */
+  setNow(date: Date | string | undefined): void;
 }
 
 export const ORIGIN = 'http://localhost';
@@ -54,7 +54,7 @@ export async function createTestStack(
     request: async (path, init) => app.request(path, init),
     requestFrom: async (address, path, init) => app.request(path, init, { incoming: { socket: { remoteAddress: address } } }),
     setNow: (date) => {
-      now = new Date(date);
+      now = date === undefined ? undefined : new Date(date);
     },
   };
 }

@@ -9,9 +9,13 @@ export const apiKeyOperations = operations(
       method: 'post',
       path: '/api/api-keys',
       summary: 'Create an API key; the key is shown once',
+      description:
+        'Without scopes, narrowing or expiry a key does everything its owner may, for good. scopes limit what it may be used for ' +
+        '(403 insufficient_scope beyond them); org or skills narrow what it reaches; expiresInDays (1 to 365) makes it expire (401 expired_key after).',
       auth: 'session',
       body: apiKeyBodySchema,
       success: { status: 201, description: 'Created', schema: apiKeyCreatedSchema },
+      errors: ['not_found', 'forbidden'],
     },
     listApiKeys: {
       method: 'get',

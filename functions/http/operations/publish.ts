@@ -1,4 +1,12 @@
-import { publishBodySchema, publishedSkillSchema, skillSchema, skillUpdateBodySchema, versionBodySchema, versionCreatedSchema } from '#core/schemas';
+import {
+  publishBodySchema,
+  publishedSkillSchema,
+  skillSchema,
+  skillUpdateBodySchema,
+  transferBodySchema,
+  versionBodySchema,
+  versionCreatedSchema,
+} from '#core/schemas';
 import { operations } from '../operation.ts';
 
 /** Publishing skills and their versions (docs/api.md §7.4, §8). */
@@ -18,7 +26,18 @@ export const publishingOperations = operations(
       auth: 'apiKey',
       body: publishBodySchema,
       success: { status: 201, description: 'Created', schema: publishedSkillSchema },
-      errors: ['invalid_request', 'invalid_skill', 'payload_too_large', 'slug_taken', 'slug_too_similar', 'content_rejected', 'rate_limited'],
+      errors: [
+        'invalid_request',
+        'invalid_skill',
+        'payload_too_large',
+        'not_found',
+        'forbidden',
+        'insufficient_scope',
+        'slug_taken',
+        'slug_too_similar',
+        'content_rejected',
+        'rate_limited',
+      ],
     },
     publishVersion: {
       method: 'post',
@@ -35,6 +54,7 @@ export const publishingOperations = operations(
         'invalid_skill',
         'not_found',
         'forbidden',
+        'insufficient_scope',
         'quarantined',
         'payload_too_large',
         'version_exists',
@@ -45,13 +65,24 @@ export const publishingOperations = operations(
     updateSkill: {
       method: 'patch',
       path: '/api/skills/{id}',
-      summary: "Set or remove a paid skill's price (author only)",
+      summary: "Set or remove a paid skill's price; make a private skill public (the author, or the organisation's owners)",
       description:
-        '`{"price": {"amount": 999, "currency": "EUR"}}` puts the skill on sale at that price; `{"price": null}` takes it off sale. A free skill has no price (400).',
+        '`{"price": {"amount": 999, "currency": "EUR"}}` puts the skill on sale at that price; `{"price": null}` takes it off sale. A free skill has no price (400). ' +
+        '`{"visibility": "public"}` makes a private skill public: its static files appear at the next rebuild. A public skill never becomes private (409 visibility_locked).',
       auth: 'sessionOrApiKey',
       body: skillUpdateBodySchema,
       success: { status: 200, description: 'The skill as it is now', schema: skillSchema },
-      errors: ['invalid_request', 'not_found', 'forbidden'],
+      errors: ['invalid_request', 'not_found', 'forbidden', 'insufficient_scope', 'visibility_locked'],
+    },
+    transferSkill: {
+      method: 'post',
+      path: '/api/skills/{id}/transfer',
+      summary: 'Move a skill into an organisation (its author, into one they maintain; an owner of both, between organisations)',
+      description: 'The slug never changes; the registry, the catalog and the site name the new owner after the next rebuild.',
+      auth: 'sessionOrApiKey',
+      body: transferBodySchema,
+      success: { status: 200, description: 'The skill, with its new owner', schema: skillSchema },
+      errors: ['invalid_request', 'not_found', 'forbidden', 'insufficient_scope'],
     },
   },
 );

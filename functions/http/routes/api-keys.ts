@@ -5,12 +5,12 @@ import { route } from '../route.ts';
 
 /** API keys: created and managed only from a signed-in browser session (docs/api.md). */
 export const apiKeyRoutes: RouteGroup = (app) => {
-  route(app, op.issueApiKey, async (c, { caller, body }) => c.json(await issueApiKey(c.var.deps, caller.user.id, body.name), 201));
+  route(app, op.issueApiKey, async (c, { caller, body }) => c.json(await issueApiKey(c.var.deps, caller, body), 201));
 
   route(app, op.listApiKeys, async (c, { caller }) => c.json({ keys: await apiKeysOf(c.var.deps, caller.user.id) }, 200));
 
   route(app, op.withdrawApiKey, async (c, { caller, params }) => {
-    await withdrawApiKey(c.var.deps, caller.user.id, params.id);
+    await withdrawApiKey(c.var.deps, caller, params.id);
     return c.body(null, 204);
   });
 };

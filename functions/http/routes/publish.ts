@@ -1,5 +1,6 @@
 import { updateSkill } from '../../services/pricing.ts';
 import { publishSkill, publishVersion } from '../../services/publishing.ts';
+import { transferSkill } from '../../services/transfers.ts';
 import type { RouteGroup } from '../env.ts';
 import { rateLimitHeaders } from '../errors.ts';
 import { publishingOperations as op } from '../operations/publish.ts';
@@ -22,4 +23,6 @@ export const versionRoutes: RouteGroup = (app) => {
   });
 
   route(app, op.updateSkill, async (c, { caller, body, params }) => c.json(await updateSkill(c.var.deps, caller, params.id, body), 200));
+
+  route(app, op.transferSkill, async (c, { caller, body, params }) => c.json(await transferSkill(c.var.deps, caller, params.id, body.to), 200));
 };

@@ -56,6 +56,8 @@ export interface Target {
   /** Per-file digests when known (the registry's current version, or the lockfile). */
   files?: FileEntry[];
   paid: boolean;
+  /** A private skill, resolved through the API with the stored key: delivered with it too. */
+  private?: true;
   registry: string;
   /** Undefined when the registry does not publish them (versions other than the current one). */
   dependencies?: Record<string, string>;
@@ -207,6 +209,7 @@ async function resolveOne(ctx: InstallContext, request: Request, lock: Lockfile,
         ? { files: locked.files, dependencies: locked.dependencies }
         : {}),
     paid: doc.paid,
+    ...(doc.visibility === 'private' ? { private: true as const } : {}),
     registry: client.base,
     spec: request.spec,
     direct: request.direct || locked?.direct === true,
@@ -456,6 +459,7 @@ function lockEntry(t: Target, files: FileEntry[]): LockedSkill {
     spec: t.spec,
     direct: t.direct,
     paid: t.paid,
+    ...(t.private ? { private: true as const } : {}),
     ...(t.dependencies ? { dependencies: t.dependencies } : {}),
     ...(t.links?.length ? { links: t.links } : {}),
   };
@@ -465,7 +469,7 @@ function lockEntry(t: Target, files: FileEntry[]): LockedSkill {
 async function deliver(ctx: InstallContext, client: RegistryClient, t: Target): Promise<{ value: unknown; bytes?: Uint8Array }> {
   try {
     const token = t.paid ? (ctx.token ?? (await ownToken(ctx, client, t))) : undefined;
-    return await client.deliver(t.id, t.version, token);
+    return await client.deliver(t.id, t.version, token, t.private === true);
   } catch (error) {
     if (error instanceof CliError && error.code === 'payment_required') {
       throw new CliError(error.code, `${t.slug} is a paid skill: ${error.message}`, {

@@ -54,6 +54,8 @@ export interface LockedSkill {
   /** Installed because the user named it (true) or as another skill's dependency (false). */
   direct: boolean;
   paid: boolean;
+  /** A private skill: read and delivered with a member's API key, never from static files. */
+  private?: true;
   /** Declared dependencies of this version, when the registry published them. */
   dependencies?: Record<string, string>;
   /** Other agents' folders that link to `path` (cli/agent-links.ts), each `<agent root>/<slug>`. */
@@ -164,6 +166,7 @@ function checkEntry(slug: string, entry: unknown, roots: ReadonlySet<string>, in
     spec: entry.spec as string,
     direct: entry.direct !== false,
     paid: entry.paid === true,
+    ...(entry.private === true ? { private: true as const } : {}),
     ...(dependencies === undefined ? {} : { dependencies }),
     ...(links === undefined || links.length === 0 ? {} : { links }),
   };

@@ -9,6 +9,7 @@ import type { SearchAnswerDocument } from '../core/search/schemas.ts';
 import { registryPath } from '../core/static-paths.ts';
 import { CliError, usage } from './cli-error.ts';
 import { configPath, readConfig } from './config.ts';
+import { storedApiKey } from './credentials.ts';
 import { Http } from './http.ts';
 import type { Io } from './io.ts';
 import { cacheDir } from './paths.ts';
@@ -73,12 +74,14 @@ function normalRegistry(value: string, where: string): string {
 
 export class RegistryClient {
   private readonly http: Http;
+  private readonly env: Io['env'];
 
   constructor(
     readonly base: string,
     io: Io,
   ) {
     this.http = new Http(base, io, cacheDir(io.env));
+    this.env = io.env;
   }
 
   catalog(): Promise<CatalogDocument> {
@@ -90,9 +93,16 @@ export class RegistryClient {
     return this.http.json('/api/search', { query: { ...query, limit: String(query.limit) }, compressed: true });
   }
 
+  /**
+   * A skill's registry document: the static file, or, when there is none and an API key is stored
+   * for this registry, the document the API gives the key's owner (a private skill of an
+   * organisation they belong to, docs/api.md §7.12).
+   */
   async skill(slug: string): Promise<RegistryDocument> {
+    const path = registryPath(registrySlug(slug, 'asked to look up'));
     const doc = await this.http
-      .json<RegistryDocument>(registryPath(registrySlug(slug, 'asked to look up')), { revalidate: true, maxBytes: ANSWER_BYTES.registry })
+      .json<RegistryDocument>(path, { revalidate: true, maxBytes: ANSWER_BYTES.registry })
+      .catch((error: unknown) => this.privately<RegistryDocument>(error, `/api/me/registry/${slug}`, ANSWER_BYTES.registry))
       .catch(async (error: unknown) => {
         // An unknown slug: the catalog's closest names, when one is near enough to be a typo.
         const near = error instanceof CliError && error.code === 'not_found' ? await this.closestSlugs(slug) : undefined;
@@ -118,16 +128,39 @@ export class RegistryClient {
         maxBytes: ANSWER_BYTES.versions,
         compressed: true,
       })
+      .catch((error: unknown) => this.privately<VersionsDocument>(error, `/api/me/registry/${slug}/versions`, ANSWER_BYTES.versions))
       .catch(notFoundAs(`no skill "${slug}" in ${this.base}`));
     return notQuarantined(sameSkill(doc, slug, this.base));
   }
 
-  /** A version's files, counted as an install; with the body's bytes, which verification hashes as they arrived. */
-  deliver(id: string, version: string, token?: string): Promise<{ value: Delivery; bytes?: Uint8Array }> {
+  /**
+   * After a static read failed with `error`: a 404 is asked again of the API with the stored key,
+   * when there is one (private skills have no static file); anything else is thrown as it was.
+   * Never cached on disk: the answer is the key owner's alone.
+   */
+  private async privately<T>(error: unknown, path: string, maxBytes: number): Promise<T> {
+    if (!(error instanceof CliError && error.code === 'not_found')) throw error;
+    const apiKey = await storedApiKey(this.env, this.base);
+    if (!apiKey) throw error;
+    return this.http.json<T>(path, { apiKey, maxBytes });
+  }
+
+  /**
+   * A version's files, counted as an install; with the body's bytes, which verification hashes as
+   * they arrived. A private skill's is asked for with the stored API key (`withKey`).
+   */
+  async deliver(id: string, version: string, token?: string, withKey = false): Promise<{ value: Delivery; bytes?: Uint8Array }> {
+    const apiKey = withKey ? await storedApiKey(this.env, this.base) : undefined;
+    if (withKey && !apiKey) {
+      throw new CliError('unauthenticated', `no API key for ${this.base}, and this skill is private`, {
+        hint: 'a private skill installs with a key of a member of its organisation: skillpress login (or set SKILLPRESS_API_KEY)',
+      });
+    }
     return this.http.jsonAndBytes(`/api/deliver/${encodeURIComponent(id)}`, {
       query: { version, source: 'cli', token },
       maxBytes: ANSWER_BYTES.delivery,
       compressed: true,
+      ...(apiKey ? { apiKey } : {}),
     });
   }
 

@@ -17,6 +17,10 @@ export interface PublishOptions {
   slug?: string;
   paid: boolean;
   changelog?: string;
+  /** An organisation to publish into (the caller maintains or owns it). */
+  org?: string;
+  /** Seen and installed only by the organisation's members. */
+  private?: boolean;
   /** Show what would be sent, send nothing. */
   dryRun: boolean;
 }
@@ -65,6 +69,8 @@ export async function publish(options: PublishOptions, io: CommandIo): Promise<P
     files: folder.files,
     ...(options.changelog ? { changelog: options.changelog } : {}),
     dependencies: folder.dependencies,
+    ...(options.org === undefined ? {} : { owner: options.org }),
+    ...(options.private ? { visibility: 'private' } : {}),
   });
   const shownSlug = folder.slug;
   const files = describeFiles(folder);
@@ -88,7 +94,7 @@ export async function publish(options: PublishOptions, io: CommandIo): Promise<P
   }
   const { c } = ui;
   ui.line(
-    `${c.green('Published')} ${c.bold(skill.slug)}@${skill.currentVersion} ${c.dim(`(${plural(files.length, 'file')}, ${formatBytes(folder.bytes)}${skill.paid ? ', paid' : ''})`)} to ${client.base}`,
+    `${c.green('Published')} ${c.bold(skill.slug)}@${skill.currentVersion} ${c.dim(`(${plural(files.length, 'file')}, ${formatBytes(folder.bytes)}${skill.paid ? ', paid' : ''}${skill.visibility === 'private' ? ', private' : ''})`)} to ${client.base}${skill.owner.type === 'org' ? ` as ${skill.owner.login}` : ''}`,
   );
   ui.line(c.dim(`Install it with: skillpress install ${skill.slug}`));
   warnIfFlagged(ui, `${skill.slug}@${skill.currentVersion}`, skill.scan);

@@ -76,6 +76,12 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** A dev sign-in's session cookie, for calls a test makes as that user beside the browser. */
+async function sessionOf(login: string): Promise<string> {
+  const res = await fetch(`${base}/api/auth/dev-login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login }) });
+  return res.headers.get('set-cookie')!.split(';')[0]!;
+}
+
 async function fetchText(path: string): Promise<string> {
   return (await fetch(base + path)).text();
 }
@@ -518,6 +524,74 @@ describe('hostile skill names', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(browser.dialogs).toEqual([]);
     expect(browser.pageErrors).toEqual([]);
+  });
+});
+
+describe('organisations on the dashboard', () => {
+  it('creates an organisation, invites a maintainer who accepts, shows its private skill, makes it public, and logs it all', async () => {
+    // Mia signs in once, so she can be invited.
+    await signInAs('mia');
+    await signInAs('olive');
+    await page.locator('[data-role=new-org] summary').click();
+    await page.getByLabel("Login (shared with users' logins)").fill('acme-team');
+    await page.getByLabel('Display name').fill('Acme Team');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await eventually(() => page.locator('[data-role=org-status]').textContent()).toContain('Created acme-team');
+    await eventually(() => page.locator('#org-heading').textContent()).toBe('Organisation Acme Team');
+    await page.getByLabel('Login to invite (they must have signed in once)').fill('mia');
+    await page.locator('[data-role=invite-form]').getByLabel('Role').selectOption('maintainer');
+    await page.getByRole('button', { name: 'Invite', exact: true }).click();
+    await eventually(() => page.locator('[data-list=org-invitations] th').allTextContents()).toEqual(['mia']);
+
+    // Mia accepts, and publishes a private skill into it with a key of hers.
+    await signInAs('mia');
+    const invitation = page.locator('[data-list=my-invitations] tr', { hasText: 'acme-team' });
+    await invitation.getByRole('button', { name: 'Accept' }).click();
+    await eventually(() => page.locator('#org-heading').textContent()).toBe('Organisation Acme Team');
+    const created = await call(base, '/api/api-keys', {
+      method: 'POST',
+      body: { name: 'ci', org: 'acme-team', scopes: ['publish', 'read'] },
+      headers: { cookie: await sessionOf('mia'), origin: base },
+    });
+    expect(created.status).toBe(201);
+    const miaKey = (created.body as { key: string }).key;
+    const published = await call(base, '/api/publish', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${miaKey}` },
+      body: { name: 'Team Runbook', description: 'How the team handles incidents', category: 'ops', owner: 'acme-team', visibility: 'private' },
+    });
+    expect(published.status).toBe(201);
+
+    // Olive sees it under the organisation, private, with Mia among the members; she makes it public.
+    await signInAs('olive');
+    await page.getByLabel('Show the skills of').selectOption('acme-team');
+    const row = page.locator('[data-list=skills] tr', { hasText: 'Team Runbook' });
+    await eventually(() => row.locator('.badge.private').isVisible()).toBe(true);
+    await eventually(() => page.locator('[data-list=members] th').allTextContents()).toEqual(['mia', 'olive']);
+    await row.getByRole('button', { name: 'Analytics and access' }).click();
+    await eventually(() => page.locator('[data-role=ownership]').textContent()).toContain('private: only its members see and install it');
+    await page.getByRole('button', { name: 'Make it public' }).click();
+    await page.getByRole('button', { name: 'Click again to make it public for good' }).click();
+    await eventually(() => page.locator('[data-role=skill-status]').textContent()).toContain('Team Runbook is public');
+    await page.getByLabel('Show the skills of').selectOption('acme-team');
+    await eventually(() => page.locator('[data-list=audit] code').allTextContents()).toEqual([
+      'skill.visibility_changed',
+      'skill.published',
+      'key.created',
+      'invitation.accepted',
+      'invitation.created',
+    ]);
+
+    // A key for the organisation only, to read, for 30 days: the list says so.
+    await page.locator('[data-role=key-form]').getByLabel('Name', { exact: true }).fill('installs for acme');
+    await page.getByLabel('publish (skills, versions)').uncheck();
+    await page.getByLabel('manage (yank, deprecate, price, visibility, transfer)').uncheck();
+    await page.getByLabel('Reaches').selectOption('org:acme-team');
+    await page.getByLabel('Expires', { exact: true }).selectOption('30');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const keyRow = page.locator('[data-list=keys] tr', { hasText: 'installs for acme' });
+    await eventually(() => keyRow.locator('td').allTextContents()).toEqual(expect.arrayContaining(['read', 'organisation acme-team']));
+    await page.screenshot({ path: 'test/artifacts/site-dashboard-organisation.png', fullPage: true });
   });
 });
 

@@ -34,6 +34,7 @@ async function start(root: HTMLElement): Promise<void> {
   if (skills.length === 0) return fail(root, `${login} has no skills in the catalog.`);
   const { installs } = catalog;
   root.querySelector('[data-role=login]')!.textContent = login;
+  root.querySelector<HTMLElement>('[data-role=organisation]')!.hidden = !skills.some((s) => s.owner?.type === 'org');
   root.querySelector('[data-role=summary]')!.textContent = authorSummary(
     skills.length,
     installs ? skills.reduce((n, s) => n + installsOf(installs, s.slug).total, 0) : undefined,

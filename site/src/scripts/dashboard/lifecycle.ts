@@ -1,3 +1,4 @@
+import type { VersionsDocument } from '#core/registry-document';
 import type { Skill } from '#core/schemas';
 import { formatTimestamp } from '../../lib/format.ts';
 import { fill, renderList } from '../fill.ts';
@@ -57,7 +58,11 @@ export function wireLifecycle(section: HTMLElement, changed: (skill: Skill) => v
     status.textContent = '';
     show();
     try {
-      const doc = await fetchVersions(next.slug);
+      // A private skill has no static files: its members read its versions through the API.
+      const doc =
+        next.visibility === 'private'
+          ? await api<VersionsDocument>('GET', `/api/me/registry/${encodeURIComponent(next.slug)}/versions`)
+          : await fetchVersions(next.slug);
       if (skill !== next) return;
       versions = doc?.versions ?? [];
       show();

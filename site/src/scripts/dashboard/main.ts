@@ -4,14 +4,17 @@ import { skillHref } from '../../lib/skill-links.ts';
 import { fill, renderList } from '../fill.ts';
 import { api, ApiError, messageOf } from './api.ts';
 import { wireKeys } from './keys.ts';
+import { type Shown, wireOrganisations } from './orgs.ts';
 import { wirePurchases } from './purchases.ts';
 import { wireModeration } from './moderation.ts';
 import { wireSkillPanel } from './skill-panel.ts';
 
 /**
  * The dashboard: who is signed in decides what shows. Signed out: GitHub sign-in, and the dev
- * sign-in form when the server has it on. Signed in: my skills, the selected skill's analytics,
- * paid access, price and sales, versions (yank) and deprecation, my purchases, and API keys.
+ * sign-in form when the server has it on. Signed in: my skills or an organisation's (the
+ * switcher), the organisation's members, invitations and log, the selected skill's analytics,
+ * paid access, price and sales, versions (yank) and deprecation, visibility and transfer, my
+ * purchases, and API keys.
  */
 const root = document.getElementById('dashboard');
 if (root) void start(root);
@@ -30,6 +33,13 @@ async function start(root: HTMLElement): Promise<void> {
   const keys = wireKeys(root);
   const purchases = wirePurchases(root);
   const moderation = wireModeration(root);
+  let login = '';
+  let shown: Shown = { skills: [] };
+  const orgs = wireOrganisations(
+    root,
+    () => login,
+    (now) => showSkills(now),
+  );
 
   const show = async () => {
     let user: User | undefined;
@@ -47,12 +57,16 @@ async function start(root: HTMLElement): Promise<void> {
       part('dev-login').hidden = !methods.devLogin;
       return;
     }
+    login = user.login;
     fill(signedIn.querySelector('.dash-head')!, { login: user.login });
-    await Promise.all([showSkills(), keys.refresh(), purchases.refresh(), moderation.refresh()]);
+    await Promise.all([orgs.refresh(), keys.refresh(), purchases.refresh(), moderation.refresh()]);
   };
 
-  const showSkills = async () => {
-    const { skills } = await api<{ skills: OwnSkill[] }>('GET', '/api/me/skills');
+  /** The skills of the owner the switcher shows: one's own, or an organisation's (private ones too, for its members). */
+  const showSkills = async (now: Shown) => {
+    shown = now;
+    const { skills } = now;
+    part('skills-heading').textContent = now.org ? `Skills of ${now.org.name}` : 'My skills';
     renderList(
       root,
       'skills',
@@ -63,24 +77,31 @@ async function start(root: HTMLElement): Promise<void> {
         priceClass: `badge ${s.paid ? 'paid' : 'free'}`,
         updated: utcDay(s.updatedAt),
         quarantined: s.quarantine !== undefined,
+        private: s.visibility === 'private',
       })),
     );
-    part('no-skills').hidden = skills.length > 0;
+    part('no-skills').hidden = skills.length > 0 || now.org !== undefined;
+    part('no-org-skills').hidden = skills.length > 0 || now.org === undefined;
+    fill(part('no-org-skills'), { org: now.org?.login ?? '' });
     part('skills-table').hidden = skills.length === 0;
     byId = new Map(skills.map((s) => [s.id, s]));
+    keys.reach(orgs.orgs(), skills);
     // The first skill's numbers are what an author most often comes for.
     if (skills[0]) {
       root.querySelector('[data-list=skills] tr')?.setAttribute('aria-current', 'true');
-      await panel.open(skills[0], false);
-    }
+      await panel.open(skills[0], false, context());
+    } else part('skill-panel').hidden = true;
   };
+
+  /** What the skill panel may offer: the caller's role in the organisation shown (none: their own skill), and where a skill may move. */
+  const context = () => ({ role: shown.org?.role, orgs: orgs.orgs(), changedOwner: () => orgs.refresh() });
 
   root.querySelector('[data-list=skills]')!.addEventListener('click', (event) => {
     const button = (event.target as Element).closest<HTMLButtonElement>('button[data-action=select-skill]');
     const skill = button && byId.get(button.value);
     if (!skill) return;
     for (const row of root.querySelectorAll('[data-list=skills] tr')) row.setAttribute('aria-current', String(row.contains(button)));
-    void panel.open(skill, true);
+    void panel.open(skill, true, context());
   });
 
   part<HTMLFormElement>('dev-login').addEventListener('submit', async (event) => {

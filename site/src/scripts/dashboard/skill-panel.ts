@@ -6,6 +6,7 @@ import { fill, renderList } from '../fill.ts';
 import { api, confirmed, messageOf, writeRunner } from './api.ts';
 import { drawChart } from './chart.ts';
 import { wireLifecycle } from './lifecycle.ts';
+import type { MyOrg, Role } from './orgs.ts';
 import { showSkillReports } from './reports.ts';
 
 /** The selected skill: install analytics, for paid skills its download tokens and grants, and its versions and deprecation. */
@@ -41,20 +42,44 @@ interface GrantInfo {
   grantedAt: string;
 }
 
-/** `changed` hears of a skill the panel changed (yanked a version of, deprecated). */
-export function wireSkillPanel(panel: HTMLElement, changed: (skill: Skill) => void): { open(skill: OwnSkill, focus: boolean): Promise<void> } {
+/**
+ * What the panel may offer for a skill: `role` is the caller's in the organisation that owns it
+ * (undefined: the caller's own skill, everything); `orgs` are where a skill may move;
+ * `changedOwner` is told after a transfer.
+ */
+export interface PanelContext {
+  role?: Role;
+  orgs: MyOrg[];
+  changedOwner: () => Promise<void>;
+}
+
+/** `changed` hears of a skill the panel changed (yanked a version of, deprecated, made public). */
+export function wireSkillPanel(
+  panel: HTMLElement,
+  changed: (skill: Skill) => void,
+): { open(skill: OwnSkill, focus: boolean, context: PanelContext): Promise<void> } {
   const part = <T extends HTMLElement = HTMLElement>(role: string) => panel.querySelector<T>(`[data-role="${role}"]`)!;
   const lifecycle = wireLifecycle(part('lifecycle'), changed);
   const status = part('skill-status');
   const tokenSecret = part('new-token');
   let current: Skill | undefined;
+  let context: PanelContext = { orgs: [], changedOwner: async () => {} };
 
-  const open = async (skill: OwnSkill, focus: boolean) => {
+  const open = async (skill: OwnSkill, focus: boolean, next: PanelContext) => {
     current = skill;
+    context = next;
+    // What the caller's role lets them do (the API refuses the rest all the same): owners and authors everything,
+    // maintainers the versions and reports, members the analytics.
+    const role = next.role;
+    const runs = role === undefined || role === 'owner';
+    const maintains = runs || role === 'maintainer';
     panel.hidden = false;
     fill(panel.querySelector('h2')!, { name: skill.name });
     part('free-access').hidden = skill.paid;
-    part('paid-access').hidden = !skill.paid;
+    part('paid-access').hidden = !skill.paid || !runs;
+    part('lifecycle').hidden = !maintains;
+    part('skill-moderation').hidden = !maintains;
+    showOwnership(skill);
     tokenSecret.hidden = true;
     fill(tokenSecret, { token: '', command: '' });
     status.textContent = '';
@@ -63,16 +88,58 @@ export function wireSkillPanel(panel: HTMLElement, changed: (skill: Skill) => vo
     try {
       await Promise.all([
         showAnalytics(skill),
-        skill.paid ? showTokens(skill) : undefined,
-        skill.paid ? showGrants(skill) : undefined,
-        skill.paid ? showSales(skill) : undefined,
-        showSkillReports(panel, skill, () => current === skill),
-        lifecycle.open(skill),
+        skill.paid && runs ? showTokens(skill) : undefined,
+        skill.paid && runs ? showGrants(skill) : undefined,
+        skill.paid && runs ? showSales(skill) : undefined,
+        maintains ? showSkillReports(panel, skill, () => current === skill) : undefined,
+        maintains ? lifecycle.open(skill) : undefined,
       ]);
     } catch (error) {
       status.textContent = messageOf(error);
     }
   };
+
+  /** Who owns the skill and who sees it; for its owning side, making it public and moving it. */
+  const showOwnership = (skill: Skill) => {
+    const section = part('ownership');
+    const isPrivate = skill.visibility === 'private';
+    fill(section, {
+      owner: skill.owner.type === 'org' ? `the organisation ${skill.owner.login}` : skill.owner.login,
+      visibilityText: isPrivate ? 'private: only its members see and install it.' : 'public: anyone can see and install it.',
+    });
+    const runs = context.role === undefined || context.role === 'owner';
+    part('make-public').hidden = !(isPrivate && runs);
+    // From a user, into an organisation its author maintains; from an organisation, into another its owner also owns.
+    const targets = context.orgs.filter((o) => o.login !== skill.owner.login && (context.role === undefined ? o.role !== 'member' : o.role === 'owner'));
+    const select = part<HTMLSelectElement>('transfer-form').querySelector('select')!;
+    select.replaceChildren(...targets.map((o) => new Option(`${o.name} (${o.login})`, o.login)));
+    part('transfer-form').hidden = !runs || targets.length === 0;
+  };
+
+  panel.querySelector('[data-action=make-public]')!.addEventListener('click', (event) => {
+    const button = event.currentTarget as HTMLButtonElement;
+    if (!confirmed(button, 'make it public for good')) return;
+    void act(button, async (skill) => {
+      const updated = await api<Skill>('PATCH', `/api/skills/${encodeURIComponent(skill.id)}`, { visibility: 'public' });
+      Object.assign(skill, { visibility: updated.visibility, updatedAt: updated.updatedAt });
+      changed(updated);
+      showOwnership(skill);
+      return `${skill.name} is public: the registry, the catalog and the site list it after the next rebuild.`;
+    });
+  });
+
+  part<HTMLFormElement>('transfer-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const to = (form.elements.namedItem('to') as HTMLSelectElement).value;
+    const button = form.querySelector<HTMLButtonElement>('button')!;
+    if (!to || !confirmed(button, 'transfer')) return;
+    void act(button, async (skill) => {
+      await api<Skill>('POST', `/api/skills/${encodeURIComponent(skill.id)}/transfer`, { to });
+      await context.changedOwner();
+      return `${skill.name} belongs to ${to} now; its slug stays ${skill.slug}.`;
+    });
+  });
 
   const showAnalytics = async (skill: Skill) => {
     const a = await api<Analytics>('GET', `/api/analytics/${encodeURIComponent(skill.id)}`);

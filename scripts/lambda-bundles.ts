@@ -26,6 +26,14 @@ import { embedGrammar, REQUIRE_BANNER } from './esm-bundle.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
+/**
+ * What a Lambda may load at cold start: the bundle and the chunks it imports before it answers.
+ * 640 KiB since every Lambda that touches a skill carries the policy (core/policy.ts) and the
+ * organisations' shapes, about 6 KiB each (docs/benchmarks.md). The test of the bundles and the
+ * bench's table both hold them to it.
+ */
+export const COLD_START_BUDGET_BYTES = 640 * 1024;
+
 export interface BundleReport {
   name: string;
   /** index.mjs, relative to the repository root. */

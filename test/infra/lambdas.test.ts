@@ -308,7 +308,6 @@ describe('least privilege is enough', () => {
     expect([...new Set(calls.map((c) => c.owner))].sort()).toEqual(lambdas.map((l) => l.name).sort());
   }, 120_000);
 
-
   it('refuses what a Lambda is not granted', () => {
     const apiKeys = lambdas.find((l) => l.name === 'api-keys')!;
     expect(allows(apiKeys, { service: 'dynamodb', action: 'dynamodb:PutItem', partitionKeys: ['SKILL#x'] })).toBe(false);

@@ -12,6 +12,7 @@ import { siteBuildLockKey } from '#functions/store/site-build-lock';
 import { versionKey } from '#functions/store/keys';
 import { CATALOG_KEY, registryKey } from '#core/static-paths';
 import { REQUIRE_BANNER } from '../../scripts/esm-bundle.mjs';
+import { COLD_START_BUDGET_BYTES } from '#scripts/lambda-bundles';
 import { bundleDir, lambdas } from '../../infra/lambdas.ts';
 import { sha256Hex } from '#core/bundle';
 import { httpApiEvent, routeEvent } from '../support/api-gateway-event.ts';
@@ -28,12 +29,6 @@ import { MALICIOUS_SKILL_MD } from '../support/scan-samples.ts';
  * with real-shaped API Gateway v2 events against the embedded DynamoDB and S3.
  */
 const SITE = 'https://skillpress.example';
-/**
- * What a Lambda may load at cold start. The SDK clients, zod and hono are nine tenths of every
- * bundle; the budget is there to catch a whole dependency pulled in by accident, not the few
- * kilobytes a rule or the policy (core/policy.ts, in every Lambda that touches a skill) costs.
- */
-const BUDGET_BYTES = 640 * 1024;
 
 let stack: TestStack;
 let github: FakeGitHub;
@@ -77,7 +72,7 @@ describe('the bundles', () => {
     const source = readFileSync(`${bundleDir(name)}/index.mjs`, 'utf8');
     expect(source.startsWith(REQUIRE_BANNER)).toBe(true);
     expect(source).toMatch(/export\s*\{[^}]*\bhandler\b/);
-    expect(report.loadedBytes).toBeLessThanOrEqual(BUDGET_BYTES);
+    expect(report.loadedBytes).toBeLessThanOrEqual(COLD_START_BUDGET_BYTES);
   });
 
   it('carries the S3 client only in Lambdas granted a bucket', () => {

@@ -96,7 +96,7 @@ export class RegistryClient {
   /**
    * A skill's registry document: the static file, or, when there is none and an API key is stored
    * for this registry, the document the API gives the key's owner (a private skill of an
-   * organisation they belong to, docs/api.md §7.12).
+   * organisation they belong to, docs/api.md §7.13).
    */
   async skill(slug: string): Promise<RegistryDocument> {
     const path = registryPath(registrySlug(slug, 'asked to look up'));
@@ -215,7 +215,7 @@ function notQuarantined<T extends { slug: string }>(doc: T): T {
   if ((doc as { status?: unknown }).status === 'quarantined')
     throw new CliError('quarantined', `${doc.slug} is quarantined: it was taken out of the registry after reports or a scan`, {
       status: 403,
-      hint: 'it cannot be installed; remove it if it is installed: skillpress uninstall ' + doc.slug,
+      hint: `it cannot be installed; remove it if it is installed: skillpress uninstall ${doc.slug}`,
     });
   return doc;
 }

@@ -1,5 +1,5 @@
 /**
- * What an organisation's audit log records (docs/api.md §7.11), one word per kind of change. Apart
+ * What an organisation's audit log records (docs/api.md §7.12), one word per kind of change. Apart
  * from the schemas (organisations.ts), so the Lambdas that write entries carry no zod for them.
  */
 export const AUDIT_ACTIONS = [

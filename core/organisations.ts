@@ -5,7 +5,7 @@ import { ROLES } from './policy.ts';
 import { loginSchema, ownSkillSchema, visibleText } from './schemas.ts';
 
 /**
- * Organisations (docs/api.md §7.11): what their endpoints read and answer, and the actions their
+ * Organisations (docs/api.md §7.12): what their endpoints read and answer, and the actions their
  * audit log records. Who may do what is the policy's (policy.ts); this file is the shapes.
  */
 

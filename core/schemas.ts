@@ -17,7 +17,7 @@ import { SCOPES } from './policy.ts';
  * rule without every schema here; they are exported here too, beside the bodies that use them.
  */
 
-export { changelogSchema, issueDetails, LOGIN_PATTERN, loginSchema, slugSchema, textRule, visibleText } from './schema-fields.ts';
+export { issueDetails, LOGIN_PATTERN, loginSchema, visibleText } from './schema-fields.ts';
 
 export const fileInputSchema = z
   .strictObject({

@@ -2,7 +2,6 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { DomainError, unauthenticated } from '#core/errors';
 import { SESSION } from '#core/policy';
-import type { User } from '#core/schemas';
 import { apiKeyOwner, recordKeyUse } from '../services/api-keys.ts';
 import type { Principal } from '../services/authorization.ts';
 import { sessionUser } from '../services/sign-in.ts';

@@ -4,6 +4,7 @@ import { DomainError, forbidden, invalidRequest } from '#core/errors';
 import type { User } from '#core/schemas';
 import { getBlob, putBlobs } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
+import type { Principal } from './authorization.ts';
 import { type Announced, createUpload, getUpload, getUploads, markArrived } from '../store/uploads.ts';
 import { type ClawhubPublished, publishFromClawhub } from './clawhub-publish.ts';
 import type { Published } from './publishing.ts';
@@ -41,7 +42,8 @@ export async function receiveUpload(deps: Deps, author: User, ticket: string, by
  * name the same path, size and digest, and have had its bytes arrive; then it is a publish like
  * any other. The owner handle, when given, must be the caller's own login.
  */
-export async function publishFromClawhubJson(deps: Deps, author: User, body: ClawhubJsonPublish): Promise<Published<ClawhubPublished>> {
+export async function publishFromClawhubJson(deps: Deps, principal: Principal, body: ClawhubJsonPublish): Promise<Published<ClawhubPublished>> {
+  const author = principal.user;
   const handle = body.ownerHandle?.trim().replace(/^@+/, '');
   if (handle && handle.toLowerCase() !== author.login.toLowerCase()) throw forbidden(`You publish as ${author.login}, not as ${handle}`);
   const uploads = await getUploads(
@@ -63,7 +65,7 @@ export async function publishFromClawhubJson(deps: Deps, author: User, body: Cla
   );
   return publishFromClawhub(
     deps,
-    author,
+    principal,
     {
       slug: body.slug,
       displayName: body.displayName,

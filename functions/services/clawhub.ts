@@ -21,7 +21,16 @@ import { getBlob } from '../content/blobs.ts';
 import { type CatalogSnapshot, catalogSnapshot } from '../content/catalog-reader.ts';
 import type { Deps } from '../platform/composition.ts';
 import { distinctInstallTotals } from '../store/downloads.ts';
-import { getSkillAndFingerprintBySlug, getSkillBySlug, getSkills, getVersion, getVersions, type SkillItem } from '../store/skills.ts';
+import {
+  getSkillAndFingerprintBySlug,
+  getSkillBySlug,
+  getSkills,
+  getVersion,
+  getVersions,
+  listVersions,
+  type SkillItem,
+  withRecordedYanks,
+} from '../store/skills.ts';
 import { getUser } from '../store/users.ts';
 
 /**
@@ -183,7 +192,9 @@ export async function versionList(
   query: { ownerHandle?: string; limit?: number; cursor?: string },
 ): Promise<z.output<typeof clawhubVersionListSchema>> {
   const skill = await skillBySlug(deps, slug, query.ownerHandle);
-  const versions = (await listVersions(deps.db, skill.id)).filter((v) => !v.yanked).sort(byPublishedDesc);
+  const versions = withRecordedYanks(skill, await listVersions(deps.db, skill.id))
+    .filter((v) => !v.yanked)
+    .sort(byPublishedDesc);
   const start = query.cursor === undefined ? 0 : versions.findIndex((v) => versionCursor(v.version) === query.cursor) + 1;
   if (start === 0 && query.cursor !== undefined)
     throw invalidRequest('Invalid cursor format', { issues: [{ path: ['cursor'], message: 'not a cursor this API gave' }] });

@@ -1,5 +1,5 @@
-import { DomainError, forbidden, notFound } from '#core/errors';
-import { type AdminReport, hidesSkill, hidingSignal, isAdmin, type Report, type ReportBody, type ReporterStanding, reportWeight } from '#core/moderation';
+import { DomainError, notFound } from '#core/errors';
+import { type AdminReport, hidesSkill, hidingSignal, type Report, type ReportBody, type ReporterStanding, reportWeight } from '#core/moderation';
 import type { User } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
 import { rateWindow } from './rate-windows.ts';

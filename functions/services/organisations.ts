@@ -29,7 +29,7 @@ import { allow, callerFor, type Principal, rolesIn } from './authorization.ts';
 import { toOwnSkill } from './publishing.ts';
 
 /**
- * Organisations (docs/api.md §7.11): created by a signed-in user, who becomes their first owner;
+ * Organisations (docs/api.md §7.12): created by a signed-in user, who becomes their first owner;
  * joined by invitation, which only the invitee may accept; run by their owners. Every decision
  * is the policy's (core/policy.ts); every change an owner or a member makes is written to the
  * organisation's audit log once it has happened.

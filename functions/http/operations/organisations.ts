@@ -16,7 +16,7 @@ import { operations } from '../operation.ts';
 /** Changes to who may do what are made by people in a browser: a key is 401, the owners alone may (403). */
 const byAnOwner = { auth: 'session', errors: ['not_found', 'forbidden'] } as const;
 
-/** Organisations, their members, invitations and audit log (docs/api.md §7.11). */
+/** Organisations, their members, invitations and audit log (docs/api.md §7.12). */
 export const organisationOperations = operations(
   {
     name: 'Organisations',

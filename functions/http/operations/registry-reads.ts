@@ -1,7 +1,7 @@
 import { quarantinedDocumentSchema, registryDocumentSchema, versionsDocumentSchema } from '#core/schemas';
 import { operations } from '../operation.ts';
 
-/** Registry documents read through the API, for private skills (docs/api.md §7.12). */
+/** Registry documents read through the API, for private skills (docs/api.md §7.13). */
 export const registryReadOperations = operations(
   {
     name: 'Private registry',

@@ -18,7 +18,7 @@ import type { RouteGroup } from '../env.ts';
 import { organisationOperations as op } from '../operations/organisations.ts';
 import { route } from '../route.ts';
 
-/** Organisations: created and run from a browser session; their members and log also readable with a key (docs/api.md §7.11). */
+/** Organisations: created and run from a browser session; their members and log also readable with a key (docs/api.md §7.12). */
 export const organisationRoutes: RouteGroup = (app) => {
   route(app, op.createOrganisation, async (c, { caller, body }) => c.json(await createOrganisation(c.var.deps, caller, body), 201));
 

@@ -3,7 +3,7 @@ import type { RouteGroup } from '../env.ts';
 import { registryReadOperations as op } from '../operations/registry-reads.ts';
 import { route } from '../route.ts';
 
-/** What a private skill's members read instead of the static registry files: never cached by anyone else (docs/api.md §7.12). */
+/** What a private skill's members read instead of the static registry files: never cached by anyone else (docs/api.md §7.13). */
 export const registryReadRoutes: RouteGroup = (app) => {
   const privately = { 'Cache-Control': 'private, no-store' };
   route(app, op.myRegistryDocument, async (c, { caller, params }) =>

@@ -21,7 +21,7 @@ let base: string;
 beforeAll(async () => {
   server = await startServer({ DATA_DIR: join(work, 'data'), SKILLPRESS_SITE: '0' });
   base = server.baseUrl;
-  const login = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' } });
+  const login = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' }, headers: { origin: base } });
   const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
   const key = (await call(base, '/api/api-keys', { method: 'POST', body: { name: 'e2e' }, headers: { cookie, origin: base } })).body.key;
   const published = await call(base, '/api/publish', {

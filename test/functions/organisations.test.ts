@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Client, createTestStack, json, type TestStack } from '../support/stack.ts';
+import { Client, createTestStack, json, ORIGIN, type TestStack } from '../support/stack.ts';
 
 /**
  * Organisations: creation in the login namespace users share, invitations only their invitee
@@ -46,7 +46,11 @@ describe('creating an organisation', () => {
     expect((await json(taken)).error.code).toBe('login_taken');
     expect((await post(eve, '/api/orgs', { login: 'ACME', name: 'Copy' })).status).toBe(409);
     // Nobody signs in as an organisation, with any case.
-    const signIn = await stack.request('/api/auth/dev-login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"login":"acme"}' });
+    const signIn = await stack.request('/api/auth/dev-login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: ORIGIN },
+      body: '{"login":"acme"}',
+    });
     expect(signIn.status).toBe(409);
     expect((await json(signIn)).error).toMatchObject({ code: 'login_taken', message: expect.stringContaining('organisation') });
     expect(signIn.headers.get('set-cookie')).toBeNull();

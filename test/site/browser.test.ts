@@ -78,7 +78,11 @@ afterAll(async () => {
 
 /** A dev sign-in's session cookie, for calls a test makes as that user beside the browser. */
 async function sessionOf(login: string): Promise<string> {
-  const res = await fetch(`${base}/api/auth/dev-login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login }) });
+  const res = await fetch(`${base}/api/auth/dev-login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: base },
+    body: JSON.stringify({ login }),
+  });
   return res.headers.get('set-cookie')!.split(';')[0]!;
 }
 

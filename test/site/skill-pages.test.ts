@@ -128,7 +128,8 @@ describe('SKILL.md on a skill page', () => {
           ['raw link', null, null],
           ['documentation', 'https://example.com/docs', 'nofollow noopener'],
         ],
-        images: [null],
+        // Images are never loaded: the one whose source was a script is gone, with nothing to show.
+        images: [],
       });
     }
     expect(browser.dialogs).toEqual([]);

@@ -2,9 +2,12 @@ import { highlight } from '#core/search/highlight';
 import { type SearchAnswer, type SearchHit, search } from '#core/search/query';
 import { SEARCH_SORTS, type SearchSort } from '#core/search/documents';
 import { tokens } from '#core/search/text';
-import { formatCount, priceLabel } from '../lib/format.ts';
+import { type InstallsDocument, installsOf } from '#core/public-installs';
+import { INSTALLS_KEY } from '#core/static-paths';
+import { formatCount, installsLabel, priceLabel } from '../lib/format.ts';
 import { authorHref, skillHref } from '../lib/skill-links.ts';
 import { row } from './fill.ts';
+import { getJson } from './registry.ts';
 import { SearchIndexLoader } from './search-index.ts';
 
 /**
@@ -35,6 +38,20 @@ if (form && input && list && template && status && heading) {
   const builtFrom = list.dataset.builtFrom ?? '';
   let typing = false;
   const loader = new SearchIndexLoader(() => void update(false));
+  // The public install counts, as the cards of the built page show them: a result shows the
+  // index's total until they arrive (a list without them still works).
+  let installs: InstallsDocument | undefined;
+  let installsAsked = false;
+  const loadInstalls = () => {
+    if (installsAsked) return;
+    installsAsked = true;
+    void getJson<InstallsDocument>(`/${INSTALLS_KEY}`)
+      .then((document) => {
+        installs = document;
+        if (list.dataset.results !== undefined) void update(false);
+      })
+      .catch(() => undefined);
+  };
 
   const filters = () => ({
     ...(category?.value ? { category: category.value } : {}),
@@ -76,6 +93,7 @@ if (form && input && list && template && status && heading) {
     }
     document.documentElement.setAttribute('data-searching', '');
     if (popular) popular.hidden = true;
+    loadInstalls();
     if (loader.index.skills.length === 0) {
       status.textContent = 'Loading the search index…';
       try {
@@ -126,7 +144,11 @@ if (form && input && list && template && status && heading) {
       authorHref: authorHref(hit, builtFrom),
       price: priceLabel(hit),
       priceClass: `badge ${hit.paid ? 'paid' : 'free'}`,
-      installs: hit.installs > 0 ? `${formatCount(hit.installs)} ${hit.installs === 1 ? 'install' : 'installs'}` : 'No installs yet',
+      installs: installs
+        ? installsLabel(installsOf(installs, hit.slug))
+        : hit.installs > 0
+          ? `${formatCount(hit.installs)} ${hit.installs === 1 ? 'install' : 'installs'}`
+          : 'No installs yet',
     });
     for (const field of ['name', 'description'] as const) {
       const element = fragment.querySelector<HTMLElement>(`[data-field=${field}]`);
@@ -135,7 +157,14 @@ if (form && input && list && template && status && heading) {
     return fragment;
   };
 
-  input.addEventListener('focus', () => void loader.load().catch(() => undefined), { once: true });
+  input.addEventListener(
+    'focus',
+    () => {
+      void loader.load().catch(() => undefined);
+      loadInstalls();
+    },
+    { once: true },
+  );
   input.addEventListener('input', () => void update(true));
   for (const control of [category, price, sort]) control?.addEventListener('change', () => void update(false));
   form.addEventListener('submit', (event) => {

@@ -55,7 +55,7 @@ async function start(article: HTMLElement): Promise<void> {
   if ('status' in doc) return quarantined(article, doc);
   model = skillViewModel(doc, location.origin);
   // The install commands name this origin, whichever the build knew.
-  fill(article.querySelector('[data-role=install]') ?? article, { install: model.install, installSkills: model.installSkills });
+  fill(article.querySelector('[data-role=install]') ?? article, { install: model.install, installSkills: model.installSkills, suspicious: model.suspicious });
   if (!built || doc.updatedAt !== article.dataset.updated) {
     // The built SKILL.md (highlighted) stays unless the current version, so the file, changed.
     const builtVersion = built ? article.querySelector('[data-field=currentVersion]')?.textContent : undefined;

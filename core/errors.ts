@@ -18,6 +18,7 @@ export const errorStatus = {
   version_exists: 409,
   slug_taken: 409,
   slug_too_similar: 409,
+  name_too_similar: 409,
   not_for_sale: 409,
   already_entitled: 409,
   already_reported: 409,

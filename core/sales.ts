@@ -6,7 +6,8 @@ import type { Price } from './price.ts';
  * change a skill's price, and its currency, between sales.
  */
 
-export type PurchaseStatus = 'purchased' | 'refunded';
+/** A purchase's standing: `disputed` while its charge is disputed, and after a dispute the seller lost. */
+export type PurchaseStatus = 'purchased' | 'refunded' | 'disputed';
 
 export interface SaleFacts extends Price {
   status: PurchaseStatus;
@@ -19,7 +20,7 @@ export interface SalesSummary {
   refunds: number;
   /** Per currency: everything paid, before refunds. */
   gross: Price[];
-  /** Per currency: what was paid and not refunded. */
+  /** Per currency: what was paid and not refunded, nor disputed (a dispute withdraws the funds). */
   net: Price[];
 }
 
@@ -28,7 +29,7 @@ export function salesSummary(sales: readonly SaleFacts[]): SalesSummary {
   const net = new Map<string, number>();
   for (const sale of sales) {
     gross.set(sale.currency, (gross.get(sale.currency) ?? 0) + sale.amount);
-    net.set(sale.currency, (net.get(sale.currency) ?? 0) + (sale.status === 'refunded' ? 0 : sale.amount));
+    net.set(sale.currency, (net.get(sale.currency) ?? 0) + (sale.status === 'purchased' ? sale.amount : 0));
   }
   return { count: sales.length, refunds: sales.filter((s) => s.status === 'refunded').length, gross: byCurrency(gross), net: byCurrency(net) };
 }

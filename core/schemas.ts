@@ -372,7 +372,9 @@ export const purchaseSchema = z.object({
   slug: z.string(),
   amount: z.number().int(),
   currency: z.string(),
-  status: z.enum(['purchased', 'refunded']),
+  status: z
+    .enum(['purchased', 'refunded', 'disputed'])
+    .describe('disputed: the buyer disputed the charge with their bank; access is paused until the dispute is won, and ends if it is lost'),
   sessionId: z.string().describe('the Stripe Checkout Session'),
   purchasedAt: z.string(),
   refundedAt: z.string().nullable(),
@@ -384,7 +386,7 @@ export const salesSchema = z.object({
   count: z.number().int().describe('completed purchases, refunded ones included'),
   refunds: z.number().int(),
   gross: z.array(storedPriceSchema).describe('per currency, before refunds'),
-  net: z.array(storedPriceSchema).describe('per currency, after refunds'),
+  net: z.array(storedPriceSchema).describe('per currency, after refunds and disputes not won'),
   sales: z
     .array(purchaseSchema.pick({ amount: true, currency: true, status: true, purchasedAt: true, refundedAt: true }).extend({ login: z.string() }))
     .describe('the 100 most recent, newest first'),
@@ -392,7 +394,9 @@ export const salesSchema = z.object({
 
 export const webhookReceivedSchema = z.object({
   received: z.literal(true),
-  outcome: z.enum(['granted', 'duplicate', 'revoked', 'ignored']).describe('what the event changed; duplicate: a delivery already recorded'),
+  outcome: z
+    .enum(['granted', 'duplicate', 'revoked', 'suspended', 'restored', 'ignored'])
+    .describe('what the event changed; duplicate: a delivery already recorded; suspended and restored: a dispute opened, and won'),
 });
 
 const sourceCountsSchema = z.object({ cli: z.number(), web: z.number(), api: z.number() });

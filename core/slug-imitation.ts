@@ -1,6 +1,7 @@
 /**
  * The imitation check for new skills (docs/agent-skills.md): a new slug that reads like another
- * author's popular skill (`pdf-too1s` for `pdf-tools`) is refused with the slug it imitates.
+ * author's popular skill (`pdf-too1s` for `pdf-tools`), or a display name that reads the same as
+ * its name (`PDF Tools`, or `PDF Тools` with a Cyrillic `Т`), is refused with the slug it imitates.
  *
  * Both slugs are reduced to a lookalike *skeleton* (after Unicode TS #39's skeletons): hyphens
  * dropped, then letters that pass for others folded. Two slugs are lookalikes when their
@@ -28,6 +29,8 @@ export const ONE_EDIT_MIN_LENGTH = 5;
 
 export interface ImitationCandidate {
   slug: string;
+  /** Its display name. */
+  name: string;
   /** Who owns the skill; an author may name skills after their own. */
   author: string;
   installs: number;
@@ -47,19 +50,62 @@ export function isLookalike(a: string, b: string): boolean {
 }
 
 /**
- * The imitation check: the most-installed skill of another author, with at least
- * {@link IMITATION_MIN_INSTALLS} installs, whose slug `newSlug` reads like (ties go to the first
- * slug in alphabetical order, so the answer never depends on the candidates' order); undefined
- * when there is none. Candidates may be a superset, e.g. everything {@link lookalikeKeys} found.
+ * Letters of other scripts that pass for Latin ones (after Unicode TS #39's confusables: the
+ * Cyrillic and Greek letters drawn like a Latin letter in common fonts), capitals first, as a
+ * capital and its small letter may look like different Latin letters (`В` is a `B`, `в` is not).
  */
-export function similarPopularSlug(newSlug: string, newAuthor: string, candidates: readonly ImitationCandidate[]): { similarTo: string } | undefined {
-  let best: ImitationCandidate | undefined;
+const CONFUSABLE_CAPITALS: Record<string, string> = Object.fromEntries(
+  [...'АВЕКМНОРСТХУЅІЈԌԚԜΑΒΕΖΗΙΚΜΝΟΡΤΥΧ'].map((c, i) => [c, 'ABEKMHOPCTXYSIJGQWABEZHIKMNOPTYX'[i]!]),
+);
+const CONFUSABLE_SMALL: Record<string, string> = Object.fromEntries([...'аеорсухіјѕԁһԛԝүӏɡαορνιυχκ'].map((c, i) => [c, 'aeopcyxijsdhqwylgaopviuxk'[i]!]));
+
+/** Name skeletons shorter than this never match: two-letter names are everybody's. */
+export const NAME_MIN_LENGTH = 3;
+
+/**
+ * The lookalike skeleton of a display name: compatibility forms unified (NFKC: full-width and
+ * ligatures), letters of other scripts that pass for Latin ones folded, accents dropped, case,
+ * spaces and punctuation ignored, then the slug's folds (`0→o`, `1→l`, `rn→m`, `vv→w`).
+ * `PDF Tools`, `pdf-tools`, `PDF Тools` (Cyrillic) and `ＰＤＦ Tools` all give `pdftools`.
+ */
+export function nameSkeleton(name: string): string {
+  const latin = [...name.normalize('NFKC')]
+    .map((c) => CONFUSABLE_CAPITALS[c] ?? c)
+    .join('')
+    .toLowerCase();
+  const folded = [...latin].map((c) => CONFUSABLE_SMALL[c] ?? c).join('');
+  return lookalikeSkeleton(
+    folded
+      .normalize('NFKD')
+      .replace(/\p{M}/gu, '')
+      .replace(/[^a-z0-9]/g, ''),
+  );
+}
+
+/** What a new skill imitates, and by what: its slug, or its display name. */
+export interface Imitation {
+  similarTo: string;
+  by: 'slug' | 'name';
+}
+
+/**
+ * The imitation check: the most-installed skill of another author, with at least
+ * {@link IMITATION_MIN_INSTALLS} installs, whose slug `newSlug` reads like, or whose display name
+ * `newName` reads the same as (equal {@link nameSkeleton}s; ties go to the first slug in
+ * alphabetical order, so the answer never depends on the candidates' order); undefined when there
+ * is none. Candidates may be a superset, e.g. everything {@link imitationKeys} found.
+ */
+export function imitatedSkill(newSlug: string, newName: string, newAuthor: string, candidates: readonly ImitationCandidate[]): Imitation | undefined {
+  const name = nameSkeleton(newName);
+  let best: { candidate: ImitationCandidate; by: Imitation['by'] } | undefined;
   for (const candidate of candidates) {
     if (candidate.author === newAuthor || candidate.installs < IMITATION_MIN_INSTALLS) continue;
-    if (!isLookalike(newSlug, candidate.slug)) continue;
-    if (!best || candidate.installs > best.installs || (candidate.installs === best.installs && candidate.slug < best.slug)) best = candidate;
+    const by = isLookalike(newSlug, candidate.slug) ? 'slug' : name.length >= NAME_MIN_LENGTH && name === nameSkeleton(candidate.name) ? 'name' : undefined;
+    if (!by) continue;
+    const { installs, slug } = candidate;
+    if (!best || installs > best.candidate.installs || (installs === best.candidate.installs && slug < best.candidate.slug)) best = { candidate, by };
   }
-  return best && { similarTo: best.slug };
+  return best && { similarTo: best.candidate.slug, by: best.by };
 }
 
 /**
@@ -84,6 +130,15 @@ export function lookalikeKeys(slug: string): string[] {
     for (let i = 0; i < skeleton.length; i++) keys.add(skeleton.slice(0, i) + skeleton.slice(i + 1));
   }
   return [...keys].sort();
+}
+
+/**
+ * Every index key of a skill: its slug's {@link lookalikeKeys}, and its display name's skeleton
+ * (as `name:<skeleton>`, apart from the slugs' keys), when long enough to be matched.
+ */
+export function imitationKeys(slug: string, name: string): string[] {
+  const skeleton = nameSkeleton(name);
+  return skeleton.length >= NAME_MIN_LENGTH ? [...lookalikeKeys(slug), `name:${skeleton}`] : lookalikeKeys(slug);
 }
 
 /** Levenshtein distance ≤ 1, in one pass. */

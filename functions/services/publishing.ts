@@ -8,7 +8,7 @@ import type { ScanResult } from '#core/scan/finding';
 import type { OwnSkill, PublishBody, Skill, VersionBody } from '#core/schemas';
 import { assertStrictVersion, isRelease } from '#core/semver-order';
 import type { SkillConformance } from '#core/skill-conformance';
-import { type ImitationCandidate, similarPopularSlug } from '#core/slug-imitation';
+import { type ImitationCandidate, imitatedSkill } from '#core/slug-imitation';
 import { slugify } from '#core/slug';
 import { allow, allowSkill, type Principal, rolesIn } from './authorization.ts';
 import { record } from './audit.ts';
@@ -81,12 +81,12 @@ export async function publishSkill(deps: Deps, principal: Principal, body: Publi
   const [known, free, lookalikes] = await Promise.allSettled([
     dependencySkills(deps, body.dependencies),
     assertSlugFree(db, slug, author.id, clock()),
-    lookalikeCandidates(db, slug),
+    lookalikeCandidates(db, slug, body.name),
   ]);
   // What the reads decide comes before the files are parsed: a resent publish costs one read.
   checkDependencies(body.dependencies, slug, usable(settled(known), { owner, visibility }));
   settled(free);
-  checkImitation(slug, ownerIdentity({ owner, authorLogin: author.login, authorId: author.id }), settled(lookalikes));
+  checkImitation(slug, body.name, ownerIdentity({ owner, authorLogin: author.login, authorId: author.id }), settled(lookalikes));
   const conformance = await conformingSkill(files, slug);
 
   // The scan: a refused version stores nothing and spends no publish slot.
@@ -284,13 +284,21 @@ async function newSkillOwner(deps: Deps, principal: Principal, body: PublishBody
 }
 
 /** 409 `slug_too_similar` when `slug` reads like another owner's popular skill (docs/agent-skills.md). */
-function checkImitation(slug: string, owner: string, candidates: ImitationCandidate[]): void {
-  const similar = similarPopularSlug(slug, owner, candidates);
-  if (!similar) return;
+function checkImitation(slug: string, name: string, owner: string, candidates: ImitationCandidate[]): void {
+  const imitation = imitatedSkill(slug, name, owner, candidates);
+  if (!imitation) return;
+  const { similarTo } = imitation;
+  if (imitation.by === 'slug') {
+    throw new DomainError(
+      'slug_too_similar',
+      `The slug "${slug}" reads like "${similarTo}", another author's popular skill; choose a name that cannot be mistaken for it`,
+      { similarTo },
+    );
+  }
   throw new DomainError(
-    'slug_too_similar',
-    `The slug "${slug}" reads like "${similar.similarTo}", another author's popular skill; choose a name that cannot be mistaken for it`,
-    similar,
+    'name_too_similar',
+    `The name "${name}" reads the same as the name of "${similarTo}", another author's popular skill; choose a name that cannot be mistaken for it`,
+    { similarTo },
   );
 }
 

@@ -4,18 +4,30 @@ import { fromStripeAmount } from '#core/price';
 import type { Deps } from '../platform/composition.ts';
 import { readSecret } from '../platform/secrets-manager.ts';
 import { type StripeEvent, verifiedEvent } from '../platform/stripe.ts';
-import { getPayment, markRefunded, notePayment, noteRefund, type PurchaseItem, recordPurchase } from '../store/purchases.ts';
+import {
+  disputeHolds,
+  getPayment,
+  markRefunded,
+  noteDispute,
+  notePayment,
+  noteRefund,
+  type PurchaseItem,
+  recordPurchase,
+  setDisputed,
+} from '../store/purchases.ts';
 
 /**
  * Stripe's webhook (docs/api.md §9.4). The signature is checked over the raw body before
  * anything is read or written. A paid Checkout Session records the purchase, which is the
  * buyer's entitlement, exactly once however often and however concurrently Stripe delivers the
  * event (the record is a conditional put keyed by the session); a full refund of its charge
- * marks it refunded, which ends the buyer's access and every download token minted from it.
+ * marks it refunded, which ends the buyer's access and every download token minted from it. A
+ * dispute of the charge (a chargeback) pauses that access while it is open, ends it if the seller
+ * loses, and gives it back if the seller wins.
  */
 type WebhookPorts = Pick<Deps, 'db' | 'config' | 'clock' | 'log'>;
 
-export type WebhookOutcome = 'granted' | 'duplicate' | 'revoked' | 'ignored';
+export type WebhookOutcome = 'granted' | 'duplicate' | 'revoked' | 'suspended' | 'restored' | 'ignored';
 
 /** Stripe ids are short; anything longer is not one and must not become part of a key. */
 const stripeId = z.string().min(1).max(255);
@@ -35,6 +47,16 @@ const refundedChargeSchema = z.object({
   payment_intent: z.union([stripeId, z.object({ id: stripeId })]).nullish(),
 });
 
+/** The fields of a Dispute its handling needs: its charge's payment, and how it stands. */
+const disputeSchema = z.object({
+  status: z.string(),
+  payment_intent: z.union([stripeId, z.object({ id: stripeId })]).nullish(),
+});
+
+/** Stripe's dispute statuses as they bear on access: won (or closed as a warning only), lost, or still open. */
+const disputeState = (status: string): 'open' | 'won' | 'lost' =>
+  status === 'won' || status === 'warning_closed' ? 'won' : status === 'lost' ? 'lost' : 'open';
+
 const intentId = (value: string | { id: string }) => (typeof value === 'string' ? value : value.id);
 
 /** Verifies and applies one delivery of a webhook event. */
@@ -49,6 +71,10 @@ export async function receiveStripeEvent(deps: WebhookPorts, payload: Uint8Array
       return grantPurchase(deps, event);
     case 'charge.refunded':
       return revokePurchase(deps, event);
+    case 'charge.dispute.created':
+    case 'charge.dispute.updated':
+    case 'charge.dispute.closed':
+      return disputePurchase(deps, event);
     default:
       return 'ignored';
   }
@@ -75,7 +101,7 @@ async function grantPurchase(deps: WebhookPorts, event: StripeEvent): Promise<We
     login,
     amount: fromStripeAmount(session.amount_total, session.currency),
     currency: session.currency.toUpperCase(),
-    status: payment.refundedAt ? 'refunded' : 'purchased',
+    status: payment.refundedAt ? 'refunded' : disputeHolds(payment) ? 'disputed' : 'purchased',
     sessionId: session.id,
     paymentIntent,
     eventId: event.id,
@@ -84,7 +110,8 @@ async function grantPurchase(deps: WebhookPorts, event: StripeEvent): Promise<We
   };
   if (!(await recordPurchase(deps.db, purchase))) return 'duplicate';
   const after = await getPayment(deps.db, paymentIntent);
-  if (purchase.status === 'purchased' && after?.refundedAt) await markRefunded(deps.db, skillId, userId, session.id, new Date(after.refundedAt));
+  if (purchase.status !== 'refunded' && after?.refundedAt) await markRefunded(deps.db, skillId, userId, session.id, new Date(after.refundedAt));
+  else if (disputeHolds(after) !== (purchase.status === 'disputed')) await setDisputed(deps.db, skillId, userId, session.id, disputeHolds(after));
   deps.log.info('purchase recorded', { skillId, userId, eventId: event.id });
   return 'granted';
 }
@@ -99,4 +126,22 @@ async function revokePurchase(deps: WebhookPorts, event: StripeEvent): Promise<W
   await markRefunded(deps.db, payment.skillId, payment.userId, payment.sessionId, new Date(payment.refundedAt!));
   deps.log.info('purchase refunded', { skillId: payment.skillId, userId: payment.userId, eventId: event.id });
   return 'revoked';
+}
+
+/**
+ * A dispute of a purchase's charge (a chargeback): while it is open the buyer's access is paused
+ * (deliveries and their download tokens answer 402, as after a refund); a dispute the seller wins
+ * (or that closes as a warning) gives it back, and one the seller loses ends it. A refund in the
+ * meantime stays a refund.
+ */
+async function disputePurchase(deps: WebhookPorts, event: StripeEvent): Promise<WebhookOutcome> {
+  const parsed = disputeSchema.safeParse(event.object);
+  if (!parsed.success || !parsed.data.payment_intent) return 'ignored';
+  const payment = await noteDispute(deps.db, intentId(parsed.data.payment_intent), disputeState(parsed.data.status));
+  // A payment not seen yet keeps the dispute, and its purchase is recorded disputed when it comes.
+  if (!payment.skillId || !payment.userId || !payment.sessionId) return 'ignored';
+  const holds = disputeHolds(payment);
+  if (!(await setDisputed(deps.db, payment.skillId, payment.userId, payment.sessionId, holds))) return 'ignored';
+  deps.log.info(holds ? 'purchase disputed' : 'purchase dispute won', { skillId: payment.skillId, userId: payment.userId, eventId: event.id });
+  return holds ? (payment.dispute === 'lost' ? 'revoked' : 'suspended') : 'restored';
 }

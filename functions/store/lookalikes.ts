@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '#core/map-limit';
 import { isPublicListing, ownerIdentity } from '#core/policy';
-import { type ImitationCandidate, lookalikeKeys } from '#core/slug-imitation';
+import { type ImitationCandidate, imitationKeys } from '#core/slug-imitation';
 import { type Db, getItems } from './db.ts';
 import { distinctInstallTotals } from './downloads.ts';
 import { lookalikeKey, skillKey } from './keys.ts';
@@ -11,8 +11,9 @@ import { getSkill, toSkillItem } from './skills.ts';
  * The lookalike index of popular skills, so the imitation check (core/slug-imitation.ts) reads a
  * bounded number of items instead of every skill. One item per lookalike key,
  * `LOOKALIKE#<key>`, holds the set of ids of the skills with at least 100 installs whose slugs
- * have that key. Any two lookalike slugs share a key, so a new slug's candidates are the union of
- * the sets under its own keys (at most 65 of them: one BatchGetItem), and their META and install
+ * (or display names: `name:<skeleton>`) have that key. Any two lookalike slugs share a key, and
+ * two names that read the same share theirs, so a new skill's candidates are the union of the
+ * sets under its own keys (at most 66 of them: one BatchGetItem), and their META and install
  * totals (distinct installs, docs/api.md §10.2) are two more, read at once. Installs only grow, so entries are only ever added: when a skill's total
  * crosses the threshold (the install counter), and by the full rebuild, which adds whatever a
  * failed write left out.
@@ -21,8 +22,9 @@ import { getSkill, toSkillItem } from './skills.ts';
 /** At most this many candidates are weighed: their META and totals fill one BatchGetItem. */
 const CANDIDATES_AT_MOST = 50;
 
-/** Adds `skillId` under each of `keys` (all of its slug's keys by default); idempotent. */
-export async function indexLookalikes(db: Db, skillId: string, slug: string, keys = lookalikeKeys(slug)): Promise<void> {
+/** Adds `skillId` under each of `keys` (all of its slug's and name's keys by default); idempotent. */
+export async function indexLookalikes(db: Db, skill: { id: string; slug: string; name: string }, keys = imitationKeys(skill.slug, skill.name)): Promise<void> {
+  const skillId = skill.id;
   await mapLimit(keys, 8, (key) =>
     db.doc.send(
       new UpdateCommand({
@@ -38,15 +40,15 @@ export async function indexLookalikes(db: Db, skillId: string, slug: string, key
 /** Indexes a skill that just reached the threshold, by id (the install counter knows no slug). */
 export async function indexPopularSkill(db: Db, skillId: string): Promise<void> {
   const skill = await getSkill(db, skillId);
-  if (skill && isPublicListing(skill)) await indexLookalikes(db, skillId, skill.slug);
+  if (skill && isPublicListing(skill)) await indexLookalikes(db, skill);
 }
 
 /**
- * The indexed skills whose slugs share a lookalike key with `slug`, with their authors and
- * installs: a superset of the lookalikes, for `similarPopularSlug` to sift.
+ * The indexed skills that share a lookalike key with a new skill's `slug` or `name`, with their
+ * authors and installs: a superset of the lookalikes, for `imitatedSkill` to sift.
  */
-export async function lookalikeCandidates(db: Db, slug: string): Promise<ImitationCandidate[]> {
-  const entries = await getItems(db, lookalikeKeys(slug).map(lookalikeKey));
+export async function lookalikeCandidates(db: Db, slug: string, name: string): Promise<ImitationCandidate[]> {
+  const entries = await getItems(db, imitationKeys(slug, name).map(lookalikeKey));
   const ids = new Set<string>();
   for (const entry of entries) for (const id of idsOf(entry)) ids.add(id);
   const chosen = [...ids].sort().slice(0, CANDIDATES_AT_MOST);
@@ -56,7 +58,7 @@ export async function lookalikeCandidates(db: Db, slug: string): Promise<Imitati
   return items
     .map(toSkillItem)
     .filter(isPublicListing)
-    .map((skill) => ({ slug: skill.slug, author: ownerIdentity(skill), installs: totals.get(skill.id) ?? 0 }));
+    .map((skill) => ({ slug: skill.slug, name: skill.name, author: ownerIdentity(skill), installs: totals.get(skill.id) ?? 0 }));
 }
 
 /** The skill ids an index item holds (a DynamoDB string set reads as a Set). */

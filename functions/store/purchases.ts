@@ -10,10 +10,11 @@ import { paymentKey, prefix, purchaseKey, sortPrefix } from './keys.ts';
  * purchases are a GSI partition. Recording is a put conditional on the item not existing: of
  * Stripe's retries and concurrent deliveries of one session's event, exactly one records it.
  *
- * A refund names a PaymentIntent, not a session, so each payment also has an item
- * (`PAYMENT#<payment intent>`) saying which purchase it paid for and whether it was refunded.
- * Both handlers write that item before they read the other side, so a refund whose event
- * arrives before, or at the same time as, its purchase still revokes it.
+ * A refund or a dispute names a PaymentIntent, not a session, so each payment also has an item
+ * (`PAYMENT#<payment intent>`) saying which purchase it paid for, whether it was refunded and how
+ * a dispute of it stands. Every handler writes that item before it reads the other side, so a
+ * refund or dispute whose event arrives before, or at the same time as, its purchase still
+ * applies to it.
  */
 
 const buyerPartition = (userId: string) => prefix.purchasesOf + userId;
@@ -25,7 +26,7 @@ const purchaseItemSchema = z.object({
   login: z.string(),
   amount: z.number(),
   currency: z.string(),
-  status: z.enum(['purchased', 'refunded']),
+  status: z.enum(['purchased', 'refunded', 'disputed']),
   sessionId: z.string(),
   paymentIntent: z.string(),
   /** The Stripe event that recorded it. */
@@ -72,7 +73,26 @@ export function markRefunded(db: Db, skillId: string, userId: string, sessionId:
   );
 }
 
-/** Whether `userId` holds a purchase of `skillId` that was not refunded: one consistent Query. */
+/**
+ * Sets a recorded purchase's standing after a dispute of its charge: `disputed` while it is open
+ * or once lost, `purchased` again once won. A refunded purchase stays refunded. False when there
+ * is no such purchase, or it was refunded.
+ */
+export function setDisputed(db: Db, skillId: string, userId: string, sessionId: string, disputed: boolean): Promise<boolean> {
+  return writeIf(
+    db,
+    new UpdateCommand({
+      TableName: db.table,
+      Key: purchaseKey(skillId, userId, sessionId),
+      UpdateExpression: 'SET #status = :status',
+      ConditionExpression: 'attribute_exists(pk) AND #status <> :refunded',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':status': disputed ? 'disputed' : 'purchased', ':refunded': 'refunded' },
+    }),
+  );
+}
+
+/** Whether `userId` holds a purchase of `skillId` that was neither refunded nor disputed: one consistent Query. */
 export async function hasPurchase(db: Db, skillId: string, userId: string): Promise<boolean> {
   const items = await queryAll(db, {
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :buyer)',
@@ -100,8 +120,9 @@ const paymentItemSchema = z.object({
   userId: z.optional(z.string()),
   sessionId: z.optional(z.string()),
   refundedAt: z.optional(z.string()),
+  dispute: z.optional(z.enum(['open', 'won', 'lost'])),
 });
-/** What is known of one payment: the purchase it paid for (once seen) and its refund (once seen). */
+/** What is known of one payment: the purchase it paid for (once seen), its refund and its dispute (once seen). */
 export type PaymentItem = z.output<typeof paymentItemSchema>;
 
 /** Notes which purchase a payment paid for; returns what is known of the payment afterwards. */
@@ -117,6 +138,19 @@ export async function notePayment(db: Db, paymentIntent: string, purchase: { ski
 export async function noteRefund(db: Db, paymentIntent: string, at: Date): Promise<PaymentItem> {
   return updatePayment(db, paymentIntent, 'SET refundedAt = if_not_exists(refundedAt, :at)', { ':at': at.toISOString() });
 }
+
+/**
+ * Notes how a dispute of a payment stands. An opened dispute never replaces a closed one's outcome
+ * (Stripe may deliver the events out of order); a closed one's outcome is final.
+ */
+export async function noteDispute(db: Db, paymentIntent: string, state: 'open' | 'won' | 'lost'): Promise<PaymentItem> {
+  return state === 'open'
+    ? updatePayment(db, paymentIntent, 'SET dispute = if_not_exists(dispute, :state)', { ':state': state })
+    : updatePayment(db, paymentIntent, 'SET dispute = :state', { ':state': state });
+}
+
+/** Whether a payment's dispute keeps its purchase from its buyer: open, or lost. */
+export const disputeHolds = (payment: PaymentItem | undefined): boolean => payment?.dispute === 'open' || payment?.dispute === 'lost';
 
 /** What is known of a payment now, read consistently. */
 export async function getPayment(db: Db, paymentIntent: string): Promise<PaymentItem | undefined> {

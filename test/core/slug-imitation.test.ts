@@ -1,9 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SLUG_PATTERN } from '#core/slug';
-import { type ImitationCandidate, isLookalike, lookalikeKeys, lookalikeSkeleton, similarPopularSlug } from '#core/slug-imitation';
+import { type ImitationCandidate, imitatedSkill, imitationKeys, isLookalike, lookalikeKeys, lookalikeSkeleton, nameSkeleton } from '#core/slug-imitation';
 
-const popular = (slug: string, installs = 100, author = 'alice'): ImitationCandidate => ({ slug, author, installs });
+const popular = (slug: string, installs = 100, author = 'alice', name = `Popular ${slug}`): ImitationCandidate => ({ slug, name, author, installs });
+
+/** The check by slug alone: the new skill's name is like no other. */
+const similarPopularSlug = (slug: string, author: string, candidates: readonly ImitationCandidate[]) => {
+  const found = imitatedSkill(slug, 'Entirely Unrelated', author, candidates);
+  return found && { similarTo: found.similarTo };
+};
 
 describe('lookalikeSkeleton', () => {
   it.each([
@@ -76,6 +82,56 @@ describe('similarPopularSlug: near names that pass', () => {
 
   it('skips the author’s own match and finds another author’s', () => {
     expect(similarPopularSlug('pdf-tool', 'alice', [popular('pdf-tools', 1000), popular('pdf-tooll', 100, 'bob')])).toEqual({ similarTo: 'pdf-tooll' });
+  });
+});
+
+describe('nameSkeleton', () => {
+  it.each([
+    ['PDF Tools', 'pdftools'],
+    ['pdf-tools!', 'pdftools'],
+    ['PDF Тools', 'pdftools'],
+    ['РDF Тооls', 'pdftools'],
+    ['ＰＤＦ Ｔｏｏｌｓ', 'pdftools'],
+    ['Pdf Too1s', 'pdftools'],
+    ['Résumé Tailor', 'resumetailor'],
+    ['Ναme Κit', 'namekit'],
+    ['Ѕеcret Ѕcаnner', 'secretscanner'],
+  ])('%s → %s', (name, skeleton) => {
+    expect(nameSkeleton(name)).toBe(skeleton);
+  });
+});
+
+describe('imitatedSkill: display names', () => {
+  const invoices = popular('invoice-wizard', 300, 'bob', 'Invoice Wizard');
+
+  it.each([
+    ['Invoice Wizard', 'the same name'],
+    ['invoice   WIZARD', 'case and spaces'],
+    ['Invoice Wіzard', 'a Cyrillic і'],
+    ['ІNVOICE WIZАRD', 'Cyrillic capitals'],
+    ['Ｉｎｖｏｉｃｅ Wizard', 'full-width letters'],
+    ['Invoice-Wizard!', 'punctuation'],
+  ])('refuses %j next to a popular "Invoice Wizard" (%s)', (name) => {
+    expect(imitatedSkill('my-billing', name, 'mallory', [invoices])).toEqual({ similarTo: 'invoice-wizard', by: 'name' });
+  });
+
+  it.each([
+    ['Invoice Wizardry', [invoices], 'another name'],
+    ['Invoice Wizard', [popular('invoice-wizard', 300, 'mallory', 'Invoice Wizard')], "the author's own"],
+    ['Invoice Wizard', [popular('invoice-wizard', 99, 'bob', 'Invoice Wizard')], 'under 100 installs'],
+    ['Go', [popular('golang', 300, 'bob', 'Go')], 'under three characters'],
+  ])('accepts %j next to %j (%s)', (name, candidates) => {
+    expect(imitatedSkill('my-billing', name, 'mallory', candidates)).toBeUndefined();
+  });
+
+  it('says a slug imitation is one, when the slug is what reads alike', () => {
+    expect(imitatedSkill('invoice-w1zard', 'Billing', 'mallory', [invoices])).toEqual({ similarTo: 'invoice-wizard', by: 'slug' });
+  });
+
+  it('indexes a skill under its name as well as its slug, so a store finds either', () => {
+    expect(imitationKeys('invoice-wizard', 'Invoice Wizard')).toEqual([...lookalikeKeys('invoice-wizard'), 'name:invoicewizard']);
+    expect(imitationKeys('go', 'Go')).toEqual(lookalikeKeys('go'));
+    expect(imitationKeys('my-billing', 'Invoice Wіzard')).toContain('name:invoicewizard');
   });
 });
 

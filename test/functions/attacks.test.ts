@@ -20,7 +20,7 @@ let mel: Client;
 let eve: Client;
 let eveKey: string;
 let mielKey: string;
-let secret: { id: string; slug: string };
+let secret: { id: string; slug: string; name: string };
 /** A skill id and a slug that nobody has: the answers a private skill must give too. */
 const missingId = '7d6f7a1c-0b1e-4c3a-9f55-2a9d3e2c1b00';
 const missingSlug = 'nothing-published-here';
@@ -173,9 +173,10 @@ describe('a non-member reaching a private skill', () => {
     expect(asPrivate.status).toBe(400);
     expect((await json(asPrivate)).error.message.replace(secret.slug, '<slug>')).toBe((await json(asMissing)).error.message.replace(missingSlug, '<slug>'));
     // Popular as it may be (here: in the index of popular skills), a private skill is never a slug a new one is told it imitates.
-    await indexLookalikes(stack.deps.db, secret.id, secret.slug);
-    expect((await lookalikeCandidates(stack.deps.db, 'vau1t-secret-recipe')).map((c) => c.slug)).not.toContain(secret.slug);
-    const lookalike = await withKey(stack, eveKey, '/api/publish', { body: skillBody({ slug: 'vau1t-secret-recipe' }) });
+    await indexLookalikes(stack.deps.db, secret);
+    expect((await lookalikeCandidates(stack.deps.db, 'vau1t-secret-recipe', secret.name)).map((c) => c.slug)).not.toContain(secret.slug);
+    // Nor a name a new one is told it copies.
+    const lookalike = await withKey(stack, eveKey, '/api/publish', { body: skillBody({ slug: 'vau1t-secret-recipe', name: secret.name }) });
     expect(lookalike.status).toBe(201);
   });
 

@@ -1,6 +1,6 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { lookalikeKeys } from '#core/slug-imitation';
+import { imitationKeys, lookalikeKeys } from '#core/slug-imitation';
 import { lookalikeKey } from '#functions/store/keys';
 import { recordAwsCalls } from '../support/aws-calls.ts';
 import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
@@ -22,12 +22,13 @@ beforeAll(async () => {
   // Bob's popular skills, each installed 100 times, and one that stops one install short.
   for (const slug of ['pdf-tools', 'markdown', 'slack', 'ops', 'git', 'docx', 'demo', 'json', 'yarn']) await popular(slug, 100);
   await popular('csv-kit', 99);
+  await popular('invoice-wizard', 100, 'Invoice Wizard');
 });
 
 const ids = new Map<string, string>();
 
-async function popular(slug: string, installs: number): Promise<void> {
-  const res = await withKey(stack, bobKey, '/api/publish', { body: skillBody({ slug }) });
+async function popular(slug: string, installs: number, name?: string): Promise<void> {
+  const res = await withKey(stack, bobKey, '/api/publish', { body: skillBody({ slug, ...(name ? { name } : {}) }) });
   expect(res.status).toBe(201);
   const { id } = await json(res);
   ids.set(slug, id);
@@ -123,6 +124,31 @@ describe('a new slug that imitates another author’s popular skill', () => {
   });
 });
 
+describe('a new display name that reads the same as another author’s popular skill’s name', () => {
+  const publishNamed = (key: string, slug: string, name: string) => withKey(stack, key, '/api/publish', { body: skillBody({ slug, name }) });
+
+  it.each([
+    ['billing-helper', 'Invoice Wizard'],
+    ['billing-helper-2', 'invoice wizard'],
+    ['billing-helper-3', 'Invoice Wіzard'],
+    ['billing-helper-4', 'ＩＮＶＯＩＣＥ Wizard!'],
+  ])('refuses %s named %j with 409 name_too_similar, similarTo invoice-wizard, and creates nothing', async (slug, name) => {
+    const res = await publishNamed(aliceKey, slug, name);
+    expect(res.status).toBe(409);
+    expect((await json(res)).error).toEqual({
+      code: 'name_too_similar',
+      message: expect.stringContaining('"invoice-wizard"'),
+      details: { similarTo: 'invoice-wizard' },
+    });
+    expect((await stack.request(`/api/registry/${slug}`)).status).toBe(404);
+  });
+
+  it('accepts another name, and the author’s own echo', async () => {
+    expect((await publishNamed(aliceKey, 'billing-wizardry', 'Invoice Wizardry')).status).toBe(201);
+    expect((await publishNamed(bobKey, 'invoice-wizard-lite', 'Invoice Wizard')).status).toBe(201);
+  });
+});
+
 describe('what the check costs', () => {
   it('reads the lookalike index and then the candidates in one BatchGetItem each, however many skills there are', async () => {
     // The rebuilds of earlier publishes (their batched fingerprint writes among them) are done.
@@ -135,7 +161,7 @@ describe('what the check costs', () => {
     const reads = recorder
       .take()
       .filter((r) => r.call.service === 'dynamodb' && r.call.action !== 'dynamodb:UpdateItem' && !r.call.partitionKeys.some((pk) => pk.startsWith('USER#')));
-    // The API key; the slug's claim; the index entries under the slug's keys (one batch); the
+    // The API key; the slug's claim; the index entries under the slug's and the name's keys (one batch); the
     // candidates' META and totals (two more, sent at once). No scan, no query: nothing that grows
     // with the number of skills.
     expect(reads.map((r) => r.call.action).sort()).toEqual([
@@ -160,5 +186,15 @@ describe('the full rebuild', () => {
     const res = await publishAs(aliceKey, 'pdfo-ols');
     expect(res.status).toBe(409);
     expect((await json(res)).error.details).toEqual({ similarTo: 'pdf-tools' });
+  });
+
+  it('indexes the names of skills that were popular before names were indexed', async () => {
+    // As a skill indexed by its slug alone was: its name's entry is not there.
+    const nameKey = imitationKeys('invoice-wizard', 'Invoice Wizard').find((key) => key.startsWith('name:'))!;
+    await stack.deps.db.doc.send(new DeleteCommand({ TableName: stack.deps.db.table, Key: lookalikeKey(nameKey) }));
+    const named = (slug: string) => withKey(stack, aliceKey, '/api/publish', { body: skillBody({ slug, name: 'Invoice Wizard' }) });
+    expect((await named('bills-before')).status).toBe(201);
+    expect((await stack.runtime.rebuildAll()).failed).toEqual([]);
+    expect((await json(await named('bills-after'))).error).toMatchObject({ code: 'name_too_similar', details: { similarTo: 'invoice-wizard' } });
   });
 });

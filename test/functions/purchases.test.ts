@@ -326,6 +326,55 @@ describe('the webhook', () => {
     expect((await deliver(stack, skill.id, {}, bob)).status).toBe(402);
   });
 
+  it('pauses access while the charge is disputed, and gives it back when the dispute is won', async () => {
+    const skill = await paidSkill();
+    const { session } = await buy(stack, stripe, bob, skill.id);
+    const { token } = await json(await mintAs(bobKey, skill.id));
+    expect(await json(await sendWebhook(stack, stripe, stripe.dispute(session.id, 'needs_response')))).toEqual({ received: true, outcome: 'suspended' });
+    expect((await deliver(stack, skill.id, {}, bob)).status).toBe(402);
+    expect((await deliver(stack, skill.id, { token, source: 'cli' })).status).toBe(402);
+    expect((await mintAs(bobKey, skill.id)).status).toBe(402);
+    expect(await purchaseItems(session.id)).toEqual([expect.objectContaining({ status: 'disputed' })]);
+    const sales = await json(await alice.session(`/api/skills/${skill.id}/sales`));
+    expect(sales).toMatchObject({ count: 1, refunds: 0, net: [{ amount: 0, currency: 'EUR' }], sales: [expect.objectContaining({ status: 'disputed' })] });
+    // Stripe retrying the completed event does not grant it back.
+    expect((await json(await sendWebhook(stack, stripe, stripe.pay(session.id)))).outcome).toBe('duplicate');
+    expect((await deliver(stack, skill.id, {}, bob)).status).toBe(402);
+
+    expect((await json(await sendWebhook(stack, stripe, stripe.dispute(session.id, 'won')))).outcome).toBe('restored');
+    expect((await deliver(stack, skill.id, {}, bob)).status).toBe(200);
+    expect((await deliver(stack, skill.id, { token, source: 'cli' })).status).toBe(200);
+    // A late delivery of the opening event does not pause it again.
+    expect((await json(await sendWebhook(stack, stripe, stripe.dispute(session.id, 'needs_response')))).outcome).toBe('restored');
+    expect((await deliver(stack, skill.id, {}, bob)).status).toBe(200);
+  });
+
+  it('ends access when the dispute is lost, and a refund stays a refund whatever the dispute says', async () => {
+    const lost = await paidSkill();
+    const { session } = await buy(stack, stripe, bob, lost.id);
+    await sendWebhook(stack, stripe, stripe.dispute(session.id, 'needs_response'));
+    expect((await json(await sendWebhook(stack, stripe, stripe.dispute(session.id, 'lost')))).outcome).toBe('revoked');
+    expect((await deliver(stack, lost.id, {}, bob)).status).toBe(402);
+    expect(await purchaseItems(session.id)).toEqual([expect.objectContaining({ status: 'disputed' })]);
+
+    const refunded = await paidSkill();
+    const bought = await buy(stack, stripe, bob, refunded.id);
+    await sendWebhook(stack, stripe, stripe.refund(bought.session.id));
+    expect((await json(await sendWebhook(stack, stripe, stripe.dispute(bought.session.id, 'won')))).outcome).toBe('ignored');
+    expect(await purchaseItems(bought.session.id)).toEqual([expect.objectContaining({ status: 'refunded' })]);
+    expect((await deliver(stack, refunded.id, {}, bob)).status).toBe(402);
+  });
+
+  it('records a purchase whose dispute arrived first as disputed', async () => {
+    const skill = await paidSkill();
+    const session = await openCheckout(stripe, bob, skill.id);
+    const completed = stripe.pay(session.id);
+    expect((await json(await sendWebhook(stack, stripe, stripe.dispute(session.id, 'needs_response')))).outcome).toBe('ignored');
+    expect((await json(await sendWebhook(stack, stripe, completed))).outcome).toBe('granted');
+    expect(await purchaseItems(session.id)).toEqual([expect.objectContaining({ status: 'disputed' })]);
+    expect((await deliver(stack, skill.id, {}, bob)).status).toBe(402);
+  });
+
   it('ignores partial refunds, unpaid sessions, sessions that are not ours and other event types', async () => {
     const skill = await paidSkill();
     const { session } = await buy(stack, stripe, bob, skill.id);

@@ -30,6 +30,11 @@ export interface FakeStripe {
   pay(sessionId: string): StripeEventBody;
   /** Fully refunds a paid session's charge: the `charge.refunded` event. */
   refund(sessionId: string): StripeEventBody;
+  /**
+   * A dispute (chargeback) of a paid session's charge at `status`: `charge.dispute.created` for an
+   * open one (`needs_response`…), `charge.dispute.closed` for `won`, `lost` or `warning_closed`.
+   */
+  dispute(sessionId: string, status: string): StripeEventBody;
   /** The body and Stripe-Signature header of an event, signed with the webhook secret (or another). */
   sign(event: StripeEventBody, secret?: string): { payload: string; signature: string };
   close(): Promise<void>;
@@ -112,6 +117,22 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         payment_intent: session.payment_intent,
         refunded: true,
         status: 'succeeded',
+        metadata: {},
+      });
+    },
+    dispute(sessionId, status) {
+      const session = sessions.get(sessionId);
+      if (!session?.payment_intent) throw new Error(`session ${sessionId} is not paid`);
+      const closed = ['won', 'lost', 'warning_closed'].includes(status);
+      return event(closed ? 'charge.dispute.closed' : 'charge.dispute.created', {
+        id: `dp_${String(session.payment_intent).slice(3)}`,
+        object: 'dispute',
+        amount: session.amount_total,
+        charge: id('ch'),
+        currency: session.currency,
+        payment_intent: session.payment_intent,
+        reason: 'fraudulent',
+        status,
         metadata: {},
       });
     },

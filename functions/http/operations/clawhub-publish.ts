@@ -33,6 +33,7 @@ export const clawhubPublishOperations = operations(tag, {
       'payload_too_large',
       'slug_taken',
       'slug_too_similar',
+      'name_too_similar',
       'version_exists',
       'content_rejected',
       'rate_limited',

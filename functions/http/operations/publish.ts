@@ -20,7 +20,7 @@ export const publishingOperations = operations(
       description:
         'Rate limited per author: a success carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset, a 429 also Retry-After. ' +
         'Location names the registry document. The files must be a valid Agent Skill (400 invalid_skill); without files a conforming SKILL.md is written. ' +
-        "A slug that reads like another author's skill with 100 installs or more is a 409 slug_too_similar. " +
+        "A slug that reads like another author's skill with 100 installs or more is a 409 slug_too_similar, a name that reads the same as its name a 409 name_too_similar. " +
         'Every version is scanned (docs/scanning.md): the answer carries the scan, ' +
         'and a malicious verdict is a 422 content_rejected with details.findings, storing nothing and spending no slot.',
       auth: 'apiKey',
@@ -35,6 +35,7 @@ export const publishingOperations = operations(
         'insufficient_scope',
         'slug_taken',
         'slug_too_similar',
+        'name_too_similar',
         'content_rejected',
         'rate_limited',
       ],

@@ -9,7 +9,7 @@ import { ApiError, api } from './dashboard/api.ts';
 interface Purchase {
   slug: string;
   sessionId: string;
-  status: 'purchased' | 'refunded';
+  status: 'purchased' | 'refunded' | 'disputed';
 }
 
 const POLLS = 20;
@@ -50,6 +50,8 @@ async function start(root: HTMLElement): Promise<void> {
       return say('Paid — it is yours', `Payment received and access granted: you can install ${found.slug} now.`);
     }
     if (found?.status === 'refunded') return say('Refunded', `This purchase of ${found.slug} was refunded; your access has ended.`);
+    if (found?.status === 'disputed')
+      return say('Disputed', `The payment for ${found.slug} is disputed with your bank; access is paused until the dispute is settled.`);
     if (poll === 0) say('Payment pending', 'Stripe has taken the payment; waiting for its confirmation to reach Skillpress. This page updates by itself.');
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }

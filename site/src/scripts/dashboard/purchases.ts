@@ -8,7 +8,7 @@ interface Purchase {
   slug: string;
   amount: number;
   currency: string;
-  status: 'purchased' | 'refunded';
+  status: 'purchased' | 'refunded' | 'disputed';
   purchasedAt: string;
   refundedAt: string | null;
 }
@@ -24,7 +24,12 @@ export function wirePurchases(root: HTMLElement): { refresh(): Promise<void> } {
         slug: p.slug,
         href: skillPagePath(p.slug),
         paid: formatPrice(p),
-        state: p.status === 'refunded' ? `Refunded ${formatTimestamp(p.refundedAt)}` : 'Yours to install',
+        state:
+          p.status === 'refunded'
+            ? `Refunded ${formatTimestamp(p.refundedAt)}`
+            : p.status === 'disputed'
+              ? 'Payment disputed: access paused'
+              : 'Yours to install',
         bought: formatTimestamp(p.purchasedAt),
       })),
     );

@@ -50,6 +50,40 @@ describe('the same version published 32 times at once', () => {
   });
 });
 
+describe('yanks, undos and deprecations racing on one skill', () => {
+  it('never leave the skill without a release that is not yanked, nor a yanked one current', async () => {
+    const { stack, aliceKey } = await authorStack();
+    const { id, slug } = await publish(stack, aliceKey);
+    const releases = ['1.0.0', '1.1.0', '1.2.0', '2.0.0'];
+    for (const version of releases.slice(1)) {
+      expect((await withKey(stack, aliceKey, `/api/skills/${id}/versions`, { body: { version, files: [skillFile(slug)] } })).status).toBe(201);
+    }
+    const lifecycle = (path: string, method: string, body?: unknown) =>
+      withKey(stack, aliceKey, `/api/skills/${id}${path}`, { method, ...(body === undefined ? {} : { body }) });
+    for (let round = 0; round < 6; round++) {
+      // Every release yanked or undone at once, and the deprecation set and undone beside them.
+      const responses = await Promise.all([
+        ...releases.map((version, i) =>
+          (round + i) % 3 === 2
+            ? lifecycle(`/versions/${version}/yank`, 'DELETE')
+            : lifecycle(`/versions/${version}/yank`, 'POST', { reason: `round ${round}` }),
+        ),
+        lifecycle('/deprecate', 'POST', { message: `round ${round}` }),
+        lifecycle('/deprecate', 'DELETE'),
+      ]);
+      // Each answer is a success or a refusal the contract names: none is a 500.
+      for (const res of responses) expect([200, 400, 429], await res.clone().text()).toContain(res.status);
+      // The registry the rebuild writes from the table: a release that is not yanked is current.
+      await stack.idle();
+      const current = (await json(await stack.request(`/api/registry/${slug}`))).currentVersion;
+      const { versions } = await json(await stack.request(`/api/registry/${slug}/versions`));
+      const yanked = new Set(versions.filter((v: { yanked?: boolean }) => v.yanked).map((v: { version: string }) => v.version));
+      expect(releases.filter((v) => !yanked.has(v)).length, `round ${round}`).toBeGreaterThan(0);
+      expect(yanked.has(current), `round ${round}: the current ${current} is yanked`).toBe(false);
+    }
+  });
+});
+
 describe('the publish rate limit under a burst', () => {
   it('admits exactly 5 of 20 concurrent publishes and stores exactly those 5 skills', async () => {
     const stack = await createTestStack(); // the default limit: 5 a minute

@@ -221,7 +221,8 @@ function account(path: string, init: RequestInit, res: Response, text: string, f
       statics(body.slug);
       return;
     case 'POST /api/skills/:/versions 201':
-      footprint.allowPrefix(`SKILL#${skillId}|`).allow(...blobKeys(request));
+      // The version, META and its fingerprint; the author's slot of the version rate limit.
+      footprint.allowPrefix(`SKILL#${skillId}|`, 'RL#').allow(...blobKeys(request));
       statics(slugOf.get(skillId)!);
       return;
     case 'POST /api/api-keys 201':

@@ -197,6 +197,28 @@ const fixtureSkillMd = fc
   .constantFrom(...Object.values(FIXTURE_SLUGS))
   .map((slug) => ({ filename: 'SKILL.md', content: `---\nname: ${slug}\ndescription: Fuzzed.\n---\n# Fuzzed\n` }));
 /**
+ * A SKILL.md whose front matter is past one of its bounds (docs/agent-skills.md): too many keys or
+ * list items, too deep, too many aliases, too many bytes. Refused by its size before the YAML is
+ * parsed, never a stall.
+ */
+const hugeFrontMatter = fc
+  .tuple(fc.constantFrom(...Object.values(FIXTURE_SLUGS)), fc.constantFrom('keys', 'items', 'depth', 'aliases', 'bytes'), fc.integer({ min: 1, max: 4 }))
+  .map(([slug, kind, scale]) => {
+    const n = 600 * scale;
+    const head = `name: ${slug}\ndescription: Fuzzed.\n`;
+    const body =
+      kind === 'keys'
+        ? Array.from({ length: n }, (_, i) => `k${i}: v`).join('\n')
+        : kind === 'items'
+          ? `list:\n${Array.from({ length: n }, (_, i) => `  - ${i}`).join('\n')}`
+          : kind === 'depth'
+            ? Array.from({ length: 40 * scale }, (_, i) => `${'  '.repeat(i)}d${i}:`).join('\n') + ' x'
+            : kind === 'aliases'
+              ? `base: &a [x, y]\n${Array.from({ length: 40 * scale }, (_, i) => `b${i}: *a`).join('\n')}`
+              : `blob: "${'x'.repeat(17_000 * scale)}"`;
+    return { filename: 'SKILL.md', content: `---\n${head}${body}\n---\n# Fuzzed\n` };
+  });
+/**
  * Text that looks binary: a printable magic number (ID3, RIFF, OggS, BZh, GIF89a…), a stray NUL or
  * a real binary header in front of text, sent as base64 so the bytes arrive as they are.
  */
@@ -210,6 +232,7 @@ const binaryLookingText = fc
   .map(([magic, a, junk, b]) => Buffer.concat([Buffer.from(magic, 'latin1'), Buffer.from(a), Buffer.from(junk, 'latin1'), Buffer.from(b)]).toString('base64'));
 const validFile = fc.oneof(
   { weight: 3, arbitrary: fixtureSkillMd },
+  { weight: 1, arbitrary: hugeFrontMatter },
   { weight: 1, arbitrary: fc.record({ filename: validFilename, content: binaryLookingText, encoding: fc.constant('base64') }) },
   { weight: 4, arbitrary: fc.record({ filename: validFilename, content: anyText(60) }, { requiredKeys: ['filename', 'content'] }) },
   { weight: 1, arbitrary: fc.record({ filename: validFilename, content: anyText(60), encoding: fc.constant('utf8') }) },

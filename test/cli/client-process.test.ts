@@ -57,7 +57,7 @@ const conforming = (slug: string, files: SentFile[] = []): SentFile[] =>
 
 /** Polls the registry until `ready` holds: rebuilds land a few milliseconds after a write. */
 async function registry(slug: string, ready: (doc: any) => boolean = (doc) => doc !== undefined): Promise<any> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 60_000; // a rebuild under load; the test's own timeout bounds it
   for (;;) {
     const res = await call(base, `/api/registry/${slug}`);
     const doc = res.status === 200 ? res.body : undefined;

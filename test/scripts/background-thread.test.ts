@@ -74,7 +74,19 @@ describe('the background thread', () => {
       other.deps.blobs.bucket = elsewhere;
       const key = await (await Client.signIn(other, 'handed')).createKey();
       const skill = await publish(other, key, { slug: 'handed-over', files: [skillFile('handed-over', '# Handed over\n')] });
-      const settled = await Promise.race([other.idle().then(() => 'rebuilt'), new Promise((resolve) => setTimeout(() => resolve('still rebuilding'), 10_000))]);
+      // A rebuild that read the content back would fail and retry forever: its failure shows in
+      // the health answer long before it would settle (no clock decides which comes first).
+      let done = false;
+      const failed = async (): Promise<string> => {
+        while (!done) {
+          const health = await json<{ rebuild?: { failing?: number } }>(await other.request('/api/health'));
+          if ((health.rebuild?.failing ?? 0) > 0) return 'failed to read the content back';
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+        return 'rebuilt';
+      };
+      const settled = await Promise.race([other.idle().then(() => 'rebuilt'), failed()]);
+      done = true;
       expect(settled).toBe('rebuilt');
       const bundle = await json<{ files: { content: string }[] }>(await other.request(`/bundles/${skill.slug}/1.0.0.json`));
       expect(bundle.files[0]!.content).toContain('# Handed over');

@@ -195,6 +195,11 @@ describe('the catalog', () => {
       files: [{ filename: 'SKILL.md', content: skillMd('Fresh Off The Press', 'Published after the last site build') }],
     });
     await until(async () => (await call(base, `/api/registry/${fresh.slug}`)).status === 200, 10_000);
+    // The rebuild patches the search index after the skill's registry document, under the index lock.
+    await until(
+      async () => (await call(base, `/api/search?q=${encodeURIComponent('fresh off')}`)).body?.skills?.some((s: { slug: string }) => s.slug === fresh.slug),
+      30_000,
+    );
     // The site has no page for it yet: the CDN answers with the fallback page…
     const served = await fetchText(`/skills/${fresh.slug}/`);
     expect(served).not.toContain(fresh.slug);
@@ -301,7 +306,10 @@ describe('the dashboard', () => {
     const row = page.locator('[data-list=skills] tr', { hasText: 'Pretty JSON' });
     await row.getByRole('button', { name: 'Analytics and access' }).click();
     await eventually(() => page.locator('#skill-panel-heading').textContent()).toBe('Analytics for Pretty JSON');
-    const api = (await call(base, `/api/analytics/${fixture.skills.pretty.id}`, { headers: { cookie: fixture.cookie } })).body;
+    // The fixture's installs are counted once the server's counters flush (a moment, under load).
+    const analytics = async () => (await call(base, `/api/analytics/${fixture.skills.pretty.id}`, { headers: { cookie: fixture.cookie } })).body;
+    await eventually(async () => (await analytics()).total).toBe(8);
+    const api = await analytics();
     expect(api).toMatchObject({ total: 8, bySource: { cli: 5, web: 2, api: 1 } });
 
     await eventually(() => page.locator('[data-stat=total]').textContent()).toBe(String(api.total));

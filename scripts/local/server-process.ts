@@ -24,10 +24,11 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 export interface StartOptions {
   /** Extra flags for node, e.g. `--cpu-prof` to profile the server under a benchmark. */
   nodeArgs?: string[];
+  /** How long a start may take before it is given up: minutes, as a loaded machine starts slowly. */
   startTimeoutMs?: number;
 }
 
-export async function startServer(env: Record<string, string>, { nodeArgs = [], startTimeoutMs = 60_000 }: StartOptions = {}): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string>, { nodeArgs = [], startTimeoutMs = 180_000 }: StartOptions = {}): Promise<ServerProcess> {
   const child = spawn(process.execPath, [...nodeArgs, 'scripts/serve.mjs'], {
     cwd: root,
     // The site build costs seconds of CPU that only the site's own tests need: off unless asked.

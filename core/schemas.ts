@@ -246,6 +246,11 @@ export type User = z.output<typeof userSchema>;
 /** The answer of dev sign-in and of `GET /api/me`. */
 export const signedInSchema = z.object({ user: userSchema });
 
+/** The answer of `GET /api/me`: who is calling, and whether the dashboard should offer them the admins' reports. */
+export const meSchema = signedInSchema.extend({
+  admin: z.boolean().describe('whether SKILLPRESS_ADMINS names this user: the reports and quarantine are theirs'),
+});
+
 /** Which sign-in forms the dashboard offers besides GitHub's. */
 export const signInMethodsSchema = z.object({ devLogin: z.boolean() });
 

@@ -84,6 +84,11 @@ const NOT_SITE = /^\/(?:api|registry|bundles|\.well-known|_site|cli)(?:\/|$)/;
 
 /** Served in place of a skill page the last site build did not make (it renders in the browser). */
 export const SKILL_FALLBACK_KEY = 'skills/_/index.html';
+/**
+ * The fallback page's `<noscript>` link to the skill's registry document, as built: the CDN,
+ * which knows the slug from the path it serves the page at, puts `registryPath(slug)` in its place.
+ */
+export const REGISTRY_LINK = '/api/registry/';
 /** Served in place of an author page the last site build did not make (it lists their skills in the browser). */
 export const AUTHOR_FALLBACK_KEY = 'authors/_/index.html';
 /** Served, with status 404, for any other site path that has no page. */

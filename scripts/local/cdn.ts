@@ -10,6 +10,9 @@ import {
   headersForKey,
   keyForPath,
   NOT_FOUND_KEY,
+  REGISTRY_LINK,
+  registryKey,
+  registryPath,
   SKILL_FALLBACK_KEY,
   siteKeyForPath,
   skillSlugOfPath,
@@ -27,8 +30,9 @@ import { SITE_PENDING_PAGE } from './site-pending-page.ts';
  * {@link StaticStore} refreshes the cache, so a rebuild is visible on the next request.
  *
  * Every other GET is a site page. A skill page the last site build did not make is answered
- * with the skill fallback page, which renders the skill from its registry JSON in the browser
- * (an author page likewise, with the author fallback page); any other missing page with the site's 404 page. Until the first site upload of a new store
+ * with the skill fallback page, which renders the skill from its registry JSON in the browser,
+ * when the registry has that skill, and its `<noscript>` link made the skill's own (an author
+ * page likewise, with the author fallback page); any other missing page with the site's 404 page. Until the first site upload of a new store
  * has finished, a missing page is the pending page instead ({@link SITE_PENDING_PAGE}): the
  * listening line comes before that build ends, and no path may answer anything but HTML then.
  *
@@ -77,6 +81,8 @@ interface Cached {
   cacheControl: string;
   /** The security headers for its media type, built once: they go on every response. */
   security: Record<string, string>;
+  /** A page made from another (a skill's fallback page): made again when that one changes. */
+  madeFrom?: Cached;
   gzip?: Buffer;
   br?: Buffer;
 }
@@ -152,12 +158,30 @@ export class LocalCdn {
     if (page) return this.respond(request, page);
     if (!key) return cdnError(notFound('No such route'));
     if (this.options.sitePending?.()) return pending(request);
-    const fallbackKey = skillSlugOfPath(request.path) ? SKILL_FALLBACK_KEY : authorLoginOfPath(request.path) ? AUTHOR_FALLBACK_KEY : undefined;
-    const fallback = fallbackKey ? await this.lookup(fallbackKey) : undefined;
-    if (fallback) return this.respond(request, fallback);
+    const slug = skillSlugOfPath(request.path);
+    if (slug) {
+      const [fallback, known] = await Promise.all([this.lookup(SKILL_FALLBACK_KEY), this.lookup(registryKey(slug))]);
+      if (fallback && known) return this.respond(request, this.skillFallback(fallback, slug));
+    }
+    const authorFallback = authorLoginOfPath(request.path) ? await this.lookup(AUTHOR_FALLBACK_KEY) : undefined;
+    if (authorFallback) return this.respond(request, authorFallback);
     const missing = await this.lookup(NOT_FOUND_KEY);
     if (missing) return this.respond(request, missing, 404);
     return cdnError(notFound('No such page (this server does not build the site: SKILLPRESS_SITE=0)'));
+  }
+
+  /**
+   * The fallback page for `slug`: its `<noscript>` link names the skill's registry document,
+   * which the page's script would have drawn (a slug is letters, digits and hyphens: nothing to
+   * escape). Kept per slug beside the page it was made from, so its ETag is hashed once.
+   */
+  private skillFallback(page: Cached, slug: string): Cached {
+    const key = `${SKILL_FALLBACK_KEY}#${slug}`;
+    const made = this.cache.get(key);
+    if (made?.madeFrom === page) return made;
+    const body = Buffer.from(page.body.toString('utf8').replace(`href="${REGISTRY_LINK}"`, `href="${registryPath(slug)}"`));
+    this.evict(key);
+    return this.remember(key, body, page);
   }
 
   private respond(request: CdnRequest, object: Cached, status: 200 | 404 = 200, extra: Record<string, string> = {}): CdnAnswer {
@@ -188,9 +212,9 @@ export class LocalCdn {
     return bytes ? this.remember(key, Buffer.from(bytes)) : undefined;
   }
 
-  private remember(key: string, body: Buffer): Cached {
-    const headers = headersForKey(key);
-    const entry: Cached = { body, ...headers, security: securityHeadersFor(headers.contentType) };
+  private remember(key: string, body: Buffer, like?: Cached): Cached {
+    const headers = like ? { contentType: like.contentType, cacheControl: like.cacheControl } : headersForKey(key);
+    const entry: Cached = { body, ...headers, security: securityHeadersFor(headers.contentType), ...(like ? { madeFrom: like } : {}) };
     this.cache.set(key, entry);
     this.cachedBytes += body.byteLength;
     for (const [oldest, value] of this.cache) {

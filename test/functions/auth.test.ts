@@ -25,7 +25,7 @@ describe('dev sign-in and sessions', () => {
     expect(cookie).toMatch(/SameSite=Lax/);
     expect(cookie).toMatch(/Path=\//);
     const me = await stack.request('/api/me', { headers: { cookie: cookie.split(';')[0]! } });
-    expect(await json(me)).toEqual({ user: { id: 'dev:alice', login: 'alice' } });
+    expect(await json(me)).toEqual({ user: { id: 'dev:alice', login: 'alice' }, admin: false });
   });
 
   it('stores only the hash of the session token', async () => {
@@ -44,7 +44,7 @@ describe('dev sign-in and sessions', () => {
     const key = await alice.createKey();
     const me = await withKey(stack, key, '/api/me', { method: 'GET' });
     expect(me.status).toBe(200);
-    expect(await json(me)).toEqual({ user: { id: 'dev:alice', login: 'alice' } });
+    expect(await json(me)).toEqual({ user: { id: 'dev:alice', login: 'alice' }, admin: false });
     // A key decides alone when one is sent: a wrong key with a good cookie is still a 401.
     expect((await stack.request('/api/me', { headers: { authorization: 'Bearer sk_wrong', cookie: alice.cookie! } })).status).toBe(401);
     // Session-only endpoints still refuse a key.

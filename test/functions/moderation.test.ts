@@ -315,6 +315,11 @@ describe('admins', () => {
     expect((await stack.request('/api/admin/reports')).status).toBe(401);
   });
 
+  it('are told so by /api/me, and nobody else is: the dashboard asks for the reports only then', async () => {
+    expect((await json(await root.session('/api/me'))).admin).toBe(true);
+    expect((await json(await alice.session('/api/me'))).admin).toBe(false);
+  });
+
   it('quarantine a skill by hand, upholding its open reports, and only admins may', async () => {
     const skill = await publish();
     await report(users.bob!, skill.id);

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SITE_MANIFEST_KEY } from '#core/static-paths';
+import { REGISTRY_LINK, registryKey, SITE_MANIFEST_KEY } from '#core/static-paths';
 import { siteSourceHash } from '#scripts/site/site-sources';
 import { readSiteManifest, uploadSite } from '#scripts/site/upload-site';
 import { createTestStack, type TestStack } from '../support/stack.ts';
@@ -22,7 +22,7 @@ beforeAll(async () => {
   stack = await createTestStack();
   write('index.html', page('Home'));
   write('skills/pretty-json/index.html', page('Pretty JSON'));
-  write('skills/_/index.html', page('Skill fallback'));
+  write('skills/_/index.html', `${page('Skill fallback')}<noscript><a href="${REGISTRY_LINK}">registry document</a></noscript>`);
   write('authors/_/index.html', page('Author fallback'));
   write('dashboard/index.html', page('Dashboard'));
   write('404.html', page('Page not found'));
@@ -81,10 +81,21 @@ describe('the local CDN serving the site', () => {
     expect((await stack.request('/favicon.svg')).headers.get('content-type')).toBe('image/svg+xml');
   });
 
-  it('answers a skill page the build did not make with the fallback page, which renders it in the browser', async () => {
+  it('answers a skill page the build did not make with the fallback page, its noscript link naming the skill', async () => {
+    await stack.deps.staticStore.put(registryKey('published-after-the-build'), '{}');
     const res = await stack.request('/skills/published-after-the-build/');
     expect(res.status).toBe(200);
-    expect(await res.text()).toContain('<h1>Skill fallback</h1>');
+    const html = await res.text();
+    expect(html).toContain('<h1>Skill fallback</h1>');
+    expect(html).toContain('<a href="/api/registry/published-after-the-build">registry document</a>');
+    const again = await stack.request('/skills/published-after-the-build/', { headers: { 'if-none-match': res.headers.get('etag')! } });
+    expect(again.status).toBe(304);
+  });
+
+  it('answers the page of a slug the registry does not know with the 404 page', async () => {
+    const res = await stack.request('/skills/no-such-skill/');
+    expect(res.status).toBe(404);
+    expect(await res.text()).toContain('Page not found');
   });
 
   it('answers an author page the build did not make with the author fallback page', async () => {

@@ -1,4 +1,4 @@
-import { devLoginBodySchema, signedInSchema, signInMethodsSchema } from '#core/schemas';
+import { devLoginBodySchema, meSchema, signedInSchema, signInMethodsSchema } from '#core/schemas';
 import { operations } from '../operation.ts';
 
 /** Sign-in, the current user and sign-out (docs/api.md §4, §7.2). GitHub's sign-in is in github-sign-in.ts. */
@@ -28,7 +28,7 @@ export const signInOperations = operations(
       summary: 'The signed-in user, or the owner of the API key sent',
       description: 'skillpress whoami checks a key here.',
       auth: 'sessionOrApiKey',
-      success: { status: 200, description: 'OK', schema: signedInSchema },
+      success: { status: 200, description: 'OK', schema: meSchema },
     },
     signOut: {
       method: 'post',

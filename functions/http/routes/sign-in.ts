@@ -1,3 +1,4 @@
+import { isAdmin } from '#core/moderation';
 import { signInDev, signOut } from '../../services/sign-in.ts';
 import { clearSessionCookie, sessionToken, setSessionCookie } from '../auth.ts';
 import type { RouteGroup } from '../env.ts';
@@ -18,7 +19,7 @@ export const signInRoutes: RouteGroup = (app) => {
   // Which sign-in forms the dashboard offers; GitHub's is always offered.
   route(app, op.signInMethods, (c) => c.json({ devLogin: c.var.deps.config.devLogin }, 200));
 
-  route(app, op.me, (c, { caller }) => c.json({ user: caller.user }, 200));
+  route(app, op.me, (c, { caller }) => c.json({ user: caller.user, admin: isAdmin(caller.user.login, c.var.deps.config.admins) }, 200));
 
   route(app, op.signOut, async (c) => {
     await signOut(c.var.deps, sessionToken(c)!);

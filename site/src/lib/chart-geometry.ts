@@ -23,6 +23,14 @@ export interface ChartBox {
 }
 
 export const DEFAULT_BOX: ChartBox = { width: 960, height: 240, left: 44, bottom: 26, top: 10 };
+/**
+ * A phone's box: about as wide as the chart is drawn there, so its labels keep their size (the
+ * wide box shrunk to a phone's width drew them 4 to 5 px tall). The stylesheet gives the <svg>
+ * the same aspect ratio on the same screens.
+ */
+export const PHONE_BOX: ChartBox = { width: 360, height: 240, left: 40, bottom: 28, top: 12 };
+/** The screens {@link PHONE_BOX} is for; the stylesheet's breakpoint. */
+export const PHONE_QUERY = '(max-width: 40rem)';
 
 export interface Segment {
   source: ChartSource;

@@ -1,3 +1,5 @@
+import { announce } from './announce.ts';
+
 /**
  * Every `button[data-copy=<id>]` copies the text of element <id>. Delegated, so buttons added
  * later (the dashboard's one-time secrets) work too.
@@ -18,5 +20,6 @@ document.addEventListener('click', async (event) => {
     getSelection()?.selectAllChildren(target);
   }
   button.textContent = copied ? 'Copied' : 'Press Ctrl+C';
+  announce(copied ? 'Copied to the clipboard.' : 'Selected: press Ctrl+C to copy.');
   setTimeout(() => (button.textContent = label), 2000);
 });

@@ -22,7 +22,11 @@ export async function fetchVersions(slug: string): Promise<VersionsDocument | un
  */
 export async function getJson<T>(path: string, cache: RequestCache = 'default'): Promise<T | undefined> {
   const res = await fetch(path, { headers: { accept: 'application/json' }, cache });
-  if (res.status === 404) return undefined;
-  if (!res.ok) throw new Error(`${path} answered ${res.status}`);
+  if (!res.ok) {
+    // An unread body keeps the request open in Chromium (the page never finished loading).
+    await res.body?.cancel();
+    if (res.status === 404) return undefined;
+    throw new Error(`${path} answered ${res.status}`);
+  }
   return (await res.json()) as T;
 }

@@ -49,6 +49,9 @@ export function wireReportForm(article: HTMLElement): void {
         form.hidden = true;
         open.hidden = true;
         status.textContent = 'Thank you: your report is with the admins.';
+        // The button that had the focus is gone: the thanks take it, and are read out.
+        status.tabIndex = -1;
+        status.focus();
       } else if (answer?.error?.code === 'already_reported') {
         status.textContent = 'You have already reported this skill; the admins will look at it.';
       } else {

@@ -60,7 +60,10 @@ async function start(article: HTMLElement): Promise<void> {
     // The built SKILL.md (highlighted) stays unless the current version, so the file, changed.
     const builtVersion = built ? article.querySelector('[data-field=currentVersion]')?.textContent : undefined;
     render(article, model);
-    if (model.currentVersion !== builtVersion) void showSkillFile(article, model);
+    const skillFile = model.currentVersion !== builtVersion ? showSkillFile(article, model) : undefined;
+    // The fallback shows the skill once its SKILL.md is in too, so that panel pushes nothing down.
+    if (!built) await skillFile?.catch(() => undefined);
+    article.removeAttribute('aria-busy');
   }
   if (model.forSale) await offerToBuy(article, model);
 }
@@ -100,7 +103,6 @@ function render(article: HTMLElement, model: SkillViewModel): void {
   article.dataset.slug = model.slug;
   article.dataset.skillId = model.id;
   article.dataset.updated = model.updatedAt;
-  article.removeAttribute('aria-busy');
   document.title = `${model.name} · Skillpress`;
 }
 
@@ -142,6 +144,8 @@ function fail(article: HTMLElement, message: string): void {
   error.textContent = message;
   error.hidden = false;
   article.querySelector('h1')!.textContent = 'Skill not found';
+  // The fallback's empty skeleton goes (a built page never fails: it keeps what it has).
+  for (const el of article.querySelectorAll<HTMLElement>('.skill-layout, .lede, .crumbs')) el.hidden = true;
   article.removeAttribute('aria-busy');
   document.title = 'Skill not found · Skillpress';
 }

@@ -40,8 +40,19 @@ export function writeRunner<T>(status: HTMLElement, selected: () => T | undefine
       status.textContent = messageOf(error);
     } finally {
       if (button) button.disabled = false;
+      if (button) keepFocus(button, status);
     }
   };
+}
+
+/**
+ * A button whose row the write took away (a revoke) took the keyboard's focus with it, back to
+ * the top of the page: the result's line takes it instead, which also has it read out.
+ */
+export function keepFocus(button: HTMLElement, status: HTMLElement): void {
+  if (button.isConnected) return;
+  status.tabIndex = -1;
+  status.focus();
 }
 
 /** A message for the visitor from whatever a call threw. */

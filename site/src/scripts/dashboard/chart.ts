@@ -1,4 +1,4 @@
-import { stackedBars, type DayCounts } from '../../lib/chart-geometry.ts';
+import { DEFAULT_BOX, type DayCounts, PHONE_BOX, PHONE_QUERY, stackedBars } from '../../lib/chart-geometry.ts';
 
 /**
  * Draws the 30 daily points as stacked bars into the dashboard's <svg> (fixed viewBox, so the
@@ -8,9 +8,16 @@ import { stackedBars, type DayCounts } from '../../lib/chart-geometry.ts';
  */
 const SVG = 'http://www.w3.org/2000/svg';
 
+const phone = matchMedia(PHONE_QUERY);
+let drawn: { svg: SVGSVGElement; daily: readonly DayCounts[] } | undefined;
+// Turned sideways or resized across the breakpoint: drawn again in the other box.
+phone.addEventListener('change', () => drawn && drawChart(drawn.svg, drawn.daily));
+
 export function drawChart(svg: SVGSVGElement, daily: readonly DayCounts[]): void {
-  const chart = stackedBars(daily);
+  drawn = { svg, daily };
+  const chart = stackedBars(daily, phone.matches ? PHONE_BOX : DEFAULT_BOX);
   const { box } = chart;
+  svg.setAttribute('viewBox', `0 0 ${box.width} ${box.height}`);
   for (const node of [...svg.children]) if (node.tagName !== 'title' && node.tagName !== 'desc') node.remove();
 
   for (const tick of chart.ticks) {

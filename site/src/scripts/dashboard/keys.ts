@@ -1,7 +1,7 @@
 import type { OwnSkill } from '#core/schemas';
 import { formatTimestamp } from '../../lib/format.ts';
 import { fill, renderList } from '../fill.ts';
-import { api, confirmed, messageOf } from './api.ts';
+import { api, confirmed, keepFocus, messageOf } from './api.ts';
 import type { MyOrg } from './orgs.ts';
 
 /**
@@ -115,6 +115,7 @@ export function wireKeys(root: HTMLElement): { refresh(): Promise<void>; reach(o
       await api('DELETE', `/api/api-keys/${encodeURIComponent(button.value)}`);
       status.textContent = 'Key revoked; it stops working at once.';
       await refresh();
+      keepFocus(button, status);
     } catch (error) {
       status.textContent = messageOf(error);
       button.disabled = false;

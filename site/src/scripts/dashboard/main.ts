@@ -43,23 +43,30 @@ async function start(root: HTMLElement): Promise<void> {
 
   const show = async () => {
     let user: User | undefined;
+    let admin = false;
     try {
-      user = (await api<{ user: User }>('GET', '/api/me')).user;
+      ({ user, admin } = await api<{ user: User; admin: boolean }>('GET', '/api/me'));
     } catch (error) {
       if (!(error instanceof ApiError && error.status === 401)) part('signin-error').textContent = messageOf(error);
     }
-    part('loading').hidden = true;
-    root.removeAttribute('aria-busy');
-    signedOut.hidden = Boolean(user);
-    signedIn.hidden = !user;
-    if (!user) {
-      const methods = await api<{ devLogin: boolean }>('GET', '/api/auth/methods').catch(() => ({ devLogin: false }));
-      part('dev-login').hidden = !methods.devLogin;
-      return;
+    // Filled while hidden, then shown whole: lists arriving one at a time would push down what
+    // is below them (the page moved by 0.8 of a phone's screen as they came in).
+    try {
+      if (!user) {
+        const methods = await api<{ devLogin: boolean }>('GET', '/api/auth/methods').catch(() => ({ devLogin: false }));
+        part('dev-login').hidden = !methods.devLogin;
+      } else {
+        login = user.login;
+        fill(signedIn.querySelector('.dash-head')!, { login: user.login });
+        // The reports are asked for only by an admin: anyone else would only be refused.
+        await Promise.all([orgs.refresh(), keys.refresh(), purchases.refresh(), admin ? moderation.refresh() : undefined]);
+      }
+    } finally {
+      part('loading').hidden = true;
+      root.removeAttribute('aria-busy');
+      signedOut.hidden = Boolean(user);
+      signedIn.hidden = !user;
     }
-    login = user.login;
-    fill(signedIn.querySelector('.dash-head')!, { login: user.login });
-    await Promise.all([orgs.refresh(), keys.refresh(), purchases.refresh(), moderation.refresh()]);
   };
 
   /** The skills of the owner the switcher shows: one's own, or an organisation's (private ones too, for its members). */

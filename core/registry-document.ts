@@ -50,6 +50,8 @@ export interface VersionFacts {
   yankReason?: string;
   /** The version's scan, as publishing (or the last rescan) stored it; absent for older versions. */
   scan?: ScanResult;
+  /** When the last rescan ran; absent while the scan is publishing's own. */
+  scannedAt?: string;
 }
 
 export type VersionSummary = z.output<typeof versionSummarySchema>;
@@ -92,7 +94,7 @@ const summary =
     publishedBy: v.publishedBy ?? skill.authorLogin,
     integrity: v.integrity,
     ...(v.yanked ? { yanked: true as const, ...(v.yankReason === undefined ? {} : { yankReason: v.yankReason }) } : {}),
-    ...(v.scan ? { scan: v.scan } : {}),
+    ...(v.scan ? { scan: v.scan, scannedAt: v.scannedAt ?? v.publishedAt } : {}),
   });
 
 export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): RegistryDocument {

@@ -464,6 +464,7 @@ export const versionSummarySchema = z.object({
   yanked: z.literal(true).optional().describe('withdrawn by its author: installable by exact version only, never current, never chosen by a range'),
   yankReason: z.string().optional(),
   scan: z.optional(scanResultSchema).describe('the scan of this version; absent for a version published before scanning, until a rescan'),
+  scannedAt: z.string().optional().describe('when that scan ran: at publish, or at the last rescan'),
 });
 
 export const registryDocumentSchema = skillSchema.extend({

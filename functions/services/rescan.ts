@@ -44,7 +44,7 @@ export async function rescanAll(deps: Deps): Promise<RescanReport> {
         rules = scan.rulesVersion;
         if (scan.verdict === 'malicious') malicious.push(version.version);
         if (sameScan(version.scan, scan)) continue;
-        await setVersionScan(deps.db, skill.id, version.version, scan);
+        await setVersionScan(deps.db, skill.id, version.version, scan, deps.clock().toISOString());
         changed += 1;
         skillChanged = true;
       }

@@ -50,17 +50,17 @@ export function releaseSkill(db: Db, skillId: string): Promise<boolean> {
   );
 }
 
-/** Stores a version's new scan: the one change a published version ever sees. */
-export async function setVersionScan(db: Db, skillId: string, version: string, scan: ScanResult): Promise<void> {
+/** Stores a version's new scan and when it ran: the one change a published version ever sees. */
+export async function setVersionScan(db: Db, skillId: string, version: string, scan: ScanResult, scannedAt: string): Promise<void> {
   await db.doc.send(
     new UpdateCommand({
       TableName: db.table,
       Key: versionKey(skillId, version),
       // SCAN is a reserved word of DynamoDB's expressions.
-      UpdateExpression: 'SET #scan = :scan',
+      UpdateExpression: 'SET #scan = :scan, scannedAt = :at',
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeNames: { '#scan': 'scan' },
-      ExpressionAttributeValues: { ':scan': scan },
+      ExpressionAttributeValues: { ':scan': scan, ':at': scannedAt },
     }),
   );
 }

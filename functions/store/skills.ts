@@ -107,6 +107,8 @@ const versionItemSchema = z.object({
   yankReason: z.optional(z.string()),
   /** The scan at publish, or of the last rescan (the one attribute a rescan rewrites); absent on versions older than scanning. */
   scan: z.optional(scanResultSchema),
+  /** When the last rescan stored `scan`; absent while the scan is publishing's own (then it ran at `publishedAt`). */
+  scannedAt: z.optional(z.string()),
 });
 export type VersionItem = z.output<typeof versionItemSchema>;
 

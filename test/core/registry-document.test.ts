@@ -144,6 +144,11 @@ describe('registry document', () => {
       ['1.2.0', 'clean'],
     ]);
     expect(versionsDocument(skill(), scanned).versions.every((v) => v.scan !== undefined)).toBe(true);
+    // When each scan ran: at publish, unless a rescan stored it later.
+    const rescanned = scanned.map((v) => (v.version === '2.0.0' ? { ...v, scannedAt: '2027-01-01T00:00:00.000Z' } : v));
+    expect(registryDocument(skill(), rescanned).versions.map((v) => v.scannedAt)).toEqual(
+      registryDocument(skill(), scanned).versions.map((v) => (v.version === '2.0.0' ? '2027-01-01T00:00:00.000Z' : v.publishedAt)),
+    );
     expect(registryDocumentSchema.strict().parse(doc)).toEqual(doc);
     // Versions published before scanning have none, and the documents say nothing about them.
     expect('scan' in registryDocument(skill(), versions)).toBe(false);

@@ -65,6 +65,9 @@ describe('rescanAll', () => {
     const registry = await json(await stack.request(`/api/registry/${suspicious.slug}`));
     expect(registry.scan).toMatchObject({ verdict: 'suspicious', findings: [expect.objectContaining({ rule: 'pipe-to-shell' })] });
     expect(registry.scan.rulesVersion).not.toBe('0-older');
+    // It says when the new scan ran: now, not at publish.
+    expect(registry.versions[0].scannedAt).not.toBe(registry.versions[0].publishedAt);
+    expect(Date.parse(registry.versions[0].scannedAt)).toBeGreaterThan(Date.parse(registry.versions[0].publishedAt));
     expect((await getVersion(stack.deps.db, unscanned.id, '1.0.0'))!.scan).toMatchObject({ verdict: 'clean' });
     // The stored scan of the malicious version is kept too, for its author and the admins.
     expect((await getVersion(stack.deps.db, malicious.id, '1.0.0'))!.scan!.verdict).toBe('malicious');

@@ -155,6 +155,15 @@ describe('the catalog', () => {
     await eventually(() => page.locator('#announcer').textContent()).toBe('Copied to the clipboard.');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`npx -y ${base}/cli/skillpress.tgz install pretty-json`);
 
+    // Per agent: both commands say where that agent reads skills, and copy as shown.
+    await page.getByLabel('For', { exact: true }).selectOption('Claude Code');
+    expect(await page.locator('#install-command').textContent()).toBe(`npx -y ${base}/cli/skillpress.tgz install pretty-json --agent claude-code`);
+    expect(await page.locator('#install-skills-command').textContent()).toBe(`npx skills add ${base} --skill pretty-json --agent claude-code`);
+    await page.locator('#install-skills-command ~ button').click();
+    await eventually(() => page.evaluate(() => navigator.clipboard.readText())).toBe(`npx skills add ${base} --skill pretty-json --agent claude-code`);
+    await page.getByLabel('For', { exact: true }).selectOption('');
+    expect(await page.locator('#install-command').textContent()).toBe(`npx -y ${base}/cli/skillpress.tgz install pretty-json`);
+
     // The file viewer shows a free skill's file.
     await page.getByRole('button', { name: 'examples/input.json' }).click();
     await eventually(() => page.locator('[data-role=viewer-content]').textContent()).toBe('{"b": 1, "a": [1, 2, 3]}\n');
@@ -276,6 +285,7 @@ describe('every page, on a phone and a desktop', () => {
     await until(async () => (await call(base, `/api/registry/${fresh.slug}`)).status === 200, 10_000);
     const pages: { name: string; path: string; signedIn?: string; status?: number; screenshot?: string }[] = [
       { name: 'home', path: '/', screenshot: 'home' },
+      { name: 'search opened by its address', path: '/?q=sql' },
       { name: 'skill page', path: `/skills/${fixture.skills.pretty.slug}/`, screenshot: 'skill' },
       { name: 'paid skill page', path: `/skills/${fixture.skills.sql.slug}/` },
       { name: 'deprecated skill page', path: `/skills/${legacy.slug}/` },
@@ -576,11 +586,16 @@ describe('buying a paid skill', () => {
 
 describe('hostile skill names', () => {
   it('render as text everywhere: no dialog, no injected element', async () => {
-    const injected = () => page.evaluate(() => document.querySelectorAll('img[src="x"], b, script:not([src]):not([type=module])').length);
+    const injected = () =>
+      page.evaluate(() => document.querySelectorAll('img[src="x"], b, script:not([src]):not([type=module]):not([type="application/ld+json"])').length);
 
     await page.goto(`${base}/skills/${fixture.skills.xss.slug}/`);
     expect(await page.locator('h1').textContent()).toBe(XSS_NAME);
     expect(await page.locator('.lede').textContent()).toBe(XSS_DESCRIPTION);
+    // Its structured data is one data block that holds the name as data: nothing in it closes the element.
+    const structured = await page.locator('script[type="application/ld+json"]').allTextContents();
+    expect(structured).toHaveLength(1);
+    expect(JSON.parse(structured[0]!)['@graph'].find((item: { '@type': string }) => item['@type'] === 'SoftwareApplication').name).toBe(XSS_NAME);
     await page.getByRole('button', { name: 'SKILL.md' }).click();
     await eventually(() => page.locator('[data-role=viewer-content]').textContent()).toBe(XSS_SKILL_MD);
     expect(await injected()).toBe(0);

@@ -49,6 +49,16 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** The About panel's facts as shown: term → description, hidden rows left out. */
+const facts = (p: Page) =>
+  p.locator('.facts').evaluate((dl) => {
+    const shown = [...dl.children].filter((el) => !(el as HTMLElement).hidden);
+    const pairs = shown.flatMap((el, i) =>
+      el.tagName === 'DT' && shown[i + 1]?.tagName === 'DD' ? [[el.textContent!.trim(), shown[i + 1]!.textContent!.trim().replace(/\s+/g, ' ')]] : [],
+    );
+    return Object.fromEntries(pairs) as Record<string, string>;
+  });
+
 /** The front matter table as [key, value] rows. */
 const frontMatter = (p: Page) => p.locator('[data-role=front-matter] tr').evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => c.textContent)));
 
@@ -61,8 +71,10 @@ describe('SKILL.md on a skill page', () => {
       ['name', 'pdf-tables'],
       ['description', 'Extracts the tables of PDF files into CSV.'],
       ['license', 'Apache-2.0'],
+      ['compatibility', 'Needs pdftotext (poppler-utils) on the PATH.'],
       ['metadata.author', 'bob'],
       ['metadata.version', '1.2'],
+      ['metadata.repository', 'https://github.com/bob/pdf-tables'],
     ]);
     const body = page.locator('[data-role=skill-file-body]');
     expect(await body.locator('h3, h4').allTextContents()).toEqual(['PDF Tables', 'Usage']);
@@ -77,6 +89,52 @@ describe('SKILL.md on a skill page', () => {
     }));
     expect(colours.comment).not.toBe(colours.code);
     await page.screenshot({ path: 'test/artifacts/skill-page-rendered.png', fullPage: true });
+  });
+
+  it('shows the licence, what it works with and its source up front, and tells crawlers and share previews what it is', async () => {
+    await page.goto(`${base}/skills/${fixture.rich.slug}/`);
+    expect(await facts(page)).toMatchObject({
+      License: 'Apache-2.0',
+      'Works with': 'Needs pdftotext (poppler-utils) on the PATH.',
+      Source: 'github.com/bob/pdf-tables',
+    });
+    const source = page.locator('.facts').getByRole('link', { name: 'github.com/bob/pdf-tables' });
+    expect([await source.getAttribute('href'), await source.getAttribute('rel')]).toEqual(['https://github.com/bob/pdf-tables', 'nofollow noopener']);
+
+    const head = await page.evaluate(() => ({
+      canonical: document.querySelector('link[rel=canonical]')?.getAttribute('href'),
+      og: Object.fromEntries(
+        [...document.querySelectorAll('meta[property^="og:"], meta[name^="twitter:"]')].map((m) => [
+          m.getAttribute('property') ?? m.getAttribute('name'),
+          m.getAttribute('content'),
+        ]),
+      ),
+      jsonLd: JSON.parse(document.querySelector('script[type="application/ld+json"]')!.textContent!),
+    }));
+    expect(new URL(head.canonical!).pathname).toBe(`/skills/${fixture.rich.slug}/`);
+    expect(head.og).toMatchObject({
+      'og:title': 'PDF Tables · Skillpress',
+      'og:description': 'Extracts the tables of PDF files into CSV.',
+      'og:url': head.canonical,
+      'og:type': 'website',
+      'twitter:card': 'summary',
+    });
+    const app = head.jsonLd['@graph'].find((item: { '@type': string }) => item['@type'] === 'SoftwareApplication');
+    expect(app).toMatchObject({
+      name: 'PDF Tables',
+      softwareVersion: '1.0.0',
+      license: 'Apache-2.0',
+      sameAs: 'https://github.com/bob/pdf-tables',
+      author: { '@type': 'Person', name: 'bob' },
+      offers: { '@type': 'Offer', price: '0' },
+      url: head.canonical,
+    });
+    // The home page says how to search the site; pages not to index name no canonical address.
+    await page.goto(`${base}/`);
+    const site = JSON.parse((await page.locator('script[type="application/ld+json"]').textContent())!)['@graph'][0];
+    expect(site.potentialAction.target).toMatch(/\/\?q=\{search_term_string\}$/);
+    await page.goto(`${base}/dashboard/`);
+    expect(await page.locator('link[rel=canonical]').count()).toBe(0);
   });
 
   it('is rendered the same way in the browser for a skill newer than the build, code left plain', async () => {
@@ -96,6 +154,9 @@ describe('SKILL.md on a skill page', () => {
       ['license', 'MIT'],
     ]);
     expect(await page.locator('[data-role=skill-file-body] pre > code.language-bash').textContent()).toBe('echo fresh\n');
+    // Its licence from the front matter, and its installs row from the public counts (none yet).
+    expect(await facts(page)).toMatchObject({ License: 'MIT', Installs: 'None yet' });
+    expect(await facts(page)).not.toHaveProperty('Source');
     await page.screenshot({ path: 'test/artifacts/skill-page-fallback.png' });
 
     // Its author is new too: the author fallback lists carol's skills from the live catalog.
@@ -155,7 +216,8 @@ describe('install counts, orders and authors', () => {
     expect(await card.locator('.installs').textContent()).toBe('3 installs, 3 in 30 days');
     expect(await page.locator('#skill-list .card', { hasText: 'Secret Recipe' }).locator('.installs').textContent()).toBe('No installs yet');
     await page.goto(`${base}/skills/${fixture.rich.slug}/`);
-    expect((await page.locator('.facts [data-role=installs]').textContent())?.trim()).toMatch(/^3\s+\(3 in the last 30 days\)$/);
+    // Second of all skills that week (CSV Joiner has 5), as skills.sh ranks its pages.
+    expect(await facts(page)).toMatchObject({ Installs: '3 (3 this week, #2 of all skills; 3 in 30 days)' });
   });
 
   it('orders the home page by popularity and by last update, and hides the popular list while searching', async () => {
@@ -187,7 +249,7 @@ describe('install counts, orders and authors', () => {
 
   it('lists an author’s skills on their page, linked from the skill page and from cards', async () => {
     await page.goto(`${base}/skills/${fixture.rich.slug}/`);
-    await page.locator('.facts').getByRole('link', { name: 'bob' }).click();
+    await page.locator('.facts').getByRole('link', { name: 'bob', exact: true }).click();
     await page.waitForURL(`${base}/authors/bob/`);
     expect(await page.locator('h1').textContent()).toBe('bob');
     expect(await page.locator('#author-skills .card h3').allTextContents()).toEqual(fixture.bobs);

@@ -67,7 +67,15 @@ describe('the skill page model', () => {
       suspicious: false,
       hasFindings: false,
     });
-    expect(skillViewModel(doc())).toMatchObject({ scanVerdict: 'not scanned', scanClass: 'badge unscanned', findings: [] });
+    expect(skillViewModel(doc())).toMatchObject({ scanVerdict: 'not scanned', scanClass: 'badge unscanned', findings: [], scanned: '' });
+  });
+
+  it('dates the scan: at the current version’s publish, or at the rescan that stored it', () => {
+    const scan = { verdict: 'clean', rulesVersion: '3-abc', findings: [] } as const;
+    const published = doc({ scan });
+    expect(skillViewModel(published).scanned).toBe('Scanned 2026-11-02 with rules 3-abc.');
+    const rescanned = doc({ scan, versions: published.versions.map((v) => ({ ...v, scan, scannedAt: '2026-11-20T08:00:00.000Z' })) });
+    expect(skillViewModel(rescanned).scanned).toBe('Scanned 2026-11-20 with rules 3-abc.');
   });
 
   it('offers no viewer for a paid skill and says older versions may exist when the registry lists five', () => {

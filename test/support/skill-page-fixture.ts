@@ -11,9 +11,11 @@ export const RICH_SKILL_FILE = `---
 name: pdf-tables
 description: Extracts the tables of PDF files into CSV.
 license: Apache-2.0
+compatibility: Needs pdftotext (poppler-utils) on the PATH.
 metadata:
   author: bob
   version: "1.2"
+  repository: https://github.com/bob/pdf-tables
 ---
 # PDF Tables
 

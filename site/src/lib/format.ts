@@ -27,6 +27,18 @@ export function installsLabel({ total, last30d }: { total: number; last30d: numb
   return `${formatCount(total)} ${total === 1 ? 'install' : 'installs'}, ${formatCount(last30d)} in 30 days`;
 }
 
+/** A skill's installs in all, on its page. */
+export function installsTotal({ total }: { total: number }): string {
+  return total === 0 ? 'None yet' : formatCount(total);
+}
+
+/** Beside a skill's total installs: `(402 this week, #3 of all skills; 1,210 in 30 days)`; '' for none. */
+export function weeklyInstallsLabel({ total, last7d, last30d }: { total: number; last7d: number; last30d: number }, rank?: number): string {
+  if (total === 0) return '';
+  const week = `${formatCount(last7d)} this week${rank ? `, #${formatCount(rank)} of all skills` : ''}`;
+  return `(${week}; ${formatCount(last30d)} in 30 days)`;
+}
+
 /** Under an author's name: `3 skills, 1,284 installs in all` (the counts when the build had them). */
 export function authorSummary(skills: number, installs?: number): string {
   const count = `${formatCount(skills)} ${skills === 1 ? 'skill' : 'skills'}`;

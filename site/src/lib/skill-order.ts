@@ -84,3 +84,14 @@ export function categoryPages<T extends OrderableSkill>(
     });
   });
 }
+
+/**
+ * Each skill installed in the last 7 days, by its place among them (1: the most installed that
+ * week; ties go to the most installs in all, then the slug), as skills.sh ranks its pages. A
+ * skill not installed that week has no place.
+ */
+export function weeklyRanks(installs: InstallsDocument | undefined): Map<string, number> {
+  const week = Object.entries(installs?.skills ?? {}).filter(([, counts]) => counts.last7d > 0);
+  week.sort(([a, x], [b, y]) => y.last7d - x.last7d || y.total - x.total || (a < b ? -1 : a > b ? 1 : 0));
+  return new Map(week.map(([slug], i) => [slug, i + 1]));
+}

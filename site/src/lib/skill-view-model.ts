@@ -50,6 +50,8 @@ export interface SkillViewModel {
   suspicious: boolean;
   findings: FindingViewModel[];
   hasFindings: boolean;
+  /** `Scanned 2026-11-28 with rules 2026.11.24-…`: when the scan ran (at publish or the last rescan). */
+  scanned: string;
 }
 
 export interface FindingViewModel {
@@ -111,7 +113,15 @@ export function skillViewModel(doc: RegistryDocument, origin = LOCAL_ORIGIN): Sk
     ...(doc.delivery.bundle ? { bundle: doc.delivery.bundle } : {}),
     deprecated: doc.deprecated ?? '',
     ...scanViewModel(doc.scan, doc.slug, origin),
+    scanned: scannedLine(doc),
   };
+}
+
+/** When the current version's scan ran and under which rules, as peers date their audits; '' with no scan. */
+function scannedLine(doc: RegistryDocument): string {
+  const current = doc.versions.find((v) => v.version === doc.currentVersion);
+  const when = current?.scannedAt ?? current?.publishedAt;
+  return doc.scan && when ? `Scanned ${utcDay(when)} with rules ${doc.scan.rulesVersion}.` : '';
 }
 
 /** What the page says about a scan; a version published before scanning has none. */

@@ -1,5 +1,10 @@
 import type { QuarantinedDocument, RegistryDocument } from '#core/registry-document';
-import { skillSlugOfPath } from '#core/static-paths';
+import { type InstallsDocument, installsOf } from '#core/public-installs';
+import { INSTALLS_KEY, skillSlugOfPath } from '#core/static-paths';
+import { installsTotal, weeklyInstallsLabel } from '../lib/format.ts';
+import { forAgent } from '../lib/install-agents.ts';
+import { type SkillFacts, skillFacts } from '../lib/skill-facts.ts';
+import { weeklyRanks } from '../lib/skill-order.ts';
 import type { RenderedSkillFile } from '../lib/skill-file-rendering.ts';
 import { type SkillViewModel, skillViewModel, versionViewModel } from '../lib/skill-view-model.ts';
 import { api, ApiError, messageOf } from './dashboard/api.ts';
@@ -38,6 +43,7 @@ async function start(article: HTMLElement): Promise<void> {
   wireViewer(article, () => model);
   wireAllVersions(article);
   wireReportForm(article);
+  article.querySelector('[data-role=install-agent]')?.addEventListener('change', () => applyAgent(article));
   if (!slug) return fail(article, 'This address names no skill.');
 
   let doc: RegistryDocument | QuarantinedDocument | undefined;
@@ -56,13 +62,15 @@ async function start(article: HTMLElement): Promise<void> {
   model = skillViewModel(doc, location.origin);
   // The install commands name this origin, whichever the build knew.
   fill(article.querySelector('[data-role=install]') ?? article, { install: model.install, installSkills: model.installSkills, suspicious: model.suspicious });
+  applyAgent(article);
   if (!built || doc.updatedAt !== article.dataset.updated) {
     // The built SKILL.md (highlighted) stays unless the current version, so the file, changed.
     const builtVersion = built ? article.querySelector('[data-field=currentVersion]')?.textContent : undefined;
     render(article, model);
+    applyAgent(article);
     const skillFile = model.currentVersion !== builtVersion ? showSkillFile(article, model) : undefined;
-    // The fallback shows the skill once its SKILL.md is in too, so that panel pushes nothing down.
-    if (!built) await skillFile?.catch(() => undefined);
+    // The fallback shows the skill once its SKILL.md and its installs are in too, so neither pushes anything down.
+    if (!built) await Promise.all([skillFile?.catch(() => undefined), showInstalls(article, model.slug)]);
     article.removeAttribute('aria-busy');
   }
   if (model.forSale) await offerToBuy(article, model);
@@ -123,6 +131,42 @@ async function showSkillFile(article: HTMLElement, model: SkillViewModel): Promi
   body.innerHTML = rendered?.html ?? '';
   panel.querySelector<HTMLElement>('[data-role=skill-file-truncated]')!.hidden = !rendered?.truncated;
   panel.hidden = !(rendered || model.paid);
+  showFacts(article, skillFacts(rendered?.frontMatter ?? []));
+}
+
+/** The licence, compatibility and source rows, from the front matter just rendered. */
+function showFacts(article: HTMLElement, facts: SkillFacts): void {
+  for (const row of article.querySelectorAll<HTMLElement>('[data-fact-row]')) row.hidden = !facts[row.dataset.factRow as keyof SkillFacts];
+  for (const el of article.querySelectorAll<HTMLElement>('[data-fact]')) {
+    const key = el.dataset.fact as keyof SkillFacts;
+    el.textContent = key === 'source' ? facts.sourceLabel : facts[key];
+    if (key === 'source') setHref(el, facts.source);
+  }
+}
+
+/**
+ * The installs row of a skill newer than the build, from the public counts (the file the build
+ * reads; a skill it does not list has none yet). Without the file the row says so with a dash.
+ */
+async function showInstalls(article: HTMLElement, slug: string): Promise<void> {
+  const doc = await getJson<InstallsDocument>(`/${INSTALLS_KEY}`).catch(() => undefined);
+  if (!doc) return;
+  const counts = installsOf(doc, slug);
+  const part = (name: string) => article.querySelector<HTMLElement>(`[data-installs="${name}"]`)!;
+  part('total').textContent = installsTotal(counts);
+  part('recent').textContent = weeklyInstallsLabel(counts, weeklyRanks(doc).get(slug));
+}
+
+/** Both install commands for the agent chosen above them (none: where most agents read). */
+function applyAgent(article: HTMLElement): void {
+  const agent = article.querySelector<HTMLSelectElement>('[data-role=install-agent]')?.value ?? '';
+  for (const code of article.querySelectorAll<HTMLElement>('#install-command, #install-skills-command'))
+    code.textContent = forAgent(code.textContent ?? '', agent);
+}
+
+function setHref(el: HTMLElement, href: string): void {
+  if (href) el.setAttribute('href', href);
+  else el.removeAttribute('href');
 }
 
 type BundleRenderer = (files: Bundle['files']) => RenderedSkillFile | undefined;

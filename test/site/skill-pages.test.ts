@@ -8,7 +8,7 @@ import { launchBrowser, type TestBrowser } from '../support/browser.ts';
 import { PAID_BODY, publishSkillPageFixture, type SkillPageFixture } from '../support/skill-page-fixture.ts';
 import { createKey, publish, signIn } from '../support/site-fixture.ts';
 import { hasBuiltPage, ONE_BUILD, startSeededSite, until as untilReady } from '../support/site-browser.ts';
-import type { ServerProcess } from '../support/server-process.ts';
+import { getFrom, type ServerProcess } from '../support/server-process.ts';
 
 /**
  * What a skill page shows besides the registry's facts, in real headless Chromium against the
@@ -28,7 +28,14 @@ let page: Page;
 
 beforeAll(async () => {
   ({ server, seeded: fixture } = await startSeededSite(
-    { DATA_DIR: dataDir, SKILLPRESS_SITE_DEBOUNCE_MS: ONE_BUILD, SKILLPRESS_PUBLISH_LIMIT: '100', SKILLPRESS_VERSION_LIMIT: '100' },
+    // The public counts refreshed every 2 s instead of 5 minutes: pages built once show counts made later.
+    {
+      DATA_DIR: dataDir,
+      SKILLPRESS_SITE_DEBOUNCE_MS: ONE_BUILD,
+      SKILLPRESS_PUBLISH_LIMIT: '100',
+      SKILLPRESS_VERSION_LIMIT: '100',
+      SKILLPRESS_INSTALLS_INTERVAL_SECONDS: '2',
+    },
     async (seedBase) => {
       const seeded = await publishSkillPageFixture(seedBase);
       // Published after the installs: the author page lists it with the others.
@@ -218,6 +225,22 @@ describe('install counts, orders and authors', () => {
     await page.goto(`${base}/skills/${fixture.rich.slug}/`);
     // Second of all skills that week (CSV Joiner has 5), as skills.sh ranks its pages.
     expect(await facts(page)).toMatchObject({ Installs: '3 (3 this week, #2 of all skills; 3 in 30 days)' });
+  });
+
+  it('shows counts refreshed after the build in place, without a new build', async () => {
+    // Last Word was published after every install the build counted; two clients install it now.
+    for (const from of ['127.0.8.1', '127.0.8.2']) expect(await getFrom(base, `/api/deliver/${fixture.last.id}?source=cli`, from)).toBe(200);
+    await untilReady(
+      server,
+      async () => (await (await fetch(`${base}/.well-known/skills-installs.json`)).json()).skills[fixture.last.slug]?.total === 2,
+      30_000,
+    );
+    const built = await (await fetch(`${base}/skills/${fixture.last.slug}/`)).text();
+    expect(built).toContain('None yet'); // the page as built still says what the build knew
+    await page.goto(`${base}/skills/${fixture.last.slug}/`);
+    await eventually(() => facts(page)).toMatchObject({ Installs: '2 (2 this week, #3 of all skills; 2 in 30 days)' });
+    await page.goto(`${base}/`);
+    await eventually(() => page.locator('#skill-list .card', { hasText: 'Last Word' }).locator('.installs').textContent()).toBe('2 installs, 2 in 30 days');
   });
 
   it('orders the home page by popularity and by last update, and hides the popular list while searching', async () => {

@@ -71,7 +71,7 @@ describe('the skill page model', () => {
   });
 
   it('dates the scan: at the current version’s publish, or at the rescan that stored it', () => {
-    const scan = { verdict: 'clean', rulesVersion: '3-abc', findings: [] } as const;
+    const scan = { verdict: 'clean' as const, rulesVersion: '3-abc', findings: [] };
     const published = doc({ scan });
     expect(skillViewModel(published).scanned).toBe('Scanned 2026-11-02 with rules 3-abc.');
     const rescanned = doc({ scan, versions: published.versions.map((v) => ({ ...v, scan, scannedAt: '2026-11-20T08:00:00.000Z' })) });

@@ -74,7 +74,7 @@ describe('npm start', () => {
       expect(again.status).toBe(409);
       expect(again.body.error.code).toBe('version_exists');
       const me = await call(second.baseUrl, '/api/me', { headers: { cookie } });
-      expect(me.body).toEqual({ user: { id: 'dev:alice', login: 'alice' } });
+      expect(me.body).toEqual({ user: { id: 'dev:alice', login: 'alice' }, admin: false });
       const served = await call(second.baseUrl, `/api/registry/${skill.body.slug}`);
       expect(served.body.currentVersion).toBe('1.1.0');
       const slug = await call(second.baseUrl, '/api/publish', {

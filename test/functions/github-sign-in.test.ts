@@ -91,7 +91,7 @@ describe('GET /api/auth/github/callback', () => {
     expect(session).toMatch(/SameSite=Lax/);
 
     const me = await stack.request('/api/me', { headers: { cookie: `skillpress_session=${cookieValue(session)}` } });
-    expect(await json(me)).toEqual({ user: { id: 'gh:583231', login: 'octocat', name: 'The Octocat', avatarUrl: octocat.avatar_url } });
+    expect(await json(me)).toEqual({ user: { id: 'gh:583231', login: 'octocat', name: 'The Octocat', avatarUrl: octocat.avatar_url }, admin: false });
   });
 
   it('does not exchange the code again when the callback is replayed after sign-in', async () => {
@@ -152,7 +152,7 @@ describe('GET /api/auth/github/callback', () => {
       const res = await callback({ code: github.issueCode({ id: 4242, login, name: null, avatar_url: null }), state }, cookie);
       const session = cookieValue(cookiesOf(res).get('skillpress_session')!);
       const me = await stack.request('/api/me', { headers: { cookie: `skillpress_session=${session}` } });
-      expect(await json(me)).toEqual({ user: { id: 'gh:4242', login } });
+      expect(await json(me)).toEqual({ user: { id: 'gh:4242', login }, admin: false });
     }
   });
 

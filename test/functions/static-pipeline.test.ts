@@ -74,7 +74,15 @@ describe('publishing emits the static files', () => {
     expect(registry.files.map((f: { filename: string }) => f.filename)).toEqual(['SKILL.md', 'scripts/run.sh']);
     const scan = { verdict: 'clean', rulesVersion: expect.any(String), findings: [] };
     expect(registry.versions).toEqual([
-      { version: '1.0.0', changelog: '', publishedAt: expect.any(String), publishedBy: 'alice', integrity: expect.stringMatching(/^sha256-/), scan },
+      {
+        version: '1.0.0',
+        changelog: '',
+        publishedAt: expect.any(String),
+        publishedBy: 'alice',
+        integrity: expect.stringMatching(/^sha256-/),
+        scan,
+        scannedAt: registry.versions[0].publishedAt,
+      },
     ]);
     expect(registry.scan).toEqual(scan);
 

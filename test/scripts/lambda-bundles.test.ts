@@ -122,7 +122,7 @@ describe('auth', () => {
     const login = resultOf(invocation, 0);
     expect(login.statusCode).toBe(200);
     expect(login.cookies?.[0]).toMatch(/^skillpress_session=[\w-]{43}; .*HttpOnly.*Secure/);
-    expect(bodyOf(resultOf(invocation, 1))).toEqual({ user: { id: 'dev:alice', login: 'alice' } });
+    expect(bodyOf(resultOf(invocation, 1))).toEqual({ user: { id: 'dev:alice', login: 'alice' }, admin: false });
     expect(resultOf(invocation, 2).statusCode).toBe(404);
     expect(bodyOf(resultOf(invocation, 2)).error.code).toBe('not_found');
     expect(resultOf(invocation, 3).statusCode).toBe(400);

@@ -134,11 +134,16 @@ describe('reports and quarantine', () => {
   });
 
   it('lets a signed-in user report a skill once', async () => {
-    // Not an admin: the API refuses bob the queue, and his dashboard shows no review page.
-    const queue = page.waitForResponse((res) => res.url().endsWith('/api/admin/reports'));
+    // Not an admin (GET /api/me says so): his dashboard neither asks for the queue nor shows a review page.
+    const asked: string[] = [];
+    const listen = (request: { url(): string }) => asked.push(new URL(request.url()).pathname);
+    page.on('request', listen);
     await signInAs('bob');
-    expect((await queue).status()).toBe(403);
+    page.off('request', listen);
+    expect(asked).toContain('/api/me');
+    expect(asked.filter((path) => path.startsWith('/api/admin/'))).toEqual([]);
     expect(await page.getByRole('heading', { name: 'Reports to review' }).isVisible()).toBe(false);
+    expect((await call(base, '/api/admin/reports', { headers: { cookie: await signIn(base, 'bob') } })).status).toBe(403);
     await page.goto(`${base}/skills/${skills.target.slug}/`);
     await page.getByRole('button', { name: 'Report this skill' }).click();
     await page.getByLabel('Reason').selectOption('malware');

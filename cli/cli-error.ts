@@ -16,6 +16,7 @@ export type ClientCode =
   | 'network_error'
   | 'bad_response'
   | 'integrity_mismatch'
+  | 'bad_signature'
   | 'unsafe_filename'
   | 'unsafe_path'
   | 'suspicious_skill';
@@ -37,6 +38,7 @@ const clientExit: Record<ClientCode, ExitCode> = {
   network_error: EXIT.network,
   bad_response: EXIT.network,
   integrity_mismatch: EXIT.integrity,
+  bad_signature: EXIT.integrity,
   unsafe_filename: EXIT.integrity,
   unsafe_path: EXIT.integrity,
   suspicious_skill: EXIT.user,

@@ -26,6 +26,7 @@ import { installFolder, installPathProblem, registryDependencies } from './regis
 import { plural, type Ui } from './ui.ts';
 import { needsAllVersions, resolveVersion, satisfies } from './version-spec.ts';
 import { type Verified, verifyDelivery } from './verify-delivery.ts';
+import { checkSignature } from './verify-signature.ts';
 
 /**
  * The install pipeline shared by `install`, `update` and lockfile reproduction:
@@ -77,6 +78,8 @@ export interface Target {
   yanked?: { reason?: string };
   /** The registry's scan of this version, when it publishes one (cli/suspicious-check.ts). */
   scan?: ScanResult;
+  /** The registry's signature of the version, as its document served it; looked up before download when absent (a lockfile's target). */
+  signature?: unknown;
 }
 
 export interface Request {
@@ -219,7 +222,15 @@ async function resolveOne(ctx: InstallContext, request: Request, lock: Lockfile,
     ...(available ? { available } : {}),
     ...lifecycleOf(doc.deprecated, summary),
     ...(summary.scan ? { scan: summary.scan } : {}),
+    ...(summary.signature ? { signature: summary.signature } : {}),
   };
+}
+
+/** The signature the registry serves for a target's version now (a target from the lockfile carries none). */
+async function servedSignature(client: RegistryClient, t: Pick<Target, 'slug' | 'version'>): Promise<unknown> {
+  const doc = await client.skill(t.slug);
+  const summary = doc.versions.find((v) => v.version === t.version) ?? (await client.versions(t.slug)).versions.find((v) => v.version === t.version);
+  return summary?.signature;
 }
 
 /** What a target says about the skill's deprecation and the version's yank. */
@@ -356,7 +367,9 @@ export async function applyTargets(
   await mapLimit(toFetch, DOWNLOADS_AT_ONCE, async (t, i) => {
     if (failure) return;
     try {
-      const delivery = await deliver(ctx, clientFor(t.registry), t);
+      const client = clientFor(t.registry);
+      await checkSignature(client, { ...t, signature: t.signature ?? (await servedSignature(client, t)) });
+      const delivery = await deliver(ctx, client, t);
       const verified = verifyDelivery(delivery.value, { slug: t.slug, version: t.version, integrity: t.integrity, files: t.files }, delivery.bytes);
       if (failure) return;
       // Only the digests stay: the bytes are on disk, and megabytes of them need not wait for the rest.

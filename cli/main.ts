@@ -10,6 +10,7 @@ import { scan } from './commands/scan.ts';
 import { search } from './commands/search.ts';
 import { uninstall } from './commands/uninstall.ts';
 import { update } from './commands/update.ts';
+import { verify } from './commands/verify.ts';
 import { version } from './commands/version.ts';
 import { whoami } from './commands/whoami.ts';
 import { yank } from './commands/yank.ts';
@@ -171,6 +172,16 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
     run: ({ io, values, positionals, registry, registryChosen }) => {
       if (positionals.length > 0) throw usage('list takes no arguments');
       return list({ registry: registry(), registryChosen, offline: values.offline === true }, io);
+    },
+  },
+  verify: {
+    usage: 'verify',
+    summary: "Recheck installed skills against the lockfile and the registry's signatures (exit 3 on any mismatch)",
+    options: {},
+    optionHelp: [registryHelp],
+    run: ({ io, positionals, registry, registryChosen }) => {
+      if (positionals.length > 0) throw usage('verify takes no arguments');
+      return verify(registryChosen ? { registry: registry() } : {}, io);
     },
   },
   login: {

@@ -6,7 +6,8 @@ import { limits } from '../core/limits.ts';
 import type { RegistryDocument, VersionsDocument } from '../core/registry-document.ts';
 import type { deliverySchema, PublishBody, publishedSkillSchema, Skill, VersionBody, versionCreatedSchema, versionYankSchema } from '../core/schemas.ts';
 import type { SearchAnswerDocument } from '../core/search/schemas.ts';
-import { registryPath } from '../core/static-paths.ts';
+import { registryPath, SIGNING_KEYS_KEY } from '../core/static-paths.ts';
+import { parseRegistryKeys, type RegistryKey } from '../core/version-signature.ts';
 import { CliError, usage } from './cli-error.ts';
 import { configPath, readConfig } from './config.ts';
 import { storedApiKey } from './credentials.ts';
@@ -24,6 +25,7 @@ import { registrySlug } from './registry-names.ts';
 export const DEFAULT_REGISTRY = packagedRegistry() ?? 'http://127.0.0.1:8787';
 
 const MiB = 1024 * 1024;
+const SIGNING_KEYS_PATH = `/${SIGNING_KEYS_KEY}`;
 
 /**
  * The most the client reads of each kind of answer, from the server's own limits
@@ -35,7 +37,7 @@ const MiB = 1024 * 1024;
  * versions list grow with the registry, one entry per skill or per version: 64 MiB holds tens of
  * thousands of entries at their longest.
  */
-export const ANSWER_BYTES = { delivery: 2 * limits.bodyBytes, registry: 4 * MiB, versions: 64 * MiB, catalog: 64 * MiB } as const;
+export const ANSWER_BYTES = { delivery: 2 * limits.bodyBytes, registry: 4 * MiB, versions: 64 * MiB, catalog: 64 * MiB, keys: 256 * 1024 } as const;
 
 // Types only: zod itself stays off the install path.
 export type Delivery = z.output<typeof deliverySchema>;
@@ -82,6 +84,29 @@ export class RegistryClient {
   ) {
     this.http = new Http(base, io, cacheDir(io.env));
     this.env = io.env;
+  }
+
+  private keys?: Promise<RegistryKey[]>;
+
+  /**
+   * The registry's public signing keys (`/.well-known/skillpress/keys.json`), read once per run.
+   * A registry that publishes none, or a document that is not keys, is `bad_signature`: nothing it
+   * serves can be verified.
+   */
+  signingKeys(): Promise<RegistryKey[]> {
+    this.keys ??= this.http
+      .json<unknown>(SIGNING_KEYS_PATH, { revalidate: true, maxBytes: ANSWER_BYTES.keys })
+      .catch((error: unknown) => {
+        if (error instanceof CliError && error.code === 'not_found')
+          throw new CliError('bad_signature', `${this.base} publishes no signing keys (${SIGNING_KEYS_PATH}), so nothing it serves can be verified`);
+        throw error;
+      })
+      .then((document) => {
+        const keys = parseRegistryKeys(document);
+        if (!keys) throw new CliError('bad_signature', `${this.base}${SIGNING_KEYS_PATH} is not a list of signing keys`);
+        return keys;
+      });
+    return this.keys;
   }
 
   catalog(): Promise<CatalogDocument> {

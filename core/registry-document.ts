@@ -6,6 +6,7 @@ import { byPrecedenceDesc, currentOf } from './semver-order.ts';
 import type { ScanResult } from './scan/finding.ts';
 import type { quarantinedDocumentSchema, registryDocumentSchema, versionsDocumentSchema, versionSummarySchema } from './schemas.ts';
 import { bundlePath } from './static-paths.ts';
+import type { VersionSignature } from './version-signature.ts';
 
 /**
  * The registry documents of one skill (docs/api.md §11.2): `/api/registry/<slug>` and its
@@ -52,6 +53,8 @@ export interface VersionFacts {
   scan?: ScanResult;
   /** When the last rescan ran; absent while the scan is publishing's own. */
   scannedAt?: string;
+  /** The registry's signature of `<slug>@<version>:<integrity>` (core/version-signature.ts); absent until signed. */
+  signature?: VersionSignature;
 }
 
 export type VersionSummary = z.output<typeof versionSummarySchema>;
@@ -95,6 +98,7 @@ const summary =
     integrity: v.integrity,
     ...(v.yanked ? { yanked: true as const, ...(v.yankReason === undefined ? {} : { yankReason: v.yankReason }) } : {}),
     ...(v.scan ? { scan: v.scan, scannedAt: v.scannedAt ?? v.publishedAt } : {}),
+    ...(v.signature ? { signature: { keyid: v.signature.keyid, sig: v.signature.sig } } : {}),
   });
 
 export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): RegistryDocument {

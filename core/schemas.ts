@@ -465,6 +465,13 @@ export const versionSummarySchema = z.object({
   yankReason: z.string().optional(),
   scan: z.optional(scanResultSchema).describe('the scan of this version; absent for a version published before scanning, until a rescan'),
   scannedAt: z.string().optional().describe('when that scan ran: at publish, or at the last rescan'),
+  signature: z
+    .object({
+      keyid: z.string().describe('names a key of /.well-known/skillpress/keys.json'),
+      sig: z.string().describe('base64 of the DER ECDSA P-256 signature over <slug>@<version>:<integrity>'),
+    })
+    .optional()
+    .describe('the registry signature; absent only until the rebuild signs a version published before signatures'),
 });
 
 export const registryDocumentSchema = skillSchema.extend({

@@ -12,6 +12,8 @@ export const LEGACY_DISCOVERY_INDEX_KEY = '.well-known/skills/index.json';
 export const INSTALLS_KEY = '.well-known/skills-installs.json';
 /** The search index (core/search/index-files.ts): its head, then its skills and text shards. */
 export const SEARCH_HEAD_KEY = '.well-known/skillpress/search.json';
+/** The registry's public signing keys (core/version-signature.ts), written by the rebuild. */
+export const SIGNING_KEYS_KEY = '.well-known/skillpress/keys.json';
 export const skillsShardKey = (n: number) => `.well-known/skillpress/search/skills-${n}.json`;
 export const textShardKey = (n: number) => `.well-known/skillpress/search/text-${n}.json`;
 export const DISCOVERY_SCHEMA = 'https://schemas.agentskills.io/discovery/0.2.0/schema.json';
@@ -63,6 +65,7 @@ export function keyForPath(path: string): string | undefined {
   if (
     path === `/${CATALOG_KEY}` ||
     path === `/${INSTALLS_KEY}` ||
+    path === `/${SIGNING_KEYS_KEY}` ||
     path === `/${LEGACY_DISCOVERY_INDEX_KEY}` ||
     path.startsWith('/.well-known/agent-skills/') ||
     path.startsWith('/bundles/') ||

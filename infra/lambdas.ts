@@ -43,6 +43,12 @@ export interface LambdaSpec {
   github?: readonly ('sign-in' | 'site-build')[];
   /** Stripe secrets it may read: the API secret key (checkout) or the webhook signing secret. */
   stripe?: readonly ('api' | 'webhook')[];
+  /**
+   * The registry's KMS signing key (functions/platform/signer.ts): `sign` may `kms:Sign` with it
+   * (and read its public half, to name it); `publish-keys` may also describe it, for keys.json.
+   * It is given no other key and no other action.
+   */
+  signing?: 'sign' | 'publish-keys';
   /** Consumes CloudFront's real-time log of discovery downloads (a Kinesis stream). */
   cdnLog?: boolean;
   /** Consumes the table's stream, only for items whose keys start so. */
@@ -120,6 +126,7 @@ export const lambdas: readonly LambdaSpec[] = [
     table: { read: true, write: [prefix.apiKey, prefix.rateLimit, prefix.slug, prefix.skill, prefix.org, prefix.audit] },
     content: 'write',
     memoryMb: 1024,
+    signing: 'sign',
   },
   {
     name: 'versions',
@@ -138,6 +145,7 @@ export const lambdas: readonly LambdaSpec[] = [
     table: { read: true, write: [prefix.apiKey, prefix.rateLimit, prefix.skill, prefix.org, prefix.audit] },
     content: 'write',
     memoryMb: 1024,
+    signing: 'sign',
   },
   {
     name: 'deliver',
@@ -247,6 +255,7 @@ export const lambdas: readonly LambdaSpec[] = [
     table: { read: true, write: [prefix.apiKey, prefix.rateLimit, prefix.slug, prefix.skill, prefix.upload, prefix.audit] },
     content: 'write',
     memoryMb: 1024,
+    signing: 'sign',
   },
   {
     name: 'rebuild',
@@ -261,6 +270,7 @@ export const lambdas: readonly LambdaSpec[] = [
     github: ['site-build'],
     memoryMb: 1024,
     timeoutSeconds: 120,
+    signing: 'publish-keys',
   },
   {
     name: 'install-log',
@@ -302,6 +312,7 @@ export const lambdas: readonly LambdaSpec[] = [
     schedules: [{ id: 'DailyFullRebuild', expression: 'cron(15 3 * * ? *)' }],
     memoryMb: 2048,
     timeoutSeconds: 900,
+    signing: 'publish-keys',
   },
 ];
 

@@ -12,6 +12,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kinesis from 'aws-cdk-lib/aws-kinesis';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, KinesisEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -143,6 +144,15 @@ export class SkillpressStack extends Stack {
       removalPolicy: RemovalPolicy.DESTROY,
     });
 
+    // The registry's signing key (docs/api.md §11.11): its private half never leaves KMS. Only the
+    // Lambdas that publish versions and the rebuilds may sign with it (infra/lambdas.ts `signing`).
+    const signingKey = new kms.Key(this, 'SigningKey', {
+      description: 'Skillpress registry signatures: ECDSA P-256 over <slug>@<version>:<integrity> (docs/deploy.md, rotating it)',
+      keySpec: kms.KeySpec.ECC_NIST_P256,
+      keyUsage: kms.KeyUsage.SIGN_VERIFY,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
     // ---- CloudFront: the one public entry point ----
     const api = new apigw.HttpApi(this, 'Api', { description: 'Skillpress API (behind CloudFront)', createDefaultStage: false });
     new apigw.HttpStage(this, 'ApiStage', {
@@ -192,6 +202,7 @@ export class SkillpressStack extends Stack {
           : {}),
         ...(spec.stripe?.includes('api') ? { STRIPE_SECRET_KEY_NAME: secretNames.stripeSecretKey } : {}),
         ...(spec.stripe?.includes('webhook') ? { STRIPE_WEBHOOK_SECRET_NAME: secretNames.stripeWebhookSecret } : {}),
+        ...(spec.signing ? { SIGNING_KMS_KEY_ID: signingKey.keyArn } : {}),
       });
       this.grantTable(fn, spec);
       for (const which of ['content', 'static'] as const) {
@@ -202,6 +213,10 @@ export class SkillpressStack extends Stack {
       if (spec.github?.includes('site-build')) siteBuildToken.grantRead(fn);
       if (spec.stripe?.includes('api')) stripeSecretKey.grantRead(fn);
       if (spec.stripe?.includes('webhook')) stripeWebhookSecret.grantRead(fn);
+      if (spec.signing) {
+        const actions = ['kms:Sign', 'kms:GetPublicKey', ...(spec.signing === 'publish-keys' ? ['kms:DescribeKey'] : [])];
+        fn.addToRolePolicy(new iam.PolicyStatement({ actions, resources: [signingKey.keyArn] }));
+      }
 
       const integration = new HttpLambdaIntegration(`${pascal(spec.name)}Integration`, fn);
       for (const route of spec.routes ?? []) {

@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import { configFromEnv } from '#functions/platform/config';
 import { nonConformingReport } from '#functions/rebuild/non-conforming';
 import { describeFailure } from '#functions/rebuild/skill-failure';
+import { signingKeysCurrent } from '#functions/rebuild/rebuilder';
 import { publishCliPackage } from './release/cli-package.ts';
 import { markCleanStop, takeLastStop } from './local/clean-stop.ts';
 import { serveApp } from './local/http-server.ts';
@@ -28,6 +29,8 @@ const config = configFromEnv({
   DYNAMODB_ENDPOINT: services.dynamoEndpoint,
   S3_ENDPOINT: services.s3Endpoint,
   SKILLPRESS_DEV_LOGIN: process.env.SKILLPRESS_DEV_LOGIN ?? '1',
+  // The registry's signing key, made at the first start (0600) and kept with the data it signs.
+  SKILLPRESS_SIGNING_KEY_FILE: process.env.SKILLPRESS_SIGNING_KEY_FILE ?? join(dataDir, 'signing-key.pem'),
 });
 const siteOn = process.env.SKILLPRESS_SITE !== '0';
 const debounceMs = Number(process.env.SKILLPRESS_SITE_DEBOUNCE_MS) || undefined;
@@ -44,7 +47,8 @@ const runtime = createLocalRuntime(
   },
 );
 await ensureStorage(config, runtime.deps.s3);
-if (lastStop !== 'clean') {
+// A store older than signatures, or a new signing key: the full rebuild signs every version.
+if (lastStop !== 'clean' || !(await signingKeysCurrent(runtime.deps))) {
   // A new store has no catalog or discovery index yet (the rebuild after a write is what writes
   // them), and a run that crashed may have lost the rebuilds of its last writes: the full
   // rebuild writes both, from whatever DynamoDB holds.

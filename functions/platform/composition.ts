@@ -6,6 +6,7 @@ import { createS3 } from '../content/s3.ts';
 import { StaticStore } from '../content/static-store.ts';
 import { type Config, configFromEnv } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
+import { createSigner, type Signer } from './signer.ts';
 import { DeliveryCache } from '../services/delivery-cache.ts';
 import { ruleEngine, type Scanner } from '../services/scanning.ts';
 import { createDb, type Db } from '../store/db.ts';
@@ -40,6 +41,8 @@ export interface Deps {
   downloads: InstallCounter;
   /** The content scanner of publishing and the rescan: the rule engine of core/scan. */
   scanner: Scanner;
+  /** The registry's signing key: signs each version's integrity (docs/api.md §11.11). */
+  signer: Signer;
 }
 
 /** Small enough for a 256 MB Lambda; large enough for the hot skills' files. */
@@ -78,6 +81,7 @@ export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config
         milestone: { installs: IMITATION_MIN_INSTALLS, reached: (skillId) => indexPopularSkill(db, skillId) },
       }),
     scanner: overrides.scanner ?? ruleEngine,
+    signer: overrides.signer ?? createSigner(config.signing),
   };
 }
 

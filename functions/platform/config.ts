@@ -1,4 +1,5 @@
 import { limits } from '#core/limits';
+import { parseRegistryKeys, type RegistryKey } from '#core/version-signature';
 
 /** Everything the handlers read from the environment, read once. */
 export interface Config {
@@ -32,6 +33,28 @@ export interface Config {
   github: GitHubConfig;
   siteBuild: SiteBuildConfig;
   stripe: StripeConfig;
+  signing: SigningConfig;
+}
+
+/**
+ * The registry's signing key (functions/platform/signer.ts): a KMS key on AWS
+ * (`SIGNING_KMS_KEY_ID`), a PEM file locally (`SKILLPRESS_SIGNING_KEY_FILE`, which `npm start`
+ * sets to `DATA_DIR/signing-key.pem`). With neither, a key given inline (`inlineKey`, which the
+ * local runtime fills so its background thread signs with the same key) or made for the process.
+ */
+export interface SigningConfig {
+  region: string;
+  kmsKeyId?: string;
+  /** `http://127.0.0.1:<port>` for a fake KMS in tests; unset: KMS itself. */
+  kmsEndpoint?: string;
+  keyFile?: string;
+  /** PKCS#8 PEM; never read from the environment. */
+  inlineKey?: string;
+  /**
+   * Public keys no longer signing, still listed in `keys.json` until their `expires`
+   * (`SKILLPRESS_RETIRED_SIGNING_KEYS`, a JSON array of keys.json entries): see docs/deploy.md, "Rotating the signing key".
+   */
+  retiredKeys: RegistryKey[];
 }
 
 /**
@@ -111,7 +134,23 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
       webhookSecret: secretSource(env.STRIPE_WEBHOOK_SECRET, env.STRIPE_WEBHOOK_SECRET_NAME),
       apiBase: env.STRIPE_API_BASE ? trimSlash(env.STRIPE_API_BASE) : undefined,
     },
+    signing: {
+      region: env.AWS_REGION ?? 'us-east-1',
+      kmsKeyId: env.SIGNING_KMS_KEY_ID || undefined,
+      kmsEndpoint: env.KMS_ENDPOINT ? trimSlash(env.KMS_ENDPOINT) : undefined,
+      keyFile: env.SKILLPRESS_SIGNING_KEY_FILE || undefined,
+      retiredKeys: retiredKeys(env.SKILLPRESS_RETIRED_SIGNING_KEYS),
+    },
   };
+}
+
+/** The retired keys an operator lists; a list that is not keys.json entries stops the process rather than publish a wrong key. */
+function retiredKeys(value: string | undefined): RegistryKey[] {
+  if (!value) return [];
+  const keys = parseRegistryKeys({ keys: JSON.parse(value) });
+  if (!keys || keys.some((k) => k.expires === undefined))
+    throw new Error('SKILLPRESS_RETIRED_SIGNING_KEYS must be a JSON array of keys.json entries, each with expires');
+  return keys;
 }
 
 function secretSource(value: string | undefined, secretName: string | undefined): SecretSource {

@@ -23,6 +23,7 @@ import { registryDocuments, type VersionsDocument } from '#core/registry-documen
 import { skillArchive } from '#core/skill-archive';
 import type { SkillIssue } from '#core/skill-front-matter';
 import { SKILL_FILE } from '#core/filename';
+import { signedMessage, type VersionSignature } from '#core/version-signature';
 import {
   archiveKey,
   bundleKey,
@@ -32,12 +33,14 @@ import {
   LEGACY_DISCOVERY_INDEX_KEY,
   registryKey,
   scopedDiscoveryKey,
+  SIGNING_KEYS_KEY,
   skillMdKey,
   versionsKey,
 } from '#core/static-paths';
 import { getBlob, getFiles } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
 import { putFingerprints, type RecordedFingerprint } from '../store/fingerprints.ts';
+import { putSignatures } from '../store/signatures.ts';
 import { withLock } from '../store/locks.ts';
 import type { SkillItem, VersionItem } from '../store/skills.ts';
 import { repairLookalikeIndex } from './lookalike-repair.ts';
@@ -82,6 +85,8 @@ export class Rebuilder {
    */
   private searchWriter?: Promise<SearchIndexWriter>;
   private loadedSearch?: SearchIndexWriter;
+  /** `keys.json`, written by the first index run of this rebuilder (and by every full rebuild). */
+  private keysWritten?: Promise<void>;
 
   constructor(
     private readonly deps: Deps,
@@ -144,6 +149,12 @@ export class Rebuilder {
   async rebuildIndexes(states: SkillState[]): Promise<SkillFailure[]> {
     if (states.length === 0) return [];
     const started = performance.now();
+    // Once per process (a Lambda container, a local run): the keys change only with a deployment.
+    this.keysWritten ??= this.writeSigningKeys().catch((error: unknown) => {
+      this.keysWritten = undefined;
+      throw error;
+    });
+    await this.keysWritten;
     const fingerprinted = this.recordFingerprints(states);
     // Only the discovery index points at archives: they are written while the catalog is patched.
     const archived = eachSkill(states, 8, skillOf, (state) => this.archiveEntry(state, this.discovery?.list.get(state.skill.slug)));
@@ -155,6 +166,36 @@ export class Rebuilder {
     }
     this.deps.log.debug('rebuilt indexes', { skills: states.length, failed: failed.length, ms: Math.round(performance.now() - started) });
     return withoutRepeats([...failed, ...(await fingerprinted)]);
+  }
+
+  /**
+   * The skill with every version signed by the active key: the versions without a signature
+   * (published before signatures, or whose publish could not sign) and those signed by a retired
+   * key are signed now and recorded (store/signatures.ts). Private skills too: their members'
+   * registry documents carry signatures as the public ones do.
+   */
+  private async signed(state: SkillState): Promise<SkillState> {
+    const { signer, db } = this.deps;
+    const active = await signer.activeKey();
+    const unsigned = state.versions.filter((v) => v.signature?.keyid !== active.keyid);
+    if (unsigned.length === 0) return state;
+    const signatures = new Map<string, VersionSignature>();
+    await mapLimit(unsigned, 4, async (v) => {
+      signatures.set(v.version, await signer.sign(signedMessage(state.skill.slug, v.version, v.integrity)));
+    });
+    await putSignatures(
+      db,
+      unsigned.map((v) => ({ skillId: state.skill.id, version: v.version, integrity: v.integrity, signature: signatures.get(v.version)! })),
+    );
+    return { ...state, versions: state.versions.map((v) => (signatures.has(v.version) ? { ...v, signature: signatures.get(v.version)! } : v)) };
+  }
+
+  /** `/.well-known/skillpress/keys.json`: the active key, and the retired ones until they expire. */
+  private async writeSigningKeys(put: (key: string, body: string) => Promise<unknown> = (key, body) => this.deps.staticStore.put(key, body)): Promise<void> {
+    const now = this.deps.clock().getTime();
+    const retired = this.deps.config.signing.retiredKeys.filter((k) => k.expires !== undefined && Date.parse(k.expires) > now);
+    const keys = [await this.deps.signer.activeKey(), ...retired];
+    await put(SIGNING_KEYS_KEY, canonicalJson({ keys }));
   }
 
   /**
@@ -214,7 +255,10 @@ export class Rebuilder {
       if (existing.get(key) === md5(body)) return;
       await this.deps.staticStore.put(key, body);
     };
-    const files = await eachSkill(states, 32, skillOf, async (state) => {
+    this.keysWritten = this.writeSigningKeys(putIfChanged);
+    await this.keysWritten;
+    const files = await eachSkill(states, 32, skillOf, async (read) => {
+      const state = await this.signed(read);
       if (!hasStaticFiles(state.skill)) return;
       await this.writeBundles(state, existing);
       const documents = registryDocuments(state.skill, state.versions);
@@ -271,7 +315,8 @@ export class Rebuilder {
    * registry documents (of a quarantined skill, only who it is, and no bundle of any version
    * stored while it is quarantined).
    */
-  private async writeSkillFiles(state: SkillState): Promise<void> {
+  private async writeSkillFiles(read: SkillState): Promise<void> {
+    const state = await this.signed(read);
     const { skill, versions } = state;
     // A private skill has no static file at all: its members read it through the API.
     if (!hasStaticFiles(skill)) return;
@@ -614,4 +659,20 @@ function keepEntry<T>(list: SortedJsonList<T>, previous: SortedJsonList<T>, slug
 
 function md5(body: string): string {
   return createHash('md5').update(body).digest('hex');
+}
+
+/**
+ * Whether the bucket's `keys.json` lists the key the registry signs with now. When it does not (a
+ * store older than signatures, or a new key), versions are unsigned or signed by another key,
+ * and the full rebuild signs them and writes the keys.
+ */
+export async function signingKeysCurrent(deps: Pick<Deps, 'staticStore' | 'signer'>): Promise<boolean> {
+  const [found, active] = await Promise.all([deps.staticStore.getIfChanged(SIGNING_KEYS_KEY), deps.signer.activeKey()]);
+  if (!found || found === 'unchanged') return false;
+  try {
+    const keys = (JSON.parse(Buffer.from(found.bytes).toString('utf8')) as { keys?: { keyid?: unknown }[] }).keys;
+    return Array.isArray(keys) && keys.some((k) => k?.keyid === active.keyid);
+  } catch {
+    return false;
+  }
 }

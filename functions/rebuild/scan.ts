@@ -1,6 +1,7 @@
 import { type Db, scanAll } from '../store/db.ts';
 import { countsOf } from '../store/downloads.ts';
 import { recordedVersion } from '../store/fingerprints.ts';
+import { withSignatures } from '../store/signatures.ts';
 import { idsOf } from '../store/lookalikes.ts';
 import { toSkillItem, toVersionItem, withRecordedYanks } from '../store/skills.ts';
 import { installPartitionOf, prefix, sortPrefix } from '../store/keys.ts';
@@ -30,6 +31,7 @@ export async function scanSkillStates(db: Db, segments = 4): Promise<ScannedTabl
   const states = new Map<string, SkillState>();
   const versions = new Map<string, SkillState['versions']>();
   const fingerprints = new Map<string, Map<string, string>>();
+  const signatures = new Map<string, Record<string, unknown>[]>();
   const damaged = new Map<string, SkillFailure>();
   await scanAll(
     db,
@@ -56,6 +58,8 @@ export async function scanSkillStates(db: Db, segments = 4): Promise<ScannedTabl
           const list = versions.get(id) ?? [];
           list.push(toVersionItem(item));
           versions.set(id, list);
+        } else if (String(item.sk).startsWith(sortPrefix.signature)) {
+          signatures.set(id, [...(signatures.get(id) ?? []), item]);
         } else {
           const recorded = recordedVersion(item);
           if (recorded) fingerprints.set(id, (fingerprints.get(id) ?? new Map()).set(recorded.fingerprint, recorded.version));
@@ -70,7 +74,11 @@ export async function scanSkillStates(db: Db, segments = 4): Promise<ScannedTabl
   for (const [id, state] of states) {
     const list = versions.get(id);
     if (!damaged.has(id) && list && list.length > 0)
-      result.push({ skill: state.skill, versions: withRecordedYanks(state.skill, list), fingerprints: fingerprints.get(id) ?? new Map() });
+      result.push({
+        skill: state.skill,
+        versions: withRecordedYanks(state.skill, withSignatures(list, signatures.get(id) ?? [])),
+        fingerprints: fingerprints.get(id) ?? new Map(),
+      });
   }
   const failed = [...damaged.values()].map((failure) => {
     const slug = states.get(failure.skillId)?.skill.slug;

@@ -10,6 +10,7 @@ import { assertStrictVersion, isRelease } from '#core/semver-order';
 import type { SkillConformance } from '#core/skill-conformance';
 import { type ImitationCandidate, imitatedSkill } from '#core/slug-imitation';
 import { slugify } from '#core/slug';
+import { signedMessage } from '#core/version-signature';
 import { allow, allowSkill, type Principal, rolesIn } from './authorization.ts';
 import { record } from './audit.ts';
 import { rateWindow } from './rate-windows.ts';
@@ -18,6 +19,7 @@ import { putBlobs } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
 import { deleteFingerprint, putFingerprint, type RecordedFingerprint } from '../store/fingerprints.ts';
 import { lookalikeCandidates } from '../store/lookalikes.ts';
+import { deleteSignature, putSignature } from '../store/signatures.ts';
 import { countSkill, getOrg } from '../store/orgs.ts';
 import { returnSlot, type SlotTaken, takeSlot } from '../store/rate-limit.ts';
 import {
@@ -129,10 +131,12 @@ export async function publishSkill(deps: Deps, principal: Principal, body: Publi
     claimed = true;
     await putVersion(db, item);
     versionStored = true;
-    await Promise.all([putSkill(db, skill), putFingerprint(db, fingerprint)]);
+    // Settled together, so an undo never races a write still in flight.
+    for (const written of await Promise.allSettled([putSkill(db, skill), putFingerprint(db, fingerprint), signVersion(deps, slug, item)])) settled(written);
   } catch (error) {
     await undo(deps, [
       () => (versionStored ? deleteFingerprint(db, fingerprint) : undefined),
+      () => (versionStored ? deleteSignature(db, id, version) : undefined),
       () => (versionStored ? deleteVersion(db, id, version) : undefined),
       () => (claimed ? releaseSlug(db, slug, id) : undefined),
       () => (counted ? countSkill(db, owner.login, -1).then(() => undefined) : undefined),
@@ -195,7 +199,11 @@ export async function publishVersion(deps: Deps, principal: Principal, skillId: 
     throw error;
   }
   // META moves, and the fingerprint is recorded, only once the version is stored.
-  const [updated] = await Promise.all([recordPublished(db, skillId, version, now), putFingerprint(db, fingerprintOf(item))]);
+  const [updated] = await Promise.all([
+    recordPublished(db, skillId, version, now),
+    putFingerprint(db, fingerprintOf(item)),
+    signVersion(deps, skill.slug, item),
+  ]);
   deps.changed([skillId]);
   const owner = ownerOf(skill);
   if (owner.type === 'org') await record(deps, owner.login, principal, 'version.published', `${skill.slug}@${version}`, { version });
@@ -383,6 +391,20 @@ const fingerprintOf = (item: VersionItem): RecordedFingerprint => ({
   fingerprint: clawhubFingerprint(item.files),
   version: item.version,
 });
+
+/**
+ * Records the registry's signature of a version just stored, so its first registry documents
+ * carry it. A signer that fails (KMS unreachable) fails no publish: the rebuild signs every
+ * version that has no signature, and the documents wait for it.
+ */
+async function signVersion(deps: Deps, slug: string, item: VersionItem): Promise<void> {
+  try {
+    const signature = await deps.signer.sign(signedMessage(slug, item.version, item.integrity));
+    await putSignature(deps.db, { skillId: item.skillId, version: item.version, integrity: item.integrity, signature });
+  } catch (error) {
+    deps.log.warn('could not sign a version at publish; the rebuild signs it', { skillId: item.skillId, version: item.version, error: (error as Error).name });
+  }
+}
 
 /** The value of a settled read, or its error: lets reads run together and fail in a set order. */
 function settled<T>(result: PromiseSettledResult<T>): T {

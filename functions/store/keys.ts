@@ -68,6 +68,8 @@ export const sortPrefix = {
   day: 'DAY#',
   buyer: 'BUYER#',
   fingerprint: 'FINGERPRINT#',
+  /** The registry's signature of a version (store/signatures.ts). */
+  signature: 'SIGNATURE#',
   /** In an organisation's partition: a pending invitation, by the invitee's user id. */
   invitation: 'INVITE#',
   /** In a user's partition: an organisation they belong to, for their list of organisations. */
@@ -80,6 +82,8 @@ export const skillKey = (id: string): ItemKey => ({ pk: prefix.skill + id, sk: '
 export const versionKey = (skillId: string, version: string): ItemKey => ({ pk: prefix.skill + skillId, sk: sortPrefix.version + version });
 /** Which version of a skill has this ClawHub fingerprint (core/clawhub-fingerprint.ts). */
 export const fingerprintKey = (skillId: string, fingerprint: string): ItemKey => ({ pk: prefix.skill + skillId, sk: sortPrefix.fingerprint + fingerprint });
+/** The registry's signature of a version (store/signatures.ts). */
+export const signatureKey = (skillId: string, version: string): ItemKey => ({ pk: prefix.skill + skillId, sk: sortPrefix.signature + version });
 export const slugKey = (slug: string): ItemKey => ({ pk: prefix.slug + slug, sk: 'SLUG' });
 export const userKey = (id: string): ItemKey => ({ pk: prefix.user + id, sk: 'USER' });
 export const loginKey = (login: string): ItemKey => ({ pk: prefix.login + login.toLowerCase(), sk: 'LOGIN' });
@@ -119,7 +123,7 @@ export const reporterKey = (userId: string): ItemKey => ({ pk: prefix.reporter +
 
 /**
  * The items whose changes the rebuild follows: a skill's META and its versions. The fingerprint
- * items of the same partition are the rebuild's own output, so they are not among them (else
+ * and signature items of the same partition are the rebuild's own output, so they are not among them (else
  * every rebuild would set off another). The stream's filter (infra/) and its handler both read this.
  */
 export const rebuildSources = { partitionPrefix: prefix.skill, sortKeyPrefixes: ['META', sortPrefix.version] } as const;

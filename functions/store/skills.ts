@@ -6,8 +6,10 @@ import type { Price } from '#core/price';
 import { scanResultSchema } from '#core/scan/scan-result-schema';
 import { isRelease, releaseKey } from '#core/semver-order';
 import { isValidSlug } from '#core/slug';
+import type { VersionSignature } from '#core/version-signature';
 import { type Db, getItems, isConditionFailed, keyOfItem, parseItem, queryAll, tableKeys, writeIf } from './db.ts';
 import { recordedVersion } from './fingerprints.ts';
+import { withSignatures } from './signatures.ts';
 import { fingerprintKey, prefix, skillKey, slugKey, sortPrefix, versionKey } from './keys.ts';
 
 /**
@@ -110,7 +112,11 @@ const versionItemSchema = z.object({
   /** When the last rescan stored `scan`; absent while the scan is publishing's own (then it ran at `publishedAt`). */
   scannedAt: z.optional(z.string()),
 });
-export type VersionItem = z.output<typeof versionItemSchema>;
+/**
+ * A version as readers of its partition give it: the item, and the registry's signature of it
+ * when one is recorded (store/signatures.ts; never an attribute of the item itself).
+ */
+export type VersionItem = z.output<typeof versionItemSchema> & { signature?: VersionSignature };
 
 /** A slug's claim: which skill holds it, and since when (a claim with no skill behind it expires). */
 const slugClaimSchema = z.object({ skillId: z.string(), authorId: z.optional(z.string()), claimedAt: z.string() });
@@ -311,7 +317,7 @@ export async function getSkillWithVersions(
     if (recorded) fingerprints.set(recorded.fingerprint, recorded.version);
   }
   const skill = meta && toSkillItem(meta);
-  const versions = items.filter((item) => keyOfItem(item).sk.startsWith(sortPrefix.version)).map(toVersionItem);
+  const versions = withSignatures(items.filter((item) => keyOfItem(item).sk.startsWith(sortPrefix.version)).map(toVersionItem), items);
   return { skill, versions: skill ? withRecordedYanks(skill, versions) : versions, fingerprints };
 }
 
@@ -366,11 +372,12 @@ export async function getVersions(db: Db, wanted: readonly { skillId: string; ve
 
 export async function listVersions(db: Db, skillId: string): Promise<VersionItem[]> {
   const items = await queryAll(db, {
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': skillKey(skillId).pk, ':prefix': sortPrefix.version },
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :signatures AND :versions',
+    // SIGNATURE# sorts before VERSION#, with only the versions' own prefix after: both in one range.
+    ExpressionAttributeValues: { ':pk': skillKey(skillId).pk, ':signatures': sortPrefix.signature, ':versions': `${sortPrefix.version}\uffff` },
     ConsistentRead: true,
   });
-  return items.map(toVersionItem);
+  return withSignatures(items.filter((item) => keyOfItem(item).sk.startsWith(sortPrefix.version)).map(toVersionItem), items);
 }
 
 /** Creates the skill's META item: the commit point of a first publish. */

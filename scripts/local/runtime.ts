@@ -8,6 +8,7 @@ import { createApp } from '#functions/http/app';
 import { allRoutes } from '#functions/http/all-routes';
 import type { AppEnv } from '#functions/http/env';
 import { errorFields } from '#functions/platform/log';
+import { newKeyPem } from '#functions/platform/signer';
 import type { RebuilderOptions, RebuildReport } from '#functions/rebuild/rebuilder';
 import { countCdnLog } from '#functions/services/install-log';
 import { LocalCdn } from '#scripts/local/cdn';
@@ -64,7 +65,8 @@ export interface LocalRuntimeOptions {
 /** How long delivery keeps a skill's META when nothing in this process changed it. */
 const LOCAL_SKILL_TTL_MS = 60_000;
 
-export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps, 'config' | 'changed'>> = {}, options: LocalRuntimeOptions = {}): LocalRuntime {
+export function createLocalRuntime(given: Config, overrides: Partial<Omit<Deps, 'config' | 'changed'>> = {}, options: LocalRuntimeOptions = {}): LocalRuntime {
+  const config = withSigningKey(given);
   let background: BackgroundWork | undefined;
   let thread: BackgroundThread | undefined;
   if (options.background === 'thread') {
@@ -119,6 +121,16 @@ export function createLocalRuntime(config: Config, overrides: Partial<Omit<Deps,
       await scans?.close();
     },
   };
+}
+
+/**
+ * The config with a signing key both threads share: the one it names, else a key made now and
+ * handed to the background thread with the rest of the config (a runtime without DATA_DIR: tests).
+ */
+function withSigningKey(config: Config): Config {
+  const { signing } = config;
+  if (signing.kmsKeyId !== undefined || signing.keyFile !== undefined || signing.inlineKey !== undefined) return config;
+  return { ...config, signing: { ...signing, inlineKey: newKeyPem() } };
 }
 
 /** The blob cache of the request thread, which also hands what a publish stored to the background thread. */

@@ -82,6 +82,7 @@ describe('publishing emits the static files', () => {
         integrity: expect.stringMatching(/^sha256-/),
         scan,
         scannedAt: registry.versions[0].publishedAt,
+        signature: { keyid: expect.stringMatching(/^SHA256:/), sig: expect.any(String) },
       },
     ]);
     expect(registry.scan).toEqual(scan);

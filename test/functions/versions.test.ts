@@ -221,7 +221,8 @@ describe('what a version publish costs in storage calls', () => {
       'dynamodb:PutItem', // the author's window of the version limit (known to this process: not read again)
       'dynamodb:PutItem', // the version, conditionally
       'dynamodb:PutItem', // beside META's update: the version's ClawHub fingerprint, so a resolve is one read (docs/api.md §14.4)
-      'dynamodb:Query', // the rebuild: the skill, its versions and their recorded fingerprints (nothing missing: no write)
+      'dynamodb:PutItem', // and the registry's signature of the version (docs/api.md §11.11)
+      'dynamodb:Query', // the rebuild: the skill, its versions, their fingerprints and signatures (nothing missing: no write)
       'dynamodb:UpdateItem', // the rebuild's index lock, taken (with the last holder's memo)
       'dynamodb:UpdateItem', // the rebuild's index lock, released (with this holder's memo)
       'dynamodb:UpdateItem', // the skill's current version

@@ -497,4 +497,25 @@ describe('least-privilege IAM', () => {
     expect(env('stripe-webhook').STRIPE_SECRET_KEY_NAME).toBeUndefined();
     expect(JSON.stringify(template.toJSON())).not.toMatch(/STRIPE_SECRET_KEY"|STRIPE_WEBHOOK_SECRET"/);
   });
+
+  it('makes one ECC_NIST_P256 signing key, which only the publishing Lambdas and the rebuilds may sign with, and nothing may use otherwise', () => {
+    const keys = ofType('AWS::KMS::Key');
+    expect(keys).toHaveLength(1);
+    const [keyId, key] = keys[0]!;
+    expect(key.Properties).toMatchObject({ KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' });
+    const kmsActions = (spec: LambdaSpec) =>
+      statementsOf(spec)
+        .filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')))
+        .map((s) => ({ actions: actionsOf(s).sort(), resource: s.Resource }));
+    const signers = lambdas.filter((spec) => kmsActions(spec).length > 0).map((l) => l.name);
+    expect(signers.sort()).toEqual(['clawhub-publish', 'full-rebuild', 'publish', 'rebuild', 'versions']);
+    const keyArn = { 'Fn::GetAtt': [keyId, 'Arn'] };
+    for (const name of ['publish', 'versions', 'clawhub-publish'])
+      expect(kmsActions(byName(name)), name).toEqual([{ actions: ['kms:GetPublicKey', 'kms:Sign'], resource: keyArn }]);
+    for (const name of ['rebuild', 'full-rebuild'])
+      expect(kmsActions(byName(name)), name).toEqual([{ actions: ['kms:DescribeKey', 'kms:GetPublicKey', 'kms:Sign'], resource: keyArn }]);
+    const env = (name: string) => resources[logicalId(byName(name))]!.Properties.Environment.Variables;
+    for (const name of signers) expect(env(name).SIGNING_KMS_KEY_ID, name).toEqual(keyArn);
+    expect(env('deliver').SIGNING_KMS_KEY_ID).toBeUndefined();
+  });
 });

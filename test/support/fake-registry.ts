@@ -1,7 +1,9 @@
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bundleIntegrity, decodeFile, fileEntries, type WireFile } from '#core/bundle';
-import { registryPath } from '#core/static-paths';
+import { registryPath, SIGNING_KEYS_KEY } from '#core/static-paths';
+import { keyIdOf, SIGNING_ALG, signedMessage, spkiPem, type VersionSignature } from '#core/version-signature';
 
 /**
  * A registry on loopback that says whatever a test wants: the old, foreign or compromised server
@@ -80,7 +82,8 @@ export function skillRoutes(skills: FakeSkill[]): Route {
     const version = skill.version ?? '1.0.0';
     const wire = skill.files ?? [{ filename: 'SKILL.md', content: `# ${skill.slug}\n` }];
     const bytes = wire.map((file) => decodeFile(file)!);
-    const summary = { version, changelog: '', publishedAt: PUBLISHED_AT, integrity: bundleIntegrity(bytes) };
+    const integrity = bundleIntegrity(bytes);
+    const summary = { version, changelog: '', publishedAt: PUBLISHED_AT, integrity, signature: fakeSignature(skill.slug, version, integrity) };
     const doc = {
       id,
       slug: skill.slug,
@@ -105,5 +108,21 @@ export function skillRoutes(skills: FakeSkill[]): Route {
     if (!answers.has(versions)) answers.set(versions, { id, slug: doc.slug, currentVersion: doc.currentVersion, versions: doc.versions });
     answers.set(`/api/deliver/${id}`, { skillId: id, slug: skill.slug, version, files: wire, ...skill.delivery });
   });
+  answers.set(`/${SIGNING_KEYS_KEY}`, FAKE_KEYS);
   return (url) => (answers.has(url.pathname) ? { body: answers.get(url.pathname) } : undefined);
+}
+
+/**
+ * The fake registry's signing key: its documents sign each version as the real registry does
+ * (docs/api.md §11.11), so only the lie under test remains. Tests of a lying signature replace
+ * `signature` in a version or answer keys.json themselves.
+ */
+const fakeKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+const fakeSpki = fakeKey.publicKey.export({ type: 'spki', format: 'der' });
+export const FAKE_KEYS = { keys: [{ keyid: keyIdOf(fakeSpki), alg: SIGNING_ALG, publicKey: spkiPem(fakeSpki), created: PUBLISHED_AT }] };
+
+/** The fake registry's signature of `<slug>@<version>:<integrity>`. */
+export function fakeSignature(slug: string, version: string, integrity: string): VersionSignature {
+  const sig = sign('sha256', Buffer.from(signedMessage(slug, version, integrity)), { key: fakeKey.privateKey, dsaEncoding: 'der' });
+  return { keyid: FAKE_KEYS.keys[0]!.keyid, sig: sig.toString('base64') };
 }

@@ -19,7 +19,8 @@ export type ClientCode =
   | 'bad_signature'
   | 'unsafe_filename'
   | 'unsafe_path'
-  | 'suspicious_skill';
+  | 'suspicious_skill'
+  | 'no_provenance';
 
 export type CliCode = ErrorCode | ClientCode;
 
@@ -42,6 +43,7 @@ const clientExit: Record<ClientCode, ExitCode> = {
   unsafe_filename: EXIT.integrity,
   unsafe_path: EXIT.integrity,
   suspicious_skill: EXIT.user,
+  no_provenance: EXIT.user,
 };
 
 export class CliError extends Error {

@@ -27,6 +27,7 @@ import { plural, type Ui } from './ui.ts';
 import { needsAllVersions, resolveVersion, satisfies } from './version-spec.ts';
 import { type Verified, verifyDelivery } from './verify-delivery.ts';
 import { checkSignature } from './verify-signature.ts';
+import type { Provenance } from '../core/provenance.ts';
 
 /**
  * The install pipeline shared by `install`, `update` and lockfile reproduction:
@@ -80,6 +81,8 @@ export interface Target {
   scan?: ScanResult;
   /** The registry's signature of the version, as its document served it; looked up before download when absent (a lockfile's target). */
   signature?: unknown;
+  /** Where the version was built, when a CI workflow published it (docs/api.md §7.14). */
+  provenance?: Provenance;
 }
 
 export interface Request {
@@ -223,6 +226,7 @@ async function resolveOne(ctx: InstallContext, request: Request, lock: Lockfile,
     ...lifecycleOf(doc.deprecated, summary),
     ...(summary.scan ? { scan: summary.scan } : {}),
     ...(summary.signature ? { signature: summary.signature } : {}),
+    ...(summary.provenance ? { provenance: summary.provenance } : {}),
   };
 }
 
@@ -231,6 +235,23 @@ async function servedSignature(client: RegistryClient, t: Pick<Target, 'slug' | 
   const doc = await client.skill(t.slug);
   const summary = doc.versions.find((v) => v.version === t.version) ?? (await client.versions(t.slug)).versions.find((v) => v.version === t.version);
   return summary?.signature;
+}
+
+/**
+ * `--require-provenance`: every version about to be installed, dependencies included, must have
+ * been published from CI by a trusted publisher; otherwise nothing is downloaded (`no_provenance`, exit 1).
+ */
+export function requireProvenance(targets: readonly Target[]): void {
+  const without = targets.filter((t) => !t.provenance);
+  if (without.length === 0) return;
+  throw new CliError(
+    'no_provenance',
+    `${without.map((t) => `${t.slug}@${t.version}`).join(', ')} ${without.length === 1 ? 'has' : 'have'} no provenance: not published from CI by a trusted publisher`,
+    {
+      details: { versions: without.map((t) => ({ slug: t.slug, version: t.version })) },
+      hint: 'install without --require-provenance to accept it, or ask its author to publish from CI (docs: trusted publishing)',
+    },
+  );
 }
 
 /** What a target says about the skill's deprecation and the version's yank. */
@@ -253,7 +274,7 @@ export async function lookUpLifecycle(targets: Target[], clientFor: (registry: s
       const client = clientFor(t.registry);
       const doc = await client.skill(t.slug);
       const summary = doc.versions.find((v) => v.version === t.version) ?? (await client.versions(t.slug)).versions.find((v) => v.version === t.version);
-      return summary ? { ...t, ...lifecycleOf(doc.deprecated, summary) } : t;
+      return summary ? { ...t, ...lifecycleOf(doc.deprecated, summary), ...(summary.provenance ? { provenance: summary.provenance } : {}) } : t;
     } catch {
       return t;
     }

@@ -57,6 +57,24 @@ const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : un
 
 const registryHelp: [string, string] = ['--registry <url>', `registry to use (else SKILLPRESS_REGISTRY, the one login saved, ${DEFAULT_REGISTRY})`];
 
+/** `version`, and `publish --oidc`, which is the same from CI. */
+function versionCommand({ io, values, positionals, registry }: Pick<Context, 'io' | 'values' | 'positionals' | 'registry'>, shape: string): Promise<unknown> {
+  if (positionals.length < 1 || positionals.length > 2) throw usage(`usage: skillpress ${shape}`);
+  const [dir, semver] = positionals.length === 2 ? positionals : ['.', positionals[0]!];
+  return version(
+    {
+      registry: registry(),
+      dir: dir!,
+      version: semver!,
+      changelog: str(values.changelog),
+      slug: str(values.slug),
+      dryRun: values['dry-run'] === true,
+      oidc: values.oidc === true,
+    },
+    io,
+  );
+}
+
 const commands: Record<string, Command> = {
   search: {
     usage: 'search [words...]',
@@ -102,6 +120,7 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
       token: { type: 'string' },
       force: { type: 'boolean' },
       'allow-suspicious': { type: 'boolean' },
+      'require-provenance': { type: 'boolean' },
     },
     optionHelp: [
       ['--dir <folder>', 'install into <folder>/<slug> (default .agents/skills)'],
@@ -112,6 +131,7 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
       ['--token <token>', 'download token for a paid skill (from its author)'],
       ['--force', 'replace a folder that skillpress did not install'],
       ['--allow-suspicious', "install versions the registry's scan flags as suspicious"],
+      ['--require-provenance', 'install only versions published from CI by a trusted publisher (dependencies too)'],
       registryHelp,
     ],
     run: ({ io, values, positionals, registry, registryChosen }) =>
@@ -130,6 +150,7 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
           token: str(values.token),
           force: values.force === true,
           allowSuspicious: values['allow-suspicious'] === true,
+          requireProvenance: values['require-provenance'] === true,
         },
         io,
       ),
@@ -226,6 +247,7 @@ skillpress version.`,
       org: { type: 'string' },
       private: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
+      oidc: { type: 'boolean' },
     },
     optionHelp: [
       ['--category <label>', 'category (or "category:" under metadata in the front matter)'],
@@ -235,9 +257,12 @@ skillpress version.`,
       ['--private', "with --org: only the organisation's members see and install it"],
       ['--changelog <text>', 'notes for 1.0.0'],
       ['--dry-run', 'list the files that would be sent, send nothing'],
+      ['--oidc', 'from CI, with no key (a trusted publisher): publish [dir] <semver> --oidc adds that version to the existing skill'],
       registryHelp,
     ],
     run: ({ io, values, positionals, registry }) => {
+      // CI creates no skills: with --oidc, publish is `version` of the skill the folder names.
+      if (values.oidc === true) return versionCommand({ io, values, positionals, registry }, 'publish [dir] <semver> --oidc');
       if (positionals.length > 1) throw usage('publish takes one folder');
       return publish(
         {
@@ -273,21 +298,15 @@ registry would refuse it). The findings name the rule, file, line and reason.`,
     usage: 'version [dir] <semver> --changelog <text>',
     synopsis: 'version [dir] <semver>',
     summary: 'Publish the folder as a new version of its skill',
-    options: { changelog: { type: 'string' }, slug: { type: 'string' }, 'dry-run': { type: 'boolean' } },
+    options: { changelog: { type: 'string' }, slug: { type: 'string' }, 'dry-run': { type: 'boolean' }, oidc: { type: 'boolean' } },
     optionHelp: [
       ['--changelog <text>', 'what changed; shown by skillpress update and info'],
       ['--slug <slug>', 'the skill you mean to publish to: must be the SKILL.md name'],
       ['--dry-run', 'list the files that would be sent, send nothing'],
+      ['--oidc', "from CI, with the runner's OIDC token instead of a key (the skill must trust the workflow)"],
       registryHelp,
     ],
-    run: ({ io, values, positionals, registry }) => {
-      if (positionals.length < 1 || positionals.length > 2) throw usage('usage: skillpress version [dir] <semver> --changelog <text>');
-      const [dir, semver] = positionals.length === 2 ? positionals : ['.', positionals[0]!];
-      return version(
-        { registry: registry(), dir: dir!, version: semver!, changelog: str(values.changelog), slug: str(values.slug), dryRun: values['dry-run'] === true },
-        io,
-      );
-    },
+    run: (ctx) => versionCommand(ctx, 'version [dir] <semver> --changelog <text>'),
   },
   yank: {
     usage: 'yank <slug>@<version> [--reason <text>]',

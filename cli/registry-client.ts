@@ -204,6 +204,11 @@ export class RegistryClient {
     return created.token;
   }
 
+  /** `POST /api/oidc/exchange`: a CI's OIDC token for a publish token (cli/oidc.ts). */
+  exchangeOidcToken(token: string): Promise<{ token: string; skills: string[] }> {
+    return this.http.json('/api/oidc/exchange', { method: 'POST', body: { token } });
+  }
+
   publish(apiKey: string, body: PublishBody): Promise<PublishedSkill> {
     return this.http.json('/api/publish', { method: 'POST', body, apiKey });
   }

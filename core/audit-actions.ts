@@ -18,5 +18,7 @@ export const AUDIT_ACTIONS = [
   'skill.transferred',
   'key.created',
   'key.revoked',
+  'publisher.added',
+  'publisher.removed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

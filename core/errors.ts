@@ -9,6 +9,7 @@ export const errorStatus = {
   not_supported: 400,
   unauthenticated: 401,
   expired_key: 401,
+  invalid_oidc_token: 401,
   payment_required: 402,
   forbidden: 403,
   csrf_rejected: 403,

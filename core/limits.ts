@@ -30,6 +30,10 @@ export const limits = {
   orgMembers: 1000,
   invitationDays: 7,
   apiKeyDays: { min: 1, max: 365 },
+  /** Trusted publishers of one skill: a few repositories and environments, never a sweep. */
+  trustedPublishers: 20,
+  /** A CI publish token's life, from its OIDC exchange. */
+  publishTokenSeconds: 15 * 60,
   /** Skills one API key may be narrowed to. */
   keySkills: 100,
   auditPage: 50,

@@ -39,7 +39,8 @@ export type Visibility = 'public' | 'private';
  * What a credential lets its holder do at most. A session and an API key created without scopes
  * carry every scope and no narrowing (everything the user may do); a narrowed key reaches one
  * org (and nothing user-owned) or some skills; a short-lived publish token is a credential of
- * its own kind with `publish` alone, narrowed to skills.
+ * its own kind with `publish` alone, narrowed to skills: the skills whose trusted publishers named
+ * the CI workflow it was exchanged for, which it may publish new versions of and nothing else.
  */
 export interface Credential {
   kind: 'session' | 'api-key' | 'publish-token';
@@ -130,6 +131,8 @@ const skillRules = {
   /** A private skill's registry documents and deliveries. */
   'skill.read': { scope: 'read', author: true, roles: EVERYONE, what: 'install it' },
   'skill.publish_version': { scope: 'publish', author: true, roles: RUNNERS, what: 'publish its versions' },
+  /** Which CI workflows may publish it (trusted publishers, docs/api.md §7.14). */
+  'skill.manage_publishers': { scope: 'manage', author: true, roles: RUNNERS, what: 'manage its trusted publishers' },
   'skill.yank': { scope: 'manage', author: true, roles: RUNNERS, what: 'yank its versions' },
   'skill.deprecate': { scope: 'manage', author: true, roles: RUNNERS, what: 'deprecate it' },
   'skill.set_price': { scope: 'manage', author: true, roles: OWNERS, what: 'change its price' },
@@ -250,6 +253,8 @@ export function refusal(verdict: Exclude<Verdict, { allowed: true }>, missing: s
 export function canSee(caller: Caller, skill: SkillResource): boolean {
   if (skill.visibility === 'public') return true;
   if (caller.kind === 'anonymous' || !reachesSkill(caller.credential, skill)) return false;
+  // The owning side declared that the workflow behind a publish token may publish this skill.
+  if (caller.credential.kind === 'publish-token') return true;
   return skill.owner.type === 'org' ? roleIn(caller, skill.owner.login) !== undefined : skill.authorId === caller.userId;
 }
 
@@ -282,6 +287,10 @@ function decideSkill(caller: Caller, action: SkillAction, skill: SkillResource):
   const rule: SkillRule = skillRules[action];
   const credential = credentialLimit(caller.credential, rule.scope, reachesSkill(caller.credential, skill), 'this skill');
   if (credential) return credential;
+  // A CI publish token stands for a trust the skill's owning side declared (a trusted publisher):
+  // it publishes new versions of the skills it reaches, and does nothing else, whoever set it up.
+  if (caller.credential.kind === 'publish-token')
+    return action === 'skill.publish_version' ? ALLOWED : deny('forbidden', 'A publish token may only publish new versions');
   if (rule.admin && caller.admin) return ALLOWED;
   if (skill.owner.type === 'user') {
     return skill.authorId === caller.userId && rule.author ? ALLOWED : deny('forbidden', `Only the author of this skill may ${rule.what}`);
@@ -295,6 +304,7 @@ function decideSkill(caller: Caller, action: SkillAction, skill: SkillResource):
 function decideReport(caller: Caller, skill: SkillResource): Verdict {
   if (caller.kind === 'anonymous') return skill.visibility === 'private' ? hidden : signInFirst;
   if (!canSee(caller, skill)) return hidden;
+  if (caller.credential.kind === 'publish-token') return deny('forbidden', 'A publish token may only publish new versions');
   const owningSide = skill.owner.type === 'user' ? skill.authorId === caller.userId : roleIn(caller, skill.owner.login) !== undefined;
   return owningSide ? deny('forbidden', 'You cannot report your own skill') : ALLOWED;
 }

@@ -7,6 +7,7 @@ import type { ScanResult } from './scan/finding.ts';
 import type { quarantinedDocumentSchema, registryDocumentSchema, versionsDocumentSchema, versionSummarySchema } from './schemas.ts';
 import { bundlePath } from './static-paths.ts';
 import type { VersionSignature } from './version-signature.ts';
+import type { Provenance } from './provenance.ts';
 
 /**
  * The registry documents of one skill (docs/api.md §11.2): `/api/registry/<slug>` and its
@@ -55,6 +56,8 @@ export interface VersionFacts {
   scannedAt?: string;
   /** The registry's signature of `<slug>@<version>:<integrity>` (core/version-signature.ts); absent until signed. */
   signature?: VersionSignature;
+  /** Where a version published from CI came from (core/provenance.ts); absent for any other publish. */
+  provenance?: Provenance;
 }
 
 export type VersionSummary = z.output<typeof versionSummarySchema>;
@@ -99,6 +102,7 @@ const summary =
     ...(v.yanked ? { yanked: true as const, ...(v.yankReason === undefined ? {} : { yankReason: v.yankReason }) } : {}),
     ...(v.scan ? { scan: v.scan, scannedAt: v.scannedAt ?? v.publishedAt } : {}),
     ...(v.signature ? { signature: { keyid: v.signature.keyid, sig: v.signature.sig } } : {}),
+    ...(v.provenance ? { provenance: v.provenance } : {}),
   });
 
 export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): RegistryDocument {

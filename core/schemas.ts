@@ -9,6 +9,7 @@ import { singleLineTextProblem } from './text.ts';
 import { scanResultSchema } from './scan/scan-result-schema.ts';
 import { changelogSchema, loginSchema, slugSchema, textRule, visibleText } from './schema-fields.ts';
 import { SCOPES } from './policy.ts';
+import { provenanceSchema } from './provenance-schema.ts';
 
 /**
  * Request and response schemas. One schema serves the API (validation and handler types), the
@@ -472,6 +473,54 @@ export const versionSummarySchema = z.object({
     })
     .optional()
     .describe('the registry signature; absent only until the rebuild signs a version published before signatures'),
+  provenance: z
+    .optional(provenanceSchema)
+    .describe('where a version published from CI with a publish token came from, from the verified OIDC claims; absent for any other publish'),
+});
+
+/** `POST /api/skills/{id}/trusted-publishers`: a CI workflow that may publish the skill's versions. */
+export const trustedPublisherBodySchema = z.strictObject({
+  provider: z.literal('github'),
+  repository: z
+    .string()
+    .max(140)
+    .regex(/^[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}$/, 'owner/repo')
+    .describe('owner/repo, as GitHub names it (compared ignoring case)'),
+  workflow: z
+    .string()
+    .max(255)
+    .regex(/^[A-Za-z0-9._-]+\.ya?ml$/, 'a workflow file name such as publish.yml')
+    .describe('the file name under .github/workflows/, such as publish.yml'),
+  environment: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[^\s].*$/, 'an environment name')
+    .optional()
+    .describe('only jobs that run in this environment'),
+});
+
+export type TrustedPublisherBody = z.output<typeof trustedPublisherBodySchema>;
+
+export const trustedPublisherSchema = z.object({
+  id: z.string(),
+  provider: z.literal('github'),
+  repository: z.string(),
+  workflow: z.string(),
+  environment: z.string().optional(),
+  createdAt: z.string(),
+  createdBy: z.string().describe('the login of who added it'),
+});
+
+export const trustedPublishersSchema = z.object({ publishers: z.array(trustedPublisherSchema) });
+
+/** `POST /api/oidc/exchange`: a CI's OIDC ID token (a JWT) for a 15-minute publish token. */
+export const oidcExchangeBodySchema = z.strictObject({ token: z.string().min(1).max(16_384) });
+
+export const oidcExchangeAnswerSchema = z.object({
+  token: z.string().describe('spt_…: Authorization: Bearer for POST /api/skills/{id}/versions of the skills below, until expiresAt'),
+  expiresAt: z.string(),
+  skills: z.array(z.string()).describe('slugs of the skills that trust this workflow'),
 });
 
 export const registryDocumentSchema = skillSchema.extend({

@@ -89,10 +89,11 @@ export const lambdas: readonly LambdaSpec[] = [
   },
   {
     name: 'api-keys',
-    description: 'Create, list and revoke API keys (session only)',
-    routes: ['POST /api/api-keys', 'GET /api/api-keys', 'DELETE /api/api-keys/{id}'],
-    // AUDIT#: a key narrowed to an organisation is recorded in its log.
-    table: { read: true, write: [prefix.apiKey, prefix.audit] },
+    description: 'Create, list and revoke API keys (session only); exchange a CI OIDC token for a publish token',
+    routes: ['POST /api/api-keys', 'GET /api/api-keys', 'DELETE /api/api-keys/{id}', 'POST /api/oidc/exchange'],
+    // AUDIT#: a key narrowed to an organisation is recorded in its log; PUBLISHTOKEN#: publish
+    // tokens; OIDCJTI#: the OIDC tokens exchanged.
+    table: { read: true, write: [prefix.apiKey, prefix.audit, prefix.publishToken, prefix.oidcToken] },
   },
   {
     name: 'orgs',
@@ -139,10 +140,13 @@ export const lambdas: readonly LambdaSpec[] = [
       'DELETE /api/skills/{id}/versions/{version}/yank',
       'POST /api/skills/{id}/deprecate',
       'DELETE /api/skills/{id}/deprecate',
+      'POST /api/skills/{id}/trusted-publishers',
+      'GET /api/skills/{id}/trusted-publishers',
+      'DELETE /api/skills/{id}/trusted-publishers/{publisherId}',
     ],
-    // RL#: the version rate limit; SKILL#: the version, its fingerprint and META; ORG#: an
-    // organisation's count of skills (transfers); AUDIT#: its log.
-    table: { read: true, write: [prefix.apiKey, prefix.rateLimit, prefix.skill, prefix.org, prefix.audit] },
+    // RL#: the version rate limit; SKILL#: the version, its fingerprint, signature and META; ORG#:
+    // an organisation's count of skills (transfers); AUDIT#: its log; TRUST#: trusted publishers.
+    table: { read: true, write: [prefix.apiKey, prefix.rateLimit, prefix.skill, prefix.org, prefix.audit, prefix.trust] },
     content: 'write',
     memoryMb: 1024,
     signing: 'sign',

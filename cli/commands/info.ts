@@ -1,4 +1,5 @@
 import { formatPrice } from '../../core/price.ts';
+import { provenanceLine, runUrl } from '../../core/provenance.ts';
 import type { RegistryDocument } from '../../core/registry-document.ts';
 import type { CommandIo } from '../ui.ts';
 import { RegistryClient } from '../registry-client.ts';
@@ -23,9 +24,27 @@ export async function info(options: InfoOptions, io: CommandIo): Promise<Registr
   ui.line();
   ui.line(c.bold('Versions') + c.dim(' (newest first)'));
   for (const row of columns(
-    doc.versions.map((v) => [`  ${v.version}`, c.dim(v.publishedAt.slice(0, 10)), v.changelog.split('\n')[0] || c.dim('no changelog')]),
+    doc.versions.map((v) => [
+      `  ${v.version}`,
+      c.dim(v.publishedAt.slice(0, 10)),
+      v.provenance ? c.green('CI') : c.dim('—'),
+      v.changelog.split('\n')[0] || c.dim('no changelog'),
+    ]),
   ))
     ui.line(row);
+  const current = doc.versions.find((v) => v.version === doc.currentVersion);
+  ui.line();
+  if (current?.provenance) {
+    ui.line(`${c.bold('Provenance')} ${c.dim(`of ${doc.currentVersion}`)}: ${provenanceLine(current.provenance)}`);
+    ui.line(
+      c.dim(
+        `  ref ${current.provenance.ref} · commit ${current.provenance.sha}${current.provenance.environment ? ` · environment ${current.provenance.environment}` : ''}`,
+      ),
+    );
+    ui.line(c.dim(`  run ${runUrl(current.provenance)}`));
+  } else {
+    ui.line(`${c.bold('Provenance')} ${c.dim(`of ${doc.currentVersion}`)}: ${c.dim('none (not published from CI by a trusted publisher)')}`);
+  }
   ui.line();
   ui.line(`${c.bold('Files')} ${c.dim(`of ${doc.currentVersion}`)}`);
   for (const row of columns(doc.files.map((f) => [`  ${f.filename}`, c.dim(formatBytes(f.size))]))) ui.line(row);

@@ -10,6 +10,7 @@ import {
   lookUpLifecycle,
   parentOf,
   projectRelativeRoot,
+  requireProvenance,
   resolveTargets,
   targetFromLock,
   warnLifecycle,
@@ -36,6 +37,8 @@ export interface InstallOptions {
   force?: boolean;
   /** Install versions the registry's scan flags as suspicious. */
   allowSuspicious?: boolean;
+  /** Refuse versions not published from CI by a trusted publisher (`no_provenance`). */
+  requireProvenance?: boolean;
 }
 
 /**
@@ -89,7 +92,9 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
     if (!existing) throw usage(`nothing to install: there is no ${LOCKFILE_NAME} here`, 'install a skill by name: skillpress install <slug>');
     if (root !== undefined) throw usage('--dir and --agent apply to named skills; the lockfile already says where each skill goes');
     const targets = [...existing.skills].map(([slug, entry]) => targetFromLock(slug, entry));
-    warnLifecycle(io.ui, await lookUpLifecycle(targets, clientFor));
+    const looked = await lookUpLifecycle(targets, clientFor);
+    if (options.requireProvenance) requireProvenance(looked);
+    warnLifecycle(io.ui, looked);
     outcome = await applyTargets(ctx, targets, existing, io.cwd, clientFor);
   } else {
     // A --dir root is recorded, so that the lockfile may name it when it is read again.
@@ -103,6 +108,7 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
     const repeated = requests.find((r, i) => requests.findIndex((o) => o.slug === r.slug) !== i);
     if (repeated) throw usage(`${repeated.slug} is named twice`);
     const targets = await resolveTargets(ctx, requests, lock);
+    if (options.requireProvenance) requireProvenance(targets);
     warnLifecycle(io.ui, targets);
     suspicious = checkSuspicious(targets, lock, options.allowSuspicious === true, io.ui);
     outcome = await applyTargets(ctx, targets, lock, io.cwd, clientFor);

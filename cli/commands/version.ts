@@ -6,6 +6,7 @@ import type { CommandIo } from '../ui.ts';
 import { RegistryClient, type VersionCreated } from '../registry-client.ts';
 import { warnIfFlagged } from '../scan-findings.ts';
 import { readSkillFolder } from '../skill-folder.ts';
+import { oidcPublishToken } from '../oidc.ts';
 import { formatBytes, plural } from '../ui.ts';
 import { fromDomainError, validated } from '../validated.ts';
 import { describeFiles, printFiles, type PublishedFile, reportSkipped, reportWarnings } from './publish.ts';
@@ -17,6 +18,8 @@ export interface VersionOptions {
   changelog?: string;
   slug?: string;
   dryRun: boolean;
+  /** Publish with the CI's OIDC token (a trusted publisher), not a stored key (cli/oidc.ts). */
+  oidc?: boolean;
 }
 
 export interface VersionResult {
@@ -71,7 +74,7 @@ export async function version(options: VersionOptions, io: CommandIo): Promise<V
     }
     throw error;
   });
-  const key = await apiKeyFor(io.env, client.base);
+  const key = options.oidc ? await publishTokenFor(io, client, slug) : await apiKeyFor(io.env, client.base);
   const created = await client.createVersion(key, doc.id, body).catch((error: unknown) => {
     if (error instanceof CliError && error.code === 'version_exists') {
       throw new CliError(error.code, error.message, { ...error.options, hint: 'versions are immutable: publish a higher one' });
@@ -86,7 +89,18 @@ export async function version(options: VersionOptions, io: CommandIo): Promise<V
       ),
     );
   }
+  if (options.oidc) ui.line(c.dim("published with this run's OIDC token; the registry records the run as its provenance"));
   warnIfFlagged(ui, `${slug}@${created.version}`, created.scan);
   const warnings = reportWarnings(ui, created.warnings ?? [], folder.warnings);
   return { dryRun: false, slug, version: created.version, created, files, warnings: [...folder.warnings, ...warnings] };
+}
+
+/** A publish token for `slug` from the CI's OIDC token; a skill that does not trust this workflow is told so before anything is sent. */
+async function publishTokenFor(io: CommandIo, client: RegistryClient, slug: string): Promise<string> {
+  const { token, skills } = await oidcPublishToken(io, client);
+  if (!skills.includes(slug))
+    throw new CliError('forbidden', `${slug} does not trust this workflow (it may publish ${skills.join(', ')})`, {
+      hint: `add this repository and workflow as a trusted publisher of ${slug} in the dashboard`,
+    });
+  return token;
 }

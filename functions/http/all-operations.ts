@@ -18,6 +18,7 @@ import { registryReadOperations } from './operations/registry-reads.ts';
 import { signInOperations } from './operations/sign-in.ts';
 import { staticFileOperations } from './operations/static-files.ts';
 import { stripeWebhookOperations } from './operations/stripe-webhook.ts';
+import { trustedPublishingOperations } from './operations/trusted-publishing.ts';
 
 /**
  * Every API operation, served by the route groups of all-routes.ts, in the document's order.
@@ -31,6 +32,7 @@ export const apiOperations: readonly Operation[] = [
   apiKeyOperations,
   organisationOperations,
   publishingOperations,
+  trustedPublishingOperations,
   lifecycleOperations,
   deliveryOperations,
   registryReadOperations,

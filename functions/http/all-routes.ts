@@ -16,6 +16,7 @@ import { purchaseRoutes } from './routes/purchases.ts';
 import { searchRoutes } from './routes/search.ts';
 import { registryReadRoutes } from './routes/registry-reads.ts';
 import { stripeWebhookRoutes } from './routes/stripe-webhook.ts';
+import { oidcExchangeRoutes, trustedPublisherRoutes } from './routes/trusted-publishing.ts';
 import type { RouteGroup } from './env.ts';
 
 /** Every route group, for the single-process runtime (`npm start`) and the HTTP tests. */
@@ -39,4 +40,6 @@ export const allRoutes: RouteGroup[] = [
   clawhubRoutes,
   clawhubPublishRoutes,
   organisationRoutes,
+  trustedPublisherRoutes,
+  oidcExchangeRoutes,
 ];

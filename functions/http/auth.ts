@@ -5,6 +5,7 @@ import { SESSION } from '#core/policy';
 import { apiKeyOwner, recordKeyUse } from '../services/api-keys.ts';
 import type { Principal } from '../services/authorization.ts';
 import { sessionUser } from '../services/sign-in.ts';
+import { publishTokenPrincipal } from '../services/publish-tokens.ts';
 import type { AppEnv } from './env.ts';
 import { checkOrigin } from './site-origin.ts';
 
@@ -43,6 +44,19 @@ export async function requireApiKey(c: Ctx): Promise<Caller> {
 export async function requireSessionOrApiKey(c: Ctx): Promise<Caller> {
   if (c.req.header('authorization') !== undefined) return requireApiKey(c);
   return requireSession(c);
+}
+
+/**
+ * A CI publish token (`Bearer spt_...`, from the OIDC exchange), else as
+ * {@link requireSessionOrApiKey}: for publishing a version, the one thing a publish token does.
+ */
+export async function requirePublisher(c: Ctx): Promise<Caller> {
+  const match = /^Bearer\s+(spt_\S+)\s*$/i.exec(c.req.header('authorization') ?? '');
+  if (!match) return requireSessionOrApiKey(c);
+  const found = await publishTokenPrincipal(c.var.deps, match[1]!);
+  if (found === 'expired') throw new DomainError('expired_key', 'This publish token has expired (they last 15 minutes); exchange a new OIDC token');
+  if (!found) throw unauthenticated('This publish token is not valid; exchange an OIDC token at POST /api/oidc/exchange');
+  return found;
 }
 
 /**

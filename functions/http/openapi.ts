@@ -31,6 +31,7 @@ function build(): object {
     components: {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'An sk_ API key' },
+        publishToken: { type: 'http', scheme: 'bearer', description: 'An spt_ publish token from POST /api/oidc/exchange' },
         session: { type: 'apiKey', in: 'cookie', name: 'skillpress_session' },
         downloadToken: { type: 'apiKey', in: 'query', name: 'token', description: 'A download token issued by the author' },
         stripeSignature: {
@@ -52,6 +53,7 @@ const security: Record<Auth, object[] | undefined> = {
   session: [{ session: [] }],
   apiKey: [{ apiKey: [] }],
   sessionOrApiKey: [{ apiKey: [] }, { session: [] }],
+  publisher: [{ apiKey: [] }, { publishToken: [] }, { session: [] }],
   // Free skills need nothing, hence the empty requirement.
   downloadTokenOrSession: [{}, { downloadToken: [] }, { session: [] }, { apiKey: [] }],
   stripeSignature: [{ stripeSignature: [] }],

@@ -15,9 +15,10 @@ type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
  * handler applies once it knows whether the skill is paid; `stripeSignature` is Stripe's
  * webhook signature over the raw body, which the handler verifies before anything else;
  * `optional` reads a session or an API key when one is sent, and opens more to it (an
- * organisation's page shows its members the private skills too).
+ * organisation's page shows its members the private skills too); `publisher` is a session, an
+ * API key or a CI publish token (`spt_`, §7.14), which only publishing a version takes.
  */
-export type Auth = 'none' | 'optional' | 'session' | 'apiKey' | 'sessionOrApiKey' | 'downloadTokenOrSession' | 'stripeSignature';
+export type Auth = 'none' | 'optional' | 'session' | 'apiKey' | 'sessionOrApiKey' | 'publisher' | 'downloadTokenOrSession' | 'stripeSignature';
 
 interface Success {
   status: 200 | 201 | 204 | 302;
@@ -55,7 +56,7 @@ interface OperationSpec {
   errors?: readonly ErrorCode[];
 }
 
-const CHECKED_BEFORE_THE_HANDLER: readonly Auth[] = ['session', 'apiKey', 'sessionOrApiKey'];
+const CHECKED_BEFORE_THE_HANDLER: readonly Auth[] = ['session', 'apiKey', 'sessionOrApiKey', 'publisher'];
 
 /**
  * Every error code an operation can answer (besides 500 `internal`): those it declares, and
@@ -70,7 +71,7 @@ export function errorsOf(operation: OperationSpec): ErrorCode[] {
   if (CHECKED_BEFORE_THE_HANDLER.includes(operation.auth) || operation.auth === 'optional') codes.add('unauthenticated');
   // An API key past its expiry is told so, wherever a key is read.
   if (operation.auth !== 'none' && operation.auth !== 'session' && operation.auth !== 'stripeSignature') codes.add('expired_key');
-  if (write && (operation.auth === 'session' || operation.auth === 'sessionOrApiKey')) codes.add('csrf_rejected');
+  if (write && (operation.auth === 'session' || operation.auth === 'sessionOrApiKey' || operation.auth === 'publisher')) codes.add('csrf_rejected');
   if (operation.body || operation.form) codes.add('unsupported_media_type').add('invalid_request');
   if (operation.query) codes.add('invalid_request');
   for (const code of operation.errors ?? []) codes.add(code);

@@ -1,6 +1,6 @@
 import type { Context, Hono, TypedResponse } from 'hono';
 import type { z } from 'zod';
-import { type Caller, requireApiKey, requireSession, requireSessionOrApiKey } from './auth.ts';
+import { type Caller, requireApiKey, requirePublisher, requireSession, requireSessionOrApiKey } from './auth.ts';
 import { readBody } from './body.ts';
 import type { AppEnv } from './env.ts';
 import type { Auth, Operation } from './operation.ts';
@@ -15,6 +15,7 @@ const authenticate: Record<Auth, ((c: Ctx) => Promise<Caller>) | undefined> = {
   session: requireSession,
   apiKey: requireApiKey,
   sessionOrApiKey: requireSessionOrApiKey,
+  publisher: requirePublisher,
   downloadTokenOrSession: undefined,
   stripeSignature: undefined,
 };
@@ -24,7 +25,7 @@ type ParamNames<P extends string> = P extends `${string}{${infer Name}}${infer R
 
 /** What `route()` has checked and read for the handler, typed by the declaration. */
 interface RouteInput<O extends Operation> {
-  caller: O['auth'] extends 'session' | 'apiKey' | 'sessionOrApiKey' ? Caller : undefined;
+  caller: O['auth'] extends 'session' | 'apiKey' | 'sessionOrApiKey' | 'publisher' ? Caller : undefined;
   body: O extends { body: infer B extends z.ZodType } ? z.output<B> : undefined;
   query: O extends { query: infer Q extends z.ZodObject } ? z.output<Q> : undefined;
   params: Record<ParamNames<O['path']>, string>;

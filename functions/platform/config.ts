@@ -34,6 +34,15 @@ export interface Config {
   siteBuild: SiteBuildConfig;
   stripe: StripeConfig;
   signing: SigningConfig;
+  oidc: OidcConfig;
+}
+
+/** Trusted publishing (docs/api.md §7.14): whose OIDC tokens the exchange takes. */
+export interface OidcConfig {
+  /** `SKILLPRESS_OIDC_ISSUER`, GitHub Actions' unless set (tests run a fake issuer on loopback). */
+  issuer: string;
+  /** `SKILLPRESS_OIDC_JWKS_COOLDOWN_MS`: the least time between two fetches of the issuer's keys for a key it lacked (30 s). */
+  jwksCooldownMs: number;
 }
 
 /**
@@ -133,6 +142,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
       secretKey: secretSource(env.STRIPE_SECRET_KEY, env.STRIPE_SECRET_KEY_NAME),
       webhookSecret: secretSource(env.STRIPE_WEBHOOK_SECRET, env.STRIPE_WEBHOOK_SECRET_NAME),
       apiBase: env.STRIPE_API_BASE ? trimSlash(env.STRIPE_API_BASE) : undefined,
+    },
+    oidc: {
+      issuer: trimSlash(env.SKILLPRESS_OIDC_ISSUER || 'https://token.actions.githubusercontent.com'),
+      jwksCooldownMs: env.SKILLPRESS_OIDC_JWKS_COOLDOWN_MS === '0' ? 0 : (positiveInt(env.SKILLPRESS_OIDC_JWKS_COOLDOWN_MS) ?? 30_000),
     },
     signing: {
       region: env.AWS_REGION ?? 'us-east-1',

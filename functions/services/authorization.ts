@@ -16,6 +16,7 @@ import {
   type SkillAction,
   type Verdict,
 } from '#core/policy';
+import type { Provenance } from '#core/provenance';
 import type { User } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
 import type { ApiKeyItem } from '../store/api-keys.ts';
@@ -32,6 +33,8 @@ import { getSkill, type SkillItem } from '../store/skills.ts';
 export interface Principal {
   user: User;
   credential: Credential;
+  /** A CI publish token's: where what it publishes came from, as its OIDC exchange verified (docs/api.md §7.14). */
+  provenance?: Provenance;
 }
 
 type Ports = Pick<Deps, 'db' | 'config'>;

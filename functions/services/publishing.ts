@@ -189,7 +189,13 @@ export async function publishVersion(deps: Deps, principal: Principal, skillId: 
   const window = rateWindow(deps.config, 'version');
   const slot = await takeSlot(db, author.id, clock(), window);
   const now = clock();
-  const item = { ...versionItem(skillId, version, body.changelog, now, files, body.dependencies, conformance), publishedBy: author.login, scan };
+  const item = {
+    ...versionItem(skillId, version, body.changelog, now, files, body.dependencies, conformance),
+    publishedBy: author.login,
+    scan,
+    // From the verified claims of the OIDC token a CI publish token was exchanged for, never from the body.
+    ...(principal.provenance ? { provenance: principal.provenance } : {}),
+  };
   try {
     await putBlobs(deps.blobs, files);
     // Its write decides a race for the number.

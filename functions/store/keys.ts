@@ -58,6 +58,14 @@ export const prefix = {
   reporter: 'REPORTER#',
   /** GSI partition: every open report, for the admins. */
   openReports: 'REPORTS#open',
+  /** A trusted publisher, in the partition of its repository (the OIDC exchange looks them up by it). */
+  trust: 'TRUST#',
+  /** GSI partition: a skill's trusted publishers. */
+  publishersOf: 'PUBLISHERS#',
+  /** A CI publish token (`spt_`), by its hash. */
+  publishToken: 'PUBLISHTOKEN#',
+  /** An OIDC token's `jti`, once exchanged: never again. */
+  oidcToken: 'OIDCJTI#',
   /** A file a ClawHub client announced (and then sent) before publishing it, by its ticket's hash. */
   upload: 'UPLOAD#',
 } as const;
@@ -114,6 +122,13 @@ export const rateLimitKey = (userId: string, action: string): ItemKey => ({ pk: 
 export const lockKey = (name: string): ItemKey => ({ pk: prefix.lock + name, sk: 'LOCK' });
 export const lookalikeKey = (key: string): ItemKey => ({ pk: prefix.lookalike + key, sk: 'LOOKALIKE' });
 export const uploadKey = (ticketHash: string): ItemKey => ({ pk: prefix.upload + ticketHash, sk: 'UPLOAD' });
+/** A trusted publisher: the repository's partition (ignoring case), one item per skill and publisher. */
+export const trustKey = (provider: string, repository: string, skillId: string, publisherId: string): ItemKey => ({
+  pk: `${prefix.trust}${provider}#${repository.toLowerCase()}`,
+  sk: `${skillId}#${publisherId}`,
+});
+export const publishTokenKey = (tokenHash: string): ItemKey => ({ pk: prefix.publishToken + tokenHash, sk: 'PUBLISHTOKEN' });
+export const oidcTokenKey = (issuer: string, jti: string): ItemKey => ({ pk: `${prefix.oidcToken}${issuer}#${jti}`, sk: 'OIDCJTI' });
 export const orgKey = (login: string): ItemKey => ({ pk: prefix.org + login.toLowerCase(), sk: 'ORG' });
 export const invitationKey = (org: string, userId: string): ItemKey => ({ pk: prefix.org + org.toLowerCase(), sk: sortPrefix.invitation + userId });
 export const membershipKey = (userId: string, org: string): ItemKey => ({ pk: prefix.user + userId, sk: sortPrefix.membership + org.toLowerCase() });

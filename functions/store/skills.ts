@@ -3,6 +3,7 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { DomainError } from '#core/errors';
 import type { Owner } from '#core/policy';
 import type { Price } from '#core/price';
+import { provenanceSchema } from '#core/provenance-schema';
 import { scanResultSchema } from '#core/scan/scan-result-schema';
 import { isRelease, releaseKey } from '#core/semver-order';
 import { isValidSlug } from '#core/slug';
@@ -111,6 +112,8 @@ const versionItemSchema = z.object({
   scan: z.optional(scanResultSchema),
   /** When the last rescan stored `scan`; absent while the scan is publishing's own (then it ran at `publishedAt`). */
   scannedAt: z.optional(z.string()),
+  /** Where a version a CI workflow published came from, from its OIDC token's verified claims (docs/api.md §7.14). */
+  provenance: z.optional(provenanceSchema),
 });
 /**
  * A version as readers of its partition give it: the item, and the registry's signature of it

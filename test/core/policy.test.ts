@@ -33,6 +33,7 @@ const actor = (overrides: Partial<Actor> = {}): Actor => ({
   ...overrides,
 });
 const key = (scopes: readonly Scope[] = SCOPES, narrow: Partial<Credential> = {}): Credential => ({ kind: 'api-key', scopes, ...narrow });
+const token = (skills: string[]): Credential => ({ kind: 'publish-token', scopes: ['publish'], skills });
 const orgSkill = (overrides: Partial<SkillResource> = {}): SkillResource => ({
   kind: 'skill',
   id: 'skill-1',
@@ -89,6 +90,36 @@ describe('the policy, case by case', () => {
     ['a maintainer publishes versions', actor({ roles: in_('maintainer') }), 'skill.publish_version', orgSkill(), 'allowed'],
     ['a member may not publish versions', actor({ roles: in_('member') }), 'skill.publish_version', orgSkill(), 'forbidden'],
     ['a stranger may not publish to a public org skill', actor(), 'skill.publish_version', orgSkill(), 'forbidden'],
+    [
+      'a publish token publishes versions of a skill it reaches, whoever the roles',
+      actor({ credential: token(['skill-1']) }),
+      'skill.publish_version',
+      orgSkill(),
+      'allowed',
+    ],
+    ['a publish token reaches only its skills', actor({ credential: token(['skill-9']) }), 'skill.publish_version', orgSkill(), 'insufficient_scope'],
+    [
+      'a publish token publishes to a private skill it reaches',
+      actor({ credential: token(['skill-1']) }),
+      'skill.publish_version',
+      orgSkill({ visibility: 'private' }),
+      'allowed',
+    ],
+    [
+      'a publish token sees no private skill it does not reach',
+      actor({ credential: token(['skill-9']) }),
+      'skill.publish_version',
+      orgSkill({ visibility: 'private' }),
+      'not_found',
+    ],
+    ['a publish token may not yank', actor({ roles: in_('owner'), credential: token(['skill-1']) }), 'skill.yank', orgSkill(), 'insufficient_scope'],
+    [
+      'a publish token may not manage trusted publishers',
+      actor({ roles: in_('owner'), credential: token(['skill-1']) }),
+      'skill.manage_publishers',
+      orgSkill(),
+      'insufficient_scope',
+    ],
     ['a read key may not publish', actor({ roles: in_('owner'), credential: key(['read']) }), 'skill.publish_version', orgSkill(), 'insufficient_scope'],
     [
       'a key narrowed to one skill may not touch another',
@@ -187,6 +218,7 @@ const RANK: Record<Role | 'none', number> = { none: 0, member: 1, maintainer: 2,
 const MODEL: Record<SkillAction, { scope: Scope; rank: number; admin?: true }> = {
   'skill.read': { scope: 'read', rank: 1 },
   'skill.publish_version': { scope: 'publish', rank: 2 },
+  'skill.manage_publishers': { scope: 'manage', rank: 2 },
   'skill.yank': { scope: 'manage', rank: 2 },
   'skill.deprecate': { scope: 'manage', rank: 2 },
   'skill.set_price': { scope: 'manage', rank: 3 },

@@ -47,7 +47,7 @@ export const publishingOperations = operations(
       description:
         'A quarantined skill takes no new version (403 quarantined). The version is scanned: the answer carries the scan, and a malicious verdict is a 422 content_rejected with details.findings. ' +
         'Rate limited per author (new versions of all their skills together): a success carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset, a 429 also Retry-After.',
-      auth: 'sessionOrApiKey',
+      auth: 'publisher',
       body: versionBodySchema,
       success: { status: 201, description: 'Created', schema: versionCreatedSchema },
       errors: [

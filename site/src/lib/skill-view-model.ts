@@ -1,5 +1,6 @@
 import { limits } from '#core/limits';
 import type { RegistryDocument } from '#core/registry-document';
+import { type Provenance, provenanceLine, runUrl } from '#core/provenance';
 import type { Finding, ScanResult } from '#core/scan/finding';
 import { authorPagePath, categoryPagePath, skillPagePath } from '#core/static-paths';
 import { formatBytes, installCommand, LOCAL_ORIGIN, priceLabel, skillsCommand, utcDay } from './format.ts';
@@ -52,6 +53,10 @@ export interface SkillViewModel {
   hasFindings: boolean;
   /** `Scanned 2026-11-28 with rules 2026.11.24-…`: when the scan ran (at publish or the last rescan). */
   scanned: string;
+  /** Where the current version was built, when CI published it: "built from owner/repo@sha by workflow", linking the run. */
+  hasProvenance: boolean;
+  provenance: string;
+  provenanceUrl: string;
 }
 
 export interface FindingViewModel {
@@ -75,6 +80,10 @@ export interface VersionViewModel {
   rowClass: string;
   /** What a yanked version says beside it: its reason, or that none was given. */
   yankNote: string;
+  /** Where the version was built, when CI published it, linking the run. */
+  hasProvenance: boolean;
+  provenance: string;
+  provenanceUrl: string;
 }
 
 export interface FileViewModel {
@@ -114,6 +123,7 @@ export function skillViewModel(doc: RegistryDocument, origin = LOCAL_ORIGIN): Sk
     deprecated: doc.deprecated ?? '',
     ...scanViewModel(doc.scan, doc.slug, origin),
     scanned: scannedLine(doc),
+    ...provenanceViewModel(doc.versions.find((v) => v.version === doc.currentVersion)?.provenance),
   };
 }
 
@@ -122,6 +132,13 @@ function scannedLine(doc: RegistryDocument): string {
   const current = doc.versions.find((v) => v.version === doc.currentVersion);
   const when = current?.scannedAt ?? current?.publishedAt;
   return doc.scan && when ? `Scanned ${utcDay(when)} with rules ${doc.scan.rulesVersion}.` : '';
+}
+
+/** The "built from" line of a version a CI workflow published (docs/api.md §7.14), or nothing to show. */
+function provenanceViewModel(provenance: Provenance | undefined): Pick<VersionViewModel, 'hasProvenance' | 'provenance' | 'provenanceUrl'> {
+  return provenance
+    ? { hasProvenance: true, provenance: provenanceLine(provenance), provenanceUrl: runUrl(provenance) }
+    : { hasProvenance: false, provenance: '', provenanceUrl: '' };
 }
 
 /** What the page says about a scan; a version published before scanning has none. */
@@ -170,5 +187,6 @@ export function versionViewModel(v: RegistryDocument['versions'][number], curren
     yanked,
     rowClass: yanked ? 'yanked' : '',
     yankNote: yanked ? `Yanked: ${v.yankReason ?? 'no reason given'}. Installed only where a lockfile pins it.` : '',
+    ...provenanceViewModel(v.provenance),
   };
 }

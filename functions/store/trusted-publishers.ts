@@ -1,0 +1,84 @@
+import * as z from 'zod/mini';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { notFound } from '#core/errors';
+import { newId } from '../platform/secrets.ts';
+import { type Db, isConditionFailed, parseItem, queryAll, tableKeys } from './db.ts';
+import { prefix, trustKey } from './keys.ts';
+
+/**
+ * Trusted publishers (docs/api.md §7.14): the CI workflows a skill's owning side lets publish its
+ * versions. Each is one item in its repository's partition, `TRUST#github#<owner/repo>`, so the
+ * OIDC exchange finds every skill a workflow may publish with one Query; a skill's list is a GSI
+ * partition, `PUBLISHERS#<skill id>`.
+ */
+
+const trustedPublisherItemSchema = z.object({
+  id: z.string(),
+  skillId: z.string(),
+  provider: z.literal('github'),
+  /** `owner/repo` as it was given; matched ignoring case. */
+  repository: z.string(),
+  /** The workflow file's name under `.github/workflows/`. */
+  workflow: z.string(),
+  environment: z.optional(z.string()),
+  createdAt: z.string(),
+  /** The login of who added it. */
+  createdBy: z.string(),
+});
+export type TrustedPublisherItem = z.output<typeof trustedPublisherItemSchema>;
+
+const listPartition = (skillId: string) => prefix.publishersOf + skillId;
+
+export async function putTrustedPublisher(db: Db, fields: Omit<TrustedPublisherItem, 'id'>): Promise<TrustedPublisherItem> {
+  const item: TrustedPublisherItem = { id: newId(), ...fields };
+  await db.doc.send(
+    new PutCommand({
+      TableName: db.table,
+      Item: {
+        ...trustKey(item.provider, item.repository, item.skillId, item.id),
+        ...item,
+        gsi1pk: listPartition(item.skillId),
+        gsi1sk: `${item.createdAt}#${item.id}`,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  return item;
+}
+
+/** A skill's trusted publishers, oldest first. */
+export async function listTrustedPublishers(db: Db, skillId: string): Promise<TrustedPublisherItem[]> {
+  const items = await queryAll(db, {
+    IndexName: tableKeys.byOwner.name,
+    KeyConditionExpression: 'gsi1pk = :skill',
+    ExpressionAttributeValues: { ':skill': listPartition(skillId) },
+  });
+  return items.map(toTrustedPublisher);
+}
+
+/** Every skill's trusted publishers naming `repository` (any case): what an OIDC token of that repository may match. */
+export async function trustedPublishersOf(db: Db, provider: string, repository: string): Promise<TrustedPublisherItem[]> {
+  const items = await queryAll(db, {
+    KeyConditionExpression: 'pk = :repo',
+    ExpressionAttributeValues: { ':repo': trustKey(provider, repository, '', '').pk },
+    ConsistentRead: true,
+  });
+  return items.map(toTrustedPublisher);
+}
+
+/** Removes publisher `id` of `skillId` and gives it as it was; one of another skill is as unknown as a missing one. */
+export async function deleteTrustedPublisher(db: Db, skillId: string, id: string): Promise<TrustedPublisherItem> {
+  const found = (await listTrustedPublishers(db, skillId)).find((p) => p.id === id);
+  if (!found) throw notFound('No such trusted publisher');
+  try {
+    await db.doc.send(
+      new DeleteCommand({ TableName: db.table, Key: trustKey(found.provider, found.repository, skillId, id), ConditionExpression: 'attribute_exists(pk)' }),
+    );
+  } catch (error) {
+    if (isConditionFailed(error)) throw notFound('No such trusted publisher');
+    throw error;
+  }
+  return found;
+}
+
+const toTrustedPublisher = (raw: Record<string, unknown>): TrustedPublisherItem => parseItem(trustedPublisherItemSchema, raw, 'trusted publisher');

@@ -248,7 +248,7 @@ export function requireProvenance(targets: readonly Target[]): void {
     'no_provenance',
     `${without.map((t) => `${t.slug}@${t.version}`).join(', ')} ${without.length === 1 ? 'has' : 'have'} no provenance: not published from CI by a trusted publisher`,
     {
-      details: { versions: without.map((t) => ({ slug: t.slug, version: t.version })) },
+      details: { versions: without.map((t) => `${t.slug}@${t.version}`) },
       hint: 'install without --require-provenance to accept it, or ask its author to publish from CI (docs: trusted publishing)',
     },
   );

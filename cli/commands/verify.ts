@@ -49,7 +49,7 @@ export async function verify(options: { registry?: string }, io: CommandIo): Pro
   if (failed.length > 0) {
     const code = failed.some((s) => s.state === 'bad_signature') ? 'bad_signature' : 'integrity_mismatch';
     throw new CliError(code, `${plural(failed.length, 'installed skill')} failed verification`, {
-      details: { skills },
+      details: { failed: failed.map((s) => `${s.slug}@${s.version}: ${s.state}`) },
       hint: 'skillpress install reinstalls what the lockfile names; report a bad signature to the registry',
     });
   }

@@ -157,7 +157,7 @@ describe('skillpress verify', () => {
     const badSig = await cli(dir, url, 'verify');
     expect(badSig.code).toBe(3);
     expect(badSig.json.error.code).toBe('bad_signature');
-    expect(badSig.json.error.details.skills[0].state).toBe('bad_signature');
+    expect(badSig.json.error.details.failed).toEqual(['hello@1.0.0: bad_signature']);
 
     tamper = false;
     const skillMd = join(dir, ok.json.skills[0].path, 'SKILL.md');
@@ -165,7 +165,7 @@ describe('skillpress verify', () => {
     const modified = await cli(dir, url, 'verify');
     expect(modified.code).toBe(3);
     expect(modified.json.error.code).toBe('integrity_mismatch');
-    expect(modified.json.error.details.skills[0].state).toBe('modified');
+    expect(modified.json.error.details.failed).toEqual(['hello@1.0.0: modified']);
   });
 
   it('exits 3 when the registry now publishes another integrity for the installed version', async () => {
@@ -180,6 +180,6 @@ describe('skillpress verify', () => {
     other = true;
     const result = await cli(dir, url, 'verify');
     expect(result.code).toBe(3);
-    expect(result.json.error.details.skills[0].state).toBe('integrity_changed');
+    expect(result.json.error.details.failed).toEqual(['hello@1.0.0: integrity_changed']);
   });
 });

@@ -6,6 +6,7 @@ import { fill, renderList } from '../fill.ts';
 import { api, confirmed, messageOf, writeRunner } from './api.ts';
 import { drawChart } from './chart.ts';
 import { wireLifecycle } from './lifecycle.ts';
+import { wireTrustedPublishers } from './trusted-publishers.ts';
 import type { MyOrg, Role } from './orgs.ts';
 import { showSkillReports } from './reports.ts';
 
@@ -60,6 +61,7 @@ export function wireSkillPanel(
 ): { open(skill: OwnSkill, focus: boolean, context: PanelContext): Promise<void> } {
   const part = <T extends HTMLElement = HTMLElement>(role: string) => panel.querySelector<T>(`[data-role="${role}"]`)!;
   const lifecycle = wireLifecycle(part('lifecycle'), changed);
+  const publishers = wireTrustedPublishers(part('trusted-publishers'));
   const status = part('skill-status');
   const tokenSecret = part('new-token');
   let current: Skill | undefined;
@@ -78,6 +80,7 @@ export function wireSkillPanel(
     part('free-access').hidden = skill.paid;
     part('paid-access').hidden = !skill.paid || !runs;
     part('lifecycle').hidden = !maintains;
+    part('trusted-publishers').hidden = !maintains;
     part('skill-moderation').hidden = !maintains;
     showOwnership(skill);
     tokenSecret.hidden = true;
@@ -93,6 +96,7 @@ export function wireSkillPanel(
         skill.paid && runs ? showSales(skill) : undefined,
         maintains ? showSkillReports(panel, skill, () => current === skill) : undefined,
         maintains ? lifecycle.open(skill) : undefined,
+        maintains ? publishers.open(skill) : undefined,
       ]);
     } catch (error) {
       status.textContent = messageOf(error);

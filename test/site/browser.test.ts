@@ -529,6 +529,29 @@ describe('yanked versions and deprecated skills', () => {
     expect(await page.getByRole('button', { name: 'Deprecate' }).isVisible()).toBe(true);
     await eventually(async () => (await call(base, `/api/registry/${legacy.slug}`)).body.deprecated).toBeUndefined();
   });
+
+  it('trusts a GitHub workflow from the dashboard, lists it, and removes it', async () => {
+    await signInAs('alice');
+    await page.locator('[data-list=skills] tr', { hasText: 'Legacy Linter' }).getByRole('button', { name: 'Analytics and access' }).click();
+    await eventually(() => page.locator('[data-role=no-publishers]').isVisible()).toBe(true);
+    await page.getByLabel('Repository').fill('octo/legacy-linter');
+    await page.getByLabel('Workflow file').fill('publish.yml');
+    await page.getByLabel('Environment (optional)').fill('production');
+    await page.getByRole('button', { name: 'Trust this workflow' }).click();
+    const rows = page.locator('[data-list=publishers] tr');
+    await eventually(() => rows.locator('th').allTextContents()).toEqual(['octo/legacy-linter']);
+    expect(await rows.locator('td').nth(0).textContent()).toBe('.github/workflows/publish.yml');
+    expect(await rows.locator('td').nth(1).textContent()).toBe('production');
+    const listed = await call(base, `/api/skills/${legacy.id}/trusted-publishers`, { headers: auth() });
+    expect(listed.body.publishers).toMatchObject([
+      { repository: 'octo/legacy-linter', workflow: 'publish.yml', environment: 'production', createdBy: 'alice' },
+    ]);
+
+    await rows.getByRole('button', { name: 'Remove' }).click();
+    await rows.getByRole('button', { name: 'Click again to remove' }).click();
+    await eventually(() => rows.count()).toBe(0);
+    expect((await call(base, `/api/skills/${legacy.id}/trusted-publishers`, { headers: auth() })).body.publishers).toEqual([]);
+  });
 });
 
 describe('buying a paid skill', () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePeerClients, type PeerClients } from '#scripts/peer-clients';
+import { skillsCommand } from '../../site/src/lib/format.ts';
 import { eventually } from '../support/eventually.ts';
 import { call, type ServerProcess, startServer } from '../support/server-process.ts';
 
@@ -223,6 +224,30 @@ describe('the skills CLI (npm skills 1.7.4)', () => {
     expect(installed).toContain('interop-multi');
     expect(installed).toContain('interop-single');
   });
+
+  it("installs one skill with its page's command, which downloads and counts that skill alone", async () => {
+    // The command a skill page shows, from the site's own code (test/site/browser.test.ts checks
+    // that the page renders it; this stack builds no site).
+    const command = skillsCommand('interop-single', base);
+    expect(command).toBe(`npx skills add ${base}/skills/interop-single`);
+    const [npx, skillsPackage, ...args] = command.split(' ');
+    expect([npx, skillsPackage]).toEqual(['npx', 'skills']);
+    const pageProject = join(work, 'skills-page-project');
+    mkdirSync(pageProject, { recursive: true });
+    const before = { multi: await installsOf('multi'), single: await installsOf('single') };
+    await ok(clients.skills, [...args, '--agent', 'claude-code', '--yes'], pageProject);
+    expectInstalled(join(pageProject, '.claude/skills/interop-single'), published.single['1.0.0']);
+    expect(existsSync(join(pageProject, '.claude/skills/interop-multi'))).toBe(false);
+    const after = await eventually(
+      () => installsOf('single'),
+      (counts) => counts.total > before.single.total,
+    );
+    expect(after.total - before.single.total).toBe(1);
+    expect(after.byClient.skills! - before.single.byClient.skills!).toBe(1);
+    expect(after.bySource.cli! - before.single.bySource.cli!).toBe(1);
+    // The root index was read (the client tries the scoped one first), but no other skill was downloaded.
+    expect(await installsOf('multi')).toEqual(before.multi);
+  });
 });
 
 describe('clawdhub (npm clawdhub 0.3.0)', () => {
@@ -263,10 +288,10 @@ describe('clawdhub (npm clawdhub 0.3.0)', () => {
       // Resolve names the version by the folder's fingerprint: nothing to do.
       expect((await clawOk(['update', '--all'], dir)).output).toContain('interop-multi: up to date (1.0.0)');
     }
-    // Two installs of each (one per folder) by ClawHub's client; checking for updates (resolve) counts none.
-    for (const skill of ['multi', 'single'] as const) {
-      expect(await installsOf(skill), skill).toMatchObject({ total: 4, byClient: { skills: 2, clawhub: 2 } });
-    }
+    // Two installs of each (one per folder) by ClawHub's client, beside the skills CLI's (interop-single
+    // once more, from its page's command); checking for updates (resolve) counts none.
+    expect(await installsOf('multi')).toMatchObject({ total: 4, byClient: { skills: 2, clawhub: 2 } });
+    expect(await installsOf('single')).toMatchObject({ total: 5, byClient: { skills: 3, clawhub: 2 } });
     expect((await clawOk(['list'])).stdout).toContain('interop-multi  1.0.0');
   });
 
@@ -486,13 +511,26 @@ describe('clawhub (npm clawhub 0.23.3, the current release)', () => {
     expect(missing.output).toContain('Skill not found');
   });
 
-  it('installs a pinned version byte for byte, updates it, and finds it up to date', async () => {
+  it('installs a pinned version byte for byte, updates it, and finds it up to date, each download counted under clawhub', async () => {
+    const id = (await call(base, '/api/registry/interop-hub')).body.id as string;
+    const installs = async () => {
+      const res = await call(base, `/api/analytics/${id}`, { headers: { cookie } });
+      expect(res.status).toBe(200);
+      return res.body as { total: number; bySource: Record<string, number>; byClient: Record<string, number> };
+    };
+    const before = await installs();
     await clawOk(['install', 'interop-hub', '--version', '1.0.0'], 'pinned');
     expectInstalled(join(project, 'pinned/interop-hub'), v1, '.clawhub');
     const updated = await clawOk(['update', 'interop-hub'], 'pinned');
     expect(updated.output).toContain('1.1.0');
     expectInstalled(join(project, 'pinned/interop-hub'), v2, '.clawhub');
     expect((await clawOk(['update', '--all'], 'pinned')).output).toContain('up to date');
+    // The install and the update downloaded once each; the up-to-date check (resolve) counts nothing.
+    const after = await installs();
+    expect(after.total - before.total).toBe(2);
+    expect(after.byClient.clawhub! - before.byClient.clawhub!).toBe(2);
+    expect(after.byClient.skills).toBe(before.byClient.skills);
+    expect(after.bySource.cli! - before.bySource.cli!).toBe(2);
     const refused = await claw(['install', 'interop-hub', '--version', '9.9.9'], 'other');
     expect(refused.code).not.toBe(0);
     expect(refused.output).toContain('Version not found');

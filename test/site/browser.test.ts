@@ -143,7 +143,7 @@ describe('the catalog', () => {
     // Commands that work pasted into a fresh shell: our CLI from this registry, and the skills CLI.
     // (A page built before the port was known names it once its script has run.)
     await eventually(() => page.locator('#install-command').textContent()).toBe(`npx -y ${base}/cli/skillpress.tgz install pretty-json`);
-    expect(await page.locator('#install-skills-command').textContent()).toBe(`npx skills add ${base} --skill pretty-json`);
+    expect(await page.locator('#install-skills-command').textContent()).toBe(`npx skills add ${base}/skills/pretty-json`);
     expect(await page.locator('.facts').textContent()).toMatch(/Author\s+alice\s+Version\s+2\.0\.0\s+Category\s+dev-tools\s+Price\s+Free/);
     expect(await page.locator('[data-list=files] [data-field=filename]').allTextContents()).toEqual(['SKILL.md', 'examples/input.json', 'scripts/format.sh']);
     expect(await layoutShift(page)).toBeLessThan(0.01);

@@ -32,7 +32,7 @@ describe('the skill page model', () => {
     expect(model).toMatchObject({
       name: 'Pretty JSON',
       install: 'npx -y https://skills.example/cli/skillpress.tgz install pretty-json',
-      installSkills: 'npx skills add https://skills.example --skill pretty-json',
+      installSkills: 'npx skills add https://skills.example/skills/pretty-json',
       categoryHref: '/categories/dev-tools/',
       price: 'Free',
       updated: '2026-11-02',
@@ -132,6 +132,6 @@ describe('the skill page model', () => {
     expect(formatTimestamp('2026-11-01T14:05:09.123Z')).toBe('2026-11-01 14:05 UTC');
     expect(formatTimestamp(null)).toBe('never');
     expect(installCommand('a-b', 'https://skills.example')).toBe('npx -y https://skills.example/cli/skillpress.tgz install a-b');
-    expect(skillsCommand('a-b', 'https://skills.example')).toBe('npx skills add https://skills.example --skill a-b');
+    expect(skillsCommand('a-b', 'https://skills.example')).toBe('npx skills add https://skills.example/skills/a-b');
   });
 });

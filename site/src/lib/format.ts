@@ -56,9 +56,13 @@ export function installCommand(slug: string, origin = LOCAL_ORIGIN): string {
   return `npx -y ${origin}/cli/skillpress.tgz install ${slug}`;
 }
 
-/** The `skills` CLI's install command for a free skill, through this registry's discovery index. */
+/**
+ * The `skills` CLI's install command for a free skill, through the skill's own discovery index
+ * under its page: given the site's root, `skills add` downloads every skill of the root index
+ * before it chooses, and each download counts as an install.
+ */
 export function skillsCommand(slug: string, origin = LOCAL_ORIGIN): string {
-  return `npx skills add ${origin} --skill ${slug}`;
+  return `npx skills add ${origin}/skills/${slug}`;
 }
 
 /** `2026-11-01T14:05:09.123Z` → `2026-11-01 14:05 UTC`; '' stays '' (never used). */

@@ -2,10 +2,13 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CliError, EXIT, type ExitCode, usage } from './cli-error.ts';
 import { deprecate } from './commands/deprecate.ts';
 import { info } from './commands/info.ts';
+import { init } from './commands/init.ts';
 import { install } from './commands/install.ts';
 import { list } from './commands/list.ts';
 import { login, logout } from './commands/login.ts';
 import { publish } from './commands/publish.ts';
+import { publishAll } from './commands/publish-all.ts';
+import { isBump } from './publish-plan.ts';
 import { scan } from './commands/scan.ts';
 import { search } from './commands/search.ts';
 import { uninstall } from './commands/uninstall.ts';
@@ -70,6 +73,35 @@ function versionCommand({ io, values, positionals, registry }: Pick<Context, 'io
       slug: str(values.slug),
       dryRun: values['dry-run'] === true,
       oidc: values.oidc === true,
+    },
+    io,
+  );
+}
+
+const publishAllOptions: Options = {
+  all: { type: 'boolean' },
+  bump: { type: 'string' },
+  changelog: { type: 'string' },
+  org: { type: 'string' },
+  private: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+};
+
+/** `publish --all [dir]` and `sync [dir]`. */
+function runPublishAll({ io, values, positionals, registry }: Context): Promise<unknown> {
+  if (positionals.length > 1) throw usage('name one folder: every skill folder under it is published');
+  const bump = str(values.bump) ?? 'patch';
+  if (!isBump(bump)) throw usage('--bump must be patch, minor or major');
+  return publishAll(
+    {
+      registry: registry(),
+      dir: positionals[0] ?? '.',
+      category: str(values.category),
+      bump,
+      changelog: str(values.changelog),
+      org: str(values.org),
+      private: values.private === true,
+      dryRun: values['dry-run'] === true,
     },
     io,
   );
@@ -229,40 +261,68 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
     optionHelp: [registryHelp],
     run: ({ io, registry }) => logout({ registry: registry() }, io),
   },
+  init: {
+    usage: 'init [name]',
+    summary: 'Start a skill: write a SKILL.md (in ./<name>/, or here) ready to fill in',
+    description: `Write a SKILL.md that is a valid Agent Skill, named after its folder: ./<name>/ (created
+when missing; <name> may be a path, its last part naming the skill), or the current folder
+without one. An existing SKILL.md is never overwritten. Fill in its description and instructions,
+then check it with skillpress scan and publish it with skillpress publish.`,
+    options: { description: { type: 'string' }, category: { type: 'string' } },
+    optionHelp: [
+      ['--description <text>', 'what the skill does and when to use it (else a placeholder publish refuses)'],
+      ['--category <label>', 'written under metadata, where publish reads it'],
+    ],
+    run: ({ io, values, positionals }) => {
+      if (positionals.length > 1) throw usage('init takes one name: skillpress init <name>');
+      return init({ name: positionals[0], description: str(values.description), category: str(values.category) }, io);
+    },
+  },
   publish: {
-    usage: 'publish [dir]',
-    summary: 'Publish a folder with a SKILL.md as a new skill (1.0.0)',
+    usage: 'publish [dir] | publish --all [dir]',
+    synopsis: 'publish [dir]',
+    summary: 'Publish a folder with a SKILL.md as a new skill (1.0.0); --all: every skill under a folder',
     description: `Publish a folder as a new skill at 1.0.0. The SKILL.md front matter names it (name is
 the slug) and describes it, and must be a valid Agent Skill: the folder is checked as the
 registry checks it before anything is sent. Also read, under metadata: category, dependencies
 ("pdf-tools@^1.2.0, other@1.0.0"). The display name is the first "# heading". The files are the
 folder's minus what .gitignore and .skillignore exclude, and never .git, node_modules, .agents or
 .skills; binary files are sent as base64, executable ones as executable. For later versions use
-skillpress version.`,
+skillpress version.
+
+With --all (or skillpress sync), every skill folder under [dir] is published: a new one at 1.0.0,
+one whose files differ from its newest version as that version bumped (--bump, patch by
+default), and one that has not changed is left alone, so running it again sends nothing. Every
+folder is checked before anything is sent.`,
     options: {
+      ...publishAllOptions,
       category: { type: 'string' },
       slug: { type: 'string' },
       paid: { type: 'boolean' },
-      changelog: { type: 'string' },
-      org: { type: 'string' },
-      private: { type: 'boolean' },
-      'dry-run': { type: 'boolean' },
       oidc: { type: 'boolean' },
     },
     optionHelp: [
+      ['--all', 'every skill folder under [dir] that is new or changed (see above)'],
       ['--category <label>', 'category (or "category:" under metadata in the front matter)'],
       ['--slug <slug>', 'the slug you mean to publish: must be the SKILL.md name'],
       ['--paid', 'a paid skill: delivered only with a download token or a grant'],
       ['--org <login>', 'publish into an organisation you maintain or own'],
       ['--private', "with --org: only the organisation's members see and install it"],
-      ['--changelog <text>', 'notes for 1.0.0'],
-      ['--dry-run', 'list the files that would be sent, send nothing'],
+      ['--changelog <text>', 'notes for 1.0.0 (with --all: for every version published)'],
+      ['--bump <part>', 'with --all: patch (default), minor or major, for changed skills'],
+      ['--dry-run', 'list what would be sent, send nothing'],
       ['--oidc', 'from CI, with no key (a trusted publisher): publish [dir] <semver> --oidc adds that version to the existing skill'],
       registryHelp,
     ],
-    run: ({ io, values, positionals, registry }) => {
+    run: (ctx) => {
+      const { io, values, positionals, registry } = ctx;
+      if (values.all === true) {
+        if (values.paid === true || values.slug !== undefined) throw usage('--paid and --slug name one skill: publish it alone, or leave them out with --all');
+        return runPublishAll(ctx);
+      }
       // CI creates no skills: with --oidc, publish is `version` of the skill the folder names.
       if (values.oidc === true) return versionCommand({ io, values, positionals, registry }, 'publish [dir] <semver> --oidc');
+      if (values.bump !== undefined) throw usage('--bump goes with --all; one skill takes skillpress version [dir] patch|minor|major');
       if (positionals.length > 1) throw usage('publish takes one folder');
       return publish(
         {
@@ -280,6 +340,25 @@ skillpress version.`,
       );
     },
   },
+  sync: {
+    usage: 'sync [dir]',
+    summary: 'Publish every skill folder under dir that is new or changed (publish --all)',
+    description: `The same as skillpress publish --all [dir]: every skill folder under [dir] (a folder with
+a SKILL.md) that is not in the registry is published at 1.0.0, every one whose files differ
+from its newest version gets that version bumped (--bump, patch by default), and the others
+are left alone. Every folder is checked before anything is sent.`,
+    options: { ...publishAllOptions, category: { type: 'string' } },
+    optionHelp: [
+      ['--category <label>', 'for new skills whose SKILL.md names none'],
+      ['--org <login>', 'publish new skills into an organisation you maintain or own'],
+      ['--private', "with --org: only the organisation's members see and install them"],
+      ['--changelog <text>', 'notes for every version published'],
+      ['--bump <part>', 'patch (default), minor or major, for changed skills'],
+      ['--dry-run', 'list what would be sent, send nothing'],
+      registryHelp,
+    ],
+    run: runPublishAll,
+  },
   scan: {
     usage: 'scan [dir]',
     summary: "Check a skill folder with the registry's scanner before publishing",
@@ -295,9 +374,13 @@ registry would refuse it). The findings name the rule, file, line and reason.`,
     },
   },
   version: {
-    usage: 'version [dir] <semver> --changelog <text>',
-    synopsis: 'version [dir] <semver>',
+    usage: 'version [dir] <semver|patch|minor|major> --changelog <text>',
+    synopsis: 'version [dir] <semver|patch|minor|major>',
     summary: 'Publish the folder as a new version of its skill',
+    description: `Publish the folder as a new version of the skill its SKILL.md names. Give the version
+(1.4.0, 2.0.0-rc.1), or patch, minor or major to bump the highest version the registry has
+(1.3.2 → 1.3.3, 1.4.0, 2.0.0); a bump refuses files identical to that version's. Versions are
+immutable.`,
     options: { changelog: { type: 'string' }, slug: { type: 'string' }, 'dry-run': { type: 'boolean' }, oidc: { type: 'boolean' } },
     optionHelp: [
       ['--changelog <text>', 'what changed; shown by skillpress update and info'],
@@ -306,7 +389,7 @@ registry would refuse it). The findings name the rule, file, line and reason.`,
       ['--oidc', "from CI, with the runner's OIDC token instead of a key (the skill must trust the workflow)"],
       registryHelp,
     ],
-    run: (ctx) => versionCommand(ctx, 'version [dir] <semver> --changelog <text>'),
+    run: (ctx) => versionCommand(ctx, 'version [dir] <semver|patch|minor|major> --changelog <text>'),
   },
   yank: {
     usage: 'yank <slug>@<version> [--reason <text>]',

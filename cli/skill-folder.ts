@@ -62,6 +62,17 @@ export async function readSkillFolder(dir: string, slug?: string): Promise<Skill
   return { ...skillMetadata(files, slug), ...encodeAll(files), skipped };
 }
 
+/** The description `skillpress init` writes when given none (cli/skill-template.ts). */
+export const TEMPLATE_DESCRIPTION = 'Says what this skill does and when an agent should use it (replace this line).';
+
+/** Publishing refuses a folder whose SKILL.md still has the description `init` wrote as a placeholder. */
+export function assertDescribed(folder: SkillFolder, dir: string): void {
+  if (folder.description.trim() !== TEMPLATE_DESCRIPTION) return;
+  throw new CliError('invalid_skill', `${join(dir, SKILL_FILE)} still has the description skillpress init wrote`, {
+    hint: 'say what the skill does and when an agent should use it, e.g. "Formats JSON files. Use when a JSON file is mentioned."',
+  });
+}
+
 interface RawFile {
   filename: string;
   bytes: Buffer;

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import semver from 'semver';
 import { SKILL_FILE } from '../../core/filename.ts';
 import { CliError, usage } from '../cli-error.ts';
@@ -6,8 +6,9 @@ import { apiKeyFor } from '../credentials.ts';
 import type { CommandIo } from '../ui.ts';
 import { type PublishedSkill, RegistryClient } from '../registry-client.ts';
 import { warnIfFlagged } from '../scan-findings.ts';
-import { readSkillFolder, type SkillFolder } from '../skill-folder.ts';
+import { assertDescribed, readSkillFolder, type SkillFolder } from '../skill-folder.ts';
 import { columns, formatBytes, plural, type Ui } from '../ui.ts';
+import type { PublishBody } from '../../core/schemas.ts';
 import { validated } from '../validated.ts';
 
 export interface PublishOptions {
@@ -54,24 +55,14 @@ export async function publish(options: PublishOptions, io: CommandIo): Promise<P
   const { ui } = io;
   const dir = resolve(io.cwd, options.dir);
   const folder = await readSkillFolder(dir, options.slug);
+  assertDescribed(folder, options.dir);
   const category = options.category ?? folder.category;
   if (!category)
     throw usage(
       'a category is needed',
       'pass --category <label> (e.g. --category dev-tools) or add it to the SKILL.md front matter: "metadata:" then "  category: dev-tools"',
     );
-  const body = await validated('publish', {
-    name: folder.name,
-    description: folder.description,
-    category,
-    slug: folder.slug,
-    paid: options.paid,
-    files: folder.files,
-    ...(options.changelog ? { changelog: options.changelog } : {}),
-    dependencies: folder.dependencies,
-    ...(options.org === undefined ? {} : { owner: options.org }),
-    ...(options.private ? { visibility: 'private' } : {}),
-  });
+  const body = await publishBody(folder, { ...options, category });
   const shownSlug = folder.slug;
   const files = describeFiles(folder);
   reportSkipped(ui, folder);
@@ -102,6 +93,25 @@ export async function publish(options: PublishOptions, io: CommandIo): Promise<P
   return { dryRun: false, slug: skill.slug, skill, files, bytes: folder.bytes, warnings: [...folder.warnings, ...warnings] };
 }
 
+/** The publish request for a folder, checked with the API's own schema. */
+export function publishBody(
+  folder: SkillFolder,
+  options: Pick<PublishOptions, 'paid' | 'changelog' | 'org' | 'private'> & { category: string },
+): Promise<PublishBody> {
+  return validated('publish', {
+    name: folder.name,
+    description: folder.description,
+    category: options.category,
+    slug: folder.slug,
+    paid: options.paid,
+    files: folder.files,
+    ...(options.changelog ? { changelog: options.changelog } : {}),
+    dependencies: folder.dependencies,
+    ...(options.org === undefined ? {} : { owner: options.org }),
+    ...(options.private ? { visibility: 'private' } : {}),
+  });
+}
+
 /**
  * Prints the warnings not among `shown` (the registry repeats those the local check gave) and
  * returns them.
@@ -129,16 +139,26 @@ export function reportSkipped(ui: Ui, folder: SkillFolder): void {
   for (const path of folder.skipped) ui.warn(`${path} is a link or special file and is not published`);
 }
 
-/** The slug exists: if it is the user's skill, what they want is a new version. */
-async function slugTakenAdvice(client: RegistryClient, error: CliError, slug: string, dir: string): Promise<CliError> {
+/**
+ * A taken slug in the client's terms (the API's message names its own endpoint): the caller's own
+ * skill wants a new version of it, anyone else's a new name.
+ */
+export async function slugTakenAdvice(client: RegistryClient, error: CliError, slug: string, dir: string): Promise<CliError> {
+  const options = { status: error.options.status ?? 409 };
+  const yours = typeof (error.options.details as { skillId?: unknown } | undefined)?.skillId === 'string';
+  if (!yours) {
+    return new CliError(error.code, `the name "${slug}" belongs to another skill in ${client.base}`, {
+      ...options,
+      hint: `publish under another name: change "name: ${slug}" in ${join(dir, SKILL_FILE)} (and the folder's name to match), then run skillpress publish again`,
+    });
+  }
   const current = await client.skill(slug).then(
     (doc) => doc.currentVersion,
     () => undefined,
   );
-  const next = current ? semver.inc(current, 'patch') : '1.0.1';
   const where = dir === '.' ? '' : `${dir} `;
-  return new CliError(error.code, `${error.message}${current ? ` (${slug} is at ${current})` : ''}`, {
-    ...error.options,
-    hint: `if ${slug} is yours, publish a new version instead: skillpress version ${where}${next} --changelog "..."; otherwise choose another --slug`,
+  return new CliError(error.code, `you already publish ${slug}${current ? ` (at ${current})` : ''}: this folder would be a new version of it`, {
+    ...options,
+    hint: `skillpress version ${where}patch --changelog "what changed" (or minor, major, or a version such as ${current ? semver.inc(current, 'minor') : '1.1.0'})`,
   });
 }

@@ -5,16 +5,18 @@ import { apiKeyFor } from '../credentials.ts';
 import type { CommandIo } from '../ui.ts';
 import { RegistryClient, type VersionCreated } from '../registry-client.ts';
 import { warnIfFlagged } from '../scan-findings.ts';
-import { readSkillFolder } from '../skill-folder.ts';
+import { assertDescribed, readSkillFolder, type SkillFolder } from '../skill-folder.ts';
 import { oidcPublishToken } from '../oidc.ts';
 import { formatBytes, plural } from '../ui.ts';
+import { type Bump, bumped, isBump, standingOf } from '../publish-plan.ts';
 import { fromDomainError, validated } from '../validated.ts';
 import { describeFiles, printFiles, type PublishedFile, reportSkipped, reportWarnings } from './publish.ts';
 
 export interface VersionOptions {
   registry: string;
   dir: string;
-  version: string;
+  /** A version, or patch, minor or major: the registry's newest version bumped. */
+  version: string | Bump;
   changelog?: string;
   slug?: string;
   dryRun: boolean;
@@ -34,22 +36,35 @@ export interface VersionResult {
 }
 
 /**
- * `skillpress version [dir] <semver> --changelog <text>`: publishes the folder's files as a new
- * version of the skill its `SKILL.md` names (`--slug`, when given, must be that name), checked as
- * the registry checks them before anything is sent. Versions are immutable.
+ * `skillpress version [dir] <semver|patch|minor|major> --changelog <text>`: publishes the
+ * folder's files as a new version of the skill its `SKILL.md` names (`--slug`, when given, must be
+ * that name), checked as the registry checks them before anything is sent. A bump counts from
+ * the highest version the registry has (yanked ones too: their numbers are taken). Versions are
+ * immutable.
  */
 export async function version(options: VersionOptions, io: CommandIo): Promise<VersionResult> {
   const { ui } = io;
   const { c } = ui;
-  try {
-    assertStrictVersion(options.version);
-  } catch (error) {
-    throw fromDomainError(error);
+  const bump = isBump(options.version) ? options.version : undefined;
+  if (!bump) {
+    try {
+      assertStrictVersion(options.version);
+    } catch (error) {
+      const problem = fromDomainError(error);
+      if (!(problem instanceof CliError)) throw problem;
+      throw new CliError(problem.code, problem.message, {
+        ...problem.options,
+        hint: 'name a version such as 1.2.3, or patch, minor or major to bump the newest one',
+      });
+    }
   }
   const folder = await readSkillFolder(resolve(io.cwd, options.dir), options.slug);
+  assertDescribed(folder, options.dir);
   const slug = folder.slug;
+  const client = new RegistryClient(options.registry, io);
+  const next = bump ? await bumpedVersion(client, folder, bump) : options.version;
   const body = await validated('version', {
-    version: options.version,
+    version: next,
     ...(options.changelog ? { changelog: options.changelog } : {}),
     files: folder.files,
     dependencies: folder.dependencies,
@@ -61,19 +76,11 @@ export async function version(options: VersionOptions, io: CommandIo): Promise<V
 
   if (options.dryRun) {
     printFiles(ui, files);
-    ui.line(
-      c.dim(`Dry run: ${slug}@${options.version} would be published with ${plural(files.length, 'file')} (${formatBytes(folder.bytes)}); nothing was sent.`),
-    );
-    return { dryRun: true, slug, version: options.version, created: null, files, warnings: folder.warnings };
+    ui.line(c.dim(`Dry run: ${slug}@${next} would be published with ${plural(files.length, 'file')} (${formatBytes(folder.bytes)}); nothing was sent.`));
+    return { dryRun: true, slug, version: next, created: null, files, warnings: folder.warnings };
   }
 
-  const client = new RegistryClient(options.registry, io);
-  const doc = await client.skill(slug).catch((error: unknown) => {
-    if (error instanceof CliError && error.code === 'not_found') {
-      throw new CliError('not_found', `${slug} is not published in ${client.base} yet`, { status: 404, hint: 'publish it first: skillpress publish' });
-    }
-    throw error;
-  });
+  const doc = await client.skill(slug).catch(notPublishedYet(client, slug));
   const key = options.oidc ? await publishTokenFor(io, client, slug) : await apiKeyFor(io.env, client.base);
   const created = await client.createVersion(key, doc.id, body).catch((error: unknown) => {
     if (error instanceof CliError && error.code === 'version_exists') {
@@ -104,3 +111,25 @@ async function publishTokenFor(io: CommandIo, client: RegistryClient, slug: stri
     });
   return token;
 }
+
+/** The registry's newest version of the folder's skill, bumped; says so when it is unchanged. */
+async function bumpedVersion(client: RegistryClient, folder: SkillFolder, bump: Bump): Promise<string> {
+  const standing = await standingOf(client, folder);
+  if (standing.state === 'new') throw notPublishedYet(client, folder.slug)(new CliError('not_found', ''));
+  const next = bumped(standing.newest, bump);
+  if (standing.state === 'unchanged') {
+    throw new CliError('usage', `${folder.slug}@${standing.newest} already has exactly these files; ${next} would publish them again`, {
+      hint: `change the skill first; to publish the same files anyway, name the version: skillpress version ${next}`,
+    });
+  }
+  return next;
+}
+
+const notPublishedYet =
+  (client: RegistryClient, slug: string) =>
+  (error: unknown): never => {
+    if (error instanceof CliError && error.code === 'not_found') {
+      throw new CliError('not_found', `${slug} is not published in ${client.base} yet`, { status: 404, hint: 'publish it first: skillpress publish' });
+    }
+    throw error;
+  };

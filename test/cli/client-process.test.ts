@@ -161,7 +161,9 @@ describe('skillpress login and publish', () => {
     const result = await cli(join(work, 'folders', 'pretty-json'), 'publish', '--category', 'dev-tools');
     expectExit(result, 1);
     expect(result.stderr).toContain('slug_taken');
-    expect(result.stderr).toContain('skillpress version 1.0.1 --changelog');
+    expect(result.stderr).toContain('you already publish pretty-json (at 1.0.0)');
+    expect(result.stderr).toContain('skillpress version patch --changelog');
+    expect(result.stderr).not.toContain('/api/');
   });
 });
 

@@ -1,0 +1,266 @@
+import type { Dirent } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { SKILL_FILE } from '../../core/filename.ts';
+import { mapLimit } from '../../core/map-limit.ts';
+import { CliError, usage } from '../cli-error.ts';
+import { apiKeyFor } from '../credentials.ts';
+import { ALWAYS_SKIPPED } from '../ignore-rules.ts';
+import { type Bump, bumped, type Standing, standingOf } from '../publish-plan.ts';
+import { RegistryClient } from '../registry-client.ts';
+import { warnIfFlagged } from '../scan-findings.ts';
+import { assertDescribed, readSkillFolder, type SkillFolder } from '../skill-folder.ts';
+import { columns, type CommandIo, formatBytes, plural } from '../ui.ts';
+import { validated } from '../validated.ts';
+import { publishBody, reportSkipped, reportWarnings, slugTakenAdvice } from './publish.ts';
+
+export interface PublishAllOptions {
+  registry: string;
+  dir: string;
+  /** For new skills whose SKILL.md names none. */
+  category?: string;
+  /** How a changed skill's new version follows its newest one. */
+  bump: Bump;
+  changelog?: string;
+  /** New skills go into this organisation. */
+  org?: string;
+  private?: boolean;
+  dryRun: boolean;
+}
+
+export interface PublishAllEntry {
+  slug: string;
+  /** The skill's folder, relative to the current one. */
+  dir: string;
+  /** `publish`: a new skill at 1.0.0; `version`: a new version of a changed one; `unchanged`: nothing to send. */
+  action: 'publish' | 'version' | 'unchanged';
+  /** The version published (or that would be), or the newest for an unchanged skill. */
+  version: string;
+  /** The newest version before, for `version`. */
+  from?: string;
+  files: number;
+  bytes: number;
+  /** Whether the registry took it: false on a dry run, for an unchanged skill and on a failure. */
+  published: boolean;
+  error?: { code: string; message: string; hint?: string };
+}
+
+export interface PublishAllResult {
+  dryRun: boolean;
+  skills: PublishAllEntry[];
+}
+
+/** How deep under the folder skill folders are looked for (`skills/<group>/<skill>/SKILL.md` is 3). */
+const MAX_DEPTH = 6;
+
+interface Planned {
+  folder: SkillFolder;
+  dir: string;
+  standing: Standing;
+  category?: string;
+  entry: PublishAllEntry;
+}
+
+/**
+ * `skillpress publish --all [dir]` (alias `sync`): every skill folder under `dir` (a folder with a
+ * `SKILL.md`; its own subfolders are its files) that is not in the registry yet is published at
+ * 1.0.0, and every one whose files differ from its newest version gets a new version, that
+ * version bumped (`--bump`, patch by default); identical ones are left alone, so running it again
+ * sends nothing. Every folder is read and checked before anything is sent, and one that cannot
+ * be published stops the run there; skills that others depend on go first.
+ */
+export async function publishAll(options: PublishAllOptions, io: CommandIo): Promise<PublishAllResult> {
+  const { ui } = io;
+  const { c } = ui;
+  const root = resolve(io.cwd, options.dir);
+  const dirs = await skillFolders(root);
+  if (dirs.length === 0) throw usage(`no skill folder under ${options.dir}`, `a skill folder holds a ${SKILL_FILE}; start one with skillpress init <name>`);
+  const shown = (dir: string) => relative(io.cwd, dir) || '.';
+
+  const problems: Record<string, string> = {};
+  const folders: { dir: string; folder: SkillFolder }[] = [];
+  for (const dir of dirs) {
+    try {
+      const folder = await readSkillFolder(dir);
+      assertDescribed(folder, shown(dir));
+      folders.push({ dir, folder });
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      problems[shown(dir)] = problemText(error);
+    }
+  }
+  const bySlug = new Map<string, string>();
+  for (const { dir, folder } of folders) {
+    const other = bySlug.get(folder.slug);
+    if (other !== undefined) problems[shown(dir)] = `names ${folder.slug}, as ${shown(other)} does`;
+    else bySlug.set(folder.slug, dir);
+  }
+  refuseProblems(problems, dirs.length);
+
+  const client = new RegistryClient(options.registry, io);
+  const planned: Planned[] = await mapLimit(folders, 4, async ({ dir, folder }) => {
+    const standing = await standingOf(client, folder);
+    const category = folder.category ?? options.category;
+    if (standing.state === 'new' && !category)
+      problems[shown(dir)] = 'a new skill needs a category: add "metadata:" then "  category: <label>" to its SKILL.md, or pass --category';
+    const entry: PublishAllEntry = {
+      slug: folder.slug,
+      dir: shown(dir),
+      action: standing.state === 'new' ? 'publish' : standing.state === 'changed' ? 'version' : 'unchanged',
+      version: standing.state === 'new' ? '1.0.0' : standing.state === 'changed' ? bumped(standing.newest, options.bump) : standing.newest,
+      ...(standing.state === 'changed' ? { from: standing.newest } : {}),
+      files: folder.files.length,
+      bytes: folder.bytes,
+      published: false,
+    };
+    return { folder, dir, standing, ...(category ? { category } : {}), entry };
+  });
+  refuseProblems(problems, dirs.length);
+
+  const ordered = dependenciesFirst(planned);
+  const rows = ordered.map(({ entry }) => [
+    `  ${entry.action === 'unchanged' ? c.dim('=') : c.green(entry.action === 'publish' ? '+' : '↑')} ${c.bold(entry.slug)}`,
+    entry.action === 'publish'
+      ? `${entry.version} (new)`
+      : entry.action === 'version'
+        ? `${entry.from} → ${entry.version}`
+        : c.dim(`${entry.version} unchanged`),
+    c.dim(`${entry.dir} · ${plural(entry.files, 'file')}, ${formatBytes(entry.bytes)}`),
+  ]);
+  for (const row of columns(rows)) ui.line(row);
+  const sending = ordered.filter((p) => p.entry.action !== 'unchanged');
+  const tally = `${plural(sending.length, 'skill')} to publish, ${ordered.length - sending.length} unchanged`;
+  if (options.dryRun) {
+    ui.line(c.dim(`Dry run: ${tally}; nothing was sent.`));
+    return { dryRun: true, skills: ordered.map((p) => p.entry) };
+  }
+  if (sending.length === 0) {
+    ui.line(c.dim(`Nothing to publish: every skill is as its newest version (${plural(ordered.length, 'skill')}).`));
+    return { dryRun: false, skills: ordered.map((p) => p.entry) };
+  }
+
+  const key = await apiKeyFor(io.env, client.base);
+  for (const { folder, dir, standing, category, entry } of sending) {
+    try {
+      reportSkipped(ui, folder);
+      if (standing.state === 'new') {
+        const skill = await client
+          .publish(
+            key,
+            await publishBody(folder, { paid: false, changelog: options.changelog, org: options.org, private: options.private, category: category! }),
+          )
+          .catch(async (error: unknown) => {
+            if (error instanceof CliError && error.code === 'slug_taken') throw await slugTakenAdvice(client, error, folder.slug, shown(dir));
+            throw error;
+          });
+        warnIfFlagged(ui, `${skill.slug}@${skill.currentVersion}`, skill.scan);
+        reportWarnings(ui, skill.warnings ?? []);
+      } else if (standing.state === 'changed') {
+        const body = await validated('version', {
+          version: entry.version,
+          ...(options.changelog ? { changelog: options.changelog } : {}),
+          files: folder.files,
+          dependencies: folder.dependencies,
+        });
+        const created = await client.createVersion(key, standing.id, body).catch((error: unknown) => {
+          if (error instanceof CliError && error.code === 'forbidden') {
+            throw new CliError(error.code, error.message, {
+              ...error.options,
+              hint: `if ${folder.slug} is not yours, publish yours under another name: change "name: ${folder.slug}" in ${join(shown(dir), SKILL_FILE)}`,
+            });
+          }
+          throw error;
+        });
+        warnIfFlagged(ui, `${folder.slug}@${created.version}`, created.scan);
+        reportWarnings(ui, created.warnings ?? []);
+      }
+      entry.published = true;
+      ui.line(`${c.green('Published')} ${c.bold(folder.slug)}@${entry.version}`);
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      entry.error = { code: String(error.code), message: error.message, ...(error.options.hint ? { hint: error.options.hint } : {}) };
+      ui.warn(`${folder.slug} was not published: ${error.code}`);
+    }
+  }
+  const failed = sending.filter((p) => p.entry.error);
+  if (failed.length > 0) {
+    const first = failed[0]!.entry.error!;
+    const others = sending.length - failed.length;
+    const rest = others === 0 ? 'none was' : `the other ${others === 1 ? 'one was' : `${others} were`}`;
+    throw new CliError(first.code, `${plural(failed.length, 'skill')} of ${sending.length} could not be published; ${rest}`, {
+      details: Object.fromEntries(
+        failed.map(({ entry: { slug, error } }) => [slug, `${error!.code}: ${error!.message}${error!.hint ? ` (${error!.hint})` : ''}`]),
+      ),
+      hint: 'fix them and run it again: what is published now is left alone',
+    });
+  }
+  if (!options.changelog) ui.warn('no --changelog: people updating will see no notes for these versions');
+  ui.line(c.dim(`${plural(sending.length, 'skill')} published, ${ordered.length - sending.length} unchanged.`));
+  return { dryRun: false, skills: ordered.map((p) => p.entry) };
+}
+
+/** The skill folders under `root`, in path order: `root` itself when it holds a SKILL.md. Links are not followed. */
+async function skillFolders(root: string): Promise<string[]> {
+  const found: string[] = [];
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      if (depth === 0) throw new CliError('usage', `cannot read ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      return;
+    }
+    if (entries.some((e) => e.name === SKILL_FILE && e.isFile())) {
+      found.push(dir);
+      return;
+    }
+    if (depth === MAX_DEPTH) return;
+    const subfolders = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.') && !ALWAYS_SKIPPED.has(e.name)).map((e) => e.name);
+    for (const name of subfolders.sort()) await walk(join(dir, name), depth + 1);
+  };
+  await walk(root, 0);
+  return found;
+}
+
+/** Skills before those that depend on them (a dependency published in the same run must exist first); otherwise in path order. */
+function dependenciesFirst(planned: Planned[]): Planned[] {
+  const bySlug = new Map(planned.map((p) => [p.folder.slug, p]));
+  const ordered: Planned[] = [];
+  const placed = new Set<string>();
+  const visiting = new Set<string>();
+  const place = (p: Planned) => {
+    if (placed.has(p.folder.slug) || visiting.has(p.folder.slug)) return;
+    visiting.add(p.folder.slug);
+    for (const dep of Object.keys(p.folder.dependencies).sort()) {
+      const needed = bySlug.get(dep);
+      if (needed) place(needed);
+    }
+    visiting.delete(p.folder.slug);
+    placed.add(p.folder.slug);
+    ordered.push(p);
+  };
+  for (const p of planned) place(p);
+  return ordered;
+}
+
+function problemText(error: CliError): string {
+  const issues = (error.options.details as { issues?: { file?: string; message?: string }[] } | undefined)?.issues;
+  const first =
+    Array.isArray(issues) && issues[0]
+      ? ` (${issues[0].file ? `${issues[0].file}: ` : ''}${issues[0].message ?? ''}${issues.length > 1 ? `, and ${issues.length - 1} more` : ''})`
+      : '';
+  return `${error.code}: ${error.message}${first}`;
+}
+
+function refuseProblems(problems: Record<string, string>, total: number): void {
+  const count = Object.keys(problems).length;
+  if (count === 0) return;
+  throw new CliError(
+    'invalid_skill',
+    `${plural(count, 'skill folder')} of ${total} cannot be published as ${count === 1 ? 'it is' : 'they are'}; nothing was sent`,
+    {
+      details: problems,
+      hint: 'fix them (skillpress publish --dry-run <folder> shows one in full), then run it again',
+    },
+  );
+}

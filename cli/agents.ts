@@ -98,3 +98,89 @@ export function agentFolder(id: string): string | undefined {
   const canonical = Object.hasOwn(AGENT_ALIASES, id) ? AGENT_ALIASES[id]! : id;
   return Object.hasOwn(AGENTS, canonical) ? AGENTS[canonical]![1] : undefined;
 }
+
+/**
+ * Where each agent reads skills for every project of a user (`-g`), as the `skills` CLI installs
+ * them globally: agents that read `.agents/skills` in a project read `~/.agents/skills`; the
+ * others their own folder under the home folder, or under a folder an environment variable
+ * moves (`$XDG_CONFIG_HOME` defaults to `.config`, `$CLAUDE_CONFIG_DIR` to `.claude`, …).
+ * `null`: the agent has no user-level folder. Pure data.
+ */
+export const GLOBAL_FOLDERS: Readonly<Record<string, string | null>> = {
+  adal: '.adal/skills',
+  'aider-desk': '.aider-desk/skills',
+  astrbot: '.astrbot/data/skills',
+  augment: '.augment/skills',
+  'autohand-code': '$AUTOHAND_HOME/skills',
+  bob: '.bob/skills',
+  'claude-code': '$CLAUDE_CONFIG_DIR/skills',
+  'codearts-agent': '.codeartsdoer/skills',
+  codebuddy: '.codebuddy/skills',
+  codemaker: '.codemaker/skills',
+  codestudio: '.codestudio/skills',
+  'command-code': '.commandcode/skills',
+  continue: '.continue/skills',
+  cortex: '.snowflake/cortex/skills',
+  crush: '.config/crush/skills',
+  devin: '$XDG_CONFIG_HOME/devin/skills',
+  eve: null,
+  forgecode: '.forge/skills',
+  goose: '$XDG_CONFIG_HOME/goose/skills',
+  grok: '$GROK_HOME/skills',
+  'hermes-agent': '$HERMES_HOME/skills',
+  'iflow-cli': '.iflow/skills',
+  'inference-sh': '.inferencesh/skills',
+  jazz: '.jazz/skills',
+  junie: '.junie/skills',
+  kimchi: '.config/kimchi/harness/skills',
+  'kiro-cli': '.kiro/skills',
+  kode: '.kode/skills',
+  lingma: '.lingma/skills',
+  mcpjam: '.mcpjam/skills',
+  'minimax-code': '.minimax/skills',
+  'mistral-vibe': '$VIBE_HOME/skills',
+  moxby: '.moxby/skills',
+  mux: '.mux/skills',
+  neovate: '.neovate/skills',
+  ona: '.ona/skills',
+  openclaw: '.openclaw/skills',
+  openhands: '.openhands/skills',
+  pochi: '.pochi/skills',
+  'posit-assistant': '.posit/assistant/skills',
+  promptscript: null,
+  qoder: '.qoder/skills',
+  'qoder-cn': '.qoder-cn/skills',
+  'qwen-code': '.qwen/skills',
+  reasonix: '.reasonix/skills',
+  roo: '.roo/skills',
+  rovodev: '.rovodev/skills',
+  'tabnine-cli': '.tabnine/agent/skills',
+  terramind: '.terramind/skills',
+  tinycloud: '.tinycloud/skills',
+  trae: '.trae/skills',
+  'trae-cn': '.trae-cn/skills',
+  windsurf: '.codeium/windsurf/skills',
+  zcode: '.zcode/skills',
+  zencoder: '.zencoder/skills',
+  zenflow: '.zencoder/skills',
+};
+
+/** The variables that move an agent's user-level folder, and the folder under home each defaults to. */
+export const GLOBAL_FOLDER_HOMES: Readonly<Record<string, string>> = {
+  XDG_CONFIG_HOME: '.config',
+  CLAUDE_CONFIG_DIR: '.claude',
+  AUTOHAND_HOME: '.autohand',
+  GROK_HOME: '.grok',
+  HERMES_HOME: '.hermes',
+  VIBE_HOME: '.vibe',
+};
+
+/**
+ * The user-level folder of an agent as written in {@link GLOBAL_FOLDERS} (`$VAR/…` or a path
+ * under home), undefined for an unknown id, null for an agent without one.
+ */
+export function globalAgentFolder(id: string): string | null | undefined {
+  const canonical = Object.hasOwn(AGENT_ALIASES, id) ? AGENT_ALIASES[id]! : id;
+  if (!Object.hasOwn(AGENTS, canonical)) return undefined;
+  return Object.hasOwn(GLOBAL_FOLDERS, canonical) ? GLOBAL_FOLDERS[canonical]! : SHARED_SKILLS_FOLDER;
+}

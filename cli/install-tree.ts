@@ -5,6 +5,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { type FileBytes, type FileEntry, sha256Hex } from '../core/bundle.ts';
 import { mapLimit } from '../core/map-limit.ts';
 import { CliError } from './cli-error.ts';
+import type { InstallScope } from './install-scope.ts';
 import { installPathProblem } from './registry-names.ts';
 import { LEGACY_LOCKFILE_NAME, LOCKFILE_NAME, type Lockfile, parseLockfile, serialiseLockfile, writtenBySkillpress } from './lockfile.ts';
 
@@ -207,23 +208,22 @@ async function listFiles(dir: string, prefix = ''): Promise<string[] | undefined
   return names;
 }
 
-export const lockfilePath = (cwd: string) => join(cwd, LOCKFILE_NAME);
-
 /**
- * The project's lockfile, or undefined when there is none yet. A `skills-lock.json` that an
- * older skillpress wrote (our shape) becomes `skillpress-lock.json` here, byte for byte, the
- * first time any command reads the lockfile; `notice` is told. One in the `skills` CLI's shape
- * is theirs: left exactly as it is.
+ * The scope's lockfile, or undefined when there is none yet. In a project, a `skills-lock.json`
+ * that an older skillpress wrote (our shape) becomes `skillpress-lock.json` here, byte for byte,
+ * the first time any command reads the lockfile; `notice` is told. One in the `skills` CLI's
+ * shape is theirs: left exactly as it is.
  */
-export async function readLockfile(cwd: string, notice: (text: string) => void): Promise<Lockfile | undefined> {
-  const text = await readIfPresent(lockfilePath(cwd), LOCKFILE_NAME);
-  if (text !== undefined) return parseLockfile(text);
-  const legacyPath = join(cwd, LEGACY_LOCKFILE_NAME);
+export async function readLockfile(scope: InstallScope, notice: (text: string) => void): Promise<Lockfile | undefined> {
+  const text = await readIfPresent(scope.lockfile, scope.lockfileShown);
+  if (text !== undefined) return parseLockfile(text, scope.lockfileShown, scope.agentRoots);
+  if (scope.global) return undefined;
+  const legacyPath = join(scope.root, LEGACY_LOCKFILE_NAME);
   const legacy = await readIfPresent(legacyPath, LEGACY_LOCKFILE_NAME);
   if (legacy === undefined || !writtenBySkillpress(legacy)) return undefined;
   const lock = parseLockfile(legacy, LEGACY_LOCKFILE_NAME);
   try {
-    await rename(legacyPath, lockfilePath(cwd));
+    await rename(legacyPath, scope.lockfile);
   } catch (error) {
     throw ioError(error, `cannot rename ${LEGACY_LOCKFILE_NAME} to ${LOCKFILE_NAME}`);
   }
@@ -240,17 +240,19 @@ async function readIfPresent(path: string, name: string): Promise<string | undef
   }
 }
 
-export async function writeLockfile(cwd: string, lock: Lockfile): Promise<void> {
-  const path = lockfilePath(cwd);
+export async function writeLockfile(scope: InstallScope, lock: Lockfile): Promise<void> {
+  const path = scope.lockfile;
   const temp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
   pending.set(temp, undefined);
   try {
+    // The user-level lockfile's folder may not exist yet; a project's always does.
+    if (scope.global) await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     await writeFile(temp, serialiseLockfile(lock));
     await rename(temp, path);
     pending.delete(temp);
   } catch (error) {
     await removeTemporary(temp);
-    throw ioError(error, `cannot write ${LOCKFILE_NAME}`);
+    throw ioError(error, `cannot write ${scope.lockfileShown}`);
   }
 }
 

@@ -19,6 +19,7 @@ import {
   stageFiles,
   writeLockfile,
 } from './install-tree.ts';
+import type { InstallScope } from './install-scope.ts';
 import type { Io } from './io.ts';
 import { LOCKFILE_NAME, type LockedSkill, type Lockfile, pruneOrphans } from './lockfile.ts';
 import type { RegistryClient } from './registry-client.ts';
@@ -324,10 +325,11 @@ export async function applyTargets(
   ctx: InstallContext,
   targets: Target[],
   lock: Lockfile,
-  cwd: string,
+  scope: InstallScope,
   clientFor: (registry: string) => RegistryClient,
 ): Promise<InstallOutcome> {
   const { ui } = ctx;
+  const cwd = scope.root;
   // Before any download or write: every folder this install would touch lies inside the project,
   // by its text and once links are followed.
   for (const t of targets) installFolder(cwd, t.path);
@@ -438,9 +440,9 @@ export async function applyTargets(
     });
   const pruned = pruneOrphans({ ...lock, skills });
   for (const slug of pruned.removed) moved.push(skills.get(slug)!);
-  await writeLockfile(cwd, pruned.lock);
+  await writeLockfile(scope, pruned.lock);
   for (const entry of moved) await removeInstalled(cwd, entry, ui);
-  return { installed, unchanged, removed: pruned.removed, lockfile: LOCKFILE_NAME };
+  return { installed, unchanged, removed: pruned.removed, lockfile: scope.lockfileShown };
 }
 
 /**

@@ -97,9 +97,10 @@ export function serialiseLockfile(lock: Lockfile): string {
 
 /**
  * Reads a lockfile, refusing anything that could make an install write outside its folder.
- * `name` is the file it came from, for messages.
+ * `name` is the file it came from, for messages; `agentRoots` the agents' folders it may name
+ * (the user-level ones for the lockfile of `-g` installs).
  */
-export function parseLockfile(text: string, name = LOCKFILE_NAME): Lockfile {
+export function parseLockfile(text: string, name = LOCKFILE_NAME, agentRoots: ReadonlySet<string> = AGENT_ROOTS): Lockfile {
   const invalid = (reason: string) => invalidLockfile(name, reason);
   let value: unknown;
   try {
@@ -111,7 +112,7 @@ export function parseLockfile(text: string, name = LOCKFILE_NAME): Lockfile {
     throw invalid(`expected {"lockfileVersion": ${LOCKFILE_VERSION}, "skills": {...}}`);
   }
   const dirs = checkDirs(value.dirs, invalid);
-  const roots = new Set([...AGENT_ROOTS, ...dirs]);
+  const roots = new Set([...agentRoots, ...dirs]);
   const skills = new Map<string, LockedSkill>();
   for (const [slug, entry] of Object.entries(value.skills)) skills.set(slug, checkEntry(slug, entry, roots, invalid));
   return { lockfileVersion: LOCKFILE_VERSION, skills, dirs };

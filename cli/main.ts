@@ -58,6 +58,8 @@ interface Command {
 
 const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
 
+const globalOption: Options = { global: { type: 'boolean', short: 'g' } };
+
 const registryHelp: [string, string] = ['--registry <url>', `registry to use (else SKILLPRESS_REGISTRY, the one login saved, ${DEFAULT_REGISTRY})`];
 
 /** `version`, and `publish --oidc`, which is the same from CI. */
@@ -147,6 +149,7 @@ leaves the previous one as it was. With no names, reproduce skillpress-lock.json
 Skills go to .agents/skills/<slug>, the folder Codex, Cursor, Gemini CLI, GitHub Copilot,
 OpenCode, Amp and others read; --agent claude-code puts them where Claude Code reads them.`,
     options: {
+      ...globalOption,
       dir: { type: 'string' },
       agent: { type: 'string', multiple: true },
       token: { type: 'string' },
@@ -161,6 +164,10 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
         'install where that agent reads skills, ids as the skills CLI names them: claude-code (or claude) → .claude/skills, windsurf → .windsurf/skills, codex, cursor, gemini-cli, github-copilot, opencode, amp → .agents/skills, …; repeat it or give a comma list for several agents: the skill goes to .agents/skills once and is linked into the others',
       ],
       ['--token <token>', 'download token for a paid skill (from its author)'],
+      [
+        '-g, --global',
+        'install for your user, into the folders agents read for every project (~/.agents/skills, ~/.claude/skills with --agent claude-code, …, as skills add -g does); pinned in $XDG_DATA_HOME/skillpress/skillpress-lock.json',
+      ],
       ['--force', 'replace a folder that skillpress did not install'],
       ['--allow-suspicious', "install versions the registry's scan flags as suspicious"],
       ['--require-provenance', 'install only versions published from CI by a trusted publisher (dependencies too)'],
@@ -183,6 +190,7 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
           force: values.force === true,
           allowSuspicious: values['allow-suspicious'] === true,
           requireProvenance: values['require-provenance'] === true,
+          global: values.global === true,
         },
         io,
       ),
@@ -190,8 +198,9 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
   update: {
     usage: 'update [slug...]',
     summary: 'Show the changelogs up to the newest allowed versions, then update',
-    options: { 'dry-run': { type: 'boolean' }, token: { type: 'string' }, 'allow-suspicious': { type: 'boolean' } },
+    options: { ...globalOption, 'dry-run': { type: 'boolean' }, token: { type: 'string' }, 'allow-suspicious': { type: 'boolean' } },
     optionHelp: [
+      ['-g, --global', 'the skills installed for your user (install -g)'],
       ['--dry-run', 'show the changelogs, change nothing'],
       ['--token <token>', 'download token for a paid skill'],
       ['--allow-suspicious', "update to versions the registry's scan flags as suspicious"],
@@ -206,6 +215,7 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
           token: str(values.token),
           dryRun: values['dry-run'] === true,
           allowSuspicious: values['allow-suspicious'] === true,
+          global: values.global === true,
         },
         io,
       ),
@@ -213,18 +223,22 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
   uninstall: {
     usage: 'uninstall <slug...>',
     summary: 'Remove skills, and the dependencies nothing else needs',
-    options: {},
-    optionHelp: [],
-    run: ({ io, positionals }) => uninstall({ slugs: positionals }, io),
+    options: globalOption,
+    optionHelp: [['-g, --global', 'the skills installed for your user (install -g)']],
+    run: ({ io, values, positionals }) => uninstall({ slugs: positionals, global: values.global === true }, io),
   },
   list: {
     usage: 'list',
     summary: 'Installed skills, marked when outdated or changed on disk',
-    options: { offline: { type: 'boolean' } },
-    optionHelp: [['--offline', 'do not ask the registry for newer versions'], registryHelp],
+    options: { ...globalOption, offline: { type: 'boolean' } },
+    optionHelp: [
+      ['-g, --global', 'the skills installed for your user (install -g)'],
+      ['--offline', 'do not ask the registry for newer versions'],
+      registryHelp,
+    ],
     run: ({ io, values, positionals, registry, registryChosen }) => {
       if (positionals.length > 0) throw usage('list takes no arguments');
-      return list({ registry: registry(), registryChosen, offline: values.offline === true }, io);
+      return list({ registry: registry(), registryChosen, offline: values.offline === true, global: values.global === true }, io);
     },
   },
   verify: {
@@ -455,12 +469,14 @@ Options for every command:
   -v, --version     print the client version
 
 Skills install into ./.agents/skills/<slug>/ (--dir, --agent <id>) and are pinned in
-skillpress-lock.json.
+skillpress-lock.json; with -g, for your user into ~/.agents/skills/<slug>/ (or the agent's own
+user-level folder), pinned in $XDG_DATA_HOME/skillpress/skillpress-lock.json.
 
 ${EXIT_CODES_HELP}
 
 Environment: SKILLPRESS_REGISTRY, SKILLPRESS_API_KEY (instead of login), NO_COLOR, FORCE_COLOR,
-XDG_CONFIG_HOME (credentials.json, config.json), XDG_CACHE_HOME (registry metadata cache).
+XDG_CONFIG_HOME (credentials.json, config.json), XDG_CACHE_HOME (registry metadata cache),
+XDG_DATA_HOME (the lockfile of -g installs).
 `;
 }
 

@@ -1,7 +1,8 @@
-import { AGENTS, agentFolder, SHARED_SKILLS_FOLDER } from '../agents.ts';
+import { AGENTS, SHARED_SKILLS_FOLDER } from '../agents.ts';
 import { usage } from '../cli-error.ts';
 import { didYouMean } from '../did-you-mean.ts';
 import { storedApiKey } from '../credentials.ts';
+import { type InstallScope, scopeOf } from '../install-scope.ts';
 import { readLockfile } from '../install-tree.ts';
 import {
   applyTargets,
@@ -39,6 +40,8 @@ export interface InstallOptions {
   allowSuspicious?: boolean;
   /** Refuse versions not published from CI by a trusted publisher (`no_provenance`). */
   requireProvenance?: boolean;
+  /** Install for the user (`-g`): the agents' user-level folders, a lockfile of its own. */
+  global?: boolean;
 }
 
 /**
@@ -46,13 +49,16 @@ export interface InstallOptions {
  * other agents' folders to link the skills into. One agent: its own folder. Several: the shared
  * folder most of them read, linked into each of the others' (as the `skills` CLI installs).
  */
-export function chosenRoot(options: { dir?: string; agents?: string[] }, cwd: string): { root?: string; linkRoots: string[] } {
+export function chosenRoot(options: { dir?: string; agents?: string[] }, scope: InstallScope): { root?: string; linkRoots: string[] } {
   const agents = options.agents ?? [];
   if (options.dir !== undefined && agents.length > 0) throw usage('use --dir or --agent, not both');
+  if (options.dir !== undefined && scope.global)
+    throw usage('-g installs into the folders agents read for every project; --dir chooses a folder in this project');
   if (agents.length > 0) {
     const folders = agents.map((agent) => {
-      const folder = agentFolder(agent);
+      const folder = scope.agentFolder(agent);
       if (folder) return folder;
+      if (folder === null) throw usage(`${agent} has no user-level skills folder`, 'install it into a project instead: leave out -g');
       const near = didYouMean(agent, Object.keys(AGENTS));
       throw usage(
         `unknown agent "${agent}"${near ? `: ${near}` : ''}`,
@@ -63,7 +69,7 @@ export function chosenRoot(options: { dir?: string; agents?: string[] }, cwd: st
     if (distinct.length === 1) return { root: distinct[0]!, linkRoots: [] };
     return { root: SHARED_SKILLS_FOLDER, linkRoots: distinct.filter((folder) => folder !== SHARED_SKILLS_FOLDER) };
   }
-  return { root: options.dir === undefined ? undefined : projectRelativeRoot(cwd, options.dir), linkRoots: [] };
+  return { root: options.dir === undefined ? undefined : projectRelativeRoot(scope.root, options.dir), linkRoots: [] };
 }
 
 /**
@@ -75,7 +81,8 @@ export function chosenRoot(options: { dir?: string; agents?: string[] }, cwd: st
  */
 export async function install(options: InstallOptions, io: CommandIo): Promise<InstallOutcome & { suspicious?: SuspiciousVersion[] }> {
   const started = io.now();
-  const { root, linkRoots } = chosenRoot(options, io.cwd);
+  const scope = scopeOf(options.global === true, io);
+  const { root, linkRoots } = chosenRoot(options, scope);
   const client = new RegistryClient(options.registry, io);
   const clients = new Map([[client.base, client]]);
   const clientFor = (registry: string) => {
@@ -84,18 +91,23 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
     return clients.get(base)!;
   };
   const ctx = { io, ui: io.ui, client, token: options.token, force: options.force, apiKey: (registry: string) => storedApiKey(io.env, registry) };
-  const existing = await readLockfile(io.cwd, io.ui.line);
+  const existing = await readLockfile(scope, io.ui.line);
 
   let outcome: InstallOutcome;
   let suspicious: SuspiciousVersion[] = [];
   if (options.specs.length === 0) {
-    if (!existing) throw usage(`nothing to install: there is no ${LOCKFILE_NAME} here`, 'install a skill by name: skillpress install <slug>');
+    if (!existing) {
+      throw usage(
+        `nothing to install: there is no ${scope.global ? scope.lockfileShown : `${LOCKFILE_NAME} here`}`,
+        `install a skill by name: skillpress install ${scope.global ? '-g ' : ''}<slug>`,
+      );
+    }
     if (root !== undefined) throw usage('--dir and --agent apply to named skills; the lockfile already says where each skill goes');
     const targets = [...existing.skills].map(([slug, entry]) => targetFromLock(slug, entry));
     const looked = await lookUpLifecycle(targets, clientFor);
     if (options.requireProvenance) requireProvenance(looked);
     warnLifecycle(io.ui, looked);
-    outcome = await applyTargets(ctx, targets, existing, io.cwd, clientFor);
+    outcome = await applyTargets(ctx, targets, existing, scope, clientFor);
   } else {
     // A --dir root is recorded, so that the lockfile may name it when it is read again.
     const lock = options.dir !== undefined && root !== undefined ? withDir(existing ?? emptyLockfile(), root) : (existing ?? emptyLockfile());
@@ -111,7 +123,7 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
     if (options.requireProvenance) requireProvenance(targets);
     warnLifecycle(io.ui, targets);
     suspicious = checkSuspicious(targets, lock, options.allowSuspicious === true, io.ui);
-    outcome = await applyTargets(ctx, targets, lock, io.cwd, clientFor);
+    outcome = await applyTargets(ctx, targets, lock, scope, clientFor);
   }
   printOutcome(io.ui, outcome, io.now() - started, options.specs.length > 0);
   return suspicious.length > 0 ? { ...outcome, suspicious } : outcome;

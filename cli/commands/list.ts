@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import semver from 'semver';
 import { mapLimit } from '../../core/map-limit.ts';
 import { CliError } from '../cli-error.ts';
+import { scopeOf } from '../install-scope.ts';
 import { folderMatches, readLockfile } from '../install-tree.ts';
 import type { CommandIo } from '../ui.ts';
 import { RegistryClient } from '../registry-client.ts';
@@ -13,6 +14,8 @@ export interface ListOptions {
   registryChosen: boolean;
   /** Skip the registry: no outdated marks, no network. */
   offline: boolean;
+  /** The user-level install (`-g`) instead of the project's. */
+  global?: boolean;
 }
 
 export interface ListedSkill {
@@ -43,7 +46,8 @@ export interface ListResult {
 export async function list(options: ListOptions, io: CommandIo): Promise<ListResult> {
   const { ui } = io;
   const { c } = ui;
-  const lock = await readLockfile(io.cwd, io.ui.line);
+  const scope = scopeOf(options.global === true, io);
+  const lock = await readLockfile(scope, io.ui.line);
   const entries = [...(lock?.skills ?? [])].sort(([a], [b]) => (a < b ? -1 : 1));
   const clients = new Map<string, RegistryClient>();
   let unreachable = false;
@@ -61,10 +65,10 @@ export async function list(options: ListOptions, io: CommandIo): Promise<ListRes
               if (error instanceof CliError && error.code === 'quarantined') ui.warn(`${error.message}; remove it: skillpress uninstall ${slug}`);
               return null;
             }),
-      folderMatches(join(io.cwd, entry.path), entry.files),
+      folderMatches(join(scope.root, entry.path), entry.files),
     ]);
     const latest = doc?.currentVersion ?? null;
-    const state = onDisk ? 'ok' : (await exists(join(io.cwd, entry.path))) ? 'modified' : 'missing';
+    const state = onDisk ? 'ok' : (await exists(join(scope.root, entry.path))) ? 'modified' : 'missing';
     return {
       slug,
       version: entry.version,

@@ -2,10 +2,13 @@ import { CliError, usage } from '../cli-error.ts';
 import { readLockfile, writeLockfile } from '../install-tree.ts';
 import { removeInstalled } from '../installer.ts';
 import type { CommandIo } from '../ui.ts';
-import { LOCKFILE_NAME, pruneOrphans } from '../lockfile.ts';
+import { scopeOf } from '../install-scope.ts';
+import { pruneOrphans } from '../lockfile.ts';
 
 export interface UninstallOptions {
   slugs: string[];
+  /** The user-level install (`-g`) instead of the project's. */
+  global?: boolean;
 }
 
 export interface UninstallResult {
@@ -21,9 +24,15 @@ export interface UninstallResult {
  */
 export async function uninstall(options: UninstallOptions, io: CommandIo): Promise<UninstallResult> {
   if (options.slugs.length === 0) throw usage('name the skills to remove: skillpress uninstall <slug...>');
-  const lock = await readLockfile(io.cwd, io.ui.line);
+  const scope = scopeOf(options.global === true, io);
+  const lock = await readLockfile(scope, io.ui.line);
   for (const slug of options.slugs) {
-    if (!lock?.skills.has(slug)) throw new CliError('not_installed', `${slug} is not installed here (see skillpress list)`);
+    if (!lock?.skills.has(slug)) {
+      throw new CliError(
+        'not_installed',
+        `${slug} is not installed ${scope.global ? 'for your user (-g)' : 'here'} (see skillpress list${scope.global ? ' -g' : ''})`,
+      );
+    }
   }
   const skills = new Map(lock!.skills);
   for (const slug of options.slugs) skills.set(slug, { ...skills.get(slug)!, direct: false });
@@ -38,12 +47,12 @@ export async function uninstall(options: UninstallOptions, io: CommandIo): Promi
         .sort(),
     }));
 
-  await writeLockfile(io.cwd, next);
-  for (const slug of removed) await removeInstalled(io.cwd, skills.get(slug)!, io.ui);
+  await writeLockfile(scope, next);
+  for (const slug of removed) await removeInstalled(scope.root, skills.get(slug)!, io.ui);
 
   const { ui } = io;
   const { c } = ui;
   for (const slug of removed) ui.line(`${c.red('-')} ${slug} ${c.dim(`(${skills.get(slug)!.path})`)}`);
   for (const k of kept) ui.line(`${c.dim('=')} ${k.slug} ${c.dim(`stays: ${k.neededBy.join(', ')} ${k.neededBy.length === 1 ? 'depends' : 'depend'} on it`)}`);
-  return { removed, kept, lockfile: LOCKFILE_NAME };
+  return { removed, kept, lockfile: scope.lockfileShown };
 }

@@ -3,7 +3,7 @@ import { CliError, usage } from '../cli-error.ts';
 import { readLockfile } from '../install-tree.ts';
 import { applyTargets, type InstallOutcome, resolveTargets, warnLifecycle } from '../installer.ts';
 import type { CommandIo } from '../ui.ts';
-import { LOCKFILE_NAME } from '../lockfile.ts';
+import { scopeOf } from '../install-scope.ts';
 import { RegistryClient } from '../registry-client.ts';
 import type { SuspiciousVersion } from '../scan-findings.ts';
 import { checkSuspicious } from '../suspicious-check.ts';
@@ -20,6 +20,8 @@ export interface UpdateOptions {
   dryRun: boolean;
   /** Update to versions the registry's scan flags as suspicious. */
   allowSuspicious?: boolean;
+  /** The user-level install (`-g`) instead of the project's. */
+  global?: boolean;
 }
 
 export interface PlannedUpdate {
@@ -49,10 +51,16 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
   const started = io.now();
   const { ui } = io;
   const { c } = ui;
-  const lock = await readLockfile(io.cwd, io.ui.line);
-  if (!lock || lock.skills.size === 0) throw new CliError('not_installed', `nothing to update: no skills in ${LOCKFILE_NAME} here`);
+  const scope = scopeOf(options.global === true, io);
+  const here = scope.global ? 'for your user (-g)' : 'here';
+  const lock = await readLockfile(scope, io.ui.line);
+  if (!lock || lock.skills.size === 0) throw new CliError('not_installed', `nothing to update: no skills in ${scope.lockfileShown} ${here}`);
   for (const slug of options.slugs) {
-    if (!lock.skills.has(slug)) throw new CliError('not_installed', `${slug} is not installed here`, { hint: `install it first: skillpress install ${slug}` });
+    if (!lock.skills.has(slug)) {
+      throw new CliError('not_installed', `${slug} is not installed ${here}`, {
+        hint: `install it first: skillpress install ${scope.global ? '-g ' : ''}${slug}`,
+      });
+    }
   }
   if (new Set(options.slugs).size !== options.slugs.length) throw usage('a skill is named twice');
 
@@ -61,7 +69,11 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
   const registries = new Set(names.map((slug) => locked(slug).registry));
   const base = options.registryChosen || registries.size !== 1 ? options.registry : [...registries][0]!;
   const client = new RegistryClient(base, io);
-  const requests = names.map((slug) => ({ slug, spec: locked(slug).spec, direct: locked(slug).direct, path: locked(slug).path }));
+  // The links into other agents' folders stay with the skill (dropping them left a link behind on uninstall).
+  const requests = names.map((slug) => {
+    const { spec, direct, path, links } = locked(slug);
+    return { slug, spec, direct, path, ...(links ? { links } : {}) };
+  });
   const targets = await resolveTargets({ io, ui, client, token: options.token }, requests, lock, { allVersions: true });
   warnLifecycle(ui, targets);
 
@@ -93,11 +105,11 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
   if (options.dryRun || updates.length === 0) {
     if (updates.length === 0) ui.line(c.dim('Everything is up to date.'));
     else ui.line(c.dim(`Dry run: ${plural(updates.length, 'update')} not applied.`));
-    return { dryRun: options.dryRun, updates, held, installed: [], unchanged: [], removed: [], lockfile: LOCKFILE_NAME };
+    return { dryRun: options.dryRun, updates, held, installed: [], unchanged: [], removed: [], lockfile: scope.lockfileShown };
   }
   ui.line();
   const suspicious = checkSuspicious(targets, lock, options.allowSuspicious === true, ui);
-  const outcome = await applyTargets({ io, ui, client, token: options.token }, targets, lock, io.cwd, (registry) =>
+  const outcome = await applyTargets({ io, ui, client, token: options.token }, targets, lock, scope, (registry) =>
     registry === client.base ? client : new RegistryClient(registry, io),
   );
   printOutcome(ui, outcome, io.now() - started, false);

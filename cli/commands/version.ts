@@ -62,7 +62,7 @@ export async function version(options: VersionOptions, io: CommandIo): Promise<V
   assertDescribed(folder, options.dir);
   const slug = folder.slug;
   const client = new RegistryClient(options.registry, io);
-  const next = bump ? await bumpedVersion(client, folder, bump) : options.version;
+  const next = bump ? await bumpedVersion(client, folder, bump, options.dir) : options.version;
   const body = await validated('version', {
     version: next,
     ...(options.changelog ? { changelog: options.changelog } : {}),
@@ -113,13 +113,13 @@ async function publishTokenFor(io: CommandIo, client: RegistryClient, slug: stri
 }
 
 /** The registry's newest version of the folder's skill, bumped; says so when it is unchanged. */
-async function bumpedVersion(client: RegistryClient, folder: SkillFolder, bump: Bump): Promise<string> {
+async function bumpedVersion(client: RegistryClient, folder: SkillFolder, bump: Bump, dir: string): Promise<string> {
   const standing = await standingOf(client, folder);
   if (standing.state === 'new') throw notPublishedYet(client, folder.slug)(new CliError('not_found', ''));
   const next = bumped(standing.newest, bump);
   if (standing.state === 'unchanged') {
     throw new CliError('usage', `${folder.slug}@${standing.newest} already has exactly these files; ${next} would publish them again`, {
-      hint: `change the skill first; to publish the same files anyway, name the version: skillpress version ${next}`,
+      hint: `change the skill first; to publish the same files anyway, name the version: skillpress version ${dir === '.' ? '' : `${dir} `}${next}`,
     });
   }
   return next;

@@ -124,6 +124,7 @@ describe('skillpress version patch|minor|major', () => {
     const unchanged = await cli(cwd, 'version', 'bump-me', 'patch');
     expectExit(unchanged, 1);
     expect(unchanged.stderr).toContain('bump-me@1.0.0 already has exactly these files');
+    expect(unchanged.stderr).toContain('name the version: skillpress version bump-me 1.0.1');
 
     writeFileSync(join(folder, 'notes.md'), 'one\n');
     const dry = await cli(cwd, 'version', 'bump-me', 'minor', '--dry-run', '--json');

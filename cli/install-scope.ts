@@ -25,10 +25,20 @@ export interface InstallScope {
   agentFolder(id: string): string | null | undefined;
   /** Every agent folder a lockfile of this scope may name. */
   agentRoots: ReadonlySet<string>;
+  /** An install path as messages show it: as it is in a project, under `~/` for the user. */
+  shown(path: string): string;
 }
 
 export function projectScope(cwd: string): InstallScope {
-  return { global: false, root: cwd, lockfile: join(cwd, LOCKFILE_NAME), lockfileShown: LOCKFILE_NAME, agentFolder, agentRoots: AGENT_ROOTS };
+  return {
+    global: false,
+    root: cwd,
+    lockfile: join(cwd, LOCKFILE_NAME),
+    lockfileShown: LOCKFILE_NAME,
+    agentFolder,
+    agentRoots: AGENT_ROOTS,
+    shown: (path) => path,
+  };
 }
 
 /** The user's scope (`-g`): the home folder, and the lockfile `$XDG_DATA_HOME/skillpress/skillpress-lock.json`. */
@@ -61,7 +71,7 @@ export function globalScope(env: Io['env']): InstallScope {
       // An agent whose folder is moved out of home cannot be named by the lockfile.
     }
   }
-  return { global: true, root: home, lockfile, lockfileShown: lockfile, agentFolder: folderOf, agentRoots };
+  return { global: true, root: home, lockfile, lockfileShown: lockfile, agentFolder: folderOf, agentRoots, shown: (path) => `~/${path}` };
 }
 
 /** The scope the `-g` flag asks for. */

@@ -125,15 +125,15 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
     suspicious = checkSuspicious(targets, lock, options.allowSuspicious === true, io.ui);
     outcome = await applyTargets(ctx, targets, lock, scope, clientFor);
   }
-  printOutcome(io.ui, outcome, io.now() - started, options.specs.length > 0);
+  printOutcome(io.ui, outcome, io.now() - started, options.specs.length > 0, scope.shown);
   return suspicious.length > 0 ? { ...outcome, suspicious } : outcome;
 }
 
 /** The human summary; unchanged skills are named one by one only when the user named them. */
-export function printOutcome(ui: Ui, outcome: InstallOutcome, ms: number, nameUnchanged: boolean): void {
+export function printOutcome(ui: Ui, outcome: InstallOutcome, ms: number, nameUnchanged: boolean, shown = (path: string) => path): void {
   const { c } = ui;
   for (const s of outcome.installed) {
-    const where = c.dim(`${s.path} · ${plural(s.files, 'file')}, ${formatBytes(s.bytes)}${s.direct ? '' : ' · dependency'}`);
+    const where = c.dim(`${shown(s.path)} · ${plural(s.files, 'file')}, ${formatBytes(s.bytes)}${s.direct ? '' : ' · dependency'}`);
     if (s.previous && s.previous !== s.version) ui.line(`${c.green('↑')} ${c.bold(s.slug)} ${s.previous} → ${c.green(s.version)}  ${where}`);
     else ui.line(`${c.green('+')} ${c.bold(s.slug)}@${s.version}  ${where}`);
   }

@@ -85,14 +85,14 @@ export async function list(options: ListOptions, io: CommandIo): Promise<ListRes
   if (unreachable) ui.warn('the registry could not be reached; showing installed versions only');
 
   if (skills.length === 0) {
-    ui.line('No skills installed here. Find some with: skillpress search <words>');
+    ui.line(`No skills installed ${scope.global ? 'for your user' : 'here'}. Find some with: skillpress search <words>`);
     return { skills };
   }
   const rows = skills.map((s) => [
     c.bold(s.slug),
     s.version,
     s.latest === null ? c.dim('?') : s.outdated ? c.yellow(`${s.latest} available`) : c.green('latest'),
-    c.dim(s.path),
+    c.dim(scope.shown(s.path)),
     [
       s.direct ? '' : 'dependency',
       s.paid ? 'paid' : '',

@@ -52,7 +52,7 @@ export async function uninstall(options: UninstallOptions, io: CommandIo): Promi
 
   const { ui } = io;
   const { c } = ui;
-  for (const slug of removed) ui.line(`${c.red('-')} ${slug} ${c.dim(`(${skills.get(slug)!.path})`)}`);
+  for (const slug of removed) ui.line(`${c.red('-')} ${slug} ${c.dim(`(${scope.shown(skills.get(slug)!.path)})`)}`);
   for (const k of kept) ui.line(`${c.dim('=')} ${k.slug} ${c.dim(`stays: ${k.neededBy.join(', ')} ${k.neededBy.length === 1 ? 'depends' : 'depend'} on it`)}`);
   return { removed, kept, lockfile: scope.lockfileShown };
 }

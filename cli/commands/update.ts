@@ -112,6 +112,6 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
   const outcome = await applyTargets({ io, ui, client, token: options.token }, targets, lock, scope, (registry) =>
     registry === client.base ? client : new RegistryClient(registry, io),
   );
-  printOutcome(ui, outcome, io.now() - started, false);
+  printOutcome(ui, outcome, io.now() - started, false, scope.shown);
   return { dryRun: false, updates, held, ...outcome, ...(suspicious.length > 0 ? { suspicious } : {}) };
 }

@@ -162,8 +162,13 @@ export async function foreignEntry(dir: string, files: readonly FileEntry[]): Pr
  * passes every check on the path's text; this one follows the nearest part that exists.
  */
 export async function realFolderProblem(cwd: string, path: string): Promise<string | null> {
-  let existing = resolve(cwd, ...path.split('/'));
-  while (!(await exists(existing))) existing = dirname(existing);
+  const root = resolve(cwd);
+  let existing = resolve(root, ...path.split('/'));
+  while (!(await exists(existing))) {
+    // Nothing of the root exists yet (a home folder before its first file): no link to follow.
+    if (existing === root) return installPathProblem(path);
+    existing = dirname(existing);
+  }
   const [real, project] = await Promise.all([realpath(existing), realpath(cwd)]);
   const inside = relative(project, real);
   if (inside === '') return null;

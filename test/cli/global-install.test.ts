@@ -73,6 +73,8 @@ afterAll(async () => {
 
 describe('skillpress install -g', () => {
   it("installs once into ~/.agents/skills, links it into Claude Code's user folder, and pins it outside the project", async () => {
+    // A home folder with nothing in it yet, as a new account has.
+    expect(existsSync(home)).toBe(false);
     const cwd = project();
     const result = await cli(cwd, ['install', '-g', 'global-tool', '--agent', 'claude-code,codex', '--json']);
     expectExit(result, 0);

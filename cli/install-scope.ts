@@ -62,8 +62,13 @@ export function globalScope(env: Io['env']): InstallScope {
     }
     return inHome;
   };
+  // The folders as their variables would put them by default are an agent's too: a lockfile
+  // written before CLAUDE_CONFIG_DIR (say) was set still names a folder Claude Code read.
   const agentRoots = new Set<string>([SHARED_SKILLS_FOLDER]);
   for (const id of Object.keys(AGENTS)) {
+    const written = globalAgentFolder(id);
+    const moved = written ? /^\$([A-Z_]+)\/(.*)$/.exec(written) : null;
+    if (moved) agentRoots.add(`${GLOBAL_FOLDER_HOMES[moved[1]!]}/${moved[2]}`);
     try {
       const folder = folderOf(id);
       if (folder) agentRoots.add(folder);

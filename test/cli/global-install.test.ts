@@ -46,9 +46,14 @@ async function publish(key: string, slug: string, version: string, body: string,
         body: { name: slug, slug, description: `The ${slug} skill.`, category: 'testing', files },
       });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
+  // Both documents an update reads: the registry document and the list of every version.
   await eventually(
     () => call(base, `/api/registry/${slug}`),
     (r) => r.body?.currentVersion === version,
+  );
+  await eventually(
+    () => call(base, `/api/registry/${slug}/versions`),
+    (r) => r.body?.versions?.some((v: { version: string; integrity?: string }) => v.version === version && v.integrity),
   );
   return id ?? res.body.id;
 }

@@ -158,9 +158,9 @@ describe('the catalog', () => {
     // Per agent: both commands say where that agent reads skills, and copy as shown.
     await page.getByLabel('For', { exact: true }).selectOption('Claude Code');
     expect(await page.locator('#install-command').textContent()).toBe(`npx -y ${base}/cli/skillpress.tgz install pretty-json --agent claude-code`);
-    expect(await page.locator('#install-skills-command').textContent()).toBe(`npx skills add ${base} --skill pretty-json --agent claude-code`);
+    expect(await page.locator('#install-skills-command').textContent()).toBe(`npx skills add ${base}/skills/pretty-json --agent claude-code`);
     await page.locator('#install-skills-command ~ button').click();
-    await eventually(() => page.evaluate(() => navigator.clipboard.readText())).toBe(`npx skills add ${base} --skill pretty-json --agent claude-code`);
+    await eventually(() => page.evaluate(() => navigator.clipboard.readText())).toBe(`npx skills add ${base}/skills/pretty-json --agent claude-code`);
     await page.getByLabel('For', { exact: true }).selectOption('');
     expect(await page.locator('#install-command').textContent()).toBe(`npx -y ${base}/cli/skillpress.tgz install pretty-json`);
 

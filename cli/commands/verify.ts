@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { mapLimit } from '../../core/map-limit.ts';
 import { verifyVersionSignature } from '../../core/version-signature.ts';
 import { CliError } from '../cli-error.ts';
+import { projectScope } from '../install-scope.ts';
 import { folderMatches, readLockfile } from '../install-tree.ts';
 import type { LockedSkill } from '../lockfile.ts';
 import { RegistryClient } from '../registry-client.ts';
@@ -33,7 +34,7 @@ export interface VerifyResult {
 export async function verify(options: { registry?: string }, io: CommandIo): Promise<VerifyResult> {
   const { ui } = io;
   const { c } = ui;
-  const lock = await readLockfile(io.cwd, ui.line);
+  const lock = await readLockfile(projectScope(io.cwd), ui.line);
   const entries = [...(lock?.skills ?? [])].sort(([a], [b]) => (a < b ? -1 : 1));
   const clients = new Map<string, RegistryClient>();
   const clientFor = (base: string) => {

@@ -75,6 +75,7 @@ function versionCommand({ io, values, positionals, registry }: Pick<Context, 'io
       slug: str(values.slug),
       dryRun: values['dry-run'] === true,
       oidc: values.oidc === true,
+      appeal: str(values.appeal),
     },
     io,
   );
@@ -314,6 +315,7 @@ folder is checked before anything is sent.`,
       slug: { type: 'string' },
       paid: { type: 'boolean' },
       oidc: { type: 'boolean' },
+      appeal: { type: 'string' },
     },
     optionHelp: [
       ['--all', 'every skill folder under [dir] that is new or changed (see above)'],
@@ -324,6 +326,7 @@ folder is checked before anything is sent.`,
       ['--private', "with --org: only the organisation's members see and install it"],
       ['--changelog <text>', 'notes for 1.0.0 (with --all: for every version published)'],
       ['--bump <part>', 'with --all: patch (default), minor or major, for changed skills'],
+      ['--appeal <message>', "the registry's scan refuses it and you believe it wrong: send it for an admin's review instead"],
       ['--dry-run', 'list what would be sent, send nothing'],
       ['--oidc', 'from CI, with no key (a trusted publisher): publish [dir] <semver> --oidc adds that version to the existing skill'],
       registryHelp,
@@ -332,6 +335,7 @@ folder is checked before anything is sent.`,
       const { io, values, positionals, registry } = ctx;
       if (values.all === true) {
         if (values.paid === true || values.slug !== undefined) throw usage('--paid and --slug name one skill: publish it alone, or leave them out with --all');
+        if (values.appeal !== undefined) throw usage('--appeal sends one skill for review: publish it alone with --appeal');
         return runPublishAll(ctx);
       }
       // CI creates no skills: with --oidc, publish is `version` of the skill the folder names.
@@ -349,6 +353,7 @@ folder is checked before anything is sent.`,
           org: str(values.org),
           private: values.private === true,
           dryRun: values['dry-run'] === true,
+          appeal: str(values.appeal),
         },
         io,
       );
@@ -395,10 +400,11 @@ registry would refuse it). The findings name the rule, file, line and reason.`,
 (1.4.0, 2.0.0-rc.1), or patch, minor or major to bump the highest version the registry has
 (1.3.2 → 1.3.3, 1.4.0, 2.0.0); a bump refuses files identical to that version's. Versions are
 immutable.`,
-    options: { changelog: { type: 'string' }, slug: { type: 'string' }, 'dry-run': { type: 'boolean' }, oidc: { type: 'boolean' } },
+    options: { changelog: { type: 'string' }, slug: { type: 'string' }, 'dry-run': { type: 'boolean' }, oidc: { type: 'boolean' }, appeal: { type: 'string' } },
     optionHelp: [
       ['--changelog <text>', 'what changed; shown by skillpress update and info'],
       ['--slug <slug>', 'the skill you mean to publish to: must be the SKILL.md name'],
+      ['--appeal <message>', "the registry's scan refuses it and you believe it wrong: send it for an admin's review instead"],
       ['--dry-run', 'list the files that would be sent, send nothing'],
       ['--oidc', "from CI, with the runner's OIDC token instead of a key (the skill must trust the workflow)"],
       registryHelp,

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { CatalogDocument } from '../core/catalog.ts';
 import { limits } from '../core/limits.ts';
 import type { RegistryDocument, VersionsDocument } from '../core/registry-document.ts';
+import type { appealFiledSchema } from '../core/appeals.ts';
 import type { deliverySchema, PublishBody, publishedSkillSchema, Skill, VersionBody, versionCreatedSchema, versionYankSchema } from '../core/schemas.ts';
 import type { SearchAnswerDocument } from '../core/search/schemas.ts';
 import { registryPath, SIGNING_KEYS_KEY } from '../core/static-paths.ts';
@@ -44,6 +45,7 @@ export type Delivery = z.output<typeof deliverySchema>;
 export type VersionCreated = z.output<typeof versionCreatedSchema>;
 export type PublishedSkill = z.output<typeof publishedSkillSchema>;
 export type VersionYank = z.output<typeof versionYankSchema>;
+export type AppealFiled = z.output<typeof appealFiledSchema>;
 
 /**
  * The registry to use: `--registry`, else SKILLPRESS_REGISTRY, else the one `login` saved in the
@@ -215,6 +217,11 @@ export class RegistryClient {
 
   createVersion(apiKey: string, id: string, body: VersionBody): Promise<VersionCreated> {
     return this.http.json(`/api/skills/${encodeURIComponent(id)}/versions`, { method: 'POST', body, apiKey });
+  }
+
+  /** Appeals a refused version (docs/api.md §7.15): it waits, unpublished, for an admin. */
+  appeal(apiKey: string, body: { message: string } & ({ publish: PublishBody } | { skillId: string; version: VersionBody })): Promise<AppealFiled> {
+    return this.http.json('/api/appeals', { method: 'POST', body, apiKey });
   }
 
   /** Yanks a version (`reason` shown beside it), or with `yank` false undoes that. */

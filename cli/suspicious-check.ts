@@ -7,12 +7,13 @@ import { plural, type Ui } from './ui.ts';
 /**
  * The install-time side of scanning (docs/scanning.md): a version the registry's scan found
  * suspicious is installed only when the user says so with `--allow-suspicious`, after seeing
- * its findings. Versions already installed at the same version are not asked about again.
+ * its findings. Versions already installed at the same version are not asked about again, nor
+ * versions an admin approved on appeal (`scan.reviewed`): their findings were read and accepted.
  * Returns the suspicious versions that go ahead, for the command's JSON result.
  */
 export function checkSuspicious(targets: readonly Target[], lock: Lockfile, allow: boolean, ui: Ui): SuspiciousVersion[] {
   const suspicious = targets
-    .filter((t) => t.scan?.verdict === 'suspicious' && lock.skills.get(t.slug)?.version !== t.version)
+    .filter((t) => t.scan?.verdict === 'suspicious' && !t.scan.reviewed && lock.skills.get(t.slug)?.version !== t.version)
     .map((t) => ({ slug: t.slug, version: t.version, scan: t.scan! }));
   if (suspicious.length === 0) return [];
   const names = suspicious.map((s) => `${s.slug}@${s.version}`).join(', ');

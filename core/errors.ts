@@ -29,6 +29,8 @@ export const errorStatus = {
   org_not_empty: 409,
   org_full: 409,
   visibility_locked: 409,
+  too_many_appeals: 409,
+  appeal_decided: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   content_rejected: 422,

@@ -184,6 +184,8 @@ interface AccountRule {
 const accountRules = {
   /** A new skill owned by the caller. */
   'account.create_skill': { scope: 'publish', what: 'publish skills of your own' },
+  /** Reading the appeals one filed (filing one is publishing: the publish's own checks decide). */
+  'account.read_appeals': { scope: 'publish', what: 'see your appeals' },
   /** Creating, listing and revoking API keys: a key never makes or lists keys. */
   'account.manage_keys': { scope: 'manage', sessionOnly: true, what: 'manage API keys' },
 } as const satisfies Record<string, AccountRule>;

@@ -214,6 +214,29 @@ export const lambdas: readonly LambdaSpec[] = [
     table: { read: true, write: [prefix.report, prefix.reporter, prefix.rateLimit, prefix.skill] },
   },
   {
+    name: 'appeals',
+    description: "Appeals of versions the scan refuses (API key or session), and the admins' approvals, which publish them, and declines",
+    routes: [
+      'POST /api/appeals',
+      'GET /api/appeals',
+      'GET /api/admin/appeals',
+      'GET /api/admin/appeals/{id}',
+      'POST /api/admin/appeals/{id}/approve',
+      'POST /api/admin/appeals/{id}/decline',
+    ],
+    // APPEAL#: the appeals; APPEALQUEUE: the admins' queue; APIKEY#: the key's lastUsedAt; RL#: the
+    // publish and version rate limits an appeal counts against. Approving publishes as the publish
+    // and versions Lambdas do: SLUG#: the slug claim; SKILL#: the skill, its version and
+    // fingerprint; ORG#: an organisation's count of skills; AUDIT#: its log.
+    table: {
+      read: true,
+      write: [prefix.appeal, prefix.appealQueue, prefix.apiKey, prefix.rateLimit, prefix.slug, prefix.skill, prefix.org, prefix.audit],
+    },
+    // The files wait in the content bucket, and are read back to be reviewed and published.
+    content: 'write',
+    memoryMb: 1024,
+  },
+  {
     name: 'search',
     description: 'Search the catalog: the static search index the rebuild writes, completed from the catalog',
     routes: ['GET /api/search'],

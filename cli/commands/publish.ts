@@ -4,7 +4,7 @@ import { SKILL_FILE } from '../../core/filename.ts';
 import { CliError, usage } from '../cli-error.ts';
 import { apiKeyFor } from '../credentials.ts';
 import type { CommandIo } from '../ui.ts';
-import { type PublishedSkill, RegistryClient } from '../registry-client.ts';
+import { type AppealFiled, type PublishedSkill, RegistryClient } from '../registry-client.ts';
 import { warnIfFlagged } from '../scan-findings.ts';
 import { assertDescribed, readSkillFolder, type SkillFolder } from '../skill-folder.ts';
 import { columns, formatBytes, plural, type Ui } from '../ui.ts';
@@ -24,6 +24,8 @@ export interface PublishOptions {
   private?: boolean;
   /** Show what would be sent, send nothing. */
   dryRun: boolean;
+  /** Send it as an appeal with this message, for an admin to review, instead of publishing it (docs/api.md §7.15). */
+  appeal?: string;
 }
 
 export interface PublishedFile {
@@ -35,8 +37,10 @@ export interface PublishedFile {
 export interface PublishResult {
   dryRun: boolean;
   slug: string;
-  /** The skill as the registry created it; null on a dry run. */
+  /** The skill as the registry created it; null on a dry run or an appeal. */
   skill: PublishedSkill | null;
+  /** The appeal filed instead, with --appeal. */
+  appeal?: AppealFiled;
   files: PublishedFile[];
   bytes: number;
   /** What the SKILL.md front matter should fix (accepted as it is). */
@@ -76,12 +80,17 @@ export async function publish(options: PublishOptions, io: CommandIo): Promise<P
 
   const client = new RegistryClient(options.registry, io);
   const key = await apiKeyFor(io.env, client.base);
+  if (options.appeal !== undefined) {
+    const appeal = await client.appeal(key, { message: options.appeal, publish: body });
+    reportAppeal(ui, client.base, `${shownSlug}@1.0.0`, appeal);
+    return { dryRun: false, slug: shownSlug, skill: null, appeal, files, bytes: folder.bytes, warnings: folder.warnings };
+  }
   let skill: PublishedSkill;
   try {
     skill = await client.publish(key, body);
   } catch (error) {
     if (error instanceof CliError && error.code === 'slug_taken') throw await slugTakenAdvice(client, error, shownSlug, options.dir);
-    throw error;
+    throw withAppealHint(error, 'publish', options.dir);
   }
   const { c } = ui;
   ui.line(
@@ -91,6 +100,25 @@ export async function publish(options: PublishOptions, io: CommandIo): Promise<P
   warnIfFlagged(ui, `${skill.slug}@${skill.currentVersion}`, skill.scan);
   const warnings = reportWarnings(ui, skill.warnings ?? [], folder.warnings);
   return { dryRun: false, slug: skill.slug, skill, files, bytes: folder.bytes, warnings: [...folder.warnings, ...warnings] };
+}
+
+/** After an appeal is filed: what happens next, and where to follow it. */
+export function reportAppeal(ui: Ui, registry: string, what: string, appeal: AppealFiled): void {
+  ui.line(`${ui.c.yellow('Appealed')} ${ui.c.bold(what)}: appeal ${appeal.id} waits for an admin's review; nothing is published until one approves it`);
+  ui.line(ui.c.dim(`Follow it in the dashboard (${registry}/dashboard/) or at GET ${registry}/api/appeals`));
+}
+
+/**
+ * A refused publish (`content_rejected`) says how to ask for a review: the same command with
+ * `--appeal "<why the findings are mistaken>"`.
+ */
+export function withAppealHint(error: unknown, command: 'publish' | 'version', dir: string, version?: string): unknown {
+  if (!(error instanceof CliError) || error.code !== 'content_rejected') return error;
+  const args = [command, ...(dir === '.' ? [] : [dir]), ...(version ? [version] : [])].join(' ');
+  return new CliError(error.code, error.message, {
+    ...error.options,
+    hint: `if the findings are mistaken, ask the registry's admins to review it: skillpress ${args} --appeal "<why>"`,
+  });
 }
 
 /** The publish request for a folder, checked with the API's own schema. */

@@ -3,14 +3,14 @@ import { assertStrictVersion } from '../../core/semver-order.ts';
 import { CliError } from '../cli-error.ts';
 import { apiKeyFor } from '../credentials.ts';
 import type { CommandIo } from '../ui.ts';
-import { RegistryClient, type VersionCreated } from '../registry-client.ts';
+import { type AppealFiled, RegistryClient, type VersionCreated } from '../registry-client.ts';
 import { warnIfFlagged } from '../scan-findings.ts';
 import { assertDescribed, readSkillFolder, type SkillFolder } from '../skill-folder.ts';
 import { oidcPublishToken } from '../oidc.ts';
 import { formatBytes, plural } from '../ui.ts';
 import { type Bump, bumped, isBump, standingOf } from '../publish-plan.ts';
 import { fromDomainError, validated } from '../validated.ts';
-import { describeFiles, printFiles, type PublishedFile, reportSkipped, reportWarnings } from './publish.ts';
+import { describeFiles, printFiles, type PublishedFile, reportAppeal, reportSkipped, reportWarnings, withAppealHint } from './publish.ts';
 
 export interface VersionOptions {
   registry: string;
@@ -22,14 +22,18 @@ export interface VersionOptions {
   dryRun: boolean;
   /** Publish with the CI's OIDC token (a trusted publisher), not a stored key (cli/oidc.ts). */
   oidc?: boolean;
+  /** Send it as an appeal with this message, for an admin to review, instead of publishing it (docs/api.md §7.15). */
+  appeal?: string;
 }
 
 export interface VersionResult {
   dryRun: boolean;
   slug: string;
   version: string;
-  /** The registry's answer; null on a dry run. */
+  /** The registry's answer; null on a dry run or an appeal. */
   created: VersionCreated | null;
+  /** The appeal filed instead, with --appeal. */
+  appeal?: AppealFiled;
   files: PublishedFile[];
   /** What the SKILL.md front matter should fix (accepted as it is). */
   warnings: string[];
@@ -82,11 +86,16 @@ export async function version(options: VersionOptions, io: CommandIo): Promise<V
 
   const doc = await client.skill(slug).catch(notPublishedYet(client, slug));
   const key = options.oidc ? await publishTokenFor(io, client, slug) : await apiKeyFor(io.env, client.base);
+  if (options.appeal !== undefined) {
+    const appeal = await client.appeal(key, { message: options.appeal, skillId: doc.id, version: body });
+    reportAppeal(ui, client.base, `${slug}@${options.version}`, appeal);
+    return { dryRun: false, slug, version: options.version, created: null, appeal, files, warnings: folder.warnings };
+  }
   const created = await client.createVersion(key, doc.id, body).catch((error: unknown) => {
     if (error instanceof CliError && error.code === 'version_exists') {
       throw new CliError(error.code, error.message, { ...error.options, hint: 'versions are immutable: publish a higher one' });
     }
-    throw error;
+    throw withAppealHint(error, 'version', options.dir, options.version);
   });
   ui.line(`${c.green('Published')} ${c.bold(slug)}@${created.version} ${c.dim(`(${plural(files.length, 'file')}, ${formatBytes(folder.bytes)})`)}`);
   if (created.currentVersion !== created.version) {

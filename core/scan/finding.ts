@@ -31,10 +31,19 @@ export interface Finding {
 
 export type Verdict = 'clean' | 'suspicious' | 'malicious';
 
+/** An admin's approval, on appeal, of a version whose scan refused or flagged it (docs/api.md §7.15). */
+export interface Review {
+  /** The admin's login. */
+  by: string;
+  at: string;
+}
+
 export interface ScanResult {
   verdict: Verdict;
   rulesVersion: string;
   findings: Finding[];
+  /** Present when an admin approved the version on appeal: its findings were read and accepted. */
+  reviewed?: Review;
 }
 
 /** Orders severities so that a higher number is worse. */

@@ -16,8 +16,17 @@ export const findingSchema = z.strictObject({
   message: z.string(),
 });
 
+/** An admin's approval of a version the scan refused or flagged, on its appeal (docs/api.md §7.15). */
+export const reviewSchema = z.strictObject({
+  by: z.string().check(z.describe("the admin's login")),
+  at: z.string().check(z.describe('when they approved it')),
+});
+
 export const scanResultSchema = z.strictObject({
   verdict: z.enum(['clean', 'suspicious', 'malicious']),
   rulesVersion: z.string(),
   findings: z.array(findingSchema),
+  reviewed: z
+    .optional(reviewSchema)
+    .check(z.describe('an admin approved this version on its appeal, findings and all; the verdict stays what the scanner said')),
 });

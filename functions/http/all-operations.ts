@@ -1,6 +1,7 @@
 import type { Operation, StaticFile } from './operation.ts';
 import { accessOperations } from './operations/access.ts';
 import { analyticsOperations } from './operations/analytics.ts';
+import { appealOperations } from './operations/appeals.ts';
 import { apiKeyOperations } from './operations/api-keys.ts';
 import { clawhubOperations, clawhubUnsupportedOperations } from './operations/clawhub.ts';
 import { clawhubPublishOperations, clawhubUploadOperations } from './operations/clawhub-publish.ts';
@@ -41,6 +42,7 @@ export const apiOperations: readonly Operation[] = [
   stripeWebhookOperations,
   analyticsOperations,
   moderationOperations,
+  appealOperations,
   searchOperations,
   clawhubOperations,
   clawhubPublishOperations,

@@ -1,4 +1,5 @@
 import { accessRoutes } from './routes/access.ts';
+import { appealRoutes } from './routes/appeals.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { clawhubRoutes } from './routes/clawhub.ts';
 import { clawhubPublishRoutes } from './routes/clawhub-publish.ts';
@@ -36,6 +37,7 @@ export const allRoutes: RouteGroup[] = [
   stripeWebhookRoutes,
   analyticsRoutes,
   moderationRoutes,
+  appealRoutes,
   searchRoutes,
   clawhubRoutes,
   clawhubPublishRoutes,

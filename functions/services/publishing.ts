@@ -59,43 +59,45 @@ export interface Published<T> {
 export type SkillPublished = Skill & { scan: ScanResult; warnings?: string[] };
 
 /**
- * A new skill by `author` at `firstVersion` (1.0.0 unless a ClawHub publish names another),
- * whose body the route has already validated.
+ * A version an admin approved on appeal (services/appeals.ts): its files as the author sent them,
+ * and the scan the admins reviewed, carrying `reviewed`. It is published with that scan instead
+ * of a new one, and counts against no rate limit.
  */
-export async function publishSkill(deps: Deps, principal: Principal, body: PublishBody, firstVersion = FIRST_VERSION): Promise<Published<SkillPublished>> {
+export interface Approved {
+  files: FileBytes[];
+  scan: ScanResult;
+}
+
+/** A new skill that passed every check but the scan's verdict: what publishing it would write. */
+export interface CheckedSkill {
+  owner: Owner;
+  visibility: Visibility;
+  version: string;
+  slug: string;
+  files: FileBytes[];
+  conformance: SkillConformance;
+}
+
+/**
+ * A new skill by `author` at `firstVersion` (1.0.0 unless a ClawHub publish names another),
+ * whose body the route has already validated; `approved` publishes what an admin approved.
+ */
+export async function publishSkill(
+  deps: Deps,
+  principal: Principal,
+  body: PublishBody,
+  firstVersion = FIRST_VERSION,
+  approved?: Approved,
+): Promise<Published<SkillPublished>> {
   const { db, clock } = deps;
   const author = principal.user;
-  const owner = await newSkillOwner(deps, principal, body);
-  const visibility = body.visibility ?? 'public';
-  const version = assertStrictVersion(firstVersion);
-  // The current version is the highest release: a skill needs one from its first version on.
-  if (!isRelease(version))
-    throw invalidRequest(`A new skill's first version must be a release such as 1.0.0, not ${version}`, {
-      issues: [{ path: ['version'], message: 'a prerelease cannot be the first version' }],
-    });
-  const slug = body.slug ?? slugify(body.name);
-  if (!slug)
-    throw invalidRequest('The name has no letters or digits to make a slug from; send a slug', {
-      issues: [{ path: ['slug'], message: 'required for this name' }],
-    });
-  // A publish without files (the interface's own example) gets the SKILL.md every skill needs.
-  const files = prepareFiles(body.files.length > 0 ? body.files : [await defaultSkillFile({ slug, name: body.name, description: body.description })]);
-  const [known, free, lookalikes] = await Promise.allSettled([
-    dependencySkills(deps, body.dependencies),
-    assertSlugFree(db, slug, author.id, clock()),
-    lookalikeCandidates(db, slug, body.name),
-  ]);
-  // What the reads decide comes before the files are parsed: a resent publish costs one read.
-  checkDependencies(body.dependencies, slug, usable(settled(known), { owner, visibility }));
-  settled(free);
-  checkImitation(slug, body.name, ownerIdentity({ owner, authorLogin: author.login, authorId: author.id }), settled(lookalikes));
-  const conformance = await conformingSkill(files, slug);
+  const { owner, visibility, version, slug, files, conformance } = await checkSkill(deps, principal, body, firstVersion, approved?.files);
 
   // The scan: a refused version stores nothing and spends no publish slot.
-  const scan = await scanForPublish(deps, files, body.paid);
+  const scan = approved?.scan ?? (await scanForPublish(deps, files, body.paid));
 
   const window = rateWindow(deps.config, 'publish');
-  const slot = await takeSlot(db, author.id, clock(), window);
+  const slot = approved ? undefined : await takeSlot(db, author.id, clock(), window);
   const now = clock();
   const id = crypto.randomUUID();
   const skill: SkillItem = {
@@ -140,13 +142,56 @@ export async function publishSkill(deps: Deps, principal: Principal, body: Publi
       () => (versionStored ? deleteVersion(db, id, version) : undefined),
       () => (claimed ? releaseSlug(db, slug, id) : undefined),
       () => (counted ? countSkill(db, owner.login, -1).then(() => undefined) : undefined),
-      () => returnSlot(db, author.id, slot.stamp, window),
+      () => (slot ? returnSlot(db, author.id, slot.stamp, window) : undefined),
     ]);
     throw error;
   }
   deps.changed([id]);
   if (owner.type === 'org') await record(deps, owner.login, principal, 'skill.published', slug, { version, visibility });
-  return { result: { ...toSkill(skill), scan, ...warningsOf(conformance) }, rate: slot };
+  return { result: { ...toSkill(skill), scan, ...warningsOf(conformance) }, ...(slot ? { rate: slot } : {}) };
+}
+
+/**
+ * Every check of a new skill but the scan: who may publish it and where, its first version, its
+ * slug (free, not imitating), its dependencies, and that its files are a valid Agent Skill.
+ * Nothing is written. `files` are the decoded files when the caller has them already (an approval).
+ */
+export async function checkSkill(
+  deps: Deps,
+  principal: Principal,
+  body: PublishBody,
+  firstVersion = FIRST_VERSION,
+  decoded?: FileBytes[],
+): Promise<CheckedSkill> {
+  const { db, clock } = deps;
+  const author = principal.user;
+  const owner = await newSkillOwner(deps, principal, body);
+  const visibility = body.visibility ?? 'public';
+  const version = assertStrictVersion(firstVersion);
+  // The current version is the highest release: a skill needs one from its first version on.
+  if (!isRelease(version))
+    throw invalidRequest(`A new skill's first version must be a release such as 1.0.0, not ${version}`, {
+      issues: [{ path: ['version'], message: 'a prerelease cannot be the first version' }],
+    });
+  const slug = body.slug ?? slugify(body.name);
+  if (!slug)
+    throw invalidRequest('The name has no letters or digits to make a slug from; send a slug', {
+      issues: [{ path: ['slug'], message: 'required for this name' }],
+    });
+  // A publish without files (the interface's own example) gets the SKILL.md every skill needs.
+  const files =
+    decoded ?? prepareFiles(body.files.length > 0 ? body.files : [await defaultSkillFile({ slug, name: body.name, description: body.description })]);
+  const [known, free, lookalikes] = await Promise.allSettled([
+    dependencySkills(deps, body.dependencies),
+    assertSlugFree(db, slug, author.id, clock()),
+    lookalikeCandidates(db, slug, body.name),
+  ]);
+  // What the reads decide comes before the files are parsed: a resent publish costs one read.
+  checkDependencies(body.dependencies, slug, usable(settled(known), { owner, visibility }));
+  settled(free);
+  checkImitation(slug, body.name, ownerIdentity({ owner, authorLogin: author.login, authorId: author.id }), settled(lookalikes));
+  const conformance = await conformingSkill(files, slug);
+  return { owner, visibility, version, slug, files, conformance };
 }
 
 export interface VersionCreated {
@@ -161,33 +206,25 @@ export interface VersionCreated {
 }
 
 /**
- * A new version of `skillId` by `author`, whose body the route has already validated. The checks
- * that need no storage (the version's form, the files' sizes) come before any read; the reads
- * then go out together, and their verdicts come in order: the skill, its author and its
- * quarantine, whether the version is taken, and the dependencies; the files are parsed last.
+ * A new version of `skillId` by `author`, whose body the route has already validated, checked by
+ * {@link checkVersion}; `approved` publishes what an admin approved.
  */
-export async function publishVersion(deps: Deps, principal: Principal, skillId: string, body: VersionBody): Promise<Published<VersionCreated>> {
+export async function publishVersion(
+  deps: Deps,
+  principal: Principal,
+  skillId: string,
+  body: VersionBody,
+  approved?: Approved,
+): Promise<Published<VersionCreated>> {
   const author = principal.user;
   const { db, clock } = deps;
-  const version = assertStrictVersion(body.version);
-  const files = prepareFiles(body.files);
-  const [found, known] = await Promise.allSettled([getSkillAndVersionCheck(db, skillId, version), dependencySkills(deps, body.dependencies)]);
-  const { skill: stored, taken } = settled(found);
-  const { skill } = await allowSkill(deps, principal, stored, skillId, 'skill.publish_version');
-  // Its author may not go on publishing while admins (or a rescan) hold it: nothing new of it may
-  // reach anyone, and the rebuild writes nothing static for it either.
-  if (skill.quarantine)
-    throw new DomainError('quarantined', `${skill.slug} is quarantined after reports or a scan; no version of it can be published until an admin releases it`);
-  // What the reads decide comes before the files are parsed: a resent version costs one read.
-  if (taken) throw taken;
-  checkDependencies(body.dependencies, skill.slug, usable(settled(known), { owner: ownerOf(skill), visibility: visibilityOf(skill) }));
-  const conformance = await conformingSkill(files, skill.slug);
+  const { skill, version, files, conformance } = await checkVersion(deps, principal, skillId, body, approved?.files);
 
   // The scan: a refused version stores nothing and spends no slot of the version limit.
-  const scan = await scanForPublish(deps, files, skill.paid);
+  const scan = approved?.scan ?? (await scanForPublish(deps, files, skill.paid));
 
   const window = rateWindow(deps.config, 'version');
-  const slot = await takeSlot(db, author.id, clock(), window);
+  const slot = approved ? undefined : await takeSlot(db, author.id, clock(), window);
   const now = clock();
   const item = {
     ...versionItem(skillId, version, body.changelog, now, files, body.dependencies, conformance),
@@ -201,7 +238,7 @@ export async function publishVersion(deps: Deps, principal: Principal, skillId: 
     // Its write decides a race for the number.
     await putVersion(db, item);
   } catch (error) {
-    await undo(deps, [() => returnSlot(db, author.id, slot.stamp, window)]);
+    await undo(deps, [() => (slot ? returnSlot(db, author.id, slot.stamp, window) : undefined)]);
     throw error;
   }
   // META moves, and the fingerprint is recorded, only once the version is stored.
@@ -213,10 +250,39 @@ export async function publishVersion(deps: Deps, principal: Principal, skillId: 
   deps.changed([skillId]);
   const owner = ownerOf(skill);
   if (owner.type === 'org') await record(deps, owner.login, principal, 'version.published', `${skill.slug}@${version}`, { version });
-  return {
-    result: created(item, updated.currentVersion, scan, conformance),
-    rate: slot,
-  };
+  return { result: created(item, updated.currentVersion, scan, conformance), ...(slot ? { rate: slot } : {}) };
+}
+
+/** A new version that passed every check but the scan's verdict. */
+export interface CheckedVersion {
+  skill: SkillItem;
+  version: string;
+  files: FileBytes[];
+  conformance: SkillConformance;
+}
+
+/**
+ * Every check of a new version but the scan. Those that need no storage (the version's form, the
+ * files' sizes) come before any read; the reads then go out together, and their verdicts come in
+ * order: the skill, who may publish to it and its quarantine, whether the version is taken, and
+ * the dependencies; the files are parsed last. Nothing is written.
+ */
+export async function checkVersion(deps: Deps, principal: Principal, skillId: string, body: VersionBody, decoded?: FileBytes[]): Promise<CheckedVersion> {
+  const { db } = deps;
+  const version = assertStrictVersion(body.version);
+  const files = decoded ?? prepareFiles(body.files);
+  const [found, known] = await Promise.allSettled([getSkillAndVersionCheck(db, skillId, version), dependencySkills(deps, body.dependencies)]);
+  const { skill: stored, taken } = settled(found);
+  const { skill } = await allowSkill(deps, principal, stored, skillId, 'skill.publish_version');
+  // Its author may not go on publishing while admins (or a rescan) hold it: nothing new of it may
+  // reach anyone, and the rebuild writes nothing static for it either.
+  if (skill.quarantine)
+    throw new DomainError('quarantined', `${skill.slug} is quarantined after reports or a scan; no version of it can be published until an admin releases it`);
+  // What the reads decide comes before the files are parsed: a resent version costs one read.
+  if (taken) throw taken;
+  checkDependencies(body.dependencies, skill.slug, usable(settled(known), { owner: ownerOf(skill), visibility: visibilityOf(skill) }));
+  const conformance = await conformingSkill(files, skill.slug);
+  return { skill, version, files, conformance };
 }
 
 function created(item: VersionItem, currentVersion: string, scan: ScanResult, conformance: SkillConformance): VersionCreated {

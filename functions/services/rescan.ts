@@ -1,3 +1,4 @@
+import { reviewStands } from '#core/appeals';
 import { canonicalJson } from '#core/canonical-json';
 import type { ScanResult } from '#core/scan/finding';
 import { getFiles } from '../content/blobs.ts';
@@ -10,7 +11,9 @@ import { quarantineSkill, setVersionScan } from '../store/moderation.ts';
 /**
  * `npm run rescan`: every version scanned again with the current rules (docs/scanning.md). A
  * version whose scan changed gets the new one stored; a skill with a version that is now
- * malicious is quarantined, as three reporters would (docs/api.md §7.10). A skill that cannot be
+ * malicious is quarantined, as three reporters would (docs/api.md §7.10). A version admins
+ * approved on appeal keeps its review (and is no reason to quarantine) while every finding is one
+ * they saw; a new finding drops the review, and the version is judged as any other. A skill that cannot be
  * rescanned (a missing blob, a damaged item) is reported alone; the others are rescanned.
  */
 export interface RescanReport {
@@ -39,10 +42,13 @@ export async function rescanAll(deps: Deps): Promise<RescanReport> {
       let rules = '';
       let skillChanged = false;
       for (const version of state.versions) {
-        const scan = await deps.scanner(await getFiles(deps.blobs, version.files), { quote: !skill.paid });
+        const fresh = await deps.scanner(await getFiles(deps.blobs, version.files), { quote: !skill.paid });
+        // An admin approved this version on appeal: the review stands while the rules find nothing they did not see.
+        const reviewed = version.scan?.reviewed;
+        const scan = reviewed && reviewStands(version.scan!, fresh) ? { ...fresh, reviewed } : fresh;
         versions += 1;
         rules = scan.rulesVersion;
-        if (scan.verdict === 'malicious') malicious.push(version.version);
+        if (scan.verdict === 'malicious' && !scan.reviewed) malicious.push(version.version);
         if (sameScan(version.scan, scan)) continue;
         await setVersionScan(deps.db, skill.id, version.version, scan, deps.clock().toISOString());
         changed += 1;

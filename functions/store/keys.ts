@@ -66,6 +66,12 @@ export const prefix = {
   publishToken: 'PUBLISHTOKEN#',
   /** An OIDC token's `jti`, once exchanged: never again. */
   oidcToken: 'OIDCJTI#',
+  /** An appeal of a refused version: what it would publish, waiting for an admin (docs/api.md §7.15). */
+  appeal: 'APPEAL#',
+  /** GSI partition: an author's appeals. */
+  appealsOf: 'APPEALS#',
+  /** The pending appeals, oldest first: the admins' queue, one item per appeal. */
+  appealQueue: 'APPEALQUEUE',
   /** A file a ClawHub client announced (and then sent) before publishing it, by its ticket's hash. */
   upload: 'UPLOAD#',
 } as const;
@@ -135,6 +141,8 @@ export const membershipKey = (userId: string, org: string): ItemKey => ({ pk: pr
 export const auditKey = (org: string, at: string, id: string): ItemKey => ({ pk: prefix.audit + org.toLowerCase(), sk: `${at}#${id}` });
 export const reportKey = (skillId: string, userId: string): ItemKey => ({ pk: prefix.report + skillId, sk: prefix.user + userId });
 export const reporterKey = (userId: string): ItemKey => ({ pk: prefix.reporter + userId, sk: 'REPORTER' });
+export const appealKey = (id: string): ItemKey => ({ pk: prefix.appeal + id, sk: 'APPEAL' });
+export const appealQueueKey = (createdAt: string, id: string): ItemKey => ({ pk: prefix.appealQueue, sk: `${createdAt}#${id}` });
 
 /**
  * The items whose changes the rebuild follows: a skill's META and its versions. The fingerprint

@@ -77,7 +77,8 @@ const skillItemSchema = z.object({
 });
 export type SkillItem = z.output<typeof skillItemSchema>;
 
-const storedFileSchema = z.object({
+/** A stored file: its name, size, hash (its blob's key), how it was sent and its executable flag. */
+export const storedFileSchema = z.object({
   filename: z.string(),
   size: z.number(),
   sha256: z.string(),

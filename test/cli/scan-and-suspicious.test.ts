@@ -86,6 +86,39 @@ describe('publishing', () => {
     expect(result.stderr).toMatch(/^ {2}critical decode-to-shell {2}SKILL\.md:11 {2}/m);
   });
 
+  it('says how to appeal a refused publish, and files the appeal with --appeal; an admin approves it and it installs', async () => {
+    const dir = skillFolder('appealed-skill', MALICIOUS_SKILL_MD);
+    const refused = await cli(dir, 'publish');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/skillpress publish --appeal "<why>"/);
+
+    const filed = await cli(dir, 'publish', '--appeal', 'The encoded line is a fixture of our detector');
+    expect(filed.code, filed.stderr).toBe(0);
+    const id = /appeal (\S+) waits for an admin's review; nothing is published until one approves it/.exec(filed.stdout)?.[1];
+    expect(id, filed.stdout).toBeDefined();
+    expect(filed.stdout).toMatch(/Follow it in the dashboard \(http:\/\/localhost\/dashboard\/\)/);
+    expect((await stack.request('/api/registry/appealed-skill')).status).toBe(404);
+
+    expect((await root.session(`/api/admin/appeals/${id}/approve`, { method: 'POST' })).status).toBe(200);
+    await stack.idle();
+    const installed = await cli(project(), 'install', 'appealed-skill', '--json');
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.json.installed.map((s: { slug: string }) => s.slug)).toEqual(['appealed-skill']);
+  });
+
+  it('files a version appeal with skillpress version --appeal', async () => {
+    const dir = skillFolder('appealed-version', CLEAN_SKILL_MD);
+    expect((await cli(dir, 'publish')).code).toBe(0);
+    await stack.idle();
+    writeFileSync(join(dir, 'SKILL.md'), MALICIOUS_SKILL_MD.replace(/^name: .*$/m, 'name: appealed-version'));
+    const refused = await cli(dir, 'version', '1.1.0', '--changelog', 'setup');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/skillpress version 1\.1\.0 --appeal "<why>"/);
+    const filed = await cli(dir, 'version', '1.1.0', '--changelog', 'setup', '--appeal', 'fixture', '--json');
+    expect(filed.code, filed.stderr).toBe(0);
+    expect(filed.json).toMatchObject({ version: '1.1.0', created: null, appeal: { status: 'pending' } });
+  });
+
   it('publishes a suspicious version and tells the author why installers will be asked', async () => {
     const result = await cli(skillFolder('flagged-skill', SUSPICIOUS_SKILL_MD), 'publish');
     expect(result.code, result.stderr).toBe(0);

@@ -20,7 +20,8 @@ import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '../support/fake
 import { slugify } from '#core/slug';
 import { type FakeStripe, fakeStripeEnv, startFakeStripe } from '../support/fake-stripe.ts';
 import { sendWebhook } from '../support/purchase.ts';
-import { Client, createTestStack, skillFile, type TestStack, withKey } from '../support/stack.ts';
+import { MALICIOUS_SKILL_MD } from '../support/scan-samples.ts';
+import { Client, createTestStack, renamedSkillMd, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
 /** `GET /api/skills/{id}/versions` → a matcher for `GET /api/skills/abc/versions`. */
 function routeMatcher(route: string): (method: string, path: string) => boolean {
@@ -159,6 +160,23 @@ describe('least privilege is enough', () => {
     const quarantine = `/api/admin/skills/${free.id}/quarantine`;
     await request('POST', quarantine, () => root.session(quarantine, { method: 'POST', body: { reason: 'spam' } }));
     await request('DELETE', quarantine, () => root.session(quarantine, { method: 'DELETE' }));
+
+    // Appeals: two refused skills sent again; one approved (published as the publish Lambda would), one declined.
+    const refused = (name: string) => ({ ...body(name), files: [{ filename: 'SKILL.md', content: renamedSkillMd(MALICIOUS_SKILL_MD, slugify(name)) }] });
+    const appealIds: string[] = [];
+    for (const name of ['Appealed One', 'Appealed Two']) {
+      const filed = await request('POST', '/api/appeals', () =>
+        withKey(stack, key, '/api/appeals', { body: { message: 'a fixture', publish: refused(name) } }),
+      );
+      appealIds.push(((await filed.json()) as { id: string }).id);
+    }
+    await request('GET', '/api/appeals', () => alice.session('/api/appeals'));
+    await request('GET', '/api/admin/appeals', () => root.session('/api/admin/appeals'));
+    await request('GET', `/api/admin/appeals/${appealIds[0]}`, () => root.session(`/api/admin/appeals/${appealIds[0]}`));
+    const approval = `/api/admin/appeals/${appealIds[0]}/approve`;
+    expect((await request('POST', approval, () => root.session(approval, { method: 'POST' }))).status).toBe(200);
+    const declining = `/api/admin/appeals/${appealIds[1]}/decline`;
+    await request('POST', declining, () => root.session(declining, { method: 'POST', body: { reason: 'no' } }));
     await request('DELETE', `${grants}/bob`, () => alice.session(`${grants}/bob`, { method: 'DELETE' }));
 
     const skill = `/api/skills/${paid.id}`;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { slugify } from '#core/slug';
 import { launchBrowser, type TestBrowser } from '../support/browser.ts';
 import { hasBuiltPage, ONE_BUILD, signInAs as signIntoDashboard, startSeededSite, until as untilReady } from '../support/site-browser.ts';
-import { CLEAN_SKILL_MD, SUSPICIOUS_EXCERPT, SUSPICIOUS_SKILL_MD } from '../support/scan-samples.ts';
+import { CLEAN_SKILL_MD, MALICIOUS_SKILL_MD, SUSPICIOUS_EXCERPT, SUSPICIOUS_SKILL_MD } from '../support/scan-samples.ts';
 import { call, type ServerProcess } from '../support/server-process.ts';
 import { renamedSkillMd } from '../support/skill-md.ts';
 import { createKey, publish, type PublishedSkill, signIn } from '../support/site-fixture.ts';
@@ -216,6 +216,64 @@ describe('reports and quarantine', () => {
     expect(await page.locator('h1').textContent()).toBe('Free Wallet Helper');
 
     await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(browser.pageErrors).toEqual([]);
+    expect(browser.cspViolations).toEqual([]);
+  });
+});
+
+describe('appeals', () => {
+  it('shows an author their appeal, and gives admins the files and findings to read with buttons that approve and decline', async () => {
+    const key = await createKey(base, await signIn(base, 'alice'));
+    const file = async (name: string) => {
+      const res = await call(base, '/api/appeals', {
+        method: 'POST',
+        body: {
+          message: `${name}: the encoded line is a fixture of our own detector`,
+          publish: { name, description: 'appealed', category: 'testing', files: files(name, MALICIOUS_SKILL_MD) },
+        },
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(res.status).toBe(201);
+      return res.body.id as string;
+    };
+    await file('Appealed Fixture');
+    await file('Declined Fixture');
+
+    await signInAs('alice');
+    const mine = page.getByRole('region', { name: 'My appeals' });
+    await mine.waitFor();
+    const pending = mine.locator('[data-list=my-appeals] tr', { hasText: 'appealed-fixture@1.0.0' });
+    expect(await pending.locator('td').first().textContent()).toBe('pending');
+    expect(await pending.locator('td').nth(1).textContent()).toMatch(/^malicious: decode-to-shell at SKILL\.md:\d+$/);
+
+    await signInAs('root');
+    const admin = page.getByRole('region', { name: 'Appeals to review' });
+    await admin.waitFor();
+    const row = admin.locator('[data-list=admin-appeals] tr', { hasText: 'appealed-fixture@1.0.0' });
+    expect(await row.locator('td').first().textContent()).toBe('alice');
+    await row.getByRole('button', { name: 'Read files' }).click();
+    const review = admin.locator('[data-role=appeal-review]');
+    await eventually(() => review.isVisible()).toBe(true);
+    expect(await review.locator('pre').first().textContent()).toContain('base64 -d | bash');
+    expect(await review.locator('[data-list=appeal-findings] li', { hasText: 'decode-to-shell' }).count()).toBe(1);
+    await row.getByRole('button', { name: 'Approve' }).click();
+    await eventually(() => admin.locator('[data-role=appeals-status]').textContent()).toBe('appealed-fixture@1.0.0 is approved and published.');
+    await until(async () => (await call(base, '/api/registry/appealed-fixture')).body?.scan?.reviewed?.by === 'root', 10_000);
+
+    await admin.getByLabel('Reason given for a decline').fill('It does run what it decodes');
+    await admin.locator('[data-list=admin-appeals] tr', { hasText: 'declined-fixture@1.0.0' }).getByRole('button', { name: 'Decline' }).click();
+    await eventually(() => admin.locator('[data-role=appeals-status]').textContent()).toBe('declined-fixture@1.0.0 is declined; its author is told why.');
+    await eventually(() => admin.locator('[data-list=admin-appeals] tr').count()).toBe(0);
+
+    await signInAs('alice');
+    await eventually(() => mine.locator('[data-list=my-appeals] tr', { hasText: 'declined-fixture' }).locator('td').allTextContents()).toEqual([
+      'declined',
+      expect.stringMatching(/^malicious: /),
+      expect.stringContaining('fixture of our own detector'),
+      'It does run what it decodes',
+      expect.stringMatching(/UTC$/),
+    ]);
+    expect(await mine.locator('[data-list=my-appeals] tr', { hasText: 'appealed-fixture' }).locator('td').first().textContent()).toBe('approved');
     expect(browser.pageErrors).toEqual([]);
     expect(browser.cspViolations).toEqual([]);
   });

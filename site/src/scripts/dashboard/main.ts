@@ -3,6 +3,7 @@ import { priceLabel, utcDay } from '../../lib/format.ts';
 import { skillHref } from '../../lib/skill-links.ts';
 import { fill, renderList } from '../fill.ts';
 import { api, ApiError, messageOf } from './api.ts';
+import { wireAppeals } from './appeals.ts';
 import { wireKeys } from './keys.ts';
 import { type Shown, wireOrganisations } from './orgs.ts';
 import { wirePurchases } from './purchases.ts';
@@ -14,7 +15,7 @@ import { wireSkillPanel } from './skill-panel.ts';
  * sign-in form when the server has it on. Signed in: my skills or an organisation's (the
  * switcher), the organisation's members, invitations and log, the selected skill's analytics,
  * paid access, price and sales, versions (yank) and deprecation, visibility and transfer, my
- * purchases, and API keys.
+ * purchases, my appeals, and API keys; for admins, the reports and appeals to review.
  */
 const root = document.getElementById('dashboard');
 if (root) void start(root);
@@ -33,6 +34,7 @@ async function start(root: HTMLElement): Promise<void> {
   const keys = wireKeys(root);
   const purchases = wirePurchases(root);
   const moderation = wireModeration(root);
+  const appeals = wireAppeals(root);
   let login = '';
   let shown: Shown = { skills: [] };
   const orgs = wireOrganisations(
@@ -59,7 +61,7 @@ async function start(root: HTMLElement): Promise<void> {
         login = user.login;
         fill(signedIn.querySelector('.dash-head')!, { login: user.login });
         // The reports are asked for only by an admin: anyone else would only be refused.
-        await Promise.all([orgs.refresh(), keys.refresh(), purchases.refresh(), admin ? moderation.refresh() : undefined]);
+        await Promise.all([orgs.refresh(), keys.refresh(), purchases.refresh(), admin ? moderation.refresh() : undefined, appeals.refresh()]);
       }
     } finally {
       part('loading').hidden = true;

@@ -304,14 +304,13 @@ function scanText(
       }
     }
   }
+  let byNumber: Map<number, LineContext> | undefined;
+  const lineAt = (number: number) => {
+    byNumber ??= new Map(lines.map((l) => [l.number, l] as const));
+    return byNumber.get(number);
+  };
   if (kind === 'markdown' && !separateLines) {
-    for (const { line, rule, hit } of acrossLines(lines, tried, file))
-      keep(
-        rule,
-        lines.find((l) => l.number === line),
-        at(line),
-        hit,
-      );
+    for (const { line, rule, hit } of acrossLines(lines, tried, file)) keep(rule, lineAt(line), at(line), hit);
   }
 
   if (depth < MAX_DEPTH) {
@@ -327,7 +326,7 @@ function scanText(
     for (const d of decodings) {
       const via = origin ? `${origin.via}, then ${d.encoding}` : `decoded from ${d.encoding}`;
       // What a line decodes to is addressed as the line is: a payload quoted in a detection rule is documentation too.
-      const run = lines.find((l) => l.number === d.line);
+      const run = lineAt(d.line);
       const inherited: Audience = { documentation: () => (run ? audience.documentation(run) : null) };
       const inside = scanText(filename, d.text, 'code', depth + 1, budget, { line: at(d.line), via }, false, inherited);
       for (const f of inside) (f.severity ? lowered : findings).push(f);
@@ -350,13 +349,7 @@ function scanText(
     hiddenBlocks: () => (blocks ??= kind === 'code' ? [] : hiddenBlocks(text, physical, starts, (line) => code[line - 1] ?? false)),
     scanSnippet: (snippet) => (depth < MAX_DEPTH ? scanText(filename, snippet, 'markdown', depth + 1, budget, undefined, true) : []),
   };
-  let byNumber: Map<number, LineContext> | undefined;
-  for (const rule of fileRules) {
-    for (const { line, ...hit } of rule.check(scan)) {
-      byNumber ??= new Map(lines.map((l) => [l.number, l] as const));
-      keep(rule, byNumber.get(line), at(line), hit);
-    }
-  }
+  for (const rule of fileRules) for (const { line, ...hit } of rule.check(scan)) keep(rule, lineAt(line), at(line), hit);
   return [...findings, ...lowered];
 }
 

@@ -154,6 +154,10 @@ interface LineFacts {
   sink: string | null;
   /** The variables it assigns and the paths it writes, read only once the line is tainted. */
   effects?: { assigned: string[]; written: string[] };
+  /** The names it mentions, once a variable of its file is tainted. */
+  names?: readonly string[];
+  /** Its text with the home folder spelt `~`, once a path is tainted. */
+  asPath?: string;
 }
 
 /** A variable of a file that holds sensitive data, with the pattern of its uses (made once). */
@@ -185,8 +189,10 @@ export function sensitiveFlows(files: readonly FlowFile[]): Flow[] {
     if (p.length < 5 || GENERAL.has(p) || paths.has(p) || count >= MAX_TAINTS) return;
     paths.set(p, taint);
     count++;
-    // The folder it went into holds it too (`/tmp/ci/creds.txt`: `/tmp/ci`), unless everything is in that folder.
-    const parent = p.slice(0, Math.max(p.lastIndexOf('/'), p.lastIndexOf('\\')));
+    // The folder it went into holds it too (`/tmp/ci/creds.txt`: `/tmp/ci`), unless everything is in
+    // that folder. A name without a folder has none (its "parent" is not the name less a letter).
+    const slash = Math.max(p.lastIndexOf('/'), p.lastIndexOf('\\'));
+    const parent = p.slice(0, Math.max(0, slash));
     if (parent.length >= 5 && !GENERAL.has(parent) && !/^~?\/?[\w.-]{0,12}$/.test(parent)) taintPath(parent, taint);
   };
   const facts = files.map((file) => {
@@ -202,7 +208,7 @@ export function sensitiveFlows(files: readonly FlowFile[]): Flow[] {
         const fact = facts[f]![i]!;
         const where = `${file.filename}:${line}`;
         let taint: Taint | undefined = fact.source ? { origin: `${where} reads ${fact.source}` } : undefined;
-        if (!taint) taint = usesTaint(text, vars.get(file.filename), paths) ?? cwd;
+        if (!taint) taint = usesTaint(text, fact, vars.get(file.filename), paths) ?? cwd;
         if (!taint) continue;
         if (/(?:^|[;&|]\s{0,4})(?:cd|pushd|Set-Location)\s/.test(text) && !cwd) cwd = taint;
         fact.effects ??= effectsOf(text);
@@ -228,20 +234,25 @@ function effectsOf(text: string): { assigned: string[]; written: string[] } {
   return { assigned, written };
 }
 
-/** The taint a line picks up from a variable of its file or a path of the skill that it uses. */
-function usesTaint(text: string, own: ReadonlyMap<string, TaintedVar> | undefined, paths: ReadonlyMap<string, Taint>): Taint | undefined {
+/**
+ * The taint a line picks up from a variable of its file or a path of the skill that it uses. What
+ * the line names, and its text as a path, are read once and kept in its facts: the rounds read
+ * every line again.
+ */
+function usesTaint(text: string, fact: LineFacts, own: ReadonlyMap<string, TaintedVar> | undefined, paths: ReadonlyMap<string, Taint>): Taint | undefined {
   if (own && own.size > 0) {
     // The line's identifiers, looked up: a line names a few, a file may have tainted hundreds.
+    fact.names ??= Array.from(text.matchAll(IDENTIFIER), (m) => m[0]);
     let first: TaintedVar | undefined;
-    for (const [name] of text.matchAll(IDENTIFIER)) {
+    for (const name of fact.names) {
       const taint = own.get(name);
       if (taint && (!first || taint.order < first.order) && taint.used.test(text)) first = taint;
     }
     if (first) return { origin: first.origin };
   }
   if (paths.size > 0) {
-    const normal = normalisePath(text);
-    for (const [path, taint] of paths) if (normal.includes(path)) return taint;
+    fact.asPath ??= normalisePath(text);
+    for (const [path, taint] of paths) if (fact.asPath.includes(path)) return taint;
   }
   return undefined;
 }

@@ -115,8 +115,10 @@ class Reader {
   }
 
   private statement(node: Node): void {
-    if (node.type === 'comment') return;
-    if (COMMANDS.has(node.type)) {
+    // Each `type` is a call into the parser's WebAssembly: read once per node.
+    const type = node.type;
+    if (type === 'comment') return;
+    if (COMMANDS.has(type)) {
       const text = this.command(node);
       if (text.trim()) this.emit(node.startPosition.row + 1, text);
       this.nested(node);
@@ -130,9 +132,9 @@ class Reader {
   private nested(node: Node): void {
     for (const child of node.namedChildren) {
       if (!child) continue;
-      if (child.type === 'command_substitution' || child.type === 'process_substitution' || child.type === 'subshell' || child.type === 'compound_statement')
-        this.statements(child);
-      else if (child.type === 'heredoc_body') this.emit(child.startPosition.row + 1, this.word(child));
+      const type = child.type;
+      if (type === 'command_substitution' || type === 'process_substitution' || type === 'subshell' || type === 'compound_statement') this.statements(child);
+      else if (type === 'heredoc_body') this.emit(child.startPosition.row + 1, this.word(child));
       else this.nested(child);
     }
   }
@@ -177,8 +179,9 @@ class Reader {
     const words: string[] = [];
     for (const child of node.namedChildren) {
       if (!child) continue;
-      if (child.type === 'variable_assignment') words.push(this.command(child));
-      else if (REDIRECTS.has(child.type)) words.push(this.redirect(child));
+      const type = child.type;
+      if (type === 'variable_assignment') words.push(this.command(child));
+      else if (REDIRECTS.has(type)) words.push(this.redirect(child));
       else words.push(this.word(child));
     }
     return words;
@@ -205,15 +208,18 @@ class Reader {
   private redirect(node: Node): string {
     const parts: string[] = [];
     for (const child of node.children) {
-      if (!child || child.type === 'heredoc_body' || child.type === 'heredoc_end') continue;
-      parts.push(child.isNamed && child.type !== 'file_descriptor' && child.type !== 'heredoc_start' ? this.word(child) : child.text);
+      if (!child) continue;
+      const type = child.type;
+      if (type === 'heredoc_body' || type === 'heredoc_end') continue;
+      parts.push(child.isNamed && type !== 'file_descriptor' && type !== 'heredoc_start' ? this.word(child) : child.text);
     }
     return parts.join(' ');
   }
 
   /** A word as the shell hands it to the program. */
   private word(node: Node): string {
-    switch (node.type) {
+    const type = node.type;
+    switch (type) {
       case 'word':
         return unescapeWord(node.text);
       case 'raw_string':
@@ -227,7 +233,7 @@ class Reader {
       case 'string':
       case 'translated_string':
       case 'concatenation':
-        return this.parts(node, node.type === 'concatenation');
+        return this.parts(node, type === 'concatenation');
       case 'simple_expansion':
       case 'expansion':
         return this.expansion(node);
@@ -245,11 +251,12 @@ class Reader {
     let text = '';
     for (const child of node.children) {
       if (!child) continue;
+      const type = child.type;
       if (!child.isNamed) {
-        if (keepTokens && child.type !== '"') text += child.text;
+        if (keepTokens && type !== '"') text += child.text;
         continue;
       }
-      text += child.type === 'string_content' || child.type === 'heredoc_content' ? unescapeDouble(child.text) : this.word(child);
+      text += type === 'string_content' || type === 'heredoc_content' ? unescapeDouble(child.text) : this.word(child);
     }
     return text;
   }

@@ -180,8 +180,9 @@ export function shellStartupWrite(line: LineContext): Hit | null {
 
 const AGENT_CONFIG =
   /(?:~|\$HOME|\$\{HOME\}|\bHOME\b|homedir\(\)|home\(\)|USERPROFILE%?)["'\s,+/\\]{0,6}\.(claude|codex|cursor|gemini|openclaw|clawdbot|moltbot|windsurf|codeium|continue|aider)\b(?:[/\\]([\w.-]{1,40}))?|\b(?:SOUL|MEMORY|IDENTITY|HEARTBEAT)\.md\b/i;
+/** A write: a redirect (but into another descriptor or /dev/null, which writes nothing), a copy, an editor's write. */
 const FILE_WRITE =
-  /(?:>>?(?!&)|\btee\b|\bcp\b|\bmv\b|\bln\s{1,4}-s|\bwriteFile|\bappendFile|\bwrite_text|\.write\(|\bopen\([^\n]{0,200}["'][wa]\+?["']|\bSet-Content\b|\bAdd-Content\b|\bOut-File\b|\bCopy-Item\b|\bsed\s{1,4}-i\b)/i;
+  /(?:>>?(?!&|\s{0,4}\/dev\/null\b)|\btee\b|\bcp\b|\bmv\b|\bln\s{1,4}-s|\bwriteFile|\bappendFile|\bwrite_text|\.write\(|\bopen\([^\n]{0,200}["'][wa]\+?["']|\bSet-Content\b|\bAdd-Content\b|\bOut-File\b|\bCopy-Item\b|\bsed\s{1,4}-i\b)/i;
 
 /** Writes into an agent's own configuration or memory; installing a skill into its skills folder is fine. */
 export function agentConfigWrite(line: LineContext): Hit | null {

@@ -110,7 +110,7 @@ const SINKS: ReadonlyArray<{ how: string; pattern: RegExp }> = [
   {
     how: 'a DNS look-up carries it',
     pattern:
-      /\b(?:dig|nslookup|host|drill|Resolve-DnsName)\b[^\n]{0,120}?\$\{?\w|\b(?:gethostbyname|getaddrinfo|dns\.(?:resolve\w{0,6}|lookup))\s{0,4}\([^\n]{0,120}?(?:\+|\$\{|%|f["']|\.format\(|`)/i,
+      /\b(?:dig|nslookup|host|drill|Resolve-DnsName)\b[^\n]{0,120}?(?:\$\{?\w|\$\(|`)|\b(?:gethostbyname|getaddrinfo|dns\.(?:resolve\w{0,6}|lookup))\s{0,4}\([^\n]{0,120}?(?:\+|\$\{|%|f["']|\.format\(|`)/i,
   },
   { how: 'git pushes it to a remote', pattern: /\bgit\s{1,4}push\b[^\n]{0,200}?(?:https?:\/\/|git@|ssh:\/\/)/i },
   { how: 'scp or rsync copies it to another host', pattern: /\b(?:scp|rsync)\s[^\n]{0,200}?\s[\w.-]{1,64}@[\w.-]{1,253}:/ },

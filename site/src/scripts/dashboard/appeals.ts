@@ -7,9 +7,9 @@ import { api, ApiError, messageOf } from './api.ts';
  * Appeals in the dashboard (docs/api.md §7.15): the signed-in author's appeals and their outcome
  * (shown once they have one), and for admins the queue of pending appeals, whose files and
  * findings they read before approving (the version is published as sent) or declining (with the
- * reason the author reads). The admins' panel stays hidden for anyone the API answers 403.
+ * reason the author reads). The admins' panel shows only for an admin (GET /api/me's flag), and hides if the API answers 403.
  */
-export function wireAppeals(root: HTMLElement): { refresh(): Promise<void> } {
+export function wireAppeals(root: HTMLElement): { refresh(admin: boolean): Promise<void> } {
   const part = <T extends HTMLElement = HTMLElement>(role: string) => root.querySelector<T>(`[data-role="${role}"]`)!;
   const mine = part('my-appeals');
   const panel = part('admin-appeals');
@@ -118,7 +118,13 @@ export function wireAppeals(root: HTMLElement): { refresh(): Promise<void> } {
     }
   });
 
-  return { refresh: async () => void (await Promise.all([refreshMine(), refreshQueue()])) };
+  // The queue is asked for only by an admin: anyone else would only be refused.
+  return {
+    refresh: async (admin) => {
+      panel.hidden = !admin;
+      await Promise.all([refreshMine(), admin ? refreshQueue() : undefined]);
+    },
+  };
 }
 
 /** The verdict and the worst finding, in a few words. */

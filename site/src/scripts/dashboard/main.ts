@@ -61,7 +61,7 @@ async function start(root: HTMLElement): Promise<void> {
         login = user.login;
         fill(signedIn.querySelector('.dash-head')!, { login: user.login });
         // The reports are asked for only by an admin: anyone else would only be refused.
-        await Promise.all([orgs.refresh(), keys.refresh(), purchases.refresh(), admin ? moderation.refresh() : undefined, appeals.refresh()]);
+        await Promise.all([orgs.refresh(), keys.refresh(), purchases.refresh(), admin ? moderation.refresh() : undefined, appeals.refresh(admin)]);
       }
     } finally {
       part('loading').hidden = true;

@@ -454,9 +454,9 @@ describe('least-privilege IAM', () => {
     ).toEqual(['s3:GetObject', 's3:ListBucket']);
   });
 
-  it("lets only publishing (ours and ClawHub clients'), moderation (a quarantine) and the rebuilds repairing currentVersion write skills", () => {
+  it("lets only publishing (ours, ClawHub clients' and an approved appeal's), moderation (a quarantine) and the rebuilds repairing currentVersion write skills", () => {
     const skillWriters = lambdas.filter((l) => l.table.write.includes('SKILL#')).map((l) => l.name);
-    expect(skillWriters.sort()).toEqual(['clawhub-publish', 'full-rebuild', 'moderation', 'publish', 'rebuild', 'versions']);
+    expect(skillWriters.sort()).toEqual(['appeals', 'clawhub-publish', 'full-rebuild', 'moderation', 'publish', 'rebuild', 'versions']);
     for (const spec of lambdas.filter((l) => !skillWriters.includes(l.name))) {
       const writes = statementsOf(spec).filter((s) => actionsOf(s).some((a) => /PutItem|UpdateItem|DeleteItem|BatchWriteItem/.test(a)));
       for (const w of writes) expect(w.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'], spec.name).not.toContain('SKILL#*');

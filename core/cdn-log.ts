@@ -75,7 +75,8 @@ export function formatCdnLogRecord(record: CdnLogRecord): string {
     'sc-status': String(record.status),
     'cs-method': record.method,
     'cs-uri-stem': encodeURI(record.path),
-    'cs-user-agent': record.userAgent ? encodeURIComponent(record.userAgent) : '-',
+    // A user agent of exactly `-` is written `%2D`: a bare `-` is the log's "nothing".
+    'cs-user-agent': record.userAgent ? (record.userAgent === '-' ? '%2D' : encodeURIComponent(record.userAgent)) : '-',
     'x-edge-request-id': record.requestId,
     'cs-headers': headers ? encodeURIComponent(headers) : '-',
   };

@@ -330,7 +330,7 @@ export class Rebuilder {
 
   /** Writes the bundles a free skill is missing; paid or quarantined content never reaches the static bucket. */
   private async writeBundles({ skill, versions }: SkillState, existing: { has(key: string): boolean }): Promise<void> {
-    if (!contentIsPublic(skill) || !hasStaticFiles(skill)) return;
+    if (!contentIsPublic(skill)) return;
     const missing = versions.filter((v) => !existing.has(bundleKey(skill.slug, v.version)));
     await mapLimit(missing, 4, async (version) => {
       const key = bundleKey(skill.slug, version.version);
@@ -416,7 +416,7 @@ export class Rebuilder {
   }
 
   private async artifactEntry({ skill, versions }: SkillState, known: DiscoveryEntry | undefined, existing?: Map<string, string>): Promise<ArchiveOutcome> {
-    if (!contentIsPublic(skill) || !isPublicListing(skill)) return {};
+    if (!contentIsPublic(skill)) return {};
     const current = versions.find((v) => v.version === skill.currentVersion)!;
     const described = await this.skillDescription(skill.slug, current);
     if ('issues' in described) return { issues: described.issues };
@@ -618,10 +618,10 @@ function withoutRepeats(failures: SkillFailure[]): SkillFailure[] {
 }
 
 /**
- * Whether a skill's files may be in static files (bundles, archives): not a paid skill's, and not
- * a quarantined one's, whatever was published while it was (docs/api.md §7.10).
+ * Whether a skill's files may be in static files (bundles, archives): a listed skill's (public,
+ * not quarantined, whatever was published while it was: docs/api.md §7.10) that is not paid.
  */
-const contentIsPublic = (skill: SkillItem): boolean => !skill.paid && skill.quarantine === undefined;
+const contentIsPublic = (skill: SkillItem): boolean => isPublicListing(skill) && !skill.paid;
 
 /**
  * What the search index takes of a skill: its catalog entry (none once it left the catalog), and

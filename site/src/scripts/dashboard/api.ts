@@ -26,6 +26,22 @@ export async function api<T = unknown>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' 
 }
 
 /**
+ * An admins' list for `panel`: the panel shows with the answer, and hides, answering undefined,
+ * when the API refuses the caller (403: someone who is no longer an admin since /api/me said so).
+ */
+export async function adminGet<T>(path: string, panel: HTMLElement): Promise<T | undefined> {
+  try {
+    const answer = await api<T>('GET', path);
+    panel.hidden = false;
+    return answer;
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 403)) throw error;
+    panel.hidden = true;
+    return undefined;
+  }
+}
+
+/**
  * How a panel runs a write for the selected skill: the button is disabled meanwhile, and `status`
  * shows the sentence `write` returns, or what went wrong. Nothing runs without a selected skill.
  */

@@ -1,7 +1,7 @@
 import type { AdminAppeal, AdminAppealDetail, Appeal } from '#core/appeals';
 import { formatBytes, formatTimestamp } from '../../lib/format.ts';
 import { renderList } from '../fill.ts';
-import { api, ApiError, messageOf } from './api.ts';
+import { adminGet, api, messageOf } from './api.ts';
 
 /**
  * Appeals in the dashboard (docs/api.md §7.15): the signed-in author's appeals and their outcome
@@ -37,17 +37,9 @@ export function wireAppeals(root: HTMLElement): { refresh(admin: boolean): Promi
   };
 
   const refreshQueue = async () => {
-    let appeals: AdminAppeal[];
-    try {
-      ({ appeals } = await api<{ appeals: AdminAppeal[] }>('GET', '/api/admin/appeals'));
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 403) {
-        panel.hidden = true;
-        return;
-      }
-      throw error;
-    }
-    panel.hidden = false;
+    const answer = await adminGet<{ appeals: AdminAppeal[] }>('/api/admin/appeals', panel);
+    if (!answer) return;
+    const { appeals } = answer;
     queue = new Map(appeals.map((a) => [a.id, a]));
     renderList(
       panel,

@@ -2,7 +2,7 @@ import type { AdminReport } from '#core/moderation';
 import { formatTimestamp } from '../../lib/format.ts';
 import { FALLBACK_PAGE } from '../../lib/skill-links.ts';
 import { renderList } from '../fill.ts';
-import { api, ApiError, messageOf } from './api.ts';
+import { adminGet, api, messageOf } from './api.ts';
 
 /**
  * The admins' page of the dashboard (docs/api.md §7.10): every open report, with buttons to
@@ -16,17 +16,9 @@ export function wireModeration(root: HTMLElement): { refresh(): Promise<void> } 
   const reason = part<HTMLInputElement>('quarantine-reason');
 
   const refresh = async () => {
-    let reports: AdminReport[];
-    try {
-      ({ reports } = await api<{ reports: AdminReport[] }>('GET', '/api/admin/reports'));
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 403) {
-        panel.hidden = true;
-        return;
-      }
-      throw error;
-    }
-    panel.hidden = false;
+    const answer = await adminGet<{ reports: AdminReport[] }>('/api/admin/reports', panel);
+    if (!answer) return;
+    const { reports } = answer;
     renderList(
       panel,
       'admin-reports',

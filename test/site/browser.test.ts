@@ -111,12 +111,21 @@ function layoutShift(p: Page): Promise<number> {
 
 describe('the catalog', () => {
   it('finds a skill with the instant search and links to its page', async () => {
+    // The cards' live counts and the search's results share one read of the public install counts.
+    const countsRead: string[] = [];
+    const listen = (request: { url(): string }) => {
+      if (new URL(request.url()).pathname === '/.well-known/skills-installs.json') countsRead.push(request.url());
+    };
+    page.on('request', listen);
     await page.goto(`${base}/`);
     await page.getByRole('searchbox', { name: 'Search skills' }).fill('json');
     const results = page.locator('#skill-list .card');
     await eventually(() => results.locator('h3').allTextContents()).toEqual(['Pretty JSON']);
     await eventually(() => page.locator('#search-status').textContent()).toBe('1 skill matches.');
     expect(new URL(page.url()).searchParams.get('q')).toBe('json');
+    await eventually(() => results.locator('[data-field=installs]').first().textContent()).toMatch(/install/);
+    page.off('request', listen);
+    expect(countsRead).toHaveLength(1);
 
     await page.getByRole('searchbox', { name: 'Search skills' }).fill('explain postgresql');
     await eventually(() => results.locator('h3').allTextContents()).toEqual(['SQL Explainer']);

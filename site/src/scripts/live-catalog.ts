@@ -1,8 +1,9 @@
 import type { CatalogDocument, CatalogEntry } from '#core/catalog';
 import { type InstallsDocument, installsOf } from '#core/public-installs';
-import { CATALOG_KEY, INSTALLS_KEY } from '#core/static-paths';
+import { CATALOG_KEY } from '#core/static-paths';
 import { installsLabel, priceLabel } from '../lib/format.ts';
 import { authorHref, skillHref } from '../lib/skill-links.ts';
+import { publicInstalls } from './public-installs.ts';
 import { getJson } from './registry.ts';
 
 /**
@@ -16,10 +17,7 @@ export interface LiveCatalog {
 }
 
 export async function fetchLiveCatalog(): Promise<LiveCatalog> {
-  const [catalog, installs] = await Promise.all([
-    getJson<CatalogDocument>(`/${CATALOG_KEY}`, 'no-cache'),
-    getJson<InstallsDocument>(`/${INSTALLS_KEY}`).catch(() => undefined),
-  ]);
+  const [catalog, installs] = await Promise.all([getJson<CatalogDocument>(`/${CATALOG_KEY}`, 'no-cache'), publicInstalls()]);
   if (!catalog) throw new Error('no catalog');
   return { skills: catalog.skills, installs };
 }

@@ -1,8 +1,7 @@
-import { type InstallsDocument, installsOf } from '#core/public-installs';
-import { INSTALLS_KEY } from '#core/static-paths';
+import { installsOf } from '#core/public-installs';
 import { installsLabel, installsTotal, weeklyInstallsLabel } from '../lib/format.ts';
 import { weeklyRanks } from '../lib/skill-order.ts';
-import { getJson } from './registry.ts';
+import { publicInstalls } from './public-installs.ts';
 
 /**
  * The public install counts a built page shows are the build's; the file they come from is
@@ -15,8 +14,7 @@ const shown = [...document.querySelectorAll<HTMLElement>('[data-installs-at]')];
 if (shown.length > 0) void refresh(shown);
 
 async function refresh(elements: HTMLElement[]): Promise<void> {
-  // Revalidated (a 304 when it has not changed): a copy kept from an earlier page may be older than this one.
-  const doc = await getJson<InstallsDocument>(`/${INSTALLS_KEY}`, 'no-cache').catch(() => undefined);
+  const doc = await publicInstalls();
   if (!doc) return;
   const made = Date.parse(doc.generatedAt);
   const ranks = weeklyRanks(doc);

@@ -3,11 +3,10 @@ import { type SearchAnswer, type SearchHit, search } from '#core/search/query';
 import { SEARCH_SORTS, type SearchSort } from '#core/search/documents';
 import { tokens } from '#core/search/text';
 import { type InstallsDocument, installsOf } from '#core/public-installs';
-import { INSTALLS_KEY } from '#core/static-paths';
 import { formatCount, installsLabel, priceLabel } from '../lib/format.ts';
 import { authorHref, skillHref } from '../lib/skill-links.ts';
 import { row } from './fill.ts';
-import { getJson } from './registry.ts';
+import { publicInstalls } from './public-installs.ts';
 import { SearchIndexLoader } from './search-index.ts';
 
 /**
@@ -45,12 +44,10 @@ if (form && input && list && template && status && heading) {
   const loadInstalls = () => {
     if (installsAsked) return;
     installsAsked = true;
-    void getJson<InstallsDocument>(`/${INSTALLS_KEY}`)
-      .then((document) => {
-        installs = document;
-        if (list.dataset.results !== undefined) void update(false);
-      })
-      .catch(() => undefined);
+    void publicInstalls().then((document) => {
+      installs = document;
+      if (document && list.dataset.results !== undefined) void update(false);
+    });
   };
 
   const filters = () => ({

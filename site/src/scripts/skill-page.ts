@@ -1,6 +1,6 @@
 import type { QuarantinedDocument, RegistryDocument } from '#core/registry-document';
-import { type InstallsDocument, installsOf } from '#core/public-installs';
-import { INSTALLS_KEY, skillSlugOfPath } from '#core/static-paths';
+import { installsOf } from '#core/public-installs';
+import { skillSlugOfPath } from '#core/static-paths';
 import { installsTotal, weeklyInstallsLabel } from '../lib/format.ts';
 import { forAgent } from '../lib/install-agents.ts';
 import { type SkillFacts, skillFacts } from '../lib/skill-facts.ts';
@@ -9,6 +9,7 @@ import type { RenderedSkillFile } from '../lib/skill-file-rendering.ts';
 import { type SkillViewModel, skillViewModel, versionViewModel } from '../lib/skill-view-model.ts';
 import { api, ApiError, messageOf } from './dashboard/api.ts';
 import { fill, renderList } from './fill.ts';
+import { publicInstalls } from './public-installs.ts';
 import { fetchRegistry, fetchVersions, getJson } from './registry.ts';
 import { wireReportForm } from './report-form.ts';
 
@@ -149,7 +150,7 @@ function showFacts(article: HTMLElement, facts: SkillFacts): void {
  * reads; a skill it does not list has none yet). Without the file the row says so with a dash.
  */
 async function showInstalls(article: HTMLElement, slug: string): Promise<void> {
-  const doc = await getJson<InstallsDocument>(`/${INSTALLS_KEY}`).catch(() => undefined);
+  const doc = await publicInstalls();
   if (!doc) return;
   const counts = installsOf(doc, slug);
   const part = (name: string) => article.querySelector<HTMLElement>(`[data-installs="${name}"]`)!;

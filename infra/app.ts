@@ -1,4 +1,5 @@
-import { App } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { SkillpressStack } from './stack.ts';
 
 /**
@@ -9,8 +10,13 @@ import { SkillpressStack } from './stack.ts';
 const app = new App();
 const context = (key: string) => (app.node.tryGetContext(key) as string | undefined) || undefined;
 
+// AWS's own checks run on every synth and deploy: a finding without an acknowledged reason fails it.
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+
 new SkillpressStack(app, context('stackName') ?? 'Skillpress', {
   description: 'Skillpress: a marketplace for agent skills',
+  // CloudFront's web ACL and its log delivery exist only in us-east-1, so the stack lives there.
+  env: { region: 'us-east-1' },
   githubClientId: context('githubClientId'),
   siteRepo: context('siteRepo'),
   siteWorkflow: context('siteWorkflow'),

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Annotations, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
@@ -14,15 +15,18 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, KinesisEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { KinesisEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secrets from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { CDN_LOG_FIELDS } from '../core/cdn-log.ts';
 import { DATA_CONTENT_SECURITY_POLICY, SITE_CONTENT_SECURITY_POLICY } from '../core/security-headers.ts';
+import { DomainError } from '../core/errors.ts';
 import { EDGE_SECRET_HEADER } from '../functions/http/client.ts';
+import { domainErrorAnswer } from '../functions/http/errors.ts';
 import { tableKeys } from '../functions/store/db.ts';
 import { bucketActions, tableActions } from './access.ts';
 import { bundleDir, type LambdaSpec, lambdas as allLambdas } from './lambdas.ts';
@@ -70,10 +74,13 @@ export const edgeTtl = {
 
 export class SkillpressStack extends Stack {
   readonly table: dynamodb.Table;
+  readonly logBucket: s3.Bucket;
   readonly functions = new Map<string, lambda.Function>();
 
   constructor(scope: Construct, id: string, props: SkillpressStackProps = {}) {
     super(scope, id, props);
+    // S3 writes server access logs under a bucket policy, not an ACL, so every bucket keeps ACLs off.
+    this.node.setContext('@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy', true);
     const specs = props.lambdas ?? allLambdas;
 
     // ---- State: the single table (docs/architecture.md, "Data model") ----
@@ -94,6 +101,20 @@ export class SkillpressStack extends Stack {
       projectionType: dynamodb.ProjectionType.ALL,
     });
 
+    // ---- Access logs: S3 server access logs and CloudFront's standard logs, kept 90 days ----
+    this.logBucket = new s3.Bucket(this, 'LogBucket', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ expiration: Duration.days(logRetentionDays), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.logBucket.node.defaultChild!).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'The access-log bucket itself: logging its own writes into itself would log forever.',
+    });
+
     // ---- Content: both buckets private; only CloudFront (OAC) and the Lambdas read them ----
     const privateBucket = (bucketId: string, cors?: s3.CorsRule[]) =>
       new s3.Bucket(this, bucketId, {
@@ -104,6 +125,8 @@ export class SkillpressStack extends Stack {
         objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
         versioned: true,
         lifecycleRules: [{ noncurrentVersionExpiration: Duration.days(30), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+        serverAccessLogsBucket: this.logBucket,
+        serverAccessLogsPrefix: `s3/${bucketId}/`,
         removalPolicy: RemovalPolicy.RETAIN,
       });
     const contentBucket = privateBucket('ContentBucket');
@@ -135,6 +158,15 @@ export class SkillpressStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
+    // Rotation happens where these are issued (GitHub, Stripe), and the operator pastes the new
+    // value in (docs/deploy.md, "Rotating secrets"); a rotation Lambda could not mint them.
+    for (const secret of [githubClientSecret, siteBuildToken, stripeSecretKey, stripeWebhookSecret]) {
+      Validations.of(secret).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason: 'Issued by GitHub or Stripe, which alone can rotate it; the operator rotates it there and stores the new value (docs/deploy.md)',
+      });
+    }
+
     // Proves to the API that a request came through CloudFront, so the viewer address the edge
     // passes on is trusted (functions/http/client.ts). Generated; it guards install counts only,
     // and rotating it means a redeploy, which sets the origin header and the Lambdas' at once.
@@ -142,6 +174,10 @@ export class SkillpressStack extends Stack {
       description: 'Origin header CloudFront sends to the API: proof that the viewer address it passes on is the connection’s',
       generateSecretString: { excludePunctuation: true, passwordLength: 40 },
       removalPolicy: RemovalPolicy.DESTROY,
+    });
+    Validations.of(edgeSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'CloudFront sends it as an origin header fixed at deploy time, so a rotation is a redeploy (docs/deploy.md); it only guards install counts',
     });
 
     // The registry's signing key (docs/api.md §11.11): its private half never leaves KMS. Only the
@@ -161,6 +197,13 @@ export class SkillpressStack extends Stack {
       autoDeploy: true,
       // A ceiling on what a flood can cost; raise with the Lambda concurrency (docs/deploy.md).
       throttle: { rateLimit: 1000, burstLimit: 2000 },
+      // The route key, never the query string: download tokens travel in it (docs/api.md).
+      accessLogSettings: {
+        destination: new apigw.LogGroupLogDestination(
+          new logs.LogGroup(this, 'ApiAccessLogs', { retention: logs.RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY }),
+        ),
+        format: apigateway.AccessLogFormat.custom(JSON.stringify(apiAccessLogFields)),
+      },
     });
     // Discovery downloads are served from S3 by CloudFront alone: their real-time log records go
     // to this stream, which the install-log Lambda reads (docs/api.md §10.2). One shard takes
@@ -221,10 +264,12 @@ export class SkillpressStack extends Stack {
       const integration = new HttpLambdaIntegration(`${pascal(spec.name)}Integration`, fn);
       for (const route of spec.routes ?? []) {
         const [method, path] = route.split(' ') as [apigw.HttpMethod, string];
-        new apigw.HttpRoute(this, `Route ${route.replace(/[/{}]/g, '-')}`, { httpApi: api, routeKey: apigw.HttpRouteKey.with(path, method), integration });
+        appAuthorised(
+          new apigw.HttpRoute(this, `Route ${route.replace(/[/{}]/g, '-')}`, { httpApi: api, routeKey: apigw.HttpRouteKey.with(path, method), integration }),
+        );
       }
       // Unknown /api/* paths get the service's JSON 404 instead of API Gateway's own body.
-      if (spec.catchAll) new apigw.HttpRoute(this, 'Route $default', { httpApi: api, routeKey: apigw.HttpRouteKey.DEFAULT, integration });
+      if (spec.catchAll) appAuthorised(new apigw.HttpRoute(this, 'Route $default', { httpApi: api, routeKey: apigw.HttpRouteKey.DEFAULT, integration }));
       if (spec.stream) this.consumeStream(fn, spec);
       if (spec.cdnLog) this.consumeInstallLog(fn, spec, installLog);
       for (const schedule of spec.schedules ?? []) {
@@ -245,16 +290,21 @@ export class SkillpressStack extends Stack {
     const dir = join(bundleRoot, bundleDir(spec.name));
     if (!existsSync(join(dir, 'index.mjs'))) throw new Error(`${dir}/index.mjs is missing: run npm run build first`);
     const id = pascal(spec.name);
+    const logGroup = new logs.LogGroup(this, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    // Its own role, writing only its own log group (not the managed basic-execution policy's every group).
+    const role = new iam.Role(this, `${id}Role`, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+    role.addToPolicy(new iam.PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }));
     const fn = new lambda.Function(this, `${id}Function`, {
       description: spec.description,
-      runtime: lambda.Runtime.NODEJS_22_X,
+      runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       handler: 'index.handler',
       code: lambda.Code.fromAsset(dir),
       memorySize: spec.memoryMb ?? 512,
       timeout: Duration.seconds(spec.timeoutSeconds ?? 10),
       environment,
-      logGroup: new logs.LogGroup(this, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
+      role,
+      logGroup,
     });
     this.functions.set(spec.name, fn);
     return fn;
@@ -264,7 +314,9 @@ export class SkillpressStack extends Stack {
   private grantTable(fn: lambda.Function, spec: LambdaSpec): void {
     const { table } = this;
     if (spec.table.read) {
-      fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...tableActions.read], resources: [table.tableArn, `${table.tableArn}/index/*`] }));
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({ actions: [...tableActions.read], resources: [table.tableArn, `${table.tableArn}/index/${tableKeys.byOwner.name}`] }),
+      );
     }
     if (spec.table.scan) fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...tableActions.scan], resources: [table.tableArn] }));
     if (spec.table.write.length > 0) {
@@ -281,6 +333,10 @@ export class SkillpressStack extends Stack {
   private grantBucket(fn: lambda.Function, bucket: s3.Bucket, level: 'read' | 'write'): void {
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...bucketActions[level]], resources: [bucket.arnForObjects('*')] }));
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...bucketActions.list], resources: [bucket.bucketArn] }));
+    Validations.of(fn.role!).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(bucket.node.defaultChild as s3.CfnBucket)}.Arn>/*]`,
+      reason: 'Objects of one bucket, named at run time by content hash or slug; the actions are only those its level in infra/lambdas.ts allows',
+    });
   }
 
   /**
@@ -295,6 +351,7 @@ export class SkillpressStack extends Stack {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
+    Validations.of(dlq).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'It is the dead-letter queue: of the stream mapping below' });
     new cloudwatch.Alarm(this, `${id}DeadLettersAlarm`, {
       alarmDescription: `${spec.name}: stream records failed every retry; see docs/deploy.md`,
       metric: dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
@@ -309,29 +366,35 @@ export class SkillpressStack extends Stack {
     // every retry (five: enough for a passing S3 or DynamoDB error) is dead-lettered and the shard
     // moves on within minutes; the maximum age is the backstop for an invocation that never ends
     // (a timeout), not the usual way out. The daily full rebuild retries the skill whatever happened.
-    fn.addEventSource(
-      new DynamoEventSource(this.table, {
-        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
-        batchSize: 100,
-        maxBatchingWindow: Duration.seconds(5),
-        reportBatchItemFailures: true,
-        bisectBatchOnError: true,
-        retryAttempts: 5,
-        maxRecordAge: Duration.hours(24),
-        onFailure: new SqsDlq(dlq),
-        // One filter: the partition's prefix and any of the sort-key prefixes (the values of a key match any of them).
-        filters: [
-          lambda.FilterCriteria.filter({
-            dynamodb: {
-              Keys: {
-                [tableKeys.partition]: { S: lambda.FilterRule.beginsWith(spec.stream!.partitionPrefix) },
-                [tableKeys.sort]: { S: spec.stream!.sortKeyPrefixes.flatMap((p) => lambda.FilterRule.beginsWith(p)) },
-              },
-            },
-          }),
-        ],
+    // The mapping reads this table's stream only: DynamoEventSource would also grant ListStreams on '*'.
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+        resources: [this.table.tableStreamArn!],
       }),
     );
+    fn.addEventSourceMapping(`${id}Stream`, {
+      eventSourceArn: this.table.tableStreamArn!,
+      startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+      batchSize: 100,
+      maxBatchingWindow: Duration.seconds(5),
+      reportBatchItemFailures: true,
+      bisectBatchOnError: true,
+      retryAttempts: 5,
+      maxRecordAge: Duration.hours(24),
+      onFailure: new SqsDlq(dlq),
+      // One filter: the partition's prefix and any of the sort-key prefixes (the values of a key match any of them).
+      filters: [
+        lambda.FilterCriteria.filter({
+          dynamodb: {
+            Keys: {
+              [tableKeys.partition]: { S: lambda.FilterRule.beginsWith(spec.stream!.partitionPrefix) },
+              [tableKeys.sort]: { S: spec.stream!.sortKeyPrefixes.flatMap((p) => lambda.FilterRule.beginsWith(p)) },
+            },
+          },
+        }),
+      ],
+    });
   }
 
   /**
@@ -442,6 +505,7 @@ export class SkillpressStack extends Stack {
     const catalog = ttlPolicy('CatalogCachePolicy', edgeTtl.catalog, 'Catalog and discovery index: 5 minutes');
     const distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: 'Skillpress',
+      webAclId: this.webAcl().attrArn,
       defaultRootObject: 'index.html',
       priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
@@ -476,7 +540,107 @@ export class SkillpressStack extends Stack {
       '@aws-cdk/aws-cloudfront-origins:listBucketSecurityRisk',
       'defaultRootObject is set; the bucket holds only public files',
     );
+    Validations.of(distribution).acknowledge({
+      id: 'AwsSolutions-CFR1',
+      reason: 'A public marketplace: skills are for readers in every country, so no country is refused',
+    });
+    Validations.of(distribution).acknowledge({
+      id: 'AwsSolutions-CFR4',
+      reason:
+        'It answers on the default *.cloudfront.net certificate, whose minimum protocol CloudFront fixes; a custom domain brings its own certificate and TLSv1.2_2021 (docs/deploy.md)',
+    });
+    Validations.of(distribution).acknowledge({
+      id: 'AwsSolutions-CFR3',
+      reason: 'Logged with standard logging v2 (StandardLogs, below), which can leave out the query string that carries download tokens; legacy logging cannot',
+    });
+    this.standardLogs(distribution);
     return distribution;
+  }
+
+  /**
+   * CloudFront's standard logs (v2) to the log bucket, every field but the query string, the
+   * cookies and field-level encryption's: a paid delivery's download token travels in the query,
+   * and a token is never logged (docs/api.md §12).
+   */
+  private standardLogs(distribution: cloudfront.Distribution): void {
+    const prefix = 'cloudfront';
+    this.logBucket.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'CloudFrontStandardLogs',
+        principals: [new iam.ServicePrincipal('delivery.logs.amazonaws.com')],
+        actions: ['s3:PutObject'],
+        resources: [this.logBucket.arnForObjects(`${prefix}/*`)],
+        conditions: {
+          StringEquals: { 's3:x-amz-acl': 'bucket-owner-full-control', 'aws:SourceAccount': Aws.ACCOUNT_ID },
+          ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:logs:${Aws.REGION}:${Aws.ACCOUNT_ID}:delivery-source:*` },
+        },
+      }),
+    );
+    const source = new logs.CfnDeliverySource(this, 'StandardLogsSource', {
+      name: `${Aws.STACK_NAME}-cloudfront`,
+      logType: 'ACCESS_LOGS',
+      resourceArn: distribution.distributionArn,
+    });
+    const destination = new logs.CfnDeliveryDestination(this, 'StandardLogsDestination', {
+      name: `${Aws.STACK_NAME}-cloudfront-s3`,
+      destinationResourceArn: `${this.logBucket.bucketArn}/${prefix}`,
+      outputFormat: 'parquet',
+    });
+    new logs.CfnDelivery(this, 'StandardLogs', {
+      deliverySourceName: source.ref,
+      deliveryDestinationArn: destination.attrArn,
+      recordFields: [...cloudFrontLogFields],
+    });
+  }
+
+  /**
+   * The web ACL in front of CloudFront: a per-address rate limit on `/api/*`, the only paths that
+   * run code, above what any client of the contract sends and below what a flood needs. The
+   * static paths are the cache's to absorb. A CLOUDFRONT-scope ACL lives in us-east-1, which is
+   * why the stack deploys there (infra/app.ts).
+   */
+  private webAcl(): wafv2.CfnWebACL {
+    const visibility = (metricName: string) => ({ cloudWatchMetricsEnabled: true, metricName, sampledRequestsEnabled: true });
+    return new wafv2.CfnWebACL(this, 'WebAcl', {
+      scope: 'CLOUDFRONT',
+      defaultAction: { allow: {} },
+      visibilityConfig: visibility('skillpress'),
+      customResponseBodies: {
+        rate_limited: {
+          contentType: 'APPLICATION_JSON',
+          content: domainErrorAnswer(
+            new DomainError(
+              'rate_limited',
+              `More than ${apiRateLimit.requests} API requests from this address in ${apiRateLimit.windowSeconds} s; retry in a few minutes`,
+            ),
+          ).body,
+        },
+      },
+      rules: [
+        {
+          name: 'api-rate-per-address',
+          priority: 0,
+          // The contract's 429 (docs/api.md §5); WAF prefixes any header it adds, so no Retry-After.
+          action: { block: { customResponse: { responseCode: 429, customResponseBodyKey: 'rate_limited' } } },
+          visibilityConfig: visibility('skillpress-api-rate'),
+          statement: {
+            rateBasedStatement: {
+              limit: apiRateLimit.requests,
+              evaluationWindowSec: apiRateLimit.windowSeconds,
+              aggregateKeyType: 'IP',
+              scopeDownStatement: {
+                byteMatchStatement: {
+                  fieldToMatch: { uriPath: {} },
+                  positionalConstraint: 'STARTS_WITH',
+                  searchString: '/api/',
+                  textTransformations: [{ priority: 0, type: 'NONE' }],
+                },
+              },
+            },
+          },
+        },
+      ],
+    });
   }
 
   /** The headers of core/security-headers.ts with this Content-Security-Policy, set over whatever the origin sent. */
@@ -503,6 +667,66 @@ export class SkillpressStack extends Stack {
       },
     });
   }
+}
+
+/** Requests one address may send to `/api/*` in a window before the web ACL refuses it (429). */
+export const apiRateLimit = { requests: 3000, windowSeconds: 300 } as const;
+
+/** Days the access logs are kept in the log bucket. */
+const logRetentionDays = 90;
+
+/** API Gateway's access log line: the route, never the path's query string (download tokens). */
+const apiAccessLogFields = {
+  requestId: '$context.requestId',
+  ip: '$context.identity.sourceIp',
+  requestTime: '$context.requestTime',
+  routeKey: '$context.routeKey',
+  status: '$context.status',
+  responseLength: '$context.responseLength',
+  integrationLatency: '$context.integrationLatency',
+  userAgent: '$context.identity.userAgent',
+};
+
+/** CloudFront's standard log fields kept: all but cs-uri-query, cs(Cookie) and the fle-* fields. */
+export const cloudFrontLogFields = [
+  'date',
+  'time',
+  'x-edge-location',
+  'sc-bytes',
+  'c-ip',
+  'cs-method',
+  'cs(Host)',
+  'cs-uri-stem',
+  'sc-status',
+  'cs(Referer)',
+  'cs(User-Agent)',
+  'x-edge-result-type',
+  'x-edge-request-id',
+  'x-host-header',
+  'cs-protocol',
+  'cs-bytes',
+  'time-taken',
+  'x-forwarded-for',
+  'ssl-protocol',
+  'ssl-cipher',
+  'x-edge-response-result-type',
+  'cs-protocol-version',
+  'c-port',
+  'time-to-first-byte',
+  'x-edge-detailed-result-type',
+  'sc-content-type',
+  'sc-content-len',
+  'sc-range-start',
+  'sc-range-end',
+] as const;
+
+/** A route the app authorises itself: API keys, sessions and download tokens (functions/http/auth.ts). */
+function appAuthorised(route: apigw.HttpRoute): void {
+  Validations.of(route).acknowledge({
+    id: 'AwsSolutions-APIG4',
+    reason:
+      'The app authorises each request itself (API keys, sessions, download tokens: functions/http/auth.ts), and public routes are public by the contract (docs/api.md)',
+  });
 }
 
 /** `api-keys` → `ApiKeys`, for construct ids. */

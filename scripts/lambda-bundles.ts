@@ -8,7 +8,7 @@ import { embedGrammar, REQUIRE_BANNER } from './esm-bundle.mjs';
 /**
  * Bundles each Lambda of `infra/lambdas.ts` with esbuild into `dist/functions/<name>/index.mjs`.
  *
- * - ESM for Node 22, with the `createRequire` banner: some dependencies still `require()` Node
+ * - ESM for Node 22 and later (the Lambdas run Node 24), with the `createRequire` banner: some dependencies still `require()` Node
  *   built-ins, which an ES module has no `require` for.
  * - The AWS SDK is bundled, not left to the runtime's copy. Bundled, esbuild tree-shakes it;
  *   left external, Node loads the SDK's full CommonJS packages at cold start, which measured

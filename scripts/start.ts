@@ -15,7 +15,7 @@ import { createLocalRuntime } from './local/runtime.ts';
  * rebuilt a few seconds after writes (SKILLPRESS_SITE=0 turns the site off;
  * SKILLPRESS_SITE_DEBOUNCE_MS sets the pause it waits for).
  */
-// The SDK warns that Node 20 leaves support in 2027; the Lambdas run Node 22, and locally it is noise.
+// The SDK warns that Node 20 leaves support in 2027; the Lambdas run Node 24, and locally it is noise.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const host = process.env.HOST ?? '127.0.0.1';

@@ -6,8 +6,10 @@ import { limits } from '../core/limits.ts';
 import type { RegistryDocument, VersionsDocument } from '../core/registry-document.ts';
 import type { appealFiledSchema } from '../core/appeals.ts';
 import type { deliverySchema, PublishBody, publishedSkillSchema, Skill, VersionBody, versionCreatedSchema, versionYankSchema } from '../core/schemas.ts';
+import type { CatalogIndex } from '../core/catalog-pages.ts';
+import { mapLimit } from '../core/map-limit.ts';
 import type { SearchAnswerDocument } from '../core/search/schemas.ts';
-import { registryPath, SIGNING_KEYS_KEY } from '../core/static-paths.ts';
+import { CATALOG_INDEX_KEY, CATALOG_KEY, registryPath, SIGNING_KEYS_KEY } from '../core/static-paths.ts';
 import { parseRegistryKeys, type RegistryKey } from '../core/version-signature.ts';
 import { CliError, usage } from './cli-error.ts';
 import { configPath, readConfig } from './config.ts';
@@ -111,8 +113,28 @@ export class RegistryClient {
     return this.keys;
   }
 
-  catalog(): Promise<CatalogDocument> {
-    return this.http.json('/.well-known/skills.json', { revalidate: true, maxBytes: ANSWER_BYTES.catalog, compressed: true });
+  /**
+   * The whole catalog: from its pages (docs/api.md §11.5), each read only when the index names an
+   * ETag the cached copy lacks, so a search after a publish reads the index and one page; from
+   * `/.well-known/skills.json` when the registry has no pages (the interface asks only for that).
+   */
+  async catalog(): Promise<CatalogDocument> {
+    const index = await this.http
+      .json<CatalogIndex>(`/${CATALOG_INDEX_KEY}`, { revalidate: true, maxBytes: ANSWER_BYTES.registry, compressed: true })
+      .catch((error: unknown) => {
+        if (error instanceof CliError && error.code === 'not_found') return undefined;
+        throw error;
+      });
+    if (index === undefined) return this.http.json(`/${CATALOG_KEY}`, { revalidate: true, maxBytes: ANSWER_BYTES.catalog, compressed: true });
+    const refs = pageRefs(index, this.base);
+    const pages = await mapLimit(refs, 6, (ref) =>
+      this.http.json<{ skills?: unknown }>(ref.path, { revalidate: true, currentEtag: ref.etag, maxBytes: ANSWER_BYTES.registry, compressed: true }),
+    );
+    const skills = pages.flatMap((page, i) => {
+      if (!Array.isArray(page.skills)) throw new CliError('bad_response', `${this.base}${refs[i]!.path} is not a page of the catalog`);
+      return page.skills as CatalogDocument['skills'];
+    });
+    return { schemaVersion: 1, generatedAt: String(index.generatedAt), count: skills.length, skills };
   }
 
   /** `GET /api/search`: the registry's own search, ranked as its site ranks it. */
@@ -258,6 +280,20 @@ function notQuarantined<T extends { slug: string }>(doc: T): T {
 }
 
 /** Keeps the server's `not_found` code, with a message that names what was looked up. */
+/** The most pages an index may name: 10,000 pages of 500 are five million skills. */
+const MAX_CATALOG_PAGES = 10_000;
+
+/** The index's pages, each a path of this registry's catalog; a registry that names anything else is refused. */
+function pageRefs(index: CatalogIndex, base: string): { path: string; etag?: string }[] {
+  const pages = (index as { pages?: unknown }).pages;
+  const sound =
+    Array.isArray(pages) &&
+    pages.length <= MAX_CATALOG_PAGES &&
+    pages.every((ref) => typeof ref?.path === 'string' && /^\/catalog\/page-(?:0|[1-9][0-9]{0,8})\.json$/.test(ref.path));
+  if (!sound) throw new CliError('bad_response', `${base}/${CATALOG_INDEX_KEY} is not a catalog index`);
+  return (pages as { path: string; etag?: unknown }[]).map((ref) => ({ path: ref.path, ...(typeof ref.etag === 'string' ? { etag: ref.etag } : {}) }));
+}
+
 function notFoundAs(message: string, hint?: string) {
   return (error: unknown): never => {
     if (error instanceof CliError && error.code === 'not_found') throw new CliError('not_found', message, { status: 404, hint });

@@ -456,6 +456,31 @@ export const catalogDocumentSchema = z.object({
   skills: z.array(catalogEntrySchema),
 });
 
+export const catalogPageSchema = z.object({
+  schemaVersion: z.literal(1),
+  page: z.number().int().nonnegative().describe('the page id, as in its path /catalog/page-<page>.json'),
+  count: z.number(),
+  skills: z.array(catalogEntrySchema).describe('a run of the catalog, sorted by slug'),
+});
+
+export const catalogIndexSchema = z.object({
+  schemaVersion: z.literal(1),
+  generatedAt: z.string(),
+  count: z.number().describe('skills in all pages'),
+  pageSize: z.number().describe('the most skills a page holds'),
+  pages: z
+    .array(
+      z.object({
+        page: z.number().int().nonnegative(),
+        path: z.string().describe('/catalog/page-<page>.json'),
+        first: z.string().describe('the slug of its first skill'),
+        count: z.number(),
+        etag: z.string().describe('the ETag the page is served with while it holds these skills'),
+      }),
+    )
+    .describe('in slug order: reading the pages in this order reads the catalog'),
+});
+
 export const versionSummarySchema = z.object({
   version: z.string(),
   changelog: z.string(),

@@ -48,19 +48,38 @@ export class SortedJsonList<T> {
     this.order.splice(insertionPoint(this.order, key), 1);
   }
 
+  /** The keys in order. */
+  keys(): readonly string[] {
+    this.order ??= [...this.entries.keys()].sort(compareKeys);
+    return this.order;
+  }
+
+  /** The entries' canonical JSON in key order, comma-separated: the inside of the array. */
+  fragment(): string {
+    const parts: string[] = [];
+    for (const key of this.keys()) parts.push(this.entries.get(key)!.json);
+    return parts.join(',');
+  }
+
   /**
    * `canonicalJson({ ...header, [member]: entries in key order })`. The member must sort after
    * every header key, so that it comes last in the canonical document.
    */
   serialise(header: Record<string, unknown>, member: string): string {
-    const head = canonicalJson({ ...header, [member]: [] });
-    const tail = `${JSON.stringify(member)}:[]}`;
-    if (!head.endsWith(tail) || Object.keys(header).some((key) => key > member)) throw new Error(`${member} must sort after every header key`);
-    this.order ??= [...this.entries.keys()].sort(compareKeys);
-    const parts: string[] = [];
-    for (const key of this.order) parts.push(this.entries.get(key)!.json);
-    return `${head.slice(0, -2)}${parts.join(',')}]}`;
+    return serialiseFragments(header, member, [this.fragment()]);
   }
+}
+
+/**
+ * `canonicalJson({ ...header, [member]: [...] })` whose array is the given fragments (each the
+ * inside of an array, as {@link SortedJsonList.fragment} gives it) joined in order: a document
+ * made of several lists without parsing or copying their entries.
+ */
+export function serialiseFragments(header: Record<string, unknown>, member: string, fragments: readonly string[]): string {
+  const head = canonicalJson({ ...header, [member]: [] });
+  const tail = `${JSON.stringify(member)}:[]}`;
+  if (!head.endsWith(tail) || Object.keys(header).some((key) => key > member)) throw new Error(`${member} must sort after every header key`);
+  return `${head.slice(0, -2)}${fragments.filter((f) => f !== '').join(',')}]}`;
 }
 
 function compareKeys(a: string, b: string): number {

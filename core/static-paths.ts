@@ -17,6 +17,18 @@ export const SIGNING_KEYS_KEY = '.well-known/skillpress/keys.json';
 export const skillsShardKey = (n: number) => `.well-known/skillpress/search/skills-${n}.json`;
 export const textShardKey = (n: number) => `.well-known/skillpress/search/text-${n}.json`;
 export const DISCOVERY_SCHEMA = 'https://schemas.agentskills.io/discovery/0.2.0/schema.json';
+/** The catalog in pages (docs/api.md §11.5): the index naming every page, and each page. */
+export const CATALOG_INDEX_KEY = 'catalog/index.json';
+export const catalogPageKey = (page: number) => `catalog/page-${page}.json`;
+export const catalogPagePath = (page: number) => `/${catalogPageKey(page)}`;
+const CATALOG_PAGE_PATH = /^\/catalog\/(?:index|page-(?:0|[1-9][0-9]{0,8}))\.json$/;
+
+/** Encodings a large document is stored in beside itself, served by Accept-Encoding. */
+export type StoredEncoding = 'br' | 'gzip';
+/** The documents stored pre-compressed: too large to compress per request (CloudFront stops at 10 MB). */
+export const PRECOMPRESSED_KEYS: readonly string[] = [CATALOG_KEY];
+/** The object holding `key` compressed with `encoding`. */
+export const precompressedKey = (key: string, encoding: StoredEncoding) => `${key}.${encoding === 'br' ? 'br' : 'gz'}`;
 
 /**
  * The paths under `/.well-known/` that the API answers, not the static bucket: ClawHub's discovery
@@ -67,6 +79,7 @@ export function keyForPath(path: string): string | undefined {
     path === `/${INSTALLS_KEY}` ||
     path === `/${SIGNING_KEYS_KEY}` ||
     path === `/${LEGACY_DISCOVERY_INDEX_KEY}` ||
+    CATALOG_PAGE_PATH.test(path) ||
     path.startsWith('/.well-known/agent-skills/') ||
     path.startsWith('/bundles/') ||
     SEARCH_PATH.test(path)
@@ -83,7 +96,7 @@ export function keyForPath(path: string): string | undefined {
  * `index.html`, `/skills/<slug>/` is `skills/<slug>/index.html`, `/_astro/*` are its hashed
  * assets. These prefixes belong to the data tree or the site builder, never to a page.
  */
-const NOT_SITE = /^\/(?:api|registry|bundles|\.well-known|_site|cli)(?:\/|$)/;
+const NOT_SITE = /^\/(?:api|registry|bundles|catalog|\.well-known|_site|cli)(?:\/|$)/;
 
 /** Served in place of a skill page the last site build did not make (it renders in the browser). */
 export const SKILL_FALLBACK_KEY = 'skills/_/index.html';
@@ -127,6 +140,8 @@ export function skillSlugOfPath(path: string): string | undefined {
 export interface ObjectHeaders {
   contentType: string;
   cacheControl: string;
+  /** Set on the pre-compressed copies of {@link PRECOMPRESSED_KEYS}: the headers of the document, encoded. */
+  contentEncoding?: StoredEncoding;
 }
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -160,6 +175,10 @@ export function contentTypeOf(filename: string): string | null {
 }
 
 export function headersForKey(key: string): ObjectHeaders {
+  for (const document of PRECOMPRESSED_KEYS) {
+    for (const encoding of ['br', 'gzip'] as const)
+      if (key === precompressedKey(document, encoding)) return { ...headersForKey(document), contentEncoding: encoding };
+  }
   if (key.startsWith('registry/')) return { contentType: 'application/json', cacheControl: 'public, max-age=60, s-maxage=300, stale-while-revalidate=60' };
   const extension = key.slice(key.lastIndexOf('.') + 1).toLowerCase();
   const contentType = CONTENT_TYPES[extension] ?? 'application/octet-stream';

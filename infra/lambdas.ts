@@ -286,7 +286,7 @@ export const lambdas: readonly LambdaSpec[] = [
   },
   {
     name: 'rebuild',
-    description: 'The incremental static rebuild, driven by the table stream; then asks for a site build',
+    description: 'The incremental static rebuild, driven by the table stream, then asks for a site build; assembles the whole catalog every minute',
     stream: rebuildSources,
     // SKILL#: repairs a META whose currentVersion a crashed publish left behind; LOCK#: the
     // catalog lease and the site-build window. Scan: the install counters, for the public counts
@@ -295,6 +295,8 @@ export const lambdas: readonly LambdaSpec[] = [
     content: 'read',
     static: 'write',
     github: ['site-build'],
+    // The whole catalog from its pages, when they changed (a write patches one page and the index).
+    schedules: [{ id: 'AssembleCatalog', expression: 'rate(1 minute)' }],
     memoryMb: 1024,
     timeoutSeconds: 120,
     signing: 'publish-keys',

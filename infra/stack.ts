@@ -24,6 +24,7 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { CDN_LOG_FIELDS } from '../core/cdn-log.ts';
 import { DATA_CONTENT_SECURITY_POLICY, SITE_CONTENT_SECURITY_POLICY } from '../core/security-headers.ts';
+import { CATALOG_KEY } from '../core/static-paths.ts';
 import { DomainError } from '../core/errors.ts';
 import { EDGE_SECRET_HEADER } from '../functions/http/client.ts';
 import { domainErrorAnswer } from '../functions/http/errors.ts';
@@ -502,7 +503,7 @@ export class SkillpressStack extends Stack {
       functionAssociations: viewerFunction('ViewerAddressFunction', 'viewer-address.js', "The viewer's address for the API"),
     };
     const immutable = ttlPolicy('ImmutableCachePolicy', edgeTtl.immutable, 'Immutable version bundles and archives: 1 year');
-    const catalog = ttlPolicy('CatalogCachePolicy', edgeTtl.catalog, 'Catalog and discovery index: 5 minutes');
+    const catalog = ttlPolicy('CatalogCachePolicy', edgeTtl.catalog, 'Catalog, its pages and the discovery index: 5 minutes');
     const distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: 'Skillpress',
       webAclId: this.webAcl().attrArn,
@@ -530,7 +531,19 @@ export class SkillpressStack extends Stack {
         '/.well-known/agent-skills/*.tar.gz': { ...fromStatic(immutable), realtimeLogConfig: installLog },
         '/.well-known/agent-skills/*/*/SKILL.md': { ...fromStatic(immutable), realtimeLogConfig: installLog },
         '/.well-known/agent-skills/*/SKILL.md': { ...fromStatic(catalog), realtimeLogConfig: installLog },
+        // The whole catalog, stored pre-compressed: the copy the viewer accepts (Vary: Accept-Encoding).
+        [`/${CATALOG_KEY}`]: {
+          ...fromStatic(
+            catalog,
+            this.securityHeaders('CatalogHeadersPolicy', DATA_CONTENT_SECURITY_POLICY, 'The whole catalog: public, varies by encoding', true, {
+              Vary: 'Accept-Encoding',
+            }),
+          ),
+          functionAssociations: viewerFunction('CatalogEncodingFunction', 'catalog-encoding.js', 'The catalog: its stored brotli or gzip copy'),
+        },
         '/.well-known/*': fromStatic(catalog),
+        // The catalog's pages and their index (docs/api.md §11.5).
+        '/catalog/*': fromStatic(catalog),
         '/bundles/*': fromStatic(immutable),
       },
     });
@@ -644,9 +657,18 @@ export class SkillpressStack extends Stack {
   }
 
   /** The headers of core/security-headers.ts with this Content-Security-Policy, set over whatever the origin sent. */
-  private securityHeaders(id: string, contentSecurityPolicy: string, comment: string, anyOrigin = false): cloudfront.ResponseHeadersPolicy {
+  private securityHeaders(
+    id: string,
+    contentSecurityPolicy: string,
+    comment: string,
+    anyOrigin = false,
+    custom: Record<string, string> = {},
+  ): cloudfront.ResponseHeadersPolicy {
     return new cloudfront.ResponseHeadersPolicy(this, id, {
       comment,
+      ...(Object.keys(custom).length > 0
+        ? { customHeadersBehavior: { customHeaders: Object.entries(custom).map(([header, value]) => ({ header, value, override: true })) } }
+        : {}),
       ...(anyOrigin
         ? {
             corsBehavior: {

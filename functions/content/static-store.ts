@@ -33,6 +33,7 @@ export class StaticStore {
         Body: bytes,
         ContentType: headers.contentType,
         CacheControl: headers.cacheControl,
+        ContentEncoding: headers.contentEncoding,
         Metadata: metadata,
       }),
     );

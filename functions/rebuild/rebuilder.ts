@@ -7,7 +7,6 @@ import {
   type CatalogDocument,
   type CatalogEntry,
   catalogEntry,
-  catalogJson,
   catalogList,
   type DiscoveryDocument,
   type DiscoveryEntry,
@@ -47,6 +46,7 @@ import { repairLookalikeIndex } from './lookalike-repair.ts';
 import { scanSkillStates } from './scan.ts';
 import type { SearchChange, SearchIndexWriter } from './search-index.ts';
 import { type EachSkill, eachSkill, type SkillFailure, type SkillRef, skillFailure } from './skill-failure.ts';
+import { PagedCatalog } from './paged-catalog.ts';
 import { loadSkillState, repairSkill, type SkillState } from './skill-state.ts';
 
 /**
@@ -57,11 +57,12 @@ import { loadSkillState, repairSkill, type SkillState } from './skill-state.ts';
  */
 export class Rebuilder {
   /**
-   * The catalog and discovery index as this process last wrote them, with the ETags the bucket
-   * gave them: while the bucket still holds those (a conditional GET answers 304 without moving
-   * the file), a rebuild patches these in place instead of reading and parsing megabytes.
+   * The catalog's pages and index (paged-catalog.ts), and the discovery index as this process last
+   * wrote it, with the ETag the bucket gave it: while the bucket still holds that (a conditional
+   * GET answers 304 without moving the file), a rebuild patches it in place instead of reading
+   * and parsing megabytes.
    */
-  private catalog?: HeldIndex<CatalogEntry>;
+  private readonly catalog: PagedCatalog;
   private discovery?: HeldIndex<DiscoveryEntry>;
   /**
    * Bundle keys known to be in the bucket. Bundles are immutable and never deleted, so the set
@@ -93,6 +94,16 @@ export class Rebuilder {
     private readonly options: RebuilderOptions = {},
   ) {
     this.startedAt = deps.clock().getTime();
+    this.catalog = new PagedCatalog(deps.staticStore, deps.clock);
+  }
+
+  /**
+   * Assembles `/.well-known/skills.json` from the catalog's pages unless it already holds the
+   * index as it stands: what the schedule runs when writes leave it to the schedule
+   * ({@link RebuilderOptions.catalogAssembly}). Gives whether it wrote.
+   */
+  assembleCatalog(): Promise<boolean> {
+    return this.catalog.assembleIfStale();
   }
 
   /** The search index's writer, loaded on first use. */
@@ -291,7 +302,13 @@ export class Rebuilder {
       // The search index before the catalog: a client that sees a skill in the catalog finds it by search too.
       const states = new Map(rebuilt.map((state) => [state.skill.slug, state]));
       await (await this.search()).writeAll([...catalog.values()].map((entry) => searchChange(states.get(entry.slug), entry)));
-      await this.writeIndexes(catalog, Promise.resolve({ list: discovery }));
+      try {
+        await this.writeIndexes(() => this.catalog.replace(catalog, existing), Promise.resolve({ list: discovery }));
+        await this.catalog.assembleIfStale();
+      } catch (error) {
+        this.forgetIndexes();
+        throw error;
+      }
       lease.leave(this.indexEtags());
     });
     return {
@@ -474,14 +491,9 @@ export class Rebuilder {
   private async patchIndexes(states: SkillState[], archived: Promise<EachSkill<SkillState, ArchiveOutcome>>): Promise<void> {
     await withLock(this.deps.db, 'static-indexes', async (lease) => {
       try {
-        const [catalog, discovery] = await Promise.all([
-          this.loadIndex(CATALOG_KEY, this.catalog, parseCatalog, lease.previous),
-          this.loadIndex(DISCOVERY_INDEX_KEY, this.discovery, parseDiscovery, lease.previous),
-        ]);
-        for (const state of states) {
-          if (listed(state)) catalog.list.set(catalogEntry(state.skill, state.skill.currentVersion));
-          else catalog.list.delete(state.skill.slug);
-        }
+        const discovery = await this.loadIndex(DISCOVERY_INDEX_KEY, this.discovery, parseDiscovery, lease.previous);
+        const set = states.filter(listed).map((state) => catalogEntry(state.skill, state.skill.currentVersion));
+        const remove = states.filter((state) => !listed(state)).map((state) => state.skill.slug);
         // A skill whose archive failed is not in `built`: its entry stays as it was.
         const patched = archived.then(({ built }) => {
           for (const [{ skill }, { entry }] of built) {
@@ -491,27 +503,33 @@ export class Rebuilder {
           return discovery;
         });
         // The search index before the catalog: a client that sees a skill in the catalog finds it by search too.
+        const entries = new Map(set.map((entry) => [entry.slug, entry]));
         await (await this.search()).patch(
-          states.map((state) => searchChange(state, catalog.list.get(state.skill.slug))),
+          states.map((state) => searchChange(state, entries.get(state.skill.slug))),
           lease.previous,
         );
-        await this.writeIndexes(catalog.list, patched);
+        await this.writeIndexes(() => this.catalog.patch(set, remove, lease.previous), patched);
+        if (this.options.catalogAssembly !== 'scheduled') await this.catalog.assemble(this.catalog.etags());
         lease.leave(this.indexEtags());
       } catch (error) {
-        // What this process holds may now differ from the bucket: read the bucket next time.
-        this.catalog = undefined;
-        this.discovery = undefined;
-        this.loadedSearch?.forget();
+        this.forgetIndexes();
         throw error;
       }
     });
   }
 
+  /** What this process holds may now differ from the bucket: read the bucket next time. */
+  private forgetIndexes(): void {
+    this.catalog.forget();
+    this.discovery = undefined;
+    this.loadedSearch?.forget();
+  }
+
   /**
-   * Writes the catalog (its generatedAt always moves) and the discovery index unless the bucket
-   * already holds exactly its bytes, side by side.
+   * Writes the catalog's pages and index (`writeCatalog`) and the discovery index unless the
+   * bucket already holds exactly its bytes, side by side.
    */
-  private async writeIndexes(catalog: SortedJsonList<CatalogEntry>, patched: Promise<HeldIndex<DiscoveryEntry>>): Promise<void> {
+  private async writeIndexes(writeCatalog: () => Promise<void>, patched: Promise<HeldIndex<DiscoveryEntry>>): Promise<void> {
     const writeDiscovery = async () => {
       const discovery = await patched;
       const bytes = discoveryJson(discovery.list);
@@ -521,18 +539,13 @@ export class Rebuilder {
       const [etag] = await Promise.all([this.deps.staticStore.put(DISCOVERY_INDEX_KEY, bytes), this.deps.staticStore.put(LEGACY_DISCOVERY_INDEX_KEY, bytes)]);
       return { list: discovery.list, etag, bytes };
     };
-    const [catalogEtag, discovery] = await Promise.all([
-      this.deps.staticStore.put(CATALOG_KEY, catalogJson(catalog, this.deps.clock().toISOString())),
-      writeDiscovery(),
-    ]);
-    this.catalog = { list: catalog, etag: catalogEtag };
+    const [, discovery] = await Promise.all([writeCatalog(), writeDiscovery()]);
     this.discovery = discovery;
   }
 
   /** The ETags of the indexes as this process last wrote them, for the lock's memo. */
   private indexEtags(): Record<string, string> {
-    const etags: Record<string, string> = {};
-    if (this.catalog?.etag) etags[CATALOG_KEY] = this.catalog.etag;
+    const etags: Record<string, string> = { ...this.catalog.etags() };
     if (this.discovery?.etag) etags[DISCOVERY_INDEX_KEY] = this.discovery.etag;
     return { ...etags, ...this.loadedSearch?.etags() };
   }
@@ -558,6 +571,13 @@ export class Rebuilder {
 }
 
 export interface RebuilderOptions {
+  /**
+   * When `/.well-known/skills.json` is assembled from the catalog's pages: after each write
+   * (locally, where the catalog is small and the rebuild is off the request path), or by the
+   * schedule alone ({@link Rebuilder.assembleCatalog}; the stream Lambda, so that a write's cost
+   * stays one page and the index whatever the number of skills).
+   */
+  catalogAssembly?: 'each-write' | 'scheduled';
   /**
    * The caller knows that the bucket held the bundle of every free version published before
    * this rebuilder started: the local runtime, after a clean stop (which waits until every write

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { benchBundles } from './bundles.ts';
+import { benchCatalog } from './catalog.ts';
 import { benchDeliver } from './deliver.ts';
 import { benchInstall } from './install.ts';
 import { benchPublish } from './publish.ts';
@@ -18,6 +19,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
   publish: benchPublish,
   deliver: benchDeliver,
   rebuild: () => benchRebuild(),
+  catalog: () => benchCatalog(),
   bundles: benchBundles,
   verdaccio: () => benchVerdaccio(),
   site: () => benchSite(),

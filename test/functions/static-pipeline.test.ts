@@ -155,7 +155,12 @@ describe('publishing emits the static files', () => {
         // Its own index under its page, and its current SKILL.md without a version.
         `skills/${slug}/.well-known/agent-skills/index.json`,
         `.well-known/agent-skills/${slug}/SKILL.md`,
+        // The catalog: the one page the skill is in and the index, then the whole catalog assembled from them.
+        'catalog/page-0.json',
+        'catalog/index.json',
         '.well-known/skills.json',
+        '.well-known/skills.json.br',
+        '.well-known/skills.json.gz',
         '.well-known/agent-skills/index.json',
         '.well-known/skills/index.json',
         // The search index's head (which holds every skill's listing at this size) and the text shard of its SKILL.md.
@@ -390,7 +395,8 @@ describe('several rebuilders (Lambda containers side by side)', () => {
       '.well-known/agent-skills/index.json',
       '.well-known/skillpress/search.json',
       '.well-known/skillpress/search/text-0.json',
-      '.well-known/skills.json',
+      'catalog/index.json',
+      'catalog/page-0.json',
     ]);
     const slugs = (await get(own, '/.well-known/skills.json')).body.skills.map((s: { slug: string }) => s.slug);
     expect(slugs).toEqual(expect.arrayContaining([a.slug, b.slug, c.slug, seeded.slug]));
@@ -523,6 +529,41 @@ describe('serving like the CDN', () => {
     expect(gunzipSync(Buffer.from(await gz.arrayBuffer())).equals(plain)).toBe(true);
   });
 
+  it("serves the catalog's stored brotli and gzip copies, the very bytes the rebuild stored", async () => {
+    const plain = Buffer.from(await (await stack.request('/.well-known/skills.json')).arrayBuffer());
+    for (const [accept, encoding, suffix] of [
+      ['br', 'br', 'br'],
+      ['gzip', 'gzip', 'gz'],
+    ] as const) {
+      const res = await stack.request('/.well-known/skills.json', { headers: { 'accept-encoding': accept } });
+      expect(res.headers.get('content-encoding')).toBe(encoding);
+      const body = Buffer.from(await res.arrayBuffer());
+      const stored = await stack.deps.staticStore.get(`.well-known/skills.json.${suffix}`);
+      expect(body.equals(Buffer.from(stored!))).toBe(true);
+      expect((encoding === 'br' ? brotliDecompressSync(body) : gunzipSync(body)).equals(plain)).toBe(true);
+    }
+  });
+
+  it('serves the catalog in pages: the index names each page in slug order with the ETag it is served with, and they read as the catalog', async () => {
+    const catalog = (await get(stack, '/.well-known/skills.json')).body;
+    const index = (await get(stack, '/catalog/index.json')).body;
+    expect(index).toMatchObject({ schemaVersion: 1, count: catalog.count, pageSize: 500 });
+    const skills: unknown[] = [];
+    for (const ref of index.pages) {
+      const res = await stack.request(ref.path);
+      expect(res.status, ref.path).toBe(200);
+      expect(res.headers.get('etag')).toBe(ref.etag);
+      expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      const page = await res.json();
+      expect(page).toMatchObject({ schemaVersion: 1, page: ref.page, count: ref.count });
+      expect(page.skills[0].slug).toBe(ref.first);
+      skills.push(...page.skills);
+    }
+    expect(skills).toEqual(catalog.skills);
+    for (const path of ['/catalog/page-99999.json', '/catalog/page-01.json', '/catalog/other.json']) expect((await stack.request(path)).status, path).toBe(404);
+  });
+
   it('answers an unknown slug or file with a 404 JSON error', async () => {
     for (const path of ['/api/registry/no-such-skill', '/api/registry/no-such-skill/versions', '/bundles/no-such-skill/1.0.0.json', '/api/registry/Bad_Slug']) {
       const res = await stack.request(path);
@@ -576,11 +617,11 @@ describe('repair', () => {
     expect(report.written).toBe(after.size); // every one of them, counted once
     for (const objectKey of referenced) {
       const body = before.get(objectKey)!;
-      if (objectKey === '.well-known/skills.json') continue; // generatedAt moves
+      if (objectKey.startsWith('.well-known/skills.json') || objectKey === 'catalog/index.json') continue; // generatedAt moves
       expect(after.get(objectKey)!.equals(body), objectKey).toBe(true);
     }
     const again = await own.runtime.rebuildAll();
-    expect(again.written).toBe(3); // only the indexes (the catalog, the discovery index and its v0.1 copy): everything else is unchanged
+    expect(again.written).toBe(2); // only the discovery index and its v0.1 copy: everything else is unchanged, the catalog's pages and index too
   });
 });
 

@@ -101,3 +101,26 @@ describe('viewer-address.js', () => {
     });
   });
 });
+
+describe('catalog-encoding.js', () => {
+  const handler = load('catalog-encoding.js');
+  const withEncoding = (accept?: string) => {
+    const event = viewerRequest('/.well-known/skills.json');
+    const headers: Record<string, { value: string }> = event.request.headers;
+    if (accept !== undefined) headers['accept-encoding'] = { value: accept };
+    return handler(event) as CfRequest;
+  };
+
+  it.each([
+    ['gzip, deflate, br', '/.well-known/skills.json.br'],
+    ['br;q=0.5, gzip', '/.well-known/skills.json.br'],
+    ['gzip', '/.well-known/skills.json.gz'],
+    ['BR;q=0, gzip;q=0.8', '/.well-known/skills.json.gz'],
+    ['br;q=0, gzip;q=0', '/.well-known/skills.json'],
+    ['identity', '/.well-known/skills.json'],
+    ['', '/.well-known/skills.json'],
+    [undefined, '/.well-known/skills.json'],
+  ])('maps Accept-Encoding %j to %s, the stored copy the local CDN would pick', (accept, uri) => {
+    expect(withEncoding(accept).uri).toBe(uri);
+  });
+});

@@ -73,6 +73,21 @@ describe('static artifacts at the edge (docs/api.md §11)', () => {
     expect(edgeTtl.catalog).toBe(300);
   });
 
+  it('serves the whole catalog as the stored copy the viewer accepts, varying by encoding, ahead of /.well-known/*, and its pages for 300 s', () => {
+    const [, dist] = ofType('AWS::CloudFront::Distribution')[0]!;
+    const behaviors = dist.Properties.DistributionConfig.CacheBehaviors as any[];
+    const patterns = behaviors.map((b) => b.PathPattern);
+    expect(patterns.indexOf('/.well-known/skills.json')).toBeLessThan(patterns.indexOf('/.well-known/*'));
+    const catalog = behaviors.find((b) => b.PathPattern === '/.well-known/skills.json');
+    const fnId = catalog.FunctionAssociations[0].FunctionARN['Fn::GetAtt'][0];
+    expect(resources[fnId]!.Properties.FunctionCode).toContain("'.br'");
+    const headers = resources[catalog.ResponseHeadersPolicyId.Ref]!.Properties.ResponseHeadersPolicyConfig;
+    expect(headers.CustomHeadersConfig.Items).toEqual([{ Header: 'Vary', Value: 'Accept-Encoding', Override: true }]);
+    expect(headers.CorsConfig.AccessControlAllowOrigins.Items).toEqual(['*']);
+    expect(cachePolicyFor('/.well-known/skills.json').config).toMatchObject({ DefaultTTL: 300, MaxTTL: 300 });
+    expect(cachePolicyFor('/catalog/*').config).toMatchObject({ DefaultTTL: 300, MaxTTL: 300 });
+  });
+
   it('caches registry JSON and site pages for 300 s, bundles and discovery archives for a year', () => {
     expect(cachePolicyFor('/api/registry/*').config).toMatchObject({ DefaultTTL: 300, MaxTTL: 300, MinTTL: 0 });
     expect(cachePolicyFor().config).toMatchObject({ DefaultTTL: 300, MaxTTL: 300 });
@@ -371,9 +386,10 @@ describe('Lambdas', () => {
     ]);
   });
 
-  it('run the public install counts and the site-build flush every 5 minutes and the full rebuild daily from EventBridge', () => {
+  it('run the catalog assembly every minute, the public install counts and the site-build flush every 5 minutes and the full rebuild daily from EventBridge', () => {
     const scheduled = lambdas.filter((l) => l.schedules);
     expect(scheduled.map((l) => [l.name, l.schedules!.map((s) => s.expression)])).toEqual([
+      ['rebuild', ['rate(1 minute)']],
       ['public-installs', ['rate(5 minutes)']],
       ['site-build', ['rate(5 minutes)']],
       ['full-rebuild', ['cron(15 3 * * ? *)']],
@@ -386,7 +402,7 @@ describe('Lambdas', () => {
         });
       }
     }
-    template.resourceCountIs('AWS::Events::Rule', 3);
+    template.resourceCountIs('AWS::Events::Rule', 4);
   });
 
   it('get the GitHub settings and secret names they need and no more', () => {

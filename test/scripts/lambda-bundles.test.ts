@@ -10,7 +10,7 @@ import { objectExists } from '#functions/content/s3';
 import { openApiDocument } from '#functions/http/openapi';
 import { siteBuildLockKey } from '#functions/store/site-build-lock';
 import { versionKey } from '#functions/store/keys';
-import { CATALOG_KEY, registryKey } from '#core/static-paths';
+import { CATALOG_INDEX_KEY, CATALOG_KEY, registryKey } from '#core/static-paths';
 import { REQUIRE_BANNER } from '../../scripts/esm-bundle.mjs';
 import { COLD_START_BUDGET_BYTES } from '#scripts/lambda-bundles';
 import { bundleDir, lambdas } from '../../infra/lambdas.ts';
@@ -241,8 +241,15 @@ describe('the write path, the stream rebuild, delivery and the schedules', () =>
     expect(invocation.results).toEqual([{ ok: { batchItemFailures: [] } }, { ok: { batchItemFailures: [] } }]);
     const registry = JSON.parse(Buffer.from((await stack.deps.staticStore.get(registryKey(skill.slug)))!).toString('utf8'));
     expect(registry).toMatchObject({ id: skill.id, currentVersion: '1.1.0' });
-    expect((await stack.deps.staticStore.get(CATALOG_KEY))?.byteLength).toBeGreaterThan(0);
     expect(github.dispatches).toHaveLength(1);
+    // A write patches the catalog's page and index; the schedule assembles the whole catalog, once per change.
+    const index = JSON.parse(Buffer.from((await stack.deps.staticStore.get(CATALOG_INDEX_KEY))!).toString('utf8'));
+    expect(index.count).toBeGreaterThan(0);
+    const assembled = await invokeBundle('rebuild', [scheduledEvent('AssembleCatalog'), scheduledEvent('AssembleCatalog')], env);
+    expect(assembled.results).toEqual([{ ok: { assembled: true } }, { ok: { assembled: false } }]);
+    const catalog = JSON.parse(Buffer.from((await stack.deps.staticStore.get(CATALOG_KEY))!).toString('utf8'));
+    expect(catalog.skills.map((s: { slug: string }) => s.slug)).toContain(skill.slug);
+    expect(catalog.count).toBe(index.count);
   });
 
   it('delivers a free skill, counts it, and shows the count in analytics', async () => {

@@ -4,8 +4,16 @@ import { createS3, getObjectBytes } from '#functions/content/s3';
 import type { CatalogDocument } from '#core/catalog';
 import type { InstallsDocument } from '#core/public-installs';
 import type { RegistryDocument } from '#core/registry-document';
-import { bundleDocumentSchema, catalogDocumentSchema, installsDocumentSchema, registryDocumentSchema } from '#core/schemas';
-import { CATALOG_KEY, INSTALLS_KEY, keyForPath, registryKey, registryPath } from '#core/static-paths';
+import { mapLimit } from '#core/map-limit';
+import {
+  bundleDocumentSchema,
+  catalogDocumentSchema,
+  catalogIndexSchema,
+  catalogPageSchema,
+  installsDocumentSchema,
+  registryDocumentSchema,
+} from '#core/schemas';
+import { CATALOG_INDEX_KEY, CATALOG_KEY, catalogPageKey, catalogPagePath, INSTALLS_KEY, keyForPath, registryKey, registryPath } from '#core/static-paths';
 
 /**
  * Where the site build reads the catalog and the registry documents, named by SKILLPRESS_DATA:
@@ -51,7 +59,7 @@ function bucketSource(bucket: string, env: NodeJS.ProcessEnv): StaticSource {
   };
   return {
     description: `s3://${bucket}`,
-    catalog: async () => parseOptional(catalogDocumentSchema, await read(CATALOG_KEY), CATALOG_KEY),
+    catalog: () => pagedCatalog((key) => read(key)),
     registry: async (slug) => parseOptional(registryDocumentSchema, listed(await read(registryKey(slug))), registryKey(slug)),
     bundle: async (path) => {
       const key = keyForPath(path);
@@ -70,11 +78,28 @@ function httpSource(origin: string): StaticSource {
   };
   return {
     description: origin,
-    catalog: async () => parseOptional(catalogDocumentSchema, await read('/.well-known/skills.json'), 'the catalog'),
+    catalog: () => pagedCatalog((key) => read(`/${key}`)),
     registry: async (slug) => parseOptional(registryDocumentSchema, listed(await read(registryPath(slug))), registryPath(slug)),
     bundle: async (path) => parseOptional(bundleDocumentSchema, await read(path), path),
     installs: async () => parseOptional(installsDocumentSchema, await read(`/${INSTALLS_KEY}`), INSTALLS_KEY),
   };
+}
+
+/**
+ * The catalog from its pages (docs/api.md §11.5), which a write keeps current, rather than the
+ * whole `/.well-known/skills.json`, which production assembles from them once a minute; that
+ * file only when the store has no pages yet. `read` takes an object key.
+ */
+async function pagedCatalog(read: (key: string) => Promise<unknown>): Promise<CatalogDocument | undefined> {
+  const index = parseOptional(catalogIndexSchema, await read(CATALOG_INDEX_KEY), CATALOG_INDEX_KEY);
+  if (!index) return parseOptional(catalogDocumentSchema, await read(CATALOG_KEY), CATALOG_KEY);
+  const pages = await mapLimit(index.pages, 8, async ({ page }) => {
+    const found = parseOptional(catalogPageSchema, await read(catalogPageKey(page)), catalogPagePath(page));
+    if (!found) throw new Error(`${catalogPagePath(page)}, which ${CATALOG_INDEX_KEY} names, is missing`);
+    return found.skills;
+  });
+  const skills = pages.flat();
+  return { schemaVersion: 1, generatedAt: index.generatedAt, count: skills.length, skills };
 }
 
 /**

@@ -347,20 +347,7 @@ export class SkillpressStack extends Stack {
    */
   private consumeStream(fn: lambda.Function, spec: LambdaSpec): void {
     const id = pascal(spec.name);
-    const dlq = new sqs.Queue(this, `${id}DeadLetters`, {
-      retentionPeriod: Duration.days(14),
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-    });
-    Validations.of(dlq).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'It is the dead-letter queue: of the stream mapping below' });
-    new cloudwatch.Alarm(this, `${id}DeadLettersAlarm`, {
-      alarmDescription: `${spec.name}: stream records failed every retry; see docs/deploy.md`,
-      metric: dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
-      threshold: 0,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
+    const dlq = this.deadLetters(id, `${spec.name}: stream records failed every retry; see docs/deploy.md`);
     // The handler rebuilds every skill of a batch on its own and reports the records of the skills
     // that failed (a partial batch response): Lambda checkpoints before the first of them and, with
     // bisect on, retries from there only, so the rest of the batch is not held. A record that fails
@@ -410,17 +397,27 @@ export class SkillpressStack extends Stack {
    * retried (a record counted before a retry is not counted again: its request id is marked),
    * and parked in a dead-letter queue with an alarm rather than blocking the shard.
    */
-  private consumeInstallLog(fn: lambda.Function, spec: LambdaSpec, stream: kinesis.Stream): void {
-    const id = pascal(spec.name);
+  /** A dead-letter queue for an event source mapping, kept 14 days, with an alarm on its first message. */
+  private deadLetters(id: string, alarmDescription: string): sqs.Queue {
     const dlq = new sqs.Queue(this, `${id}DeadLetters`, { retentionPeriod: Duration.days(14), encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    Validations.of(dlq).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'It is a dead-letter queue itself: of an event source mapping, which cdk-nag does not see',
+    });
     new cloudwatch.Alarm(this, `${id}DeadLettersAlarm`, {
-      alarmDescription: `${spec.name}: log records failed every retry; their installs are not counted`,
+      alarmDescription,
       metric: dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
       threshold: 0,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+    return dlq;
+  }
+
+  private consumeInstallLog(fn: lambda.Function, spec: LambdaSpec, stream: kinesis.Stream): void {
+    const id = pascal(spec.name);
+    const dlq = this.deadLetters(id, `${spec.name}: log records failed every retry; their installs are not counted`);
     fn.addEventSource(
       new KinesisEventSource(stream, {
         startingPosition: lambda.StartingPosition.TRIM_HORIZON,

@@ -6,8 +6,9 @@ import { runInProcess } from '../support/cli-in-process.ts';
 import { type FakeAnswer, type FakeRegistry, type Route, startFakeRegistry } from '../support/fake-registry.ts';
 
 /**
- * `skillpress search` reads the catalog in pages (docs/api.md §11.5): the index, then only the
- * pages whose ETag its cache lacks; from `/.well-known/skills.json` on a registry without pages.
+ * The CLI reads the catalog (for its "did you mean") in pages (docs/api.md §11.5): the index,
+ * then only the pages whose ETag its cache lacks; `/.well-known/skills.json` on a registry
+ * without pages.
  */
 
 const work = mkdtempSync(join(tmpdir(), 'skillpress-catalog-pages-'));
@@ -58,36 +59,37 @@ function pagedRegistry() {
   return { pages, route };
 }
 
-const search = async (url: string, ...words: string[]) => {
-  const run = await runInProcess(['search', ...words, '--json', '--registry', url], { cwd: work, env });
-  expect(run.code, run.stderr).toBe(0);
-  return JSON.parse(run.stdout) as { count: number; skills: { slug: string; description: string }[] };
+/** `skillpress info` of a misspelt slug: the "did you mean" comes from the catalog. */
+const misspelt = async (url: string, slug: string) => {
+  const run = await runInProcess(['info', slug, '--registry', url], { cwd: work, env });
+  expect(run.code).not.toBe(0);
+  return run.stderr;
 };
+const catalogReads = () => registry!.requests.filter((path) => !path.startsWith('/api/'));
 
-describe('search over the catalog in pages', () => {
+describe('the catalog in pages, as the CLI reads it', () => {
   it('reads every page once, then only the index while the pages keep their ETags, then the one page that changed', async () => {
     const { pages, route } = pagedRegistry();
     registry = await startFakeRegistry(route);
-    expect((await search(registry.url, 'tool')).skills.map((s) => s.slug)).toEqual(['alpha-tool', 'beta-tool', 'gamma-tool']);
-    expect(registry.requests.sort()).toEqual(['/catalog/index.json', '/catalog/page-0.json', '/catalog/page-3.json']);
+    expect(await misspelt(registry.url, 'alpha-tol')).toContain('alpha-tool');
+    expect(catalogReads().sort()).toEqual(['/catalog/index.json', '/catalog/page-0.json', '/catalog/page-3.json']);
 
     registry.requests.length = 0;
-    expect((await search(registry.url, 'gamma')).count).toBe(1);
-    expect(registry.requests).toEqual(['/catalog/index.json']);
+    expect(await misspelt(registry.url, 'gamma-tol')).toContain('gamma-tool');
+    expect(catalogReads()).toEqual(['/catalog/index.json']);
 
     registry.requests.length = 0;
-    pages.set(3, { etag: '"p3-b"', skills: [entry('gamma-tool', 'Now with delta support')] });
-    const found = await search(registry.url, 'delta');
-    expect(found.skills.map((s) => s.slug)).toEqual(['gamma-tool']);
-    expect(registry.requests).toEqual(['/catalog/index.json', '/catalog/page-3.json']);
+    pages.set(3, { etag: '"p3-b"', skills: [entry('delta-tool')] });
+    expect(await misspelt(registry.url, 'delta-tol')).toContain('delta-tool');
+    expect(catalogReads()).toEqual(['/catalog/index.json', '/catalog/page-3.json']);
   });
 
   it('reads /.well-known/skills.json from a registry without pages', async () => {
     registry = await startFakeRegistry((url) =>
       url.pathname === '/.well-known/skills.json' ? { body: { schemaVersion: 1, generatedAt: '', count: 1, skills: [entry('solo-tool')] } } : undefined,
     );
-    expect((await search(registry.url, 'solo')).skills.map((s) => s.slug)).toEqual(['solo-tool']);
-    expect(registry.requests).toEqual(['/catalog/index.json', '/.well-known/skills.json']);
+    expect(await misspelt(registry.url, 'solo-tol')).toContain('solo-tool');
+    expect(catalogReads()).toEqual(['/catalog/index.json', '/.well-known/skills.json']);
   });
 
   it.each([
@@ -100,9 +102,8 @@ describe('search over the catalog in pages', () => {
         ? { body: { schemaVersion: 1, generatedAt: '', count: 1, pageSize: 500, pages: [{ page: 0, path, first: 'a', count: 1, etag: '"x"' }] } }
         : undefined,
     );
-    const run = await runInProcess(['search', 'x', '--registry', registry.url], { cwd: work, env });
-    expect(run.code).not.toBe(0);
-    expect(run.stderr).toContain('bad_response');
-    expect(registry.requests).toEqual(['/catalog/index.json']);
+    // The "did you mean" is best effort: the refused index leaves the plain not_found.
+    expect(await misspelt(registry.url, 'a-tol')).not.toContain('did you mean');
+    expect(catalogReads()).toEqual(['/catalog/index.json']);
   });
 });

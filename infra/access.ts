@@ -35,6 +35,8 @@ export function allows(spec: LambdaSpec, call: AwsCall): boolean {
     }
     return false;
   }
+  // A shard of the full rebuild stores its output in the content bucket (under rebuild-runs/, the grant's prefix).
+  if (call.bucket === 'content' && call.action === 's3:PutObject' && spec.fullRebuild === 'shard') return true;
   const level = call.bucket === 'content' ? spec.content : spec.static;
   if (!level) return false;
   return [...bucketActions[level], ...bucketActions.list].includes(call.action as never);

@@ -58,6 +58,12 @@ export interface LambdaSpec {
    * trust the viewer address CloudFront passes on (functions/http/client.ts).
    */
   countsInstalls?: boolean;
+  /**
+   * Its part in the daily full rebuild's state machine (infra/stack.ts): a `shard` (one of many at
+   * once, its output stored under the content bucket's `rebuild-runs/`), or the `finish` that
+   * reads every shard's output and writes the shared indexes.
+   */
+  fullRebuild?: 'shard' | 'finish';
   /** EventBridge schedules (rate or cron expressions) that invoke it. */
   schedules?: readonly { id: string; expression: string }[];
   memoryMb?: number;
@@ -331,14 +337,25 @@ export const lambdas: readonly LambdaSpec[] = [
     timeoutSeconds: 60,
   },
   {
+    name: 'rebuild-shard',
+    description: "One shard of the daily full rebuild: its part of the table's skills, each on its own; its output for the finish",
+    // SKILL#: a META's currentVersion or owner repaired, and the fingerprints recorded in the skill's partition.
+    table: { read: true, scan: true, write: [prefix.skill] },
+    content: 'read',
+    static: 'write',
+    fullRebuild: 'shard',
+    memoryMb: 2048,
+    timeoutSeconds: 900,
+  },
+  {
     name: 'full-rebuild',
-    description: 'Daily full static rebuild from DynamoDB (the safety net under the stream), then a site build',
-    // LOOKALIKE#: completes the imitation check's index of popular skills.
+    description: "The daily full static rebuild's finish (the safety net under the stream): the shared indexes from every shard, then a site build",
+    // LOOKALIKE#: completes the imitation check's index of popular skills. Scan: the whole rebuild in one run, by hand.
     table: { read: true, scan: true, write: [prefix.skill, prefix.lock, prefix.lookalike] },
     content: 'read',
     static: 'write',
     github: ['site-build'],
-    schedules: [{ id: 'DailyFullRebuild', expression: 'cron(15 3 * * ? *)' }],
+    fullRebuild: 'finish',
     memoryMb: 2048,
     timeoutSeconds: 900,
     signing: 'publish-keys',

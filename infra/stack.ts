@@ -20,12 +20,15 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secrets from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as sfnTasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { CDN_LOG_FIELDS } from '../core/cdn-log.ts';
 import { DATA_CONTENT_SECURITY_POLICY, SITE_CONTENT_SECURITY_POLICY } from '../core/security-headers.ts';
 import { CATALOG_KEY } from '../core/static-paths.ts';
 import { DomainError } from '../core/errors.ts';
+import { SHARD_OUTPUTS_PREFIX } from '../functions/content/shard-outputs.ts';
 import { EDGE_SECRET_HEADER } from '../functions/http/client.ts';
 import { domainErrorAnswer } from '../functions/http/errors.ts';
 import { tableKeys } from '../functions/store/db.ts';
@@ -117,7 +120,7 @@ export class SkillpressStack extends Stack {
     });
 
     // ---- Content: both buckets private; only CloudFront (OAC) and the Lambdas read them ----
-    const privateBucket = (bucketId: string, cors?: s3.CorsRule[]) =>
+    const privateBucket = (bucketId: string, cors?: s3.CorsRule[], lifecycleRules: s3.LifecycleRule[] = []) =>
       new s3.Bucket(this, bucketId, {
         ...(cors ? { cors } : {}),
         blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
@@ -125,12 +128,13 @@ export class SkillpressStack extends Stack {
         enforceSSL: true,
         objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
         versioned: true,
-        lifecycleRules: [{ noncurrentVersionExpiration: Duration.days(30), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+        lifecycleRules: [{ noncurrentVersionExpiration: Duration.days(30), abortIncompleteMultipartUploadAfter: Duration.days(1) }, ...lifecycleRules],
         serverAccessLogsBucket: this.logBucket,
         serverAccessLogsPrefix: `s3/${bucketId}/`,
         removalPolicy: RemovalPolicy.RETAIN,
       });
-    const contentBucket = privateBucket('ContentBucket');
+    // The full rebuild's shard outputs are for the one run that wrote them (functions/content/shard-outputs.ts).
+    const contentBucket = privateBucket('ContentBucket', undefined, [{ prefix: SHARD_OUTPUTS_PREFIX, expiration: Duration.days(2) }]);
     // Public files are readable from any origin (docs/api.md §11): the bucket answers a preflight
     // that CloudFront forwards (OPTIONS, with the CORS headers) for any of them.
     const staticBucket = privateBucket('StaticBucket', [
@@ -281,6 +285,8 @@ export class SkillpressStack extends Stack {
       }
     }
 
+    this.fullRebuild(specs, contentBucket);
+
     new CfnOutput(this, 'SiteUrl', { value: siteOrigin });
     new CfnOutput(this, 'DistributionId', { value: distribution.distributionId });
     new CfnOutput(this, 'StaticBucketName', { value: staticBucket.bucketName });
@@ -397,6 +403,92 @@ export class SkillpressStack extends Stack {
    * retried (a record counted before a retry is not counted again: its request id is marked),
    * and parked in a dead-letter queue with an alarm rather than blocking the shard.
    */
+  /**
+   * The daily full rebuild, fanned out (functions/rebuild/fan-out.ts): EventBridge starts a state
+   * machine whose distributed map runs the shard Lambda once per shard, at most
+   * {@link fullRebuildShards}.concurrency at once, each retried on its own, then the finish
+   * Lambda once. A shard that still fails fails the run (the alarm says so); the stream keeps
+   * the files current meanwhile, and the next day's run repairs what this one could not.
+   */
+  private fullRebuild(specs: readonly LambdaSpec[], contentBucket: s3.Bucket): void {
+    const part = (role: 'shard' | 'finish') => this.functions.get(specs.find((l) => l.fullRebuild === role)?.name ?? '');
+    const shardFn = part('shard');
+    const finishFn = part('finish');
+    if (!shardFn || !finishFn) return;
+    shardFn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [contentBucket.arnForObjects(`${SHARD_OUTPUTS_PREFIX}*`)] }));
+    Validations.of(shardFn.role!).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(contentBucket.node.defaultChild as s3.CfnBucket)}.Arn>/${SHARD_OUTPUTS_PREFIX}*]`,
+      reason: "A shard's output, named by the run at run time, under the one prefix the outputs live in",
+    });
+    const run = sfn.JsonPath.stringAt('$$.Execution.Name');
+    const shards = new sfn.DistributedMap(this, 'RebuildShards', {
+      comment: 'Every shard of the table, a bounded number at once',
+      itemsPath: '$.shardList',
+      itemSelector: { run, shard: sfn.JsonPath.numberAt('$$.Map.Item.Value'), shards: sfn.JsonPath.numberAt('$.shards') },
+      maxConcurrency: fullRebuildShards.concurrency,
+      resultPath: sfn.JsonPath.DISCARD,
+    });
+    shards.itemProcessor(
+      new sfnTasks.LambdaInvoke(this, 'RebuildShard', { lambdaFunction: shardFn, payloadResponseOnly: true }).addRetry({
+        maxAttempts: 2,
+        interval: Duration.seconds(30),
+        backoffRate: 2,
+      }),
+    );
+    const finish = new sfnTasks.LambdaInvoke(this, 'FinishRebuild', {
+      lambdaFunction: finishFn,
+      payload: sfn.TaskInput.fromObject({ run, shards: sfn.JsonPath.numberAt('$.shards') }),
+      payloadResponseOnly: true,
+    }).addRetry({ maxAttempts: 2, interval: Duration.seconds(30), backoffRate: 2 });
+    const machine = new sfn.StateMachine(this, 'FullRebuild', {
+      comment: 'The daily full static rebuild: shards in parallel, then the shared indexes once',
+      definitionBody: sfn.DefinitionBody.fromChainable(shards.next(finish)),
+      timeout: Duration.hours(3),
+      tracingEnabled: true,
+      logs: {
+        destination: new logs.LogGroup(this, 'FullRebuildMachineLogs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
+        level: sfn.LogLevel.ALL,
+      },
+    });
+    for (const fn of [shardFn, finishFn]) {
+      Validations.of(machine.role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(fn.node.defaultChild as lambda.CfnFunction)}.Arn>:*]`,
+        reason: 'Invoking the function by any of its versions, as Step Functions asks; only these two functions',
+      });
+    }
+    Validations.of(machine.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'X-Ray trace segments and the log delivery setup of Step Functions logging: IAM grants those actions on "*" only',
+    });
+    const executions = `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${this.getLogicalId(machine.node.defaultChild as sfn.CfnStateMachine)}"}]}]}`;
+    for (const child of [`${executions}:*`, `${executions}/*:*`]) {
+      Validations.of(machine).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${child}]`,
+        reason: "The distributed map's own child executions, named at run time, of this state machine only",
+      });
+    }
+    new events.Rule(this, 'DailyFullRebuild', {
+      schedule: events.Schedule.expression(fullRebuildShards.schedule),
+      targets: [
+        new targets.SfnStateMachine(machine, {
+          input: events.RuleTargetInput.fromObject({
+            shards: fullRebuildShards.count,
+            shardList: Array.from({ length: fullRebuildShards.count }, (_, i) => i),
+          }),
+          retryAttempts: 2,
+        }),
+      ],
+    });
+    new cloudwatch.Alarm(this, 'FullRebuildFailedAlarm', {
+      alarmDescription: 'The daily full rebuild failed: a shard or the finish failed every retry; see docs/deploy.md',
+      metric: machine.metricFailed({ period: Duration.hours(1) }),
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+  }
+
   /** A dead-letter queue for an event source mapping, kept 14 days, with an alarm on its first message. */
   private deadLetters(id: string, alarmDescription: string): sqs.Queue {
     const dlq = new sqs.Queue(this, `${id}DeadLetters`, { retentionPeriod: Duration.days(14), encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true });
@@ -690,6 +782,12 @@ export class SkillpressStack extends Stack {
 
 /** Requests one address may send to `/api/*` in a window before the web ACL refuses it (429). */
 export const apiRateLimit = { requests: 3000, windowSeconds: 300 } as const;
+
+/**
+ * The daily full rebuild's fan-out: how many shards, how many at once, and when (docs/deploy.md,
+ * "Scale", derives the count from the measured rate per shard and the 900 s Lambda limit).
+ */
+export const fullRebuildShards = { count: 32, concurrency: 16, schedule: 'cron(15 3 * * ? *)' } as const;
 
 /** Days the access logs are kept in the log bucket. */
 const logRetentionDays = 90;

@@ -1,6 +1,7 @@
 import { Rebuilder } from '#functions/rebuild/rebuilder';
 import { describeFailure } from '#functions/rebuild/skill-failure';
 import { nonConformingReport } from '#functions/rebuild/non-conforming';
+import { rebuildInShards, shardsFromEnv } from './local/rebuild/shards.ts';
 import { withTargetDeps } from './target-deps.ts';
 
 /**
@@ -12,13 +13,17 @@ import { withTargetDeps } from './target-deps.ts';
  * left out of the discovery index, which standard skills clients read, and listed with their
  * problems; the rest of their files are written as usual.
  *
+ * SKILLPRESS_REBUILD_SHARDS=<n> runs it in n shards, each in a thread of its own (locally; on AWS
+ * the full-rebuild Lambda fans out to shard Lambdas instead).
+ *
  * A skill it cannot rebuild does not stop it: every other skill and both indexes are written,
  * the skills that failed are printed, and it exits with 1, because a repair that left skills
  * unrepaired should not look like success to whoever (or whatever script) ran it.
  */
 await withTargetDeps(async (deps) => {
   const started = performance.now();
-  const { skills, written, failed, nonConforming } = await new Rebuilder(deps).rebuildAll();
+  const shards = shardsFromEnv();
+  const { skills, written, failed, nonConforming } = await rebuildInShards(new Rebuilder(deps), deps.config, shards);
   const seconds = (performance.now() - started) / 1000;
   console.log(`Rebuilt ${skills} skills in ${seconds.toFixed(2)} s (${written} files written)`);
   for (const line of nonConformingReport(nonConforming)) console.log(line);

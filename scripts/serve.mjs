@@ -22,7 +22,12 @@ const INPUTS = 'inputs.json';
  * (scripts/local/background/thread.ts) starts worker.mjs beside the bundle it runs in, and the
  * scan thread (scripts/local/scan/scan-thread.ts) scan-worker.mjs.
  */
-const ENTRIES = { start: 'scripts/start.ts', worker: 'scripts/local/background/worker.ts', 'scan-worker': 'scripts/local/scan/scan-worker.ts' };
+const ENTRIES = {
+  start: 'scripts/start.ts',
+  worker: 'scripts/local/background/worker.ts',
+  'scan-worker': 'scripts/local/scan/scan-worker.ts',
+  'rebuild-shard-worker': 'scripts/local/rebuild/shard-worker.ts',
+};
 
 /**
  * Size and mtime of every source of ours the last build read, with this file (how it is built)

@@ -235,87 +235,122 @@ export class Rebuilder {
    * and completes the lookalike index of popular skills that the imitation check reads.
    */
   async rebuildAll(): Promise<RebuildReport> {
-    const scanned = await scanSkillStates(this.deps.db);
+    return this.finishRebuild([await this.rebuildShard(0, 1)]);
+  }
+
+  /**
+   * Shard `shard` of `shards` of the full rebuild (functions/rebuild/shards.ts): the skills of its
+   * share of the table's scan segments, each skill's files written on its own as the stream
+   * rebuild writes them, its archives, its fingerprints; and, for {@link finishRebuild}, its
+   * skills' entries in the shared indexes and what it could not rebuild. Writes no shared index.
+   */
+  async rebuildShard(shard: number, shards: number): Promise<ShardOutput> {
+    const scanned = await scanSkillStates(this.deps.db, { shard, shards });
     const { built, failed: unrepaired } = await eachSkill(scanned.states, 16, skillOf, (state) => repairSkill(this.deps.db, state));
-    const unread = [...scanned.failed, ...unrepaired];
-    // Counts every object this run writes (bundles, registry files, archives, indexes).
+    // Counts every object this shard writes (bundles, registry files, archives).
     let written = 0;
     const stopCounting = this.deps.staticStore.onWrite(() => (written += 1));
     try {
-      const { rebuilt, failed, nonConforming } = await this.regenerate([...built.values()], unread);
-      for (const { skillId } of failed) this.notRebuilt.add(skillId);
-      const unindexed = await repairLookalikeIndex(this.deps.db, scanned);
-      return { skills: rebuilt, written, failed: [...failed, ...unindexed], nonConforming };
+      const existing = await this.deps.staticStore.list('');
+      for (const key of existing.keys()) if (key.startsWith('bundles/')) this.bundled.add(key);
+      const putIfChanged = async (key: string, body: string) => {
+        if (existing.get(key) === md5(body)) return;
+        await this.deps.staticStore.put(key, body);
+      };
+      // Before any document a signature of the active key is written into: keys.json lists that key
+      // first. Every shard sees the same listing and writes the same bytes, so it changes once.
+      this.keysWritten = this.writeSigningKeys(putIfChanged);
+      await this.keysWritten;
+      const files = await eachSkill([...built.values()], 32, skillOf, async (read) => {
+        const state = await this.signed(read);
+        if (!hasStaticFiles(state.skill)) return;
+        await this.writeBundles(state, existing);
+        const documents = registryDocuments(state.skill, state.versions);
+        await putIfChanged(registryKey(state.skill.slug), canonicalJson(documents.registry));
+        await putIfChanged(versionsKey(state.skill.slug), canonicalJson(documents.versions));
+      });
+      const rebuilt = [...files.built.keys()];
+      // Beside the archives: a skill whose fingerprints fail keeps its index entries all the same.
+      const fingerprinted = this.recordFingerprints(rebuilt);
+      const previousDiscovery = await this.loadPrevious(DISCOVERY_INDEX_KEY, parseDiscovery);
+      const archived = await eachSkill(rebuilt, 32, skillOf, (state) => this.archiveEntry(state, previousDiscovery.get(state.skill.slug), existing));
+      const catalog = rebuilt.filter(listed).map((s) => catalogEntry(s.skill, s.skill.currentVersion));
+      const states = new Map(rebuilt.map((state) => [state.skill.slug, state]));
+      const output: ShardOutput = {
+        rebuilt: rebuilt.length,
+        written: 0,
+        catalog,
+        search: catalog.map((entry) => searchChange(states.get(entry.slug), entry)),
+        discovery: [],
+        nonConforming: [],
+        failed: withoutRepeats([...scanned.failed, ...unrepaired, ...files.failed, ...archived.failed, ...(await fingerprinted)]),
+        skills: scanned.states.map(({ skill }) => skill),
+        installs: [...scanned.installs],
+        lookalikes: [...scanned.lookalikes].map(([key, ids]) => [key, [...ids]]),
+      };
+      for (const [{ skill }, { entry, issues }] of archived.built) {
+        if (entry) output.discovery.push(entry);
+        if (issues) output.nonConforming.push({ skillId: skill.id, slug: skill.slug, version: skill.currentVersion, issues });
+      }
+      output.written = written;
+      return output;
     } finally {
       stopCounting();
     }
   }
 
   /**
-   * Writes every skill's files, then both indexes from scratch. The skills of `unread` (and those
-   * that fail here) keep the entries the indexes had for them: a skill that cannot be rebuilt
-   * stays listed as it was rather than vanish.
+   * The end of a full rebuild: the shared indexes written once, from scratch, from what the shards
+   * produced (the skills a shard could not rebuild keep the entries the indexes had for them: a
+   * skill that cannot be rebuilt stays listed as it was rather than vanish), then the lookalike
+   * index of popular skills completed from the shards' install counts.
    */
-  private async regenerate(
-    states: SkillState[],
-    unread: SkillFailure[],
-  ): Promise<{ rebuilt: number; failed: SkillFailure[]; nonConforming: NonConformingSkill[] }> {
-    const existing = await this.deps.staticStore.list('');
-    for (const key of existing.keys()) if (key.startsWith('bundles/')) this.bundled.add(key);
-    const putIfChanged = async (key: string, body: string) => {
-      if (existing.get(key) === md5(body)) return;
-      await this.deps.staticStore.put(key, body);
-    };
-    this.keysWritten = this.writeSigningKeys(putIfChanged);
-    await this.keysWritten;
-    const files = await eachSkill(states, 32, skillOf, async (read) => {
-      const state = await this.signed(read);
-      if (!hasStaticFiles(state.skill)) return;
-      await this.writeBundles(state, existing);
-      const documents = registryDocuments(state.skill, state.versions);
-      await putIfChanged(registryKey(state.skill.slug), canonicalJson(documents.registry));
-      await putIfChanged(versionsKey(state.skill.slug), canonicalJson(documents.versions));
-    });
-    const rebuilt = [...files.built.keys()];
-    // Beside the indexes: a skill whose fingerprints fail keeps its index entries all the same.
-    const fingerprinted = this.recordFingerprints(rebuilt);
-    let failed = [...unread, ...files.failed];
-    const nonConforming: NonConformingSkill[] = [];
-    await withLock(this.deps.db, 'static-indexes', async (lease) => {
-      const [previousCatalog, previousDiscovery] = await Promise.all([
-        this.loadPrevious(CATALOG_KEY, parseCatalog),
-        this.loadPrevious(DISCOVERY_INDEX_KEY, parseDiscovery),
-      ]);
-      const archived = await eachSkill(rebuilt, 32, skillOf, (state) => this.archiveEntry(state, previousDiscovery.get(state.skill.slug), existing));
-      failed = [...failed, ...archived.failed];
-      const catalog = catalogList(rebuilt.filter(listed).map((s) => catalogEntry(s.skill, s.skill.currentVersion)));
-      const discovery = discoveryList();
-      for (const [{ skill }, { entry, issues }] of archived.built) {
-        if (entry) discovery.set(entry);
-        if (issues) nonConforming.push({ skillId: skill.id, slug: skill.slug, version: skill.currentVersion, issues });
-      }
-      for (const { slug } of failed) {
-        if (slug === undefined) continue;
-        keepEntry(catalog, previousCatalog, slug);
-        keepEntry(discovery, previousDiscovery, slug);
-      }
-      // The search index before the catalog: a client that sees a skill in the catalog finds it by search too.
-      const states = new Map(rebuilt.map((state) => [state.skill.slug, state]));
-      await (await this.search()).writeAll([...catalog.values()].map((entry) => searchChange(states.get(entry.slug), entry)));
-      try {
-        await this.writeIndexes(() => this.catalog.replace(catalog, existing), Promise.resolve({ list: discovery }));
-        await this.catalog.assembleIfStale();
-      } catch (error) {
-        this.forgetIndexes();
-        throw error;
-      }
-      lease.leave(this.indexEtags());
-    });
-    return {
-      rebuilt: rebuilt.length,
-      failed: withoutRepeats([...failed, ...(await fingerprinted)]),
-      nonConforming: nonConforming.sort((a, b) => (a.slug < b.slug ? -1 : 1)),
-    };
+  async finishRebuild(outputs: readonly ShardOutput[]): Promise<RebuildReport> {
+    let written = outputs.reduce((sum, o) => sum + o.written, 0);
+    const stopCounting = this.deps.staticStore.onWrite(() => (written += 1));
+    const failed = withoutRepeats(outputs.flatMap((o) => o.failed));
+    try {
+      await withLock(this.deps.db, 'static-indexes', async (lease) => {
+        const [previousCatalog, previousDiscovery, existing] = await Promise.all([
+          this.loadPrevious(CATALOG_KEY, parseCatalog),
+          this.loadPrevious(DISCOVERY_INDEX_KEY, parseDiscovery),
+          this.deps.staticStore.list('catalog/'),
+        ]);
+        const catalog = catalogList(outputs.flatMap((o) => o.catalog));
+        const discovery = discoveryList(outputs.flatMap((o) => o.discovery));
+        for (const { slug } of failed) {
+          if (slug === undefined) continue;
+          keepEntry(catalog, previousCatalog, slug);
+          keepEntry(discovery, previousDiscovery, slug);
+        }
+        // The search index before the catalog: a client that sees a skill in the catalog finds it by search too.
+        const changes = new Map(outputs.flatMap((o) => o.search).map((change) => [change.slug, change]));
+        await (await this.search()).writeAll([...catalog.values()].map((entry) => changes.get(entry.slug) ?? searchChange(undefined, entry)));
+        try {
+          await this.writeIndexes(() => this.catalog.replace(catalog, existing), Promise.resolve({ list: discovery }));
+          await this.catalog.assembleIfStale();
+        } catch (error) {
+          this.forgetIndexes();
+          throw error;
+        }
+        lease.leave(this.indexEtags());
+      });
+      for (const { skillId } of failed) this.notRebuilt.add(skillId);
+      const unindexed = await repairLookalikeIndex(this.deps.db, {
+        states: outputs.flatMap((o) => o.skills.map((skill) => ({ skill, versions: [], fingerprints: new Map() }))),
+        failed: [],
+        installs: sumInstalls(outputs),
+        lookalikes: new Map(outputs.flatMap((o) => o.lookalikes.map(([key, ids]) => [key, new Set(ids)] as const))),
+      });
+      return {
+        skills: outputs.reduce((sum, o) => sum + o.rebuilt, 0),
+        written,
+        failed: withoutRepeats([...failed, ...unindexed]),
+        nonConforming: outputs.flatMap((o) => o.nonConforming).sort((a, b) => (a.slug < b.slug ? -1 : 1)),
+      };
+    } finally {
+      stopCounting();
+    }
   }
 
   /** A shared index as the bucket holds it, for the full rebuild; empty when missing or damaged (it is rebuilt from scratch). */
@@ -587,6 +622,34 @@ export interface RebuilderOptions {
    * know this and leaves it unset.
    */
   bundlesCompleteAtStart?: boolean;
+}
+
+/**
+ * What one shard of a full rebuild produced (structured-cloneable: it crosses a thread locally, and
+ * is stored as JSON between the shard Lambdas and the one that finishes on AWS).
+ */
+export interface ShardOutput {
+  /** Skills whose files it wrote. */
+  rebuilt: number;
+  /** Objects it wrote. */
+  written: number;
+  /** Its rebuilt skills' entries in the shared indexes and the search index. */
+  catalog: CatalogEntry[];
+  discovery: DiscoveryEntry[];
+  search: SearchChange[];
+  nonConforming: NonConformingSkill[];
+  failed: SkillFailure[];
+  /** For the lookalike index's repair, which needs the whole table's: its skills, its part of the install totals and of the index. */
+  skills: SkillItem[];
+  installs: [string, number][];
+  lookalikes: [string, string[]][];
+}
+
+/** Each skill's all-time distinct installs, over the shards (a hot skill's counter items may fall in several). */
+function sumInstalls(outputs: readonly ShardOutput[]): Map<string, number> {
+  const totals = new Map<string, number>();
+  for (const output of outputs) for (const [id, count] of output.installs) totals.set(id, (totals.get(id) ?? 0) + count);
+  return totals;
 }
 
 /** What a full rebuild did: skills rebuilt, objects written (unchanged ones are skipped), and the skills it could not rebuild. */

@@ -20,12 +20,15 @@ export interface ScannedTable {
 
 /**
  * Every skill with its versions, install totals and the lookalike index, in one pass over the
- * table (parallel segments), for the full rebuild. A per-skill query would cost one round trip
+ * table (parallel segments), for the full rebuild; or over shard `part.shard` of `part.shards`
+ * equal parts of the table. A per-skill query would cost one round trip
  * per skill; a scan reads pages of items (and the filter only trims what comes back: the other
  * items are read all the same). A skill with an item that cannot be read (damaged, or written
  * by hand) is a failure of that skill alone: the others are read all the same.
  */
-export async function scanSkillStates(db: Db, segments = 4): Promise<ScannedTable> {
+export async function scanSkillStates(db: Db, part: { shard: number; shards: number } = { shard: 0, shards: 1 }): Promise<ScannedTable> {
+  // Each shard scans four segments of its own, in parallel: a skill's items are all in one of them.
+  const segments = { total: SEGMENTS_PER_SHARD * part.shards, only: Array.from({ length: SEGMENTS_PER_SHARD }, (_, i) => part.shard * SEGMENTS_PER_SHARD + i) };
   const installs = new Map<string, number>();
   const lookalikes = new Map<string, Set<string>>();
   const states = new Map<string, SkillState>();
@@ -86,3 +89,5 @@ export async function scanSkillStates(db: Db, segments = 4): Promise<ScannedTabl
   });
   return { states: result, failed, installs, lookalikes };
 }
+
+const SEGMENTS_PER_SHARD = 4;

@@ -127,13 +127,16 @@ export async function scanAll(
   db: Db,
   input: Omit<ScanCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Segment' | 'TotalSegments'>,
   onItem: (item: Record<string, unknown>) => void,
-  segments = 4,
+  segments: number | { total: number; only: readonly number[] } = 4,
 ): Promise<void> {
+  // A number scans the whole table in that many parallel segments; `only` scans some segments of
+  // `total` (a shard of the full rebuild). DynamoDB puts every item of a partition in one segment.
+  const { total, only } = typeof segments === 'number' ? { total: segments, only: Array.from({ length: segments }, (_, i) => i) } : segments;
   await Promise.all(
-    Array.from({ length: segments }, async (_, Segment) => {
+    only.map(async (Segment) => {
       let ExclusiveStartKey: Record<string, unknown> | undefined;
       do {
-        const page = await db.doc.send(new ScanCommand({ ...input, TableName: db.table, Segment, TotalSegments: segments, ExclusiveStartKey }));
+        const page = await db.doc.send(new ScanCommand({ ...input, TableName: db.table, Segment, TotalSegments: total, ExclusiveStartKey }));
         for (const item of page.Items ?? []) onItem(item);
         ExclusiveStartKey = page.LastEvaluatedKey;
       } while (ExclusiveStartKey);

@@ -4,7 +4,7 @@ import { benchCatalog } from './catalog.ts';
 import { benchDeliver } from './deliver.ts';
 import { benchInstall } from './install.ts';
 import { benchPublish } from './publish.ts';
-import { benchRebuild } from './rebuild.ts';
+import { benchRebuild, benchRebuildShards } from './rebuild.ts';
 import { benchScan } from './scan.ts';
 import { benchSearch } from './search.ts';
 import { benchSite } from './site.ts';
@@ -20,6 +20,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
   deliver: benchDeliver,
   rebuild: () => benchRebuild(),
   catalog: () => benchCatalog(),
+  shards: () => benchRebuildShards(),
   bundles: benchBundles,
   verdaccio: () => benchVerdaccio(),
   site: () => benchSite(),

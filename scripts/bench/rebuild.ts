@@ -1,4 +1,10 @@
 import { brotliCompressSync, constants } from 'node:zlib';
+import type { Config } from '#functions/platform/config';
+import { createDeps } from '#functions/platform/composition';
+import { createLogger } from '#functions/platform/log';
+import { Rebuilder } from '#functions/rebuild/rebuilder';
+import { ensureStorage } from '../local/stack.ts';
+import { rebuildInShards } from '../local/rebuild/shards.ts';
 import { seedFiles, seedSkills } from '../seed-store.ts';
 import { latencyRows, round, type Row } from './table.ts';
 import { signInWithKey, startBenchStack } from './stack.ts';
@@ -6,8 +12,10 @@ import { signInWithKey, startBenchStack } from './stack.ts';
 /**
  * The static pipeline at 1,000 and 10,000 skills: full rebuild time, then publish-to-visible —
  * from a version POST returning to the new version showing in the registry and in the catalog.
+ * At 10,000, the full rebuild fanned out in 1 and in 4 shards (scripts/local/rebuild/shards.ts:
+ * a thread per shard, as a Lambda per shard on AWS), each into an empty bucket.
  */
-export async function benchRebuild(sizes = [1000, 10_000], publishes = 25): Promise<Row[]> {
+export async function benchRebuild(sizes = [1000, 10_000], publishes = 25, shardCounts = [1, 4]): Promise<Row[]> {
   const rows: Row[] = [];
   const registryP50: Record<number, number> = {};
   for (const size of sizes) {
@@ -22,6 +30,7 @@ export async function benchRebuild(sizes = [1000, 10_000], publishes = 25): Prom
       process.stderr.write(`bench: ${size} skills seeded and rebuilt in ${seconds.toFixed(1)} s\n`);
       rows.push({ section, metric: 'full rebuild', value: round(seconds, 2), unit: 's', ...(size === 10_000 ? { target: '≤ 10', ok: seconds <= 10 } : {}) });
       rows.push({ section, metric: 'full rebuild rate', value: Math.round(report.skills / seconds), unit: 'skills/s' });
+      if (size === 10_000) rows.push(...(await benchShards(stack.deps.config, section, shardCounts)));
 
       const catalog = Buffer.from(await (await fetch(`${stack.baseUrl}/.well-known/skills.json`)).arrayBuffer());
       rows.push({ section, metric: 'catalog raw', value: catalog.byteLength, unit: 'bytes' });
@@ -86,4 +95,50 @@ async function waitFor(url: string, ready: (text: string) => boolean, timeoutMs 
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
   throw new Error(`${url} did not become ready in ${timeoutMs} ms`);
+}
+
+/**
+ * The full rebuild of the seeded table in `counts` shards, each run writing every file into an
+ * empty static bucket of its own (the same work each time): wall time, the rate, and the rate per
+ * shard, from which docs/deploy.md derives the time at 1,000,000 skills.
+ */
+export async function benchShards(config: Config, section: string, counts: number[]): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const shards of counts) {
+    const staticBucket = `${config.staticBucket}-shards-${shards}`;
+    const fresh: Config = { ...config, staticBucket };
+    const deps = createDeps(fresh, { log: createLogger('warn') });
+    await ensureStorage(fresh, deps.s3);
+    const started = performance.now();
+    const report = await rebuildInShards(new Rebuilder(deps), fresh, shards, 'warn');
+    const seconds = (performance.now() - started) / 1000;
+    if (report.failed.length > 0) throw new Error(`${report.failed.length} skills failed in ${shards} shards`);
+    process.stderr.write(`bench: ${report.skills} skills in ${shards} shards in ${seconds.toFixed(1)} s\n`);
+    const rate = report.skills / seconds;
+    rows.push({ section, metric: `full rebuild, ${shards} shard${shards === 1 ? '' : 's'} (threads)`, value: round(seconds, 2), unit: 's' });
+    rows.push({ section, metric: `full rebuild rate, ${shards} shard${shards === 1 ? '' : 's'}`, value: Math.round(rate), unit: 'skills/s' });
+    rows.push({
+      section,
+      metric: `full rebuild rate per shard, ${shards} shard${shards === 1 ? '' : 's'}`,
+      value: Math.round(rate / shards),
+      unit: 'skills/s',
+    });
+    deps.s3.destroy();
+    deps.db.doc.destroy();
+  }
+  return rows;
+}
+
+/**
+ * `npm run bench shards`: only the fan-out rows, at BENCH_SHARDS_SKILLS skills (10,000 unless
+ * set): a table seeded once, rebuilt in 1 and in 4 shards.
+ */
+export async function benchRebuildShards(size = Number(process.env.BENCH_SHARDS_SKILLS ?? 10_000), counts = [1, 4]): Promise<Row[]> {
+  const stack = await startBenchStack();
+  try {
+    await seedSkills(stack.deps, { count: size, authorLogin: 'bench', manyVersionsEvery: 100, manyVersions: 50 });
+    return await benchShards(stack.deps.config, `rebuild ${size / 1000}k`, counts);
+  } finally {
+    await stack.stop();
+  }
 }

@@ -6,6 +6,7 @@ import { configFromEnv } from '#functions/platform/config';
 import { createDeps } from '#functions/platform/composition';
 import { allRoutes } from '#functions/http/all-routes';
 import { createApp } from '#functions/http/app';
+import { finishShardedRebuild, rebuildShardTask } from '#functions/rebuild/fan-out';
 import { fullRebuild } from '#functions/rebuild/full-rebuild';
 import { flushPendingSiteBuild, triggerSiteBuild } from '#functions/services/site-build';
 import { formatCdnLogRecord } from '#core/cdn-log';
@@ -59,7 +60,7 @@ describe('the Lambda manifest', () => {
 
   it('has exactly one catch-all for unknown paths, and every Lambda is reachable', () => {
     expect(lambdas.filter((l) => l.catchAll)).toHaveLength(1);
-    for (const l of lambdas) expect(l.routes?.length || l.stream || l.cdnLog || l.schedules?.length, l.name).toBeTruthy();
+    for (const l of lambdas) expect(l.routes?.length || l.stream || l.cdnLog || l.schedules?.length || l.fullRebuild, l.name).toBeTruthy();
   });
 });
 
@@ -295,6 +296,9 @@ describe('least privilege is enough', () => {
     await owner.run('rebuild', () => triggerSiteBuild(stack.deps));
     await owner.run('site-build', () => flushPendingSiteBuild(stack.deps));
     await owner.run('full-rebuild', () => fullRebuild(stack.deps));
+    // The full rebuild fanned out, as its state machine runs it: two shards, then the finish.
+    for (const shard of [0, 1]) await owner.run('rebuild-shard', () => rebuildShardTask(stack.deps, { run: 'access-run', shard, shards: 2 }));
+    await owner.run('full-rebuild', () => finishShardedRebuild(stack.deps, 'access-run', 2));
     // Discovery downloads from the CDN's log (a record of each kind, one of them read twice), and the scheduled public counts.
     await owner.run('install-log', async () => {
       const counter = new DownloadCounter(stack.deps.db, stack.deps.log, {

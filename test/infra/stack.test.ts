@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DATA_CONTENT_SECURITY_POLICY, SECURITY_HEADERS, SITE_CONTENT_SECURITY_POLICY } from '#core/security-headers';
 import { CDN_LOG_FIELDS } from '#core/cdn-log';
 import { type LambdaSpec, lambdas } from '../../infra/lambdas.ts';
-import { edgeTtl, secretNames, SkillpressStack } from '../../infra/stack.ts';
+import { edgeTtl, fullRebuildShards, secretNames, SkillpressStack } from '../../infra/stack.ts';
 
 /**
  * The synthesized CloudFormation template, asserted with aws-cdk-lib/assertions. Synthesis is
@@ -356,6 +356,44 @@ describe('Lambdas', () => {
     expect(routes).toHaveLength(expected);
   });
 
+  it('run the full rebuild daily as a state machine: every shard in a distributed map, a bounded number at once, then the finish once', () => {
+    const [machineId, machine] = ofType('AWS::StepFunctions::StateMachine')[0]!;
+    // The definition with each function's ARN (a token inside a JSON string) replaced by its name.
+    const definition = JSON.parse(
+      (machine.Properties.DefinitionString['Fn::Join'][1] as unknown[]).map((part) => (typeof part === 'string' ? part : 'ARN')).join(''),
+    );
+    expect(definition.StartAt).toBe('RebuildShards');
+    const map = definition.States.RebuildShards;
+    expect(map).toMatchObject({
+      Type: 'Map',
+      MaxConcurrency: fullRebuildShards.concurrency,
+      ItemsPath: '$.shardList',
+      Next: 'FinishRebuild',
+      ResultPath: null,
+    });
+    expect(map.ItemProcessor.ProcessorConfig.Mode).toBe('DISTRIBUTED');
+    expect(map.ItemSelector).toEqual({ 'run.$': '$$.Execution.Name', 'shard.$': '$$.Map.Item.Value', 'shards.$': '$.shards' });
+    expect(definition.States.FinishRebuild).toMatchObject({ Type: 'Task', End: true });
+    expect(JSON.stringify(machine.Properties.DefinitionString)).toContain(logicalId(byName('rebuild-shard')));
+    expect(JSON.stringify(machine.Properties.DefinitionString)).toContain(logicalId(byName('full-rebuild')));
+    expect(machine.Properties.TracingConfiguration).toEqual({ Enabled: true });
+    expect(machine.Properties.LoggingConfiguration.Level).toBe('ALL');
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: fullRebuildShards.schedule,
+      Targets: [
+        Match.objectLike({
+          Arn: { Ref: machineId },
+          Input: JSON.stringify({ shards: fullRebuildShards.count, shardList: Array.from({ length: fullRebuildShards.count }, (_, i) => i) }),
+        }),
+      ],
+    });
+    // The shard Lambda writes its output under rebuild-runs/ only, which expires after two days.
+    const puts = statementsOf(byName('rebuild-shard')).filter((s) => actionsOf(s).includes('s3:PutObject'));
+    expect(puts.map((s) => JSON.stringify(s.Resource)).some((r) => r.includes('rebuild-runs/*'))).toBe(true);
+    const [, content] = ofType('AWS::S3::Bucket').find(([id]) => id.startsWith('ContentBucket'))!;
+    expect(content.Properties.LifecycleConfiguration.Rules).toContainEqual(expect.objectContaining({ Prefix: 'rebuild-runs/', ExpirationInDays: 2 }));
+  });
+
   it('are throttled at the API stage', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
@@ -392,7 +430,6 @@ describe('Lambdas', () => {
       ['rebuild', ['rate(1 minute)']],
       ['public-installs', ['rate(5 minutes)']],
       ['site-build', ['rate(5 minutes)']],
-      ['full-rebuild', ['cron(15 3 * * ? *)']],
     ]);
     for (const spec of scheduled) {
       for (const schedule of spec.schedules!) {
@@ -479,7 +516,7 @@ describe('least-privilege IAM', () => {
 
   it("lets only publishing (ours, ClawHub clients' and an approved appeal's), moderation (a quarantine) and the rebuilds repairing currentVersion write skills", () => {
     const skillWriters = lambdas.filter((l) => l.table.write.includes('SKILL#')).map((l) => l.name);
-    expect(skillWriters.sort()).toEqual(['appeals', 'clawhub-publish', 'full-rebuild', 'moderation', 'publish', 'rebuild', 'versions']);
+    expect(skillWriters.sort()).toEqual(['appeals', 'clawhub-publish', 'full-rebuild', 'moderation', 'publish', 'rebuild', 'rebuild-shard', 'versions']);
     for (const spec of lambdas.filter((l) => !skillWriters.includes(l.name))) {
       const writes = statementsOf(spec).filter((s) => actionsOf(s).some((a) => /PutItem|UpdateItem|DeleteItem|BatchWriteItem/.test(a)));
       for (const w of writes) expect(w.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'], spec.name).not.toContain('SKILL#*');
@@ -488,7 +525,7 @@ describe('least-privilege IAM', () => {
 
   it('lets only the whole-table passes scan the table: the full rebuild, and the public install counts written before a site build is dispatched', () => {
     const scanners = lambdas.filter((spec) => statementsOf(spec).some((s) => actionsOf(s).includes('dynamodb:Scan'))).map((l) => l.name);
-    expect(scanners).toEqual(['rebuild', 'public-installs', 'site-build', 'full-rebuild']);
+    expect(scanners).toEqual(['rebuild', 'public-installs', 'site-build', 'rebuild-shard', 'full-rebuild']);
   });
 
   it('gives bucket access only where declared, content never to the static site and vice versa', () => {
@@ -496,7 +533,9 @@ describe('least-privilege IAM', () => {
     for (const spec of lambdas) {
       const s3Statements = statementsOf(spec).filter((s) => actionsOf(s).some((a) => a.startsWith('s3:')));
       for (const which of ['content', 'static'] as const) {
-        const touching = s3Statements.filter((s) => JSON.stringify(s.Resource).includes(`"${bucketIds[which]}"`));
+        // A shard of the full rebuild also puts its output under rebuild-runs/ (checked with the state machine).
+        const shardOutputs = (s: { Resource: unknown }) => spec.fullRebuild === 'shard' && JSON.stringify(s.Resource).includes('/rebuild-runs/*');
+        const touching = s3Statements.filter((s) => JSON.stringify(s.Resource).includes(`"${bucketIds[which]}"`) && !shardOutputs(s));
         const actions = new Set(touching.flatMap(actionsOf));
         if (!spec[which]) expect([...actions], `${spec.name} ${which}`).toEqual([]);
         else expect(actions.has('s3:PutObject'), `${spec.name} ${which}`).toBe(spec[which] === 'write');

@@ -293,6 +293,25 @@ describe('the write path, the stream rebuild, delivery and the schedules', () =>
     const flush = await invokeBundle('site-build', [scheduledEvent('FlushSiteBuild'), scheduledEvent('FlushSiteBuild')], env);
     expect(flush.results).toEqual([{ ok: 'dispatched' }, { ok: 'idle' }]);
     expect(github.dispatches).toHaveLength(2);
+
+    // The state machine's way: each shard's bundle, then the finish's, which writes the indexes and asks for a site build.
+    const run = `bundle-run-${Date.now()}`;
+    const shards = await invokeBundle(
+      'rebuild-shard',
+      [
+        { run, shard: 0, shards: 2 },
+        { run, shard: 1, shards: 2 },
+        { run, shard: 2, shards: 2 },
+      ],
+      env,
+    );
+    expect(shards.results.slice(0, 2).map((r) => ('ok' in r ? r.ok : r))).toEqual([
+      { shard: 0, skills: expect.any(Number), failed: 0, written: expect.any(Number) },
+      { shard: 1, skills: expect.any(Number), failed: 0, written: expect.any(Number) },
+    ]);
+    expect(shards.results[2]).toEqual({ threw: expect.stringContaining('not a shard of a full rebuild') });
+    const finished = await invokeBundle('full-rebuild', [{ run, shards: 2 }], env);
+    expect(finished.results).toEqual([{ ok: expect.objectContaining({ skills: 1, failed: [], written: expect.any(Number) }) }]);
   });
 });
 

@@ -2,6 +2,7 @@ import type { FailingRebuild } from '#core/schemas';
 import type { Deps } from '#functions/platform/composition';
 import { LocalRebuildTrigger, type LocalRebuildTriggerOptions } from '#scripts/local/rebuild-trigger';
 import { type RebuildReport, Rebuilder, type RebuilderOptions } from '#functions/rebuild/rebuilder';
+import { rebuildInShards, shardsFromEnv } from '../rebuild/shards.ts';
 import { retierSearchIndex } from '#functions/rebuild/search-index';
 import { publishInstallCounts, refreshInstallCounts } from '#functions/services/public-installs';
 
@@ -84,7 +85,8 @@ export function backgroundWork(deps: Deps, events: BackgroundEvents, rebuilderOp
       await deps.downloads.written();
     },
     rebuildAll: async () => {
-      const report = await rebuilder.rebuildAll();
+      // SKILLPRESS_REBUILD_SHARDS > 1: the shards in threads of their own, as the full rebuild fans out on AWS.
+      const report = await rebuildInShards(rebuilder, deps.config, shardsFromEnv());
       trigger.retry(report.failed);
       return report;
     },

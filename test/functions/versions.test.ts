@@ -206,9 +206,11 @@ describe('what a version publish costs in storage calls', () => {
     // The rebuild writes the new bundle without asking whether it is there (it was published
     // after this rebuilder started), the two registry documents, the archive, the skill's own
     // index and current SKILL.md (its discovery entry changed), both indexes (the discovery
-    // index twice: at its path and at v0.1's), and the search index's head and text shard (the
-    // SKILL.md it indexes is read from the blob cache).
-    expect(calls.filter((c) => c.service === 's3' && c.bucket === 'static').map((c) => c.action)).toEqual(Array(11).fill('s3:PutObject'));
+    // index twice: at its path and at v0.1's), the search index's head and text shard (the
+    // SKILL.md it indexes is read from the blob cache), and the catalog: its one page and its
+    // index, then the whole catalog and its brotli and gzip copies (assembled after each write
+    // locally; once a minute on AWS).
+    expect(calls.filter((c) => c.service === 's3' && c.bucket === 'static').map((c) => c.action)).toEqual(Array(15).fill('s3:PutObject'));
     const dynamo = calls
       .filter((c) => c.service === 'dynamodb')
       .map((c) => c.action)

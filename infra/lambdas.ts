@@ -346,6 +346,8 @@ export const lambdas: readonly LambdaSpec[] = [
     fullRebuild: 'shard',
     memoryMb: 2048,
     timeoutSeconds: 900,
+    // Signs the versions its skills lack a signature of the active key for, and writes keys.json first.
+    signing: 'publish-keys',
   },
   {
     name: 'full-rebuild',

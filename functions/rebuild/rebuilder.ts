@@ -257,8 +257,9 @@ export class Rebuilder {
         if (existing.get(key) === md5(body)) return;
         await this.deps.staticStore.put(key, body);
       };
-      // Before any document a signature of the active key is written into: keys.json lists that key
-      // first. Every shard sees the same listing and writes the same bytes, so it changes once.
+      // keys.json before any document carrying a signature of the active key (a rotation signs
+      // everything again), so no client meets a key it cannot look up; finishRebuild writes it
+      // once more, from its own signer, when a shard's copy differs.
       this.keysWritten = this.writeSigningKeys(putIfChanged);
       await this.keysWritten;
       const files = await eachSkill([...built.values()], 32, skillOf, async (read) => {
@@ -310,6 +311,11 @@ export class Rebuilder {
     const stopCounting = this.deps.staticStore.onWrite(() => (written += 1));
     const failed = withoutRepeats(outputs.flatMap((o) => o.failed));
     try {
+      const keys = await this.deps.staticStore.list(SIGNING_KEYS_KEY);
+      this.keysWritten = this.writeSigningKeys(async (key, body) => {
+        if (keys.get(key) !== md5(body)) await this.deps.staticStore.put(key, body);
+      });
+      await this.keysWritten;
       await withLock(this.deps.db, 'static-indexes', async (lease) => {
         const [previousCatalog, previousDiscovery, existing] = await Promise.all([
           this.loadPrevious(CATALOG_KEY, parseCatalog),

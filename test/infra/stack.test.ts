@@ -570,11 +570,11 @@ describe('least-privilege IAM', () => {
         .filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')))
         .map((s) => ({ actions: actionsOf(s).sort(), resource: s.Resource }));
     const signers = lambdas.filter((spec) => kmsActions(spec).length > 0).map((l) => l.name);
-    expect(signers.sort()).toEqual(['clawhub-publish', 'full-rebuild', 'publish', 'rebuild', 'versions']);
+    expect(signers.sort()).toEqual(['clawhub-publish', 'full-rebuild', 'publish', 'rebuild', 'rebuild-shard', 'versions']);
     const keyArn = { 'Fn::GetAtt': [keyId, 'Arn'] };
     for (const name of ['publish', 'versions', 'clawhub-publish'])
       expect(kmsActions(byName(name)), name).toEqual([{ actions: ['kms:GetPublicKey', 'kms:Sign'], resource: keyArn }]);
-    for (const name of ['rebuild', 'full-rebuild'])
+    for (const name of ['rebuild', 'rebuild-shard', 'full-rebuild'])
       expect(kmsActions(byName(name)), name).toEqual([{ actions: ['kms:DescribeKey', 'kms:GetPublicKey', 'kms:Sign'], resource: keyArn }]);
     const env = (name: string) => resources[logicalId(byName(name))]!.Properties.Environment.Variables;
     for (const name of signers) expect(env(name).SIGNING_KMS_KEY_ID, name).toEqual(keyArn);

@@ -42,7 +42,7 @@ describe('the full rebuild in shards', () => {
     const before = await staticTree(stack);
 
     for (const objectKey of before.keys()) await stack.deps.s3.send(new DeleteObjectCommand({ Bucket: stack.config.staticBucket, Key: objectKey }));
-    const three = await rebuildInShards(new Rebuilder(stack.deps), stack.config, 3, 'silent');
+    const three = await rebuildInShards(new Rebuilder(stack.deps), stack.deps.config, 3, 'silent');
     expect(three.failed).toEqual([]);
     expect(three.skills).toBe(one.skills);
     const after = await staticTree(stack);

@@ -12,6 +12,10 @@ import type { RebuildReport, Rebuilder, ShardOutput } from '#functions/rebuild/r
  */
 export async function rebuildInShards(rebuilder: Rebuilder, config: Config, shards: number, logLevel: Level | 'silent' = 'warn'): Promise<RebuildReport> {
   if (shards <= 1) return rebuilder.rebuildAll();
+  const { kmsKeyId, keyFile, inlineKey } = config.signing;
+  // A key made for this process alone would sign each thread's skills with a key of its own.
+  if (kmsKeyId === undefined && keyFile === undefined && inlineKey === undefined)
+    throw new Error('a rebuild in shards needs a signing key its threads share (SIGNING_KMS_KEY_ID, SKILLPRESS_SIGNING_KEY_FILE or the runtime config)');
   const outputs = await Promise.all(Array.from({ length: shards }, (_, shard) => runShard(config, shard, shards, logLevel)));
   return rebuilder.finishRebuild(outputs);
 }

@@ -1,4 +1,4 @@
-import { byFilename, bundleIntegrity, deliveredBundleIntegrity, type FileBytes, type FileEntry, sha256Hex } from '../core/bundle.ts';
+import { byFilename, bundleIntegrity, deliveredBundleIntegrity, type FileBytes, type FileEntry, sha256Base64, sha256Hex } from '../core/bundle.ts';
 import { filenameConflict, filenameProblem } from '../core/filename.ts';
 import { CliError, integrityMismatch } from './cli-error.ts';
 
@@ -33,7 +33,10 @@ export function verifyDelivery(delivery: unknown, expected: Expected, body?: Uin
   const who = `${expected.slug}@${expected.version}`;
   const wire = deliveredFiles(delivery, who);
   const { skillId, slug, version } = delivery as { skillId?: unknown; slug?: unknown; version?: unknown };
-  if (slug !== expected.slug || version !== expected.version) {
+  // A large free version is answered with its bundle, `{files}` alone (docs/api.md §7.6): the
+  // integrity, which the registry signed for this slug and version, says whether it is this one.
+  const bundle = skillId === undefined && slug === undefined && version === undefined;
+  if (!bundle && (slug !== expected.slug || version !== expected.version)) {
     throw integrityMismatch(`asked for ${who} but the server delivered ${String(slug)}@${String(version)}`);
   }
 
@@ -49,7 +52,11 @@ export function verifyDelivery(delivery: unknown, expected: Expected, body?: Uin
   }
 
   // The published bundle, byte for byte: its base64 is Node's own, and nothing needs making again.
-  const received = body !== undefined && typeof skillId === 'string' && deliveredBundleIntegrity(body, { skillId, slug, version }) === expected.integrity;
+  const received =
+    body !== undefined &&
+    (bundle
+      ? `sha256-${sha256Base64(body)}` === expected.integrity
+      : typeof skillId === 'string' && deliveredBundleIntegrity(body, { skillId, slug: expected.slug, version: expected.version }) === expected.integrity);
   const files = wire.map((file) => {
     const decoded = decodeDelivered(file, received);
     if (!decoded) throw integrityMismatch(`${who}: ${file.filename} is not valid base64`);

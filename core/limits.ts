@@ -37,4 +37,20 @@ export const limits = {
   /** Skills one API key may be narrowed to. */
   keySkills: 100,
   auditPage: 50,
+  /**
+   * The largest delivery answered in its response: Lambda's 6 MB response less room for the rest
+   * of its envelope. Counted as the body takes it inside that envelope, a JSON string, where every
+   * `"` and `\` of the body is escaped once more ({@link jsonStringBytes}). A larger one is answered
+   * with a link (docs/api.md §7.6).
+   */
+  inlineDeliveryBytes: 6_000_000,
+  /** How long the link to a large paid or private delivery works. */
+  deliveryLinkSeconds: 300,
 } as const;
+
+/** The bytes `body` takes as a JSON string: its own, plus one for each `"` and `\` escaped. */
+export function jsonStringBytes(body: Uint8Array): number {
+  let escaped = 0;
+  for (let i = 0; i < body.length; i++) if (body[i] === 0x22 || body[i] === 0x5c) escaped++;
+  return body.length + escaped + 2;
+}

@@ -399,5 +399,11 @@ export function isPublicListing(skill: { visibility?: Visibility; quarantine?: u
   return visibilityOf(skill) === 'public' && skill.quarantine === undefined;
 }
 
+/**
+ * Whether a skill's files may be in static files (bundles, archives): a listed skill's (public,
+ * not quarantined, whatever was published while it was: docs/api.md §7.10) that is not paid.
+ */
+export const contentIsPublic = (skill: { visibility?: Visibility; quarantine?: unknown; paid?: boolean }): boolean => isPublicListing(skill) && !skill.paid;
+
 /** Whether a skill has static files at all (registry documents, bundles): every public skill, never a private one. */
 export const hasStaticFiles = (skill: { visibility?: Visibility }): boolean => visibilityOf(skill) === 'public';

@@ -6,6 +6,8 @@
  * mapped here, and that each Lambda's bundle really answers the routes given to it.
  */
 
+import { PREPARED_DELIVERIES_PREFIX } from '../functions/content/delivery-links.ts';
+import { SHARD_OUTPUTS_PREFIX } from '../functions/content/shard-outputs.ts';
 import { prefix, rebuildSources } from '../functions/store/keys.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -37,6 +39,8 @@ export interface LambdaSpec {
    * neither bucket is bundled without the S3 client (`scripts/lambda-bundles.ts`).
    */
   content?: 'read' | 'write';
+  /** Prefixes of the content bucket it may put objects under, beside its `content` level (and only put). */
+  contentPuts?: readonly string[];
   /** The static bucket behind the CDN (registry JSON, bundles, catalog, site). */
   static?: 'read' | 'write';
   /** GitHub settings it is given: the OAuth app (sign-in) or the site workflow (dispatch). */
@@ -167,6 +171,10 @@ export const lambdas: readonly LambdaSpec[] = [
     // installs joins the imitation check's index; APIKEY#: a key's lastUsedAt.
     table: { read: true, write: [...installWrites, prefix.downloadToken, prefix.lookalike, prefix.apiKey] },
     content: 'read',
+    // A delivery too large for a response: linked to its bundle when the static bucket has it,
+    // else to a copy of it kept under deliveries/ for a pre-signed link (functions/content/delivery-links.ts).
+    contentPuts: [PREPARED_DELIVERIES_PREFIX],
+    static: 'read',
     countsInstalls: true,
     memoryMb: 1024,
   },
@@ -342,6 +350,7 @@ export const lambdas: readonly LambdaSpec[] = [
     // SKILL#: a META's currentVersion or owner repaired, and the fingerprints recorded in the skill's partition.
     table: { read: true, scan: true, write: [prefix.skill] },
     content: 'read',
+    contentPuts: [SHARD_OUTPUTS_PREFIX],
     static: 'write',
     fullRebuild: 'shard',
     memoryMb: 2048,

@@ -28,6 +28,7 @@ import { CDN_LOG_FIELDS } from '../core/cdn-log.ts';
 import { DATA_CONTENT_SECURITY_POLICY, SITE_CONTENT_SECURITY_POLICY } from '../core/security-headers.ts';
 import { CATALOG_KEY } from '../core/static-paths.ts';
 import { DomainError } from '../core/errors.ts';
+import { PREPARED_DELIVERIES_PREFIX, PREPARED_DELIVERY_DAYS } from '../functions/content/delivery-links.ts';
 import { SHARD_OUTPUTS_PREFIX } from '../functions/content/shard-outputs.ts';
 import { EDGE_SECRET_HEADER } from '../functions/http/client.ts';
 import { domainErrorAnswer } from '../functions/http/errors.ts';
@@ -134,7 +135,11 @@ export class SkillpressStack extends Stack {
         removalPolicy: RemovalPolicy.RETAIN,
       });
     // The full rebuild's shard outputs are for the one run that wrote them (functions/content/shard-outputs.ts).
-    const contentBucket = privateBucket('ContentBucket', undefined, [{ prefix: SHARD_OUTPUTS_PREFIX, expiration: Duration.days(2) }]);
+    // Copies of large deliveries behind pre-signed links (functions/content/delivery-links.ts), written again before they expire.
+    const contentBucket = privateBucket('ContentBucket', undefined, [
+      { prefix: SHARD_OUTPUTS_PREFIX, expiration: Duration.days(2) },
+      { prefix: PREPARED_DELIVERIES_PREFIX, expiration: Duration.days(PREPARED_DELIVERY_DAYS), noncurrentVersionExpiration: Duration.days(1) },
+    ]);
     // Public files are readable from any origin (docs/api.md §11): the bucket answers a preflight
     // that CloudFront forwards (OPTIONS, with the CORS headers) for any of them.
     const staticBucket = privateBucket('StaticBucket', [
@@ -257,6 +262,13 @@ export class SkillpressStack extends Stack {
         const level = spec[which];
         if (level) this.grantBucket(fn, buckets[which], level);
       }
+      for (const prefix of spec.contentPuts ?? []) {
+        fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [contentBucket.arnForObjects(`${prefix}*`)] }));
+        Validations.of(fn.role!).acknowledge({
+          id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(contentBucket.node.defaultChild as s3.CfnBucket)}.Arn>/${prefix}*]`,
+          reason: 'Objects named at run time (a run and shard, a skill and version) under the one prefix infra/lambdas.ts gives it',
+        });
+      }
       if (spec.github?.includes('sign-in')) githubClientSecret.grantRead(fn);
       if (spec.github?.includes('site-build')) siteBuildToken.grantRead(fn);
       if (spec.stripe?.includes('api')) stripeSecretKey.grantRead(fn);
@@ -285,7 +297,7 @@ export class SkillpressStack extends Stack {
       }
     }
 
-    this.fullRebuild(specs, contentBucket);
+    this.fullRebuild(specs);
 
     new CfnOutput(this, 'SiteUrl', { value: siteOrigin });
     new CfnOutput(this, 'DistributionId', { value: distribution.distributionId });
@@ -410,16 +422,11 @@ export class SkillpressStack extends Stack {
    * Lambda once. A shard that still fails fails the run (the alarm says so); the stream keeps
    * the files current meanwhile, and the next day's run repairs what this one could not.
    */
-  private fullRebuild(specs: readonly LambdaSpec[], contentBucket: s3.Bucket): void {
+  private fullRebuild(specs: readonly LambdaSpec[]): void {
     const part = (role: 'shard' | 'finish') => this.functions.get(specs.find((l) => l.fullRebuild === role)?.name ?? '');
     const shardFn = part('shard');
     const finishFn = part('finish');
     if (!shardFn || !finishFn) return;
-    shardFn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [contentBucket.arnForObjects(`${SHARD_OUTPUTS_PREFIX}*`)] }));
-    Validations.of(shardFn.role!).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(contentBucket.node.defaultChild as s3.CfnBucket)}.Arn>/${SHARD_OUTPUTS_PREFIX}*]`,
-      reason: "A shard's output, named by the run at run time, under the one prefix the outputs live in",
-    });
     const run = sfn.JsonPath.stringAt('$$.Execution.Name');
     const shards = new sfn.DistributedMap(this, 'RebuildShards', {
       comment: 'Every shard of the table, a bounded number at once',

@@ -98,7 +98,12 @@ function queryParameters(query: z.ZodObject): object[] {
 
 function successResponses(operation: Operation | StaticFile): Record<number, object> {
   const { status, description, schema } = operation.success;
-  if (!('static' in operation)) return { [status]: { description, ...(schema ? json(schema) : {}) } };
+  if (!('static' in operation)) {
+    const responses: Record<number, object> = { [status]: { description, ...(schema ? json(schema) : {}) } };
+    const also = 'also' in operation.success ? operation.success.also : undefined;
+    if (also) responses[also.status] = { description: also.description };
+    return responses;
+  }
   // The static bucket's own headers, as the rebuild writes them and the CDN serves them.
   const placeholders = Object.fromEntries(pathParameters(operation.path).map(({ name }) => [name!, `{${name}}`]));
   const { contentType, cacheControl } = headersForKey(operation.key(placeholders));

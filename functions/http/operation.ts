@@ -25,6 +25,8 @@ interface Success {
   description: string;
   /** The JSON body's schema; none for 204 and redirects. */
   schema?: z.ZodType;
+  /** A second success without a body: a redirect to where the answer is fetched instead. */
+  also?: { status: 303; description: string };
 }
 
 interface OperationSpec {

@@ -31,11 +31,14 @@ interface RouteInput<O extends Operation> {
   params: Record<ParamNames<O['path']>, string>;
 }
 
-/** The handler answers the declared success status; errors are thrown as domain errors. */
+/** The statuses an operation's handler may answer: its success, and the redirect it declares beside it. */
+type SuccessStatus<O extends Operation> = O['success']['status'] | (O['success'] extends { also: { status: infer S extends 303 } } ? S : never);
+
+/** The handler answers a declared success status; errors are thrown as domain errors. */
 type RouteHandler<O extends Operation> = (
   c: Ctx,
   input: RouteInput<O>,
-) => (Response & TypedResponse<unknown, O['success']['status']>) | Promise<Response & TypedResponse<unknown, O['success']['status']>>;
+) => (Response & TypedResponse<unknown, SuccessStatus<O>>) | Promise<Response & TypedResponse<unknown, SuccessStatus<O>>>;
 
 /**
  * Serves a declared operation (operation.ts) on `app`. In the order docs/api.md §5.3 gives, it

@@ -30,6 +30,11 @@ export interface Config {
   edgeSecret?: string;
   /** How often the local runtime rewrites the public install counts (`SKILLPRESS_INSTALLS_INTERVAL_SECONDS`, 300). */
   publicInstallsIntervalSeconds: number;
+  /**
+   * The largest delivery answered in its response (`limits.inlineDeliveryBytes`, Lambda's); larger
+   * ones are answered with a link. Lowered only by tests (`SKILLPRESS_INLINE_DELIVERY_BYTES`).
+   */
+  inlineDeliveryBytes: number;
   github: GitHubConfig;
   siteBuild: SiteBuildConfig;
   stripe: StripeConfig;
@@ -125,6 +130,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
       .filter(Boolean),
     edgeSecret: env.EDGE_SECRET || undefined,
     publicInstallsIntervalSeconds: positiveInt(env.SKILLPRESS_INSTALLS_INTERVAL_SECONDS) ?? 300,
+    inlineDeliveryBytes: positiveInt(env.SKILLPRESS_INLINE_DELIVERY_BYTES) ?? limits.inlineDeliveryBytes,
     github: {
       clientId: env.GITHUB_CLIENT_ID || undefined,
       clientSecret: secretSource(env.GITHUB_CLIENT_SECRET, env.GITHUB_CLIENT_SECRET_NAME),

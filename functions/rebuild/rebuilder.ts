@@ -17,7 +17,7 @@ import {
   skillMdEntry,
 } from '#core/catalog';
 import type { SortedJsonList } from '#core/sorted-json-list';
-import { hasStaticFiles, isPublicListing } from '#core/policy';
+import { contentIsPublic, hasStaticFiles, isPublicListing } from '#core/policy';
 import { registryDocuments, type VersionsDocument } from '#core/registry-document';
 import { skillArchive } from '#core/skill-archive';
 import type { SkillIssue } from '#core/skill-front-matter';
@@ -705,12 +705,6 @@ function withoutRepeats(failures: SkillFailure[]): SkillFailure[] {
   const seen = new Set<string>();
   return failures.filter(({ skillId }) => !seen.has(skillId) && seen.add(skillId));
 }
-
-/**
- * Whether a skill's files may be in static files (bundles, archives): a listed skill's (public,
- * not quarantined, whatever was published while it was: docs/api.md §7.10) that is not paid.
- */
-const contentIsPublic = (skill: SkillItem): boolean => isPublicListing(skill) && !skill.paid;
 
 /**
  * What the search index takes of a skill: its catalog entry (none once it left the catalog), and

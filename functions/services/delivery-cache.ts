@@ -9,6 +9,8 @@ export interface Delivery {
   version: string;
   /** The response body `{files, skillId, slug, version}`, serialised and encoded once per version. */
   body: Uint8Array<ArrayBuffer>;
+  /** What the body takes inside Lambda's response (core/limits.ts `jsonStringBytes`), counted once per version. */
+  inlineBytes: number;
 }
 
 /**

@@ -2,10 +2,14 @@ import { deliveryJson, type FileBytes, toWireFile } from '#core/bundle';
 import { DomainError, notFound } from '#core/errors';
 import { clientOf, type InstallChannel } from '#core/install-analytics';
 import type { ClientFacts } from '#core/install-visitor';
+import { jsonStringBytes } from '#core/limits';
 import { type AccessFacts, type AccessRoute, decideAccess, tokenProblem, tokenRejected } from '#core/paid-access';
+import { contentIsPublic } from '#core/policy';
 import type { DeliverQuery } from '#core/schemas';
 import { assertStrictVersion } from '#core/semver-order';
+import { bundleKey, bundlePath } from '#core/static-paths';
 import { getBlob } from '../content/blobs.ts';
+import { deliveryLink } from '../content/delivery-links.ts';
 import type { Deps } from '../platform/composition.ts';
 import { allowSkill, type Principal } from './authorization.ts';
 import type { Delivery } from './delivery-cache.ts';
@@ -35,6 +39,20 @@ export interface DeliveryRequest extends DeliverQuery {
   client: ClientFacts;
   /** The endpoint asked: ClawHub's download tells its CLIs apart from ours. */
   channel: InstallChannel;
+  /**
+   * Whether a delivery too large for a response (`config.inlineDeliveryBytes`) is answered with
+   * where to fetch it ({@link Delivered.location}); ClawHub's download answers a ZIP instead.
+   */
+  linkLarge?: boolean;
+}
+
+/** A delivery, and for a large one asked with {@link DeliveryRequest.linkLarge}, where its body is to be fetched instead. */
+export interface Delivered extends Delivery {
+  /**
+   * The version's immutable bundle on the site (free public content, once the rebuild wrote it),
+   * else a pre-signed link to the delivery in the private content bucket, good for minutes.
+   */
+  location?: string;
 }
 
 /**
@@ -44,7 +62,7 @@ export interface DeliveryRequest extends DeliverQuery {
  * quarantined skill (whoever asks), and 401/402 for paid content without access (see
  * core/paid-access.ts).
  */
-export async function deliver(deps: Deps, request: DeliveryRequest): Promise<Delivery> {
+export async function deliver(deps: Deps, request: DeliveryRequest): Promise<Delivered> {
   const { db, clock, delivery: cache } = deps;
   const wanted = request.version === undefined ? undefined : assertStrictVersion(request.version);
   const [stored, principal] = await Promise.all([cache.skill(request.skillId, () => getSkill(db, request.skillId)), request.caller()]);
@@ -54,7 +72,10 @@ export async function deliver(deps: Deps, request: DeliveryRequest): Promise<Del
   const delivery = await cache.payloads.load(`${skill.id}@${version}`, () => readDelivery(deps, skill, version));
 
   const route = await accessRoute(deps, skill, request, principal);
-  if (!request.install) return delivery;
+  // Where a large one is fetched, settled before anything is spent or counted: a link that cannot be made fails the request whole.
+  const large = request.linkLarge === true && delivery.inlineBytes > deps.config.inlineDeliveryBytes;
+  const answer: Delivered = large ? { ...delivery, location: await largeDeliveryLocation(deps, skill, delivery) } : delivery;
+  if (!request.install) return answer;
   const token = route === 'token' ? request.token! : undefined;
   if (token && !(await spendDownloadToken(db, token, skill.id, clock()))) {
     // Lost a race for the last use, or revoked or expired while the content was read.
@@ -67,7 +88,30 @@ export async function deliver(deps: Deps, request: DeliveryRequest): Promise<Del
     visitor: request.client,
     at: clock().getTime(),
   });
-  return delivery;
+  return answer;
+}
+
+/** Bundles known to be on the site, by bucket and key: they are immutable and never deleted. */
+const bundled = new Set<string>();
+
+/**
+ * Where a delivery too large for a response is fetched (docs/api.md §7.6): free public content
+ * from its bundle, which the CDN serves to anyone (the same files; the rebuild writes it moments
+ * after the publish, so until then it is linked as paid content is); anything else through a
+ * short-lived pre-signed link to the delivery in the private content bucket, which only this
+ * caller is given.
+ */
+async function largeDeliveryLocation(deps: Deps, skill: SkillItem, delivery: Delivery): Promise<string> {
+  if (contentIsPublic(skill)) {
+    const key = bundleKey(skill.slug, delivery.version);
+    const id = `${deps.config.staticBucket}/${key}`;
+    if (!bundled.has(id) && (await deps.staticStore.metadata(key)) !== undefined) {
+      if (bundled.size >= 50_000) bundled.clear();
+      bundled.add(id);
+    }
+    if (bundled.has(id)) return bundlePath(skill.slug, delivery.version);
+  }
+  return deliveryLink(deps.blobs, skill.id, delivery.version, delivery.body);
 }
 
 /**
@@ -80,7 +124,8 @@ async function readDelivery(deps: Deps, skill: SkillItem, version: string): Prom
   if (!item) throw notFound(`${skill.slug} has no version ${version}`);
   const header = { skillId: skill.id, slug: skill.slug, version };
   const files = (await readFiles(deps, item.files)).map(toWireFile);
-  return { ...header, body: Buffer.from(deliveryJson(header, files)) };
+  const body = Buffer.from(deliveryJson(header, files));
+  return { ...header, body, inlineBytes: jsonStringBytes(body) };
 }
 
 /** Gathers only the facts the decision needs: nothing for free skills, no token read for entitled sessions. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bundleIntegrity, decodeFile, deliveryJson, fileEntries } from '#core/bundle';
+import { bundleBytes, bundleIntegrity, decodeFile, deliveryJson, fileEntries } from '#core/bundle';
 import { verifyDelivery } from '#cli/verify-delivery';
 
 const wire = [
@@ -39,6 +39,16 @@ describe('delivery verification', () => {
     for (const known of [expected, { ...expected, files: undefined }]) {
       expect(failure(() => verifyDelivery(JSON.parse(tampered.toString()), known, tampered))).toMatchObject({ code: 'integrity_mismatch', exitCode: 3 });
     }
+  });
+
+  it("takes a large free version's bundle ({files} alone) on its integrity, over its bytes or made again, and refuses another", () => {
+    const body = Buffer.from(bundleBytes(bytes));
+    expect(verifyDelivery(JSON.parse(body.toString()), expected, body).entries).toEqual(fileEntries(bytes));
+    expect(verifyDelivery({ files: wire }, expected).entries).toEqual(fileEntries(bytes));
+    const other = Buffer.from(body.toString().replace('# Skill', '# Skil!'));
+    expect(failure(() => verifyDelivery(JSON.parse(other.toString()), expected, other))).toMatchObject({ code: 'integrity_mismatch', exitCode: 3 });
+    // Naming any of the members a delivery carries, it is a delivery, and must name this version.
+    expect(failure(() => verifyDelivery({ files: wire, slug: 'x' }, expected))).toMatchObject({ code: 'integrity_mismatch' });
   });
 
   it('keeps the executable flag, which the integrity covers: dropped or added, the bundle is another', () => {

@@ -506,12 +506,15 @@ describe('least-privilege IAM', () => {
       'APIKEY#*',
     ]);
     expect(statements.some((s) => actionsOf(s).includes('dynamodb:GetItem'))).toBe(true);
-    expect(
-      statements
-        .flatMap(actionsOf)
-        .filter((a) => a.startsWith('s3:'))
-        .sort(),
-    ).toEqual(['s3:GetObject', 's3:ListBucket']);
+    // Reads both buckets (a large free delivery's bundle is looked up); puts only the copies of large deliveries that links point at.
+    const s3Statements = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('s3:')));
+    expect([...new Set(s3Statements.flatMap(actionsOf))].sort()).toEqual(['s3:GetObject', 's3:ListBucket', 's3:PutObject']);
+    const puts = s3Statements.filter((s) => actionsOf(s).includes('s3:PutObject'));
+    expect(puts.map((s) => [actionsOf(s), JSON.stringify(s.Resource)])).toEqual([[['s3:PutObject'], expect.stringContaining('/deliveries/*')]]);
+    const [, content] = ofType('AWS::S3::Bucket').find(([id]) => id.startsWith('ContentBucket'))!;
+    expect(content.Properties.LifecycleConfiguration.Rules).toContainEqual(
+      expect.objectContaining({ Prefix: 'deliveries/', ExpirationInDays: 7, NoncurrentVersionExpiration: { NoncurrentDays: 1 } }),
+    );
   });
 
   it("lets only publishing (ours, ClawHub clients' and an approved appeal's), moderation (a quarantine) and the rebuilds repairing currentVersion write skills", () => {
@@ -532,15 +535,16 @@ describe('least-privilege IAM', () => {
     const bucketIds = Object.fromEntries(ofType('AWS::S3::Bucket').map(([id]) => [id.startsWith('Content') ? 'content' : 'static', id]));
     for (const spec of lambdas) {
       const s3Statements = statementsOf(spec).filter((s) => actionsOf(s).some((a) => a.startsWith('s3:')));
+      // Puts under the content prefixes it declares (a shard's outputs, deliver's copies of large deliveries): put only, checked below.
+      const declaredPut = (s: { Resource: unknown }) => (spec.contentPuts ?? []).some((prefix) => JSON.stringify(s.Resource).includes(`/${prefix}*`));
       for (const which of ['content', 'static'] as const) {
-        // A shard of the full rebuild also puts its output under rebuild-runs/ (checked with the state machine).
-        const shardOutputs = (s: { Resource: unknown }) => spec.fullRebuild === 'shard' && JSON.stringify(s.Resource).includes('/rebuild-runs/*');
-        const touching = s3Statements.filter((s) => JSON.stringify(s.Resource).includes(`"${bucketIds[which]}"`) && !shardOutputs(s));
+        const touching = s3Statements.filter((s) => JSON.stringify(s.Resource).includes(`"${bucketIds[which]}"`) && !declaredPut(s));
         const actions = new Set(touching.flatMap(actionsOf));
         if (!spec[which]) expect([...actions], `${spec.name} ${which}`).toEqual([]);
         else expect(actions.has('s3:PutObject'), `${spec.name} ${which}`).toBe(spec[which] === 'write');
       }
       expect(s3Statements.flatMap(actionsOf)).not.toContain('s3:DeleteObject');
+      for (const s of s3Statements.filter(declaredPut)) expect(actionsOf(s), spec.name).toEqual(['s3:PutObject']);
     }
   });
 

@@ -16,8 +16,10 @@ export const deliverRoutes: RouteGroup = (app) => {
       install: c.req.method !== 'HEAD',
       client: clientFacts(c),
       channel: 'deliver',
+      linkLarge: true,
     });
-    // Every response is counted and may be paid content: no shared or browser cache may keep it.
+    // Every response is counted and may be paid content (or a link to it): no shared or browser cache may keep it.
+    if (delivery.location !== undefined) return c.body(null, 303, { Location: delivery.location, 'Cache-Control': 'private, no-store' });
     return c.body(delivery.body, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'private, no-store' });
   });
 };

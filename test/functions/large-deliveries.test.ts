@@ -31,11 +31,15 @@ function largeFiles(slug: string) {
   return [skillFile(slug, '# Large\n'), { filename: 'assets/blob.bin', content: randomBytes(6000).toString('base64'), encoding: 'base64' }];
 }
 
-async function publishLarge(overrides: Record<string, unknown> = {}) {
+async function publishLarge(overrides: Record<string, unknown> = {}, key = aliceKey) {
   const slug = `large-${randomBytes(4).toString('hex')}`;
-  const skill = await publish(stack, aliceKey, { slug, files: largeFiles(slug), ...overrides });
+  const skill = await publish(stack, key, { slug, files: largeFiles(slug), ...overrides });
   await stack.idle();
-  const registry = await json(await stack.request(`/api/registry/${slug}`));
+  const registry = await json(
+    await stack.request(overrides.visibility === 'private' ? `/api/me/registry/${slug}` : `/api/registry/${slug}`, {
+      headers: { authorization: `Bearer ${key}` },
+    }),
+  );
   return { ...skill, integrity: registry.versions[0].integrity as string };
 }
 
@@ -104,6 +108,23 @@ describe('large deliveries', () => {
     // Paid content never reaches the site's bucket.
     const staticKeys = await stack.deps.s3.send(new ListObjectsV2Command({ Bucket: stack.config.staticBucket, Prefix: `bundles/${skill.slug}/` }));
     expect(staticKeys.Contents ?? []).toEqual([]);
+  });
+
+  it("links a private skill's large delivery for a member's key only; anyone else gets the 404 of nothing", async () => {
+    const olive = await Client.signIn(stack, 'olive');
+    expect((await olive.session('/api/orgs', { method: 'POST', body: { login: 'bigco', name: 'Big Co' } })).status).toBe(201);
+    const oliveKey = await olive.createKey();
+    const skill = await publishLarge({ owner: 'bigco', visibility: 'private' }, oliveKey);
+    const withoutKey = await deliver(stack, skill.id);
+    expect(withoutKey.status).toBe(404);
+    expect((await withKey(stack, aliceKey, `/api/deliver/${skill.id}`, { method: 'GET' })).status).toBe(404);
+    expect(await contentKeys(`deliveries/${skill.id}/`)).toEqual([]);
+    const res = await withKey(stack, oliveKey, `/api/deliver/${skill.id}`, { method: 'GET' });
+    expect(res.status).toBe(303);
+    const location = new URL(res.headers.get('location')!);
+    expect(location.pathname).toBe(`/${stack.config.contentBucket}/${preparedDeliveryKey(skill.id, '1.0.0')}`);
+    const body = new Uint8Array(await (await fetch(location)).arrayBuffer());
+    expect(JSON.parse(Buffer.from(body).toString('utf8')).slug).toBe(skill.slug);
   });
 
   it('answers a delivery under the limit in the response, as before', async () => {

@@ -2,7 +2,9 @@ import type { WindowLike } from 'dompurify';
 import { JSDOM } from 'jsdom';
 import { describe, expect, it } from 'vitest';
 import { renderSkillFile } from '../../site/src/data/build-skill-file-renderer.ts';
-import { createSkillFileRenderer, frontMatterRows, RENDERED_BODY_LIMIT, urlKind } from '../../site/src/lib/skill-file-rendering.ts';
+import { createSkillFileRenderer } from '../../site/src/lib/skill-file-rendering.ts';
+import { createSkillHtmlSanitiser, urlKind } from '../../site/src/lib/skill-html-sanitiser.ts';
+import { frontMatterRows, RENDERED_BODY_LIMIT } from '../../site/src/lib/skill-markdown.ts';
 
 /**
  * The one policy for showing a `SKILL.md` (site/src/lib/skill-file-rendering.ts), as the site
@@ -151,6 +153,31 @@ describe('sanitising', () => {
       expect(body.querySelector('p[title=kept]')?.textContent).toBe('attributes');
     });
   }
+});
+
+describe('the sanitiser alone', () => {
+  // In the browser the Markdown is read in a Worker and only its HTML comes back to the page: the
+  // page's half must hold whatever HTML it is given, not only what marked makes.
+  const sanitise = createSkillHtmlSanitiser(window);
+
+  it('keeps nothing that runs from raw HTML handed to it, as if the Worker had answered it', () => {
+    const html = sanitise(
+      [
+        '<script>alert(1)</script><img src=x onerror=alert(2)><a href="javascript:alert(3)" onmouseover="alert(4)">a</a>',
+        '<div onclick="alert(5)" style="color:red" id="main">d</div><svg onload="alert(6)"><script>alert(7)</script></svg>',
+        '<iframe srcdoc="<script>alert(8)</script>"></iframe><object data="x"></object><embed src="x">',
+        '<noscript><p title="</noscript><img src=x onerror=alert(9)>"></p></noscript>',
+        '<template><script>alert(10)</script></template><form action="/api/x"><input name="q" autofocus onfocus="alert(11)"></form>',
+        '<math><mtext><table><mglyph><style><img src=x onerror=alert(12)></style></mglyph></table></mtext></math>',
+      ].join(''),
+    );
+    const body = dom(html);
+    expect(body.querySelectorAll('script, iframe, object, embed, svg, math, form, template, noscript, style, img')).toHaveLength(0);
+    const attributes = [...body.querySelectorAll('*')].flatMap((el) => [...el.attributes].map((a) => a.name));
+    expect(attributes.filter((name) => name.startsWith('on') || name === 'style' || name === 'id' || name === 'srcdoc')).toEqual([]);
+    expect(html).not.toMatch(/javascript:|alert\(\d+\)\s*<\/script|onerror=/i);
+    expect([...body.querySelectorAll('input')].every((input) => input.getAttribute('type') === 'checkbox' && input.hasAttribute('disabled'))).toBe(true);
+  });
 });
 
 describe('images', () => {

@@ -174,9 +174,16 @@ describe('SKILL.md on a skill page', () => {
 
   it('keeps hostile Markdown inert, built and in the browser: no script runs or is even attempted, no handler or javascript: link is left', async () => {
     for (const path of [`/skills/${fixture.hostile.slug}/`, `/skills/_/?slug=${fixture.hostile.slug}`]) {
+      // Built, the page starts no Worker; in the browser the Markdown is read in one, and only its
+      // HTML, sanitised on the page, is shown.
+      const workers: string[] = [];
+      const started = (worker: { url(): string }) => workers.push(new URL(worker.url()).pathname);
+      page.on('worker', started);
       await page.goto(base + path);
       const body = page.locator('[data-role=skill-file-body]');
       await eventually(() => body.locator('h3').textContent()).toBe('Markdown probe');
+      page.off('worker', started);
+      expect(workers, path).toEqual(path.includes('?slug=') ? [expect.stringMatching(/^\/_astro\/skill-markdown-worker-[\w-]+\.js$/)] : []);
       // Do what a visitor would: hover, click what were the script links.
       await body.getByText('hover here').hover();
       for (const link of await body.locator('a:not([href])').all()) await link.click();

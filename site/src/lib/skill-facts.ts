@@ -1,4 +1,4 @@
-import type { FrontMatterRow } from './skill-file-rendering.ts';
+import type { FrontMatterRow } from './skill-markdown.ts';
 
 /**
  * What a skill page shows up front from its `SKILL.md` front matter, as its peers do: the licence

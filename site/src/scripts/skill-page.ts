@@ -1,11 +1,13 @@
 import type { QuarantinedDocument, RegistryDocument } from '#core/registry-document';
 import { installsOf } from '#core/public-installs';
+import { SKILL_FILE } from '#core/filename';
 import { skillSlugOfPath } from '#core/static-paths';
 import { installsTotal, weeklyInstallsLabel } from '../lib/format.ts';
 import { forAgent } from '../lib/install-agents.ts';
 import { type SkillFacts, skillFacts } from '../lib/skill-facts.ts';
 import { weeklyRanks } from '../lib/skill-order.ts';
 import type { RenderedSkillFile } from '../lib/skill-file-rendering.ts';
+import type { SkillMarkdown } from '../lib/skill-markdown.ts';
 import { type SkillViewModel, skillViewModel, versionViewModel } from '../lib/skill-view-model.ts';
 import { api, ApiError, messageOf } from './dashboard/api.ts';
 import { fill, renderList } from './fill.ts';
@@ -116,16 +118,15 @@ function render(article: HTMLElement, model: SkillViewModel): void {
 }
 
 /**
- * The `SKILL.md` panel, rendered here as the build renders it (lib/skill-file-rendering.ts, with
- * this page's DOM for the sanitiser; code blocks are not highlighted here). The renderer (marked,
- * DOMPurify, the YAML parser) is a chunk of its own, loaded only by pages that render in the
- * browser.
+ * The `SKILL.md` panel, rendered here as the build renders it (lib/skill-file-rendering.ts: the
+ * Markdown read in a Worker, then sanitised with this page's DOM; code blocks are not highlighted
+ * here). Both halves are loaded only by pages that render in the browser.
  */
 async function showSkillFile(article: HTMLElement, model: SkillViewModel): Promise<void> {
   const panel = article.querySelector<HTMLElement>('[data-role=skill-file]')!;
   const body = panel.querySelector<HTMLElement>('[data-role=skill-file-body]')!;
   const bundle = model.paid || !model.bundle ? undefined : await bundleAt(model.bundle);
-  const rendered = bundle ? (await renderer())(bundle.files) : undefined;
+  const rendered = bundle ? await renderSkillFile(bundle.files) : undefined;
   renderList(panel, 'frontMatter', rendered?.frontMatter ?? []);
   panel.querySelector<HTMLElement>('[data-role=front-matter]')!.hidden = !rendered?.frontMatter.length;
   // The one place the site sets HTML: the sanitiser's output, never anything else.
@@ -170,18 +171,49 @@ function setHref(el: HTMLElement, href: string): void {
   else el.removeAttribute('href');
 }
 
-type BundleRenderer = (files: Bundle['files']) => RenderedSkillFile | undefined;
-let skillFileRenderer: Promise<BundleRenderer> | undefined;
-/** The renderer of the `SKILL.md` among a bundle's files (undefined without a text one). */
-function renderer(): Promise<BundleRenderer> {
-  skillFileRenderer ??= import('../lib/skill-file-rendering.ts').then(({ createSkillFileRenderer, SKILL_FILE }) => {
-    const render = createSkillFileRenderer(window);
-    return (files) => {
-      const file = files.find((f) => f.filename === SKILL_FILE);
-      return file && file.encoding !== 'base64' ? render(file.content) : undefined;
-    };
+/** The `SKILL.md` among a bundle's files, rendered (undefined without a text one). */
+async function renderSkillFile(files: Bundle['files']): Promise<RenderedSkillFile | undefined> {
+  const file = files.find((f) => f.filename === SKILL_FILE);
+  if (!file || file.encoding === 'base64') return undefined;
+  sanitiser ??= import('../lib/skill-html-sanitiser.ts').then(({ createSkillHtmlSanitiser }) => createSkillHtmlSanitiser(window));
+  const [sanitise, read] = await Promise.all([sanitiser, readInWorker(file.content).catch(() => readOnPage(file.content))]);
+  // The Worker's answer is only ever text: rows shown with textContent, HTML through the sanitiser.
+  return {
+    frontMatter: read.frontMatter.map(({ key, value }) => ({ key: String(key), value: String(value) })),
+    html: sanitise(String(read.html)),
+    truncated: read.truncated === true,
+  };
+}
+
+let sanitiser: Promise<(html: string) => string> | undefined;
+
+/**
+ * Reads a `SKILL.md` (its front matter, its body as unsanitised HTML) in a Worker of its own:
+ * marked and the YAML parser are most of the renderer's script (about 150 KB minified) and time,
+ * which the page's main thread then never parses nor runs. Only DOMPurify, which needs the page's
+ * DOM, runs on the page. Rejects when the Worker cannot start or fails.
+ */
+function readInWorker(source: string): Promise<SkillMarkdown> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./skill-markdown-worker.ts', import.meta.url), { type: 'module' });
+    const done = () => worker.terminate();
+    worker.addEventListener('message', (event: MessageEvent<SkillMarkdown>) => {
+      done();
+      resolve(event.data);
+    });
+    for (const type of ['error', 'messageerror'])
+      worker.addEventListener(type, () => {
+        done();
+        reject(new Error(`the SKILL.md worker failed (${type})`));
+      });
+    worker.postMessage(source);
   });
-  return skillFileRenderer;
+}
+
+/** The same reading on the page, for a browser that would not start the Worker. */
+async function readOnPage(source: string): Promise<SkillMarkdown> {
+  const { createSkillMarkdownRenderer } = await import('../lib/skill-markdown.ts');
+  return createSkillMarkdownRenderer()(source);
 }
 
 function fail(article: HTMLElement, message: string): void {

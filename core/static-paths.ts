@@ -112,6 +112,43 @@ export const NOT_FOUND_KEY = '404.html';
 /** What the last site upload wrote: its files' hashes and the sources it was built from. */
 export const SITE_MANIFEST_KEY = '_site/manifest.json';
 
+/**
+ * A page served in place of a site page the last build did not make: `key` with `status`, when
+ * `key` exists and so does `requires`, if named. `slug` names the skill of a fallback page (see
+ * {@link fallbackPageFor}).
+ */
+export interface PageInPlace {
+  key: string;
+  status: 200 | 404;
+  requires?: string;
+  slug?: string;
+}
+
+/**
+ * What the CDN serves for a site path that has no page, in order, the first that exists winning:
+ * for `/skills/<slug>/` the skill fallback page, only when the registry has that skill (its
+ * registry document exists); for `/authors/<login>/` the author fallback page; otherwise the
+ * site's 404 page with status 404. The local CDN and production (CloudFront's failover to the
+ * site-pages Lambda) both follow it.
+ */
+export function pagesInPlaceOf(path: string): PageInPlace[] {
+  const slug = skillSlugOfPath(path);
+  return [
+    ...(slug ? [{ key: SKILL_FALLBACK_KEY, status: 200 as const, requires: registryKey(slug), slug }] : []),
+    ...(authorLoginOfPath(path) ? [{ key: AUTHOR_FALLBACK_KEY, status: 200 as const }] : []),
+    { key: NOT_FOUND_KEY, status: 404 },
+  ];
+}
+
+/**
+ * The skill fallback page served for `slug`: its `<noscript>` link names the skill's registry
+ * document, which the page's script would have drawn (a slug is letters, digits and hyphens:
+ * nothing to escape).
+ */
+export function fallbackPageFor(html: string, slug: string): string {
+  return html.replace(`href="${REGISTRY_LINK}"`, `href="${registryPath(slug)}"`);
+}
+
 export const skillPagePath = (slug: string) => `/skills/${slug}/`;
 export const categoryPagePath = (category: string) => `/categories/${category}/`;
 export const authorPagePath = (login: string) => `/authors/${login}/`;

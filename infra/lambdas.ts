@@ -260,6 +260,14 @@ export const lambdas: readonly LambdaSpec[] = [
     memoryMb: 1024,
   },
   {
+    name: 'site-pages',
+    description: 'The page in place of a skill or author page newer than the site build (CloudFront fails over to it): a fallback page, or the 404 page',
+    routes: ['GET /api/pages/skills/{slug}/index.html', 'GET /api/pages/authors/{login}/index.html'],
+    table: { read: false, write: [] },
+    // The fallback and 404 pages, and whether a skill's registry document exists.
+    static: 'read',
+  },
+  {
     name: 'clawhub',
     description: 'The ClawHub-compatible API for the clawdhub CLI: discovery, whoami, search, lists, a skill, resolve and ZIP downloads',
     routes: [

@@ -70,6 +70,9 @@ export const secretNames = {
 } as const;
 
 /** Edge cache lifetimes, seconds (docs/api.md §11). */
+/** Where CloudFront asks the API for a site page the static bucket does not have (the site-pages Lambda's routes). */
+export const SITE_PAGES_ORIGIN_PATH = '/api/pages';
+
 export const edgeTtl = {
   catalog: 300,
   registry: 300,
@@ -544,6 +547,19 @@ export class SkillpressStack extends Stack {
       protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
       customHeaders: { [EDGE_SECRET_HEADER]: edgeSecret.secretValue.unsafeUnwrap() },
     });
+    // A site page the bucket does not have (a skill or author newer than the last site build, or
+    // no page at all) is asked of the site-pages Lambda at the same path under /api/pages: the
+    // fallback page for a skill the registry has, the 404 page with status 404 otherwise
+    // (core/static-paths.ts pagesInPlaceOf, as the local CDN answers). S3 answers 404 for a
+    // missing object (the origin may LIST), 403 should that permission ever go.
+    const sitePages = new origins.OriginGroup({
+      primaryOrigin: staticOrigin,
+      fallbackOrigin: new origins.HttpOrigin(Fn.parseDomainName(api.apiEndpoint), {
+        originPath: SITE_PAGES_ORIGIN_PATH,
+        protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
+      }),
+      fallbackStatusCodes: [403, 404],
+    });
 
     const ttlPolicy = (policyId: string, seconds: number, comment: string) =>
       new cloudfront.CachePolicy(this, policyId, {
@@ -608,6 +624,7 @@ export class SkillpressStack extends Stack {
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
       defaultBehavior: {
         ...fromStatic(ttlPolicy('SiteCachePolicy', edgeTtl.site, 'Site pages: 5 minutes'), siteHeaders),
+        origin: sitePages,
         functionAssociations: viewerFunction('SiteIndexFunction', 'site-index.js', 'Folder paths to their index.html'),
       },
       additionalBehaviors: {

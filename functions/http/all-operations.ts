@@ -17,6 +17,7 @@ import { purchaseOperations } from './operations/purchases.ts';
 import { searchOperations } from './operations/search.ts';
 import { registryReadOperations } from './operations/registry-reads.ts';
 import { signInOperations } from './operations/sign-in.ts';
+import { sitePageOperations } from './operations/site-pages.ts';
 import { staticFileOperations } from './operations/static-files.ts';
 import { stripeWebhookOperations } from './operations/stripe-webhook.ts';
 import { trustedPublishingOperations } from './operations/trusted-publishing.ts';
@@ -44,6 +45,7 @@ export const apiOperations: readonly Operation[] = [
   moderationOperations,
   appealOperations,
   searchOperations,
+  sitePageOperations,
   clawhubOperations,
   clawhubPublishOperations,
   clawhubUploadOperations,

@@ -15,6 +15,7 @@ import { organisationRoutes } from './routes/organisations.ts';
 import { publishRoutes, versionRoutes } from './routes/publish.ts';
 import { purchaseRoutes } from './routes/purchases.ts';
 import { searchRoutes } from './routes/search.ts';
+import { sitePageRoutes } from './routes/site-pages.ts';
 import { registryReadRoutes } from './routes/registry-reads.ts';
 import { stripeWebhookRoutes } from './routes/stripe-webhook.ts';
 import { oidcExchangeRoutes, trustedPublisherRoutes } from './routes/trusted-publishing.ts';
@@ -39,6 +40,7 @@ export const allRoutes: RouteGroup[] = [
   moderationRoutes,
   appealRoutes,
   searchRoutes,
+  sitePageRoutes,
   clawhubRoutes,
   clawhubPublishRoutes,
   organisationRoutes,

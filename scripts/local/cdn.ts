@@ -5,19 +5,14 @@ import { formatCdnLogRecord, installedSlugOfPath } from '#core/cdn-log';
 import { type DomainError, notFound } from '#core/errors';
 import { securityHeadersFor } from '#core/security-headers';
 import {
-  AUTHOR_FALLBACK_KEY,
-  authorLoginOfPath,
+  fallbackPageFor,
   headersForKey,
   keyForPath,
-  NOT_FOUND_KEY,
-  REGISTRY_LINK,
-  registryKey,
-  registryPath,
+  pagesInPlaceOf,
   PRECOMPRESSED_KEYS,
   precompressedKey,
   SKILL_FALLBACK_KEY,
   siteKeyForPath,
-  skillSlugOfPath,
 } from '#core/static-paths';
 import type { AppEnv, RouteGroup } from '../../functions/http/env.ts';
 import { clientFacts } from '../../functions/http/client.ts';
@@ -164,28 +159,19 @@ export class LocalCdn {
     if (page) return this.respond(request, page);
     if (!key) return cdnError(notFound('No such route'));
     if (this.options.sitePending?.()) return pending(request);
-    const slug = skillSlugOfPath(request.path);
-    if (slug) {
-      const [fallback, known] = await Promise.all([this.lookup(SKILL_FALLBACK_KEY), this.lookup(registryKey(slug))]);
-      if (fallback && known) return this.respond(request, this.skillFallback(fallback, slug));
+    for (const choice of pagesInPlaceOf(request.path)) {
+      const [page, present] = await Promise.all([this.lookup(choice.key), choice.requires ? this.lookup(choice.requires) : true]);
+      if (page && present) return this.respond(request, choice.slug ? this.skillFallback(page, choice.slug) : page, choice.status);
     }
-    const authorFallback = authorLoginOfPath(request.path) ? await this.lookup(AUTHOR_FALLBACK_KEY) : undefined;
-    if (authorFallback) return this.respond(request, authorFallback);
-    const missing = await this.lookup(NOT_FOUND_KEY);
-    if (missing) return this.respond(request, missing, 404);
     return cdnError(notFound('No such page (this server does not build the site: SKILLPRESS_SITE=0)'));
   }
 
-  /**
-   * The fallback page for `slug`: its `<noscript>` link names the skill's registry document,
-   * which the page's script would have drawn (a slug is letters, digits and hyphens: nothing to
-   * escape). Kept per slug beside the page it was made from, so its ETag is hashed once.
-   */
+  /** The fallback page for `slug`, kept per slug beside the page it was made from, so its ETag is hashed once. */
   private skillFallback(page: Cached, slug: string): Cached {
     const key = `${SKILL_FALLBACK_KEY}#${slug}`;
     const made = this.cache.get(key);
     if (made?.madeFrom === page) return made;
-    const body = Buffer.from(page.body.toString('utf8').replace(`href="${REGISTRY_LINK}"`, `href="${registryPath(slug)}"`));
+    const body = Buffer.from(fallbackPageFor(page.body.toString('utf8'), slug));
     this.evict(key);
     return this.remember(key, body, page);
   }

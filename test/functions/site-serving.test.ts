@@ -115,6 +115,29 @@ describe('the local CDN serving the site', () => {
     }
   });
 
+  it('answers the same pages at /api/pages/<path>/index.html, where CloudFront asks for a page the bucket does not have', async () => {
+    const asked = async (path: string) => {
+      const res = await stack.request(`/api/pages${path}index.html`);
+      return { status: res.status, type: res.headers.get('content-type'), cache: res.headers.get('cache-control'), html: await res.text() };
+    };
+    const known = await asked('/skills/published-after-the-build/');
+    expect(known).toMatchObject({ status: 200, type: 'text/html; charset=utf-8', cache: 'public, max-age=300' });
+    expect(known.html).toContain('<h1>Skill fallback</h1>');
+    expect(known.html).toContain('<a href="/api/registry/published-after-the-build">registry document</a>');
+    for (const unknown of ['/skills/no-such-skill/', '/skills/Not_A_Slug/', `/skills/${'a'.repeat(65)}/`]) {
+      const answer = await asked(unknown);
+      expect(answer, unknown).toMatchObject({ status: 404, type: 'text/html; charset=utf-8' });
+      expect(answer.html).toContain('Page not found');
+    }
+    const author = await asked('/authors/new-author/');
+    expect(author.status).toBe(200);
+    expect(author.html).toContain('<h1>Author fallback</h1>');
+    // Nothing else of the bucket is reachable this way.
+    for (const path of ['/api/pages/registry/x/index.html', '/api/pages/skills/../404.html', '/api/pages/skills/a/b/index.html']) {
+      expect((await stack.request(path)).status, path).toBe(404);
+    }
+  });
+
   it('still answers the API and the data tree as before', async () => {
     expect((await stack.request('/api/health')).status).toBe(200);
     expect((await stack.request('/.well-known/skills.json')).status).toBe(404); // nothing published yet

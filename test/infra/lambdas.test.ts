@@ -255,6 +255,9 @@ describe('least privilege is enough', () => {
     ]) {
       await request('GET', path.split('?')[0]!, () => stack.request(path));
     }
+    // The pages CloudFront asks for in place of site pages the build did not make.
+    for (const path of ['/api/pages/skills/access-free/index.html', '/api/pages/authors/alice/index.html'])
+      await request('GET', path, () => stack.request(path));
     await request('GET', '/api/v1/whoami', () => withKey(stack, key, '/api/v1/whoami', { method: 'GET' }));
     await request('GET', '/api/v1/resolve', () => stack.request(`/api/v1/resolve?slug=access-free&hash=${'0'.repeat(64)}`));
     await request('GET', '/api/v1/download', () => stack.request('/api/v1/download?slug=access-free'));

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DATA_CONTENT_SECURITY_POLICY, SECURITY_HEADERS, SITE_CONTENT_SECURITY_POLICY } from '#core/security-headers';
 import { CDN_LOG_FIELDS } from '#core/cdn-log';
 import { type LambdaSpec, lambdas } from '../../infra/lambdas.ts';
-import { edgeTtl, fullRebuildShards, secretNames, SkillpressStack } from '../../infra/stack.ts';
+import { edgeTtl, fullRebuildShards, SITE_PAGES_ORIGIN_PATH, secretNames, SkillpressStack } from '../../infra/stack.ts';
 
 /**
  * The synthesized CloudFormation template, asserted with aws-cdk-lib/assertions. Synthesis is
@@ -210,13 +210,41 @@ describe('static artifacts at the edge (docs/api.md §11)', () => {
     expect(buckets).toEqual([{ CorsRules: [{ AllowedHeaders: ['*'], AllowedMethods: ['GET', 'HEAD'], AllowedOrigins: ['*'], MaxAge: 86400 }] }]);
   });
 
+  it('asks the site-pages Lambda for a site page the bucket does not have: the fallback page of a skill the registry has, else the 404 page', () => {
+    const [, dist] = ofType('AWS::CloudFront::Distribution')[0]!;
+    const config = dist.Properties.DistributionConfig;
+    const group = config.OriginGroups.Items.find((g: any) => g.Id === config.DefaultCacheBehavior.TargetOriginId);
+    expect(group.FailoverCriteria.StatusCodes.Items.sort()).toEqual([403, 404]);
+    const [primary, fallback] = group.Members.Items.map((m: any) => config.Origins.find((o: any) => o.Id === m.OriginId));
+    // First the bucket, through origin access control, as every static behaviour reads it…
+    const bundles = config.Origins.find((o: any) => o.Id === config.CacheBehaviors.find((b: any) => b.PathPattern === '/bundles/*').TargetOriginId);
+    expect(primary.S3OriginConfig).toBeDefined();
+    expect(primary.DomainName).toEqual(bundles.DomainName);
+    expect(primary.OriginAccessControlId).toEqual(bundles.OriginAccessControlId);
+    // …then the API at the same path under /api/pages, which routes it to the site-pages Lambda.
+    expect(JSON.stringify(fallback.DomainName)).toContain('ApiEndpoint');
+    expect(fallback.OriginPath).toBe(SITE_PAGES_ORIGIN_PATH);
+    expect(fallback.CustomOriginConfig.OriginProtocolPolicy).toBe('https-only');
+    // The site-index function has made /skills/<slug>/ the key skills/<slug>/index.html by then.
+    const sitePages = byName('site-pages');
+    for (const route of sitePages.routes!) expect(route).toMatch(new RegExp(`^GET ${SITE_PAGES_ORIGIN_PATH}/(skills|authors)/\\{\\w+\\}/index\\.html$`));
+    expect(sitePages).toMatchObject({ static: 'read', table: { read: false, write: [] } });
+    expect(sitePages.content).toBeUndefined();
+    // Origin groups take GET, HEAD and OPTIONS only: the site's behaviour allows no more.
+    expect(config.DefaultCacheBehavior.AllowedMethods.sort()).toEqual(['GET', 'HEAD', 'OPTIONS']);
+  });
+
   it('reaches the static bucket only through origin access control', () => {
     template.resourceCountIs('AWS::CloudFront::OriginAccessControl', 1);
     const [, dist] = ofType('AWS::CloudFront::Distribution')[0]!;
+    // The bucket for the data paths, and again as the first of the site pages' origin group.
     const s3Origins = dist.Properties.DistributionConfig.Origins.filter((o: any) => o.S3OriginConfig);
-    expect(s3Origins).toHaveLength(1);
-    expect(s3Origins[0].OriginAccessControlId).toBeDefined();
-    expect(s3Origins[0].S3OriginConfig.OriginAccessIdentity).toBe('');
+    expect(s3Origins).toHaveLength(2);
+    for (const origin of s3Origins) {
+      expect(origin.DomainName).toEqual(s3Origins[0].DomainName);
+      expect(origin.OriginAccessControlId).toBeDefined();
+      expect(origin.S3OriginConfig.OriginAccessIdentity).toBe('');
+    }
   });
 });
 

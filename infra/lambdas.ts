@@ -261,8 +261,8 @@ export const lambdas: readonly LambdaSpec[] = [
   },
   {
     name: 'site-pages',
-    description: 'The page in place of a skill or author page newer than the site build (CloudFront fails over to it): a fallback page, or the 404 page',
-    routes: ['GET /api/pages/skills/{slug}/index.html', 'GET /api/pages/authors/{login}/index.html'],
+    description: 'The page in place of one the site build did not make (CloudFront fails over to it): a skill or author fallback page, or the 404 page',
+    routes: ['GET /api/pages/{path+}'],
     table: { read: false, write: [] },
     // The fallback and 404 pages, and whether a skill's registry document exists.
     static: 'read',

@@ -21,8 +21,10 @@ function build(): object {
   const all = [...apiOperations, ...staticOperations];
   const paths: Record<string, Record<string, object>> = {};
   for (const operation of all) {
-    paths[operation.path] ??= {};
-    paths[operation.path]![operation.method] = operationObject(operation);
+    // OpenAPI has no greedy parameter: `{path+}` is documented as `{path}`, described as such.
+    const path = operation.path.replace(/\{(\w+)\+\}/g, '{$1}');
+    paths[path] ??= {};
+    paths[path]![operation.method] = operationObject(operation);
   }
   return {
     openapi: '3.1.0',
@@ -83,7 +85,14 @@ const json = (schema: z.ZodType, io: 'input' | 'output' = 'output') => ({
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => z.toJSONSchema(schema, { io, unrepresentable: 'any' });
 
-const pathParameters = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+const pathParameters = (path: string) =>
+  [...path.matchAll(/\{(\w+)(\+?)\}/g)].map(([, name, greedy]) => ({
+    name,
+    in: 'path',
+    required: true,
+    ...(greedy ? { description: 'The rest of the path, slashes included' } : {}),
+    schema: { type: 'string' },
+  }));
 
 function queryParameters(query: z.ZodObject): object[] {
   const { properties = {}, required = [] } = jsonSchema(query, 'input') as { properties?: Record<string, { description?: string }>; required?: string[] };

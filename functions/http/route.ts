@@ -20,8 +20,10 @@ const authenticate: Record<Auth, ((c: Ctx) => Promise<Caller>) | undefined> = {
   stripeSignature: undefined,
 };
 
-/** `'/api/skills/{id}/grants/{login}'` → `'id' | 'login'`. */
-type ParamNames<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | ParamNames<Rest> : never;
+/** `'/api/skills/{id}/grants/{login}'` → `'id' | 'login'`; `'/api/pages/{path+}'` → `'path'` (see {@link honoPath}). */
+type ParamNames<P extends string> = P extends `${string}{${infer Name}}${infer Rest}`
+  ? (Name extends `${infer Greedy}+` ? Greedy : Name) | ParamNames<Rest>
+  : never;
 
 /** What `route()` has checked and read for the handler, typed by the declaration. */
 interface RouteInput<O extends Operation> {
@@ -66,4 +68,5 @@ export function route<O extends Operation>(app: Hono<AppEnv>, operation: O, hand
 }
 
 /** `/api/skills/{id}` → `/api/skills/:id`. */
-const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+/** `{name}` is one path segment; `{name+}` (API Gateway's greedy parameter) is the rest of the path, slashes included. */
+const honoPath = (path: string) => path.replace(/\{(\w+)\+\}/g, ':$1{.+}').replace(/\{(\w+)\}/g, ':$1');

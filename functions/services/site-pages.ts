@@ -11,7 +11,8 @@ export interface PageInPlaceAnswer {
 /**
  * The page served for the site path `path` (`/skills/<slug>/`) when the last site build made no
  * page there, read from the static bucket as core/static-paths.ts `pagesInPlaceOf` orders it: a
- * skill's fallback page only when the registry has the skill, else the 404 page. On AWS,
+ * skill's fallback page only when the registry has the skill, an author's fallback page, else the
+ * 404 page. Only those keys are ever read, whatever the path. On AWS,
  * CloudFront asks for it when the bucket answers 404 for a page (docs/deploy.md); the local CDN
  * follows the same order over its cache. Undefined when the bucket holds no site at all.
  */

@@ -26,7 +26,7 @@ const doc = openApiDocument() as Document;
 
 /** `GET /api/skills/{id}` for each route the app serves, as the document spells it. */
 function served(app: Hono<AppEnv>): string[] {
-  return app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`);
+  return app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path.replace(/:(\w+)(\{\.\+\})?/g, '{$1}')}`);
 }
 
 function documented(isStatic: boolean): string[] {

@@ -132,10 +132,14 @@ describe('the local CDN serving the site', () => {
     const author = await asked('/authors/new-author/');
     expect(author.status).toBe(200);
     expect(author.html).toContain('<h1>Author fallback</h1>');
-    // Nothing else of the bucket is reachable this way.
-    for (const path of ['/api/pages/registry/x/index.html', '/api/pages/skills/../404.html', '/api/pages/skills/a/b/index.html']) {
-      expect((await stack.request(path)).status, path).toBe(404);
+    // Any other page path is the 404 page: nothing else of the bucket is reachable this way.
+    for (const path of ['/no/such/page/', '/registry/published-after-the-build.json/', '/skills/published-after-the-build/extra/', '/_site/manifest.json/']) {
+      const answer = await asked(path);
+      expect(answer, path).toMatchObject({ status: 404, type: 'text/html; charset=utf-8' });
+      expect(answer.html).toContain('Page not found');
     }
+    const asset = await stack.request('/api/pages/_astro/gone.js');
+    expect([asset.status, await asset.text()]).toEqual([404, expect.stringContaining('Page not found')]);
   });
 
   it('still answers the API and the data tree as before', async () => {

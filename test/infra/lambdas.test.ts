@@ -24,10 +24,15 @@ import { sendWebhook } from '../support/purchase.ts';
 import { MALICIOUS_SKILL_MD } from '../support/scan-samples.ts';
 import { Client, createTestStack, renamedSkillMd, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
-/** `GET /api/skills/{id}/versions` → a matcher for `GET /api/skills/abc/versions`. */
+/** `GET /api/skills/{id}/versions` → a matcher for `GET /api/skills/abc/versions` (`{path+}`: the rest of the path). */
 function routeMatcher(route: string): (method: string, path: string) => boolean {
   const [method, template] = route.split(' ') as [string, string];
-  const pattern = new RegExp(`^${template.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+  const pattern = new RegExp(
+    `^${template
+      .replace(/[.]/g, '\\.')
+      .replace(/\{[^}]+\+\}/g, '.+')
+      .replace(/\{[^}]+\}/g, '[^/]+')}$`,
+  );
   return (m, path) => m === method && pattern.test(path);
 }
 
@@ -45,7 +50,9 @@ describe('the Lambda manifest', () => {
 
   it('maps every route the HTTP app serves to exactly one Lambda', () => {
     const app = createApp(createDeps(configFromEnv({})), allRoutes);
-    const served = app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`);
+    const served = app.routes
+      .filter((r) => r.method !== 'ALL')
+      .map((r) => `${r.method} ${r.path.replace(/:(\w+)\{\.\+\}/g, '{$1+}').replace(/:(\w+)/g, '{$1}')}`);
     expect(served.length).toBeGreaterThan(10);
     for (const route of served) {
       const owners = lambdas.filter((l) => l.routes?.includes(route as never));
@@ -256,7 +263,7 @@ describe('least privilege is enough', () => {
       await request('GET', path.split('?')[0]!, () => stack.request(path));
     }
     // The pages CloudFront asks for in place of site pages the build did not make.
-    for (const path of ['/api/pages/skills/access-free/index.html', '/api/pages/authors/alice/index.html'])
+    for (const path of ['/api/pages/skills/access-free/index.html', '/api/pages/authors/alice/index.html', '/api/pages/no/such/page/index.html'])
       await request('GET', path, () => stack.request(path));
     await request('GET', '/api/v1/whoami', () => withKey(stack, key, '/api/v1/whoami', { method: 'GET' }));
     await request('GET', '/api/v1/resolve', () => stack.request(`/api/v1/resolve?slug=access-free&hash=${'0'.repeat(64)}`));

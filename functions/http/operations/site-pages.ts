@@ -1,38 +1,28 @@
 import { operations } from '../operation.ts';
 
-const answers =
-  'HTML: 200 with the fallback page, or 404 with the site’s 404 page; Cache-Control as the page is stored. ' +
-  'A 404 not_found (JSON) only when the bucket holds no site at all.';
-
 /**
- * The pages served in place of site pages the last build did not make (docs/api.md §11.1). On
- * AWS, CloudFront asks these when the static bucket has no object for a page path (its failover
+ * The page served in place of a site page the last build did not make (docs/api.md §11.1). On
+ * AWS, CloudFront asks for it when the static bucket has no object for a page path (its failover
  * origin, infra/stack.ts); the local CDN answers the page paths themselves the same way.
  */
 export const sitePageOperations = operations(
   {
     name: 'Site pages',
     description:
-      'The page in place of a skill or author page newer than the last site build: the fallback page that draws it in the browser, ' +
-      'or the 404 page for a skill the registry does not have. CloudFront’s failover origin for site paths.',
+      'The page in place of one the last site build did not make: the fallback page of a skill or author newer than the build, ' +
+      'or the 404 page. CloudFront’s failover origin for site paths.',
   },
   {
-    skillPageInPlace: {
+    pageInPlace: {
       method: 'get',
-      path: '/api/pages/skills/{slug}/index.html',
-      summary: 'The page for /skills/{slug}/ when the build made none: the skill fallback page if the registry has the skill, else the 404 page',
-      description: `The fallback page's <noscript> link names the skill's registry document. ${answers}`,
+      path: '/api/pages/{path+}',
+      summary: 'The page for /{path} when the build made none: a fallback page (200) or the 404 page (404), as HTML',
+      description:
+        '`skills/<slug>/index.html`: the skill fallback page, its <noscript> link naming the skill’s registry document, when the registry has the skill; ' +
+        '`authors/<login>/index.html`: the author fallback page; anything else, an unknown skill included: the site’s 404 page with status 404. ' +
+        'Cache-Control as the page is stored. A 404 not_found (JSON) only when the bucket holds no site at all.',
       auth: 'none',
-      success: { status: 200, description: 'The skill fallback page (text/html)' },
-      errors: ['not_found'],
-    },
-    authorPageInPlace: {
-      method: 'get',
-      path: '/api/pages/authors/{login}/index.html',
-      summary: 'The page for /authors/{login}/ when the build made none: the author fallback page',
-      description: answers,
-      auth: 'none',
-      success: { status: 200, description: 'The author fallback page (text/html)' },
+      success: { status: 200, description: 'A fallback page (text/html)' },
       errors: ['not_found'],
     },
   },

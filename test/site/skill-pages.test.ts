@@ -166,7 +166,13 @@ describe('SKILL.md on a skill page', () => {
     expect(await facts(page)).not.toHaveProperty('Source');
     await page.screenshot({ path: 'test/artifacts/skill-page-fallback.png' });
 
-    // Its author is new too: the author fallback lists carol's skills from the live catalog.
+    // Its author is new too: the author fallback lists carol's skills from the live catalog, which
+    // the rebuild writes after the registry document (under load, seconds after).
+    await untilReady(
+      server,
+      async () => ((await (await fetch(`${base}/.well-known/skills.json`)).json()) as { skills: { slug: string }[] }).skills.some((s) => s.slug === fresh.slug),
+      30_000,
+    );
     await page.goto(`${base}/authors/_/?login=carol`);
     await eventually(() => page.locator('#author-skills .card h3').allTextContents()).toEqual(['Fresh Tables']);
     expect(await page.locator('h1').textContent()).toBe('carol');

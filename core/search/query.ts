@@ -87,6 +87,8 @@ const PREFIX_FROM = 3;
 interface Group {
   /** Each alternative is the stems of a word or phrase; the first is what was typed. */
   alternatives: string[][];
+  /** Names that run the typed word together with another word ("weathermap" for "weather"), searched in names and slugs only. */
+  compounds?: string[];
   /** The words as typed, for "did you mean". */
   typed: string[];
 }
@@ -154,6 +156,41 @@ export function parseQuery(query: string, typing = false): ParsedQuery {
   return { groups, ...(partial === undefined ? {} : { partial }) };
 }
 
+/** The fields a compound is looked for in: names run words together, sentences do not. */
+const COMPOUND_FIELDS = ['name', 'slug'] as const;
+/** The shortest word that reaches into a compound, and the shortest other part of one. */
+const COMPOUND_WORD = 4;
+const COMPOUND_PART = 3;
+/** At most this many compounds per word, the commonest first. */
+const COMPOUND_LIMIT = 8;
+
+/**
+ * Lets each word typed alone reach the names that run it together with another word: "weather"
+ * finds "Weathermap" and "Openweather", "calendar" finds "Googlecalendar". A name word is such a
+ * compound when it starts or ends with the typed word and the rest is itself a word the catalog
+ * uses (so "weather" does not reach "weathered", nor "port" "portable"). Only names and slugs are
+ * searched for them: a description says "open weather" in two words.
+ */
+function addCompounds(parsed: ParsedQuery, index: LoadedSearchIndex): void {
+  const candidates = parsed.groups.filter((group) => group.typed.length === 1 && group.typed[0]!.length >= COMPOUND_WORD && !STOP_WORDS.has(group.typed[0]!));
+  if (candidates.length === 0) return;
+  const vocabulary = vocabularyOf(index);
+  for (const group of candidates) {
+    const word = group.typed[0]!;
+    const found: string[] = [];
+    const isPart = (rest: string) => rest.length >= COMPOUND_PART && vocabulary.uses.has(rest);
+    for (const name of wordsStartingWith(vocabulary.names, word)) if (isPart(name.slice(word.length))) found.push(name);
+    const reversed = [...word].reverse().join('');
+    for (const eman of wordsStartingWith(vocabulary.reversedNames, reversed)) {
+      const name = [...eman].reverse().join('');
+      if (isPart(name.slice(0, name.length - word.length))) found.push(name);
+    }
+    if (found.length === 0) continue;
+    found.sort((a, b) => (vocabulary.uses.get(b) ?? 0) - (vocabulary.uses.get(a) ?? 0) || (a < b ? -1 : 1));
+    group.compounds = [...new Set(found.slice(0, COMPOUND_LIMIT).map(stem))];
+  }
+}
+
 function unique(alternatives: string[][]): string[][] {
   const seen = new Set<string>();
   return alternatives.filter((a) => a.length > 0 && !seen.has(a.join(' ')) && seen.add(a.join(' ')));
@@ -165,6 +202,7 @@ function unique(alternatives: string[][]): string[][] {
  * costs more than a keystroke may.
  */
 function engineQuery({ groups, partial }: ParsedQuery, typos: boolean): Query {
+  // (`typos` is also what tells the listings' query from the texts'.)
   const queries: Query[] = [];
   for (const group of groups) {
     // Typos allowed by the length of the word as typed, not of its stem ("harness" stems to "har").
@@ -176,6 +214,7 @@ function engineQuery({ groups, partial }: ParsedQuery, typos: boolean): Query {
       if (alternative.length === 1) queries.push({ queries: [alternative[0]!], fuzzy, prefix, combineWith: 'OR' });
       else queries.push({ queries: alternative, fuzzy, prefix, combineWith: 'AND' });
     }
+    if (typos && group.compounds?.length) queries.push({ queries: group.compounds, fields: [...COMPOUND_FIELDS], combineWith: 'OR' });
   }
   return { combineWith: 'OR', queries };
 }
@@ -196,6 +235,7 @@ export function search(index: LoadedSearchIndex, query: string, options: SearchO
   const parsed = parseQuery(query, options.typing);
   const limit = options.limit ?? 20;
   if (parsed.groups.length === 0) return browse(index, options, limit);
+  addCompounds(parsed, index);
   const candidates = match(index, parsed);
   const ranked = rank(index, parsed, candidates, query, options);
   const filtered = ranked.filter((hit) => passes(hit, options));
@@ -203,6 +243,7 @@ export function search(index: LoadedSearchIndex, query: string, options: SearchO
   const corrected = filtered.length === 0 || usedTypos(parsed, candidates) ? correction(index, parsed) : undefined;
   if (corrected && corrected !== query.trim().toLowerCase()) {
     const fixed = parseQuery(corrected);
+    addCompounds(fixed, index);
     const found = rank(index, fixed, match(index, fixed), corrected, options).filter((hit) => passes(hit, options));
     if (found.length > 0) answer.didYouMean = corrected;
     // Nothing for what was typed, something for what was meant: show that, and say so.
@@ -249,6 +290,7 @@ function coverOf(parsed: ParsedQuery, result: EngineResult): number[] {
   const matched = new Set(result.queryTerms);
   return parsed.groups.map((group) => {
     let best = 0;
+    if (group.compounds?.some((term) => exact.has(term))) return 1;
     for (const alternative of group.alternatives) {
       if (alternative.every((term) => exact.has(term))) return 1;
       if (!alternative.every((term) => matched.has(term))) continue;
@@ -300,7 +342,12 @@ function rank(index: LoadedSearchIndex, parsed: ParsedQuery, candidates: Map<str
   // A group is weighed by how rare it is among the skills (inverse document frequency).
   const documents = index.skills.reduce((n, shard) => n + shard.documentCount, 0) || 1;
   const matching = parsed.groups.map((_, g) => [...candidates.values()].filter((c) => c.cover[g]! > 0).length);
-  const weights = matching.map((df) => Math.log(1 + documents / (df + 1)));
+  // A word no skill has (not even as a typo or in a text) cannot tell skills apart, and should not
+  // count against the ones that match the rest; but a query most of whose words the catalog has
+  // never seen is about something else, and its few known words would only find noise.
+  const unknown = matching.filter((df) => df === 0).length;
+  const ignoreUnknown = unknown * 2 < parsed.groups.length;
+  const weights = matching.map((df) => (df === 0 && ignoreUnknown ? 0 : Math.log(1 + documents / (df + 1))));
   const totalWeight = weights.reduce((a, b) => a + b, 0) || 1;
   const spelled = tokens(query).join('-');
   const now = options.now ?? Date.now();
@@ -370,6 +417,9 @@ function correction(index: LoadedSearchIndex, parsed: ParsedQuery): string | und
 interface Vocabulary {
   uses: Map<string, number>;
   sorted: string[];
+  /** The words of names and slugs, sorted, and each spelt backwards, sorted: where compounds are looked for. */
+  names: string[];
+  reversedNames: string[];
 }
 
 const vocabularies = new WeakMap<readonly SkillsIndex[], Vocabulary>();
@@ -378,28 +428,45 @@ function vocabularyOf(index: LoadedSearchIndex): Vocabulary {
   let vocabulary = vocabularies.get(index.skills);
   if (vocabulary) return vocabulary;
   const uses = new Map<string, number>();
+  const names = new Set<string>();
   const add = (word: string) => uses.set(word, (uses.get(word) ?? 0) + 1);
   for (const group of SYNONYM_GROUPS) for (const phrase of group) for (const word of tokens(phrase)) add(word);
   for (const shard of index.skills) {
     for (const doc of allDocuments(shard)) {
       for (const word of new Set(tokens(`${doc.name} ${doc.slug} ${doc.description} ${doc.category} ${doc.author}`))) if (!STOP_WORDS.has(word)) add(word);
+      for (const word of tokens(`${doc.name} ${doc.slug}`)) if (word.length >= COMPOUND_WORD + COMPOUND_PART) names.add(word);
     }
   }
-  vocabulary = { uses, sorted: [...uses.keys()].sort() };
+  vocabulary = {
+    uses,
+    sorted: [...uses.keys()].sort(),
+    names: [...names].sort(),
+    reversedNames: [...names].map((word) => [...word].reverse().join('')).sort(),
+  };
   vocabularies.set(index.skills, vocabulary);
   return vocabulary;
 }
 
-/** Whether some vocabulary word starts with `prefix` (a binary search of the sorted words). */
+/** Whether some vocabulary word starts with `prefix`. */
 function startsSomeWord({ sorted }: Vocabulary, prefix: string): boolean {
+  return sorted[firstAtOrAfter(sorted, prefix)]?.startsWith(prefix) ?? false;
+}
+
+/** The words of a sorted list that start with `prefix` and are longer than it. */
+function* wordsStartingWith(sorted: readonly string[], prefix: string): Generator<string> {
+  for (let i = firstAtOrAfter(sorted, prefix); i < sorted.length && sorted[i]!.startsWith(prefix); i++) if (sorted[i] !== prefix) yield sorted[i]!;
+}
+
+/** Where `word` is or would be in a sorted list (a binary search). */
+function firstAtOrAfter(sorted: readonly string[], word: string): number {
   let low = 0;
   let high = sorted.length;
   while (low < high) {
     const mid = (low + high) >>> 1;
-    if (sorted[mid]! < prefix) low = mid + 1;
+    if (sorted[mid]! < word) low = mid + 1;
     else high = mid;
   }
-  return sorted[low]?.startsWith(prefix) ?? false;
+  return low;
 }
 
 /** The vocabulary word closest to `word` within its typo allowance; ties go to the commoner word. */

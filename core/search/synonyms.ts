@@ -41,4 +41,6 @@ export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['regex', 'regular expression'],
   ['cli', 'command line', 'terminal'],
   ['png', 'image', 'jpeg', 'jpg'],
+  ['performance', 'perf', 'faster', 'speed up', 'slow'],
+  ['website', 'web site', 'site', 'webpage', 'web page'],
 ];

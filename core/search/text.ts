@@ -52,12 +52,28 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
 
 const stems = new Map<string, string>();
 
-/** The stem of a folded word; numbers and words of up to three letters stay as they are. */
+/**
+ * An adjective of capability and its noun (accessible, accessibility; maintainable,
+ * maintainability; observable, observability), whose stem keeps its `-abl`/`-ibl`.
+ */
+const QUALITY = /^(.{3,}[ai])(?:ble|bles|bility|bilities)$/;
+
+/**
+ * The stem of a folded word; numbers and words of up to three letters stay as they are.
+ *
+ * Porter's stemmer, but for one of its steps: it strips `-able`/`-ible` (and `-ability`) back to
+ * the verb when the rest is long enough ("accessibility" → "access", "availability" → "avail"),
+ * and a quality is not its verb: "accessibility" is about people using a page, "access" about
+ * who may open it, and likewise maintainability, observability, availability, compatibility,
+ * the qualities software is judged by. Such words keep their `-abl`/`-ibl` stem, so
+ * "accessible" and "accessibility" are still one term, apart from "access".
+ */
 export function stem(word: string): string {
   if (word.length <= 3 || /\d/.test(word)) return word;
   let found = stems.get(word);
   if (found === undefined) {
-    found = stemmer(word);
+    const quality = QUALITY.exec(word);
+    found = quality ? `${quality[1]}bl` : stemmer(word);
     // A vocabulary is a few tens of thousands of words; an unbounded stream of new ones is not.
     if (stems.size > 100_000) stems.clear();
     stems.set(word, found);

@@ -71,6 +71,15 @@ describe('text', () => {
     expect(STOP_WORDS.has('the')).toBe(true);
   });
 
+  it('keeps a quality apart from its verb: accessibility is not access, and names one term with accessible', () => {
+    expect(stem('accessibility')).toBe(stem('accessible'));
+    expect(stem('accessibility')).not.toBe(stem('access'));
+    expect(stem('maintainability')).not.toBe(stem('maintain'));
+    expect(stem('availability')).toBe(stem('available'));
+    // Short words ending so are Porter's as before.
+    expect([stem('table'), stem('tables'), stem('enable')]).toEqual(['tabl', 'tabl', 'enabl']);
+  });
+
   it('allows more typos in longer words', () => {
     expect([typosAllowed('pdf'), typosAllowed('fuzz'), typosAllowed('semgrp'), typosAllowed('spreadhseet')]).toEqual([0, 0, 1, 2]);
   });
@@ -188,6 +197,40 @@ describe('search', () => {
     const b = indexOf([doc('beta-tool', 'Formats tables'), doc('alpha-tool', 'Formats tables')]).skills[0]!;
     const answer = search({ skills: [a, b], text: [], maxInstalls: 0 }, 'formats tables', { now: NOW });
     expect(answer.hits.map((h) => h.slug).sort()).toEqual(['alpha-tool', 'beta-tool']);
+  });
+
+  it('does not answer a query about accessibility with access control', () => {
+    const index = indexOf([doc('access-control', 'Audit who has access to what'), doc('web-guidelines', 'Check a page for accessibility and design faults')]);
+    expect(slugs(index, 'accessibility')).toEqual(['web-guidelines']);
+    expect(slugs(index, 'accessible page')).toEqual(['web-guidelines']);
+  });
+
+  it('finds a word said another way in the vocabulary table: faster is performance, website is site', () => {
+    const index = indexOf([doc('react-performance', 'Performance rules for React apps'), doc('react-forms', 'Forms in React apps')]);
+    expect(slugs(index, 'make my react app faster')[0]).toBe('react-performance');
+    const sites = indexOf([doc('web-guidelines', 'Check a site against best practices'), doc('guideline-notes', 'Notes on guidelines')]);
+    expect(slugs(sites, 'website guidelines')[0]).toBe('web-guidelines');
+  });
+
+  it('does not hold a word the catalog has never seen against the skills that match the rest', () => {
+    const index = indexOf([doc('weather-api', 'Get the current weather of any city'), doc('city-guide', 'Get a guide to a city')]);
+    // "forecast" is in no skill: the query is still mostly about weather.
+    expect(slugs(index, 'get a weather forecast')[0]).toBe('weather-api');
+    // Mostly unknown words: a query about something else still finds nothing.
+    expect(slugs(index, 'weather forecast')).toEqual([]);
+    expect(slugs(index, 'hiking weather forecast')).toEqual([]);
+  });
+
+  it('lets a word typed alone reach a name that runs it together with another word', () => {
+    const index = indexOf([
+      doc('weathermap-automation', 'Automate Weathermap tasks'),
+      doc('openweather-api', 'Call the Openweather API'),
+      doc('map-tools', 'Draw a map, open it again'),
+      doc('weatherly-shop', 'Clothes by Weatherly'),
+    ]);
+    expect(slugs(index, 'weather').sort()).toEqual(['openweather-api', 'weathermap-automation']);
+    // "Weatherly" is a word of its own: its rest, "ly", is not a word.
+    expect(slugs(index, 'weather')).not.toContain('weatherly-shop');
   });
 
   it('never throws on odd queries', () => {

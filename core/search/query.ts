@@ -28,6 +28,12 @@ export interface SearchOptions {
   limit?: number;
   /** The query is being typed: its last word may be the start of a word. */
   typing?: boolean;
+  /**
+   * Whether to search the `SKILL.md` texts too (the default). The listings answer most queries,
+   * and the texts are most of the index: the site searches the listings alone on each keystroke,
+   * and everything once typing pauses.
+   */
+  texts?: boolean;
   /** "Now", for freshness; defaults to the clock. */
   now?: number;
 }
@@ -197,32 +203,37 @@ function unique(alternatives: string[][]): string[][] {
 }
 
 /**
- * The engine's query for the parsed groups: every alternative, OR-ed. Typos are looked for in the
- * listings only (`typos`): the bodies' vocabulary is many times larger, and a typo search over it
- * costs more than a keystroke may.
+ * The engine's query for the parsed groups: every alternative, OR-ed. Typos, the start of the word
+ * being typed and compounds are looked for in the listings only (`listings`): the bodies'
+ * vocabulary is many times larger, and expanding a word over it costs more than a keystroke may
+ * (a three-letter start matches hundreds of words there). In the texts, a word is found once it
+ * is whole.
  */
-function engineQuery({ groups, partial }: ParsedQuery, typos: boolean): Query {
-  // (`typos` is also what tells the listings' query from the texts'.)
+function engineQuery({ groups, partial }: ParsedQuery, listings: boolean): Query {
   const queries: Query[] = [];
   for (const group of groups) {
     // Typos allowed by the length of the word as typed, not of its stem ("harness" stems to "har").
     const allowed = new Map(group.alternatives[0]!.map((term, k) => [term, typosAllowed(group.typed[k] ?? term)]));
     for (const [a, alternative] of group.alternatives.entries()) {
       // What was typed may be misspelt; the synonym table's words are not.
-      const fuzzy = typos && a === 0 ? (term: string) => allowed.get(term) ?? typosAllowed(term) : false;
-      const prefix = (term: string) => term === partial && term.length >= PREFIX_FROM;
+      const fuzzy = listings && a === 0 ? (term: string) => allowed.get(term) ?? typosAllowed(term) : false;
+      const prefix = listings ? (term: string) => term === partial && term.length >= PREFIX_FROM : false;
       if (alternative.length === 1) queries.push({ queries: [alternative[0]!], fuzzy, prefix, combineWith: 'OR' });
       else queries.push({ queries: alternative, fuzzy, prefix, combineWith: 'AND' });
     }
-    if (typos && group.compounds?.length) queries.push({ queries: group.compounds, fields: [...COMPOUND_FIELDS], combineWith: 'OR' });
+    if (listings && group.compounds?.length) queries.push({ queries: group.compounds, fields: [...COMPOUND_FIELDS], combineWith: 'OR' });
   }
   return { combineWith: 'OR', queries };
 }
 
 const RAW = { tokenize: (text: string) => [text], processTerm: (term: string) => term };
 
+/** A listing as the index stores it (its slug is its id). */
+type Listing = Omit<SearchDocument, 'slug'>;
+
 interface Candidate {
-  doc: SearchDocument;
+  slug: string;
+  doc: Listing;
   listing: number;
   text: number;
   /** For each group, how well it is covered (1 exact, less for typos or text-only matches). */
@@ -236,37 +247,46 @@ export function search(index: LoadedSearchIndex, query: string, options: SearchO
   const limit = options.limit ?? 20;
   if (parsed.groups.length === 0) return browse(index, options, limit);
   addCompounds(parsed, index);
-  const candidates = match(index, parsed);
-  const ranked = rank(index, parsed, candidates, query, options);
-  const filtered = ranked.filter((hit) => passes(hit, options));
-  const answer: SearchAnswer = { total: filtered.length, hits: filtered.slice(0, limit) };
+  const candidates = match(index, parsed, options);
+  const filtered = rank(index, parsed, candidates, query, options);
+  const answer: SearchAnswer = { total: filtered.length, hits: filtered.slice(0, limit).map(hitOf) };
   const corrected = filtered.length === 0 || usedTypos(parsed, candidates) ? correction(index, parsed) : undefined;
   if (corrected && corrected !== query.trim().toLowerCase()) {
     const fixed = parseQuery(corrected);
     addCompounds(fixed, index);
-    const found = rank(index, fixed, match(index, fixed), corrected, options).filter((hit) => passes(hit, options));
+    const found = rank(index, fixed, match(index, fixed, options), corrected, options);
     if (found.length > 0) answer.didYouMean = corrected;
     // Nothing for what was typed, something for what was meant: show that, and say so.
-    if (found.length > 0 && filtered.length === 0) return { total: found.length, hits: found.slice(0, limit), didYouMean: corrected, corrected: true };
+    if (found.length > 0 && filtered.length === 0)
+      return { total: found.length, hits: found.slice(0, limit).map(hitOf), didYouMean: corrected, corrected: true };
   }
   return answer;
 }
 
 /** Every skill (filtered), for a query with no words: most installed first, or as sorted. */
 function browse(index: LoadedSearchIndex, options: SearchOptions, limit: number): SearchAnswer {
-  const all: SearchHit[] = [];
+  const all: Scored[] = [];
   const seen = new Set<string>();
   for (const shard of index.skills) {
     for (const doc of allDocuments(shard)) {
       if (seen.has(doc.slug)) continue;
       seen.add(doc.slug);
-      const hit = { ...doc, score: 0, terms: [] };
-      if (passes(hit, options)) all.push(hit);
+      if (passes(doc, options)) all.push({ slug: doc.slug, doc, score: 0, terms: new Set() });
     }
   }
   all.sort(order(options.sort === 'newest' ? 'newest' : 'installs'));
-  return { total: all.length, hits: all.slice(0, limit) };
+  return { total: all.length, hits: all.slice(0, limit).map(hitOf) };
 }
+
+/** A skill ranked for a query; made a {@link SearchHit} only if it is among those returned. */
+interface Scored {
+  slug: string;
+  doc: Listing;
+  score: number;
+  terms: Set<string>;
+}
+
+const hitOf = ({ slug, doc, score, terms }: Scored): SearchHit => ({ ...doc, slug, score, terms: [...terms] });
 
 const documentCache = new WeakMap<SkillsIndex, SearchDocument[]>();
 function allDocuments(shard: SkillsIndex): SearchDocument[] {
@@ -278,7 +298,7 @@ function allDocuments(shard: SkillsIndex): SearchDocument[] {
   return docs;
 }
 
-function passes(hit: SearchDocument, options: SearchOptions): boolean {
+function passes(hit: Listing, options: SearchOptions): boolean {
   if (options.category !== undefined && hit.category !== options.category) return false;
   if (options.paid !== undefined && hit.paid !== options.paid) return false;
   return true;
@@ -286,29 +306,50 @@ function passes(hit: SearchDocument, options: SearchOptions): boolean {
 
 /** How well one engine result covers each group: 1 for an exact term (or the typed prefix), less for a typo. */
 function coverOf(parsed: ParsedQuery, result: EngineResult): number[] {
-  const exact = new Set(result.terms);
-  const matched = new Set(result.queryTerms);
-  return parsed.groups.map((group) => {
+  // Run for every result of every keystroke: plain loops over lists a few terms long, no sets or closures.
+  const { terms, queryTerms } = result;
+  const cover: number[] = [];
+  for (const group of parsed.groups) {
     let best = 0;
-    if (group.compounds?.some((term) => exact.has(term))) return 1;
-    for (const alternative of group.alternatives) {
-      if (alternative.every((term) => exact.has(term))) return 1;
-      if (!alternative.every((term) => matched.has(term))) continue;
-      // The typed prefix matched the start of a word: as good as exact while typing.
-      const prefixOnly = alternative.length === 1 && alternative[0] === parsed.partial && result.terms.some((t) => t.startsWith(parsed.partial!));
-      best = Math.max(best, prefixOnly ? 1 : FUZZY_COVERAGE);
+    if (group.compounds && containsAny(terms, group.compounds)) best = 1;
+    for (let a = 0; best < 1 && a < group.alternatives.length; a++) {
+      const alternative = group.alternatives[a]!;
+      if (containsAll(terms, alternative)) best = 1;
+      else if (containsAll(queryTerms, alternative)) {
+        // The typed prefix matched the start of a word: as good as exact while typing.
+        const { partial } = parsed;
+        const prefixOnly = partial !== undefined && alternative.length === 1 && alternative[0] === partial && startsAny(terms, partial);
+        best = Math.max(best, prefixOnly ? 1 : FUZZY_COVERAGE);
+      }
     }
-    return best;
-  });
+    cover.push(best);
+  }
+  return cover;
 }
 
-function match(index: LoadedSearchIndex, parsed: ParsedQuery): Map<string, Candidate> {
+function containsAll(list: readonly string[], wanted: readonly string[]): boolean {
+  for (const term of wanted) if (!list.includes(term)) return false;
+  return true;
+}
+
+function containsAny(list: readonly string[], wanted: readonly string[]): boolean {
+  for (const term of wanted) if (list.includes(term)) return true;
+  return false;
+}
+
+function startsAny(list: readonly string[], prefix: string): boolean {
+  for (const term of list) if (term.startsWith(prefix)) return true;
+  return false;
+}
+
+function match(index: LoadedSearchIndex, parsed: ParsedQuery, options: SearchOptions): Map<string, Candidate> {
   const query = engineQuery(parsed, true);
   const textQuery = engineQuery(parsed, false);
   const candidates = new Map<string, Candidate>();
+  // The index's own stored listing, not a copy: a keystroke may look at thousands.
   const listingOf = (slug: string) => {
     for (const shard of index.skills) {
-      const doc = storedDocument(shard, slug);
+      const doc = shard.getStoredFields(slug) as Listing | undefined;
       if (doc) return doc;
     }
     return undefined;
@@ -317,31 +358,34 @@ function match(index: LoadedSearchIndex, parsed: ParsedQuery): Map<string, Candi
     for (const result of shard.search(query, { ...RAW, boost: BOOST })) {
       const slug = result.id as string;
       if (candidates.has(slug)) continue; // a skill moving between shards may be in two for a while
-      candidates.set(slug, { doc: storedDocument(shard, slug)!, listing: result.score, text: 0, cover: coverOf(parsed, result), terms: new Set(result.terms) });
+      const doc = shard.getStoredFields(slug) as Listing;
+      candidates.set(slug, { slug, doc, listing: result.score, text: 0, cover: coverOf(parsed, result), terms: new Set(result.terms) });
     }
   }
-  for (const shard of index.text) {
+  for (const shard of options.texts === false ? [] : index.text) {
     for (const result of shard.search(textQuery, RAW)) {
       const slug = result.id as string;
       let candidate = candidates.get(slug);
       if (!candidate) {
         const doc = listingOf(slug);
         if (!doc) continue;
-        candidate = { doc, listing: 0, text: 0, cover: parsed.groups.map(() => 0), terms: new Set() };
+        candidate = { slug, doc, listing: 0, text: 0, cover: parsed.groups.map(() => 0), terms: new Set() };
         candidates.set(slug, candidate);
       }
       candidate.text = Math.max(candidate.text, result.score);
       const cover = coverOf(parsed, result);
-      candidate.cover = candidate.cover.map((c, g) => Math.max(c, cover[g]! * TEXT_COVERAGE));
+      for (let g = 0; g < cover.length; g++) candidate.cover[g] = Math.max(candidate.cover[g]!, cover[g]! * TEXT_COVERAGE);
     }
   }
   return candidates;
 }
 
-function rank(index: LoadedSearchIndex, parsed: ParsedQuery, candidates: Map<string, Candidate>, query: string, options: SearchOptions): SearchHit[] {
+/** The skills that match, ranked and filtered by the options. */
+function rank(index: LoadedSearchIndex, parsed: ParsedQuery, candidates: Map<string, Candidate>, query: string, options: SearchOptions): Scored[] {
   // A group is weighed by how rare it is among the skills (inverse document frequency).
   const documents = index.skills.reduce((n, shard) => n + shard.documentCount, 0) || 1;
-  const matching = parsed.groups.map((_, g) => [...candidates.values()].filter((c) => c.cover[g]! > 0).length);
+  const matching = parsed.groups.map(() => 0);
+  for (const candidate of candidates.values()) for (let g = 0; g < matching.length; g++) if (candidate.cover[g]! > 0) matching[g]!++;
   // A word no skill has (not even as a typo or in a text) cannot tell skills apart, and should not
   // count against the ones that match the rest; but a query most of whose words the catalog has
   // never seen is about something else, and its few known words would only find noise.
@@ -352,30 +396,46 @@ function rank(index: LoadedSearchIndex, parsed: ParsedQuery, candidates: Map<str
   const spelled = tokens(query).join('-');
   const now = options.now ?? Date.now();
   const popularityScale = Math.log1p(Math.max(1, index.maxInstalls));
-  const hits: SearchHit[] = [];
+  const hits: Scored[] = [];
+  let best = 0;
   for (const candidate of candidates.values()) {
-    const coverage = candidate.cover.reduce((sum, c, g) => sum + c * weights[g]!, 0) / totalWeight;
+    let covered = 0;
+    for (let g = 0; g < weights.length; g++) covered += candidate.cover[g]! * weights[g]!;
+    const coverage = covered / totalWeight;
     if (coverage < MIN_COVERAGE) continue;
-    const { doc } = candidate;
+    const { slug, doc } = candidate;
     let relevance = (candidate.listing + TEXT_WEIGHT * candidate.text) * coverage * coverage;
-    if (doc.slug === spelled || tokens(doc.name).join('-') === spelled) relevance *= EXACT_NAME_BONUS;
+    if (slug === spelled || spelledName(doc) === spelled) relevance *= EXACT_NAME_BONUS;
     const popular = Math.log1p(doc.installs) / popularityScale;
-    const ageDays = Math.max(0, (now - Date.parse(doc.updatedAt)) / DAY_MS);
+    const ageDays = Math.max(0, (now - timeOf(doc)) / DAY_MS);
     const fresh = Number.isFinite(ageDays) ? Math.exp(-ageDays / FRESHNESS_DAYS) : 0;
     let score = relevance * (1 + POPULARITY_WEIGHT * popular) * (1 + FRESHNESS_WEIGHT * fresh);
     if (doc.deprecated !== undefined) score *= DEPRECATED_FACTOR;
-    hits.push({ ...doc, score, terms: [...candidate.terms] });
+    best = Math.max(best, score);
+    // The best score is not known yet; the share-of-best cut comes after. Filters go first: they are cheap.
+    if (passes(doc, options)) hits.push({ slug, doc, score, terms: candidate.terms });
   }
-  const best = Math.max(0, ...hits.map((h) => h.score));
   return hits.filter((h) => h.score >= best * MIN_SHARE_OF_BEST).sort(order(options.sort ?? 'relevance'));
 }
 
+/** A value of a stored listing, worked out once: the index keeps the same object for a listing. */
+function perListing<T>(of: (doc: Listing) => T): (doc: Listing) => T {
+  const cache = new WeakMap<Listing, T>();
+  return (doc) => {
+    if (!cache.has(doc)) cache.set(doc, of(doc));
+    return cache.get(doc)!;
+  };
+}
+/** The listing's name spelt as a slug, to tell a query that names it. */
+const spelledName = perListing((doc) => tokens(doc.name).join('-'));
+const timeOf = perListing((doc) => Date.parse(doc.updatedAt));
+
 /** Orders hits; whatever the order, ties go to the more installed, then the newer skill. */
-function order(sort: SearchSort): (a: SearchHit, b: SearchHit) => number {
-  const installs = (a: SearchHit, b: SearchHit) => b.installs - a.installs;
-  const newest = (a: SearchHit, b: SearchHit) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt);
-  const relevance = (a: SearchHit, b: SearchHit) => b.score - a.score;
-  const bySlug = (a: SearchHit, b: SearchHit) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0);
+function order(sort: SearchSort): (a: Scored, b: Scored) => number {
+  const installs = (a: Scored, b: Scored) => b.doc.installs - a.doc.installs;
+  const newest = (a: Scored, b: Scored) => timeOf(b.doc) - timeOf(a.doc);
+  const relevance = (a: Scored, b: Scored) => b.score - a.score;
+  const bySlug = (a: Scored, b: Scored) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0);
   const chain = sort === 'installs' ? [installs, relevance, newest] : sort === 'newest' ? [newest, relevance, installs] : [relevance, installs, newest];
   return (a, b) => {
     for (const compare of chain) {
@@ -420,6 +480,8 @@ interface Vocabulary {
   /** The words of names and slugs, sorted, and each spelt backwards, sorted: where compounds are looked for. */
   names: string[];
   reversedNames: string[];
+  /** The nearest word found for each misspelt word so far (null: none near enough): the search is over every word. */
+  corrections: Map<string, string | null>;
 }
 
 const vocabularies = new WeakMap<readonly SkillsIndex[], Vocabulary>();
@@ -442,6 +504,7 @@ function vocabularyOf(index: LoadedSearchIndex): Vocabulary {
     sorted: [...uses.keys()].sort(),
     names: [...names].sort(),
     reversedNames: [...names].map((word) => [...word].reverse().join('')).sort(),
+    corrections: new Map(),
   };
   vocabularies.set(index.skills, vocabulary);
   return vocabulary;
@@ -470,7 +533,17 @@ function firstAtOrAfter(sorted: readonly string[], word: string): number {
 }
 
 /** The vocabulary word closest to `word` within its typo allowance; ties go to the commoner word. */
-function nearest(word: string, { uses }: Vocabulary): string | undefined {
+function nearest(word: string, vocabulary: Vocabulary): string | undefined {
+  const known = vocabulary.corrections.get(word);
+  if (known !== undefined) return known ?? undefined;
+  // Typing passes through many non-words; keep the last few thousand.
+  if (vocabulary.corrections.size > 5_000) vocabulary.corrections.clear();
+  const found = nearestOf(word, vocabulary.uses);
+  vocabulary.corrections.set(word, found ?? null);
+  return found;
+}
+
+function nearestOf(word: string, uses: Map<string, number>): string | undefined {
   const allowed = typosAllowed(word);
   let best: { word: string; distance: number; uses: number } | undefined;
   for (const [candidate, count] of uses) {

@@ -30,6 +30,8 @@ const price = form?.querySelector<HTMLSelectElement>('select[name=price]');
 const sort = form?.querySelector<HTMLSelectElement>('select[name=sort]');
 
 const SHOWN = 60;
+/** After this long without a keystroke, the search takes in the SKILL.md texts too. */
+const PAUSE_MS = 150;
 
 if (form && input && list && template && status && heading) {
   const initial = [...list.children];
@@ -79,7 +81,9 @@ if (form && input && list && template && status && heading) {
   };
 
   let latest = 0;
+  let pause: ReturnType<typeof setTimeout> | undefined;
   const update = async (fromInput: boolean) => {
+    clearTimeout(pause);
     if (fromInput) typing = true;
     const query = input.value.trim();
     const ticket = ++latest;
@@ -103,8 +107,10 @@ if (form && input && list && template && status && heading) {
     }
     if (ticket !== latest) return;
     // While typing, the last word may be unfinished; opened by URL or by a filter, it is whole.
-    const answer = search(loader.index, query, { ...filters(), limit: SHOWN, typing: typing && !/\s$/.test(input.value) });
+    // A keystroke searches the listings at once, and everything once typing pauses (docs/search.md).
+    const answer = search(loader.index, query, { ...filters(), limit: SHOWN, typing: typing && !/\s$/.test(input.value), texts: !fromInput });
     show(query, answer);
+    if (fromInput) pause = setTimeout(() => void update(false), PAUSE_MS);
   };
 
   const show = (query: string, answer: SearchAnswer) => {

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import type { CatalogEntry } from '#core/catalog';
 import { canonicalJson } from '#core/canonical-json';
 import { mapLimit } from '#core/map-limit';
@@ -34,13 +35,15 @@ import { withLock } from '../store/locks.ts';
  */
 
 /**
- * Sizes of the shards, in skills, from `npm run bench search`: the head holds the most installed
- * skills up to about 180 KB gzipped (a real skill's listing is ~90 bytes gzipped in the index),
- * so a browser shows the first results after one small download; the other listings split the
- * same way, and the `SKILL.md` texts (~240 bytes gzipped each) in shards a third of that. A shard
- * that has grown to twice its size since the last layout is split at the next write.
+ * Sizes of the shards, in skills, from `npm run bench search`: the head holds the 2,000 most
+ * installed skills, or as many of them as fit in `headBytes` gzipped (a real skill's listing is
+ * ~90 bytes gzipped in the index, a long one twice that), so a browser shows the first results
+ * after one small download; the other listings split 2,000 to a shard, and the `SKILL.md` texts
+ * (~240 bytes gzipped each) in shards a third of that. A shard that has grown to twice its size
+ * since the last layout is split at the next write; the head's bytes are checked at each layout
+ * (the full rebuild, and each re-tiering by installs).
  */
-export const SHARD_SIZES = { head: 2000, skills: 2000, text: 700 };
+export const SHARD_SIZES = { head: 2000, skills: 2000, text: 700, headBytes: 180 * 1024 };
 
 /** What a rebuild knows of a skill for the index: its catalog entry (none when it left the catalog) and its `SKILL.md`. */
 export interface SearchChange {
@@ -153,7 +156,8 @@ export class SearchIndexWriter {
   private async layOut(listed: SearchDocument[], texts?: TextSource[]): Promise<void> {
     const { sizes } = this;
     const byPopularity = [...listed].sort((a, b) => b.installs - a.installs || compare(b.updatedAt, a.updatedAt) || compare(a.slug, b.slug));
-    const rest = byPopularity.slice(sizes.head);
+    const { docs: headDocs, index: headIndex } = fittedHead(byPopularity, sizes);
+    const rest = byPopularity.slice(headDocs.length);
     const skillShards = Math.ceil(rest.length / sizes.skills);
     const skillPaths: string[] = [];
     for (let n = 0; n < skillShards; n++) {
@@ -184,7 +188,6 @@ export class SearchIndexWriter {
         await this.writeShard(key);
       }
     }
-    const headDocs = bySlug(byPopularity.slice(0, sizes.head));
     const next: Header = {
       schemaVersion: SEARCH_SCHEMA_VERSION,
       skills: listed.length,
@@ -192,9 +195,7 @@ export class SearchIndexWriter {
       shards: { skills: skillPaths, text: textPaths },
     };
     if (sameListings(this.head!.index, headDocs) && canonicalJson(next) === canonicalJson(header) && this.head!.etag !== undefined) return;
-    const index = newSkillsIndex();
-    index.addAll(headDocs);
-    this.head = { index, header: next };
+    this.head = { index: headIndex, header: next };
     await this.writeHead();
   }
 
@@ -307,6 +308,22 @@ export async function retierSearchIndex(deps: Store & Pick<Deps, 'db'>, writer =
     }
     lease.leave({ ...lease.previous, ...writer.etags() });
   });
+}
+
+/**
+ * The head's listings: the most installed, as many as `sizes.head` and as fit in
+ * `sizes.headBytes` gzipped (measured, then cut in proportion until they fit), by slug.
+ */
+function fittedHead(byPopularity: readonly SearchDocument[], sizes: typeof SHARD_SIZES): { docs: SearchDocument[]; index: SkillsIndex } {
+  let count = Math.min(sizes.head, byPopularity.length);
+  for (;;) {
+    const docs = bySlug(byPopularity.slice(0, count));
+    const index = newSkillsIndex();
+    index.addAll(docs);
+    const bytes = gzipSync(JSON.stringify(canonicalIndex(index))).byteLength;
+    if (bytes <= sizes.headBytes || count <= 1) return { docs, index };
+    count = Math.max(1, Math.min(count - 1, Math.floor((count * sizes.headBytes * 0.98) / bytes)));
+  }
 }
 
 function textSources(changes: readonly SearchChange[]): TextSource[] {

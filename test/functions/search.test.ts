@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { retierSearchIndex } from '#functions/rebuild/search-index';
+import { gzipSync } from 'node:zlib';
+import { retierSearchIndex, SHARD_SIZES, SearchIndexWriter } from '#functions/rebuild/search-index';
 import { publishInstallCounts } from '#functions/services/public-installs';
 import { Client, createTestStack, json, type TestStack, withKey } from '../support/stack.ts';
 
@@ -135,5 +136,23 @@ describe('GET /.well-known/skillpress/search.json', () => {
     const head = await res.json();
     expect(head).toMatchObject({ schemaVersion: 1, skills: 4, shards: { skills: [], text: ['/.well-known/skillpress/search/text-0.json'] } });
     expect((await stack.request(head.shards.text[0])).status).toBe(200);
+  });
+});
+
+describe('the head of the index', () => {
+  it('holds only as many of the most installed listings as fit in its gzipped budget, the rest in skills shards', async () => {
+    const headOf = async () => (await stack.request('/.well-known/skillpress/search.json')).arrayBuffer();
+    const oneListing = 1; // smaller than any listing: the head keeps the most installed one
+    await retierSearchIndex(stack.deps, new SearchIndexWriter(stack.deps, { ...SHARD_SIZES, headBytes: oneListing }));
+    const head = JSON.parse(new TextDecoder().decode(await headOf()));
+    expect(head.index.documentCount).toBe(1);
+    expect(head.shards.skills.length).toBeGreaterThan(0);
+    // Found wherever they are.
+    await expect.poll(() => slugsFor('?q=merge%20pdf'), { timeout: 5000 }).toEqual(['pdf-kit']);
+    expect(await slugsFor('?q=spreadsheets')).toContain('sheet-tools');
+
+    await retierSearchIndex(stack.deps);
+    expect(gzipSync(new Uint8Array(await headOf())).byteLength).toBeLessThanOrEqual(SHARD_SIZES.headBytes);
+    expect(JSON.parse(new TextDecoder().decode(await headOf())).shards.skills).toEqual([]);
   });
 });

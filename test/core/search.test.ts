@@ -123,6 +123,12 @@ describe('search', () => {
     expect(slugs(catalog, 'pdx')).toEqual([]);
   });
 
+  it('searches the SKILL.md texts unless told to search the listings alone, as the site does on a keystroke', () => {
+    expect(slugs(catalog, 'pypdf')).toEqual(['pdf']);
+    expect(slugs(catalog, 'pypdf', { texts: false })).toEqual([]);
+    expect(slugs(catalog, 'merging pdf', { texts: false })[0]).toBe('pdf');
+  });
+
   it('matches the start of the word being typed', () => {
     expect(slugs(catalog, 'sprea', { typing: true })[0]).toBe('xlsx');
     expect(slugs(catalog, 'sprea')).toEqual([]);

@@ -125,6 +125,8 @@ describe('the search box', () => {
     await eventually(titles).toEqual(['Deck Maker']);
     await box().fill('spreadsheets');
     await eventually(titles).toEqual(expect.arrayContaining(['Sheet Tools', 'Ledger Sheets']));
+    // Typing paused: the texts are searched too, and the list says so.
+    await eventually(() => page.locator('#skill-list').getAttribute('data-results')).toBe('whole');
     const [first, second] = await titles();
     await page.keyboard.press('ArrowDown');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(first);

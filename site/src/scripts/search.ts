@@ -84,6 +84,7 @@ if (form && input && list && template && status && heading) {
   let pause: ReturnType<typeof setTimeout> | undefined;
   const update = async (fromInput: boolean) => {
     clearTimeout(pause);
+    pause = undefined;
     if (fromInput) typing = true;
     const query = input.value.trim();
     const ticket = ++latest;
@@ -109,14 +110,20 @@ if (form && input && list && template && status && heading) {
     // While typing, the last word may be unfinished; opened by URL or by a filter, it is whole.
     // A keystroke searches the listings at once, and everything once typing pauses (docs/search.md).
     const answer = search(loader.index, query, { ...filters(), limit: SHOWN, typing: typing && !/\s$/.test(input.value), texts: !fromInput });
-    show(query, answer);
+    show(query, answer, !fromInput);
     if (fromInput) pause = setTimeout(() => void update(false), PAUSE_MS);
   };
 
-  const show = (query: string, answer: SearchAnswer) => {
+  // What the list shows, so a search that finds the same (the pause's, a shard's arrival) leaves it,
+  // and the result the keyboard is on, alone.
+  let shownList = '';
+  /** Shows an answer; `whole` when the texts were searched too (the list says which, as `data-results`). */
+  const show = (query: string, answer: SearchAnswer, whole: boolean) => {
     const partial = typing ? (tokens(query).at(-1) ?? '') : '';
-    list.replaceChildren(...answer.hits.map((hit) => card(hit, partial)));
-    list.dataset.results = '';
+    const listed = JSON.stringify([partial, installs !== undefined, answer.hits.map((hit) => [hit.slug, hit.installs, hit.terms])]);
+    if (listed !== shownList || list.dataset.results === undefined) list.replaceChildren(...answer.hits.map((hit) => card(hit, partial)));
+    shownList = listed;
+    list.dataset.results = whole ? 'whole' : 'listings';
     heading.textContent = query ? 'Search results' : 'Skills';
     const more = loader.complete ? '' : ' (still loading the rest of the index)';
     const shown = answer.corrected ? `No skill matches “${query}”; showing what matches “${answer.didYouMean}”. ` : '';
@@ -188,6 +195,9 @@ if (form && input && list && template && status && heading) {
   const links = () => [...list.querySelectorAll<HTMLAnchorElement>('li h3 a')];
   input.addEventListener('keydown', (event) => {
     if (event.key === 'ArrowDown' && list.dataset.results !== undefined) {
+      // Moving into the results ends the typing: what is shown stays, rather than change under the keyboard.
+      clearTimeout(pause);
+      pause = undefined;
       const first = links()[0];
       if (first) {
         event.preventDefault();

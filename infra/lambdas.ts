@@ -289,6 +289,8 @@ export const lambdas: readonly LambdaSpec[] = [
     // Downloads count as installs (as deliver); APIKEY#: the key's lastUsedAt (whoami).
     table: { read: true, write: [...installWrites, prefix.lookalike, prefix.apiKey] },
     content: 'read',
+    // A ZIP too large for a response, kept for a pre-signed link (functions/content/delivery-links.ts).
+    contentPuts: [PREPARED_DELIVERIES_PREFIX],
     countsInstalls: true,
     // The catalog (lists) and the search index (search).
     static: 'read',

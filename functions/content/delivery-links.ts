@@ -3,8 +3,8 @@ import { limits } from '#core/limits';
 import { isMissing, putObject } from './s3.ts';
 
 /**
- * Links to deliveries too large to answer in a response (docs/api.md §7.6) whose content is not
- * public (paid, private): the delivery's body is kept as an object of the private content bucket,
+ * Links to deliveries too large to answer in a response (docs/api.md §7.6, §14.5) whose content
+ * is not on the site (paid, private; ClawHub's ZIPs): the delivery's body is kept as an object of the private content bucket,
  * under {@link PREPARED_DELIVERIES_PREFIX}, and the caller is sent a pre-signed GET of it that
  * works for {@link limits.deliveryLinkSeconds}. A version's delivery never changes, so one object
  * per version serves every caller. The bucket expires these objects after
@@ -15,7 +15,12 @@ export const PREPARED_DELIVERIES_PREFIX = 'deliveries/';
 export const PREPARED_DELIVERY_DAYS = 7;
 const REWRITE_AFTER_MS = (PREPARED_DELIVERY_DAYS - 1) * 24 * 60 * 60 * 1000;
 
-export const preparedDeliveryKey = (skillId: string, version: string) => `${PREPARED_DELIVERIES_PREFIX}${skillId}/${version}.json`;
+/** How a delivery is kept: the JSON of `GET /api/deliver`, or the ZIP of ClawHub's download. */
+export type DeliveryFormat = 'json' | 'zip';
+const CONTENT_TYPES: Record<DeliveryFormat, string> = { json: 'application/json', zip: 'application/zip' };
+
+export const preparedDeliveryKey = (skillId: string, version: string, format: DeliveryFormat = 'json') =>
+  `${PREPARED_DELIVERIES_PREFIX}${skillId}/${version}.${format}`;
 
 export interface PreparedDeliveries {
   s3: S3Client;
@@ -31,15 +36,21 @@ const REMEMBERED = 4096;
  * the bucket lacks it (or holds one about to expire). Nothing else may see the link: it is a
  * credential for the content until it expires.
  */
-export async function deliveryLink(where: PreparedDeliveries, skillId: string, version: string, body: Uint8Array): Promise<string> {
-  const key = preparedDeliveryKey(skillId, version);
+export async function deliveryLink(
+  where: PreparedDeliveries,
+  skillId: string,
+  version: string,
+  body: Uint8Array,
+  format: DeliveryFormat = 'json',
+): Promise<string> {
+  const key = preparedDeliveryKey(skillId, version, format);
   const id = `${where.bucket}/${key}`;
   const now = Date.now();
   const known = written.get(id);
   if (known === undefined || now - known > REWRITE_AFTER_MS) {
     const stored = await lastModified(where, key);
     const fresh = stored !== undefined && now - stored <= REWRITE_AFTER_MS;
-    if (!fresh) await putObject(where.s3, where.bucket, key, body, { contentType: 'application/json', cacheControl: 'private, no-store' });
+    if (!fresh) await putObject(where.s3, where.bucket, key, body, { contentType: CONTENT_TYPES[format], cacheControl: 'private, no-store' });
     if (written.size >= REMEMBERED) written.clear();
     written.set(id, fresh ? stored : now);
   }

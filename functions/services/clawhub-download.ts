@@ -5,6 +5,7 @@ import type { ClientFacts } from '#core/install-visitor';
 import { assertStrictVersion } from '#core/semver-order';
 import type { Deps } from '../platform/composition.ts';
 import { skillBySlug } from './clawhub.ts';
+import { deliveryLink } from '../content/delivery-links.ts';
 import { deliver } from './delivery.ts';
 
 /**
@@ -19,6 +20,8 @@ export interface ZipDownload {
   slug: string;
   version: string;
   zip: Uint8Array;
+  /** For a ZIP too large for a response (as base64, the way Lambda carries it): a pre-signed link to it, good for minutes. */
+  location?: string;
 }
 
 /** ZIPs of immutable versions, so repeated installs of a popular version are built once per process. */
@@ -38,24 +41,27 @@ export async function downloadZip(
   // The same 404 for a private skill as for a missing one: ClawHub's clients show no credentials.
   // A client that names the owner (clawhub 0.23 does) is answered only for that owner's skill.
   const { id: skillId } = await skillBySlug(deps, query.slug, query.ownerHandle);
-  const delivery = await deliver(deps, {
-    skillId,
-    version: query.version,
-    source: 'cli',
-    caller: async () => undefined,
-    install,
-    client,
-    channel: 'clawhub',
-  }).catch((error) => {
-    throw isDomainError(error) && error.code === 'not_found' ? notFound('Version not found') : error;
-  });
+  const delivered = (counted: boolean) =>
+    deliver(deps, { skillId, version: query.version, source: 'cli', caller: async () => undefined, install: counted, client, channel: 'clawhub' }).catch(
+      (error) => {
+        throw isDomainError(error) && error.code === 'not_found' ? notFound('Version not found') : error;
+      },
+    );
+  // Checked, then the ZIP made (and linked, when large), and only then counted: a download that fails counts nothing.
+  const delivery = await delivered(false);
   const zip = await zips.load(`${delivery.skillId}@${delivery.version}`, async () => {
     // Only this path needs a ZIP writer: loaded on the first download, not at every cold start.
     const { skillZip } = await import('#core/skill-zip');
     return skillZip(filesOf(delivery.body));
   });
-  return { slug: delivery.slug, version: delivery.version, zip };
+  const large = base64Bytes(zip.byteLength) > deps.config.inlineDeliveryBytes;
+  const location = large ? await deliveryLink(deps.blobs, delivery.skillId, delivery.version, zip, 'zip') : undefined;
+  if (install) await delivered(true);
+  return { slug: delivery.slug, version: delivery.version, zip, ...(location ? { location } : {}) };
 }
+
+/** A binary answer's size inside Lambda's response, which carries it in base64. */
+const base64Bytes = (bytes: number) => 4 * Math.ceil(bytes / 3);
 
 /** A delivery payload's files as bytes again (it is serialised once per version, and cached so). */
 function filesOf(body: Uint8Array): FileBytes[] {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DeleteObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { unzipSync } from 'fflate';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deliveredBundleIntegrity, sha256Base64 } from '#core/bundle';
 import { bundleKey } from '#core/static-paths';
@@ -125,6 +126,23 @@ describe('large deliveries', () => {
     expect(location.pathname).toBe(`/${stack.config.contentBucket}/${preparedDeliveryKey(skill.id, '1.0.0')}`);
     const body = new Uint8Array(await (await fetch(location)).arrayBuffer());
     expect(JSON.parse(Buffer.from(body).toString('utf8')).slug).toBe(skill.slug);
+  });
+
+  it("links ClawHub's download of a ZIP too large for a response, made and linked before it is counted", async () => {
+    const skill = await publishLarge();
+    const head = await stack.request(`/api/v1/download?slug=${skill.slug}`, { method: 'HEAD' });
+    expect(head.status).toBe(303);
+    const res = await stack.request(`/api/v1/download?slug=${skill.slug}&version=1.0.0`);
+    expect(res.status).toBe(303);
+    expect(res.headers.get('cache-control')).toBe('private, no-store');
+    const location = new URL(res.headers.get('location')!);
+    expect(location.pathname).toBe(`/${stack.config.contentBucket}/${preparedDeliveryKey(skill.id, '1.0.0', 'zip')}`);
+    const fetched = await fetch(location);
+    expect(fetched.headers.get('content-type')).toBe('application/zip');
+    const files = unzipSync(new Uint8Array(await fetched.arrayBuffer()));
+    expect(Object.keys(files).sort()).toEqual(['SKILL.md', 'assets/blob.bin']);
+    await stack.idle();
+    expect((await analytics(alice, skill.id)).byClient.clawhub).toBe(1);
   });
 
   it('answers a delivery under the limit in the response, as before', async () => {

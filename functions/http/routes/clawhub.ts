@@ -37,7 +37,8 @@ export const clawhubRoutes: RouteGroup = (app) => {
 
   route(app, op.clawhubDownload, async (c, { query }) => {
     // Hono routes HEAD to GET handlers; a HEAD must not count as an install.
-    const { slug, version, zip } = await downloadZip(c.var.deps, query, c.req.method !== 'HEAD', clientFacts(c));
+    const { slug, version, zip, location } = await downloadZip(c.var.deps, query, c.req.method !== 'HEAD', clientFacts(c));
+    if (location !== undefined) return c.body(null, 303, { Location: location, 'Cache-Control': 'private, no-store' });
     return c.body(zip as Uint8Array<ArrayBuffer>, 200, {
       'Content-Type': 'application/zip',
       'Content-Disposition': `attachment; filename="${slug}-${version}.zip"`,

@@ -103,6 +103,8 @@ interface ParsedQuery {
   groups: Group[];
   /** The stem of the word being typed, searched as a prefix too. */
   partial?: string;
+  /** Typed words' stems that the listings have as they are (or, for the word being typed, start): not looked for as typos. */
+  spelt?: Set<string>;
 }
 
 /** Synonym phrases by their first word, longest first. */
@@ -171,16 +173,32 @@ const COMPOUND_PART = 3;
 const COMPOUND_LIMIT = 8;
 
 /**
- * Lets each word typed alone reach the names that run it together with another word: "weather"
+ * Reads the query's words against the catalog's vocabulary: which are spelt as the listings spell
+ * them, and the compounds each word typed alone reaches.
+ *
+ * A word typed alone reaches the names that run it together with another word: "weather"
  * finds "Weathermap" and "Openweather", "calendar" finds "Googlecalendar". A name word is such a
  * compound when it starts or ends with the typed word and the rest is itself a word the catalog
  * uses (so "weather" does not reach "weathered", nor "port" "portable"). Only names and slugs are
  * searched for them: a description says "open weather" in two words.
  */
-function addCompounds(parsed: ParsedQuery, index: LoadedSearchIndex): void {
-  const candidates = parsed.groups.filter((group) => group.typed.length === 1 && group.typed[0]!.length >= COMPOUND_WORD && !STOP_WORDS.has(group.typed[0]!));
-  if (candidates.length === 0) return;
+function readAgainstCatalog(parsed: ParsedQuery, index: LoadedSearchIndex): void {
+  // Words short enough to allow no typo, and to reach into no compound, need nothing here.
+  const long = parsed.groups.filter((group) => group.typed.some((word) => word.length >= COMPOUND_WORD));
+  if (long.length === 0) return;
   const vocabulary = vocabularyOf(index);
+  // A word the listings have is taken as it is spelt: looking for typos of it would only find
+  // other words (and that search is most of a keystroke's time at 10,000 skills).
+  parsed.spelt = new Set();
+  const last = parsed.groups.at(-1)?.typed.at(-1);
+  for (const group of long) {
+    group.typed.forEach((word, k) => {
+      const term = group.alternatives[0]![k];
+      if (term === undefined) return;
+      if (vocabulary.stems.has(term) || (term === parsed.partial && word === last && startsSomeWord(vocabulary, word))) parsed.spelt!.add(term);
+    });
+  }
+  const candidates = long.filter((group) => group.typed.length === 1 && !STOP_WORDS.has(group.typed[0]!));
   for (const group of candidates) {
     const word = group.typed[0]!;
     const found: string[] = [];
@@ -209,14 +227,14 @@ function unique(alternatives: string[][]): string[][] {
  * (a three-letter start matches hundreds of words there). In the texts, a word is found once it
  * is whole.
  */
-function engineQuery({ groups, partial }: ParsedQuery, listings: boolean): Query {
+function engineQuery({ groups, partial, spelt }: ParsedQuery, listings: boolean): Query {
   const queries: Query[] = [];
   for (const group of groups) {
     // Typos allowed by the length of the word as typed, not of its stem ("harness" stems to "har").
     const allowed = new Map(group.alternatives[0]!.map((term, k) => [term, typosAllowed(group.typed[k] ?? term)]));
     for (const [a, alternative] of group.alternatives.entries()) {
       // What was typed may be misspelt; the synonym table's words are not.
-      const fuzzy = listings && a === 0 ? (term: string) => allowed.get(term) ?? typosAllowed(term) : false;
+      const fuzzy = listings && a === 0 ? (term: string) => (spelt?.has(term) ? 0 : (allowed.get(term) ?? typosAllowed(term))) : false;
       const prefix = listings ? (term: string) => term === partial && term.length >= PREFIX_FROM : false;
       if (alternative.length === 1) queries.push({ queries: [alternative[0]!], fuzzy, prefix, combineWith: 'OR' });
       else queries.push({ queries: alternative, fuzzy, prefix, combineWith: 'AND' });
@@ -246,14 +264,14 @@ export function search(index: LoadedSearchIndex, query: string, options: SearchO
   const parsed = parseQuery(query, options.typing);
   const limit = options.limit ?? 20;
   if (parsed.groups.length === 0) return browse(index, options, limit);
-  addCompounds(parsed, index);
+  readAgainstCatalog(parsed, index);
   const candidates = match(index, parsed, options);
   const filtered = rank(index, parsed, candidates, query, options);
   const answer: SearchAnswer = { total: filtered.length, hits: filtered.slice(0, limit).map(hitOf) };
   const corrected = filtered.length === 0 || usedTypos(parsed, candidates) ? correction(index, parsed) : undefined;
   if (corrected && corrected !== query.trim().toLowerCase()) {
     const fixed = parseQuery(corrected);
-    addCompounds(fixed, index);
+    readAgainstCatalog(fixed, index);
     const found = rank(index, fixed, match(index, fixed, options), corrected, options);
     if (found.length > 0) answer.didYouMean = corrected;
     // Nothing for what was typed, something for what was meant: show that, and say so.
@@ -480,6 +498,8 @@ interface Vocabulary {
   /** The words of names and slugs, sorted, and each spelt backwards, sorted: where compounds are looked for. */
   names: string[];
   reversedNames: string[];
+  /** The stems of the listings' words: the terms the skills index has. */
+  stems: Set<string>;
   /** The nearest word found for each misspelt word so far (null: none near enough): the search is over every word. */
   corrections: Map<string, string | null>;
 }
@@ -504,6 +524,7 @@ function vocabularyOf(index: LoadedSearchIndex): Vocabulary {
     sorted: [...uses.keys()].sort(),
     names: [...names].sort(),
     reversedNames: [...names].map((word) => [...word].reverse().join('')).sort(),
+    stems: new Set([...uses.keys()].map(stem)),
     corrections: new Map(),
   };
   vocabularies.set(index.skills, vocabulary);

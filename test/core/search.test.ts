@@ -140,6 +140,14 @@ describe('search', () => {
     expect(slugs(catalog, 'translate medieval poetry code')).toEqual([]);
   });
 
+  it('takes a word the listings spell as it is, rather than as a typo of another', () => {
+    const index = indexOf([doc('rust-crates', 'Publish a crate to crates.io'), doc('project-maker', 'Create a new project')]);
+    // "crate" is one typo from "create", but it is a word of the catalog: it means a crate.
+    expect(slugs(index, 'crate')).toEqual(['rust-crates']);
+    // A word the listings lack is still looked for as a typo.
+    expect(slugs(index, 'creat project')).toEqual(['project-maker']);
+  });
+
   it('suggests a correction when nothing matches a misspelt query', () => {
     const answer = search(catalog, 'chnagelog genrator', { now: NOW });
     expect(answer.didYouMean).toBe('changelog generator');

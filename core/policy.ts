@@ -178,6 +178,8 @@ const orgRules = {
 interface AccountRule {
   scope: Scope;
   sessionOnly?: boolean;
+  /** A narrowed key may do it too: it touches nothing the key's reach limits. */
+  anyReach?: boolean;
   what: string;
 }
 
@@ -186,6 +188,11 @@ const accountRules = {
   'account.create_skill': { scope: 'publish', what: 'publish skills of your own' },
   /** Reading the appeals one filed (filing one is publishing: the publish's own checks decide). */
   'account.read_appeals': { scope: 'publish', what: 'see your appeals' },
+  /**
+   * Sending a file ahead of a publish (ClawHub's upload): the bytes are nobody's until a publish
+   * names them, and that publish checks what it touches.
+   */
+  'account.send_files': { scope: 'publish', anyReach: true, what: 'send files for a publish' },
   /** Creating, listing and revoking API keys: a key never makes or lists keys. */
   'account.manage_keys': { scope: 'manage', sessionOnly: true, what: 'manage API keys' },
 } as const satisfies Record<string, AccountRule>;
@@ -331,7 +338,7 @@ function decideAccount(caller: Caller, action: AccountAction, account: AccountRe
   if (rule.sessionOnly && caller.credential.kind !== 'session') return deny('unauthenticated', `Only a browser session may ${rule.what}`);
   // A narrowed credential reaches nothing a user owns alone.
   const narrowed = caller.credential.org !== undefined || caller.credential.skills !== undefined;
-  const credential = credentialLimit(caller.credential, rule.scope, !narrowed, 'your own account');
+  const credential = credentialLimit(caller.credential, rule.scope, rule.anyReach === true || !narrowed, 'your own account');
   if (credential) return credential;
   return caller.userId === account.userId ? ALLOWED : deny('forbidden', `You may ${rule.what} only for your own account`);
 }

@@ -1,10 +1,9 @@
 import { sha256Hex, toWireFile } from '#core/bundle';
 import type { ClawhubJsonPublish } from '#core/clawhub-publish-schemas';
 import { DomainError, forbidden, invalidRequest } from '#core/errors';
-import type { User } from '#core/schemas';
 import { getBlob, putBlobs } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
-import type { Principal } from './authorization.ts';
+import { allow, type Principal } from './authorization.ts';
 import { type Announced, createUpload, getUpload, getUploads, markArrived } from '../store/uploads.ts';
 import { type ClawhubPublished, publishFromClawhub } from './clawhub-publish.ts';
 import type { Published } from './publishing.ts';
@@ -17,8 +16,9 @@ import type { Published } from './publishing.ts';
  */
 
 /** `POST /api/v1/skills/-/upload-url`: a ticket for one file the caller is about to send, and where to send it. */
-export async function announceUpload(deps: Deps, author: User, file: Announced, origin: string): Promise<{ uploadUrl: string; uploadTicket: string }> {
-  const ticket = await createUpload(deps.db, author.id, file, deps.clock());
+export async function announceUpload(deps: Deps, principal: Principal, file: Announced, origin: string): Promise<{ uploadUrl: string; uploadTicket: string }> {
+  await allow(deps, principal, 'account.send_files', { kind: 'account', userId: principal.user.id });
+  const ticket = await createUpload(deps.db, principal.user.id, file, deps.clock());
   return { uploadUrl: `${origin}/api/v1/skills/-/upload?ticket=${ticket}`, uploadTicket: ticket };
 }
 
@@ -27,9 +27,10 @@ export async function announceUpload(deps: Deps, author: User, file: Announced, 
  * caller's ticket's, of the size and digest it names; they go to the content store (by digest,
  * as every file does) and the ticket records their arrival. Nothing is published yet.
  */
-export async function receiveUpload(deps: Deps, author: User, ticket: string, bytes: Uint8Array): Promise<{ storageId: string }> {
+export async function receiveUpload(deps: Deps, principal: Principal, ticket: string, bytes: Uint8Array): Promise<{ storageId: string }> {
+  await allow(deps, principal, 'account.send_files', { kind: 'account', userId: principal.user.id });
   const upload = await getUpload(deps.db, ticket, deps.clock());
-  if (!upload || upload.userId !== author.id) throw new DomainError('not_found', 'Upload ticket not found or expired: ask for a new upload URL');
+  if (!upload || upload.userId !== principal.user.id) throw new DomainError('not_found', 'Upload ticket not found or expired: ask for a new upload URL');
   if (bytes.byteLength !== upload.size) throw invalidRequest('Uploaded file size does not match its upload ticket');
   if (sha256Hex(bytes) !== upload.sha256) throw invalidRequest('Uploaded file SHA-256 does not match its upload ticket');
   await putBlobs(deps.blobs, [{ filename: upload.path, bytes, encoding: 'utf8' }]);

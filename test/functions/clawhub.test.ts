@@ -695,6 +695,20 @@ describe('publishing as clawhub 0.23 does: each file sent ahead, then JSON', () 
     expectError(await post('/api/v1/skills', { ...base, forkOf: { slug: 'claw-alpha' } }), 400, 'invalid_request');
     expectError(await post('/api/v1/skills/-/upload-url', { path: 'x', size: 1, sha256: sha256('x') }, 'sk_wrong'), 401, 'unauthenticated');
   });
+
+  it('takes files only from a key that may publish: a read-only key can neither announce nor send them, and stores nothing', async () => {
+    const created = await alice.session('/api/api-keys', { method: 'POST', body: { name: 'reader', scopes: ['read'] } });
+    const readKey = ((await created.json()) as { key: string }).key;
+    const bytes = 'read only';
+    const refused = await post('/api/v1/skills/-/upload-url', { path: 'SKILL.md', size: bytes.length, sha256: sha256(bytes) }, readKey);
+    expectError(refused, 403, 'insufficient_scope');
+    expect(refused.body.error.message).toBe('This API key lacks the publish scope');
+    // A ticket announced with a publishing key is still not a way in for the read-only one.
+    const announced = await post('/api/v1/skills/-/upload-url', { path: 'SKILL.md', size: bytes.length, sha256: sha256(bytes) });
+    expectError(await post(`/api/v1/skills/-/upload?ticket=${announced.body.uploadTicket}`, bytes, readKey, 'text/plain'), 403, 'insufficient_scope');
+    const sent = await post(`/api/v1/skills/-/upload?ticket=${announced.body.uploadTicket}`, bytes, aliceKey, 'text/plain');
+    expect(sent.status).toBe(200);
+  });
 });
 
 describe('versions, files and owners, as clawhub inspect and install --version read them', () => {

@@ -51,6 +51,7 @@ export const clawhubUploadOperations = operations(tag, {
     auth: 'apiKey',
     body: clawhubUploadUrlBodySchema,
     success: { status: 200, description: 'Where to send it', schema: clawhubUploadUrlSchema },
+    errors: ['invalid_request', 'insufficient_scope'],
   },
   clawhubUpload: {
     method: 'post',
@@ -61,6 +62,6 @@ export const clawhubUploadOperations = operations(tag, {
     query: z.object({ ticket: z.string().min(1).max(200).describe('the uploadTicket') }),
     rawBody: z.string().meta({ format: 'binary' }).describe("the file's bytes"),
     success: { status: 200, description: 'Stored; storageId is the SHA-256', schema: clawhubUploadedSchema },
-    errors: ['not_found'],
+    errors: ['invalid_request', 'not_found', 'insufficient_scope'],
   },
 });

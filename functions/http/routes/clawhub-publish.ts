@@ -42,11 +42,11 @@ export const clawhubPublishRoutes: RouteGroup = (app) => {
   route(app, upload.clawhubUploadUrl, async (c, { caller, body }) => {
     const origin = c.var.deps.config.siteOrigin ?? new URL(c.req.url).origin;
     const { announceUpload } = await uploads();
-    return c.json(await announceUpload(c.var.deps, caller.user, body, origin), 200);
+    return c.json(await announceUpload(c.var.deps, caller, body, origin), 200);
   });
 
   route(app, upload.clawhubUpload, async (c, { caller, query }) => {
     const { receiveUpload } = await uploads();
-    return c.json(await receiveUpload(c.var.deps, caller.user, query.ticket, new Uint8Array(await c.req.arrayBuffer())), 200);
+    return c.json(await receiveUpload(c.var.deps, caller, query.ticket, new Uint8Array(await c.req.arrayBuffer())), 200);
   });
 };

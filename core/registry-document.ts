@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { limits } from './limits.ts';
-import { type Owner, ownerOf, type Visibility, visibilityOf } from './policy.ts';
+import { contentIsPublic, type Owner, ownerOf, type Visibility, visibilityOf } from './policy.ts';
 import type { Price } from './price.ts';
 import { byPrecedenceDesc, currentOf } from './semver-order.ts';
 import type { ScanResult } from './scan/finding.ts';
@@ -119,7 +119,8 @@ export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): R
     formats: skill.formats,
     delivery: {
       url: `/api/deliver/${skill.id}`,
-      ...(skill.paid ? {} : { bundle: bundlePath(skill.slug, current.version) }),
+      // Only what the CDN holds is named: a paid or private skill's bundle is never written.
+      ...(contentIsPublic(skill) ? { bundle: bundlePath(skill.slug, current.version) } : {}),
     },
   };
 }

@@ -97,9 +97,10 @@ describe('registry document', () => {
     expect(doc.dependencies).toEqual({ 'dep-of-2-2-0': '^1.0.0' });
   });
 
-  it('points free skills at their bundle and paid skills only at delivery', () => {
+  it('points public free skills at their bundle, and paid or private skills, whose bundles are never written, only at delivery', () => {
     expect(registryDocument(skill(), versions).delivery).toEqual({ url: '/api/deliver/id-1', bundle: '/bundles/pretty-json/2.2.0.json' });
     expect(registryDocument(skill({ paid: true }), versions).delivery).toEqual({ url: '/api/deliver/id-1' });
+    expect(registryDocument(skill({ visibility: 'private', owner: { type: 'org', login: 'acme' } }), versions).delivery).toEqual({ url: '/api/deliver/id-1' });
   });
 
   it('matches the published schema exactly (no extra fields)', () => {

@@ -284,9 +284,14 @@ export class SkillpressStack extends Stack {
       const integration = new HttpLambdaIntegration(`${pascal(spec.name)}Integration`, fn);
       for (const route of spec.routes ?? []) {
         const [method, path] = route.split(' ') as [apigw.HttpMethod, string];
-        appAuthorised(
-          new apigw.HttpRoute(this, `Route ${route.replace(/[/{}]/g, '-')}`, { httpApi: api, routeKey: apigw.HttpRouteKey.with(path, method), integration }),
-        );
+        // An HTTP API matches the method exactly: a HEAD of a GET route would otherwise fall to the
+        // catch-all's 404, where the app (and the local runtime) answers it as the GET without a body.
+        for (const as of method === apigw.HttpMethod.GET ? [method, apigw.HttpMethod.HEAD] : [method]) {
+          const key = `${as} ${path}`;
+          appAuthorised(
+            new apigw.HttpRoute(this, `Route ${key.replace(/[/{}]/g, '-')}`, { httpApi: api, routeKey: apigw.HttpRouteKey.with(path, as), integration }),
+          );
+        }
       }
       // Unknown /api/* paths get the service's JSON 404 instead of API Gateway's own body.
       if (spec.catchAll) appAuthorised(new apigw.HttpRoute(this, 'Route $default', { httpApi: api, routeKey: apigw.HttpRouteKey.DEFAULT, integration }));

@@ -363,7 +363,7 @@ describe('Lambdas', () => {
     }
   });
 
-  it('maps every route of every Lambda, and $default to the catch-all', () => {
+  it('maps every route of every Lambda (a GET route’s HEAD too), and $default to the catch-all', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route');
     const integrationOf = (routeKey: string) => {
       const found = routes.filter(([, r]) => r.Properties.RouteKey === routeKey);
@@ -375,6 +375,9 @@ describe('Lambdas', () => {
     for (const spec of lambdas) {
       for (const route of spec.routes ?? []) {
         expect(integrationOf(route), route).toBe(logicalId(spec));
+        expected += 1;
+        if (!route.startsWith('GET ')) continue;
+        expect(integrationOf(route.replace(/^GET /, 'HEAD ')), route).toBe(logicalId(spec));
         expected += 1;
       }
       if (spec.catchAll) {

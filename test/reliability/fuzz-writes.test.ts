@@ -208,11 +208,12 @@ function account(path: string, init: RequestInit, res: Response, text: string, f
   const body = text ? JSON.parse(text) : undefined;
   const request = typeof init.body === 'string' ? safeParse(init.body) : undefined;
   const skillId = segments[2]!;
-  // The rebuild of an accepted write also takes the index lock, whose item keeps the last holder's memo.
+  // The rebuild of an accepted write also takes the index lock, whose item keeps the last holder's memo,
+  // and patches the shared indexes: the catalog's page and index, and the files under .well-known.
   const statics = (slug: string) =>
     footprint
       .allow(`static/registry/${slug}.json`, `static/registry/${slug}/versions.json`, 'LOCK#static-indexes|LOCK')
-      .allowPrefix(`static/bundles/${slug}/`, 'static/.well-known/', `static/skills/${slug}/.well-known/`);
+      .allowPrefix(`static/bundles/${slug}/`, 'static/.well-known/', 'static/catalog/', `static/skills/${slug}/.well-known/`);
   switch (`${route} ${res.status}`) {
     case 'POST /api/publish 201':
       slugOf.set(body.id, body.slug);

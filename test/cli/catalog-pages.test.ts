@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../support/cli-in-process.ts';
-import { type FakeAnswer, type FakeRegistry, type Route, startFakeRegistry } from '../support/fake-registry.ts';
+import { type FakeAnswer, type FakeRegistry, fakeRegistryWorkspace, type Route } from '../support/fake-registry.ts';
 
 /**
  * The CLI reads the catalog (for its "did you mean") in pages (docs/api.md §11.5): the index,
@@ -11,15 +8,8 @@ import { type FakeAnswer, type FakeRegistry, type Route, startFakeRegistry } fro
  * without pages.
  */
 
-const work = mkdtempSync(join(tmpdir(), 'skillpress-catalog-pages-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-const env = { HOME: join(work, 'home'), XDG_CACHE_HOME: join(work, 'cache'), XDG_CONFIG_HOME: join(work, 'config') };
-
+const { work, env, start } = fakeRegistryWorkspace('catalog-pages');
 let registry: FakeRegistry | undefined;
-afterEach(async () => {
-  await registry?.close();
-  registry = undefined;
-});
 
 const entry = (slug: string, description = `About ${slug}`) => ({
   id: `id-${slug}`,
@@ -70,7 +60,7 @@ const catalogReads = () => registry!.requests.filter((path) => !path.startsWith(
 describe('the catalog in pages, as the CLI reads it', () => {
   it('reads every page once, then only the index while the pages keep their ETags, then the one page that changed', async () => {
     const { pages, route } = pagedRegistry();
-    registry = await startFakeRegistry(route);
+    registry = await start(route);
     expect(await misspelt(registry.url, 'alpha-tol')).toContain('alpha-tool');
     expect(catalogReads().sort()).toEqual(['/catalog/index.json', '/catalog/page-0.json', '/catalog/page-3.json']);
 
@@ -85,7 +75,7 @@ describe('the catalog in pages, as the CLI reads it', () => {
   });
 
   it('reads /.well-known/skills.json from a registry without pages', async () => {
-    registry = await startFakeRegistry((url) =>
+    registry = await start((url) =>
       url.pathname === '/.well-known/skills.json' ? { body: { schemaVersion: 1, generatedAt: '', count: 1, skills: [entry('solo-tool')] } } : undefined,
     );
     expect(await misspelt(registry.url, 'solo-tol')).toContain('solo-tool');
@@ -97,7 +87,7 @@ describe('the catalog in pages, as the CLI reads it', () => {
     ['a path outside the catalog', '/catalog/../api/me'],
     ['a page that is not a file of pages', '/catalog/page-0.json?x=1'],
   ])('refuses an index that names %s, asking for nothing it names', async (_, path) => {
-    registry = await startFakeRegistry((url) =>
+    registry = await start((url) =>
       url.pathname === '/catalog/index.json'
         ? { body: { schemaVersion: 1, generatedAt: '', count: 1, pageSize: 500, pages: [{ page: 0, path, first: 'a', count: 1, etag: '"x"' }] } }
         : undefined,

@@ -1,25 +1,17 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../support/cli-in-process.ts';
 import { fileTree } from '../support/file-tree.ts';
-import { type FakeRegistry, type FakeSkill, type Route, skillRoutes, startFakeRegistry } from '../support/fake-registry.ts';
+import { type FakeRegistry, type FakeSkill, fakeRegistryWorkspace, type Route, skillRoutes } from '../support/fake-registry.ts';
 
 /**
  * The client against a registry that lies, on loopback: whatever it names, nothing is written
  * outside the project, and a lie is refused before anything is written at all.
  */
 
-const work = mkdtempSync(join(tmpdir(), 'skillpress-hostile-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-const env = { HOME: join(work, 'home'), XDG_CACHE_HOME: join(work, 'cache'), XDG_CONFIG_HOME: join(work, 'config') };
-
+const { work, env, start } = fakeRegistryWorkspace('hostile');
 let registry: FakeRegistry | undefined;
-afterEach(async () => {
-  await registry?.close();
-  registry = undefined;
-});
 
 let sandboxes = 0;
 /** A project two folders deep in an otherwise empty folder, so escapes upwards can be seen. */
@@ -31,7 +23,7 @@ function sandbox(): { root: string; project: string } {
 }
 
 async function serve(route: Route | FakeSkill[]): Promise<string> {
-  registry = await startFakeRegistry(Array.isArray(route) ? skillRoutes(route) : route);
+  registry = await start(Array.isArray(route) ? skillRoutes(route) : route);
   return registry.url;
 }
 

@@ -1,11 +1,10 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bundleIntegrity, decodeFile } from '#core/bundle';
 import { runInProcess } from '../support/cli-in-process.ts';
 import { fileTree } from '../support/file-tree.ts';
-import { FAKE_KEYS, fakeSignature, type FakeRegistry, type FakeSkill, type Route, skillRoutes, startFakeRegistry } from '../support/fake-registry.ts';
+import { FAKE_KEYS, type FakeRegistry, fakeRegistryWorkspace, fakeSignature, type FakeSkill, type Route, skillRoutes } from '../support/fake-registry.ts';
 
 /**
  * The registry's signatures, as the client checks them (docs/api.md §11.11): a registry, CDN or
@@ -13,15 +12,8 @@ import { FAKE_KEYS, fakeSignature, type FakeRegistry, type FakeSkill, type Route
  * nothing written; `skillpress verify` rechecks a project against signatures fetched afresh.
  */
 
-const work = mkdtempSync(join(tmpdir(), 'skillpress-signatures-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-const env = { HOME: join(work, 'home'), XDG_CACHE_HOME: join(work, 'cache'), XDG_CONFIG_HOME: join(work, 'config') };
-
+const { work, env, start } = fakeRegistryWorkspace('signatures');
 let registry: FakeRegistry | undefined;
-afterEach(async () => {
-  await registry?.close();
-  registry = undefined;
-});
 
 let projects = 0;
 function project(): string {
@@ -31,7 +23,7 @@ function project(): string {
 }
 
 async function serve(route: Route): Promise<string> {
-  registry = await startFakeRegistry(route);
+  registry = await start(route);
   return registry.url;
 }
 

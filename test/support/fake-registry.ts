@@ -1,6 +1,10 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach } from 'vitest';
 import { bundleIntegrity, decodeFile, fileEntries, type WireFile } from '#core/bundle';
 import { registryPath, SIGNING_KEYS_KEY } from '#core/static-paths';
 import { keyIdOf, SIGNING_ALG, signedMessage, spkiPem, type VersionSignature } from '#core/version-signature';
@@ -40,6 +44,33 @@ export interface FakeRegistry {
   /** Every path asked for, in order (query included). */
   requests: string[];
   close(): Promise<void>;
+}
+
+/**
+ * What a file of CLI tests against fake registries shares: a throw-away folder holding the CLI's
+ * HOME, cache and config (removed after the file's tests), and `start`, whose registry is closed
+ * after each test.
+ */
+export function fakeRegistryWorkspace(name: string): {
+  work: string;
+  env: Record<string, string>;
+  start: (route: Route) => Promise<FakeRegistry>;
+} {
+  const work = mkdtempSync(join(tmpdir(), `skillpress-${name}-`));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  let running: FakeRegistry | undefined;
+  afterEach(async () => {
+    await running?.close();
+    running = undefined;
+  });
+  return {
+    work,
+    env: { HOME: join(work, 'home'), XDG_CACHE_HOME: join(work, 'cache'), XDG_CONFIG_HOME: join(work, 'config') },
+    start: async (route) => {
+      running = await startFakeRegistry(route);
+      return running;
+    },
+  };
 }
 
 export async function startFakeRegistry(route: Route): Promise<FakeRegistry> {

@@ -83,18 +83,19 @@ const RULES = lineRules.length;
 
 /** Which line rules a line could match, by their keywords; rules without keywords always could. */
 const keywordIndex = new KeywordIndex(lineRules.map((r) => r.keywords ?? []));
-const alwaysTried = lineRules.map((r) => r.keywords === undefined);
-const keywordless = alwaysTried.flatMap((always, i) => (always ? [i] : []));
+const keywordless = lineRules.flatMap((r, i) => (r.keywords === undefined ? [i] : []));
 
 /** Marks, from `offset` in `found`, the line rules `text` could match. */
 function candidates(text: string, found: Uint8Array = new Uint8Array(RULES), offset = 0): Uint8Array {
-  keywordIndex.scan(text.toLowerCase(), found, offset);
-  for (let i = 0; i < RULES; i++) if (alwaysTried[i]) found[offset + i] = 1;
+  keywordIndex.scan(text, found, offset);
+  for (const i of keywordless) found[offset + i] = 1;
   return found;
 }
 
 /** Rules whose phrases prose wraps over lines; commands and characters are matched per line. */
 const WRAPPING = new Set<string>(['prompt-injection', 'social-engineering', 'credential-access']);
+/** The line rules (their indices) read again across a line break: phrases, with keywords. */
+const wrapping = lineRules.flatMap((r, i) => (r.keywords && WRAPPING.has(r.category) ? [i] : []));
 
 /** What the scan of one version shares between its files. */
 interface SkillScan {
@@ -288,7 +289,8 @@ function scanText(
   // A rule that has fired this often in one text has made its point: it is tried no more, so
   // a file of a million lines that each trip it costs what its lines cost, not a finding each.
   const hits = new Uint32Array(RULES);
-  for (const [n, line] of lines.entries()) {
+  for (let n = 0; n < lines.length; n++) {
+    const line = lines[n]!;
     if (line.text.trim() === '') {
       // Nothing but white space and invisible characters: only the rules about those apply.
       if (!line.invisible) continue;
@@ -367,15 +369,15 @@ function* acrossLines(lines: readonly LineContext[], tried: Uint8Array, file: Li
   for (let i = 0; i + 1 < lines.length; i++) {
     const [a, b] = [lines[i]!, lines[i + 1]!];
     if (a.code || b.code || a.text.trim() === '' || b.text.trim() === '' || /^\s{0,3}#/.test(b.text)) continue;
-    const text = `${a.text} ${b.text}`;
-    const pair: LineContext = { number: a.number, raw: `${a.raw} ${b.raw}`, text, code: false, invisible: a.invisible || b.invisible };
+    let pair: LineContext | undefined;
     // The rules either line could match, and those whose keyword is itself split by the break.
     boundary.fill(0);
-    candidates(`${a.text.slice(-40)} ${b.text.slice(0, 40)}`, boundary);
-    for (let r = 0; r < RULES; r++) {
-      const rule = lineRules[r]!;
-      if (!rule.keywords || !WRAPPING.has(rule.category)) continue;
+    keywordIndex.scanAcross(a.text, b.text, 40, boundary);
+    for (const r of wrapping) {
       if (boundary[r] === 0 && tried[i * RULES + r] === 0 && tried[(i + 1) * RULES + r] === 0) continue;
+      const rule = lineRules[r]!;
+      pair ??= { number: a.number, raw: `${a.raw} ${b.raw}`, text: `${a.text} ${b.text}`, code: false, invisible: a.invisible || b.invisible };
+      const { text } = pair;
       const m = rule.pattern?.exec(text);
       const hit = rule.pattern ? matchHit(m ?? null) : rule.check!(pair, file);
       if (hit === null || hit === true || !hit.excerpt) continue;

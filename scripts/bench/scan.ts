@@ -230,7 +230,7 @@ function timed(files: ScanFile[], runs: number): number[] {
 }
 
 /** A 1 MiB version: a SKILL.md and three files of the corpus's text and scripts, 256 KiB each. */
-function mibSkill(corpus: ScanFile[][]): ScanFile[] {
+export function mibSkill(corpus: ScanFile[][]): ScanFile[] {
   const text = benignText(corpus);
   const scripts = corpus
     .flat()

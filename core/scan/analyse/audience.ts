@@ -56,31 +56,42 @@ export function audienceOf(filename: string, text: string, kind: FileKind, lines
   const ruleBlocks = kind === 'markdown' ? detectionBlocks(lines) : new Set<number>();
   // Front matter (and its `metadata`) is read by the agent as it is: never documentation.
   const frontMatterEnd = kind === 'markdown' && lines[0]?.text.trim() === '---' ? (lines.find((l) => l.number > 1 && l.text.trim() === '---')?.number ?? 0) : 0;
-  return {
-    documentation(line, excerpt) {
-      if (line.number <= frontMatterEnd) return null;
-      if (line.code) {
-        if (ruleBlocks.has(line.number)) return 'a detection rule';
-        if (REGEX_CONSTRUCT.test(line.text)) return 'a pattern that detects it';
-        if (kind === 'markdown' && warningSections.has(line.number)) return 'a code block in a section that warns against it';
-        return null;
-      }
-      if (kind !== 'markdown') return null;
-      if (/^\s{0,3}\|.{0,2000}\|/.test(line.text)) return 'a row of a table';
-      const at = excerpt ? line.text.indexOf(excerpt) : -1;
-      const before = at > 0 ? line.text.slice(0, at) : line.text;
-      // The warning must govern the clause the match is in: "never run `curl … | sh`", not
-      // "do not tell the user; read ~/.ssh/id_rsa".
-      const clause =
-        before
-          .slice(-80)
-          .split(/[.;!?]|\s(?:and|then|but|also|next|after\s{1,4}that)\s/i)
-          .pop() ?? '';
-      if (WARNING.test(clause) || NAMES_ATTACK.test(line.text)) return 'prose that warns against it';
-      // Inside quotation marks, the words are someone else's: "verify you are human: press Win+R…".
-      return at > 0 && (before.match(/["“”]/g) ?? []).length % 2 === 1 ? 'a quotation' : null;
-    },
+  // What a line is does not depend on the excerpt asked about when the line is code, or when none
+  // is: those answers are kept, for the scan asks of most lines more than once.
+  const known = new Map<LineContext, string | null>();
+  const documentation = (line: LineContext, excerpt?: string): string | null => {
+    if (!line.code && excerpt !== undefined) return judge(line, excerpt);
+    const kept = known.get(line);
+    if (kept !== undefined) return kept;
+    const why = judge(line, excerpt);
+    known.set(line, why);
+    return why;
   };
+  return { documentation };
+
+  function judge(line: LineContext, excerpt: string | undefined): string | null {
+    if (line.number <= frontMatterEnd) return null;
+    if (line.code) {
+      if (ruleBlocks.has(line.number)) return 'a detection rule';
+      if (REGEX_CONSTRUCT.test(line.text)) return 'a pattern that detects it';
+      if (kind === 'markdown' && warningSections.has(line.number)) return 'a code block in a section that warns against it';
+      return null;
+    }
+    if (kind !== 'markdown') return null;
+    if (/^\s{0,3}\|.{0,2000}\|/.test(line.text)) return 'a row of a table';
+    const at = excerpt ? line.text.indexOf(excerpt) : -1;
+    const before = at > 0 ? line.text.slice(0, at) : line.text;
+    // The warning must govern the clause the match is in: "never run `curl … | sh`", not
+    // "do not tell the user; read ~/.ssh/id_rsa".
+    const clause =
+      before
+        .slice(-80)
+        .split(/[.;!?]|\s(?:and|then|but|also|next|after\s{1,4}that)\s/i)
+        .pop() ?? '';
+    if (WARNING.test(clause) || NAMES_ATTACK.test(line.text)) return 'prose that warns against it';
+    // Inside quotation marks, the words are someone else's: "verify you are human: press Win+R…".
+    return at > 0 && (before.match(/["“”]/g) ?? []).length % 2 === 1 ? 'a quotation' : null;
+  }
 }
 
 /** Whether a rule's finding may be lowered to documentation. */

@@ -1,3 +1,4 @@
+import { KeywordIndex } from './keyword-index.ts';
 import { CREDENTIAL_STORE } from './line-checks.ts';
 
 /**
@@ -39,35 +40,49 @@ interface Taint {
   origin: string;
 }
 
-const SOURCES: ReadonlyArray<{ what: string; pattern: RegExp }> = [
+/**
+ * Sources and sinks name the lower-case strings of which a line must hold one for the pattern to
+ * match at all (as a line rule's keywords do): one pass over a line tells which patterns to try.
+ */
+const SOURCES: ReadonlyArray<{ what: string; keywords: readonly string[]; pattern: RegExp }> = [
   {
     what: 'browser store',
+    keywords: ['login data', 'web data', 'local state', 'logins.json', 'key3.db', 'key4.db', 'cookies', 'local extension settings'],
     pattern:
       /[/\\"'](?:Login Data|Web Data|Local State)\b|\b(?:logins\.json|key[34]\.db|cookies\.sqlite|Cookies\.binarycookies|Local Extension Settings)\b|\b(?:Chrome|Chromium|Brave-Browser|Edge|Firefox)[/\\][^\n]{0,80}\bCookies\b/i,
   },
   {
     what: 'wallet',
+    keywords: ['wallet', 'electrum', 'keystore', 'application support', 'nkbihfbeogaeaoehlefnkodbefgpgknn'],
     pattern:
       /\bwallet\.dat\b|\bexodus\.wallet\b|\.electrum[/\\]wallets\b|\bkeystore[/\\]UTC--|Application Support[/\\](?:Exodus|Electrum|atomic|Ledger Live)\b|\bnkbihfbeogaeaoehlefnkodbefgpgknn\b/i,
   },
-  { what: 'keychain', pattern: /\bsecurity\s{1,4}(?:dump-keychain|export)\b|\blogin\.keychain(?:-db)?\b|\bKeychains[/\\]/i },
+  {
+    what: 'keychain',
+    keywords: ['security', 'keychain'],
+    pattern: /\bsecurity\s{1,4}(?:dump-keychain|export)\b|\blogin\.keychain(?:-db)?\b|\bKeychains[/\\]/i,
+  },
   {
     what: 'environment',
+    keywords: ['env'],
     pattern:
       /\bJSON\.stringify\(\s{0,4}process\.env\s{0,4}[,)]|Object\.(?:entries|keys|assign)\(\s{0,4}(?:\{\s{0,4}\}\s{0,4},\s{0,4})?process\.env\b|\b(?:dict|str|json\.dumps)\(\s{0,4}os\.environ\b|\bos\.environ\.(?:copy|items)\(\)|(?:^|[\s|;&(`$])(?:env|printenv)\s{0,4}(?:$|[|>;)`])|\bGet-ChildItem\s{1,4}env:/i,
   },
   {
     what: '.env file',
+    keywords: ['.env'],
     pattern:
       /(?:\bcat\b|\bopen\(|readFileSync\(|read_text\(|Get-Content\b|\bsource\b|-F\s{0,4}["']?\w{0,20}=@|--data(?:-binary)?\s{1,4}["']?@)[^\n]{0,80}?(?:^|[\s"'/(=@])\.env(?:\.local|\.production)?\b|\bfind\b[^\n]{0,120}-name\s{1,4}["']?\.env\b/i,
   },
   {
     what: 'clipboard',
+    keywords: ['pyperclip', 'pbpaste', 'clipboard', 'xclip', 'xsel'],
     pattern: /\b(?:pyperclip\.paste|pbpaste|Get-Clipboard|clipboard\.readText|clipboardy\.read|xclip\b[^\n]{0,40}-o\b|xsel\s{1,4}(?:-b\s{1,4})?-o)\b/i,
   },
-  { what: 'shell history', pattern: /\.(?:bash|zsh|sh)_history\b|\bConsoleHost_history\b/i },
+  { what: 'shell history', keywords: ['_history'], pattern: /\.(?:bash|zsh|sh)_history\b|\bConsoleHost_history\b/i },
   {
     what: 'a password typed at a prompt',
+    keywords: ['read', 'getpass', 'hidden'],
     pattern: /\bread\s{1,4}(?:-\w{1,3}\s{1,4})*-\w{0,3}s\w{0,3}\b|\bgetpass\(|\bRead-Host\b[^\n]{0,80}-AsSecureString|\bwith\s{1,4}hidden\s{1,4}answer\b/i,
   },
 ];
@@ -77,51 +92,87 @@ const HELPER_INPUT = /\$\(\s{0,4}cat\s{0,4}\)|(?:^|[|;&(]\s{0,4})cat\s{0,4}(?:\|
 const INLINE_HELPER = /\bcredential(?:\.[\w:/.-]{1,200})?\.helper\b[^\n]{0,400}?(?:\bcat\b|\bread\b)/;
 
 /** A line reads a credential store (a path of one) or another sensitive source. */
-function sourceOf(text: string, helper: boolean): string | null {
-  if ((helper && HELPER_INPUT.test(text)) || INLINE_HELPER.test(text)) return 'what git hands its credential helper';
-  if (CREDENTIAL_STORE.test(text)) return 'a credential store';
-  for (const { what, pattern } of SOURCES) if (pattern.test(text)) return what;
+function sourceOf(text: string, helper: boolean, may: Uint8Array): string | null {
+  if ((helper && HELPER_INPUT.test(text)) || (may[INLINE_HELPER_GROUP] && INLINE_HELPER.test(text))) return 'what git hands its credential helper';
+  if (may[CREDENTIAL_STORE_GROUP] && CREDENTIAL_STORE.test(text)) return 'a credential store';
+  for (let i = 0; i < SOURCES.length; i++) if (may[SOURCE_GROUPS + i] && SOURCES[i]!.pattern.test(text)) return SOURCES[i]!.what;
   return null;
 }
 
-const SINKS: ReadonlyArray<{ how: string; pattern: RegExp }> = [
+const SINKS: ReadonlyArray<{ how: string; keywords: readonly string[]; pattern: RegExp }> = [
   {
     how: 'curl sends it',
+    keywords: ['curl'],
     pattern:
       /\bcurl\b[^\n]{0,400}?\s(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|-F|--form|-T|--upload-file|--json|-X\s{0,4}["']?(?:POST|PUT|PATCH))(?:\s|=|$)/i,
   },
-  { how: 'a URL is built from it', pattern: /https?:\/\/[^\s"'`]{0,300}?(?:\$\{?\w|\{[\w.()\s]{1,60}\}|%s|["'`]\s{0,4}\+)/i },
-  { how: 'wget posts it', pattern: /\bwget\b[^\n]{0,300}?--(?:post-data|post-file|body-data|body-file|method[= ]["']?(?:POST|PUT))/i },
+  { how: 'a URL is built from it', keywords: ['http'], pattern: /https?:\/\/[^\s"'`]{0,300}?(?:\$\{?\w|\{[\w.()\s]{1,60}\}|%s|["'`]\s{0,4}\+)/i },
+  { how: 'wget posts it', keywords: ['wget'], pattern: /\bwget\b[^\n]{0,300}?--(?:post-data|post-file|body-data|body-file|method[= ]["']?(?:POST|PUT))/i },
   {
     how: 'an HTTP client sends it',
+    keywords: ['.post', '.put', '.patch', '.request', 'method', 'fetch(', '.end(', 'request(', 'http.client', 'xmlhttprequest', 'sendbeacon'],
     pattern:
       /\b(?:requests|httpx|session|aiohttp|client|http|axios|got|needle|superagent)\.(?:post|put|patch|request)\s{0,4}\(|\bmethod\s{0,4}[:=]\s{0,4}["'](?:POST|PUT|PATCH)["']|\bfetch\([^\n]{0,300}?\bbody\s{0,4}[:,]|\bhttps?\.request\(|\.end\(\s{0,4}\w|\burllib\.request\.(?:urlopen|Request)\([^\n]{0,200}?\bdata\s{0,4}=|\bRequest\([^\n]{0,200}?\bdata\s{0,4}=|\bhttp\.client\.|\bXMLHttpRequest\b|\bsendBeacon\(/i,
   },
   {
     how: 'PowerShell sends it',
+    keywords: ['invoke-webrequest', 'invoke-restmethod', 'iwr', 'irm', 'upload'],
     pattern:
       /\b(?:Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b[^\n]{0,300}?\s-(?:Method\s{1,4}["']?(?:Post|Put)|InFile|Body)\b|\b(?:UploadFile|UploadData|UploadString|UploadValues)\s{0,4}\(/i,
   },
   {
     how: 'a socket sends it',
+    keywords: ['socket', 'create_connection', '.sendall', '.sendto', 'net.', 'nc', 'netcat', 'socat', '/dev/tcp/', '/dev/udp/'],
     pattern:
       /\b(?:socket\b[^\n]{0,100}?\.(?:send|sendall|sendto|connect)|create_connection|\.sendall|\.sendto)\s{0,4}\(|\bnet\.(?:connect|createConnection)\(|\b(?:nc|ncat|netcat|socat)\s{1,4}(?:-\w{1,4}\s{1,4}){0,4}[\w.-]{1,253}\s{1,4}\d{2,5}\b|\/dev\/(?:tcp|udp)\//i,
   },
   {
     how: 'a DNS look-up carries it',
+    keywords: ['dig', 'nslookup', 'host', 'drill', 'resolve-dnsname', 'getaddrinfo', 'dns.'],
     pattern:
       /\b(?:dig|nslookup|host|drill|Resolve-DnsName)\b[^\n]{0,120}?(?:\$\{?\w|\$\(|`)|\b(?:gethostbyname|getaddrinfo|dns\.(?:resolve\w{0,6}|lookup))\s{0,4}\([^\n]{0,120}?(?:\+|\$\{|%|f["']|\.format\(|`)/i,
   },
-  { how: 'git pushes it to a remote', pattern: /\bgit\s{1,4}push\b[^\n]{0,200}?(?:https?:\/\/|git@|ssh:\/\/)/i },
-  { how: 'scp or rsync copies it to another host', pattern: /\b(?:scp|rsync)\s[^\n]{0,200}?\s[\w.-]{1,64}@[\w.-]{1,253}:/ },
-  { how: 'it is mailed', pattern: /\b(?:smtplib|sendmail|nodemailer|Send-MailMessage)\b|\bmail\s{1,4}-s\b/i },
-  { how: 'a chat webhook receives it', pattern: /\bdiscord(?:app)?\.com\/api\/webhooks\/|\bapi\.telegram\.org\/bot|\bhooks\.slack\.com\/services\//i },
+  { how: 'git pushes it to a remote', keywords: ['push'], pattern: /\bgit\s{1,4}push\b[^\n]{0,200}?(?:https?:\/\/|git@|ssh:\/\/)/i },
+  { how: 'scp or rsync copies it to another host', keywords: ['scp', 'rsync'], pattern: /\b(?:scp|rsync)\s[^\n]{0,200}?\s[\w.-]{1,64}@[\w.-]{1,253}:/ },
+  { how: 'it is mailed', keywords: ['smtplib', 'mail'], pattern: /\b(?:smtplib|sendmail|nodemailer|Send-MailMessage)\b|\bmail\s{1,4}-s\b/i },
+  {
+    how: 'a chat webhook receives it',
+    keywords: ['discord', 'api.telegram.org/bot', 'hooks.slack.com/services/'],
+    pattern: /\bdiscord(?:app)?\.com\/api\/webhooks\/|\bapi\.telegram\.org\/bot|\bhooks\.slack\.com\/services\//i,
+  },
 ];
 
-function sinkOf(text: string): string | null {
-  for (const { how, pattern } of SINKS) if (pattern.test(text)) return how;
+function sinkOf(text: string, may: Uint8Array): string | null {
+  for (let i = 0; i < SINKS.length; i++) if (may[SINK_GROUPS + i] && SINKS[i]!.pattern.test(text)) return SINKS[i]!.how;
   return null;
 }
+
+/** Which of the patterns above a line could match, in one pass (groups in this order). */
+const INLINE_HELPER_GROUP = 0;
+const CREDENTIAL_STORE_GROUP = 1;
+const SOURCE_GROUPS = 2;
+const SINK_GROUPS = SOURCE_GROUPS + SOURCES.length;
+const patternIndex = new KeywordIndex([
+  ['helper'],
+  [
+    '.ssh',
+    '.aws',
+    '.azure',
+    '.gnupg',
+    '.config',
+    '.kube',
+    '.docker',
+    '.npmrc',
+    '.netrc',
+    '.pypirc',
+    '.git-credentials',
+    '.vault-token',
+    '.terraform',
+    '.password-store',
+  ],
+  ...SOURCES.map((s) => s.keywords),
+  ...SINKS.map((s) => s.keywords),
+]);
 
 const ASSIGNED =
   /(?:^|[;&|{(]\s{0,4}|\b(?:export|local|readonly|const|let|var|declare)\s{1,4})\$?([A-Za-z_]\w{0,40})\s{0,4}(?::\s{0,4}[\w[\]<>|. ]{1,40}\s{0,4})?=(?![=~])|\bfor\s{1,4}\(?\s{0,4}(?:const|let|var)?\s{0,4}([A-Za-z_]\w{0,40})\s{1,4}(?:in|of)\b|\bas\s{1,4}([A-Za-z_]\w{0,40})\s{0,4}:|\bread\b[^\n;|&]{0,200}?\s([A-Za-z_]\w{0,40})\s{0,4}(?:$|[;<&|])/g;
@@ -158,6 +209,15 @@ interface LineFacts {
   names?: readonly string[];
   /** Its text with the home folder spelt `~`, once a path is tainted. */
   asPath?: string;
+  /**
+   * What the rounds learnt of it. Taints are only ever added, and one tainted earlier wins: a
+   * line found to use one keeps it, and a line that uses none is read again only against the
+   * variables and paths tainted since (how many there were is kept).
+   */
+  byVar?: Taint;
+  varsSeen?: number;
+  byPath?: Taint;
+  pathsSeen?: number;
 }
 
 /** A variable of a file that holds sensitive data, with the pattern of its uses (made once). */
@@ -172,6 +232,8 @@ const IDENTIFIER = /[A-Za-z_]\w{0,40}/g;
 /** Every flow from a sensitive source to a network sink in the skill, at most one per sink line. */
 export function sensitiveFlows(files: readonly FlowFile[]): Flow[] {
   const paths = new Map<string, Taint>();
+  /** The same paths in the order they were tainted. */
+  const pathList: Array<[string, Taint]> = [];
   const vars = new Map<string, Map<string, TaintedVar>>();
   const flows = new Map<string, Flow>();
   let count = 0;
@@ -188,6 +250,7 @@ export function sensitiveFlows(files: readonly FlowFile[]): Flow[] {
     const p = normalisePath(path);
     if (p.length < 5 || GENERAL.has(p) || paths.has(p) || count >= MAX_TAINTS) return;
     paths.set(p, taint);
+    pathList.push([p, taint]);
     count++;
     // The folder it went into holds it too (`/tmp/ci/creds.txt`: `/tmp/ci`), unless everything is in
     // that folder. A name without a folder has none (its "parent" is not the name less a letter).
@@ -197,19 +260,27 @@ export function sensitiveFlows(files: readonly FlowFile[]): Flow[] {
   };
   const facts = files.map((file) => {
     const helper = /(?:^|\/)git-credential-[^/]{1,100}$/.test(file.filename);
-    return file.lines.map(({ text }): LineFacts => ({ source: sourceOf(text, helper), sink: sinkOf(text) }));
+    const may = new Uint8Array(patternIndex.groups.length);
+    return file.lines.map(({ text }): LineFacts => {
+      may.fill(0);
+      patternIndex.scan(text, may);
+      return { source: sourceOf(text, helper, may), sink: sinkOf(text, may) };
+    });
   });
   for (let round = 0; round < ROUNDS; round++) {
     const before = count + flows.size;
-    for (const [f, file] of files.entries()) {
+    for (let f = 0; f < files.length; f++) {
+      const file = files[f]!;
       // A script that changes into a folder holding the data works on the data from then on.
       let cwd: Taint | undefined;
-      for (const [i, { line, text }] of file.lines.entries()) {
+      for (let i = 0; i < file.lines.length; i++) {
+        const { line, text } = file.lines[i]!;
         const fact = facts[f]![i]!;
-        const where = `${file.filename}:${line}`;
-        let taint: Taint | undefined = fact.source ? { origin: `${where} reads ${fact.source}` } : undefined;
-        if (!taint) taint = usesTaint(text, fact, vars.get(file.filename), paths) ?? cwd;
+        const taint = fact.source
+          ? { origin: `${file.filename}:${line} reads ${fact.source}` }
+          : (usesTaint(text, fact, vars.get(file.filename), pathList) ?? cwd);
         if (!taint) continue;
+        const where = `${file.filename}:${line}`;
         if (/(?:^|[;&|]\s{0,4})(?:cd|pushd|Set-Location)\s/.test(text) && !cwd) cwd = taint;
         fact.effects ??= effectsOf(text);
         for (const name of fact.effects.assigned) taintVar(file.filename, name, { origin: taint.origin });
@@ -236,11 +307,11 @@ function effectsOf(text: string): { assigned: string[]; written: string[] } {
 
 /**
  * The taint a line picks up from a variable of its file or a path of the skill that it uses. What
- * the line names, and its text as a path, are read once and kept in its facts: the rounds read
- * every line again.
+ * the line names, its text as a path, and what it was found to use are kept in its facts: the
+ * rounds read every line again.
  */
-function usesTaint(text: string, fact: LineFacts, own: ReadonlyMap<string, TaintedVar> | undefined, paths: ReadonlyMap<string, Taint>): Taint | undefined {
-  if (own && own.size > 0) {
+function usesTaint(text: string, fact: LineFacts, own: ReadonlyMap<string, TaintedVar> | undefined, paths: ReadonlyArray<[string, Taint]>): Taint | undefined {
+  if (own && own.size > 0 && !fact.byVar && fact.varsSeen !== own.size) {
     // The line's identifiers, looked up: a line names a few, a file may have tainted hundreds.
     fact.names ??= Array.from(text.matchAll(IDENTIFIER), (m) => m[0]);
     let first: TaintedVar | undefined;
@@ -248,11 +319,14 @@ function usesTaint(text: string, fact: LineFacts, own: ReadonlyMap<string, Taint
       const taint = own.get(name);
       if (taint && (!first || taint.order < first.order) && taint.used.test(text)) first = taint;
     }
-    if (first) return { origin: first.origin };
+    fact.varsSeen = own.size;
+    if (first) fact.byVar = { origin: first.origin };
   }
-  if (paths.size > 0) {
+  if (fact.byVar) return fact.byVar;
+  if (!fact.byPath && paths.length > (fact.pathsSeen ?? 0)) {
     fact.asPath ??= normalisePath(text);
-    for (const [path, taint] of paths) if (fact.asPath.includes(path)) return taint;
+    for (let i = fact.pathsSeen ?? 0; i < paths.length && !fact.byPath; i++) if (fact.asPath.includes(paths[i]![0])) fact.byPath = paths[i]![1];
+    fact.pathsSeen = paths.length;
   }
-  return undefined;
+  return fact.byPath;
 }

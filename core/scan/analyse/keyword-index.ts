@@ -1,14 +1,18 @@
 /**
- * Finds, in one pass over a text (Aho–Corasick), which groups of keywords have a member in it.
- * The scanner asks, for every line, which rules could match at all; testing each rule's keywords
- * one by one cost more than the rules themselves. Keywords are ASCII; the transitions are a flat
- * table over the 128 ASCII codes, and any other character leads back to the root.
+ * Finds, in one pass over a text (Aho–Corasick), which groups of keywords have a member in it,
+ * whatever the case of the text: it answers as a search of the lower-cased text would. The
+ * scanner asks, for every line, which rules could match at all; testing each rule's keywords one
+ * by one cost more than the rules themselves. Keywords are lower-case ASCII; the transitions are
+ * a flat table over the 128 ASCII codes (upper-case letters lead where their lower-case ones do),
+ * and any other character leads back to the root.
  */
 export class KeywordIndex {
   /** Goto function, completed with failure links: next state for (state × 128 + code). */
   private readonly delta: Int32Array;
   /** Groups with a keyword ending at each state, including those reached through failure links. */
   private readonly output: number[][];
+  /** 1 where a state has output: most have none, and a byte is quicker to read than a list. */
+  private readonly emits: Uint8Array;
 
   /** @param groups the keywords of each group; a text "has" a group when it contains any of them. */
   constructor(readonly groups: ReadonlyArray<readonly string[]>) {
@@ -19,7 +23,7 @@ export class KeywordIndex {
         let state = 0;
         for (let i = 0; i < keyword.length; i++) {
           const c = keyword.charCodeAt(i);
-          if (c > 127) throw new Error(`keyword ${JSON.stringify(keyword)} is not ASCII`);
+          if (c > 127 || (c >= 65 && c <= 90)) throw new Error(`keyword ${JSON.stringify(keyword)} is not lower-case ASCII`);
           let to = trie[state]!.get(c);
           if (to === undefined) {
             to = trie.length;
@@ -54,8 +58,11 @@ export class KeywordIndex {
         queue.push(to);
       }
     }
+    // An upper-case letter goes where its lower-case letter goes, from every state.
+    for (let state = 0; state < trie.length; state++) for (let c = 65; c <= 90; c++) delta[state * 128 + c] = delta[state * 128 + c + 32]!;
     this.delta = delta;
     this.output = output;
+    this.emits = Uint8Array.from(output, (groups) => (groups.length > 0 ? 1 : 0));
   }
 
   /**
@@ -63,13 +70,40 @@ export class KeywordIndex {
    * (callers that scan many texts keep one array for all of them).
    */
   scan(text: string, found: Uint8Array = new Uint8Array(this.groups.length), offset = 0): Uint8Array {
-    let state = 0;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      state = c < 128 ? this.delta[state * 128 + c]! : 0;
-      const out = this.output[state]!;
-      for (let k = 0; k < out.length; k++) found[offset + out[k]!] = 1;
-    }
+    this.run(text, 0, text.length, 0, found, offset);
     return found;
+  }
+
+  /**
+   * As `scan` of the last `reach` characters of `a`, a space and the first `reach` of `b` (what a
+   * line break joins), without making that string.
+   */
+  scanAcross(a: string, b: string, reach: number, found: Uint8Array): Uint8Array {
+    let state = this.run(a, Math.max(0, a.length - reach), a.length, 0, found, 0);
+    state = this.run(' ', 0, 1, state, found, 0);
+    this.run(b, 0, Math.min(reach, b.length), state, found, 0);
+    return found;
+  }
+
+  /** Runs the automaton over `text` from `from` to `to`, from `state`; returns the state it ends in. */
+  private run(text: string, from: number, to: number, state: number, found: Uint8Array, offset: number): number {
+    const { delta, output, emits } = this;
+    for (let i = from; i < to; i++) {
+      let c = text.charCodeAt(i);
+      // Two characters outside ASCII lower-case into it: the Kelvin sign to `k`, and `İ` to `i`
+      // followed by a combining dot (which, as any other character outside ASCII, leads back to the root).
+      if (c >= 128) {
+        if (c === 0x212a) c = 107;
+        else if (c === 0x130) c = 105;
+        else {
+          state = 0;
+          continue;
+        }
+      }
+      state = delta[state * 128 + c]!;
+      if (emits[state] === 1) for (const group of output[state]!) found[offset + group] = 1;
+      if (c === 105 && text.charCodeAt(i) === 0x130) state = 0;
+    }
+    return state;
   }
 }

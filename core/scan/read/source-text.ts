@@ -74,17 +74,22 @@ export function logicalLines(lines: readonly string[], code: readonly boolean[],
     while (code[i] && i + 1 < lines.length && i - first < MAX_CONTINUATIONS && continued.test(raw.slice(-4))) {
       raw = raw.replace(continued, ' ') + lines[++i]!;
     }
-    const invisible = hasInvisible(raw);
+    // Invisible characters are outside ASCII: a line with nothing the matching form undoes has none.
+    const disguised = DISGUISED.test(raw);
+    const invisible = disguised && hasInvisible(raw);
     out.push({
       number: first + 1,
       raw,
-      text: invisible || /[^\x00-\x7f]|''|""|IFS|\w["'][\w./-]{1,20}["']\w/.test(raw) ? matchingForm(raw) : raw,
+      text: disguised ? matchingForm(raw) : raw,
       code: code[first] ?? true,
       invisible,
     });
   }
   return out;
 }
+
+/** What a line may hold that its matching form undoes; a line without any is its own matching form. */
+const DISGUISED = /[^\x00-\x7f]|''|""|IFS|\w["'][\w./-]{1,20}["']\w/;
 
 /** What the rules match: the line without the disguises that do not change what runs. */
 export function matchingForm(raw: string): string {

@@ -19,6 +19,7 @@ import {
   fileKindOf,
   type FileKind,
   type LineContext,
+  lineNumbered,
   lineStarts,
   logicalLines,
   matchingForm,
@@ -94,6 +95,8 @@ function candidates(text: string, found: Uint8Array = new Uint8Array(RULES), off
 
 /** Rules whose phrases prose wraps over lines; commands and characters are matched per line. */
 const WRAPPING = new Set<string>(['prompt-injection', 'social-engineering', 'credential-access']);
+/** A line with something other than white space (what `trim()` keeps, without making the string). */
+const NOT_BLANK = /\S/;
 /** The line rules (their indices) read again across a line break: phrases, with keywords. */
 const wrapping = lineRules.flatMap((r, i) => (r.keywords && WRAPPING.has(r.category) ? [i] : []));
 
@@ -162,24 +165,24 @@ function scanFile(file: ScanFile, skill: SkillScan): { findings: RawFinding[]; f
   const findings = scanText(file.filename, text, kind, 0, budget, undefined, false, audience, { physical, code, lines });
 
   // What the code does, as the readers see it: commands as they run, strings as they are computed.
-  const byNumber = new Map(lines.map((l) => [l.number, l] as const));
+  const numbered = (number: number) => lineNumbered(lines, number);
   const dir = file.filename.includes('/') ? file.filename.slice(0, file.filename.lastIndexOf('/') + 1) : '';
   const include = (path: string) => skill.text(`${dir}${path}`) ?? skill.text(path);
-  const derived = readings(file.filename, text, kind, physical, lines, skill.shell, include).filter((d) => differs(d.text, byNumber.get(d.line)?.text));
+  const derived = readings(file.filename, text, kind, physical, lines, skill.shell, include).filter((d) => differs(d.text, numbered(d.line)?.text));
   if (derived.length > 0) {
     const origin = derived.map((d) => d.line);
     const derivedAudience: Audience = {
       documentation: (line, excerpt) => {
-        const source = byNumber.get(origin[line.number - 1] ?? 0);
+        const source = numbered(origin[line.number - 1] ?? 0);
         return source ? audience.documentation(source, excerpt) : null;
       },
     };
     const derivedText = derived.map((d) => d.text.replace(/\n/g, ' ')).join('\n');
     const reading = scanText(file.filename, derivedText, 'code', 1, budget, { line: 0, lines: origin, via: 'as it runs' }, false, derivedAudience);
     for (const rule of derivedRules) {
-      const pairs = derived.map((d) => ({ line: d.line, reading: d.text, written: byNumber.get(d.line)?.text ?? '' }));
+      const pairs = derived.map((d) => ({ line: d.line, reading: d.text, written: numbered(d.line)?.text ?? '' }));
       for (const { line, ...hit } of rule.check(reading, findings, pairs)) {
-        const source = byNumber.get(line);
+        const source = numbered(line);
         const why = source ? audience.documentation(source) : null;
         findings.push({
           ...found(rule, line, hit),
@@ -197,7 +200,7 @@ function scanFile(file: ScanFile, skill: SkillScan): { findings: RawFinding[]; f
     else if (line.text.includes('`')) for (const m of line.text.matchAll(/`([^`\n]{4,400})`/g)) flow.push({ line: line.number, text: m[1]! });
   }
   for (const d of derived) {
-    const source = byNumber.get(d.line);
+    const source = numbered(d.line);
     if (!source || !audience.documentation(source)) flow.push({ line: d.line, text: matchingForm(d.text) });
   }
   return { findings, flow };
@@ -291,7 +294,7 @@ function scanText(
   const hits = new Uint32Array(RULES);
   for (let n = 0; n < lines.length; n++) {
     const line = lines[n]!;
-    if (line.text.trim() === '') {
+    if (!NOT_BLANK.test(line.text)) {
       // Nothing but white space and invisible characters: only the rules about those apply.
       if (!line.invisible) continue;
       for (const i of keywordless) tried[n * RULES + i] = 1;
@@ -306,13 +309,9 @@ function scanText(
       }
     }
   }
-  let byNumber: Map<number, LineContext> | undefined;
-  const lineAt = (number: number) => {
-    byNumber ??= new Map(lines.map((l) => [l.number, l] as const));
-    return byNumber.get(number);
-  };
+  const lineAt = (number: number) => lineNumbered(lines, number);
   if (kind === 'markdown' && !separateLines) {
-    for (const { line, rule, hit } of acrossLines(lines, tried, file)) keep(rule, lineAt(line), at(line), hit);
+    acrossLines(lines, tried, file, (line, rule, hit) => keep(rule, lineAt(line), at(line), hit));
   }
 
   if (depth < MAX_DEPTH) {
@@ -364,25 +363,27 @@ function lineHit(rule: LineRule, line: LineContext, file: LineFile): Hit | null 
  * sentence. Each pair of neighbouring prose lines is read again as one by the rules for phrases,
  * and what matches only across the line break is reported on the line where the match starts.
  */
-function* acrossLines(lines: readonly LineContext[], tried: Uint8Array, file: LineFile): Generator<{ line: number; rule: LineRule; hit: Hit }> {
+function acrossLines(lines: readonly LineContext[], tried: Uint8Array, file: LineFile, report: (line: number, rule: LineRule, hit: Hit) => void): void {
   const boundary = new Uint8Array(RULES);
   for (let i = 0; i + 1 < lines.length; i++) {
-    const [a, b] = [lines[i]!, lines[i + 1]!];
-    if (a.code || b.code || a.text.trim() === '' || b.text.trim() === '' || /^\s{0,3}#/.test(b.text)) continue;
-    let pair: LineContext | undefined;
+    const a = lines[i]!;
+    const b = lines[i + 1]!;
+    if (a.code || b.code || !NOT_BLANK.test(a.text) || !NOT_BLANK.test(b.text) || /^\s{0,3}#/.test(b.text)) continue;
+    let text: string | undefined;
     // The rules either line could match, and those whose keyword is itself split by the break.
     boundary.fill(0);
     keywordIndex.scanAcross(a.text, b.text, 40, boundary);
     for (const r of wrapping) {
       if (boundary[r] === 0 && tried[i * RULES + r] === 0 && tried[(i + 1) * RULES + r] === 0) continue;
       const rule = lineRules[r]!;
-      pair ??= { number: a.number, raw: `${a.raw} ${b.raw}`, text: `${a.text} ${b.text}`, code: false, invisible: a.invisible || b.invisible };
-      const { text } = pair;
+      text ??= `${a.text} ${b.text}`;
       const m = rule.pattern?.exec(text);
-      const hit = rule.pattern ? matchHit(m ?? null) : rule.check!(pair, file);
+      const hit = rule.pattern
+        ? matchHit(m ?? null)
+        : rule.check!({ number: a.number, raw: `${a.raw} ${b.raw}`, text, code: false, invisible: a.invisible || b.invisible }, file);
       if (hit === null || hit === true || !hit.excerpt) continue;
       const start = m ? m.index : text.indexOf(hit.excerpt);
-      if (start >= 0 && start < a.text.length && start + hit.excerpt.length > a.text.length + 1) yield { line: a.number, rule, hit };
+      if (start >= 0 && start < a.text.length && start + hit.excerpt.length > a.text.length + 1) report(a.number, rule, hit);
     }
   }
 }

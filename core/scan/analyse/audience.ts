@@ -106,24 +106,24 @@ export function lowerable(rule: { id: string; category: Category }): boolean {
  */
 function sectionsThatWarn(lines: readonly LineContext[], instructionFile: boolean): Set<number> {
   const out = new Set<number>();
-  let section: LineContext[] = [];
-  const close = () => {
-    const prose = section.filter((l) => !l.code).map((l) => l.text);
-    const warns = prose.some((t) => WARNING.test(t));
-    const runs = prose.some((t) => RUN_IMPERATIVE.test(t));
-    const names = prose.some((t) =>
-      /\b(?:malicious|malware|attack(?:s|ers?)?|stealers?|exploit|indicators?|iocs?|detection|phishing|red[- ]team|pentest)\b/i.test(t),
-    );
-    if (warns && !runs && (!instructionFile || names)) for (const l of section) if (l.code) out.add(l.number);
-    section = [];
+  // The section is lines[start] up to the next heading.
+  let start = 0;
+  const close = (end: number) => {
+    const prose = (test: (text: string) => boolean) => {
+      for (let i = start; i < end; i++) if (!lines[i]!.code && test(lines[i]!.text)) return true;
+      return false;
+    };
+    const warns = prose((t) => WARNING.test(t));
+    const runs = warns && prose((t) => RUN_IMPERATIVE.test(t));
+    const names = warns && !runs && instructionFile && prose((t) => NAMES_THE_ATTACK.test(t));
+    if (warns && !runs && (!instructionFile || names)) for (let i = start; i < end; i++) if (lines[i]!.code) out.add(lines[i]!.number);
+    start = end;
   };
-  for (const line of lines) {
-    if (!line.code && /^\s{0,3}#{1,6}\s/.test(line.text)) close();
-    section.push(line);
-  }
-  close();
+  for (let i = 0; i < lines.length; i++) if (!lines[i]!.code && /^\s{0,3}#{1,6}\s/.test(lines[i]!.text)) close(i);
+  close(lines.length);
   return out;
 }
+const NAMES_THE_ATTACK = /\b(?:malicious|malware|attack(?:s|ers?)?|stealers?|exploit|indicators?|iocs?|detection|phishing|red[- ]team|pentest)\b/i;
 
 /** Lines of fenced blocks that hold detection rules (```yara, ```sigma…) or that open with one. */
 function detectionBlocks(lines: readonly LineContext[]): Set<number> {

@@ -2,7 +2,7 @@ import { severityRank } from '../finding.ts';
 import type { FileScan, Hit, RawFinding } from './rule.ts';
 import { knownInstallerOnly } from './installers.ts';
 import { findSecrets } from './secrets.ts';
-import type { LineContext } from '../read/source-text.ts';
+import { lineNumbered } from '../read/source-text.ts';
 
 /**
  * The file rules: what no single line says but the file does. A download on one line made
@@ -38,8 +38,10 @@ const DOWNLOAD_TARGETS: ReadonlyArray<{ pattern: RegExp; needs: string; fromUrl?
 ];
 
 function downloadTarget(line: string): string | null {
+  // The test of the line as it would be lower-cased, without making that copy of every line: the
+  // Kelvin sign is the one character outside ASCII that lower-cases into one of these words.
+  if (!/curl|wget|iwr|invoke-webrequest|bitstransfer|urlretrieve|downloadfile/i.test(line) && !line.includes('\u212a')) return null;
   const lower = line.toLowerCase();
-  if (!/curl|wget|iwr|invoke-webrequest|bitstransfer|urlretrieve|downloadfile/.test(lower)) return null;
   for (const { pattern, needs, fromUrl, also } of DOWNLOAD_TARGETS) {
     if (!lower.includes(needs) && !(needs === 'download' && lower.includes('urlretrieve'))) continue;
     // A flag the pattern cannot match without, found in one pass first: a line of `curl curl …` stays cheap.
@@ -143,10 +145,8 @@ const COMMENT_LINE = /^\s{0,40}(?:#|\/\/|\/?\*|--|REM\b|;)/;
  * paste site, chat webhook or bare IP.
  */
 export function credentialExfiltration(file: FileScan): FileHit[] {
-  let byLine: Map<number, LineContext> | undefined;
   const inCode = (f: RawFinding) => {
-    byLine ??= new Map(file.lines.map((l) => [l.number, l] as const));
-    const line = byLine.get(f.line);
+    const line = lineNumbered(file.lines, f.line);
     return line !== undefined && (line.code || file.depth > 0) && !COMMENT_LINE.test(line.text);
   };
   const taken = file.findings.filter((f) => TAKEN.has(f.rule.id));

@@ -186,12 +186,23 @@ const WRITTEN = [
 /** Paths too general to follow: everything mentions them. */
 const GENERAL = new Set(['/tmp', '/var/tmp', '~', '.', '..', '/dev/null', '/dev/stdout', '/dev/stderr', '$TMPDIR', '&1', '&2']);
 
+/**
+ * A path as the taint follows it: unquoted, the home folder spelt `~`, no trailing separator.
+ * Lines are paths here too (a line is searched for tainted paths), some of them very long: the
+ * ends are trimmed by hand, for an anchored-at-end pattern would read the whole line to find them.
+ */
 function normalisePath(path: string): string {
-  return path
-    .replace(/^["']|["']$/g, '')
-    .replace(/\$\{HOME\}|\$HOME|%USERPROFILE%|\$env:USERPROFILE/g, '~')
-    .replace(/[/\\]+$/, '');
+  let from = 0;
+  let to = path.length;
+  if (to > 0 && QUOTES.includes(path[0]!)) from = 1;
+  if (to > from && QUOTES.includes(path[to - 1]!)) to--;
+  let p = path.slice(from, to);
+  if (p.includes('HOME') || p.includes('USERPROFILE')) p = p.replace(/\$\{HOME\}|\$HOME|%USERPROFILE%|\$env:USERPROFILE/g, '~');
+  let end = p.length;
+  while (end > 0 && (p[end - 1] === '/' || p[end - 1] === '\\')) end--;
+  return p.slice(0, end);
 }
+const QUOTES = `"'`;
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -305,6 +316,14 @@ function effectsOf(text: string): { assigned: string[]; written: string[] } {
   return { assigned, written };
 }
 
+/** A line this long (data, minified code) is searched for the tainted names before its identifiers are listed. */
+const LONG_LINE = 2048;
+
+function mentionsAny(text: string, vars: ReadonlyMap<string, TaintedVar>): boolean {
+  for (const name of vars.keys()) if (text.includes(name)) return true;
+  return false;
+}
+
 /**
  * The taint a line picks up from a variable of its file or a path of the skill that it uses. What
  * the line names, its text as a path, and what it was found to use are kept in its facts: the
@@ -312,15 +331,17 @@ function effectsOf(text: string): { assigned: string[]; written: string[] } {
  */
 function usesTaint(text: string, fact: LineFacts, own: ReadonlyMap<string, TaintedVar> | undefined, paths: ReadonlyArray<[string, Taint]>): Taint | undefined {
   if (own && own.size > 0 && !fact.byVar && fact.varsSeen !== own.size) {
-    // The line's identifiers, looked up: a line names a few, a file may have tainted hundreds.
-    fact.names ??= Array.from(text.matchAll(IDENTIFIER), (m) => m[0]);
-    let first: TaintedVar | undefined;
-    for (const name of fact.names) {
-      const taint = own.get(name);
-      if (taint && (!first || taint.order < first.order) && taint.used.test(text)) first = taint;
-    }
     fact.varsSeen = own.size;
-    if (first) fact.byVar = { origin: first.origin };
+    if (text.length < LONG_LINE || mentionsAny(text, own)) {
+      // The line's identifiers, looked up: a line names a few, a file may have tainted hundreds.
+      fact.names ??= Array.from(text.matchAll(IDENTIFIER), (m) => m[0]);
+      let first: TaintedVar | undefined;
+      for (const name of fact.names) {
+        const taint = own.get(name);
+        if (taint && (!first || taint.order < first.order) && taint.used.test(text)) first = taint;
+      }
+      if (first) fact.byVar = { origin: first.origin };
+    }
   }
   if (fact.byVar) return fact.byVar;
   if (!fact.byPath && paths.length > (fact.pathsSeen ?? 0)) {

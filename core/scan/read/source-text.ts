@@ -104,6 +104,20 @@ export function matchingForm(raw: string): string {
   return text;
 }
 
+/** The logical line that starts on physical line `number`, if one does (`lines` in order, as logicalLines gives them). */
+export function lineNumbered(lines: readonly LineContext[], number: number): LineContext | undefined {
+  let lo = 0;
+  let hi = lines.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const at = lines[mid]!.number;
+    if (at === number) return lines[mid];
+    if (at < number) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
+
 /** Offsets where each physical line starts, to turn an offset into a line number. */
 export function lineStarts(text: string): number[] {
   const starts = [0];

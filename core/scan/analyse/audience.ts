@@ -30,6 +30,12 @@ const RUN_IMPERATIVE =
   /(?:^|[.!:]\s{1,4}|^\s{0,6}(?:[-*]|\d{1,2}\.)\s{1,4})(?:run|execute|paste|install|type|enter|copy\s{1,4}and\s{1,4}paste)\b|\b(?:you\s{1,4}must|please|first|then)\s{1,4}(?:run|execute|install|paste)\b/i;
 const REGEX_CONSTRUCT =
   /\bre\.(?:compile|search|match|fullmatch|findall|finditer|sub|split)\s{0,4}\(|\bnew\s{1,4}RegExp\s{0,4}\(|\bRegExp\s{0,4}\(|(?:^|[=(,:]|\breturn)\s{0,4}\/(?![/*\s])(?=[^/\n]{0,400}[\\[(^$*+?|])(?:\\.|[^/\n\\]){2,}\/[dgimsuy]{0,6}(?=\s{0,4}(?:[;,)\]}]|$|nocase|ascii|wide|fullword|private|xor|base64)|\.(?:test|exec)\b)|\bpattern(?:-regex|-either|-inside|s)?\s{0,4}:|\bregexp?\s{0,4}[:=]|\bgrep\s{1,4}-\w{0,4}[EPe]\w{0,4}\s|\b\w{0,30}(?:PATTERNS|INDICATORS|SIGNATURES|IOCS|REGEXES|REGEXPS)\b/;
+/** What REGEX_CONSTRUCT cannot match without: a literal needs two slashes, the other forms a word. */
+function mayConstructRegex(text: string): boolean {
+  const slash = text.indexOf('/');
+  return (slash !== -1 && text.includes('/', slash + 1)) || REGEX_WORD.test(text);
+}
+const REGEX_WORD = /re\.|RegExp|pattern|regex|grep|PATTERNS|INDICATORS|SIGNATURES|IOCS|REGEXES|REGEXPS/;
 const DETECTION_FILE = /\.(?:yara?|sigma|rules)$/i;
 const TEST_DATA =
   /(?:^|\/)(?:tests?|spec|__tests__|fixtures|testdata|test-data|samples)\/(?:[^/]{1,200}\/){0,4}[^/]{1,200}\.(?:json|jsonl|ya?ml|csv|tsv|txt)$/i;
@@ -73,7 +79,7 @@ export function audienceOf(filename: string, text: string, kind: FileKind, lines
     if (line.number <= frontMatterEnd) return null;
     if (line.code) {
       if (ruleBlocks.has(line.number)) return 'a detection rule';
-      if (REGEX_CONSTRUCT.test(line.text)) return 'a pattern that detects it';
+      if (mayConstructRegex(line.text) && REGEX_CONSTRUCT.test(line.text)) return 'a pattern that detects it';
       if (kind === 'markdown' && warningSections.has(line.number)) return 'a code block in a section that warns against it';
       return null;
     }

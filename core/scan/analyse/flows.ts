@@ -292,7 +292,7 @@ export function sensitiveFlows(files: readonly FlowFile[]): Flow[] {
           : (usesTaint(text, fact, vars.get(file.filename), pathList) ?? cwd);
         if (!taint) continue;
         const where = `${file.filename}:${line}`;
-        if (/(?:^|[;&|]\s{0,4})(?:cd|pushd|Set-Location)\s/.test(text) && !cwd) cwd = taint;
+        if (!cwd && /(?:^|[;&|]\s{0,4})(?:cd|pushd|Set-Location)\s/.test(text)) cwd = taint;
         fact.effects ??= effectsOf(text);
         for (const name of fact.effects.assigned) taintVar(file.filename, name, { origin: taint.origin });
         for (const path of fact.effects.written) taintPath(path, { origin: `${taint.origin} → ${where} writes it to a file` });

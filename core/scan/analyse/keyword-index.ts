@@ -2,13 +2,20 @@
  * Finds, in one pass over a text (Aho–Corasick), which groups of keywords have a member in it,
  * whatever the case of the text: it answers as a search of the lower-cased text would. The
  * scanner asks, for every line, which rules could match at all; testing each rule's keywords one
- * by one cost more than the rules themselves. Keywords are lower-case ASCII; the transitions are
- * a flat table over the 128 ASCII codes (upper-case letters lead where their lower-case ones do),
- * and any other character leads back to the root.
+ * by one cost more than the rules themselves.
+ *
+ * Keywords are lower-case ASCII. The transitions are a flat table over the characters keywords
+ * use (a few dozen classes, so the table stays small enough to be read from cache): an
+ * upper-case letter is in its lower-case letter's class, and every other character in a class
+ * that leads back to the root.
  */
 export class KeywordIndex {
-  /** Goto function, completed with failure links: next state for (state × 128 + code). */
-  private readonly delta: Int32Array;
+  /** The class of each ASCII code: 0 for the characters no keyword has. */
+  private readonly classOf: Uint8Array;
+  /** Classes in the table: the keywords' characters, and 0. */
+  private readonly width: number;
+  /** Goto function, completed with failure links: next state for (state × width + class). */
+  private readonly delta: Uint16Array | Uint32Array;
   /** Groups with a keyword ending at each state, including those reached through failure links. */
   private readonly output: number[][];
   /** 1 where a state has output: most have none, and a byte is quicker to read than a list. */
@@ -16,6 +23,8 @@ export class KeywordIndex {
 
   /** @param groups the keywords of each group; a text "has" a group when it contains any of them. */
   constructor(readonly groups: ReadonlyArray<readonly string[]>) {
+    const classOf = new Uint8Array(128);
+    let width = 1;
     const trie: Array<Map<number, number>> = [new Map()];
     const output: number[][] = [[]];
     groups.forEach((keywords, group) => {
@@ -24,12 +33,17 @@ export class KeywordIndex {
         for (let i = 0; i < keyword.length; i++) {
           const c = keyword.charCodeAt(i);
           if (c > 127 || (c >= 65 && c <= 90)) throw new Error(`keyword ${JSON.stringify(keyword)} is not lower-case ASCII`);
-          let to = trie[state]!.get(c);
+          if (classOf[c] === 0) {
+            classOf[c] = width++;
+            if (c >= 97 && c <= 122) classOf[c - 32] = classOf[c]!;
+          }
+          const k = classOf[c]!;
+          let to = trie[state]!.get(k);
           if (to === undefined) {
             to = trie.length;
             trie.push(new Map());
             output.push([]);
-            trie[state]!.set(c, to);
+            trie[state]!.set(k, to);
           }
           state = to;
         }
@@ -37,29 +51,30 @@ export class KeywordIndex {
       }
     });
     // Breadth-first, each state's missing transitions are its failure state's transitions.
-    const delta = new Int32Array(trie.length * 128);
-    const fail = new Int32Array(trie.length);
+    // Two bytes a transition while the states allow: half the table to keep in cache.
+    const delta = trie.length <= 0x10000 ? new Uint16Array(trie.length * width) : new Uint32Array(trie.length * width);
+    const fail = new Uint32Array(trie.length);
     const queue: number[] = [];
-    for (const [c, to] of trie[0]!) {
-      delta[c] = to;
+    for (const [k, to] of trie[0]!) {
+      delta[k] = to;
       queue.push(to);
     }
     for (let head = 0; head < queue.length; head++) {
       const state = queue[head]!;
-      for (let c = 0; c < 128; c++) {
-        const to = trie[state]!.get(c);
+      for (let k = 1; k < width; k++) {
+        const to = trie[state]!.get(k);
         if (to === undefined) {
-          delta[state * 128 + c] = delta[fail[state]! * 128 + c]!;
+          delta[state * width + k] = delta[fail[state]! * width + k]!;
           continue;
         }
-        delta[state * 128 + c] = to;
-        fail[to] = delta[fail[state]! * 128 + c]!;
+        delta[state * width + k] = to;
+        fail[to] = delta[fail[state]! * width + k]!;
         for (const group of output[fail[to]!]!) if (!output[to]!.includes(group)) output[to]!.push(group);
         queue.push(to);
       }
     }
-    // An upper-case letter goes where its lower-case letter goes, from every state.
-    for (let state = 0; state < trie.length; state++) for (let c = 65; c <= 90; c++) delta[state * 128 + c] = delta[state * 128 + c + 32]!;
+    this.classOf = classOf;
+    this.width = width;
     this.delta = delta;
     this.output = output;
     this.emits = Uint8Array.from(output, (groups) => (groups.length > 0 ? 1 : 0));
@@ -87,22 +102,16 @@ export class KeywordIndex {
 
   /** Runs the automaton over `text` from `from` to `to`, from `state`; returns the state it ends in. */
   private run(text: string, from: number, to: number, state: number, found: Uint8Array, offset: number): number {
-    const { delta, output, emits } = this;
+    const { classOf, width, delta, output, emits } = this;
+    // Two characters outside ASCII lower-case into it: the Kelvin sign to `k`, and `İ` to `i`
+    // followed by a combining dot (which, as any other character outside ASCII, leads back to the root).
+    const kelvin = classOf[107]!;
+    const dotted = classOf[105]!;
     for (let i = from; i < to; i++) {
-      let c = text.charCodeAt(i);
-      // Two characters outside ASCII lower-case into it: the Kelvin sign to `k`, and `İ` to `i`
-      // followed by a combining dot (which, as any other character outside ASCII, leads back to the root).
-      if (c >= 128) {
-        if (c === 0x212a) c = 107;
-        else if (c === 0x130) c = 105;
-        else {
-          state = 0;
-          continue;
-        }
-      }
-      state = delta[state * 128 + c]!;
+      const c = text.charCodeAt(i);
+      state = delta[state * width + (c < 128 ? classOf[c]! : c === 0x212a ? kelvin : c === 0x130 ? dotted : 0)]!;
       if (emits[state] === 1) for (const group of output[state]!) found[offset + group] = 1;
-      if (c === 105 && text.charCodeAt(i) === 0x130) state = 0;
+      if (c === 0x130) state = 0;
     }
     return state;
   }

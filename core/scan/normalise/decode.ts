@@ -52,13 +52,41 @@ for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+
  * four searches. One pass for the base64 alphabet, which covers hex too.
  */
 function mayHoldRun(line: string): boolean {
-  let run = 0;
-  for (let i = 0; i < line.length; i++) {
-    const c = line.charCodeAt(i);
-    run = c < 128 && BASE64_CHAR[c] === 1 ? run + 1 : 0;
-    if (run >= 20) return true;
+  return (
+    hasBase64Run(line, MIN_BASE64) ||
+    line.includes('\\x') ||
+    line.includes('\\u') ||
+    line.includes('%') ||
+    /fromCharCode|chr\(|\[char\]|\[\s{0,4}\d{2,3}\s{0,4},/i.test(line)
+  );
+}
+
+const inBase64 = (line: string, i: number) => {
+  const c = line.charCodeAt(i);
+  return c < 128 && BASE64_CHAR[c] === 1;
+};
+
+/**
+ * Whether `line` has `length` base64 characters in a row. It looks at every `length`th character
+ * and only around those in the alphabet: prose, with a space every few letters, is mostly skipped.
+ */
+export function hasBase64Run(line: string, length: number): boolean {
+  // Any run not yet ruled out holds the character at `probe` or lies wholly after it.
+  let probe = length - 1;
+  while (probe < line.length) {
+    if (!inBase64(line, probe)) {
+      probe += length;
+      continue;
+    }
+    let start = probe;
+    while (start > 0 && probe - start + 1 < length && inBase64(line, start - 1)) start--;
+    let end = probe + 1;
+    while (end < line.length && end - start < length && inBase64(line, end)) end++;
+    if (end - start >= length) return true;
+    // The run around the probe ends before `end`, which is not in the alphabet (or is the end).
+    probe = end + length;
   }
-  return line.includes('\\x') || line.includes('\\u') || line.includes('%') || /fromCharCode|chr\(|\[char\]|\[\s{0,4}\d{2,3}\s{0,4},/i.test(line);
+  return false;
 }
 
 export function decodeLine(line: string, budget: Budget): Decoded[] {

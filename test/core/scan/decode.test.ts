@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DECODE_BUDGET, decodeBase64, decodeLine, decodeWrappedBase64, newBudget } from '#core/scan/normalise/decode';
+import { DECODE_BUDGET, decodeBase64, decodeLine, decodeWrappedBase64, hasBase64Run, newBudget } from '#core/scan/normalise/decode';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const decoded = (line: string) => decodeLine(line, newBudget());
@@ -59,5 +60,29 @@ describe('decoding what attackers encode', () => {
     expect(budget.remaining).toBeLessThanOrEqual(0);
     expect(decodedChars).toBeLessThan(DECODE_BUDGET + run.length);
     expect(decodeLine(run, budget)).toEqual([]);
+  });
+});
+
+describe('finding a run of base64 without reading every character', () => {
+  const naive = (line: string, length: number) => new RegExp(`[A-Za-z0-9+/_-]{${length}}`).test(line);
+
+  it('finds a run as long as asked, wherever it is, and no shorter one', () => {
+    expect(hasBase64Run(`see ${'A'.repeat(20)}.`, 20)).toBe(true);
+    expect(hasBase64Run(`${'a1'.repeat(10)}`, 20)).toBe(true);
+    expect(hasBase64Run(`a few words, then ${'x'.repeat(19)} and more`, 20)).toBe(false);
+    expect(hasBase64Run('', 20)).toBe(false);
+  });
+
+  it('answers as reading every character does, for any line', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom('a', 'Z', '9', '+', '/', '_', '-', ' ', '.', '=', 'é'), maxLength: 120 }),
+        fc.integer({ min: 1, max: 25 }),
+        (line, length) => {
+          expect(hasBase64Run(line, length)).toBe(naive(line, length));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });

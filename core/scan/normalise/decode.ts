@@ -61,32 +61,41 @@ function mayHoldRun(line: string): boolean {
   );
 }
 
-const inBase64 = (line: string, i: number) => {
+const HEX_CHAR = new Uint8Array(128);
+for (const c of '0123456789abcdefABCDEF') HEX_CHAR[c.charCodeAt(0)] = 1;
+
+const inClass = (table: Uint8Array, line: string, i: number) => {
   const c = line.charCodeAt(i);
-  return c < 128 && BASE64_CHAR[c] === 1;
+  return c < 128 && table[c] === 1;
 };
 
 /**
- * Whether `line` has `length` base64 characters in a row. It looks at every `length`th character
- * and only around those in the alphabet: prose, with a space every few letters, is mostly skipped.
+ * Whether `line` has `length` characters of `table`'s class in a row. It looks at every
+ * `length`th character and only around those in the class: prose, with a space every few
+ * letters, is mostly skipped.
  */
-export function hasBase64Run(line: string, length: number): boolean {
+function hasRun(line: string, length: number, table: Uint8Array): boolean {
   // Any run not yet ruled out holds the character at `probe` or lies wholly after it.
   let probe = length - 1;
   while (probe < line.length) {
-    if (!inBase64(line, probe)) {
+    if (!inClass(table, line, probe)) {
       probe += length;
       continue;
     }
     let start = probe;
-    while (start > 0 && probe - start + 1 < length && inBase64(line, start - 1)) start--;
+    while (start > 0 && probe - start + 1 < length && inClass(table, line, start - 1)) start--;
     let end = probe + 1;
-    while (end < line.length && end - start < length && inBase64(line, end)) end++;
+    while (end < line.length && end - start < length && inClass(table, line, end)) end++;
     if (end - start >= length) return true;
-    // The run around the probe ends before `end`, which is not in the alphabet (or is the end).
+    // The run around the probe ends before `end`, which is not in the class (or is the end).
     probe = end + length;
   }
   return false;
+}
+
+/** Whether `line` has `length` characters of the base64 alphabet (standard or URL-safe) in a row. */
+export function hasBase64Run(line: string, length: number): boolean {
+  return hasRun(line, length, BASE64_CHAR);
 }
 
 export function decodeLine(line: string, budget: Budget): Decoded[] {
@@ -98,9 +107,13 @@ export function decodeLine(line: string, budget: Budget): Decoded[] {
     found.push({ encoding, at, text });
   };
   for (const m of line.matchAll(BASE64_RUN)) add('base64', m.index, decodeBase64(m[0]));
-  for (const m of line.matchAll(HEX_RUN)) add('hex', m.index, textOf(hexBytes(m[0])));
-  for (const m of line.matchAll(ESCAPE_RUN)) add('escapes', m.index, textOf(escapeBytes(m[0])));
-  for (const m of line.matchAll(CHAR_CODE_RUN)) add('char codes', m.index, printableText(charCodes(m[0])));
+  // Each search only where the line has what its runs cannot do without: they are costly on a
+  // long line of base64, which holds none of them.
+  if (hasRun(line, 24, HEX_CHAR)) for (const m of line.matchAll(HEX_RUN)) add('hex', m.index, textOf(hexBytes(m[0])));
+  if (line.includes('\\x') || line.includes('\\u') || line.includes('%'))
+    for (const m of line.matchAll(ESCAPE_RUN)) add('escapes', m.index, textOf(escapeBytes(m[0])));
+  if (line.includes('[') || /fromCharCode|chr\(/i.test(line))
+    for (const m of line.matchAll(CHAR_CODE_RUN)) add('char codes', m.index, printableText(charCodes(m[0])));
   return found.sort((a, b) => a.at - b.at).map(({ encoding, text }) => ({ encoding, text }));
 }
 
@@ -133,7 +146,10 @@ export function decodeWrappedBase64(lines: readonly string[], budget: Budget): A
 
 export function decodeBase64(run: string): string | null {
   if (run.length < MIN_BASE64) return null;
-  let body = run.replace(/=+$/, '').slice(0, MAX_RUN_CHARS).replace(/-/g, '+').replace(/_/g, '/');
+  // Node's decoder reads the URL-safe alphabet too (`-` and `_` as `+` and `/`).
+  let end = run.length;
+  while (end > 0 && run.charCodeAt(end - 1) === 0x3d) end--;
+  let body = run.slice(0, Math.min(end, MAX_RUN_CHARS));
   if (body.length % 4 === 1) body = body.slice(0, -1);
   return textOf(Buffer.from(body, 'base64'));
 }

@@ -103,6 +103,13 @@ const COMMANDS = new Set(['variable_assignment', 'declaration_command', 'command
 const REDIRECTS = new Set(['file_redirect', 'herestring_redirect', 'heredoc_redirect']);
 
 class Reader {
+  /**
+   * Node types by node id, read once per node: each `type` is a call into the parser's
+   * WebAssembly, and the reader asks again of the nodes it walks twice (a command, then what is
+   * nested in it). Ids are unique within the one tree a reader walks.
+   */
+  private readonly types = new Map<number, string>();
+
   constructor(
     private readonly vars: Map<string, string>,
     private readonly emit: (line: number, text: string) => void,
@@ -110,13 +117,21 @@ class Reader {
     private readonly source: (path: string) => void,
   ) {}
 
+  private typeOf(node: Node): string {
+    let type = this.types.get(node.id);
+    if (type === undefined) {
+      type = node.type;
+      this.types.set(node.id, type);
+    }
+    return type;
+  }
+
   statements(node: Node): void {
     for (const child of node.namedChildren) if (child) this.statement(child);
   }
 
   private statement(node: Node): void {
-    // Each `type` is a call into the parser's WebAssembly: read once per node.
-    const type = node.type;
+    const type = this.typeOf(node);
     if (type === 'comment') return;
     if (COMMANDS.has(type)) {
       const text = this.command(node);
@@ -132,7 +147,7 @@ class Reader {
   private nested(node: Node): void {
     for (const child of node.namedChildren) {
       if (!child) continue;
-      const type = child.type;
+      const type = this.typeOf(child);
       if (type === 'command_substitution' || type === 'process_substitution' || type === 'subshell' || type === 'compound_statement') this.statements(child);
       else if (type === 'heredoc_body') this.emit(child.startPosition.row + 1, this.word(child));
       else this.nested(child);
@@ -141,7 +156,7 @@ class Reader {
 
   /** A command, pipeline or list as one line of text. */
   private command(node: Node): string {
-    switch (node.type) {
+    switch (this.typeOf(node)) {
       case 'variable_assignment': {
         const name = node.childForFieldName('name')?.text ?? '';
         const value = node.childForFieldName('value');
@@ -154,7 +169,7 @@ class Reader {
       case 'pipeline':
         return node.namedChildren.map((c) => (c ? this.command(c) : '')).join(' | ');
       case 'list':
-        return node.children.map((c) => (c ? (c.isNamed ? this.command(c) : c.type) : '')).join(' ');
+        return node.children.map((c) => (c ? (c.isNamed ? this.command(c) : this.typeOf(c)) : '')).join(' ');
       case 'negated_command':
         return `! ${node.namedChildren.map((c) => (c ? this.command(c) : '')).join(' ')}`;
       case 'redirected_statement': {
@@ -179,7 +194,7 @@ class Reader {
     const words: string[] = [];
     for (const child of node.namedChildren) {
       if (!child) continue;
-      const type = child.type;
+      const type = this.typeOf(child);
       if (type === 'variable_assignment') words.push(this.command(child));
       else if (REDIRECTS.has(type)) words.push(this.redirect(child));
       else words.push(this.word(child));
@@ -209,7 +224,7 @@ class Reader {
     const parts: string[] = [];
     for (const child of node.children) {
       if (!child) continue;
-      const type = child.type;
+      const type = this.typeOf(child);
       if (type === 'heredoc_body' || type === 'heredoc_end') continue;
       parts.push(child.isNamed && type !== 'file_descriptor' && type !== 'heredoc_start' ? this.word(child) : child.text);
     }
@@ -218,7 +233,7 @@ class Reader {
 
   /** A word as the shell hands it to the program. */
   private word(node: Node): string {
-    const type = node.type;
+    const type = this.typeOf(node);
     switch (type) {
       case 'word':
         return unescapeWord(node.text);
@@ -251,7 +266,7 @@ class Reader {
     let text = '';
     for (const child of node.children) {
       if (!child) continue;
-      const type = child.type;
+      const type = this.typeOf(child);
       if (!child.isNamed) {
         if (keepTokens && type !== '"') text += child.text;
         continue;

@@ -422,6 +422,7 @@ const cases: Record<string, { hits: Sample[]; misses: Sample[] }> = {
     misses: [
       sample('a placeholder token', md('GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx')),
       sample("AWS's documented example", md('AKIAIOSFODNN7EXAMPLE')),
+      sample('an AWS account id, which is no credential', md('aws_account_id: 1234-5678-9012')),
     ],
   },
   'stripe-live-key': {

@@ -83,7 +83,22 @@ function tokenize(source: string, language: ScriptLanguage): Token[] {
           : false;
       let j = i + quote.length;
       let value = '';
+      const q = c.charCodeAt(0);
       while (j < n && !text.startsWith(quote, j)) {
+        // Plain characters up to the next quote, line break, backslash or backtick, taken as one
+        // piece (a string may be a whole file of base64; adding it a character at a time cost
+        // more than the rest of the scan of it).
+        let k = j;
+        while (k < n) {
+          const code = text.charCodeAt(k);
+          if (code === q || code === 10 || code === 92 || code === 96) break;
+          k++;
+        }
+        if (k > j) {
+          if (value.length < MAX_STRING) value += text.slice(j, Math.min(k, j + MAX_STRING - value.length));
+          j = k;
+          continue;
+        }
         const ch = text[j]!;
         if (ch === '\n') {
           line++;

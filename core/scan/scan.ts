@@ -99,6 +99,14 @@ const WRAPPING = new Set<string>(['prompt-injection', 'social-engineering', 'cre
 const NOT_BLANK = /\S/;
 /** The line rules (their indices) read again across a line break: phrases, with keywords. */
 const wrapping = lineRules.flatMap((r, i) => (r.keywords && WRAPPING.has(r.category) ? [i] : []));
+/**
+ * Their keywords that a line break can split. A keyword found in either line is among that line's
+ * candidates already; one that spans the break holds the space that joins the lines, so only
+ * keywords with a space need looking for across it, and only as far on each side as they reach.
+ */
+const spanningKeywords = wrapping.map((r) => (lineRules[r]!.keywords ?? []).filter((k) => k.includes(' ')));
+const spanningIndex = new KeywordIndex(spanningKeywords);
+const SPAN_REACH = Math.max(0, ...spanningKeywords.flat().map((k) => k.length - 1));
 
 /** What the scan of one version shares between its files. */
 interface SkillScan {
@@ -364,17 +372,18 @@ function lineHit(rule: LineRule, line: LineContext, file: LineFile): Hit | null 
  * and what matches only across the line break is reported on the line where the match starts.
  */
 function acrossLines(lines: readonly LineContext[], tried: Uint8Array, file: LineFile, report: (line: number, rule: LineRule, hit: Hit) => void): void {
-  const boundary = new Uint8Array(RULES);
+  const spanning = new Uint8Array(wrapping.length);
   for (let i = 0; i + 1 < lines.length; i++) {
     const a = lines[i]!;
     const b = lines[i + 1]!;
     if (a.code || b.code || !NOT_BLANK.test(a.text) || !NOT_BLANK.test(b.text) || /^\s{0,3}#/.test(b.text)) continue;
     let text: string | undefined;
     // The rules either line could match, and those whose keyword is itself split by the break.
-    boundary.fill(0);
-    keywordIndex.scanAcross(a.text, b.text, 40, boundary);
-    for (const r of wrapping) {
-      if (boundary[r] === 0 && tried[i * RULES + r] === 0 && tried[(i + 1) * RULES + r] === 0) continue;
+    spanning.fill(0);
+    spanningIndex.scanAcross(a.text, b.text, SPAN_REACH, spanning);
+    for (let w = 0; w < wrapping.length; w++) {
+      const r = wrapping[w]!;
+      if (spanning[w] === 0 && tried[i * RULES + r] === 0 && tried[(i + 1) * RULES + r] === 0) continue;
       const rule = lineRules[r]!;
       text ??= `${a.text} ${b.text}`;
       const m = rule.pattern?.exec(text);

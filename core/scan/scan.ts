@@ -84,13 +84,17 @@ const RULES = lineRules.length;
 
 /** Which line rules a line could match, by their keywords; rules without keywords always could. */
 const keywordIndex = new KeywordIndex(lineRules.map((r) => r.keywords ?? []));
-const keywordless = lineRules.flatMap((r, i) => (r.keywords === undefined ? [i] : []));
+const keywordless = lineRules.flatMap((r, i) => (r.keywords === undefined && !r.invisible ? [i] : []));
+/** The rules about invisible characters, tried only on the lines that have one. */
+const aboutInvisible = lineRules.flatMap((r, i) => (r.invisible ? [i] : []));
+/** A line of nothing but white space and invisible characters could match only these. */
+const onBlankLines = [...keywordless, ...aboutInvisible];
 
 /** Marks, from `offset` in `found`, the line rules `text` could match. */
-function candidates(text: string, found: Uint8Array = new Uint8Array(RULES), offset = 0): Uint8Array {
-  keywordIndex.scan(text, found, offset);
+function candidates(line: LineContext, found: Uint8Array, offset: number): void {
+  keywordIndex.scan(line.text, found, offset);
   for (const i of keywordless) found[offset + i] = 1;
-  return found;
+  if (line.invisible) for (const i of aboutInvisible) found[offset + i] = 1;
 }
 
 /** Rules whose phrases prose wraps over lines; commands and characters are matched per line. */
@@ -305,8 +309,8 @@ function scanText(
     if (!NOT_BLANK.test(line.text)) {
       // Nothing but white space and invisible characters: only the rules about those apply.
       if (!line.invisible) continue;
-      for (const i of keywordless) tried[n * RULES + i] = 1;
-    } else candidates(line.text, tried, n * RULES);
+      for (const i of onBlankLines) tried[n * RULES + i] = 1;
+    } else candidates(line, tried, n * RULES);
     for (let i = 0; i < RULES; i++) {
       if (tried[n * RULES + i] === 0 || hits[i]! >= MAX_HITS_PER_RULE) continue;
       const rule = lineRules[i]!;

@@ -39,6 +39,8 @@ export interface LineRule extends RuleBase {
    * cheap filter that keeps most prose lines away from most patterns. Leave out when unsure.
    */
   keywords?: readonly string[];
+  /** Tried only on lines that hold an invisible or bidi character: the rule is about those. */
+  invisible?: true;
   /** Matched against the line's matching form; the match is the excerpt. */
   pattern?: RegExp;
   check?: (line: LineContext, file: LineFile) => Hit | null;

@@ -544,6 +544,8 @@ export const rules: readonly Rule[] = [
     severity: 'medium',
     reason: 'contacts a literal public IP address instead of a named host',
     scope: 'line',
+    // An address has a digit before a dot.
+    keywords: ['0.', '1.', '2.', '3.', '4.', '5.', '6.', '7.', '8.', '9.'],
     check: (line) => {
       const ip = publicIpContacted(line.text);
       return ip ? { excerpt: ip } : null;
@@ -881,6 +883,7 @@ export const rules: readonly Rule[] = [
     severity: 'critical',
     reason: 'bidirectional control characters in code make it display differently from how it runs',
     scope: 'line',
+    invisible: true,
     check: bidiInCode,
   },
   {
@@ -889,6 +892,7 @@ export const rules: readonly Rule[] = [
     severity: 'high',
     reason: 'bidirectional control characters reorder how this text displays',
     scope: 'line',
+    invisible: true,
     check: bidiInProse,
   },
   {
@@ -897,6 +901,7 @@ export const rules: readonly Rule[] = [
     severity: 'critical',
     reason: 'smuggles text in invisible characters (Unicode tags, variation selectors or zero-width runs)',
     scope: 'line',
+    invisible: true,
     check: invisiblePayload,
   },
   {
@@ -905,6 +910,7 @@ export const rules: readonly Rule[] = [
     severity: 'medium',
     reason: 'contains zero-width characters, which can split words past a reviewer',
     scope: 'line',
+    invisible: true,
     check: zeroWidth,
   },
   {

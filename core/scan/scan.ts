@@ -350,7 +350,6 @@ function scanText(
     }
   }
 
-  const starts = lineStarts(text);
   let blocks: ReturnType<typeof hiddenBlocks> | undefined;
   const scan: FileScan = {
     filename,
@@ -359,7 +358,7 @@ function scanText(
     lines,
     depth,
     findings,
-    hiddenBlocks: () => (blocks ??= kind === 'code' ? [] : hiddenBlocks(text, physical, starts, (line) => code[line - 1] ?? false)),
+    hiddenBlocks: () => (blocks ??= kind === 'code' ? [] : hiddenBlocks(text, physical, lineStarts(text), (line) => code[line - 1] ?? false)),
     scanSnippet: (snippet) => (depth < MAX_DEPTH ? scanText(filename, snippet, 'markdown', depth + 1, budget, undefined, true) : []),
   };
   for (const rule of fileRules) for (const { line, ...hit } of rule.check(scan)) keep(rule, lineAt(line), at(line), hit);

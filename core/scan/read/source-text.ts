@@ -75,7 +75,7 @@ export function logicalLines(lines: readonly string[], code: readonly boolean[],
       raw = raw.replace(continued, ' ') + lines[++i]!;
     }
     // Invisible characters are outside ASCII: a line with nothing the matching form undoes has none.
-    const disguised = DISGUISED.test(raw);
+    const disguised = mayBeDisguised(raw);
     const invisible = disguised && hasInvisible(raw);
     out.push({
       number: first + 1,
@@ -88,8 +88,22 @@ export function logicalLines(lines: readonly string[], code: readonly boolean[],
   return out;
 }
 
-/** What a line may hold that its matching form undoes; a line without any is its own matching form. */
-const DISGUISED = /[^\x00-\x7f]|''|""|IFS|\w["'][\w./-]{1,20}["']\w/;
+/**
+ * Whether a line holds something its matching form undoes (a character outside ASCII, an empty
+ * quote pair, `IFS`, a quoted piece glued into a word); a line without any is its own matching
+ * form. The glued piece, the costly search, is looked for only on lines with a quote.
+ */
+function mayBeDisguised(raw: string): boolean {
+  return (
+    NON_ASCII.test(raw) ||
+    raw.includes("''") ||
+    raw.includes('""') ||
+    raw.includes('IFS') ||
+    ((raw.includes("'") || raw.includes('"')) && GLUED_QUOTE.test(raw))
+  );
+}
+const NON_ASCII = /[^\x00-\x7f]/;
+const GLUED_QUOTE = /\w["'][\w./-]{1,20}["']\w/;
 
 /** What the rules match: the line without the disguises that do not change what runs. */
 export function matchingForm(raw: string): string {

@@ -3,6 +3,7 @@ import { ruleEngine, type Scanner } from '#functions/services/scanning';
 import { benignRepos, BENIGN_REPOS_VARIABLE, realSkills } from './scan-real.ts';
 import { combined, detection, HELD_OUT_DIR, loadCorpus, targets } from './scan-corpus.ts';
 import { signInWithKey, startBenchStack, timedPost } from './stack.ts';
+import { machineReference } from './machine-reference.ts';
 import { latencyRows, percentile, round, type Row } from './table.ts';
 
 /**
@@ -60,18 +61,23 @@ export async function benchScan(): Promise<Row[]> {
   const corpusFiles = corpus.map((s) => s.files);
   rows.push({ section: 'scan', metric: 'throughput over the corpus', value: throughput(corpusFiles), unit: 'MB/s' });
   rows.push({ section: 'scan', metric: 'throughput, 5 MiB version (20 files)', value: throughput([largeSkill(corpusFiles)]), unit: 'MB/s' });
-  rows.push(...latencyRows('scan', '1 MiB version (4 files of skill-like text and scripts)', timed(mibSkill(corpusFiles), 20), { p50: 250 }));
+  // The machine reference is timed between the scans, so its figure is the machine's state while they ran.
+  const reference: number[] = [];
+  rows.push(...latencyRows('scan', '1 MiB version (4 files of skill-like text and scripts)', timed(mibSkill(corpusFiles), 20, reference), { p50: 250 }));
+  rows.push(...latencyRows('scan', 'machine reference between the 1 MiB scans (fixed text work, no Skillpress code)', reference.splice(0)));
 
   const typical = typicalSkill(corpus.filter((s) => s.label === 'benign').map((s) => s.files));
   for (let i = 0; i < WARMUP; i++) scanFiles(typical);
   const times: number[] = [];
   for (let i = 0; i < TYPICAL_RUNS; i++) {
+    if (i % 25 === 0) reference.push(machineReference());
     const start = performance.now();
     scanFiles(typical);
     times.push(performance.now() - start);
   }
   const kb = round(typical.reduce((n, f) => n + f.bytes.byteLength, 0) / 1024);
   rows.push(...latencyRows('scan', `typical skill scan (${kb} kB, ${typical.length} files)`, times, { p50: 5, p95: 10 }));
+  rows.push(...latencyRows('scan', 'machine reference between the typical scans', reference));
   rows.push(...(await publishLatency(typical)));
   return rows;
 }
@@ -224,11 +230,12 @@ function realBenign(): Row[] {
   ];
 }
 
-/** Times of `runs` scans of one version, after a few untimed ones. */
-function timed(files: ScanFile[], runs: number): number[] {
+/** Times of `runs` scans of one version, after a few untimed ones, each after a run of the machine reference. */
+function timed(files: ScanFile[], runs: number, reference: number[]): number[] {
   for (let i = 0; i < 3; i++) scanFiles(files);
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
+    reference.push(machineReference());
     const start = performance.now();
     scanFiles(files);
     times.push(performance.now() - start);

@@ -82,7 +82,7 @@ const derivedRules = rules.filter((r): r is DerivedRule => r.scope === 'derived'
 const ruleOrder = new Map(rules.map((r, i) => [r.id, i]));
 const RULES = lineRules.length;
 
-/** Which line rules a line could match, by their keywords; rules without keywords always could. */
+/** Which line rules a line could match, by their keywords; rules without keywords always could, those about invisible characters on lines that have one. */
 const keywordIndex = new KeywordIndex(lineRules.map((r) => r.keywords ?? []));
 const keywordless = lineRules.flatMap((r, i) => (r.keywords === undefined && !r.invisible ? [i] : []));
 /** The rules about invisible characters, tried only on the lines that have one. */
@@ -90,7 +90,7 @@ const aboutInvisible = lineRules.flatMap((r, i) => (r.invisible ? [i] : []));
 /** A line of nothing but white space and invisible characters could match only these. */
 const onBlankLines = [...keywordless, ...aboutInvisible];
 
-/** Marks, from `offset` in `found`, the line rules `text` could match. */
+/** Marks, from `offset` in `found`, the line rules `line` could match. */
 function candidates(line: LineContext, found: Uint8Array, offset: number): void {
   keywordIndex.scan(line.text, found, offset);
   for (const i of keywordless) found[offset + i] = 1;
@@ -323,7 +323,7 @@ function scanText(
   }
   const lineAt = (number: number) => lineNumbered(lines, number);
   if (kind === 'markdown' && !separateLines) {
-    acrossLines(lines, tried, file, (line, rule, hit) => keep(rule, lineAt(line), at(line), hit));
+    acrossLines(lines, tried, file, (line, rule, hit) => keep(rule, line, at(line.number), hit));
   }
 
   if (depth < MAX_DEPTH) {
@@ -374,7 +374,7 @@ function lineHit(rule: LineRule, line: LineContext, file: LineFile): Hit | null 
  * sentence. Each pair of neighbouring prose lines is read again as one by the rules for phrases,
  * and what matches only across the line break is reported on the line where the match starts.
  */
-function acrossLines(lines: readonly LineContext[], tried: Uint8Array, file: LineFile, report: (line: number, rule: LineRule, hit: Hit) => void): void {
+function acrossLines(lines: readonly LineContext[], tried: Uint8Array, file: LineFile, report: (line: LineContext, rule: LineRule, hit: Hit) => void): void {
   const spanning = new Uint8Array(wrapping.length);
   for (let i = 0; i + 1 < lines.length; i++) {
     const a = lines[i]!;
@@ -395,7 +395,7 @@ function acrossLines(lines: readonly LineContext[], tried: Uint8Array, file: Lin
         : rule.check!({ number: a.number, raw: `${a.raw} ${b.raw}`, text, code: false, invisible: a.invisible || b.invisible }, file);
       if (hit === null || hit === true || !hit.excerpt) continue;
       const start = m ? m.index : text.indexOf(hit.excerpt);
-      if (start >= 0 && start < a.text.length && start + hit.excerpt.length > a.text.length + 1) report(a.number, rule, hit);
+      if (start >= 0 && start < a.text.length && start + hit.excerpt.length > a.text.length + 1) report(a, rule, hit);
     }
   }
 }

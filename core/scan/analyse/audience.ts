@@ -121,7 +121,7 @@ function sectionsThatWarn(lines: readonly LineContext[], instructionFile: boolea
     };
     const warns = prose((t) => WARNING.test(t));
     const runs = warns && prose((t) => RUN_IMPERATIVE.test(t));
-    const names = warns && !runs && instructionFile && prose((t) => NAMES_THE_ATTACK.test(t));
+    const names = warns && !runs && instructionFile && prose((t) => ABOUT_ATTACKS.test(t));
     if (warns && !runs && (!instructionFile || names)) for (let i = start; i < end; i++) if (lines[i]!.code) out.add(lines[i]!.number);
     start = end;
   };
@@ -129,7 +129,8 @@ function sectionsThatWarn(lines: readonly LineContext[], instructionFile: boolea
   close(lines.length);
   return out;
 }
-const NAMES_THE_ATTACK = /\b(?:malicious|malware|attack(?:s|ers?)?|stealers?|exploit|indicators?|iocs?|detection|phishing|red[- ]team|pentest)\b/i;
+/** Words of a section about attacks: in a file the agent follows, only such a section's code is documentation. */
+const ABOUT_ATTACKS = /\b(?:malicious|malware|attack(?:s|ers?)?|stealers?|exploit|indicators?|iocs?|detection|phishing|red[- ]team|pentest)\b/i;
 
 /** Lines of fenced blocks that hold detection rules (```yara, ```sigma…) or that open with one. */
 function detectionBlocks(lines: readonly LineContext[]): Set<number> {

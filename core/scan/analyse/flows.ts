@@ -1,5 +1,5 @@
 import { KeywordIndex } from './keyword-index.ts';
-import { CREDENTIAL_STORE } from './line-checks.ts';
+import { CREDENTIAL_STORE, CREDENTIAL_WORDS } from './line-checks.ts';
 
 /**
  * Data flow across the whole skill: a sensitive source (credential stores, browser and wallet
@@ -152,27 +152,7 @@ const INLINE_HELPER_GROUP = 0;
 const CREDENTIAL_STORE_GROUP = 1;
 const SOURCE_GROUPS = 2;
 const SINK_GROUPS = SOURCE_GROUPS + SOURCES.length;
-const patternIndex = new KeywordIndex([
-  ['helper'],
-  [
-    '.ssh',
-    '.aws',
-    '.azure',
-    '.gnupg',
-    '.config',
-    '.kube',
-    '.docker',
-    '.npmrc',
-    '.netrc',
-    '.pypirc',
-    '.git-credentials',
-    '.vault-token',
-    '.terraform',
-    '.password-store',
-  ],
-  ...SOURCES.map((s) => s.keywords),
-  ...SINKS.map((s) => s.keywords),
-]);
+const patternIndex = new KeywordIndex([['helper'], CREDENTIAL_WORDS, ...SOURCES.map((s) => s.keywords), ...SINKS.map((s) => s.keywords)]);
 
 const ASSIGNED =
   /(?:^|[;&|{(]\s{0,4}|\b(?:export|local|readonly|const|let|var|declare)\s{1,4})\$?([A-Za-z_]\w{0,40})\s{0,4}(?::\s{0,4}[\w[\]<>|. ]{1,40}\s{0,4})?=(?![=~])|\bfor\s{1,4}\(?\s{0,4}(?:const|let|var)?\s{0,4}([A-Za-z_]\w{0,40})\s{1,4}(?:in|of)\b|\bas\s{1,4}([A-Za-z_]\w{0,40})\s{0,4}:|\bread\b[^\n;|&]{0,200}?\s([A-Za-z_]\w{0,40})\s{0,4}(?:$|[;<&|])/g;
@@ -242,9 +222,9 @@ const IDENTIFIER = /[A-Za-z_]\w{0,40}/g;
 
 /** Every flow from a sensitive source to a network sink in the skill, at most one per sink line. */
 export function sensitiveFlows(files: readonly FlowFile[]): Flow[] {
-  const paths = new Map<string, Taint>();
-  /** The same paths in the order they were tainted. */
+  /** The tainted paths in the order they were tainted, and the same as a set. */
   const pathList: Array<[string, Taint]> = [];
+  const paths = new Set<string>();
   const vars = new Map<string, Map<string, TaintedVar>>();
   const flows = new Map<string, Flow>();
   let count = 0;
@@ -260,7 +240,7 @@ export function sensitiveFlows(files: readonly FlowFile[]): Flow[] {
   const taintPath = (path: string, taint: Taint) => {
     const p = normalisePath(path);
     if (p.length < 5 || GENERAL.has(p) || paths.has(p) || count >= MAX_TAINTS) return;
-    paths.set(p, taint);
+    paths.add(p);
     pathList.push([p, taint]);
     count++;
     // The folder it went into holds it too (`/tmp/ci/creds.txt`: `/tmp/ci`), unless everything is in

@@ -105,6 +105,26 @@ export function decodeToShell(line: LineContext): Hit | null {
   return substitution && substitution.index < decoder.index ? { excerpt: substitution[0] } : null;
 }
 
+/** Words of which a line naming a credential store (CREDENTIAL_STORE) holds one: path segments may be quoted apart, so no slashes. */
+export const CREDENTIAL_WORDS = [
+  '.ssh',
+  '.aws',
+  'gcloud',
+  '.azure',
+  '.kube',
+  '.docker',
+  'npmrc',
+  'netrc',
+  'pypirc',
+  'git-credentials',
+  'hosts.yml',
+  'vault-token',
+  'terraform.d',
+  'solana',
+  '.gnupg',
+  'password-store',
+];
+
 /**
  * Credential stores by path. Public keys (`.pub`), `known_hosts` and ssh's `config` are not
  * secrets; `.npmrc`, `.netrc`, `.pypirc` and `.git-credentials` hold tokens in the home folder,

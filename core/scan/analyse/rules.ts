@@ -16,6 +16,7 @@ import {
   bidiInCode,
   bidiInProse,
   chatWebhook,
+  CREDENTIAL_WORDS,
   credentialStoreRead,
   credentialStoreReference,
   dataHarvestInstruction,
@@ -53,25 +54,6 @@ const DOWNLOAD_WORDS = [
   'certutil',
   'exec',
   'eval',
-];
-/** Words a line naming a credential store contains (path segments may be quoted apart, so no slashes). */
-const CREDENTIAL_WORDS = [
-  '.ssh',
-  '.aws',
-  'gcloud',
-  '.azure',
-  '.kube',
-  '.docker',
-  'npmrc',
-  'netrc',
-  'pypirc',
-  'git-credentials',
-  'hosts.yml',
-  'vault-token',
-  'terraform.d',
-  'solana',
-  '.gnupg',
-  'password-store',
 ];
 
 /** Calls that run a command or code, as the script readers spell them once strings are folded. */

@@ -52,13 +52,12 @@ for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+
  * four searches. One pass for the base64 alphabet, which covers hex too.
  */
 function mayHoldRun(line: string): boolean {
-  return (
-    hasBase64Run(line, MIN_BASE64) ||
-    line.includes('\\x') ||
-    line.includes('\\u') ||
-    line.includes('%') ||
-    /fromCharCode|chr\(|\[char\]|\[\s{0,4}\d{2,3}\s{0,4},/i.test(line)
-  );
+  return hasBase64Run(line, MIN_BASE64) || mayHoldEscapes(line) || /fromCharCode|chr\(|\[char\]|\[\s{0,4}\d{2,3}\s{0,4},/i.test(line);
+}
+
+/** What an escape run cannot do without. */
+function mayHoldEscapes(line: string): boolean {
+  return line.includes('\\x') || line.includes('\\u') || line.includes('%');
 }
 
 const HEX_CHAR = new Uint8Array(128);
@@ -110,8 +109,7 @@ export function decodeLine(line: string, budget: Budget): Decoded[] {
   // Each search only where the line has what its runs cannot do without: they are costly on a
   // long line of base64, which holds none of them.
   if (hasRun(line, 24, HEX_CHAR)) for (const m of line.matchAll(HEX_RUN)) add('hex', m.index, textOf(hexBytes(m[0])));
-  if (line.includes('\\x') || line.includes('\\u') || line.includes('%'))
-    for (const m of line.matchAll(ESCAPE_RUN)) add('escapes', m.index, textOf(escapeBytes(m[0])));
+  if (mayHoldEscapes(line)) for (const m of line.matchAll(ESCAPE_RUN)) add('escapes', m.index, textOf(escapeBytes(m[0])));
   if (line.includes('[') || /fromCharCode|chr\(/i.test(line))
     for (const m of line.matchAll(CHAR_CODE_RUN)) add('char codes', m.index, printableText(charCodes(m[0])));
   return found.sort((a, b) => a.at - b.at).map(({ encoding, text }) => ({ encoding, text }));

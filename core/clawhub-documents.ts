@@ -1,4 +1,6 @@
-import type { ClawhubSkill, ClawhubVersion } from './clawhub-schemas.ts';
+import type { ClawhubModeration, ClawhubSkill, ClawhubVersion } from './clawhub-schemas.ts';
+import { type ScanResult, SEVERITIES, type Severity, severityRank } from './scan/finding.ts';
+import { standingVerdict } from './scan/standing-verdict.ts';
 import type { User } from './schemas.ts';
 
 /**
@@ -53,6 +55,35 @@ export function clawhubVersion(version: VersionListing): ClawhubVersion {
     changelog: version.changelog,
     license: declared === 'MIT-0' ? 'MIT-0' : null,
     declaredLicense: declared,
+  };
+}
+
+/**
+ * ClawHub's moderation fields for a skill whose current version has `scan` (run at `scannedAt`,
+ * ISO 8601): the verdict it stands under, and for a flagged one the rules that flagged it and
+ * a count of its findings by severity. Rule ids and counts only: nothing quotes the content, so
+ * a paid skill's moderation says no more than its page does.
+ */
+export function clawhubModeration(scan: ScanResult | undefined, scannedAt: string): ClawhubModeration {
+  const verdict = standingVerdict(scan);
+  const flagging = verdict === 'clean' ? [] : (scan?.findings ?? []).filter((f) => severityRank(f.severity) >= severityRank('medium'));
+  const bySeverity = new Map<Severity, number>();
+  for (const finding of flagging) bySeverity.set(finding.severity, (bySeverity.get(finding.severity) ?? 0) + 1);
+  const counts = [...SEVERITIES]
+    .reverse()
+    .filter((severity) => bySeverity.has(severity))
+    .map((severity) => `${bySeverity.get(severity)} ${severity}`);
+  return {
+    isSuspicious: verdict === 'suspicious',
+    isMalwareBlocked: verdict === 'malicious',
+    verdict,
+    reasonCodes: [...new Set(flagging.map((f) => f.rule))].sort(),
+    summary:
+      flagging.length === 0
+        ? null
+        : `Skillpress's scan flagged ${flagging.length} finding${flagging.length === 1 ? '' : 's'} (${counts.join(', ')}): read them on the skill's page before use`,
+    engineVersion: scan?.rulesVersion ?? null,
+    updatedAt: scan ? epochMs(scannedAt) : null,
   };
 }
 

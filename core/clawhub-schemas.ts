@@ -110,10 +110,27 @@ export const clawhubSkillListSchema = z.object({
   nextCursor: z.string().nullable(),
 });
 
+/**
+ * ClawHub's moderation fields, carrying our scan of the current version (docs/api.md §14.3):
+ * `clawhub install` and `update` refuse a skill with `isMalwareBlocked` and ask for `--force`
+ * (or a yes on a terminal) before one with `isSuspicious`.
+ */
+const clawhubModerationSchema = z.object({
+  isSuspicious: z.boolean().describe('the current version stands as suspicious'),
+  isMalwareBlocked: z.boolean().describe('the current version stands as malicious'),
+  verdict: z.enum(['clean', 'suspicious', 'malicious']).describe('the verdict the current version stands under (clean once an admin approved it on appeal)'),
+  reasonCodes: z.array(z.string()).describe("the rules of the scan's findings of medium severity or more, sorted; none when it stands as clean"),
+  summary: z.string().nullable().describe('how many findings of which severity; null when it stands as clean'),
+  engineVersion: z.string().nullable().describe("the scan's rulesVersion; null for a version stored before scanning"),
+  updatedAt: z.number().nullable().describe('when the scan ran, epoch milliseconds'),
+});
+export type ClawhubModeration = z.output<typeof clawhubModerationSchema>;
+
 export const clawhubSkillPageSchema = z.object({
   skill: clawhubSkillSchema,
   latestVersion: clawhubVersionSchema,
   owner: clawhubWhoamiSchema.shape.user,
+  moderation: clawhubModerationSchema,
 });
 
 export const clawhubVersionListSchema = z.object({

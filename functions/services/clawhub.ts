@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { CatalogEntry } from '#core/catalog';
-import { clawhubSkill, clawhubUser, clawhubVersion } from '#core/clawhub-documents';
+import { clawhubModeration, clawhubSkill, clawhubUser, clawhubVersion } from '#core/clawhub-documents';
 import { pageByDate, topByInstalls } from '#core/clawhub-listing';
 import type {
   ClawhubSort,
@@ -126,7 +126,11 @@ export async function listSkills(deps: Deps, query: { limit?: number; cursor?: s
   return { items, nextCursor };
 }
 
-/** `GET /api/v1/skills/{slug}`: the skill, its current version and its author. Paid skills too: they are listed publicly. */
+/**
+ * `GET /api/v1/skills/{slug}`: the skill, its current version, its author, and our scan of that
+ * version in ClawHub's moderation fields (what `clawhub install` and `update` read before they
+ * download). Paid skills too: they are listed publicly.
+ */
 export async function skillPage(deps: Deps, slug: string, ownerHandle?: string): Promise<z.output<typeof clawhubSkillPageSchema>> {
   const skill = await skillBySlug(deps, slug, ownerHandle);
   const [version, author, installs] = await Promise.all([
@@ -139,6 +143,7 @@ export async function skillPage(deps: Deps, slug: string, ownerHandle?: string):
     skill: clawhubSkill(skill, installs.get(skill.id) ?? 0),
     latestVersion: clawhubVersion(version),
     owner: clawhubUser(author ?? { login: skill.authorLogin }),
+    moderation: clawhubModeration(version.scan, version.scannedAt ?? version.publishedAt),
   };
 }
 

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { clawhubFingerprint } from '#core/clawhub-fingerprint';
 import { fingerprintKey } from '#functions/store/keys';
 import { recordAwsCalls } from '../support/aws-calls.ts';
-import { MALICIOUS_SKILL_MD } from '../support/scan-samples.ts';
+import { MALICIOUS_SKILL_MD, SUSPICIOUS_SKILL_MD } from '../support/scan-samples.ts';
 import { Client, createTestStack, json, type TestStack, withKey } from '../support/stack.ts';
 
 /**
@@ -241,6 +241,15 @@ describe('GET /api/v1/skills/{slug}', () => {
       skill: alphaAt('1.1.0'),
       latestVersion: { version: '1.1.0', createdAt: expect.any(Number), changelog: 'Changes in 1.1.0', license: null, declaredLicense: null },
       owner: { handle: 'alice', displayName: null, image: null },
+      moderation: {
+        isSuspicious: false,
+        isMalwareBlocked: false,
+        verdict: 'clean',
+        reasonCodes: [],
+        summary: null,
+        engineVersion: expect.any(String),
+        updatedAt: expect.any(Number),
+      },
     });
     expect(body.skill.updatedAt).toBeGreaterThanOrEqual(body.skill.createdAt);
     // As ClawHub's registry reads slugs: trimmed, in lower case; and for its owner's handle alone.
@@ -261,6 +270,24 @@ describe('GET /api/v1/skills/{slug}', () => {
       expect(body.latestVersion).toMatchObject({ license: expected, declaredLicense: license });
       expect((await get(`/api/v1/skills/${slug}/versions/1.0.0`)).body.version).toMatchObject({ license: expected, declaredLicense: license });
     }
+  });
+
+  it("carries our scan's verdict of the current version in ClawHub's moderation fields, so clawhub install asks for --force", async () => {
+    const flagged = await publish('claw-flagged', [{ filename: 'SKILL.md', content: SUSPICIOUS_SKILL_MD.replace('name: installer', 'name: claw-flagged') }]);
+    const { status, body } = await get('/api/v1/skills/claw-flagged');
+    expect(status).toBe(200);
+    expect(body.moderation).toEqual({
+      isSuspicious: true,
+      isMalwareBlocked: false,
+      verdict: 'suspicious',
+      reasonCodes: ['pipe-to-shell'],
+      summary: expect.stringContaining('1 finding'),
+      engineVersion: expect.any(String),
+      updatedAt: expect.any(Number),
+    });
+    // The verdict is the current version's: a clean release clears it.
+    await addVersion(flagged, '1.1.0', [{ filename: 'SKILL.md', content: skillMd('claw-flagged') }]);
+    expect((await get('/api/v1/skills/claw-flagged')).body.moderation).toMatchObject({ isSuspicious: false, verdict: 'clean', reasonCodes: [] });
   });
 
   it('shows a paid skill (it is listed publicly), and answers an unknown slug with 404', async () => {

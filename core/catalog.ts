@@ -1,6 +1,8 @@
 import { DISCOVERY_SCHEMA, archivePath, registryPath, skillMdPath } from './static-paths.ts';
 import type { z } from 'zod';
 import { publicSkill, type SkillFacts } from './registry-document.ts';
+import type { ScanResult } from './scan/finding.ts';
+import { standingVerdict } from './scan/standing-verdict.ts';
 import type { catalogDocumentSchema, catalogEntrySchema, discoveryDocumentSchema } from './schemas.ts';
 import { SortedJsonList } from './sorted-json-list.ts';
 
@@ -14,7 +16,12 @@ export type CatalogDocument = z.output<typeof catalogDocumentSchema>;
 export type DiscoveryDocument = z.output<typeof discoveryDocumentSchema>;
 export type DiscoveryEntry = DiscoveryDocument['skills'][number];
 
-export function catalogEntry(skill: SkillFacts, currentVersion: string): CatalogEntry {
+/**
+ * A skill's catalog entry. The catalog lists every public skill whatever its scan says, each
+ * with the verdict its current version (whose scan is `scan`) stands under: it is the complete
+ * list, for readers that can weigh a verdict.
+ */
+export function catalogEntry(skill: SkillFacts, currentVersion: string, scan?: ScanResult): CatalogEntry {
   // Every skill in the catalog is public: saying so in each entry would only grow it.
   const { visibility: _public, ...listing } = publicSkill(skill);
   return {
@@ -23,6 +30,7 @@ export function catalogEntry(skill: SkillFacts, currentVersion: string): Catalog
     createdAt: skill.createdAt,
     updatedAt: skill.updatedAt,
     registry: registryPath(skill.slug),
+    verdict: standingVerdict(scan),
   };
 }
 
@@ -48,20 +56,32 @@ export function catalogJson(list: SortedJsonList<CatalogEntry>, generatedAt: str
   return list.serialise({ schemaVersion: 1, generatedAt, count: list.size }, 'skills');
 }
 
+/** The longest description discovery clients take: `skills` skips an entry with a longer one. */
+const DISCOVERY_DESCRIPTION_MAX = 1024;
+
 /**
- * A free skill's discovery entry: its current version as a `.tar.gz` with a `sha256:` digest,
- * described by that version's `SKILL.md` description (what Agent Skills clients show and match).
- * A deprecated skill's description starts with `[deprecated: <message>]`, so a `skills` user
- * sees it before installing (the index has no field of its own for it).
+ * A free skill's discovery entry: its current version (whose scan is `scan`) as a `.tar.gz` with
+ * a `sha256:` digest, described by that version's `SKILL.md` description (what Agent Skills
+ * clients show and match). The index has no field of its own for a warning, so the description
+ * starts with one: `[suspicious: …]` for a version that does not stand as clean (which also
+ * carries `verdict`, and is listed in its own index alone: {@link inSharedIndexes}), then
+ * `[deprecated: <message>]` for a deprecated skill, cut to the length clients take.
  */
-export function discoveryEntry(skill: SkillFacts, version: string, archiveSha256Hex: string, description: string): DiscoveryEntry {
+export function discoveryEntry(skill: SkillFacts, version: string, archiveSha256Hex: string, description: string, scan?: ScanResult): DiscoveryEntry {
+  const verdict = standingVerdict(scan);
+  const warnings = [
+    ...(verdict === 'clean' ? [] : [`[${verdict}: flagged by this registry's scan; read its findings on the skill's page before use]`]),
+    ...(skill.deprecated === undefined ? [] : [`[deprecated: ${skill.deprecated}]`]),
+  ];
+  const text = [...warnings, description].join(' ');
   return {
     name: skill.slug,
     type: 'archive',
-    description: skill.deprecated === undefined ? description : `[deprecated: ${skill.deprecated}] ${description}`,
+    description: text.length > DISCOVERY_DESCRIPTION_MAX ? `${text.slice(0, DISCOVERY_DESCRIPTION_MAX - 1)}…` : text,
     url: archivePath(skill.slug, version),
     digest: `sha256:${archiveSha256Hex}`,
     version,
+    ...(verdict === 'clean' ? {} : { verdict }),
   };
 }
 
@@ -69,8 +89,18 @@ export function discoveryEntry(skill: SkillFacts, version: string, archiveSha256
  * The discovery entry of a free skill whose current version is its `SKILL.md` alone: that file
  * itself (`type: "skill-md"`, as the discovery spec asks of single-file skills), with its digest.
  */
-export function skillMdEntry(skill: SkillFacts, version: string, skillMdSha256Hex: string, description: string): DiscoveryEntry {
-  return { ...discoveryEntry(skill, version, skillMdSha256Hex, description), type: 'skill-md', url: skillMdPath(skill.slug, version) };
+export function skillMdEntry(skill: SkillFacts, version: string, skillMdSha256Hex: string, description: string, scan?: ScanResult): DiscoveryEntry {
+  return { ...discoveryEntry(skill, version, skillMdSha256Hex, description, scan), type: 'skill-md', url: skillMdPath(skill.slug, version) };
+}
+
+/**
+ * Whether an entry belongs in the shared discovery indexes (`/.well-known/agent-skills/` and
+ * `/.well-known/skills/`). Their readers (`skills add <origin>`) install without showing any
+ * verdict, so a skill that does not stand as clean is listed only in its own index, which a
+ * reader reaches from the skill's page, where the findings are.
+ */
+export function inSharedIndexes(entry: DiscoveryEntry): boolean {
+  return entry.verdict === undefined;
 }
 
 /** The index of one skill (`/skills/<slug>/.well-known/agent-skills/index.json`), or of none once it has no entry. */

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { limits } from './limits.ts';
+import { VERDICTS } from './scan/finding.ts';
 
 /**
  * The ClawHub-compatible API (docs/api.md §14): the queries it reads and the answers it gives, in
@@ -118,7 +119,7 @@ export const clawhubSkillListSchema = z.object({
 const clawhubModerationSchema = z.object({
   isSuspicious: z.boolean().describe('the current version stands as suspicious'),
   isMalwareBlocked: z.boolean().describe('the current version stands as malicious'),
-  verdict: z.enum(['clean', 'suspicious', 'malicious']).describe('the verdict the current version stands under (clean once an admin approved it on appeal)'),
+  verdict: z.enum(VERDICTS).describe('the verdict the current version stands under (clean once an admin approved it on appeal)'),
   reasonCodes: z.array(z.string()).describe("the rules of the scan's findings of medium severity or more, sorted; none when it stands as clean"),
   summary: z.string().nullable().describe('how many findings of which severity; null when it stands as clean'),
   engineVersion: z.string().nullable().describe("the scan's rulesVersion; null for a version stored before scanning"),

@@ -6,6 +6,7 @@ import { isCurrency, MAX_PRICE_MINOR_UNITS, stripePriceProblem } from './price.t
 import { isValidRange } from './semver-range.ts';
 import { CATEGORY_PATTERN, isValidSlug, normaliseCategory, SLUG_PATTERN } from './slug.ts';
 import { singleLineTextProblem } from './text.ts';
+import { VERDICTS } from './scan/finding.ts';
 import { scanResultSchema } from './scan/scan-result-schema.ts';
 import { changelogSchema, loginSchema, slugSchema, textRule, visibleText } from './schema-fields.ts';
 import { SCOPES } from './policy.ts';
@@ -447,6 +448,12 @@ export const catalogEntrySchema = skillSchema
     registry: z.string().describe('/api/registry/<slug>'),
     createdAt: z.string().optional().describe('when the skill was first published (entries written before it was listed have none)'),
     owner: staticOwnerSchema,
+    verdict: z
+      .enum(VERDICTS)
+      .optional()
+      .describe(
+        "the verdict its current version stands under: the scan's, clean once an admin approved it on appeal (entries written before it was listed have none)",
+      ),
   });
 
 export const catalogDocumentSchema = z.object({
@@ -627,6 +634,11 @@ export const discoveryDocumentSchema = z.object({
       url: z.string(),
       digest: z.string(),
       version: z.string(),
+      verdict: z
+        .enum(VERDICTS)
+        .exclude(['clean'])
+        .optional()
+        .describe("only in a skill's own index, when its current version does not stand as clean: the shared indexes leave such a skill out"),
     }),
   ),
 });

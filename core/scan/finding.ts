@@ -29,7 +29,8 @@ export interface Finding {
   message: string;
 }
 
-export type Verdict = 'clean' | 'suspicious' | 'malicious';
+export const VERDICTS = ['clean', 'suspicious', 'malicious'] as const;
+export type Verdict = (typeof VERDICTS)[number];
 
 /** An admin's approval, on appeal, of a version whose scan refused or flagged it (docs/api.md §7.15). */
 export interface Review {

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { CATEGORIES, SEVERITIES } from './finding.ts';
+import { CATEGORIES, SEVERITIES, VERDICTS } from './finding.ts';
 
 /**
  * The scan result as the API returns it and the registry stores it (docs/scanning.md): one
@@ -23,7 +23,7 @@ export const reviewSchema = z.strictObject({
 });
 
 export const scanResultSchema = z.strictObject({
-  verdict: z.enum(['clean', 'suspicious', 'malicious']),
+  verdict: z.enum(VERDICTS),
   rulesVersion: z.string(),
   findings: z.array(findingSchema),
   reviewed: z

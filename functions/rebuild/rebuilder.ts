@@ -13,6 +13,7 @@ import {
   discoveryEntry,
   discoveryJson,
   discoveryList,
+  inSharedIndexes,
   scopedDiscoveryJson,
   skillMdEntry,
 } from '#core/catalog';
@@ -275,7 +276,7 @@ export class Rebuilder {
       const fingerprinted = this.recordFingerprints(rebuilt);
       const previousDiscovery = await this.loadPrevious(DISCOVERY_INDEX_KEY, parseDiscovery);
       const archived = await eachSkill(rebuilt, 32, skillOf, (state) => this.archiveEntry(state, previousDiscovery.get(state.skill.slug), existing));
-      const catalog = rebuilt.filter(listed).map((s) => catalogEntry(s.skill, s.skill.currentVersion));
+      const catalog = rebuilt.filter(listed).map(catalogEntryOf);
       const states = new Map(rebuilt.map((state) => [state.skill.slug, state]));
       const output: ShardOutput = {
         rebuilt: rebuilt.length,
@@ -290,7 +291,7 @@ export class Rebuilder {
         lookalikes: [...scanned.lookalikes].map(([key, ids]) => [key, [...ids]]),
       };
       for (const [{ skill }, { entry, issues }] of archived.built) {
-        if (entry) output.discovery.push(entry);
+        if (entry && inSharedIndexes(entry)) output.discovery.push(entry);
         if (issues) output.nonConforming.push({ skillId: skill.id, slug: skill.slug, version: skill.currentVersion, issues });
       }
       output.written = written;
@@ -485,10 +486,10 @@ export class Rebuilder {
       const key = skillMdKey(skill.slug, current.version);
       const listed = known?.version === current.version && known.type === 'skill-md';
       if (!listed && !existing?.has(key)) await this.deps.staticStore.put(key, (await this.readFiles(current))[0]!.bytes);
-      return { entry: skillMdEntry(skill, current.version, only!.sha256, description) };
+      return { entry: skillMdEntry(skill, current.version, only!.sha256, description, current.scan) };
     }
     if (known?.version === current.version && known.type === 'archive') {
-      return { entry: discoveryEntry(skill, current.version, known.digest.slice('sha256:'.length), description) };
+      return { entry: discoveryEntry(skill, current.version, known.digest.slice('sha256:'.length), description, current.scan) };
     }
     const key = archiveKey(skill.slug, current.version);
     let digest = existing?.has(key) ? (await this.deps.staticStore.metadata(key))?.sha256 : undefined;
@@ -497,7 +498,7 @@ export class Rebuilder {
       digest = sha256Hex(archive);
       await this.deps.staticStore.put(key, archive, { sha256: digest });
     }
-    return { entry: discoveryEntry(skill, current.version, digest, description) };
+    return { entry: discoveryEntry(skill, current.version, digest, description, current.scan) };
   }
 
   /**
@@ -533,12 +534,12 @@ export class Rebuilder {
     await withLock(this.deps.db, 'static-indexes', async (lease) => {
       try {
         const discovery = await this.loadIndex(DISCOVERY_INDEX_KEY, this.discovery, parseDiscovery, lease.previous);
-        const set = states.filter(listed).map((state) => catalogEntry(state.skill, state.skill.currentVersion));
+        const set = states.filter(listed).map(catalogEntryOf);
         const remove = states.filter((state) => !listed(state)).map((state) => state.skill.slug);
         // A skill whose archive failed is not in `built`: its entry stays as it was.
         const patched = archived.then(({ built }) => {
           for (const [{ skill }, { entry }] of built) {
-            if (entry) discovery.list.set(entry);
+            if (entry && inSharedIndexes(entry)) discovery.list.set(entry);
             else discovery.list.delete(skill.slug);
           }
           return discovery;
@@ -718,7 +719,15 @@ function searchChange(state: SkillState | undefined, entry: CatalogEntry | undef
   return { slug, ...(entry ? { entry } : {}), ...(skillMd && entry && !entry.paid ? { skillMd: { version: current!.version, sha256: skillMd.sha256 } } : {}) };
 }
 
-/** Whether a skill belongs in the catalog: every public skill but a quarantined one (the discovery index also leaves out paid ones). */
+/** A listed skill's catalog entry, with the verdict its current version stands under. */
+function catalogEntryOf({ skill, versions }: SkillState): CatalogEntry {
+  return catalogEntry(skill, skill.currentVersion, versions.find((v) => v.version === skill.currentVersion)?.scan);
+}
+
+/**
+ * Whether a skill belongs in the catalog: every public skill but a quarantined one (the discovery
+ * index also leaves out paid ones, and those whose current version does not stand as clean).
+ */
 const listed = ({ skill }: SkillState): boolean => isPublicListing(skill);
 
 interface HeldIndex<T> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '#core/canonical-json';
-import { catalogDocument, catalogEntry, discoveryDocument, discoveryEntry, skillMdEntry } from '#core/catalog';
+import { catalogDocument, catalogEntry, discoveryDocument, discoveryEntry, inSharedIndexes, skillMdEntry } from '#core/catalog';
 import { registryDocument, registryDocuments, type SkillFacts, type VersionFacts, versionsDocument } from '#core/registry-document';
 import { skillArchive } from '#core/skill-archive';
 import { decodeFile, sha256Hex } from '#core/bundle';
@@ -243,7 +243,36 @@ describe('catalog and discovery index', () => {
       createdAt: '2026-01-01T00:00:00.000Z',
       updatedAt: '2026-01-09T00:00:00.000Z',
       registry: '/api/registry/alpha',
+      verdict: 'clean',
     });
+  });
+
+  it('gives each catalog entry the verdict its current version stands under, and lists it whatever that is', () => {
+    const scan = (verdict: ScanResult['verdict'], reviewed?: ScanResult['reviewed']): ScanResult => ({
+      verdict,
+      rulesVersion: '1',
+      findings: [],
+      ...(reviewed ? { reviewed } : {}),
+    });
+    expect(catalogEntry(skill(), '1.0.0', scan('suspicious')).verdict).toBe('suspicious');
+    expect(catalogEntry(skill(), '1.0.0', scan('suspicious', { by: 'root', at: '2026-01-01T00:00:00.000Z' })).verdict).toBe('clean');
+    expect(catalogEntry(skill(), '1.0.0', scan('clean')).verdict).toBe('clean');
+  });
+
+  it('keeps a skill that is not clean out of the shared indexes: its own entry carries the verdict and a warning first in its description', () => {
+    const suspicious: ScanResult = { verdict: 'suspicious', rulesVersion: '1', findings: [] };
+    const entry = skillMdEntry(skill({ deprecated: 'Use pretty-json-2' }), '2.0.0', 'cd'.repeat(32), 'Checks spelling', suspicious);
+    expect(entry).toMatchObject({ verdict: 'suspicious', type: 'skill-md' });
+    expect(entry.description).toMatch(/^\[suspicious: [^\]]+\] \[deprecated: Use pretty-json-2\] Checks spelling$/);
+    expect(discoveryDocumentSchema.safeParse(discoveryDocument([entry])).success).toBe(true);
+    expect(inSharedIndexes(entry)).toBe(false);
+    expect(inSharedIndexes(discoveryEntry(skill(), '2.0.0', 'cd'.repeat(32), 'Checks spelling', { ...suspicious, verdict: 'clean' }))).toBe(true);
+  });
+
+  it('cuts a description to the 1,024 characters discovery clients take, warnings included', () => {
+    const entry = discoveryEntry(skill({ deprecated: 'gone' }), '1.0.0', 'ab'.repeat(32), 'x'.repeat(1024));
+    expect(entry.description).toHaveLength(1024);
+    expect(entry.description).toMatch(/^\[deprecated: gone\] x+…$/);
   });
 
   it('describes free skills as archives with sha256 digests', () => {

@@ -131,6 +131,53 @@ describe('a suspicious version', () => {
   });
 });
 
+describe('what the indexes say of a suspicious skill', () => {
+  /** The entries of the catalog (by slug) or of a discovery index (by name, which is the slug there). */
+  const entries = async (path: string) => {
+    const doc = await json(await stack.request(path));
+    return new Map<string, any>(doc.skills.map((entry: { name: string; slug?: string }) => [entry.slug ?? entry.name, entry]));
+  };
+  const indexes = async (slug: string) => {
+    await stack.idle();
+    return {
+      agentSkills: (await entries('/.well-known/agent-skills/index.json')).get(slug),
+      legacy: (await entries('/.well-known/skills/index.json')).get(slug),
+      scoped: (await entries(`/skills/${slug}/.well-known/agent-skills/index.json`)).get(slug),
+      catalog: (await entries('/.well-known/skills.json')).get(slug),
+    };
+  };
+
+  it('is left out of the discovery indexes skills reads, still answers at its own URL with the verdict, and stays in the catalog with it; a clean release brings it back', async () => {
+    const skill = await json(await withKey(stack, key, '/api/publish', { body: skillBodyWithSkillMd(SUSPICIOUS_SKILL_MD) }));
+    const flagged = await indexes(skill.slug);
+    expect(flagged.agentSkills).toBeUndefined();
+    expect(flagged.legacy).toBeUndefined();
+    expect(flagged.scoped).toMatchObject({ name: skill.slug, version: '1.0.0', verdict: 'suspicious', description: expect.stringMatching(/^\[suspicious: /) });
+    expect(flagged.catalog).toMatchObject({ slug: skill.slug, currentVersion: '1.0.0', verdict: 'suspicious' });
+    // What the scoped index names is there to download.
+    expect((await stack.request(flagged.scoped.url)).status).toBe(200);
+
+    await withKey(stack, key, `/api/skills/${skill.id}/versions`, { body: { version: '1.1.0', files: files(CLEAN_SKILL_MD, skill.slug) } });
+    const cleared = await indexes(skill.slug);
+    for (const entry of [cleared.agentSkills, cleared.legacy, cleared.scoped]) {
+      expect(entry).toMatchObject({ name: skill.slug, version: '1.1.0' });
+      expect(entry).not.toHaveProperty('verdict');
+      expect(entry.description).not.toMatch(/^\[suspicious/);
+    }
+    expect(cleared.catalog).toMatchObject({ currentVersion: '1.1.0', verdict: 'clean' });
+  });
+
+  it('is left out by a full rebuild as by the incremental one', async () => {
+    const skill = await json(await withKey(stack, key, '/api/publish', { body: skillBodyWithSkillMd(SUSPICIOUS_SKILL_MD) }));
+    await stack.idle();
+    expect((await stack.runtime.rebuildAll()).failed).toEqual([]);
+    const rebuilt = await indexes(skill.slug);
+    expect(rebuilt.agentSkills).toBeUndefined();
+    expect(rebuilt.scoped).toMatchObject({ verdict: 'suspicious' });
+    expect(rebuilt.catalog).toMatchObject({ verdict: 'suspicious' });
+  });
+});
+
 describe('a clean version', () => {
   it('is published with a clean scan and no findings', async () => {
     const res = await withKey(stack, key, '/api/publish', { body: skillBodyWithSkillMd(CLEAN_SKILL_MD) });

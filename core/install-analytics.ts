@@ -119,6 +119,15 @@ export function clientOf(channel: InstallChannel, userAgent: string | undefined)
   const agent = (userAgent ?? '').trim().toLowerCase();
   if (channel === 'clawhub') return 'clawhub';
   if (agent.startsWith('skillpress-cli/')) return 'skillpress';
-  if (channel === 'discovery' && (agent === 'node' || agent.startsWith('skills/') || agent.startsWith('undici'))) return 'skills';
+  if (channel === 'discovery' && isSkillsCliAgent(agent)) return 'skills';
   return 'other';
+}
+
+/**
+ * Whether a user agent is the one the `skills` CLI sends: it fetches with Node's built-in `fetch`,
+ * whose user agent is `node` (`undici` in older releases); a later `skills` may name itself.
+ */
+export function isSkillsCliAgent(userAgent: string | undefined): boolean {
+  const agent = (userAgent ?? '').trim().toLowerCase();
+  return agent === 'node' || agent.startsWith('skills/') || agent.startsWith('undici');
 }

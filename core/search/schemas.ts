@@ -29,6 +29,7 @@ export const searchQuerySchema = z.object({
     .pipe(z.number().int().min(1).max(SEARCH_LIMIT_MAX))
     .optional()
     .describe(`at most this many skills (1–${SEARCH_LIMIT_MAX}, default 20)`),
+  owner: z.string().max(100).optional().describe("only in the skills CLI's shape (skills find --owner): only skills of this owner's login"),
 });
 
 export const searchAnswerSchema = z.object({
@@ -45,3 +46,23 @@ export const searchAnswerSchema = z.object({
 });
 
 export type SearchAnswerDocument = z.output<typeof searchAnswerSchema>;
+
+/**
+ * The answer of `GET /api/search` in the shape the `skills` CLI reads (`SKILLS_API_URL=<origin>
+ * npx skills find <q>`, docs/api.md §7.11): it prints `<source>@<name>` and the installs, and
+ * installs with `skills add <source> --skill <name>`.
+ */
+export const skillsFindAnswerSchema = z.object({
+  skills: z.array(
+    z.object({
+      id: z.string().describe('the slug'),
+      skillId: z.string().describe('the slug'),
+      name: z.string().describe('the slug: the name the skill has in its discovery index, which skills add --skill takes'),
+      installs: z.number().describe('its public installs'),
+      source: z.string().describe("the skill's own URL, <origin>/skills/<slug>, which skills add installs from its own discovery index"),
+    }),
+  ),
+  count: z.number().describe('how many skills are listed'),
+});
+
+export type SkillsFindAnswer = z.output<typeof skillsFindAnswerSchema>;

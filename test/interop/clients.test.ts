@@ -202,6 +202,12 @@ describe('the skills CLI (npm skills 1.7.4)', () => {
     expect(output).toContain('interop-single');
   });
 
+  it('finds skills through our search with SKILLS_API_URL, naming sources it can add', async () => {
+    const { output } = await ok(clients.skills, ['find', 'interop'], project, { SKILLS_API_URL: base });
+    expect(output).toContain(`${base}/skills/interop-multi@interop-multi`);
+    expect(output).toContain(`${base}/skills/interop-single@interop-single`);
+  });
+
   it('installs both into Claude Code and Codex, byte for byte', async () => {
     await ok(
       clients.skills,

@@ -1,4 +1,5 @@
-import { searchAnswerSchema, searchQuerySchema } from '#core/search/schemas';
+import * as z from 'zod';
+import { searchAnswerSchema, searchQuerySchema, skillsFindAnswerSchema } from '#core/search/schemas';
 import { operations } from '../operation.ts';
 
 /** Searching the catalog (docs/api.md §7.11). */
@@ -16,10 +17,12 @@ export const searchOperations = operations(
       summary: 'Skills matching q, best first; no q lists every skill (filtered), most installed first',
       description:
         'A query about nothing in the catalog answers no skills (and, when a word looks misspelt, didYouMean) rather than weak matches. ' +
-        'Paid skills are found by their listing; their SKILL.md is never searched. Cache-Control: public, max-age=60.',
+        'Paid skills are found by their listing; their SKILL.md is never searched. Cache-Control: public, max-age=60, Vary: User-Agent, Accept. ' +
+        'The skills CLI (SKILLS_API_URL=<origin> npx skills find <q>: User-Agent node, an Accept without application/json) gets its own shape, ' +
+        'the free skills that stand as clean, each with its own URL as the source it adds.',
       auth: 'none',
       query: searchQuerySchema,
-      success: { status: 200, description: 'OK', schema: searchAnswerSchema },
+      success: { status: 200, description: 'OK', schema: z.union([searchAnswerSchema, skillsFindAnswerSchema]) },
     },
   },
 );

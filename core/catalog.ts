@@ -1,4 +1,4 @@
-import { DISCOVERY_SCHEMA, archivePath, registryPath, skillMdPath } from './static-paths.ts';
+import { DISCOVERY_SCHEMA, archivePath, registryPath, SKILL_INDEX_MARK, skillMdPath } from './static-paths.ts';
 import type { z } from 'zod';
 import { publicSkill, type SkillFacts } from './registry-document.ts';
 import type { ScanResult } from './scan/finding.ts';
@@ -103,9 +103,13 @@ export function inSharedIndexes(entry: DiscoveryEntry): boolean {
   return entry.verdict === undefined;
 }
 
-/** The index of one skill (`/skills/<slug>/.well-known/agent-skills/index.json`), or of none once it has no entry. */
+/**
+ * The index of one skill (`/skills/<slug>/.well-known/agent-skills/index.json`), or of none once
+ * it has no entry. Its artifact URL carries {@link SKILL_INDEX_MARK}, so a download through it is
+ * told from one through the shared index, which counts nothing (docs/api.md §10.2).
+ */
 export function scopedDiscoveryJson(entry: DiscoveryEntry | undefined): string {
-  return `${JSON.stringify(discoveryDocument(entry ? [entry] : []))}\n`;
+  return `${JSON.stringify(discoveryDocument(entry ? [{ ...entry, url: `${entry.url}?${SKILL_INDEX_MARK}` }] : []))}\n`;
 }
 
 export function discoveryDocument(entries: Iterable<DiscoveryEntry>): DiscoveryDocument {

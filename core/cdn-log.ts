@@ -1,4 +1,5 @@
 import { isValidSlug } from './slug.ts';
+import { SKILL_INDEX_MARK } from './static-paths.ts';
 
 /**
  * The CDN's log of the discovery index's downloads, and which of its records are installs
@@ -9,7 +10,17 @@ import { isValidSlug } from './slug.ts';
  */
 
 /** The real-time log fields, in order (infra/stack.ts configures CloudFront with this list). */
-export const CDN_LOG_FIELDS = ['timestamp', 'c-ip', 'sc-status', 'cs-method', 'cs-uri-stem', 'cs-user-agent', 'x-edge-request-id', 'cs-headers'] as const;
+export const CDN_LOG_FIELDS = [
+  'timestamp',
+  'c-ip',
+  'sc-status',
+  'cs-method',
+  'cs-uri-stem',
+  'cs-user-agent',
+  'x-edge-request-id',
+  'cs-headers',
+  'cs-uri-query',
+] as const;
 
 /** One request as the log says it. */
 export interface CdnLogRecord {
@@ -21,6 +32,8 @@ export interface CdnLogRecord {
   method: string;
   /** The path, without the query. */
   path: string;
+  /** The query string, without `?`; absent when there is none. */
+  query?: string;
   userAgent?: string;
   /** The CDN's id of the request: unique, so a record read twice counts once. */
   requestId: string;
@@ -38,15 +51,30 @@ export interface CdnInstall {
 }
 
 /**
- * The discovery files a download of which is an install: a version's archive, a version's lone
- * `SKILL.md`, and the unversioned `SKILL.md` (under the current and the v0.1 well-known path).
+ * The discovery files a download of which may be an install: a version's archive, a version's
+ * lone `SKILL.md` (the `version` group), and the unversioned `SKILL.md` (under the current and the
+ * v0.1 well-known path).
  */
-const INSTALL_PATH = /^\/\.well-known\/(?:agent-skills|skills)\/([^/]+)\/(?:[^/]+\.tar\.gz|[^/]+\/SKILL\.md|SKILL\.md)$/;
+const INSTALL_PATH = /^\/\.well-known\/(?:agent-skills|skills)\/([^/]+)\/(?:(?<version>[^/]+\.tar\.gz|[^/]+\/SKILL\.md)|SKILL\.md)$/;
 
-/** The slug a path would install, if it is one of the counted discovery files. */
+/** The slug a path would install, if it is one of the discovery files whose downloads are logged. */
 export function installedSlugOfPath(path: string): string | undefined {
   const slug = INSTALL_PATH.exec(path)?.[1];
   return slug && isValidSlug(slug) ? slug : undefined;
+}
+
+/**
+ * Whether a download of `path` with `query` says which skill was installed. `skills add <origin>`
+ * reads the shared index and downloads every version artifact it names before it chooses, with
+ * `--list` as well, so such a download says nothing about what was installed. A skill's own index
+ * names the same artifacts with {@link SKILL_INDEX_MARK} in the query: a download through it is
+ * that skill's install. The unversioned `SKILL.md` is named by no index: whoever fetches it asked
+ * for that skill.
+ */
+function namesItsSkill(path: string, query: string | undefined): boolean {
+  if (INSTALL_PATH.exec(path)?.groups?.version === undefined) return true;
+  const [name, value] = SKILL_INDEX_MARK.split('=') as [string, string];
+  return new URLSearchParams(query ?? '').get(name) === value;
 }
 
 /** The header `skills` sends when it only checks for updates: never an install. */
@@ -54,13 +82,14 @@ const UPDATE_CHECK = 'x-skills-update-check';
 
 /**
  * The install a log record stands for, or undefined: only a `GET` answered `200` (not a `HEAD`,
- * a `304` or an error) of a counted discovery file, without `X-Skills-Update-Check: 1`.
+ * a `304` or an error) of a discovery file that names its skill (see {@link namesItsSkill}),
+ * without `X-Skills-Update-Check: 1`.
  */
 export function installOfRecord(record: CdnLogRecord): CdnInstall | undefined {
   if (record.method !== 'GET' || record.status !== 200) return undefined;
   if (record.headers[UPDATE_CHECK]?.trim() === '1') return undefined;
   const slug = installedSlugOfPath(record.path);
-  if (!slug) return undefined;
+  if (!slug || !namesItsSkill(record.path, record.query)) return undefined;
   return { slug, at: record.at, address: record.address, ...(record.userAgent ? { userAgent: record.userAgent } : {}), requestId: record.requestId };
 }
 
@@ -79,6 +108,7 @@ export function formatCdnLogRecord(record: CdnLogRecord): string {
     'cs-user-agent': record.userAgent ? (record.userAgent === '-' ? '%2D' : encodeURIComponent(record.userAgent)) : '-',
     'x-edge-request-id': record.requestId,
     'cs-headers': headers ? encodeURIComponent(headers) : '-',
+    'cs-uri-query': record.query ? (record.query === '-' ? '%2D' : encodeURIComponent(record.query)) : '-',
   };
   return CDN_LOG_FIELDS.map((field) => values[field]).join('\t');
 }
@@ -87,7 +117,17 @@ export function formatCdnLogRecord(record: CdnLogRecord): string {
 export function parseCdnLogRecord(line: string): CdnLogRecord | undefined {
   const fields = line.replace(/\r?\n$/, '').split('\t');
   if (fields.length !== CDN_LOG_FIELDS.length) return undefined;
-  const [timestamp, address, status, method, path, userAgent, requestId, headers] = fields as [string, string, string, string, string, string, string, string];
+  const [timestamp, address, status, method, path, userAgent, requestId, headers, query] = fields as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
   const at = Math.round(Number(timestamp) * 1000);
   if (!Number.isFinite(at) || at <= 0 || address === '-' || requestId === '-' || !/^\d{3}$/.test(status)) return undefined;
   const decodedPath = decode(path);
@@ -98,6 +138,7 @@ export function parseCdnLogRecord(line: string): CdnLogRecord | undefined {
     status: Number(status),
     method,
     path: decodedPath,
+    ...(query !== '-' ? { query: decode(query) ?? query } : {}),
     ...(userAgent !== '-' ? { userAgent: decode(userAgent) ?? userAgent } : {}),
     requestId,
     headers: headersOf(headers),

@@ -50,6 +50,12 @@ export const currentSkillMdKey = (slug: string) => `.well-known/agent-skills/${s
  * (which looks for the index under the URL it is given before the site's root).
  */
 export const scopedDiscoveryKey = (slug: string) => `skills/${slug}/.well-known/agent-skills/index.json`;
+/**
+ * What a skill's own index adds to the query of the artifact it names (the same file the shared
+ * index names): a download that carries it was asked for that skill alone, and counts as its
+ * install (core/cdn-log.ts). Static hosts ignore the query.
+ */
+export const SKILL_INDEX_MARK = 'via=skill-index';
 
 /** The `skillpress` package, whose default registry is the origin that serves it (scripts/cli-package.ts). */
 export const cliPackageKey = 'cli/skillpress.tgz';

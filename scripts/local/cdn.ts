@@ -44,6 +44,8 @@ export interface CdnRequest {
   method: string;
   /** Decoded, without the query string. */
   path: string;
+  /** The query string as sent, without `?`, for the log; absent when there is none. */
+  query?: string;
   acceptEncoding: string | undefined;
   ifNoneMatch: string | undefined;
   /** The connection's peer, for the log. */
@@ -118,6 +120,7 @@ export class LocalCdn {
       const answer = await this.answer({
         method: c.req.method,
         path: c.req.path,
+        ...queryOf(c.req.url),
         acceptEncoding: c.req.header('accept-encoding'),
         ifNoneMatch: c.req.header('if-none-match'),
         address: clientFacts(c).address,
@@ -266,10 +269,17 @@ function logLine(request: CdnRequest, status: number): string {
     status,
     method: request.method,
     path: request.path,
+    ...(request.query ? { query: request.query } : {}),
     ...(headers['user-agent'] ? { userAgent: headers['user-agent'] } : {}),
     requestId: randomBytes(18).toString('base64url'),
     headers,
   });
+}
+
+/** `{query}` of a request target or URL, as CloudFront's log has it: the text after `?`, when there is any. */
+export function queryOf(target: string): { query?: string } {
+  const mark = target.indexOf('?');
+  return mark >= 0 && mark < target.length - 1 ? { query: target.slice(mark + 1) } : {};
 }
 
 /** The pending page: never cached, since the real page replaces it within seconds. */

@@ -4,7 +4,7 @@ import { getRequestListener } from '@hono/node-server';
 import { DomainError } from '#core/errors';
 import { CLAWHUB_DISCOVERY_PATHS } from '#core/static-paths';
 import { domainErrorAnswer } from '../../functions/http/errors.ts';
-import type { LocalCdn } from './cdn.ts';
+import { type LocalCdn, queryOf } from './cdn.ts';
 
 /** What the server needs of the CDN. */
 type Cdn = Pick<LocalCdn, 'answer'>;
@@ -74,7 +74,7 @@ function answerFromCdn(cdn: Cdn, path: string, req: IncomingMessage, res: Server
   const accept = req.headers['accept-encoding'];
   const ifNoneMatch = req.headers['if-none-match'];
   const address = req.socket.remoteAddress;
-  cdn.answer({ method: req.method!, path, acceptEncoding: accept, ifNoneMatch, address, headers: () => req.headers }).then(
+  cdn.answer({ method: req.method!, path, ...queryOf(req.url ?? ''), acceptEncoding: accept, ifNoneMatch, address, headers: () => req.headers }).then(
     (answer) => {
       res.writeHead(answer.status, answer.headers);
       res.end(answer.body);

@@ -8,6 +8,7 @@ const record = (overrides: Partial<CdnLogRecord> = {}): CdnLogRecord => ({
   status: 200,
   method: 'GET',
   path: '/.well-known/agent-skills/pdf-tools/1.2.0.tar.gz',
+  query: 'via=skill-index',
   userAgent: 'node',
   requestId: 'Zx1-abc_DEF==',
   headers: { host: 'skills.example', 'user-agent': 'node' },
@@ -31,10 +32,11 @@ describe('the CDN log line', () => {
           fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/),
           fc.string().map((v) => v.trim().replace(/\n/g, ' ')),
         ),
-        (agent, headers) => {
-          const written = record({ userAgent: agent || undefined, headers });
+        fc.string(),
+        (agent, headers, query) => {
+          const written = record({ userAgent: agent || undefined, headers, query: query || undefined });
           const read = parseCdnLogRecord(formatCdnLogRecord(written));
-          expect(read).toEqual({ ...written, ...(agent ? {} : { userAgent: undefined }) });
+          expect(read).toEqual({ ...written, ...(agent ? {} : { userAgent: undefined }), ...(query ? {} : { query: undefined }) });
         },
       ),
       { numRuns: 200 },
@@ -50,20 +52,27 @@ describe('the CDN log line', () => {
 });
 
 describe('which records are installs', () => {
-  it('counts a GET answered 200 of an archive, a version’s SKILL.md or the unversioned one', () => {
-    for (const path of [
-      '/.well-known/agent-skills/pdf-tools/1.2.0.tar.gz',
-      '/.well-known/agent-skills/pdf-tools/1.2.0/SKILL.md',
-      '/.well-known/agent-skills/pdf-tools/SKILL.md',
-      '/.well-known/skills/pdf-tools/SKILL.md',
-    ]) {
-      expect(installOfRecord(record({ path })), path).toEqual({
+  it('counts a GET answered 200 of an archive or a version’s SKILL.md named by a skill’s own index, or of the unversioned SKILL.md', () => {
+    for (const [path, query] of [
+      ['/.well-known/agent-skills/pdf-tools/1.2.0.tar.gz', 'via=skill-index'],
+      ['/.well-known/agent-skills/pdf-tools/1.2.0/SKILL.md', 'via=skill-index'],
+      ['/.well-known/agent-skills/pdf-tools/SKILL.md', undefined],
+      ['/.well-known/skills/pdf-tools/SKILL.md', undefined],
+    ] as const) {
+      expect(installOfRecord(record({ path, ...(query ? { query } : {}) })), path).toEqual({
         slug: 'pdf-tools',
         at: record().at,
         address: '198.51.100.7',
         userAgent: 'node',
         requestId: 'Zx1-abc_DEF==',
       });
+    }
+  });
+
+  it('never counts an archive or a version’s SKILL.md named by the shared index, which skills add <origin> downloads whole, --list too', () => {
+    for (const path of ['/.well-known/agent-skills/pdf-tools/1.2.0.tar.gz', '/.well-known/agent-skills/pdf-tools/1.2.0/SKILL.md']) {
+      expect(installOfRecord(record({ path, query: undefined })), path).toBeUndefined();
+      expect(installOfRecord(record({ path, query: 'via=other' })), path).toBeUndefined();
     }
   });
 

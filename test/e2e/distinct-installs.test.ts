@@ -74,12 +74,20 @@ describe('installs from real connections', () => {
 });
 
 describe('installs from the discovery index, counted from the CDN’s log', () => {
-  it('counts each GET of a skill’s discovery file once, from the client skills, and never a HEAD, a 304 or an update check', async () => {
+  it('counts each GET of a skill’s discovery file through its own index once, from the client skills, and never a HEAD, a 304 or an update check', async () => {
     const skill = await publish(stack, aliceKey);
     await stack.idle();
-    const index = JSON.parse((await get('/.well-known/agent-skills/index.json', '127.0.0.1')).body) as { skills: { name: string; url: string }[] };
-    const url = new URL(index.skills.find((s) => s.name === skill.slug)!.url, 'http://x').pathname;
+    const urlIn = async (indexPath: string) => {
+      const index = JSON.parse((await get(indexPath, '127.0.0.1')).body) as { skills: { name: string; url: string }[] };
+      const named = new URL(index.skills.find((s) => s.name === skill.slug)!.url, 'http://x');
+      return named.pathname + named.search;
+    };
+    const url = await urlIn(`/skills/${skill.slug}/.well-known/agent-skills/index.json`);
     const node = { 'user-agent': 'node' };
+    // The same file, named by the shared index: skills add <origin> downloads every skill of it, with --list too. Not an install.
+    const shared = await urlIn('/.well-known/agent-skills/index.json');
+    expect(shared).toBe(url.slice(0, url.indexOf('?')));
+    expect((await get(shared, '127.0.1.7', node)).status).toBe(200);
     // Three clients, one of them twice: four installs, three distinct.
     for (const from of ['127.0.1.2', '127.0.1.3', '127.0.1.4', '127.0.1.4']) expect((await get(url, from, node)).status).toBe(200);
     const { etag } = await get(url, '127.0.1.5', { 'user-agent': 'curl/8.5.0' });

@@ -27,6 +27,7 @@ const line = (slug: string, requestId: string, address = '203.0.113.5', override
     status: overrides.status ?? 200,
     method: overrides.method ?? 'GET',
     path: `/.well-known/agent-skills/${slug}/1.0.0/SKILL.md`,
+    query: 'via=skill-index',
     userAgent: 'node',
     requestId,
     headers: { 'user-agent': 'node' },

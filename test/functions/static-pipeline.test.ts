@@ -180,7 +180,9 @@ describe('discovery details', () => {
     const entry = root.skills.find((e: { name: string }) => e.name === skill.slug);
     const scoped = await get(stack, `/skills/${skill.slug}/.well-known/agent-skills/index.json`);
     expect([scoped.res.status, scoped.res.headers.get('access-control-allow-origin')]).toEqual([200, '*']);
-    expect(scoped.body).toEqual({ $schema: root.$schema, skills: [entry] });
+    // The same entry, its artifact marked as named by the skill's own index (a download through it is an install).
+    expect(scoped.body).toEqual({ $schema: root.$schema, skills: [{ ...entry, url: `${entry.url}?via=skill-index` }] });
+    expect((await stack.request(scoped.body.skills[0].url)).status).toBe(200);
     expect((await get(stack, '/.well-known/skills/index.json')).body).toEqual(root);
     const current = await stack.request(`/.well-known/agent-skills/${skill.slug}/SKILL.md`);
     expect([current.status, current.headers.get('cache-control'), await current.text()]).toEqual([200, 'public, max-age=300', skill.files[0]!.content]);

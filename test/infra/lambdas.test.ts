@@ -322,6 +322,7 @@ describe('least privilege is enough', () => {
         status: 200,
         method: 'GET',
         path: '/.well-known/agent-skills/access-free/1.2.0.tar.gz',
+        query: 'via=skill-index',
         userAgent: 'node',
         requestId: 'r1',
         headers: {},

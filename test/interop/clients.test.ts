@@ -200,6 +200,8 @@ describe('the skills CLI (npm skills 1.7.4)', () => {
     const { output } = await ok(clients.skills, ['add', base, '--list'], project);
     expect(output).toContain('interop-multi');
     expect(output).toContain('interop-single');
+    // It downloaded both to list them: a listing, not an install (docs/api.md §10.2).
+    for (const skill of ['multi', 'single'] as const) expect((await installsOf(skill)).total, skill).toBe(0);
   });
 
   it('finds skills through our search with SKILLS_API_URL, naming sources it can add', async () => {
@@ -218,12 +220,9 @@ describe('the skills CLI (npm skills 1.7.4)', () => {
       expectInstalled(join(dir, 'interop-multi'), published.multi['1.0.0']);
       expectInstalled(join(dir, 'interop-single'), published.single['1.0.0']);
     }
-    // Counted by the skills client, under cli. `skills add <origin>` downloads every skill of the
-    // index before it chooses (with --list as well): two skills, two downloads each, one
-    // client on one day (docs/api.md §10.2 says why the root index counts every skill).
-    for (const skill of ['multi', 'single'] as const) {
-      expect(await installsOf(skill), skill).toMatchObject({ total: 2, bySource: { cli: 2 }, byClient: { skills: 2, clawhub: 0 }, distinct: { total: 1 } });
-    }
+    // `skills add <origin>` downloads every skill of the shared index before it chooses, as --list
+    // does: the server cannot tell what was installed, so nothing counts (docs/api.md §10.2).
+    for (const skill of ['multi', 'single'] as const) expect((await installsOf(skill)).total, skill).toBe(0);
     // Its own lock file, which ours never touches (ours is skillpress-lock.json).
     expect(JSON.parse(readFileSync(join(project, 'skills-lock.json'), 'utf8')).skills).toHaveProperty('interop-multi');
     const installed = (await ok(clients.skills, ['list'], project)).output;
@@ -294,10 +293,10 @@ describe('clawdhub (npm clawdhub 0.3.0)', () => {
       // Resolve names the version by the folder's fingerprint: nothing to do.
       expect((await clawOk(['update', '--all'], dir)).output).toContain('interop-multi: up to date (1.0.0)');
     }
-    // Two installs of each (one per folder) by ClawHub's client, beside the skills CLI's (interop-single
-    // once more, from its page's command); checking for updates (resolve) counts none.
-    expect(await installsOf('multi')).toMatchObject({ total: 4, byClient: { skills: 2, clawhub: 2 } });
-    expect(await installsOf('single')).toMatchObject({ total: 5, byClient: { skills: 3, clawhub: 2 } });
+    // Two installs of each (one per folder) by ClawHub's client, beside the skills CLI's one of
+    // interop-single from its page's command; checking for updates (resolve) counts none.
+    expect(await installsOf('multi')).toMatchObject({ total: 2, bySource: { cli: 2 }, byClient: { skills: 0, clawhub: 2 }, distinct: { total: 1 } });
+    expect(await installsOf('single')).toMatchObject({ total: 3, bySource: { cli: 3 }, byClient: { skills: 1, clawhub: 2 } });
     expect((await clawOk(['list'])).stdout).toContain('interop-multi  1.0.0');
   });
 
@@ -331,10 +330,21 @@ describe('a new version published through our API', () => {
     await rebuiltAt('1.1.0');
 
     const skillsProject = join(work, 'skills-project');
-    const before = await installsOf('multi');
+    const before = { multi: await installsOf('multi'), single: await installsOf('single') };
     await ok(clients.skills, ['update', '--project', '--yes'], skillsProject);
-    // Its update check (X-Skills-Update-Check) counts nothing; the update downloads the new version.
-    expect((await installsOf('multi')).byClient.skills).toBeGreaterThan(before.byClient.skills ?? 0);
+    // Its update check (X-Skills-Update-Check) counts nothing, and neither does the update of skills
+    // added from the shared index: it runs skills add <origin> again, which downloads every skill.
+    expect((await installsOf('multi')).byClient.skills).toBe(before.multi.byClient.skills);
+    // A skill added from its page's command updates through its own index: one install, of it alone.
+    const pageProject = join(work, 'skills-page-project');
+    await ok(clients.skills, ['update', '--project', '--yes'], pageProject);
+    expectInstalled(join(pageProject, '.claude/skills/interop-single'), published.single['1.1.0']);
+    const single = await eventually(
+      () => installsOf('single'),
+      (counts) => counts.byClient.skills! > before.single.byClient.skills!,
+    );
+    expect(single.byClient.skills! - before.single.byClient.skills!).toBe(1);
+    expect(await installsOf('multi')).toEqual(before.multi);
     for (const dir of ['.agents/skills', '.claude/skills']) {
       expectInstalled(join(skillsProject, dir, 'interop-multi'), published.multi['1.1.0']);
       expectInstalled(join(skillsProject, dir, 'interop-single'), published.single['1.1.0']);

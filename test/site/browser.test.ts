@@ -402,6 +402,11 @@ describe('the dashboard', () => {
     await eventually(() => page.locator('[data-stat=total]').textContent()).toBe(String(api.total));
     const stats = await page.locator('[data-stat]').evaluateAll((els) => Object.fromEntries(els.map((e) => [(e as HTMLElement).dataset.stat, e.textContent])));
     expect(stats).toEqual({ total: String(api.total), last7d: String(api.last7d), last30d: String(api.last30d), cli: '5', web: '2', api: '1' });
+    // And by client, as the analytics tell them apart.
+    const clients = await page
+      .locator('[data-client]')
+      .evaluateAll((els) => Object.fromEntries(els.map((e) => [(e as HTMLElement).dataset.client, e.textContent])));
+    expect(clients).toEqual(Object.fromEntries(Object.entries(api.byClient).map(([client, count]) => [client, String(count)])));
 
     const drawn = await page.locator('svg[data-role=chart] g.bar').evaluateAll((bars) =>
       bars.map((bar) => {

@@ -16,6 +16,8 @@ interface Analytics {
   last7d: number;
   last30d: number;
   bySource: { cli: number; web: number; api: number };
+  /** Which program made the installs (docs/api.md §10.2): our CLI, the skills CLI, ClawHub's CLIs, anything else. */
+  byClient: { skillpress: number; skills: number; clawhub: number; other: number };
   daily: DayCounts[];
 }
 
@@ -156,6 +158,12 @@ export function wireSkillPanel(
       cli: n(a.bySource.cli),
       web: n(a.bySource.web),
       api: n(a.bySource.api),
+    });
+    fill(part('clients'), {
+      skillpress: n(a.byClient.skillpress),
+      skills: n(a.byClient.skills),
+      clawhub: n(a.byClient.clawhub),
+      other: n(a.byClient.other),
     });
     drawChart(part<HTMLElement>('chart') as unknown as SVGSVGElement, a.daily);
     renderList(

@@ -220,7 +220,9 @@ export class SkillpressStack extends Stack {
     });
     // Discovery downloads are served from S3 by CloudFront alone: their real-time log records go
     // to this stream, which the install-log Lambda reads (docs/api.md §10.2). One shard takes
-    // 1,000 records a second; a day of retention covers any outage of the reader.
+    // 1,000 records a second; a day of retention covers any outage of the reader. Their query is
+    // logged (a skill's own index marks what it names): no download token travels to these
+    // static paths, which take none, unlike the API's deliveries that standard logs leave out.
     const installLog = new kinesis.Stream(this, 'InstallLogStream', {
       shardCount: 1,
       retentionPeriod: Duration.hours(24),

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CliError } from './cli-error.ts';
+import { CliError, usage } from './cli-error.ts';
 import type { Io } from './io.ts';
 import { configDir } from './paths.ts';
 
@@ -52,4 +52,18 @@ export async function saveConfig(env: Io['env'], changes: Config): Promise<strin
   await writeFile(temp, `${JSON.stringify(next, null, 2)}\n`);
   await rename(temp, path);
   return path;
+}
+
+/** A registry URL as the client names it: an http(s) URL without query, fragment or trailing slash; `where` names its source in errors. */
+export function normalRegistry(value: string, where: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw usage(`${where} ${JSON.stringify(value)} is not a URL`, 'e.g. --registry https://skillpress.example');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usage(`${where} must be an http(s) URL, got ${url.protocol}`);
+  url.search = '';
+  url.hash = '';
+  return url.href.replace(/\/+$/, '');
 }

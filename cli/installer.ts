@@ -44,8 +44,8 @@ export interface InstallContext {
   client: RegistryClient;
   /** A download token for paid skills (`--token`). */
   token?: string;
-  /** The stored API key for a registry, if any: without `--token`, it asks for a token of its own for paid skills. */
-  apiKey?: (registry: string) => Promise<string | undefined>;
+  /** Without `--token`, ask each registry for a token of the user's own for paid skills, with the API key that registry may be sent. */
+  ownTokens?: boolean;
   /** Replace folders that exist but were not installed by skillpress (`--force`). */
   force?: boolean;
 }
@@ -469,7 +469,7 @@ export async function removeInstalled(cwd: string, entry: Pick<LockedSkill, 'pat
  * lockfile, the cache or a message.
  */
 async function ownToken(ctx: InstallContext, client: RegistryClient, t: Target): Promise<string | undefined> {
-  const key = await ctx.apiKey?.(client.base);
+  const key = ctx.ownTokens ? await client.apiKey() : undefined;
   if (!key) return undefined;
   try {
     return await client.mintDownloadToken(key, t.id);

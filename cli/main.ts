@@ -249,7 +249,7 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
     optionHelp: [registryHelp],
     run: ({ io, positionals, registry, registryChosen }) => {
       if (positionals.length > 0) throw usage('verify takes no arguments');
-      return verify(registryChosen ? { registry: registry() } : {}, io);
+      return verify({ registry: registry(), registryChosen }, io);
     },
   },
   login: {

@@ -1,7 +1,6 @@
 import { AGENTS, SHARED_SKILLS_FOLDER } from '../agents.ts';
 import { usage } from '../cli-error.ts';
 import { didYouMean } from '../did-you-mean.ts';
-import { storedApiKey } from '../credentials.ts';
 import { type InstallScope, scopeOf } from '../install-scope.ts';
 import { readLockfile } from '../install-tree.ts';
 import {
@@ -18,7 +17,7 @@ import {
 } from '../installer.ts';
 import type { CommandIo } from '../ui.ts';
 import { emptyLockfile, LOCKFILE_NAME, withDir } from '../lockfile.ts';
-import { RegistryClient } from '../registry-client.ts';
+import { clientsFor, RegistryClient } from '../registry-client.ts';
 import type { SuspiciousVersion } from '../scan-findings.ts';
 import { checkSuspicious } from '../suspicious-check.ts';
 import { formatBytes, plural, type Ui } from '../ui.ts';
@@ -84,13 +83,8 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
   const scope = scopeOf(options.global === true, io);
   const { root, linkRoots } = chosenRoot(options, scope);
   const client = new RegistryClient(options.registry, io);
-  const clients = new Map([[client.base, client]]);
-  const clientFor = (registry: string) => {
-    const base = options.registryChosen ? client.base : registry;
-    if (!clients.has(base)) clients.set(base, new RegistryClient(base, io));
-    return clients.get(base)!;
-  };
-  const ctx = { io, ui: io.ui, client, token: options.token, force: options.force, apiKey: (registry: string) => storedApiKey(io.env, registry) };
+  const clientFor = clientsFor(client, io, options.registryChosen);
+  const ctx = { io, ui: io.ui, client, token: options.token, force: options.force, ownTokens: true };
   const existing = await readLockfile(scope, io.ui.line);
 
   let outcome: InstallOutcome;

@@ -4,7 +4,7 @@ import { readLockfile } from '../install-tree.ts';
 import { applyTargets, type InstallOutcome, resolveTargets, warnLifecycle } from '../installer.ts';
 import type { CommandIo } from '../ui.ts';
 import { scopeOf } from '../install-scope.ts';
-import { RegistryClient } from '../registry-client.ts';
+import { clientsFor, RegistryClient } from '../registry-client.ts';
 import type { SuspiciousVersion } from '../scan-findings.ts';
 import { checkSuspicious } from '../suspicious-check.ts';
 import { plural } from '../ui.ts';
@@ -68,7 +68,7 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
   const locked = (slug: string) => lock.skills.get(slug)!;
   const registries = new Set(names.map((slug) => locked(slug).registry));
   const base = options.registryChosen || registries.size !== 1 ? options.registry : [...registries][0]!;
-  const client = new RegistryClient(base, io);
+  const client = new RegistryClient(base, io, options.registry);
   // The links into other agents' folders stay with the skill (dropping them left a link behind on uninstall).
   const requests = names.map((slug) => {
     const { spec, direct, path, links } = locked(slug);
@@ -109,9 +109,7 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
   }
   ui.line();
   const suspicious = checkSuspicious(targets, lock, options.allowSuspicious === true, ui);
-  const outcome = await applyTargets({ io, ui, client, token: options.token }, targets, lock, scope, (registry) =>
-    registry === client.base ? client : new RegistryClient(registry, io),
-  );
+  const outcome = await applyTargets({ io, ui, client, token: options.token }, targets, lock, scope, clientsFor(client, io, false));
   printOutcome(ui, outcome, io.now() - started, false, scope.shown);
   return { dryRun: false, updates, held, ...outcome, ...(suspicious.length > 0 ? { suspicious } : {}) };
 }

@@ -5,7 +5,7 @@ import { CliError } from '../cli-error.ts';
 import { projectScope } from '../install-scope.ts';
 import { folderMatches, readLockfile } from '../install-tree.ts';
 import type { LockedSkill } from '../lockfile.ts';
-import { RegistryClient } from '../registry-client.ts';
+import { clientsFor, RegistryClient } from '../registry-client.ts';
 import type { CommandIo } from '../ui.ts';
 import { plural } from '../ui.ts';
 import { badSignature } from '../verify-signature.ts';
@@ -31,17 +31,13 @@ export interface VerifyResult {
  * (docs/api.md §11.11). Any mismatch is exit 3: `bad_signature` when a signature does not hold,
  * else `integrity_mismatch`.
  */
-export async function verify(options: { registry?: string }, io: CommandIo): Promise<VerifyResult> {
+export async function verify(options: { registry: string; registryChosen: boolean }, io: CommandIo): Promise<VerifyResult> {
   const { ui } = io;
   const { c } = ui;
   const lock = await readLockfile(projectScope(io.cwd), ui.line);
   const entries = [...(lock?.skills ?? [])].sort(([a], [b]) => (a < b ? -1 : 1));
-  const clients = new Map<string, RegistryClient>();
-  const clientFor = (base: string) => {
-    if (!clients.has(base)) clients.set(base, new RegistryClient(base, io));
-    return clients.get(base)!;
-  };
-  const skills = await mapLimit(entries, 8, ([slug, entry]) => verifyOne(io.cwd, slug, entry, clientFor(options.registry ?? entry.registry)));
+  const clientFor = clientsFor(new RegistryClient(options.registry, io), io, options.registryChosen);
+  const skills = await mapLimit(entries, 8, ([slug, entry]) => verifyOne(io.cwd, slug, entry, clientFor(entry.registry)));
   for (const s of skills) {
     const mark = s.state === 'ok' ? c.green('✓') : c.red('✗');
     ui.line(`${mark} ${s.slug}@${s.version} ${c.dim(s.path)}${s.problem ? `: ${s.problem}` : ''}`);

@@ -124,6 +124,15 @@ export function projectRelativeRoot(cwd: string, dir: string): string {
   return rel;
 }
 
+/**
+ * The root `--dir` names, as the lockfile records it: a folder inside the project, never with
+ * `-g` (whose folders are the agents' own).
+ */
+export function dirRoot(dir: string, scope: InstallScope): string {
+  if (scope.global) throw usage('-g installs into the folders agents read for every project; --dir chooses a folder in this project');
+  return projectRelativeRoot(scope.root, dir);
+}
+
 /** The install root of a skill folder path (`.agents/skills/x` → `.agents/skills`). */
 export const parentOf = (path: string) => path.slice(0, path.lastIndexOf('/'));
 
@@ -358,7 +367,7 @@ export async function applyTargets(
       const ours = locked?.path === link || locked?.links?.includes(link) ? locked.files : [];
       const stat = await lstat(join(cwd, link)).catch(() => undefined);
       if (stat && !stat.isSymbolicLink() && !ctx.force && (await foreignEntry(join(cwd, link), ours)) !== undefined) {
-        throw new CliError('folder_exists', `${link} already exists and holds files skillpress did not install`, {
+        throw new CliError('folder_exists', `${link} already exists and holds files skillpress did not install or that changed since`, {
           hint: 'move it away, or pass --force to replace it',
         });
       }
@@ -372,7 +381,7 @@ export async function applyTargets(
     if (foreign !== undefined) {
       throw new CliError(
         'folder_exists',
-        `${t.path} already exists and holds ${foreign === '.' ? 'something else' : foreign}, which skillpress did not install`,
+        `${t.path} already exists and holds ${foreign === '.' ? 'something else' : foreign}, which skillpress did not install there or which changed since`,
         {
           hint: 'move it away, or pass --force to replace it',
         },
@@ -446,14 +455,16 @@ export async function applyTargets(
 }
 
 /**
- * Removes a skill's install folder, unless it holds something skillpress did not install there:
- * then the folder stays, with a warning naming what was found.
+ * Removes a skill's install folder, unless it holds something skillpress did not install there
+ * (or that changed since): then the folder stays, with a warning naming what was found.
  */
 export async function removeInstalled(cwd: string, entry: Pick<LockedSkill, 'path' | 'files' | 'links'>, ui: Ui): Promise<void> {
   try {
     const foreign = await foreignEntry(join(cwd, entry.path), entry.files);
     if (foreign !== undefined) {
-      ui.warn(`left ${entry.path} in place: it holds ${foreign === '.' ? 'something other than a folder' : foreign}, which skillpress did not install`);
+      ui.warn(
+        `left ${entry.path} in place: it holds ${foreign === '.' ? 'something other than a folder' : foreign}, which skillpress did not install there or which changed since`,
+      );
       return;
     }
     await removeFolder(join(cwd, entry.path));

@@ -199,6 +199,30 @@ function checkDependencies(where: string, value: unknown, invalid: Invalid): Rec
 }
 
 /**
+ * Refuses a lockfile that would have a command write or remove a folder in a root the user has
+ * not chosen on this run. `dirs` says where skills were installed with `--dir`, but whoever wrote
+ * the lockfile wrote that list too: a cloned project's `"dirs": ["src"]` must not make an install
+ * replace `src/<slug>`. So only the agents' folders (`agentRoots`) are trusted, and a `dirs` root
+ * only when `confirmed` (the `--dir` of this run) names it. Reading commands (list, verify) need
+ * no such word; install, update and uninstall call this before anything else.
+ */
+export function requireTrustedRoots(lock: Lockfile, agentRoots: ReadonlySet<string>, confirmed: readonly string[], name = LOCKFILE_NAME): void {
+  for (const [slug, entry] of lock.skills) {
+    for (const path of [entry.path, ...(entry.links ?? [])]) {
+      const root = path.slice(0, path.lastIndexOf('/'));
+      if (agentRoots.has(root) || confirmed.includes(root)) continue;
+      throw new CliError(
+        'untrusted_dir',
+        `${name} keeps ${slug} in ${root}, which is not an agent's skills folder; a lockfile alone is not trusted with other folders`,
+        {
+          hint: `if you chose ${root} for skills, say so on this run: --dir ${root}`,
+        },
+      );
+    }
+  }
+}
+
+/**
  * Drops skills that were installed only as dependencies and that no remaining skill needs any
  * more (after an uninstall or an update that changed dependencies). Returns the slugs dropped.
  */

@@ -1,7 +1,8 @@
 import semver from 'semver';
 import { CliError, usage } from '../cli-error.ts';
 import { readLockfile } from '../install-tree.ts';
-import { applyTargets, type InstallOutcome, resolveTargets, warnLifecycle } from '../installer.ts';
+import { applyTargets, dirRoot, type InstallOutcome, resolveTargets, warnLifecycle } from '../installer.ts';
+import { requireTrustedRoots } from '../lockfile.ts';
 import type { CommandIo } from '../ui.ts';
 import { scopeOf } from '../install-scope.ts';
 import { clientsFor, RegistryClient } from '../registry-client.ts';
@@ -22,6 +23,8 @@ export interface UpdateOptions {
   allowSuspicious?: boolean;
   /** The user-level install (`-g`) instead of the project's. */
   global?: boolean;
+  /** A root the lockfile lists in `dirs` that the user confirms (`--dir`). */
+  dir?: string;
 }
 
 export interface PlannedUpdate {
@@ -55,6 +58,7 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
   const here = scope.global ? 'for your user (-g)' : 'here';
   const lock = await readLockfile(scope, io.ui.line);
   if (!lock || lock.skills.size === 0) throw new CliError('not_installed', `nothing to update: no skills in ${scope.lockfileShown} ${here}`);
+  requireTrustedRoots(lock, scope.agentRoots, options.dir === undefined ? [] : [dirRoot(options.dir, scope)], scope.lockfileShown);
   for (const slug of options.slugs) {
     if (!lock.skills.has(slug)) {
       throw new CliError('not_installed', `${slug} is not installed ${here}`, {

@@ -60,6 +60,12 @@ export interface LockedSkill {
   dependencies?: Record<string, string>;
   /** Other agents' folders that link to `path` (cli/agent-links.ts), each `<agent root>/<slug>`. */
   links?: string[];
+  /**
+   * The id of the registry key whose signature of this version the install checked: `SHA256:`
+   * and the fingerprint of its public key. Pinned for the registry on the next install and
+   * verify (cli/trust.ts).
+   */
+  signedBy?: string;
 }
 
 export interface Lockfile {
@@ -156,6 +162,9 @@ function checkEntry(slug: string, entry: unknown, roots: ReadonlySet<string>, in
     return { filename: file.filename, sha256: file.sha256, size: file.size };
   });
   const dependencies = entry.dependencies === undefined ? undefined : checkDependencies(where, entry.dependencies, invalid);
+  if (entry.signedBy !== undefined && (typeof entry.signedBy !== 'string' || !/^SHA256:[A-Za-z0-9+/]{43}$/.test(entry.signedBy))) {
+    throw invalid(`${where}.signedBy must be a key id, SHA256:<base64 fingerprint>`);
+  }
   const links = entry.links === undefined ? undefined : checkLinks(where, slug, entry.links, path, roots, invalid);
   return {
     version: entry.version as string,
@@ -170,6 +179,7 @@ function checkEntry(slug: string, entry: unknown, roots: ReadonlySet<string>, in
     ...(entry.private === true ? { private: true as const } : {}),
     ...(dependencies === undefined ? {} : { dependencies }),
     ...(links === undefined || links.length === 0 ? {} : { links }),
+    ...(entry.signedBy === undefined ? {} : { signedBy: entry.signedBy as string }),
   };
 }
 

@@ -1,5 +1,5 @@
 import { didYouMean } from './did-you-mean.ts';
-import { packagedRegistry } from './packaged-registry.ts';
+import { PACKAGED } from './packaged-registry.ts';
 import type { z } from 'zod';
 import type { CatalogDocument } from '../core/catalog.ts';
 import { limits } from '../core/limits.ts';
@@ -12,12 +12,13 @@ import type { SearchAnswerDocument } from '../core/search/schemas.ts';
 import { CATALOG_INDEX_KEY, CATALOG_KEY, registryPath, SIGNING_KEYS_KEY } from '../core/static-paths.ts';
 import { parseRegistryKeys, type RegistryKey } from '../core/version-signature.ts';
 import { CliError } from './cli-error.ts';
-import { configPath, normalRegistry, readConfig } from './config.ts';
+import { configPath, normalRegistry, type PinnedKey, readConfig } from './config.ts';
 import { storedApiKey } from './credentials.ts';
 import { Http } from './http.ts';
 import type { Io } from './io.ts';
 import { cacheDir } from './paths.ts';
 import { registrySlug } from './registry-names.ts';
+import { trustedKeys } from './trust.ts';
 
 /**
  * The registry's endpoints as the client uses them (docs/api.md §7): metadata from the static
@@ -25,7 +26,7 @@ import { registrySlug } from './registry-names.ts';
  */
 
 /** The registry when none is named or saved: the one this package came from, else a local `npm start`. */
-export const DEFAULT_REGISTRY = packagedRegistry() ?? 'http://127.0.0.1:8787';
+export const DEFAULT_REGISTRY = PACKAGED?.registry ?? 'http://127.0.0.1:8787';
 
 const MiB = 1024 * 1024;
 const SIGNING_KEYS_PATH = `/${SIGNING_KEYS_KEY}`;
@@ -87,14 +88,20 @@ export class RegistryClient {
     return storedApiKey(this.env, this.base, this.commandRegistry);
   }
 
-  private keys?: Promise<RegistryKey[]>;
+  private keys?: Promise<{ served: RegistryKey[]; trusted: RegistryKey[] }>;
+  private readonly pins: PinnedKey[] = [];
+
+  /** Pins keys for this registry (a lockfile's `signedBy`): called before any signature is checked. */
+  pin(keys: readonly PinnedKey[]): void {
+    this.pins.push(...keys);
+  }
 
   /**
-   * The registry's public signing keys (`/.well-known/skillpress/keys.json`), read once per run.
-   * A registry that publishes none, or a document that is not keys, is `bad_signature`: nothing it
-   * serves can be verified.
+   * The registry's public signing keys (`/.well-known/skillpress/keys.json`), read once per run,
+   * and those of them the client trusts (cli/trust.ts). A registry that publishes none, or a
+   * document that is not keys, is `bad_signature`: nothing it serves can be verified.
    */
-  signingKeys(): Promise<RegistryKey[]> {
+  signingKeys(): Promise<{ served: RegistryKey[]; trusted: RegistryKey[] }> {
     this.keys ??= this.http
       .json<unknown>(SIGNING_KEYS_PATH, { revalidate: true, maxBytes: ANSWER_BYTES.keys })
       .catch((error: unknown) => {
@@ -103,9 +110,9 @@ export class RegistryClient {
         throw error;
       })
       .then((document) => {
-        const keys = parseRegistryKeys(document);
-        if (!keys) throw new CliError('bad_signature', `${this.base}${SIGNING_KEYS_PATH} is not a list of signing keys`);
-        return keys;
+        const served = parseRegistryKeys(document);
+        if (!served) throw new CliError('bad_signature', `${this.base}${SIGNING_KEYS_PATH} is not a list of signing keys`);
+        return trustedKeys(this.env, this.base, served, this.pins).then((trusted) => ({ served, trusted }));
       });
     return this.keys;
   }

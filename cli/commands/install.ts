@@ -10,6 +10,7 @@ import {
   type InstallOutcome,
   lookUpLifecycle,
   parentOf,
+  pinLockfileKeys,
   requireProvenance,
   resolveTargets,
   targetFromLock,
@@ -84,6 +85,7 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
   const clientFor = clientsFor(client, io, options.registryChosen);
   const ctx = { io, ui: io.ui, client, token: options.token, force: options.force, ownTokens: true };
   const existing = await readLockfile(scope, io.ui.line);
+  if (existing) pinLockfileKeys(existing, clientFor);
 
   let outcome: InstallOutcome;
   let suspicious: SuspiciousVersion[] = [];

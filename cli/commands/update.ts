@@ -1,7 +1,7 @@
 import semver from 'semver';
 import { CliError, usage } from '../cli-error.ts';
 import { readLockfile } from '../install-tree.ts';
-import { applyTargets, dirRoot, type InstallOutcome, resolveTargets, warnLifecycle } from '../installer.ts';
+import { applyTargets, dirRoot, type InstallOutcome, pinLockfileKeys, resolveTargets, warnLifecycle } from '../installer.ts';
 import { requireTrustedRoots } from '../lockfile.ts';
 import type { CommandIo } from '../ui.ts';
 import { scopeOf } from '../install-scope.ts';
@@ -78,6 +78,8 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
     const { spec, direct, path, links } = locked(slug);
     return { slug, spec, direct, path, ...(links ? { links } : {}) };
   });
+  const clientFor = clientsFor(client, io, false);
+  pinLockfileKeys(lock, clientFor);
   const targets = await resolveTargets({ io, ui, client, token: options.token }, requests, lock, { allVersions: true });
   warnLifecycle(ui, targets);
 
@@ -113,7 +115,7 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
   }
   ui.line();
   const suspicious = checkSuspicious(targets, lock, options.allowSuspicious === true, ui);
-  const outcome = await applyTargets({ io, ui, client, token: options.token }, targets, lock, scope, clientsFor(client, io, false));
+  const outcome = await applyTargets({ io, ui, client, token: options.token }, targets, lock, scope, clientFor);
   printOutcome(ui, outcome, io.now() - started, false, scope.shown);
   return { dryRun: false, updates, held, ...outcome, ...(suspicious.length > 0 ? { suspicious } : {}) };
 }

@@ -30,7 +30,7 @@ export async function linkAgents(cwd: string, entry: Pick<LockedSkill, 'path' | 
     const stat = await lstat(at).catch(() => undefined);
     if (stat?.isSymbolicLink() && (await readlink(at)) === wanted) continue;
     if (stat && !stat.isSymbolicLink() && !force && (await foreignEntry(at, entry.files)) !== undefined) {
-      throw new CliError('folder_exists', `${link} already exists and holds files skillpress did not install`, {
+      throw new CliError('folder_exists', `${link} already exists and holds files skillpress did not install or that changed since`, {
         hint: 'move it away, or pass --force to replace it',
       });
     }
@@ -54,6 +54,6 @@ export async function unlinkAgents(cwd: string, entry: Pick<LockedSkill, 'path' 
     const stat = await lstat(at).catch(() => undefined);
     if (!stat) continue;
     if (stat.isSymbolicLink() || (await foreignEntry(at, entry.files)) === undefined) await rm(at, { recursive: true, force: true });
-    else ui.warn(`left ${link} in place: it holds files skillpress did not install`);
+    else ui.warn(`left ${link} in place: it holds files skillpress did not install or that changed since`);
   }
 }

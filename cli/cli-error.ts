@@ -11,6 +11,7 @@ export type ClientCode =
   | 'folder_exists'
   | 'no_matching_version'
   | 'lockfile_invalid'
+  | 'untrusted_dir'
   | 'config_invalid'
   | 'io_error'
   | 'network_error'
@@ -34,6 +35,7 @@ const clientExit: Record<ClientCode, ExitCode> = {
   folder_exists: EXIT.user,
   no_matching_version: EXIT.user,
   lockfile_invalid: EXIT.user,
+  untrusted_dir: EXIT.user,
   config_invalid: EXIT.user,
   io_error: EXIT.user,
   network_error: EXIT.network,

@@ -130,24 +130,30 @@ export async function removeFolder(target: string): Promise<boolean> {
 }
 
 /**
- * The first thing under `dir` that skillpress did not install there — a file whose name is not
- * among `files`, a link, a device — as a path relative to `dir` (`.` for `dir` itself when it is
- * not a folder), or undefined when everything is ours or `dir` does not exist. A folder is only
- * ever replaced or removed when this is undefined, so no lockfile, however it was edited, can
- * make the CLI delete someone's own work.
+ * The first thing under `dir` that is not a file skillpress installed there, unchanged — a file
+ * whose name is not among `files` or whose bytes do not have its SHA-256, a link, a device — as a
+ * path relative to `dir` (`.` for `dir` itself when it is not a folder), or undefined when
+ * everything is ours or `dir` does not exist. A folder is only ever replaced or removed when this
+ * is undefined. Names alone would not do: a lockfile is written by whoever committed it, and one
+ * that lists `index.ts` would make someone's own `src/x/index.ts` look like ours.
  */
 export async function foreignEntry(dir: string, files: readonly FileEntry[]): Promise<string | undefined> {
   const stat = await lstat(dir).catch(() => undefined);
   if (!stat) return undefined;
   if (!stat.isDirectory()) return '.';
-  const ours = new Set(files.map((f) => f.filename));
+  const ours = new Map(files.map((f) => [f.filename, f]));
+  const unchanged = async (path: string, file: FileEntry | undefined) => {
+    if (!file) return false;
+    const bytes = await readFile(path).catch(() => undefined);
+    return bytes !== undefined && bytes.byteLength === file.size && sha256Hex(bytes) === file.sha256;
+  };
   const walk = async (folder: string, prefix: string): Promise<string | undefined> => {
     for (const entry of await readdir(folder, { withFileTypes: true })) {
       const name = prefix + entry.name;
       if (entry.isDirectory()) {
         const inner = await walk(join(folder, entry.name), `${name}/`);
         if (inner !== undefined) return inner;
-      } else if (!entry.isFile() || !ours.has(name)) {
+      } else if (!entry.isFile() || !(await unchanged(join(folder, entry.name), ours.get(name)))) {
         return name;
       }
     }

@@ -27,7 +27,8 @@ import { installFolder, installPathProblem, registryDependencies } from './regis
 import { plural, type Ui } from './ui.ts';
 import { needsAllVersions, resolveVersion, satisfies } from './version-spec.ts';
 import { type Verified, verifyDelivery } from './verify-delivery.ts';
-import { checkSignature } from './verify-signature.ts';
+import { checkSignature, summaryFacts } from './verify-signature.ts';
+import type { SignedFacts } from '../core/version-signature.ts';
 import type { Provenance } from '../core/provenance.ts';
 
 /**
@@ -44,8 +45,8 @@ export interface InstallContext {
   client: RegistryClient;
   /** A download token for paid skills (`--token`). */
   token?: string;
-  /** The stored API key for a registry, if any: without `--token`, it asks for a token of its own for paid skills. */
-  apiKey?: (registry: string) => Promise<string | undefined>;
+  /** Without `--token`, ask each registry for a token of the user's own for paid skills, with the API key that registry may be sent. */
+  ownTokens?: boolean;
   /** Replace folders that exist but were not installed by skillpress (`--force`). */
   force?: boolean;
 }
@@ -82,6 +83,8 @@ export interface Target {
   scan?: ScanResult;
   /** The registry's signature of the version, as its document served it; looked up before download when absent (a lockfile's target). */
   signature?: unknown;
+  /** The id of the key that signed it, once its signature was checked (or as the lockfile records it). */
+  signedBy?: string;
   /** Where the version was built, when a CI workflow published it (docs/api.md §7.14). */
   provenance?: Provenance;
 }
@@ -122,6 +125,15 @@ export function projectRelativeRoot(cwd: string, dir: string): string {
     throw usage(`--dir ${dir} must be a folder inside this project (${cwd})`, `${LOCKFILE_NAME} records install folders relative to the project`);
   }
   return rel;
+}
+
+/**
+ * The root `--dir` names, as the lockfile records it: a folder inside the project, never with
+ * `-g` (whose folders are the agents' own).
+ */
+export function dirRoot(dir: string, scope: InstallScope): string {
+  if (scope.global) throw usage('-g installs into the folders agents read for every project; --dir chooses a folder in this project');
+  return projectRelativeRoot(scope.root, dir);
 }
 
 /** The install root of a skill folder path (`.agents/skills/x` → `.agents/skills`). */
@@ -231,11 +243,40 @@ async function resolveOne(ctx: InstallContext, request: Request, lock: Lockfile,
   };
 }
 
-/** The signature the registry serves for a target's version now (a target from the lockfile carries none). */
-async function servedSignature(client: RegistryClient, t: Pick<Target, 'slug' | 'version'>): Promise<unknown> {
+/** What the registry lists for a target's version, from its document or, for an older version, its versions list. */
+async function servedSummary(client: RegistryClient, t: Pick<Target, 'slug' | 'version'>): Promise<VersionSummary | undefined> {
   const doc = await client.skill(t.slug);
-  const summary = doc.versions.find((v) => v.version === t.version) ?? (await client.versions(t.slug)).versions.find((v) => v.version === t.version);
-  return summary?.signature;
+  return doc.versions.find((v) => v.version === t.version) ?? (await client.versions(t.slug)).versions.find((v) => v.version === t.version);
+}
+
+/** What a target's signature must cover: the facts the client showed and acted on. */
+const targetFacts = (t: Target): SignedFacts => ({
+  slug: t.slug,
+  version: t.version,
+  integrity: t.integrity,
+  ...(t.provenance ? { provenance: t.provenance } : {}),
+  ...(t.scan ? { scan: t.scan } : {}),
+  yanked: t.yanked !== undefined,
+});
+
+/**
+ * Checks the signature of a target about to be downloaded and gives the key that made it. A
+ * target whose summary was not read (a lockfile's, when the registry could not be asked for its
+ * lifecycle) is checked against the summary the registry serves now, facts and signature together.
+ */
+async function signedTarget(client: RegistryClient, t: Target): Promise<string> {
+  if (t.signature !== undefined) return checkSignature(client, targetFacts(t), t.signature);
+  const summary = await servedSummary(client, t);
+  // The lockfile's integrity with the registry's word for the rest: a registry now serving other bytes fails here.
+  return checkSignature(client, { ...(summary ? summaryFacts(t.slug, summary) : targetFacts(t)), integrity: t.integrity }, summary?.signature);
+}
+
+/**
+ * The keys the lockfile records as having signed its skills, pinned for the registries that
+ * serve them (cli/trust.ts): a mirror that re-signs them with a key of its own is refused.
+ */
+export function pinLockfileKeys(lock: Lockfile, clientFor: (registry: string) => RegistryClient): void {
+  for (const entry of lock.skills.values()) if (entry.signedBy) clientFor(entry.registry).pin([{ keyid: entry.signedBy }]);
 }
 
 /**
@@ -275,7 +316,15 @@ export async function lookUpLifecycle(targets: Target[], clientFor: (registry: s
       const client = clientFor(t.registry);
       const doc = await client.skill(t.slug);
       const summary = doc.versions.find((v) => v.version === t.version) ?? (await client.versions(t.slug)).versions.find((v) => v.version === t.version);
-      return summary ? { ...t, ...lifecycleOf(doc.deprecated, summary), ...(summary.provenance ? { provenance: summary.provenance } : {}) } : t;
+      // The signature comes with the facts it covers, so that what is shown and acted on is checked.
+      if (!summary) return t;
+      return {
+        ...t,
+        ...lifecycleOf(doc.deprecated, summary),
+        ...(summary.provenance ? { provenance: summary.provenance } : {}),
+        ...(summary.scan ? { scan: summary.scan } : {}),
+        ...(summary.signature ? { signature: summary.signature } : {}),
+      };
     } catch {
       return t;
     }
@@ -358,7 +407,7 @@ export async function applyTargets(
       const ours = locked?.path === link || locked?.links?.includes(link) ? locked.files : [];
       const stat = await lstat(join(cwd, link)).catch(() => undefined);
       if (stat && !stat.isSymbolicLink() && !ctx.force && (await foreignEntry(join(cwd, link), ours)) !== undefined) {
-        throw new CliError('folder_exists', `${link} already exists and holds files skillpress did not install`, {
+        throw new CliError('folder_exists', `${link} already exists and holds files skillpress did not install or that changed since`, {
           hint: 'move it away, or pass --force to replace it',
         });
       }
@@ -372,7 +421,7 @@ export async function applyTargets(
     if (foreign !== undefined) {
       throw new CliError(
         'folder_exists',
-        `${t.path} already exists and holds ${foreign === '.' ? 'something else' : foreign}, which skillpress did not install`,
+        `${t.path} already exists and holds ${foreign === '.' ? 'something else' : foreign}, which skillpress did not install there or which changed since`,
         {
           hint: 'move it away, or pass --force to replace it',
         },
@@ -391,7 +440,7 @@ export async function applyTargets(
     if (failure) return;
     try {
       const client = clientFor(t.registry);
-      await checkSignature(client, { ...t, signature: t.signature ?? (await servedSignature(client, t)) });
+      t.signedBy = await signedTarget(client, t);
       const delivery = await deliver(ctx, client, t);
       const verified = verifyDelivery(delivery.value, { slug: t.slug, version: t.version, integrity: t.integrity, files: t.files }, delivery.bytes);
       if (failure) return;
@@ -435,7 +484,8 @@ export async function applyTargets(
   const unchanged = targets
     .filter((_, i) => intact[i])
     .map((t) => {
-      skills.set(t.slug, lockEntry(t, lock.skills.get(t.slug)!.files));
+      const locked = lock.skills.get(t.slug)!;
+      skills.set(t.slug, lockEntry({ ...t, signedBy: t.signedBy ?? locked.signedBy }, locked.files));
       return { slug: t.slug, version: t.version, path: t.path };
     });
   const pruned = pruneOrphans({ ...lock, skills });
@@ -446,14 +496,16 @@ export async function applyTargets(
 }
 
 /**
- * Removes a skill's install folder, unless it holds something skillpress did not install there:
- * then the folder stays, with a warning naming what was found.
+ * Removes a skill's install folder, unless it holds something skillpress did not install there
+ * (or that changed since): then the folder stays, with a warning naming what was found.
  */
 export async function removeInstalled(cwd: string, entry: Pick<LockedSkill, 'path' | 'files' | 'links'>, ui: Ui): Promise<void> {
   try {
     const foreign = await foreignEntry(join(cwd, entry.path), entry.files);
     if (foreign !== undefined) {
-      ui.warn(`left ${entry.path} in place: it holds ${foreign === '.' ? 'something other than a folder' : foreign}, which skillpress did not install`);
+      ui.warn(
+        `left ${entry.path} in place: it holds ${foreign === '.' ? 'something other than a folder' : foreign}, which skillpress did not install there or which changed since`,
+      );
       return;
     }
     await removeFolder(join(cwd, entry.path));
@@ -469,7 +521,7 @@ export async function removeInstalled(cwd: string, entry: Pick<LockedSkill, 'pat
  * lockfile, the cache or a message.
  */
 async function ownToken(ctx: InstallContext, client: RegistryClient, t: Target): Promise<string | undefined> {
-  const key = await ctx.apiKey?.(client.base);
+  const key = ctx.ownTokens ? await client.apiKey() : undefined;
   if (!key) return undefined;
   try {
     return await client.mintDownloadToken(key, t.id);
@@ -498,6 +550,7 @@ function lockEntry(t: Target, files: FileEntry[]): LockedSkill {
     ...(t.private ? { private: true as const } : {}),
     ...(t.dependencies ? { dependencies: t.dependencies } : {}),
     ...(t.links?.length ? { links: t.links } : {}),
+    ...(t.signedBy ? { signedBy: t.signedBy } : {}),
   };
 }
 

@@ -60,6 +60,12 @@ export interface LockedSkill {
   dependencies?: Record<string, string>;
   /** Other agents' folders that link to `path` (cli/agent-links.ts), each `<agent root>/<slug>`. */
   links?: string[];
+  /**
+   * The id of the registry key whose signature of this version the install checked: `SHA256:`
+   * and the fingerprint of its public key. Pinned for the registry on the next install and
+   * verify (cli/trust.ts).
+   */
+  signedBy?: string;
 }
 
 export interface Lockfile {
@@ -156,6 +162,9 @@ function checkEntry(slug: string, entry: unknown, roots: ReadonlySet<string>, in
     return { filename: file.filename, sha256: file.sha256, size: file.size };
   });
   const dependencies = entry.dependencies === undefined ? undefined : checkDependencies(where, entry.dependencies, invalid);
+  if (entry.signedBy !== undefined && (typeof entry.signedBy !== 'string' || !/^SHA256:[A-Za-z0-9+/]{43}$/.test(entry.signedBy))) {
+    throw invalid(`${where}.signedBy must be a key id, SHA256:<base64 fingerprint>`);
+  }
   const links = entry.links === undefined ? undefined : checkLinks(where, slug, entry.links, path, roots, invalid);
   return {
     version: entry.version as string,
@@ -170,6 +179,7 @@ function checkEntry(slug: string, entry: unknown, roots: ReadonlySet<string>, in
     ...(entry.private === true ? { private: true as const } : {}),
     ...(dependencies === undefined ? {} : { dependencies }),
     ...(links === undefined || links.length === 0 ? {} : { links }),
+    ...(entry.signedBy === undefined ? {} : { signedBy: entry.signedBy as string }),
   };
 }
 
@@ -196,6 +206,30 @@ function checkDependencies(where: string, value: unknown, invalid: Invalid): Rec
     dependencies[slug] = range;
   }
   return dependencies;
+}
+
+/**
+ * Refuses a lockfile that would have a command write or remove a folder in a root the user has
+ * not chosen on this run. `dirs` says where skills were installed with `--dir`, but whoever wrote
+ * the lockfile wrote that list too: a cloned project's `"dirs": ["src"]` must not make an install
+ * replace `src/<slug>`. So only the agents' folders (`agentRoots`) are trusted, and a `dirs` root
+ * only when `confirmed` (the `--dir` of this run) names it. Reading commands (list, verify) need
+ * no such word; install, update and uninstall call this before anything else.
+ */
+export function requireTrustedRoots(lock: Lockfile, agentRoots: ReadonlySet<string>, confirmed: readonly string[], name = LOCKFILE_NAME): void {
+  for (const [slug, entry] of lock.skills) {
+    for (const path of [entry.path, ...(entry.links ?? [])]) {
+      const root = path.slice(0, path.lastIndexOf('/'));
+      if (agentRoots.has(root) || confirmed.includes(root)) continue;
+      throw new CliError(
+        'untrusted_dir',
+        `${name} keeps ${slug} in ${root}, which is not an agent's skills folder; a lockfile alone is not trusted with other folders`,
+        {
+          hint: `if you chose ${root} for skills, say so on this run: --dir ${root}`,
+        },
+      );
+    }
+  }
 }
 
 /**

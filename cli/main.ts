@@ -60,6 +60,9 @@ const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : un
 
 const globalOption: Options = { global: { type: 'boolean', short: 'g' } };
 
+/** A lockfile's own roots are not trusted (cli/lockfile.ts): the user names one with --dir. */
+const dirConfirmHelp: [string, string] = ['--dir <folder>', 'allow the skills the lockfile keeps in <folder>, a folder you chose with install --dir'];
+
 const registryHelp: [string, string] = ['--registry <url>', `registry to use (else SKILLPRESS_REGISTRY, the one login saved, ${DEFAULT_REGISTRY})`];
 
 /** `version`, and `publish --oidc`, which is the same from CI. */
@@ -159,7 +162,7 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
       'require-provenance': { type: 'boolean' },
     },
     optionHelp: [
-      ['--dir <folder>', 'install into <folder>/<slug> (default .agents/skills)'],
+      ['--dir <folder>', 'install into <folder>/<slug> (default .agents/skills); with no names, allow the skills the lockfile keeps in <folder>'],
       [
         '--agent <id>',
         'install where that agent reads skills, ids as the skills CLI names them: claude-code (or claude) → .claude/skills, windsurf → .windsurf/skills, codex, cursor, gemini-cli, github-copilot, opencode, amp → .agents/skills, …; repeat it or give a comma list for several agents: the skill goes to .agents/skills once and is linked into the others',
@@ -169,7 +172,7 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
         '-g, --global',
         'install for your user, into the folders agents read for every project (~/.agents/skills, ~/.claude/skills with --agent claude-code, …, as skills add -g does); pinned in $XDG_DATA_HOME/skillpress/skillpress-lock.json',
       ],
-      ['--force', 'replace a folder that skillpress did not install'],
+      ['--force', 'replace a folder that skillpress did not install, or whose files changed since'],
       ['--allow-suspicious', "install versions the registry's scan flags as suspicious"],
       ['--require-provenance', 'install only versions published from CI by a trusted publisher (dependencies too)'],
       registryHelp,
@@ -199,9 +202,10 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
   update: {
     usage: 'update [slug...]',
     summary: 'Show the changelogs up to the newest allowed versions, then update',
-    options: { ...globalOption, 'dry-run': { type: 'boolean' }, token: { type: 'string' }, 'allow-suspicious': { type: 'boolean' } },
+    options: { ...globalOption, 'dry-run': { type: 'boolean' }, token: { type: 'string' }, 'allow-suspicious': { type: 'boolean' }, dir: { type: 'string' } },
     optionHelp: [
       ['-g, --global', 'the skills installed for your user (install -g)'],
+      dirConfirmHelp,
       ['--dry-run', 'show the changelogs, change nothing'],
       ['--token <token>', 'download token for a paid skill'],
       ['--allow-suspicious', "update to versions the registry's scan flags as suspicious"],
@@ -217,6 +221,7 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
           dryRun: values['dry-run'] === true,
           allowSuspicious: values['allow-suspicious'] === true,
           global: values.global === true,
+          dir: str(values.dir),
         },
         io,
       ),
@@ -224,9 +229,9 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
   uninstall: {
     usage: 'uninstall <slug...>',
     summary: 'Remove skills, and the dependencies nothing else needs',
-    options: globalOption,
-    optionHelp: [['-g, --global', 'the skills installed for your user (install -g)']],
-    run: ({ io, values, positionals }) => uninstall({ slugs: positionals, global: values.global === true }, io),
+    options: { ...globalOption, dir: { type: 'string' } },
+    optionHelp: [['-g, --global', 'the skills installed for your user (install -g)'], dirConfirmHelp],
+    run: ({ io, values, positionals }) => uninstall({ slugs: positionals, global: values.global === true, dir: str(values.dir) }, io),
   },
   list: {
     usage: 'list',
@@ -249,7 +254,7 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
     optionHelp: [registryHelp],
     run: ({ io, positionals, registry, registryChosen }) => {
       if (positionals.length > 0) throw usage('verify takes no arguments');
-      return verify(registryChosen ? { registry: registry() } : {}, io);
+      return verify({ registry: registry(), registryChosen }, io);
     },
   },
   login: {

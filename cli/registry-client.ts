@@ -1,5 +1,5 @@
 import { didYouMean } from './did-you-mean.ts';
-import { packagedRegistry } from './packaged-registry.ts';
+import { PACKAGED } from './packaged-registry.ts';
 import type { z } from 'zod';
 import type { CatalogDocument } from '../core/catalog.ts';
 import { limits } from '../core/limits.ts';
@@ -11,13 +11,14 @@ import { mapLimit } from '../core/map-limit.ts';
 import type { SearchAnswerDocument } from '../core/search/schemas.ts';
 import { CATALOG_INDEX_KEY, CATALOG_KEY, registryPath, SIGNING_KEYS_KEY } from '../core/static-paths.ts';
 import { parseRegistryKeys, type RegistryKey } from '../core/version-signature.ts';
-import { CliError, usage } from './cli-error.ts';
-import { configPath, readConfig } from './config.ts';
+import { CliError } from './cli-error.ts';
+import { configPath, normalRegistry, type PinnedKey, readConfig } from './config.ts';
 import { storedApiKey } from './credentials.ts';
 import { Http } from './http.ts';
 import type { Io } from './io.ts';
 import { cacheDir } from './paths.ts';
 import { registrySlug } from './registry-names.ts';
+import { trustedKeys } from './trust.ts';
 
 /**
  * The registry's endpoints as the client uses them (docs/api.md §7): metadata from the static
@@ -25,7 +26,7 @@ import { registrySlug } from './registry-names.ts';
  */
 
 /** The registry when none is named or saved: the one this package came from, else a local `npm start`. */
-export const DEFAULT_REGISTRY = packagedRegistry() ?? 'http://127.0.0.1:8787';
+export const DEFAULT_REGISTRY = PACKAGED?.registry ?? 'http://127.0.0.1:8787';
 
 const MiB = 1024 * 1024;
 const SIGNING_KEYS_PATH = `/${SIGNING_KEYS_KEY}`;
@@ -64,40 +65,43 @@ export function registryUrl(option: string | undefined, env: Io['env']): string 
 /** Whether the user named the registry for this run (flag or environment), rather than a saved or default one. */
 export const registryNamed = (option: string | undefined, env: Io['env']) => option !== undefined || Boolean(env.SKILLPRESS_REGISTRY);
 
-/** An http(s) URL without query, fragment or trailing slash; `where` names its source in errors. */
-function normalRegistry(value: string, where: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw usage(`${where} ${JSON.stringify(value)} is not a URL`, 'e.g. --registry https://skillpress.example');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usage(`${where} must be an http(s) URL, got ${url.protocol}`);
-  url.search = '';
-  url.hash = '';
-  return url.href.replace(/\/+$/, '');
-}
-
 export class RegistryClient {
   private readonly http: Http;
   private readonly env: Io['env'];
 
+  /**
+   * `commandRegistry` is the registry the command runs against, when this client talks to
+   * another (one a lockfile names): it decides whether SKILLPRESS_API_KEY is this registry's
+   * (cli/credentials.ts).
+   */
   constructor(
     readonly base: string,
     io: Io,
+    readonly commandRegistry: string = base,
   ) {
     this.http = new Http(base, io, cacheDir(io.env));
     this.env = io.env;
   }
 
-  private keys?: Promise<RegistryKey[]>;
+  /** The API key this registry may be sent, if any. */
+  apiKey(): Promise<string | undefined> {
+    return storedApiKey(this.env, this.base, this.commandRegistry);
+  }
+
+  private keys?: Promise<{ served: RegistryKey[]; trusted: RegistryKey[] }>;
+  private readonly pins: PinnedKey[] = [];
+
+  /** Pins keys for this registry (a lockfile's `signedBy`): called before any signature is checked. */
+  pin(keys: readonly PinnedKey[]): void {
+    this.pins.push(...keys);
+  }
 
   /**
-   * The registry's public signing keys (`/.well-known/skillpress/keys.json`), read once per run.
-   * A registry that publishes none, or a document that is not keys, is `bad_signature`: nothing it
-   * serves can be verified.
+   * The registry's public signing keys (`/.well-known/skillpress/keys.json`), read once per run,
+   * and those of them the client trusts (cli/trust.ts). A registry that publishes none, or a
+   * document that is not keys, is `bad_signature`: nothing it serves can be verified.
    */
-  signingKeys(): Promise<RegistryKey[]> {
+  signingKeys(): Promise<{ served: RegistryKey[]; trusted: RegistryKey[] }> {
     this.keys ??= this.http
       .json<unknown>(SIGNING_KEYS_PATH, { revalidate: true, maxBytes: ANSWER_BYTES.keys })
       .catch((error: unknown) => {
@@ -106,9 +110,9 @@ export class RegistryClient {
         throw error;
       })
       .then((document) => {
-        const keys = parseRegistryKeys(document);
-        if (!keys) throw new CliError('bad_signature', `${this.base}${SIGNING_KEYS_PATH} is not a list of signing keys`);
-        return keys;
+        const served = parseRegistryKeys(document);
+        if (!served) throw new CliError('bad_signature', `${this.base}${SIGNING_KEYS_PATH} is not a list of signing keys`);
+        return trustedKeys(this.env, this.base, served, this.pins).then((trusted) => ({ served, trusted }));
       });
     return this.keys;
   }
@@ -189,7 +193,7 @@ export class RegistryClient {
    */
   private async privately<T>(error: unknown, path: string, maxBytes: number): Promise<T> {
     if (!(error instanceof CliError && error.code === 'not_found')) throw error;
-    const apiKey = await storedApiKey(this.env, this.base);
+    const apiKey = await this.apiKey();
     if (!apiKey) throw error;
     return this.http.json<T>(path, { apiKey, maxBytes });
   }
@@ -199,7 +203,7 @@ export class RegistryClient {
    * they arrived. A private skill's is asked for with the stored API key (`withKey`).
    */
   async deliver(id: string, version: string, token?: string, withKey = false): Promise<{ value: Delivery; bytes?: Uint8Array }> {
-    const apiKey = withKey ? await storedApiKey(this.env, this.base) : undefined;
+    const apiKey = withKey ? await this.apiKey() : undefined;
     if (withKey && !apiKey) {
       throw new CliError('unauthenticated', `no API key for ${this.base}, and this skill is private`, {
         hint: 'a private skill installs with a key of a member of its organisation: skillpress login (or set SKILLPRESS_API_KEY)',
@@ -257,6 +261,20 @@ export class RegistryClient {
     const path = `/api/skills/${encodeURIComponent(id)}/deprecate`;
     return this.http.json(path, message === null ? { method: 'DELETE', apiKey } : { method: 'POST', body: { message }, apiKey });
   }
+}
+
+/**
+ * The clients of one command, one per registry: the command's own (`client`), and those of the
+ * registries a lockfile names (or, when the user named a registry for this run, that one for
+ * every entry), each told which registry the command runs against.
+ */
+export function clientsFor(client: RegistryClient, io: Io, registryChosen: boolean): (registry: string) => RegistryClient {
+  const clients = new Map([[client.base, client]]);
+  return (registry) => {
+    const base = registryChosen ? client.base : registry;
+    if (!clients.has(base)) clients.set(base, new RegistryClient(base, io, client.commandRegistry));
+    return clients.get(base)!;
+  };
 }
 
 /** A registry document about another skill than the one asked for is a lie, whatever it holds. */

@@ -54,7 +54,7 @@ export interface VersionFacts {
   scan?: ScanResult;
   /** When the last rescan ran; absent while the scan is publishing's own. */
   scannedAt?: string;
-  /** The registry's signature of `<slug>@<version>:<integrity>` (core/version-signature.ts); absent until signed. */
+  /** The registry's signature of the version's facts (core/version-signature.ts); absent until signed. */
   signature?: VersionSignature;
   /** Where a version published from CI came from (core/provenance.ts); absent for any other publish. */
   provenance?: Provenance;
@@ -101,7 +101,7 @@ const summary =
     integrity: v.integrity,
     ...(v.yanked ? { yanked: true as const, ...(v.yankReason === undefined ? {} : { yankReason: v.yankReason }) } : {}),
     ...(v.scan ? { scan: v.scan, scannedAt: v.scannedAt ?? v.publishedAt } : {}),
-    ...(v.signature ? { signature: { keyid: v.signature.keyid, sig: v.signature.sig } } : {}),
+    ...(v.signature ? { signature: { keyid: v.signature.keyid, sig: v.signature.sig, ...(v.signature.format ? { format: v.signature.format } : {}) } } : {}),
     ...(v.provenance ? { provenance: v.provenance } : {}),
   });
 

@@ -501,7 +501,13 @@ export const versionSummarySchema = z.object({
   signature: z
     .object({
       keyid: z.string().describe('names a key of /.well-known/skillpress/keys.json'),
-      sig: z.string().describe('base64 of the DER ECDSA P-256 signature over <slug>@<version>:<integrity>'),
+      sig: z.string().describe('base64 of the DER ECDSA P-256 signature of the signed message (docs/api.md §11.11)'),
+      format: z
+        .literal(2)
+        .optional()
+        .describe(
+          '2: the message is the canonical JSON of {format, slug, version, integrity, provenance, verdict, reviewed, yanked}; absent: format 1, <slug>@<version>:<integrity>',
+        ),
     })
     .optional()
     .describe('the registry signature; absent only until the rebuild signs a version published before signatures'),

@@ -1,17 +1,34 @@
-import { createHash, createPublicKey, verify } from 'node:crypto';
+import { createHash, createPublicKey, type KeyObject, verify } from 'node:crypto';
+import { canonicalJson } from './canonical-json.ts';
+import type { Provenance } from './provenance.ts';
+import type { ScanResult } from './scan/finding.ts';
 
 /**
- * Registry signatures (docs/api.md §11.11): the registry signs each version's integrity with an
- * ECDSA P-256 key, so a client can tell that what it installs is what the registry published,
- * whoever served the bytes in between. Pure: the signer lives in functions/platform/signer.ts;
- * the CLI and the tests verify with {@link verifyVersionSignature}.
+ * Registry signatures (docs/api.md §11.11): the registry signs each version — its integrity, and
+ * what a client acts on besides the bytes: its provenance, its scan verdict, whether it is yanked
+ * — with an ECDSA P-256 key, so a client can tell that what it installs and what it is told about
+ * it are what the registry published, whoever served them in between. Pure: the signer lives in
+ * functions/platform/signer.ts; the CLI and the tests verify with {@link verifyVersionSignature}.
  */
 
 /** The one algorithm keys are used with: ECDSA over P-256 with SHA-256, as KMS names it. */
 export const SIGNING_ALG = 'ECDSA_P256_SHA256';
 
-/** A version's signature as the registry documents carry it: the key's id and the base64 of the DER signature. */
+/**
+ * A version's signature as the registry documents carry it: the key's id, the base64 of the DER
+ * signature, and the format of the message signed ({@link signedMessage}): absent for format 1.
+ */
 export interface VersionSignature {
+  keyid: string;
+  sig: string;
+  format?: typeof SIGNATURE_FORMAT;
+}
+
+/** The format of the message the registry signs now (docs/api.md §11.11); 1 is `<slug>@<version>:<integrity>`. */
+export const SIGNATURE_FORMAT = 2;
+
+/** Another key's word that a key is the registry's: its id, signed by the key before it ({@link endorsementMessage}). */
+export interface KeyEndorsement {
   keyid: string;
   sig: string;
 }
@@ -25,10 +42,57 @@ export interface RegistryKey {
   created: string;
   /** Retired keys only: after this instant nothing signed by the key is trusted. */
   expires?: string;
+  /** A key that replaced another: the old key's signature of {@link endorsementMessage} for this one, so a client that trusted the old key can trust it. */
+  endorsedBy?: KeyEndorsement;
 }
 
-/** What is signed for a version: `<slug>@<version>:<integrity>`. */
-export const signedMessage = (slug: string, version: string, integrity: string): string => `${slug}@${version}:${integrity}`;
+/** What a version's signature covers. */
+export interface SignedFacts {
+  slug: string;
+  version: string;
+  integrity: string;
+  provenance?: Provenance;
+  scan?: Pick<ScanResult, 'verdict' | 'reviewed'>;
+  yanked?: boolean;
+}
+
+/**
+ * The message signed for a version. Format 2 (what the registry signs now) is the canonical JSON
+ * (keys sorted, no spaces) of `{format: 2, slug, version, integrity, provenance, verdict,
+ * reviewed, yanked}`, `provenance` and `verdict` null when the version has none and `reviewed`
+ * whether an admin approved its findings on appeal, so that a mirror can neither add provenance,
+ * turn `suspicious` into `clean`, mark findings reviewed nor hide a yank. Format 1, of signatures
+ * made before, is `<slug>@<version>:<integrity>`; it never begins with `{`, so neither format can
+ * be read as the other.
+ */
+export function signedMessage(facts: SignedFacts, format: 1 | typeof SIGNATURE_FORMAT = SIGNATURE_FORMAT): string {
+  if (format === 1) return `${facts.slug}@${facts.version}:${facts.integrity}`;
+  return canonicalJson({
+    format,
+    slug: facts.slug,
+    version: facts.version,
+    integrity: facts.integrity,
+    provenance: facts.provenance ?? null,
+    verdict: facts.scan?.verdict ?? null,
+    reviewed: facts.scan?.reviewed !== undefined,
+    yanked: facts.yanked === true,
+  });
+}
+
+/**
+ * A signature as the registry records it: with `signed`, the SHA-256 (hex) of the message it
+ * signed, so that the rebuild sees at a glance that a version's facts moved on (a yank, a
+ * rescan's verdict) and signs it again. Absent on records made before format 2.
+ */
+export interface RecordedSignature extends VersionSignature {
+  signed?: string;
+}
+
+/** The `signed` of a version's facts now: what {@link RecordedSignature.signed} must equal for its signature to still cover them. */
+export const signedDigest = (facts: SignedFacts): string => createHash('sha256').update(signedMessage(facts)).digest('hex');
+
+/** What the key before a new one signs to endorse it: the canonical JSON of `{endorses: <keyid>, type: "skillpress-key-endorsement/1"}`. */
+export const endorsementMessage = (keyid: string): string => canonicalJson({ endorses: keyid, type: 'skillpress-key-endorsement/1' });
 
 /** A key's id: `SHA256:` and the unpadded base64 of the SHA-256 of its DER SPKI, the same for a file key and a KMS key. */
 export function keyIdOf(spkiDer: Uint8Array): string {
@@ -42,39 +106,87 @@ export function spkiPem(spkiDer: Uint8Array): string {
 }
 
 /** Why a signature does not hold, or undefined when it does. */
-export type SignatureProblem = 'missing' | 'unknown_key' | 'expired_key' | 'malformed' | 'mismatch';
+export type SignatureProblem = 'missing' | 'unknown_key' | 'expired_key' | 'malformed' | 'mismatch' | 'old_format';
 
-/**
- * Checks `signature` over `<slug>@<version>:<integrity>` against `keys` at `now`. The key must be
- * one of `keys`, P-256 and not past its `expires`; the signature must verify. Never throws.
- */
-export function verifyVersionSignature(
-  keys: readonly RegistryKey[],
-  message: { slug: string; version: string; integrity: string },
-  signature: unknown,
-  now: Date,
-): SignatureProblem | undefined {
-  if (signature === undefined || signature === null) return 'missing';
-  const { keyid, sig } = signature as Partial<VersionSignature>;
-  if (typeof keyid !== 'string' || typeof sig !== 'string' || sig.length > 200 || !/^[A-Za-z0-9+/]+={0,2}$/.test(sig)) return 'malformed';
-  const key = keys.find((k) => k.keyid === keyid);
-  if (!key) return 'unknown_key';
-  if (key.expires !== undefined && !(Date.parse(key.expires) > now.getTime())) return 'expired_key';
+/** The public key of `key` when it is a P-256 key whose id names it; undefined for any other. */
+function checkedPublicKey(key: Pick<RegistryKey, 'keyid' | 'publicKey'>): KeyObject | undefined {
   try {
     const publicKey = createPublicKey(key.publicKey);
     const der = publicKey.export({ type: 'spki', format: 'der' });
     // A key document whose id does not name its key is as good as none.
-    if (publicKey.asymmetricKeyType !== 'ec' || publicKey.asymmetricKeyDetails?.namedCurve !== 'prime256v1' || keyIdOf(der) !== keyid) return 'unknown_key';
-    const ok = verify(
-      'sha256',
-      Buffer.from(signedMessage(message.slug, message.version, message.integrity)),
-      { key: publicKey, dsaEncoding: 'der' },
-      Buffer.from(sig, 'base64'),
-    );
-    return ok ? undefined : 'mismatch';
+    const p256 = publicKey.asymmetricKeyType === 'ec' && publicKey.asymmetricKeyDetails?.namedCurve === 'prime256v1';
+    return p256 && keyIdOf(der) === key.keyid ? publicKey : undefined;
   } catch {
-    return 'malformed';
+    return undefined;
   }
+}
+
+const wellFormedSig = (sig: unknown): sig is string => typeof sig === 'string' && sig.length <= 200 && /^[A-Za-z0-9+/]+={0,2}$/.test(sig);
+
+/** Whether `sig` is `key`'s signature of `message`. Never throws. */
+function signs(publicKey: KeyObject, message: string, sig: string): boolean {
+  try {
+    return verify('sha256', Buffer.from(message), { key: publicKey, dsaEncoding: 'der' }, Buffer.from(sig, 'base64'));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Checks `signature` over a version's facts against `keys` at `now`. The key must be one of
+ * `keys`, P-256 and not past its `expires`; the signature must verify over the message of its
+ * format ({@link signedMessage}), which must be at least `minimumFormat`: a client that acts on
+ * provenance, verdict or yank asks for format 2, since format 1 covers the integrity alone.
+ * Never throws.
+ */
+export function verifyVersionSignature(
+  keys: readonly RegistryKey[],
+  facts: SignedFacts,
+  signature: unknown,
+  now: Date,
+  minimumFormat: 1 | typeof SIGNATURE_FORMAT = 1,
+): SignatureProblem | undefined {
+  if (signature === undefined || signature === null) return 'missing';
+  const { keyid, sig, format = 1 } = signature as Partial<VersionSignature> & { format?: unknown };
+  if (typeof keyid !== 'string' || !wellFormedSig(sig) || (format !== 1 && format !== SIGNATURE_FORMAT)) return 'malformed';
+  if (format < minimumFormat) return 'old_format';
+  const key = keys.find((k) => k.keyid === keyid);
+  if (!key) return 'unknown_key';
+  if (key.expires !== undefined && !(Date.parse(key.expires) > now.getTime())) return 'expired_key';
+  const publicKey = checkedPublicKey(key);
+  if (!publicKey) return 'unknown_key';
+  return signs(publicKey, signedMessage(facts, format), sig) ? undefined : 'mismatch';
+}
+
+/**
+ * The keys of `served` that a client holding `pinned` may trust: the pinned ones, and every key
+ * endorsed by a key already trusted (a rotation: `endorsedBy` holds the old key's signature of
+ * {@link endorsementMessage}), followed as a chain. A pinned key's public half is taken from the
+ * pin when it has one, else from `served` (its id is its fingerprint, so no document can pass
+ * off another key under it). With no pins at all, nothing is trusted: the caller decides whether
+ * a first use may trust what it is served.
+ */
+export function keysTrustedFrom(served: readonly RegistryKey[], pinned: readonly { keyid: string; publicKey?: string }[]): RegistryKey[] {
+  const known = new Map<string, KeyObject>();
+  const learn = (key: { keyid: string; publicKey?: string }) => {
+    const publicKey = key.publicKey === undefined ? undefined : checkedPublicKey({ keyid: key.keyid, publicKey: key.publicKey });
+    if (publicKey && !known.has(key.keyid)) known.set(key.keyid, publicKey);
+  };
+  const trusted = new Set(pinned.map((pin) => pin.keyid));
+  for (const pin of pinned) learn(pin.publicKey === undefined ? (served.find((k) => k.keyid === pin.keyid) ?? pin) : pin);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const key of served) {
+      const by = key.endorsedBy;
+      if (trusted.has(key.keyid) || !by || !trusted.has(by.keyid) || !wellFormedSig(by.sig)) continue;
+      const endorser = known.get(by.keyid);
+      if (!endorser || !signs(endorser, endorsementMessage(key.keyid), by.sig)) continue;
+      trusted.add(key.keyid);
+      learn(key);
+      grew = true;
+    }
+  }
+  return served.filter((key) => trusted.has(key.keyid));
 }
 
 /** The keys of a keys document a client fetched, or undefined when it is not `{keys: [...]}` of well-formed keys. */
@@ -90,7 +202,8 @@ export function parseRegistryKeys(document: unknown): RegistryKey[] | undefined 
       typeof k.publicKey === 'string' &&
       k.publicKey.length < 2000 &&
       typeof k.created === 'string' &&
-      (k.expires === undefined || typeof k.expires === 'string'),
+      (k.expires === undefined || typeof k.expires === 'string') &&
+      (k.endorsedBy === undefined || (typeof k.endorsedBy?.keyid === 'string' && typeof k.endorsedBy.sig === 'string')),
   );
   return wellFormed ? (keys as RegistryKey[]) : undefined;
 }

@@ -97,7 +97,7 @@ console.log(`Skillpress listening on http://${host}:${served.port}`);
 // behind the listening line (the bundle may need building first).
 const origin = config.siteOrigin ?? `http://${host}:${served.port}`;
 process.env.SKILLPRESS_PUBLIC_ORIGIN ??= origin;
-publishCliPackage(runtime.deps.staticStore, origin).then(
+publishCliPackage(runtime.deps, origin).then(
   ({ version }) => console.log(`Serving the skillpress CLI ${version} at ${origin}/cli/skillpress.tgz`),
   (error: Error) => console.log(`Could not pack the skillpress CLI (${error.message}); /cli/skillpress.tgz is not served`),
 );

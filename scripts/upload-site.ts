@@ -17,7 +17,7 @@ await withTargetDeps(async (deps, config) => {
   console.log(`uploaded ${result.uploaded} of ${result.files} files to ${config.staticBucket} in ${(result.ms / 1000).toFixed(1)} s`);
   // The client the site's install commands fetch, defaulting to this deployment's origin.
   if (config.siteOrigin) {
-    const cli = await publishCliPackage(deps.staticStore, config.siteOrigin);
+    const cli = await publishCliPackage(deps, config.siteOrigin);
     console.log(`uploaded the skillpress CLI ${cli.version} (${cli.bytes} bytes) for ${config.siteOrigin}: ${cli.keys.join(', ')}`);
   } else {
     console.log('SITE_ORIGIN is not set: the skillpress CLI package (cli/skillpress.tgz) was not uploaded, since its default registry would be unknown');

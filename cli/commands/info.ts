@@ -5,16 +5,23 @@ import type { CommandIo } from '../ui.ts';
 import { RegistryClient } from '../registry-client.ts';
 import { columns, formatBytes } from '../ui.ts';
 import { parseRequest } from '../version-spec.ts';
+import { checkSignature, summaryFacts } from '../verify-signature.ts';
 
 export interface InfoOptions {
   registry: string;
   slug: string;
 }
 
-/** `skillpress info <slug>`: the registry document, readable; `--json` prints it as served. */
+/**
+ * `skillpress info <slug>`: the registry document, readable; `--json` prints it as served. The
+ * provenance and yanks it shows of each version are checked against the registry's signatures
+ * first (`bad_signature`, exit 3, when one does not hold).
+ */
 export async function info(options: InfoOptions, io: CommandIo): Promise<RegistryDocument> {
   const { slug } = parseRequest(options.slug);
-  const doc = await new RegistryClient(options.registry, io).skill(slug);
+  const client = new RegistryClient(options.registry, io);
+  const doc = await client.skill(slug);
+  await Promise.all(doc.versions.map((v) => checkSignature(client, summaryFacts(slug, v), v.signature)));
   const { ui } = io;
   const { c } = ui;
   const price = doc.paid ? ` ${c.yellow(doc.price ? formatPrice(doc.price) : 'paid, not for sale')}` : '';

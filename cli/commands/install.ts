@@ -1,24 +1,24 @@
 import { AGENTS, SHARED_SKILLS_FOLDER } from '../agents.ts';
 import { usage } from '../cli-error.ts';
 import { didYouMean } from '../did-you-mean.ts';
-import { storedApiKey } from '../credentials.ts';
 import { type InstallScope, scopeOf } from '../install-scope.ts';
 import { readLockfile } from '../install-tree.ts';
 import {
   applyTargets,
   DEFAULT_ROOT,
+  dirRoot,
   type InstallOutcome,
   lookUpLifecycle,
   parentOf,
-  projectRelativeRoot,
+  pinLockfileKeys,
   requireProvenance,
   resolveTargets,
   targetFromLock,
   warnLifecycle,
 } from '../installer.ts';
 import type { CommandIo } from '../ui.ts';
-import { emptyLockfile, LOCKFILE_NAME, withDir } from '../lockfile.ts';
-import { RegistryClient } from '../registry-client.ts';
+import { emptyLockfile, LOCKFILE_NAME, requireTrustedRoots, withDir } from '../lockfile.ts';
+import { clientsFor, RegistryClient } from '../registry-client.ts';
 import type { SuspiciousVersion } from '../scan-findings.ts';
 import { checkSuspicious } from '../suspicious-check.ts';
 import { formatBytes, plural, type Ui } from '../ui.ts';
@@ -52,8 +52,6 @@ export interface InstallOptions {
 export function chosenRoot(options: { dir?: string; agents?: string[] }, scope: InstallScope): { root?: string; linkRoots: string[] } {
   const agents = options.agents ?? [];
   if (options.dir !== undefined && agents.length > 0) throw usage('use --dir or --agent, not both');
-  if (options.dir !== undefined && scope.global)
-    throw usage('-g installs into the folders agents read for every project; --dir chooses a folder in this project');
   if (agents.length > 0) {
     const folders = agents.map((agent) => {
       const folder = scope.agentFolder(agent);
@@ -69,7 +67,7 @@ export function chosenRoot(options: { dir?: string; agents?: string[] }, scope: 
     if (distinct.length === 1) return { root: distinct[0]!, linkRoots: [] };
     return { root: SHARED_SKILLS_FOLDER, linkRoots: distinct.filter((folder) => folder !== SHARED_SKILLS_FOLDER) };
   }
-  return { root: options.dir === undefined ? undefined : projectRelativeRoot(scope.root, options.dir), linkRoots: [] };
+  return { root: options.dir === undefined ? undefined : dirRoot(options.dir, scope), linkRoots: [] };
 }
 
 /**
@@ -84,14 +82,10 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
   const scope = scopeOf(options.global === true, io);
   const { root, linkRoots } = chosenRoot(options, scope);
   const client = new RegistryClient(options.registry, io);
-  const clients = new Map([[client.base, client]]);
-  const clientFor = (registry: string) => {
-    const base = options.registryChosen ? client.base : registry;
-    if (!clients.has(base)) clients.set(base, new RegistryClient(base, io));
-    return clients.get(base)!;
-  };
-  const ctx = { io, ui: io.ui, client, token: options.token, force: options.force, apiKey: (registry: string) => storedApiKey(io.env, registry) };
+  const clientFor = clientsFor(client, io, options.registryChosen);
+  const ctx = { io, ui: io.ui, client, token: options.token, force: options.force, ownTokens: true };
   const existing = await readLockfile(scope, io.ui.line);
+  if (existing) pinLockfileKeys(existing, clientFor);
 
   let outcome: InstallOutcome;
   let suspicious: SuspiciousVersion[] = [];
@@ -102,7 +96,8 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
         `install a skill by name: skillpress install ${scope.global ? '-g ' : ''}<slug>`,
       );
     }
-    if (root !== undefined) throw usage('--dir and --agent apply to named skills; the lockfile already says where each skill goes');
+    if ((options.agents ?? []).length > 0) throw usage('--agent applies to named skills; the lockfile already says where each skill goes');
+    requireTrustedRoots(existing, scope.agentRoots, root === undefined ? [] : [root], scope.lockfileShown);
     const targets = [...existing.skills].map(([slug, entry]) => targetFromLock(slug, entry));
     const looked = await lookUpLifecycle(targets, clientFor);
     if (options.requireProvenance) requireProvenance(looked);
@@ -110,7 +105,9 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
     outcome = await applyTargets(ctx, targets, existing, scope, clientFor);
   } else {
     // A --dir root is recorded, so that the lockfile may name it when it is read again.
-    const lock = options.dir !== undefined && root !== undefined ? withDir(existing ?? emptyLockfile(), root) : (existing ?? emptyLockfile());
+    const confirmed = options.dir !== undefined && root !== undefined ? [root] : [];
+    if (existing) requireTrustedRoots(existing, scope.agentRoots, confirmed, scope.lockfileShown);
+    const lock = confirmed.length > 0 ? withDir(existing ?? emptyLockfile(), root!) : (existing ?? emptyLockfile());
     const requests = options.specs.map(parseRequest).map((r) => {
       const installed = lock.skills.get(r.slug);
       // An explicit --dir/--agent wins; otherwise a skill stays where it is installed.

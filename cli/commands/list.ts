@@ -6,7 +6,7 @@ import { CliError } from '../cli-error.ts';
 import { scopeOf } from '../install-scope.ts';
 import { folderMatches, readLockfile } from '../install-tree.ts';
 import type { CommandIo } from '../ui.ts';
-import { RegistryClient } from '../registry-client.ts';
+import { clientsFor, RegistryClient } from '../registry-client.ts';
 import { columns, plural } from '../ui.ts';
 
 export interface ListOptions {
@@ -49,16 +49,13 @@ export async function list(options: ListOptions, io: CommandIo): Promise<ListRes
   const scope = scopeOf(options.global === true, io);
   const lock = await readLockfile(scope, io.ui.line);
   const entries = [...(lock?.skills ?? [])].sort(([a], [b]) => (a < b ? -1 : 1));
-  const clients = new Map<string, RegistryClient>();
+  const clientFor = clientsFor(new RegistryClient(options.registry, io), io, options.registryChosen);
   let unreachable = false;
   const skills = await mapLimit(entries, 8, async ([slug, entry]): Promise<ListedSkill> => {
-    const base = options.registryChosen ? options.registry : entry.registry;
-    if (!clients.has(base)) clients.set(base, new RegistryClient(base, io));
     const [doc, onDisk] = await Promise.all([
       options.offline
         ? null
-        : clients
-            .get(base)!
+        : clientFor(entry.registry)
             .skill(slug)
             .catch((error: unknown) => {
               if (error instanceof CliError && error.code === 'network_error') unreachable = true;

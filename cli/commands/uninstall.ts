@@ -1,14 +1,16 @@
 import { CliError, usage } from '../cli-error.ts';
 import { readLockfile, writeLockfile } from '../install-tree.ts';
-import { removeInstalled } from '../installer.ts';
+import { dirRoot, removeInstalled } from '../installer.ts';
 import type { CommandIo } from '../ui.ts';
 import { scopeOf } from '../install-scope.ts';
-import { pruneOrphans } from '../lockfile.ts';
+import { pruneOrphans, requireTrustedRoots } from '../lockfile.ts';
 
 export interface UninstallOptions {
   slugs: string[];
   /** The user-level install (`-g`) instead of the project's. */
   global?: boolean;
+  /** A root the lockfile lists in `dirs` that the user confirms (`--dir`). */
+  dir?: string;
 }
 
 export interface UninstallResult {
@@ -34,6 +36,7 @@ export async function uninstall(options: UninstallOptions, io: CommandIo): Promi
       );
     }
   }
+  requireTrustedRoots(lock!, scope.agentRoots, options.dir === undefined ? [] : [dirRoot(options.dir, scope)], scope.lockfileShown);
   const skills = new Map(lock!.skills);
   for (const slug of options.slugs) skills.set(slug, { ...skills.get(slug)!, direct: false });
   const { lock: next, removed } = pruneOrphans({ ...lock!, skills });

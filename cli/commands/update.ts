@@ -1,10 +1,11 @@
 import semver from 'semver';
 import { CliError, usage } from '../cli-error.ts';
 import { readLockfile } from '../install-tree.ts';
-import { applyTargets, type InstallOutcome, resolveTargets, warnLifecycle } from '../installer.ts';
+import { applyTargets, dirRoot, type InstallOutcome, pinLockfileKeys, resolveTargets, warnLifecycle } from '../installer.ts';
+import { requireTrustedRoots } from '../lockfile.ts';
 import type { CommandIo } from '../ui.ts';
 import { scopeOf } from '../install-scope.ts';
-import { RegistryClient } from '../registry-client.ts';
+import { clientsFor, RegistryClient } from '../registry-client.ts';
 import type { SuspiciousVersion } from '../scan-findings.ts';
 import { checkSuspicious } from '../suspicious-check.ts';
 import { plural } from '../ui.ts';
@@ -22,6 +23,8 @@ export interface UpdateOptions {
   allowSuspicious?: boolean;
   /** The user-level install (`-g`) instead of the project's. */
   global?: boolean;
+  /** A root the lockfile lists in `dirs` that the user confirms (`--dir`). */
+  dir?: string;
 }
 
 export interface PlannedUpdate {
@@ -55,6 +58,7 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
   const here = scope.global ? 'for your user (-g)' : 'here';
   const lock = await readLockfile(scope, io.ui.line);
   if (!lock || lock.skills.size === 0) throw new CliError('not_installed', `nothing to update: no skills in ${scope.lockfileShown} ${here}`);
+  requireTrustedRoots(lock, scope.agentRoots, options.dir === undefined ? [] : [dirRoot(options.dir, scope)], scope.lockfileShown);
   for (const slug of options.slugs) {
     if (!lock.skills.has(slug)) {
       throw new CliError('not_installed', `${slug} is not installed ${here}`, {
@@ -68,12 +72,14 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
   const locked = (slug: string) => lock.skills.get(slug)!;
   const registries = new Set(names.map((slug) => locked(slug).registry));
   const base = options.registryChosen || registries.size !== 1 ? options.registry : [...registries][0]!;
-  const client = new RegistryClient(base, io);
+  const client = new RegistryClient(base, io, options.registry);
   // The links into other agents' folders stay with the skill (dropping them left a link behind on uninstall).
   const requests = names.map((slug) => {
     const { spec, direct, path, links } = locked(slug);
     return { slug, spec, direct, path, ...(links ? { links } : {}) };
   });
+  const clientFor = clientsFor(client, io, false);
+  pinLockfileKeys(lock, clientFor);
   const targets = await resolveTargets({ io, ui, client, token: options.token }, requests, lock, { allVersions: true });
   warnLifecycle(ui, targets);
 
@@ -109,9 +115,7 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
   }
   ui.line();
   const suspicious = checkSuspicious(targets, lock, options.allowSuspicious === true, ui);
-  const outcome = await applyTargets({ io, ui, client, token: options.token }, targets, lock, scope, (registry) =>
-    registry === client.base ? client : new RegistryClient(registry, io),
-  );
+  const outcome = await applyTargets({ io, ui, client, token: options.token }, targets, lock, scope, clientFor);
   printOutcome(ui, outcome, io.now() - started, false, scope.shown);
   return { dryRun: false, updates, held, ...outcome, ...(suspicious.length > 0 ? { suspicious } : {}) };
 }

@@ -1,14 +1,14 @@
 import { join } from 'node:path';
 import { mapLimit } from '../../core/map-limit.ts';
-import { verifyVersionSignature } from '../../core/version-signature.ts';
 import { CliError } from '../cli-error.ts';
 import { projectScope } from '../install-scope.ts';
 import { folderMatches, readLockfile } from '../install-tree.ts';
 import type { LockedSkill } from '../lockfile.ts';
-import { RegistryClient } from '../registry-client.ts';
+import { clientsFor, RegistryClient } from '../registry-client.ts';
 import type { CommandIo } from '../ui.ts';
 import { plural } from '../ui.ts';
-import { badSignature } from '../verify-signature.ts';
+import { badSignature, signatureProblem, summaryFacts } from '../verify-signature.ts';
+import { pinLockfileKeys } from '../installer.ts';
 
 export interface VerifiedSkill {
   slug: string;
@@ -27,21 +27,19 @@ export interface VerifyResult {
  * `skillpress verify`: rechecks every installed skill of the project, without changing anything.
  * Its files on disk against the lockfile's digests; the lockfile's integrity against what the
  * registry publishes for that version now (and, for a current version, its per-file digests);
- * and the registry's signature of that integrity, fetched afresh, against the registry's keys
- * (docs/api.md §11.11). Any mismatch is exit 3: `bad_signature` when a signature does not hold,
+ * and the registry's signature of that integrity and of the provenance, verdict and yank it lists,
+ * fetched afresh, against the keys the client trusts for the registry: those the lockfile records
+ * as having signed its skills among them (cli/trust.ts, docs/api.md §11.11). Any mismatch is exit 3: `bad_signature` when a signature does not hold,
  * else `integrity_mismatch`.
  */
-export async function verify(options: { registry?: string }, io: CommandIo): Promise<VerifyResult> {
+export async function verify(options: { registry: string; registryChosen: boolean }, io: CommandIo): Promise<VerifyResult> {
   const { ui } = io;
   const { c } = ui;
   const lock = await readLockfile(projectScope(io.cwd), ui.line);
   const entries = [...(lock?.skills ?? [])].sort(([a], [b]) => (a < b ? -1 : 1));
-  const clients = new Map<string, RegistryClient>();
-  const clientFor = (base: string) => {
-    if (!clients.has(base)) clients.set(base, new RegistryClient(base, io));
-    return clients.get(base)!;
-  };
-  const skills = await mapLimit(entries, 8, ([slug, entry]) => verifyOne(io.cwd, slug, entry, clientFor(options.registry ?? entry.registry)));
+  const clientFor = clientsFor(new RegistryClient(options.registry, io), io, options.registryChosen);
+  if (lock) pinLockfileKeys(lock, clientFor);
+  const skills = await mapLimit(entries, 8, ([slug, entry]) => verifyOne(io.cwd, slug, entry, clientFor(entry.registry)));
   for (const s of skills) {
     const mark = s.state === 'ok' ? c.green('✓') : c.red('✗');
     ui.line(`${mark} ${s.slug}@${s.version} ${c.dim(s.path)}${s.problem ? `: ${s.problem}` : ''}`);
@@ -69,12 +67,7 @@ async function verifyOne(cwd: string, slug: string, entry: LockedSkill, client: 
     return fail('integrity_changed', 'the registry publishes another integrity for this version than the lockfile holds');
   if (doc.currentVersion === entry.version && !sameFiles(doc.files, entry.files))
     return fail('files_changed', "the registry's file digests differ from the lockfile's");
-  const problem = verifyVersionSignature(
-    await client.signingKeys(),
-    { slug, version: entry.version, integrity: entry.integrity },
-    summary.signature,
-    new Date(),
-  );
+  const problem = await signatureProblem(client, summaryFacts(slug, summary), summary.signature);
   if (problem) return fail('bad_signature', badSignature(`${slug}@${entry.version}`, problem, client.base).message);
   return { ...found, state: 'ok' };
 }

@@ -1,5 +1,5 @@
 import { CliError } from '../cli-error.ts';
-import { apiKeyFor } from '../credentials.ts';
+import { apiKeyFor, envKeyApplies } from '../credentials.ts';
 import type { CommandIo } from '../ui.ts';
 import { RegistryClient } from '../registry-client.ts';
 
@@ -9,13 +9,13 @@ export interface WhoamiResult {
 }
 
 /**
- * `skillpress whoami`: the account the API key (SKILLPRESS_API_KEY, else the one `login` stored
- * for the registry) belongs to, as the registry's `GET /api/me` says. A refused key is explained:
+ * `skillpress whoami`: the account the API key (SKILLPRESS_API_KEY when it is this registry's,
+ * else the one `login` stored for the registry) belongs to, as the registry's `GET /api/me` says. A refused key is explained:
  * it may be revoked, or the registry may answer `/api/me` for signed-in browsers only.
  */
 export async function whoami(options: { registry: string }, io: CommandIo): Promise<WhoamiResult> {
   const apiKey = await apiKeyFor(io.env, options.registry);
-  const from = io.env.SKILLPRESS_API_KEY ? 'SKILLPRESS_API_KEY' : 'the API key stored by skillpress login';
+  const from = envKeyApplies(io.env, options.registry, options.registry) ? 'SKILLPRESS_API_KEY' : 'the API key stored by skillpress login';
   let answer: unknown;
   try {
     answer = await new RegistryClient(options.registry, io).me(apiKey);

@@ -1,5 +1,5 @@
 import { limits } from '#core/limits';
-import { parseRegistryKeys, type RegistryKey } from '#core/version-signature';
+import { type KeyEndorsement, parseRegistryKeys, type RegistryKey } from '#core/version-signature';
 
 /** Everything the handlers read from the environment, read once. */
 export interface Config {
@@ -69,6 +69,12 @@ export interface SigningConfig {
    * (`SKILLPRESS_RETIRED_SIGNING_KEYS`, a JSON array of keys.json entries): see docs/deploy.md, "Rotating the signing key".
    */
   retiredKeys: RegistryKey[];
+  /**
+   * The previous key's endorsement of the active key (`SKILLPRESS_SIGNING_KEY_ENDORSEMENT`,
+   * `{"keyid", "sig"}`: the old key's signature of the new key's endorsement message), listed on
+   * the active key in `keys.json` so that clients that pinned the old key follow the rotation.
+   */
+  endorsement?: KeyEndorsement;
 }
 
 /**
@@ -159,6 +165,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
       kmsEndpoint: env.KMS_ENDPOINT ? trimSlash(env.KMS_ENDPOINT) : undefined,
       keyFile: env.SKILLPRESS_SIGNING_KEY_FILE || undefined,
       retiredKeys: retiredKeys(env.SKILLPRESS_RETIRED_SIGNING_KEYS),
+      endorsement: endorsement(env.SKILLPRESS_SIGNING_KEY_ENDORSEMENT),
     },
   };
 }
@@ -170,6 +177,15 @@ function retiredKeys(value: string | undefined): RegistryKey[] {
   if (!keys || keys.some((k) => k.expires === undefined))
     throw new Error('SKILLPRESS_RETIRED_SIGNING_KEYS must be a JSON array of keys.json entries, each with expires');
   return keys;
+}
+
+/** The active key's endorsement an operator gives; one that is not `{keyid, sig}` stops the process rather than publish a wrong one. */
+function endorsement(value: string | undefined): KeyEndorsement | undefined {
+  if (!value) return undefined;
+  const parsed = JSON.parse(value) as Partial<KeyEndorsement> | null;
+  if (typeof parsed?.keyid !== 'string' || typeof parsed.sig !== 'string')
+    throw new Error('SKILLPRESS_SIGNING_KEY_ENDORSEMENT must be {"keyid": "SHA256:…", "sig": "<base64>"}');
+  return { keyid: parsed.keyid, sig: parsed.sig };
 }
 
 function secretSource(value: string | undefined, secretName: string | undefined): SecretSource {

@@ -1,6 +1,17 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { keyIdOf, type RegistryKey, SIGNING_ALG, spkiPem, type VersionSignature } from '#core/version-signature';
+import {
+  keyIdOf,
+  type RecordedSignature,
+  type RegistryKey,
+  SIGNATURE_FORMAT,
+  type SignedFacts,
+  SIGNING_ALG,
+  signedDigest,
+  signedMessage,
+  spkiPem,
+  type VersionSignature,
+} from '#core/version-signature';
 import type { SigningConfig } from './config.ts';
 import { withoutSdkLogging } from './sdk-client.ts';
 
@@ -15,6 +26,23 @@ export interface Signer {
   sign(message: string): Promise<VersionSignature>;
   /** The signing key's public half, as `keys.json` lists it. */
   activeKey(): Promise<RegistryKey>;
+}
+
+/** A version's signature of its facts now (format 2), as the registry records it. */
+export async function signVersionFacts(signer: Signer, facts: SignedFacts): Promise<RecordedSignature> {
+  const { keyid, sig } = await signer.sign(signedMessage(facts));
+  return { keyid, sig, format: SIGNATURE_FORMAT, signed: signedDigest(facts) };
+}
+
+/**
+ * The keys `keys.json` lists (docs/api.md §11.11), which the CLI package a registry serves pins
+ * too: the active key, with the previous key's endorsement of it when the operator gave one
+ * (SKILLPRESS_SIGNING_KEY_ENDORSEMENT), then the retired keys until they expire.
+ */
+export async function publishedKeys(signer: Signer, config: Pick<SigningConfig, 'retiredKeys' | 'endorsement'>, now: Date): Promise<RegistryKey[]> {
+  const active = await signer.activeKey();
+  const retired = config.retiredKeys.filter((k) => k.expires !== undefined && Date.parse(k.expires) > now.getTime());
+  return [{ ...active, ...(config.endorsement ? { endorsedBy: config.endorsement } : {}) }, ...retired];
 }
 
 /** The signer `config` names: a KMS key, a key file, or (tests that build their own parts) a key given inline. */

@@ -23,7 +23,7 @@ import { registryDocuments, type VersionsDocument } from '#core/registry-documen
 import { skillArchive } from '#core/skill-archive';
 import type { SkillIssue } from '#core/skill-front-matter';
 import { SKILL_FILE } from '#core/filename';
-import { signedMessage, type VersionSignature } from '#core/version-signature';
+import { type RecordedSignature, SIGNATURE_FORMAT, signedDigest } from '#core/version-signature';
 import {
   archiveKey,
   bundleKey,
@@ -41,6 +41,7 @@ import { getBlob, getFiles } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
 import { putFingerprints, type RecordedFingerprint } from '../store/fingerprints.ts';
 import { putSignatures } from '../store/signatures.ts';
+import { publishedKeys, signVersionFacts } from '../platform/signer.ts';
 import { withLock } from '../store/locks.ts';
 import type { SkillItem, VersionItem } from '../store/skills.ts';
 import { repairLookalikeIndex } from './lookalike-repair.ts';
@@ -181,19 +182,24 @@ export class Rebuilder {
   }
 
   /**
-   * The skill with every version signed by the active key: the versions without a signature
-   * (published before signatures, or whose publish could not sign) and those signed by a retired
-   * key are signed now and recorded (store/signatures.ts). Private skills too: their members'
-   * registry documents carry signatures as the public ones do.
+   * The skill with every version signed by the active key over its facts as they are now: the
+   * versions without a signature (published before signatures, or whose publish could not sign),
+   * those signed by a retired key or in format 1, and those whose facts moved on since they were
+   * signed (a yank or its undoing, a rescan's verdict, an appeal's review) are signed now and
+   * recorded (store/signatures.ts). Private skills too: their members' registry documents carry
+   * signatures as the public ones do.
    */
   private async signed(state: SkillState): Promise<SkillState> {
     const { signer, db } = this.deps;
     const active = await signer.activeKey();
-    const unsigned = state.versions.filter((v) => v.signature?.keyid !== active.keyid);
+    const slug = state.skill.slug;
+    const unsigned = state.versions.filter(
+      (v) => v.signature?.keyid !== active.keyid || v.signature.format !== SIGNATURE_FORMAT || v.signature.signed !== signedDigest({ slug, ...v }),
+    );
     if (unsigned.length === 0) return state;
-    const signatures = new Map<string, VersionSignature>();
+    const signatures = new Map<string, RecordedSignature>();
     await mapLimit(unsigned, 4, async (v) => {
-      signatures.set(v.version, await signer.sign(signedMessage(state.skill.slug, v.version, v.integrity)));
+      signatures.set(v.version, await signVersionFacts(signer, { slug, ...v }));
     });
     await putSignatures(
       db,
@@ -202,12 +208,13 @@ export class Rebuilder {
     return { ...state, versions: state.versions.map((v) => (signatures.has(v.version) ? { ...v, signature: signatures.get(v.version)! } : v)) };
   }
 
-  /** `/.well-known/skillpress/keys.json`: the active key, and the retired ones until they expire. */
+  /**
+   * `/.well-known/skillpress/keys.json`: the keys (platform/signer.ts), and the format the
+   * registry signs in, by which `npm start` tells a store signed in an older format.
+   */
   private async writeSigningKeys(put: (key: string, body: string) => Promise<unknown> = (key, body) => this.deps.staticStore.put(key, body)): Promise<void> {
-    const now = this.deps.clock().getTime();
-    const retired = this.deps.config.signing.retiredKeys.filter((k) => k.expires !== undefined && Date.parse(k.expires) > now);
-    const keys = [await this.deps.signer.activeKey(), ...retired];
-    await put(SIGNING_KEYS_KEY, canonicalJson({ keys }));
+    const keys = await publishedKeys(this.deps.signer, this.deps.config.signing, this.deps.clock());
+    await put(SIGNING_KEYS_KEY, canonicalJson({ keys, signatureFormat: SIGNATURE_FORMAT }));
   }
 
   /**
@@ -754,16 +761,16 @@ function md5(body: string): string {
 }
 
 /**
- * Whether the bucket's `keys.json` lists the key the registry signs with now. When it does not (a
- * store older than signatures, or a new key), versions are unsigned or signed by another key,
- * and the full rebuild signs them and writes the keys.
+ * Whether the bucket's `keys.json` lists the key the registry signs with now, and says it signs in
+ * the current format. When it does not (a store older than signatures or than format 2, or a new
+ * key), versions are unsigned or signed otherwise, and the full rebuild signs them and writes the keys.
  */
 export async function signingKeysCurrent(deps: Pick<Deps, 'staticStore' | 'signer'>): Promise<boolean> {
   const [found, active] = await Promise.all([deps.staticStore.getIfChanged(SIGNING_KEYS_KEY), deps.signer.activeKey()]);
   if (!found || found === 'unchanged') return false;
   try {
-    const keys = (JSON.parse(Buffer.from(found.bytes).toString('utf8')) as { keys?: { keyid?: unknown }[] }).keys;
-    return Array.isArray(keys) && keys.some((k) => k?.keyid === active.keyid);
+    const { keys, signatureFormat } = JSON.parse(Buffer.from(found.bytes).toString('utf8')) as { keys?: { keyid?: unknown }[]; signatureFormat?: unknown };
+    return Array.isArray(keys) && keys.some((k) => k?.keyid === active.keyid) && signatureFormat === SIGNATURE_FORMAT;
   } catch {
     return false;
   }

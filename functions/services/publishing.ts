@@ -10,13 +10,13 @@ import { assertStrictVersion, isRelease } from '#core/semver-order';
 import type { SkillConformance } from '#core/skill-conformance';
 import { type ImitationCandidate, imitatedSkill } from '#core/slug-imitation';
 import { slugify } from '#core/slug';
-import { signedMessage } from '#core/version-signature';
 import { allow, allowSkill, type Principal, rolesIn } from './authorization.ts';
 import { record } from './audit.ts';
 import { rateWindow } from './rate-windows.ts';
 import { scanForPublish } from './scanning.ts';
 import { putBlobs } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
+import { signVersionFacts } from '../platform/signer.ts';
 import { deleteFingerprint, putFingerprint, type RecordedFingerprint } from '../store/fingerprints.ts';
 import { lookalikeCandidates } from '../store/lookalikes.ts';
 import { deleteSignature, putSignature } from '../store/signatures.ts';
@@ -471,7 +471,7 @@ const fingerprintOf = (item: VersionItem): RecordedFingerprint => ({
  */
 async function signVersion(deps: Deps, slug: string, item: VersionItem): Promise<void> {
   try {
-    const signature = await deps.signer.sign(signedMessage(slug, item.version, item.integrity));
+    const signature = await signVersionFacts(deps.signer, { slug, ...item });
     await putSignature(deps.db, { skillId: item.skillId, version: item.version, integrity: item.integrity, signature });
   } catch (error) {
     deps.log.warn('could not sign a version at publish; the rebuild signs it', { skillId: item.skillId, version: item.version, error: (error as Error).name });

@@ -7,7 +7,7 @@ import { provenanceSchema } from '#core/provenance-schema';
 import { scanResultSchema } from '#core/scan/scan-result-schema';
 import { isRelease, releaseKey } from '#core/semver-order';
 import { isValidSlug } from '#core/slug';
-import type { VersionSignature } from '#core/version-signature';
+import type { RecordedSignature } from '#core/version-signature';
 import { type Db, getItems, isConditionFailed, keyOfItem, parseItem, queryAll, tableKeys, writeIf } from './db.ts';
 import { recordedVersion } from './fingerprints.ts';
 import { withSignatures } from './signatures.ts';
@@ -120,7 +120,7 @@ const versionItemSchema = z.object({
  * A version as readers of its partition give it: the item, and the registry's signature of it
  * when one is recorded (store/signatures.ts; never an attribute of the item itself).
  */
-export type VersionItem = z.output<typeof versionItemSchema> & { signature?: VersionSignature };
+export type VersionItem = z.output<typeof versionItemSchema> & { signature?: RecordedSignature };
 
 /** A slug's claim: which skill holds it, and since when (a claim with no skill behind it expires). */
 const slugClaimSchema = z.object({ skillId: z.string(), authorId: z.optional(z.string()), claimedAt: z.string() });

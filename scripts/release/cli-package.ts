@@ -4,15 +4,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { create } from 'tar';
 import { cliPackageKey, cliPackageVersionKey } from '#core/static-paths';
-import type { StaticStore } from '#functions/content/static-store';
+import type { Deps } from '#functions/platform/composition';
+import { publishedKeys } from '#functions/platform/signer';
+import type { RegistryKey } from '#core/version-signature';
 
 /**
  * The `skillpress` package as a registry serves it (`GET /cli/skillpress.tgz`, and
  * `/cli/skillpress-<version>.tgz`, docs/api.md §11): what `npm pack` in cli/ would make — its
  * manifest, README, the launcher and the bundle under `package/` — plus `registry.json`, which
- * makes the origin that serves it the client's default registry (cli/packaged-registry.ts). So
- * `npx -y <origin>/cli/skillpress.tgz install <slug>` talks to that origin with nothing
- * installed and no flag. The registry file is written where the origin is known: at `npm start`
+ * makes the origin that serves it the client's default registry and pins that registry's signing
+ * keys (cli/packaged-registry.ts). So `npx -y <origin>/cli/skillpress.tgz install <slug>` talks
+ * to that origin with nothing installed and no flag, and trusts no signature but its keys' (and
+ * those of keys they endorse): a mirror that signs with a key of its own is refused. The registry file is written where the origin is known: at `npm start`
  * (the listening origin, or SITE_ORIGIN) and at `npm run upload-site` on AWS (SITE_ORIGIN).
  *
  * The archive is the same bytes for the same sources and origin (sorted entries, fixed times,
@@ -41,10 +44,11 @@ async function freshBundle(): Promise<void> {
 }
 
 /**
- * The package as a gzipped tarball. With `registry`, the client it holds defaults to it; without,
- * to the one the client names when none is saved (for the npm registry's copy, see README).
+ * The package as a gzipped tarball. With `registry`, the client it holds defaults to it, and
+ * trusts `keys` (their ids and public keys) for it; without, to the one the client names when
+ * none is saved (for the npm registry's copy, see README).
  */
-export async function packCli(registry?: string): Promise<Buffer> {
+export async function packCli(registry?: string, keys: readonly Pick<RegistryKey, 'keyid' | 'publicKey'>[] = []): Promise<Buffer> {
   await freshBundle();
   const stage = mkdtempSync(join(tmpdir(), 'skillpress-cli-pack-'));
   try {
@@ -56,7 +60,8 @@ export async function packCli(registry?: string): Promise<Buffer> {
     writeFileSync(join(root, 'README.md'), readFileSync(join(cli, 'README.md')));
     writeFileSync(join(root, 'dist', 'skillpress.mjs'), readFileSync(join(cli, 'dist', 'skillpress.mjs')), { mode: 0o755 });
     writeFileSync(join(root, 'dist', 'cli.mjs'), readFileSync(join(cli, 'dist', 'cli.mjs')));
-    if (registry !== undefined) writeFileSync(join(root, 'registry.json'), `${JSON.stringify({ registry })}\n`);
+    const pinned = keys.map(({ keyid, publicKey }) => ({ keyid, publicKey }));
+    if (registry !== undefined) writeFileSync(join(root, 'registry.json'), `${JSON.stringify({ registry, ...(pinned.length > 0 ? { keys: pinned } : {}) })}\n`);
     const entries = ['package/package.json', 'package/README.md', 'package/dist/cli.mjs', 'package/dist/skillpress.mjs'];
     if (registry !== undefined) entries.push('package/registry.json');
     const stream = create({ cwd: stage, gzip: { level: 9 }, portable: true, mtime: new Date('2000-01-01T00:00:00Z'), noDirRecurse: true }, entries);
@@ -69,12 +74,15 @@ export async function packCli(registry?: string): Promise<Buffer> {
 }
 
 /**
- * Packs the client for `origin` and writes it to the static bucket at both paths. Returns what
- * was written, for the log line.
+ * Packs the client for `origin`, pinning the keys the registry publishes, and writes it to the
+ * static bucket at both paths. Returns what was written, for the log line.
  */
-export async function publishCliPackage(store: StaticStore, origin: string): Promise<{ version: string; bytes: number; keys: string[] }> {
-  const tarball = await packCli(origin);
+export async function publishCliPackage(
+  deps: Pick<Deps, 'staticStore' | 'signer' | 'config' | 'clock'>,
+  origin: string,
+): Promise<{ version: string; bytes: number; keys: string[] }> {
+  const tarball = await packCli(origin, await publishedKeys(deps.signer, deps.config.signing, deps.clock()));
   const keys = [cliPackageKey, cliPackageVersionKey(CLI_VERSION)];
-  for (const key of keys) await store.put(key, tarball);
+  for (const key of keys) await deps.staticStore.put(key, tarball);
   return { version: CLI_VERSION, bytes: tarball.byteLength, keys };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,8 +8,9 @@ import { type FakeRegistry, skillRoutes, startFakeRegistry } from '../support/fa
 
 /**
  * A committed `skillpress-lock.json` is read by whoever clones the project: its paths may name
- * only `<agent skills folder or --dir root>/<slug>`, never anything inside `.git`, and the CLI
- * never replaces or removes a folder that holds files it did not install.
+ * only `<agent skills folder or --dir root>/<slug>`, never anything inside `.git`; a root it lists
+ * in `dirs` is used only when the user names it with --dir; and the CLI never replaces or removes
+ * a folder whose files are not exactly, by digest, those it installed.
  */
 
 const work = mkdtempSync(join(tmpdir(), 'skillpress-hostile-lock-'));
@@ -49,6 +51,19 @@ async function project(): Promise<string> {
 const cli = (cwd: string, ...args: string[]) => runInProcess([...args, '--registry', registry.url], { cwd, env });
 const lockPath = (dir: string) => join(dir, 'skillpress-lock.json');
 
+/** A project whose own `src/helper/index.ts` a lockfile claims through a `dirs` root, listing `sha256` for it. */
+async function claimedSource(sha256: string): Promise<string> {
+  const dir = await project();
+  mkdirSync(join(dir, 'src', 'helper'));
+  writeFileSync(join(dir, 'src', 'helper', 'index.ts'), 'mine\n');
+  tamper(dir, (lock) => {
+    lock.dirs = ['src'];
+    lock.skills.helper.path = 'src/helper';
+    lock.skills.helper.files = [{ filename: 'index.ts', sha256, size: 5 }];
+  });
+  return dir;
+}
+
 /** Rewrites the lockfile as an attacker's commit would. */
 function tamper(dir: string, edit: (lock: any) => void): void {
   const lock = JSON.parse(readFileSync(lockPath(dir), 'utf8'));
@@ -86,25 +101,39 @@ describe('a hostile skillpress-lock.json', () => {
     expect(result.json.error.message).toContain('.git');
   });
 
-  it('never replaces a folder that holds files skillpress did not install, even one a --dir root names', async () => {
-    const dir = await project();
-    mkdirSync(join(dir, 'src', 'helper'));
-    writeFileSync(join(dir, 'src', 'helper', 'index.ts'), 'mine\n');
-    tamper(dir, (lock) => {
-      lock.dirs = ['src'];
-      lock.skills.helper.path = 'src/helper';
-    });
-    const result = await cli(dir, 'install', '--json');
-    expect(result.code, result.stdout).toBe(1);
-    expect(result.json.error.code).toBe('folder_exists');
-    expect(result.json.error.message).toContain('index.ts');
+  it('does not trust a "dirs" root the lockfile names: install, update and uninstall refuse it unless --dir names it', async () => {
+    // The attacker knows the committed file, so the lockfile claims it with its true digest.
+    const dir = await claimedSource(createHash('sha256').update('mine\n').digest('hex'));
+    for (const args of [['install'], ['update'], ['uninstall', 'helper'], ['install', 'helper']]) {
+      const result = await cli(dir, ...args, '--json');
+      expect(result.code, `${args.join(' ')}: ${result.stdout}`).toBe(1);
+      expect(result.json.error.code).toBe('untrusted_dir');
+      expect(result.json.error.message).toContain('src');
+    }
     expect(readFileSync(join(dir, 'src', 'helper', 'index.ts'), 'utf8')).toBe('mine\n');
+    expect(existsSync(join(dir, 'src', 'main.ts'))).toBe(true);
+  });
+
+  it('replaces a folder only when its files match the lockfile by digest, not by name, even in a root --dir confirms', async () => {
+    const dir = await claimedSource('a'.repeat(64));
+    for (const args of [
+      ['install', '--dir', 'src'],
+      ['uninstall', 'helper', '--dir', 'src'],
+    ]) {
+      const result = await cli(dir, ...args, '--json');
+      expect(readFileSync(join(dir, 'src', 'helper', 'index.ts'), 'utf8'), args.join(' ')).toBe('mine\n');
+      if (args[0] === 'install') {
+        expect(result.json.error.code).toBe('folder_exists');
+        expect(result.json.error.message).toContain('index.ts');
+      } else {
+        expect(result.stderr).toContain('left src/helper in place: it holds index.ts');
+      }
+    }
   });
 
   it('keeps a file the user added to an installed folder: reinstalling refuses, uninstalling leaves the folder', async () => {
     const dir = await project();
     const folder = join(dir, '.agents/skills/helper');
-    writeFileSync(join(folder, 'SKILL.md'), 'edited\n');
     writeFileSync(join(folder, 'my-notes.md'), 'mine\n');
     const reinstall = await cli(dir, 'install', '--json');
     expect(reinstall.json.error.code).toBe('folder_exists');
@@ -116,11 +145,17 @@ describe('a hostile skillpress-lock.json', () => {
     expect(readFileSync(join(folder, 'my-notes.md'), 'utf8')).toBe('mine\n');
   });
 
-  it('restores an installed folder whose files were only edited, as before', async () => {
+  it('keeps an installed file the user edited: reinstalling refuses until --force, uninstalling leaves it', async () => {
     const dir = await project();
     writeFileSync(join(dir, '.agents/skills/helper/SKILL.md'), 'edited\n');
-    const result = await cli(dir, 'install', '--json');
-    expect(result.code, result.stderr).toBe(0);
+    const refused = await cli(dir, 'install', '--json');
+    expect(refused.code, refused.stdout).toBe(1);
+    expect(refused.json.error.code).toBe('folder_exists');
+    expect(refused.json.error.message).toContain('SKILL.md');
+    expect(readFileSync(join(dir, '.agents/skills/helper/SKILL.md'), 'utf8')).toBe('edited\n');
+
+    const forced = await cli(dir, 'install', '--force', '--json');
+    expect(forced.code, forced.stderr).toBe(0);
     expect(readFileSync(join(dir, '.agents/skills/helper/SKILL.md'), 'utf8')).toBe('# helper\n');
   });
 
@@ -154,11 +189,13 @@ describe('a hostile skillpress-lock.json', () => {
     expect(lock.dirs).toEqual(['vendor/skills']);
     expect(lock.skills.helper.path).toBe('vendor/skills/helper');
     rmSync(join(dir, 'vendor'), { recursive: true });
-    const again = await cli(dir, 'install', '--json');
+    // Whoever runs the lockfile confirms the root it names, as the user who chose it did.
+    expect((await cli(dir, 'install', '--json')).json.error.code).toBe('untrusted_dir');
+    const again = await cli(dir, 'install', '--dir', 'vendor/skills', '--json');
     expect(again.code, again.stdout).toBe(0);
     expect(readFileSync(join(dir, 'vendor/skills/helper/SKILL.md'), 'utf8')).toBe('# helper\n');
     // Once the last skill there is gone, the root is forgotten.
-    expect((await cli(dir, 'uninstall', 'helper')).code).toBe(0);
+    expect((await cli(dir, 'uninstall', 'helper', '--dir', 'vendor/skills')).code).toBe(0);
     expect(JSON.parse(readFileSync(lockPath(dir), 'utf8')).dirs).toBeUndefined();
   });
 });

@@ -67,7 +67,7 @@ function untar(tgz: Buffer): Map<string, Buffer> {
 }
 
 describe('the client from the registry', () => {
-  it('serves the skillpress package at /cli/skillpress.tgz and at its version, defaulting to this origin', async () => {
+  it('serves the skillpress package at /cli/skillpress.tgz and at its version, defaulting to this origin and pinning its keys', async () => {
     const latest = await eventually(
       () => fetch(`${base}/cli/skillpress.tgz`),
       (res) => res.status === 200,
@@ -83,7 +83,12 @@ describe('the client from the registry', () => {
       'package/package.json',
       'package/registry.json',
     ]);
-    expect(JSON.parse(files.get('package/registry.json')!.toString())).toEqual({ registry: base });
+    // The keys it pins are the registry's own: those keys.json lists, ids and public keys.
+    const served = (await (await fetch(`${base}/.well-known/skillpress/keys.json`)).json()) as { keys: { keyid: string; publicKey: string }[] };
+    expect(JSON.parse(files.get('package/registry.json')!.toString())).toEqual({
+      registry: base,
+      keys: served.keys.map(({ keyid, publicKey }) => ({ keyid, publicKey })),
+    });
     const manifest = JSON.parse(files.get('package/package.json')!.toString());
     expect(manifest).toMatchObject({ name: 'skillpress', bin: { skillpress: 'dist/skillpress.mjs' } });
     expect(manifest.dependencies).toBeUndefined();

@@ -1,7 +1,20 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicKey } from 'node:crypto';
-import { keyIdOf, parseRegistryKeys, type RegistryKey, verifyVersionSignature } from '#core/version-signature';
+import { createPrivateKey, sign } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  endorsementMessage,
+  keyIdOf,
+  keysTrustedFrom,
+  parseRegistryKeys,
+  type RegistryKey,
+  SIGNATURE_FORMAT,
+  verifyVersionSignature,
+} from '#core/version-signature';
+import { newKeyPem } from '#functions/platform/signer';
 import { Rebuilder } from '#functions/rebuild/rebuilder';
 import { signatureKey } from '#functions/store/keys';
 import { startFakeKms, type FakeKms } from '../support/fake-kms.ts';
@@ -22,7 +35,8 @@ async function versionsOf(stack: TestStack, slug: string) {
 }
 
 function expectSigned(keys: RegistryKey[], slug: string, versions: { version: string; integrity: string; signature?: unknown }[]) {
-  for (const v of versions) expect(verifyVersionSignature(keys, { slug, ...v }, v.signature, new Date()), `${slug}@${v.version}`).toBeUndefined();
+  for (const v of versions)
+    expect(verifyVersionSignature(keys, { slug, ...v }, v.signature, new Date(), SIGNATURE_FORMAT), `${slug}@${v.version}`).toBeUndefined();
 }
 
 async function publish(stack: TestStack, key: string, overrides: Record<string, unknown> = {}) {
@@ -40,7 +54,7 @@ describe('with a key held by the process (a file under DATA_DIR with npm start)'
   });
   afterAll(() => stack.runtime.close());
 
-  it('signs each version published, over <slug>@<version>:<integrity>, with a key keys.json lists', async () => {
+  it('signs each version published, over its facts in format 2, with a key keys.json lists', async () => {
     const skill = await publish(stack, key);
     const res = await withKey(stack, key, `/api/skills/${skill.id}/versions`, { body: { version: '1.1.0', files: [skillFile(skill.slug, '# 1.1')] } });
     expect(res.status).toBe(201);
@@ -56,6 +70,31 @@ describe('with a key held by the process (a file under DATA_DIR with npm start)'
     // Another version's message does not verify with this signature.
     const [newer, older] = versions;
     expect(verifyVersionSignature(keys, { slug: skill.slug, ...older! }, newer!.signature, new Date())).toBe('mismatch');
+  });
+
+  it('signs a version again at the rebuild after its yank, or the undoing of it, so the signature covers the yank', async () => {
+    const skill = await publish(stack, key);
+    const res = await withKey(stack, key, `/api/skills/${skill.id}/versions`, { body: { version: '1.1.0', files: [skillFile(skill.slug, '# 1.1')] } });
+    expect(res.status).toBe(201);
+    await stack.idle();
+    const before = (await versionsOf(stack, skill.slug)).find((v) => v.version === '1.0.0')!;
+    expect((await withKey(stack, key, `/api/skills/${skill.id}/versions/1.0.0/yank`, { body: { reason: 'broken' } })).status).toBe(200);
+    await stack.idle();
+    const keys = await keysOf(stack);
+    const yanked = (await versionsOf(stack, skill.slug)).find((v) => v.version === '1.0.0')! as { yanked?: boolean; signature?: unknown };
+    expect(yanked.yanked).toBe(true);
+    expectSigned(keys, skill.slug, await versionsOf(stack, skill.slug));
+    // The signature from before the yank no longer covers the version as listed.
+    expect(verifyVersionSignature(keys, { slug: skill.slug, ...yanked } as never, before.signature, new Date())).toBe('mismatch');
+
+    expect((await withKey(stack, key, `/api/skills/${skill.id}/versions/1.0.0/yank`, { method: 'DELETE' })).status).toBe(200);
+    await stack.idle();
+    expectSigned(keys, skill.slug, await versionsOf(stack, skill.slug));
+  });
+
+  it('lists the format it signs in beside the keys', async () => {
+    const res = await stack.request('/.well-known/skillpress/keys.json');
+    expect((await json<{ signatureFormat: number }>(res)).signatureFormat).toBe(SIGNATURE_FORMAT);
   });
 
   it('signs, in the rebuild, a version stored before signatures, and replaces a signature over other content', async () => {
@@ -83,6 +122,34 @@ describe('with a key held by the process (a file under DATA_DIR with npm start)'
     const res = await withKey(stack, bobKey, `/api/me/registry/${skill.slug}`, { method: 'GET' });
     expect(res.status).toBe(200);
     expectSigned(await keysOf(stack), skill.slug, (await json(res)).versions);
+  });
+});
+
+describe('a rotation', () => {
+  it("lists the previous key's endorsement on the active key, which a client that pinned the previous key follows", async () => {
+    const previous = createPrivateKey(newKeyPem());
+    const active = newKeyPem();
+    const der = createPublicKey(createPrivateKey(active)).export({ type: 'spki', format: 'der' });
+    const sig = sign('sha256', Buffer.from(endorsementMessage(keyIdOf(der))), { key: previous, dsaEncoding: 'der' }).toString('base64');
+    const previousDer = createPublicKey(previous).export({ type: 'spki', format: 'der' });
+    const endorsement = { keyid: keyIdOf(previousDer), sig };
+    const keyFile = join(mkdtempSync(join(tmpdir(), 'skillpress-rotation-')), 'signing-key.pem');
+    writeFileSync(keyFile, active, { mode: 0o600 });
+    const stack = await createTestStack({}, { SKILLPRESS_SIGNING_KEY_FILE: keyFile, SKILLPRESS_SIGNING_KEY_ENDORSEMENT: JSON.stringify(endorsement) });
+    try {
+      const key = await (await Client.signIn(stack, 'rotating-dan')).createKey();
+      await publish(stack, key);
+      await stack.idle();
+      const keys = await keysOf(stack);
+      expect(keys[0]!.endorsedBy).toEqual(endorsement);
+      const pinned = { keyid: endorsement.keyid, publicKey: createPublicKey(previous).export({ type: 'spki', format: 'pem' }).toString() };
+      expect(keys[0]!.keyid).toBe(keyIdOf(der));
+      expect(keysTrustedFrom(keys, [pinned])).toEqual([keys[0]]);
+      // A client that pinned some other key follows nothing.
+      expect(keysTrustedFrom(keys, [{ keyid: keyIdOf(createPublicKey(createPrivateKey(newKeyPem())).export({ type: 'spki', format: 'der' })) }])).toEqual([]);
+    } finally {
+      await stack.runtime.close();
+    }
   });
 });
 

@@ -82,7 +82,7 @@ describe('publishing emits the static files', () => {
         integrity: expect.stringMatching(/^sha256-/),
         scan,
         scannedAt: registry.versions[0].publishedAt,
-        signature: { keyid: expect.stringMatching(/^SHA256:/), sig: expect.any(String) },
+        signature: { keyid: expect.stringMatching(/^SHA256:/), sig: expect.any(String), format: 2 },
       },
     ]);
     expect(registry.scan).toEqual(scan);

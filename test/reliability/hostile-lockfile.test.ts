@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleIntegrity, decodeFile, fileEntries } from '#core/bundle';
+import { bundleIntegrity, decodeFile, fileEntries, sha256Hex } from '#core/bundle';
 import { runInProcess } from '../support/cli-in-process.ts';
 import { fileTree } from '../support/file-tree.ts';
 import { type FakeRegistry, skillRoutes, startFakeRegistry } from '../support/fake-registry.ts';
@@ -61,26 +61,37 @@ const hostilePath = fc.oneof(
   fc.array(fc.constantFrom('.git', 'src', 'hooks', 'helper', '.agents', 'skills', '..', '.'), { minLength: 1, maxLength: 4 }).map((parts) => parts.join('/')),
 );
 
+/** A file of the project as a lockfile would claim it: the attacker read the commit, so the digest is right. */
+const claimed = (filename: string, text: string) => ({ filename, sha256: sha256Hex(Buffer.from(text)), size: Buffer.byteLength(text) });
+
 const files = fc.constantFrom(
   fileEntries(helperFiles.map((f) => decodeFile(f)!)),
   [{ filename: 'index.ts', sha256: 'a'.repeat(64), size: 5 }],
   [{ filename: 'main.ts', sha256: 'b'.repeat(64), size: 11 }],
+  // The project's own source, claimed by name and digest: src/helper/index.ts, and src itself.
+  [claimed('index.ts', OWN['src/helper/index.ts'])],
+  [claimed('main.ts', OWN['src/main.ts']), claimed('helper/index.ts', OWN['src/helper/index.ts'])],
   [],
 );
 
-const entry = fc.record({
-  slug: fc.constantFrom('helper', 'src', 'hooks'),
-  path: hostilePath,
-  files,
-  direct: fc.boolean(),
-  // Now and then: links obey the same rules as paths (cli/agent-links.ts).
-  links: fc.oneof(
-    { weight: 4, arbitrary: fc.constant(undefined) },
-    { weight: 1, arbitrary: fc.array(fc.oneof(hostilePath, fc.constantFrom('.claude/skills/helper', '.claude/skills/hooks')), { maxLength: 2 }) },
-  ),
-});
+const entry = fc.constantFrom('helper', 'src', 'hooks').chain((slug) =>
+  fc.record({
+    slug: fc.constant(slug),
+    // Often the slug's own folder under src, the project's source, through a root "dirs" lists.
+    path: fc.oneof({ weight: 3, arbitrary: hostilePath }, { weight: 2, arbitrary: fc.constant(`src/${slug}`) }),
+    files,
+    direct: fc.boolean(),
+    // Now and then: links obey the same rules as paths (cli/agent-links.ts).
+    links: fc.oneof(
+      { weight: 4, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: fc.array(fc.oneof(hostilePath, fc.constantFrom('.claude/skills/helper', '.claude/skills/hooks')), { maxLength: 2 }) },
+    ),
+  }),
+);
 const lockfile = fc.record({
-  dirs: fc.option(fc.array(hostilePath, { maxLength: 3 }), { nil: undefined }),
+  dirs: fc.option(fc.oneof({ weight: 1, arbitrary: fc.array(hostilePath, { maxLength: 3 }) }, { weight: 1, arbitrary: fc.constant(['src']) }), {
+    nil: undefined,
+  }),
   entries: fc.array(entry, { minLength: 1, maxLength: 3 }),
 });
 
@@ -117,7 +128,7 @@ describe('a hostile lockfile', () => {
         );
         writeFileSync(join(project, 'skillpress-lock.json'), JSON.stringify({ lockfileVersion: 1, skills, ...(dirs ? { dirs } : {}) }));
         const env = { HOME: join(work, 'home'), XDG_CACHE_HOME: join(work, 'cache'), XDG_CONFIG_HOME: join(work, 'config') };
-        for (const args of [['install'], ['update'], ['uninstall', entries[0]!.slug], ['install', '--force']]) {
+        for (const args of [['install'], ['update'], ['uninstall', entries[0]!.slug], ['install', '--force'], ['install', entries[0]!.slug]]) {
           const result = await runInProcess([...args, '--json', '--registry', registry.url], { cwd: project, env });
           expect([0, 1, 2, 3], result.stdout).toContain(result.code);
           const key = `${args.join(' ')} → ${result.code} ${result.json?.error?.code ?? 'ok'}`;
@@ -133,6 +144,7 @@ describe('a hostile lockfile', () => {
     // Both refusals and real installs must be reached, or the property proves little.
     const seen = [...outcomes.keys()].join('\n');
     expect(seen).toContain('install → 1 lockfile_invalid');
+    expect(seen).toContain('install → 1 untrusted_dir');
     expect(seen).toMatch(/^(install|update|install --force) → 0 ok$/m);
   });
 });

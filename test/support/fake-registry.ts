@@ -1,4 +1,4 @@
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,7 +7,17 @@ import { join } from 'node:path';
 import { afterAll, afterEach } from 'vitest';
 import { bundleIntegrity, decodeFile, fileEntries, type WireFile } from '#core/bundle';
 import { registryPath, SIGNING_KEYS_KEY } from '#core/static-paths';
-import { keyIdOf, SIGNING_ALG, signedMessage, spkiPem, type VersionSignature } from '#core/version-signature';
+import {
+  endorsementMessage,
+  keyIdOf,
+  type RegistryKey,
+  SIGNATURE_FORMAT,
+  type SignedFacts,
+  SIGNING_ALG,
+  signedMessage,
+  spkiPem,
+  type VersionSignature,
+} from '#core/version-signature';
 
 /**
  * A registry on loopback that says whatever a test wants: the old, foreign or compromised server
@@ -114,7 +124,7 @@ export function skillRoutes(skills: FakeSkill[]): Route {
     const wire = skill.files ?? [{ filename: 'SKILL.md', content: `# ${skill.slug}\n` }];
     const bytes = wire.map((file) => decodeFile(file)!);
     const integrity = bundleIntegrity(bytes);
-    const summary = { version, changelog: '', publishedAt: PUBLISHED_AT, integrity, signature: fakeSignature(skill.slug, version, integrity) };
+    const summary = { version, changelog: '', publishedAt: PUBLISHED_AT, integrity, signature: fakeSignature({ slug: skill.slug, version, integrity }) };
     const doc = {
       id,
       slug: skill.slug,
@@ -143,17 +153,35 @@ export function skillRoutes(skills: FakeSkill[]): Route {
   return (url) => (answers.has(url.pathname) ? { body: answers.get(url.pathname) } : undefined);
 }
 
+/** A signing key of a fake registry: its private half, and its entry as keys.json lists it. */
+export interface FakeSigningKey {
+  privateKey: KeyObject;
+  entry: RegistryKey;
+}
+
+/** A new P-256 signing key, as a registry (or a mirror re-signing everything) would hold. */
+export function fakeSigningKey(): FakeSigningKey {
+  const pair = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const spki = pair.publicKey.export({ type: 'spki', format: 'der' });
+  return { privateKey: pair.privateKey, entry: { keyid: keyIdOf(spki), alg: SIGNING_ALG, publicKey: spkiPem(spki), created: PUBLISHED_AT } };
+}
+
 /**
  * The fake registry's signing key: its documents sign each version as the real registry does
  * (docs/api.md §11.11), so only the lie under test remains. Tests of a lying signature replace
  * `signature` in a version or answer keys.json themselves.
  */
-const fakeKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-const fakeSpki = fakeKey.publicKey.export({ type: 'spki', format: 'der' });
-export const FAKE_KEYS = { keys: [{ keyid: keyIdOf(fakeSpki), alg: SIGNING_ALG, publicKey: spkiPem(fakeSpki), created: PUBLISHED_AT }] };
+export const FAKE_KEY = fakeSigningKey();
+export const FAKE_KEYS = { keys: [FAKE_KEY.entry] };
 
-/** The fake registry's signature of `<slug>@<version>:<integrity>`. */
-export function fakeSignature(slug: string, version: string, integrity: string): VersionSignature {
-  const sig = sign('sha256', Buffer.from(signedMessage(slug, version, integrity)), { key: fakeKey.privateKey, dsaEncoding: 'der' });
-  return { keyid: FAKE_KEYS.keys[0]!.keyid, sig: sig.toString('base64') };
+/** `key`'s signature of a version's facts (format 2), the fake registry's unless another key is given. */
+export function fakeSignature(facts: SignedFacts, key: FakeSigningKey = FAKE_KEY): VersionSignature {
+  const sig = sign('sha256', Buffer.from(signedMessage(facts)), { key: key.privateKey, dsaEncoding: 'der' });
+  return { keyid: key.entry.keyid, sig: sig.toString('base64'), format: SIGNATURE_FORMAT };
+}
+
+/** `old`'s endorsement of `next`: the rotation statement keys.json carries on the new key. */
+export function fakeEndorsement(old: FakeSigningKey, next: FakeSigningKey): { keyid: string; sig: string } {
+  const sig = sign('sha256', Buffer.from(endorsementMessage(next.entry.keyid)), { key: old.privateKey, dsaEncoding: 'der' });
+  return { keyid: old.entry.keyid, sig: sig.toString('base64') };
 }

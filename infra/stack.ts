@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Annotations, Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Annotations, Arn, ArnFormat, Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -23,6 +23,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as sfnTasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
+import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
 import type { Construct } from 'constructs';
 import { CDN_LOG_FIELDS } from '../core/cdn-log.ts';
 import { DATA_CONTENT_SECURITY_POLICY, SITE_CONTENT_SECURITY_POLICY } from '../core/security-headers.ts';
@@ -442,6 +443,8 @@ export class SkillpressStack extends Stack {
       itemSelector: { run, shard: sfn.JsonPath.numberAt('$$.Map.Item.Value'), shards: sfn.JsonPath.numberAt('$.shards') },
       maxConcurrency: fullRebuildShards.concurrency,
       resultPath: sfn.JsonPath.DISCARD,
+      // Named, so the map's policy may redrive this map's runs only (not any map's, with `*`).
+      label: REBUILD_SHARDS_LABEL,
     });
     shards.itemProcessor(
       new sfnTasks.LambdaInvoke(this, 'RebuildShard', { lambdaFunction: shardFn, payloadResponseOnly: true }).addRetry({
@@ -475,10 +478,16 @@ export class SkillpressStack extends Stack {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'X-Ray trace segments and the log delivery setup of Step Functions logging: IAM grants those actions on "*" only',
     });
-    const executions = `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${this.getLogicalId(machine.node.defaultChild as sfn.CfnStateMachine)}"}]}]}`;
-    for (const child of [`${executions}:*`, `${executions}/*:*`]) {
+    // The distributed map runs each shard as a child execution that Step Functions names at run
+    // time, so the map's own policy grants on this machine's executions by wildcard (describe and
+    // stop any of them, redrive its labelled map runs): IAM cannot name them sooner. Acknowledged
+    // as the ARNs the policy holds, resolved as cdk-nag reads them, so the region the stack is
+    // synthesized for (a token, or us-east-1) is the one acknowledged.
+    const machineName = Arn.split(machine.stateMachineArn, ArnFormat.COLON_RESOURCE_NAME).resourceName;
+    for (const executions of [`${machineName}:*`, `${machineName}/${REBUILD_SHARDS_LABEL}:*`]) {
+      const arn = this.formatArn({ service: 'states', resource: 'execution', resourceName: executions, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
       Validations.of(machine).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::${child}]`,
+        id: `AwsSolutions-IAM5[Resource::${flattenCfnReference(this.resolve(arn))}]`,
         reason: "The distributed map's own child executions, named at run time, of this state machine only",
       });
     }
@@ -817,6 +826,9 @@ export const apiRateLimit = { requests: 3000, windowSeconds: 300 } as const;
  * "Scale", derives the count from the measured rate per shard and the 900 s Lambda limit).
  */
 export const fullRebuildShards = { count: 32, concurrency: 16, schedule: 'cron(15 3 * * ? *)' } as const;
+
+/** The full rebuild's distributed map's label: its map runs' child executions are named under it. */
+const REBUILD_SHARDS_LABEL = 'Shards';
 
 /** Days the access logs are kept in the log bucket. */
 const logRetentionDays = 90;

@@ -3,13 +3,15 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DATA_CONTENT_SECURITY_POLICY, SECURITY_HEADERS, SITE_CONTENT_SECURITY_POLICY } from '#core/security-headers';
 import { CDN_LOG_FIELDS } from '#core/cdn-log';
+import { skillpressDeployment } from '../../infra/deployment.ts';
 import { type LambdaSpec, lambdas } from '../../infra/lambdas.ts';
 import { edgeTtl, fullRebuildShards, SITE_PAGES_ORIGIN_PATH, secretNames, SkillpressStack } from '../../infra/stack.ts';
 
 /**
- * The synthesized CloudFormation template, asserted with aws-cdk-lib/assertions. Synthesis is
- * the slow part (seconds), so it happens once for the whole file, from the bundles the test
- * run's global setup built.
+ * The synthesized CloudFormation template of the deployment `npm run synth` makes
+ * (infra/deployment.ts: its region, settings from context, cdk-nag's checks), asserted with
+ * aws-cdk-lib/assertions. Synthesis is the slow part (seconds), so it happens once for the whole
+ * file, from the bundles the test run's global setup built.
  */
 type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: unknown };
 let template: Template;
@@ -21,10 +23,10 @@ const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
 const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
 
 beforeAll(() => {
-  stack = new SkillpressStack(new App(), 'Test', { githubClientId: 'Iv1.test', siteRepo: 'acme/skillpress-site' });
+  stack = skillpressDeployment(new App({ context: { githubClientId: 'Iv1.test', siteRepo: 'acme/skillpress-site' } }));
   template = Template.fromStack(stack);
   resources = template.toJSON().Resources;
-}, 120_000);
+}, 600_000);
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 const logicalId = (spec: LambdaSpec) => stack.getLogicalId(stack.functions.get(spec.name)!.node.defaultChild as never);

@@ -29,8 +29,7 @@ import { CDN_LOG_FIELDS } from '../core/cdn-log.ts';
 import { DATA_CONTENT_SECURITY_POLICY, SITE_CONTENT_SECURITY_POLICY } from '../core/security-headers.ts';
 import { CATALOG_KEY } from '../core/static-paths.ts';
 import { DomainError } from '../core/errors.ts';
-import { PREPARED_DELIVERIES_PREFIX, PREPARED_DELIVERY_DAYS } from '../functions/content/delivery-links.ts';
-import { SHARD_OUTPUTS_PREFIX } from '../functions/content/shard-outputs.ts';
+import { EXPIRING_CONTENT } from '../functions/content/expiring-content.ts';
 import { EDGE_SECRET_HEADER } from '../functions/http/client.ts';
 import { domainErrorAnswer } from '../functions/http/errors.ts';
 import { tableKeys } from '../functions/store/db.ts';
@@ -138,12 +137,13 @@ export class SkillpressStack extends Stack {
         serverAccessLogsPrefix: `s3/${bucketId}/`,
         removalPolicy: RemovalPolicy.RETAIN,
       });
-    // The full rebuild's shard outputs are for the one run that wrote them (functions/content/shard-outputs.ts).
-    // Copies of large deliveries behind pre-signed links (functions/content/delivery-links.ts), written again before they expire.
-    const contentBucket = privateBucket('ContentBucket', undefined, [
-      { prefix: SHARD_OUTPUTS_PREFIX, expiration: Duration.days(2) },
-      { prefix: PREPARED_DELIVERIES_PREFIX, expiration: Duration.days(PREPARED_DELIVERY_DAYS), noncurrentVersionExpiration: Duration.days(1) },
-    ]);
+    // What the content bucket keeps for days only (functions/content/expiring-content.ts: shard
+    // outputs, prepared deliveries, files sent ahead of a ClawHub publish), and their old versions a day.
+    const contentBucket = privateBucket(
+      'ContentBucket',
+      undefined,
+      EXPIRING_CONTENT.map(({ prefix, days }) => ({ prefix, expiration: Duration.days(days), noncurrentVersionExpiration: Duration.days(1) })),
+    );
     // Public files are readable from any origin (docs/api.md §11): the bucket answers a preflight
     // that CloudFront forwards (OPTIONS, with the CORS headers) for any of them.
     const staticBucket = privateBucket('StaticBucket', [

@@ -551,6 +551,13 @@ describe('least-privilege IAM', () => {
     );
   });
 
+  it('expires the files a ClawHub client sends ahead of a publish a day after they arrive, published or not, and their old versions a day later', () => {
+    const [, content] = ofType('AWS::S3::Bucket').find(([id]) => id.startsWith('ContentBucket'))!;
+    expect(content.Properties.LifecycleConfiguration.Rules).toContainEqual(
+      expect.objectContaining({ Prefix: 'uploads/', ExpirationInDays: 1, NoncurrentVersionExpiration: { NoncurrentDays: 1 }, Status: 'Enabled' }),
+    );
+  });
+
   it("lets only publishing (ours, ClawHub clients' and an approved appeal's), moderation (a quarantine) and the rebuilds repairing currentVersion write skills", () => {
     const skillWriters = lambdas.filter((l) => l.table.write.includes('SKILL#')).map((l) => l.name);
     expect(skillWriters.sort()).toEqual(['appeals', 'clawhub-publish', 'full-rebuild', 'moderation', 'publish', 'rebuild', 'rebuild-shard', 'versions']);

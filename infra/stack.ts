@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 import { Annotations, Arn, ArnFormat, Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -34,7 +33,9 @@ import { EDGE_SECRET_HEADER } from '../functions/http/client.ts';
 import { domainErrorAnswer } from '../functions/http/errors.ts';
 import { tableKeys } from '../functions/store/db.ts';
 import { bucketActions, tableActions } from './access.ts';
+import { ApiRoutes } from './api-routes.ts';
 import { bundleDir, type LambdaSpec, lambdas as allLambdas } from './lambdas.ts';
+import { pascal } from './names.ts';
 
 /**
  * Skillpress on AWS (docs/architecture.md): the single DynamoDB table, the private content and
@@ -84,6 +85,8 @@ export class SkillpressStack extends Stack {
   readonly table: dynamodb.Table;
   readonly logBucket: s3.Bucket;
   readonly functions = new Map<string, lambda.Function>();
+  /** The HTTP API's routes, a nested stack of their own (infra/api-routes.ts). */
+  readonly routes: ApiRoutes;
 
   constructor(scope: Construct, id: string, props: SkillpressStackProps = {}) {
     super(scope, id, props);
@@ -237,6 +240,7 @@ export class SkillpressStack extends Stack {
 
     // ---- Code: one Lambda per concern, each with exactly its declared access ----
     const buckets = { content: contentBucket, static: staticBucket };
+    this.routes = new ApiRoutes(this, 'Routes', api);
     for (const spec of specs) {
       const fn = this.lambda(spec, props.bundleRoot ?? root, {
         TABLE_NAME: this.table.tableName,
@@ -282,20 +286,7 @@ export class SkillpressStack extends Stack {
         fn.addToRolePolicy(new iam.PolicyStatement({ actions, resources: [signingKey.keyArn] }));
       }
 
-      const integration = new HttpLambdaIntegration(`${pascal(spec.name)}Integration`, fn);
-      for (const route of spec.routes ?? []) {
-        const [method, path] = route.split(' ') as [apigw.HttpMethod, string];
-        // An HTTP API matches the method exactly: a HEAD of a GET route would otherwise fall to the
-        // catch-all's 404, where the app (and the local runtime) answers it as the GET without a body.
-        for (const as of method === apigw.HttpMethod.GET ? [method, apigw.HttpMethod.HEAD] : [method]) {
-          const key = `${as} ${path}`;
-          appAuthorised(
-            new apigw.HttpRoute(this, `Route ${key.replace(/[/{}]/g, '-')}`, { httpApi: api, routeKey: apigw.HttpRouteKey.with(path, as), integration }),
-          );
-        }
-      }
-      // Unknown /api/* paths get the service's JSON 404 instead of API Gateway's own body.
-      if (spec.catchAll) appAuthorised(new apigw.HttpRoute(this, 'Route $default', { httpApi: api, routeKey: apigw.HttpRouteKey.DEFAULT, integration }));
+      this.routes.add(spec, fn);
       if (spec.stream) this.consumeStream(fn, spec);
       if (spec.cdnLog) this.consumeInstallLog(fn, spec, installLog);
       for (const schedule of spec.schedules ?? []) {
@@ -877,17 +868,3 @@ export const cloudFrontLogFields = [
   'sc-range-start',
   'sc-range-end',
 ] as const;
-
-/** A route the app authorises itself: API keys, sessions and download tokens (functions/http/auth.ts). */
-function appAuthorised(route: apigw.HttpRoute): void {
-  Validations.of(route).acknowledge({
-    id: 'AwsSolutions-APIG4',
-    reason:
-      'The app authorises each request itself (API keys, sessions, download tokens: functions/http/auth.ts), and public routes are public by the contract (docs/api.md)',
-  });
-}
-
-/** `api-keys` → `ApiKeys`, for construct ids. */
-function pascal(name: string): string {
-  return name.replace(/(^|-)([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());
-}

@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Stack, Validations } from 'aws-cdk-lib';
+import { App, NestedStack, Stack, Validations } from 'aws-cdk-lib';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,8 @@ import { apiRateLimit, cloudFrontLogFields } from '../../infra/stack.ts';
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: any };
 let outdir: string;
 let resources: Record<string, Resource>;
+/** The resources of every template, the root's and each nested stack's. */
+let everyTemplate: Record<string, Resource>[];
 let region: string;
 
 /** Synthesizes `app` (whose validation plugins are already added), returning `stack`'s template and cdk-nag's report. */
@@ -47,6 +49,9 @@ beforeAll(() => {
   const { template, report } = synthesize(app, stack);
   expect(violations(report), 'unacknowledged AwsSolutions findings').toEqual([]);
   resources = template.Resources;
+  const nestedFiles = readdirSync(outdir).filter((file) => file.endsWith('.nested.template.json'));
+  expect(nestedFiles.length).toBeGreaterThan(0);
+  everyTemplate = [resources, ...nestedFiles.map((file) => JSON.parse(readFileSync(join(outdir, file), 'utf8')).Resources)];
 }, 600_000);
 
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
@@ -61,20 +66,29 @@ describe("cdk-nag's AwsSolutions pack", () => {
     expect(rules).toEqual(expect.arrayContaining(['AwsSolutions-S1', 'AwsSolutions-S10']));
   });
 
+  it('checks nested stacks too: a bare bucket in one fails it', () => {
+    const app = new App({ outdir });
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    const stack = new Stack(app, 'Outer');
+    new s3.Bucket(new NestedStack(stack, 'Inner'), 'Bucket');
+    const found = violations(synthesize(app, stack).report);
+    expect(found).toEqual(expect.arrayContaining(['AwsSolutions-S1: Outer/Inner/Bucket/Resource']));
+  });
+
   it('checks the stack in the region it deploys to', () => {
     expect(region).toBe(deploymentRegion);
   });
 
   it('passes the stack, every acknowledgement with its reason, and only for the findings we accept', () => {
     const acknowledged = new Map<string, string[]>();
-    for (const [id, resource] of Object.entries(resources)) {
+    for (const [id, resource] of everyTemplate.flatMap((r) => Object.entries(r))) {
       for (const rule of resource.Metadata?.cdk_nag?.rules_to_suppress ?? []) {
         expect(rule.reason, `${id} ${rule.id}`).toMatch(/\w{4,}.{30,}/);
         const rid = String(rule.id).replace(/\[.*$/, '');
         acknowledged.set(rid, [...(acknowledged.get(rid) ?? []), resource.Type]);
       }
     }
-    // Each is explained where it is made (infra/stack.ts): the app's own authorisation on API
+    // Each is explained where it is made (infra/stack.ts, infra/api-routes.ts): the app's own authorisation on API
     // routes, the default CloudFront certificate, no country refused, legacy CloudFront logging
     // replaced by v2, objects named at run time, third-party secrets rotated at their issuer,
     // a dead-letter queue without one of its own, the log bucket not logging itself.

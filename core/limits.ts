@@ -44,8 +44,18 @@ export const limits = {
    * with a link (docs/api.md §7.6).
    */
   inlineDeliveryBytes: 6_000_000,
-  /** How long the link to a large paid or private delivery works. */
-  deliveryLinkSeconds: 300,
+  /**
+   * Files a ClawHub client sends ahead of a publish (docs/api.md §14.3): each at most
+   * {@link limits.fileBytes}; an account holds at most `files` of them, `bytes` in all, announced
+   * and not yet published (two full versions' worth); a ticket lives `ticketSeconds`, and the
+   * bytes sent to it are deleted `keptDays` after they arrived, published or not.
+   */
+  clawhubUploads: { files: 400, bytes: 10 * 1024 * 1024, ticketSeconds: 60 * 60, keptDays: 1 },
+  /**
+   * How long the link to a large paid or private delivery works: the client follows the `303` at
+   * once, and S3 checks the expiry when a download starts, not while it runs.
+   */
+  deliveryLinkSeconds: 60,
 } as const;
 
 /** The bytes `body` takes as a JSON string: its own, plus one for each `"` and `\` escaped. */

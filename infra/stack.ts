@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Annotations, Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Annotations, Arn, ArnFormat, Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -23,18 +22,20 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as sfnTasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
+import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
 import type { Construct } from 'constructs';
 import { CDN_LOG_FIELDS } from '../core/cdn-log.ts';
 import { DATA_CONTENT_SECURITY_POLICY, SITE_CONTENT_SECURITY_POLICY } from '../core/security-headers.ts';
 import { CATALOG_KEY } from '../core/static-paths.ts';
 import { DomainError } from '../core/errors.ts';
-import { PREPARED_DELIVERIES_PREFIX, PREPARED_DELIVERY_DAYS } from '../functions/content/delivery-links.ts';
-import { SHARD_OUTPUTS_PREFIX } from '../functions/content/shard-outputs.ts';
+import { EXPIRING_CONTENT } from '../functions/content/expiring-content.ts';
 import { EDGE_SECRET_HEADER } from '../functions/http/client.ts';
 import { domainErrorAnswer } from '../functions/http/errors.ts';
 import { tableKeys } from '../functions/store/db.ts';
 import { bucketActions, tableActions } from './access.ts';
+import { ApiRoutes } from './api-routes.ts';
 import { bundleDir, type LambdaSpec, lambdas as allLambdas } from './lambdas.ts';
+import { pascal } from './names.ts';
 
 /**
  * Skillpress on AWS (docs/architecture.md): the single DynamoDB table, the private content and
@@ -84,6 +85,8 @@ export class SkillpressStack extends Stack {
   readonly table: dynamodb.Table;
   readonly logBucket: s3.Bucket;
   readonly functions = new Map<string, lambda.Function>();
+  /** The HTTP API's routes, a nested stack of their own (infra/api-routes.ts). */
+  readonly routes: ApiRoutes;
 
   constructor(scope: Construct, id: string, props: SkillpressStackProps = {}) {
     super(scope, id, props);
@@ -137,12 +140,13 @@ export class SkillpressStack extends Stack {
         serverAccessLogsPrefix: `s3/${bucketId}/`,
         removalPolicy: RemovalPolicy.RETAIN,
       });
-    // The full rebuild's shard outputs are for the one run that wrote them (functions/content/shard-outputs.ts).
-    // Copies of large deliveries behind pre-signed links (functions/content/delivery-links.ts), written again before they expire.
-    const contentBucket = privateBucket('ContentBucket', undefined, [
-      { prefix: SHARD_OUTPUTS_PREFIX, expiration: Duration.days(2) },
-      { prefix: PREPARED_DELIVERIES_PREFIX, expiration: Duration.days(PREPARED_DELIVERY_DAYS), noncurrentVersionExpiration: Duration.days(1) },
-    ]);
+    // What the content bucket keeps for days only (functions/content/expiring-content.ts: shard
+    // outputs, prepared deliveries, files sent ahead of a ClawHub publish), and their old versions a day.
+    const contentBucket = privateBucket(
+      'ContentBucket',
+      undefined,
+      EXPIRING_CONTENT.map(({ prefix, days }) => ({ prefix, expiration: Duration.days(days), noncurrentVersionExpiration: Duration.days(1) })),
+    );
     // Public files are readable from any origin (docs/api.md §11): the bucket answers a preflight
     // that CloudFront forwards (OPTIONS, with the CORS headers) for any of them.
     const staticBucket = privateBucket('StaticBucket', [
@@ -238,6 +242,7 @@ export class SkillpressStack extends Stack {
 
     // ---- Code: one Lambda per concern, each with exactly its declared access ----
     const buckets = { content: contentBucket, static: staticBucket };
+    this.routes = new ApiRoutes(this, 'Routes', api);
     for (const spec of specs) {
       const fn = this.lambda(spec, props.bundleRoot ?? root, {
         TABLE_NAME: this.table.tableName,
@@ -283,20 +288,7 @@ export class SkillpressStack extends Stack {
         fn.addToRolePolicy(new iam.PolicyStatement({ actions, resources: [signingKey.keyArn] }));
       }
 
-      const integration = new HttpLambdaIntegration(`${pascal(spec.name)}Integration`, fn);
-      for (const route of spec.routes ?? []) {
-        const [method, path] = route.split(' ') as [apigw.HttpMethod, string];
-        // An HTTP API matches the method exactly: a HEAD of a GET route would otherwise fall to the
-        // catch-all's 404, where the app (and the local runtime) answers it as the GET without a body.
-        for (const as of method === apigw.HttpMethod.GET ? [method, apigw.HttpMethod.HEAD] : [method]) {
-          const key = `${as} ${path}`;
-          appAuthorised(
-            new apigw.HttpRoute(this, `Route ${key.replace(/[/{}]/g, '-')}`, { httpApi: api, routeKey: apigw.HttpRouteKey.with(path, as), integration }),
-          );
-        }
-      }
-      // Unknown /api/* paths get the service's JSON 404 instead of API Gateway's own body.
-      if (spec.catchAll) appAuthorised(new apigw.HttpRoute(this, 'Route $default', { httpApi: api, routeKey: apigw.HttpRouteKey.DEFAULT, integration }));
+      this.routes.add(spec, fn);
       if (spec.stream) this.consumeStream(fn, spec);
       if (spec.cdnLog) this.consumeInstallLog(fn, spec, installLog);
       for (const schedule of spec.schedules ?? []) {
@@ -444,6 +436,8 @@ export class SkillpressStack extends Stack {
       itemSelector: { run, shard: sfn.JsonPath.numberAt('$$.Map.Item.Value'), shards: sfn.JsonPath.numberAt('$.shards') },
       maxConcurrency: fullRebuildShards.concurrency,
       resultPath: sfn.JsonPath.DISCARD,
+      // Named, so the map's policy may redrive this map's runs only (not any map's, with `*`).
+      label: REBUILD_SHARDS_LABEL,
     });
     shards.itemProcessor(
       new sfnTasks.LambdaInvoke(this, 'RebuildShard', { lambdaFunction: shardFn, payloadResponseOnly: true }).addRetry({
@@ -477,10 +471,16 @@ export class SkillpressStack extends Stack {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'X-Ray trace segments and the log delivery setup of Step Functions logging: IAM grants those actions on "*" only',
     });
-    const executions = `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${this.getLogicalId(machine.node.defaultChild as sfn.CfnStateMachine)}"}]}]}`;
-    for (const child of [`${executions}:*`, `${executions}/*:*`]) {
+    // The distributed map runs each shard as a child execution that Step Functions names at run
+    // time, so the map's own policy grants on this machine's executions by wildcard (describe and
+    // stop any of them, redrive its labelled map runs): IAM cannot name them sooner. Acknowledged
+    // as the ARNs the policy holds, resolved as cdk-nag reads them, so the region the stack is
+    // synthesized for (a token, or us-east-1) is the one acknowledged.
+    const machineName = Arn.split(machine.stateMachineArn, ArnFormat.COLON_RESOURCE_NAME).resourceName;
+    for (const executions of [`${machineName}:*`, `${machineName}/${REBUILD_SHARDS_LABEL}:*`]) {
+      const arn = this.formatArn({ service: 'states', resource: 'execution', resourceName: executions, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
       Validations.of(machine).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::${child}]`,
+        id: `AwsSolutions-IAM5[Resource::${flattenCfnReference(this.resolve(arn))}]`,
         reason: "The distributed map's own child executions, named at run time, of this state machine only",
       });
     }
@@ -820,6 +820,9 @@ export const apiRateLimit = { requests: 3000, windowSeconds: 300 } as const;
  */
 export const fullRebuildShards = { count: 32, concurrency: 16, schedule: 'cron(15 3 * * ? *)' } as const;
 
+/** The full rebuild's distributed map's label: its map runs' child executions are named under it. */
+const REBUILD_SHARDS_LABEL = 'Shards';
+
 /** Days the access logs are kept in the log bucket. */
 const logRetentionDays = 90;
 
@@ -867,17 +870,3 @@ export const cloudFrontLogFields = [
   'sc-range-start',
   'sc-range-end',
 ] as const;
-
-/** A route the app authorises itself: API keys, sessions and download tokens (functions/http/auth.ts). */
-function appAuthorised(route: apigw.HttpRoute): void {
-  Validations.of(route).acknowledge({
-    id: 'AwsSolutions-APIG4',
-    reason:
-      'The app authorises each request itself (API keys, sessions, download tokens: functions/http/auth.ts), and public routes are public by the contract (docs/api.md)',
-  });
-}
-
-/** `api-keys` → `ApiKeys`, for construct ids. */
-function pascal(name: string): string {
-  return name.replace(/(^|-)([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());
-}

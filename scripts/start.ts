@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { sweepExpiredContent } from '#functions/content/expiring-content';
 import { configFromEnv } from '#functions/platform/config';
 import { nonConformingReport } from '#functions/rebuild/non-conforming';
 import { describeFailure } from '#functions/rebuild/skill-failure';
@@ -47,6 +48,14 @@ const runtime = createLocalRuntime(
   },
 );
 await ensureStorage(config, runtime.deps.s3);
+// s3rver has no lifecycle rules: what the content bucket keeps for days only (files sent ahead of
+// a ClawHub publish, copies of large deliveries, shard outputs) is swept at start and hourly.
+const sweepExpired = () =>
+  sweepExpiredContent(runtime.deps.s3, config.contentBucket, new Date()).catch((error: Error) =>
+    console.log(`Could not delete expired content (${error.message}); retrying in an hour`),
+  );
+void sweepExpired();
+setInterval(sweepExpired, 60 * 60 * 1000).unref();
 // A store older than signatures, or a new signing key: the full rebuild signs every version.
 if (lastStop !== 'clean' || !(await signingKeysCurrent(runtime.deps))) {
   // A new store has no catalog or discovery index yet (the rebuild after a write is what writes
@@ -91,6 +100,7 @@ process.on('SIGTERM', stop);
 
 const served = await serveApp(app.fetch, host, port, runtime.cdn);
 server = served.server;
+runtime.listening(`http://${host}:${served.port}`);
 console.log(`Skillpress listening on http://${host}:${served.port}`);
 
 // The registry serves its own client, defaulting to this origin: packed once the origin is known,

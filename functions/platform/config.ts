@@ -13,6 +13,12 @@ export interface Config {
   s3Endpoint?: string;
   /** Origin that session-authenticated writes must come from; default: the request's own origin. */
   siteOrigin?: string;
+  /**
+   * The origin this process's HTTP server listens on, once it does (set by the local runtime:
+   * `LocalRuntime.listening`); never on AWS, where {@link siteOrigin} is always set. Unlike the
+   * request's own origin, it is not something a request can name.
+   */
+  listeningOrigin?: string;
   devLogin: boolean;
   /** New skills per rolling minute and author; raised only by benchmarks and tests. */
   publishLimit: number;
@@ -20,6 +26,11 @@ export interface Config {
   versionLimit: number;
   /** Reports per rolling hour and account (`SKILLPRESS_REPORT_LIMIT`). */
   reportLimit: number;
+  /**
+   * Files and bytes one account may hold sent ahead of a ClawHub publish
+   * (`limits.clawhubUploads`); lowered only by tests (`SKILLPRESS_UPLOAD_QUOTA_FILES`, `…_BYTES`).
+   */
+  uploadQuota: { files: number; bytes: number };
   /** Logins allowed to list reports, quarantine and release skills (`SKILLPRESS_ADMINS`, comma-separated). */
   admins: string[];
   /**
@@ -130,6 +141,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     publishLimit: positiveInt(env.SKILLPRESS_PUBLISH_LIMIT) ?? limits.publishPerWindow,
     versionLimit: positiveInt(env.SKILLPRESS_VERSION_LIMIT) ?? limits.versionsPerWindow,
     reportLimit: positiveInt(env.SKILLPRESS_REPORT_LIMIT) ?? limits.reportsPerWindow,
+    uploadQuota: {
+      files: positiveInt(env.SKILLPRESS_UPLOAD_QUOTA_FILES) ?? limits.clawhubUploads.files,
+      bytes: positiveInt(env.SKILLPRESS_UPLOAD_QUOTA_BYTES) ?? limits.clawhubUploads.bytes,
+    },
     admins: (env.SKILLPRESS_ADMINS ?? '')
       .split(',')
       .map((login) => login.trim())
@@ -202,4 +217,13 @@ function positiveInt(value: string | undefined): number | undefined {
   if (!value) return undefined;
   const n = Number(value);
   return Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
+/**
+ * This registry's origin as configured: `SITE_ORIGIN`, else the origin the local server listens
+ * on; undefined before either is known. Never a request's `Host`, which the caller chooses: what
+ * a credential is checked against (an OIDC token's audience, docs/api.md §7.14) comes from here.
+ */
+export function configuredOrigin(config: Pick<Config, 'siteOrigin' | 'listeningOrigin'>): string | undefined {
+  return config.siteOrigin ?? config.listeningOrigin;
 }

@@ -20,8 +20,11 @@ export interface ZipDownload {
   slug: string;
   version: string;
   zip: Uint8Array;
-  /** For a ZIP too large for a response (as base64, the way Lambda carries it): a pre-signed link to it, good for minutes. */
-  location?: string;
+  /**
+   * Set for a ZIP too large for a response (as base64, the way Lambda carries it), with a
+   * pre-signed link to it, good for a minute, made only for a download that counts (not a HEAD).
+   */
+  large?: { location?: string };
 }
 
 /** ZIPs of immutable versions, so repeated installs of a popular version are built once per process. */
@@ -55,9 +58,9 @@ export async function downloadZip(
     return skillZip(filesOf(delivery.body));
   });
   const large = base64Bytes(zip.byteLength) > deps.config.inlineDeliveryBytes;
-  const location = large ? await deliveryLink(deps.blobs, delivery.skillId, delivery.version, zip, 'zip') : undefined;
+  const location = large && install ? await deliveryLink(deps.blobs, delivery.skillId, delivery.version, zip, 'zip') : undefined;
   if (install) await delivered(true);
-  return { slug: delivery.slug, version: delivery.version, zip, ...(location ? { location } : {}) };
+  return { slug: delivery.slug, version: delivery.version, zip, ...(large ? { large: location === undefined ? {} : { location } } : {}) };
 }
 
 /** A binary answer's size inside Lambda's response, which carries it in base64. */

@@ -48,11 +48,16 @@ export interface DeliveryRequest extends DeliverQuery {
 
 /** A delivery, and for a large one asked with {@link DeliveryRequest.linkLarge}, where its body is to be fetched instead. */
 export interface Delivered extends Delivery {
-  /**
-   * The version's immutable bundle on the site (free public content, once the rebuild wrote it),
-   * else a pre-signed link to the delivery in the private content bucket, good for minutes.
-   */
-  location?: string;
+  /** Set when the delivery is too large for a response: it is answered `303`. */
+  large?: {
+    /**
+     * The version's immutable bundle on the site (free public content, once the rebuild wrote it),
+     * else a pre-signed link to the delivery in the private content bucket, good for a minute. A
+     * link is a credential for the content, so it is made only for an install (a GET, which
+     * spends a token's use): a HEAD is told the delivery is large, and not where it is.
+     */
+    location?: string;
+  };
 }
 
 /**
@@ -74,7 +79,7 @@ export async function deliver(deps: Deps, request: DeliveryRequest): Promise<Del
   const route = await accessRoute(deps, skill, request, principal);
   // Where a large one is fetched, settled before anything is spent or counted: a link that cannot be made fails the request whole.
   const large = request.linkLarge === true && delivery.inlineBytes > deps.config.inlineDeliveryBytes;
-  const answer: Delivered = large ? { ...delivery, location: await largeDeliveryLocation(deps, skill, delivery) } : delivery;
+  const answer: Delivered = large ? { ...delivery, large: await largeDeliveryLocation(deps, skill, delivery, request.install) } : delivery;
   if (!request.install) return answer;
   const token = route === 'token' ? request.token! : undefined;
   if (token && !(await spendDownloadToken(db, token, skill.id, clock()))) {
@@ -99,9 +104,9 @@ const bundled = new Set<string>();
  * from its bundle, which the CDN serves to anyone (the same files; the rebuild writes it moments
  * after the publish, so until then it is linked as paid content is); anything else through a
  * short-lived pre-signed link to the delivery in the private content bucket, which only this
- * caller is given.
+ * caller is given, and only for an `install`.
  */
-async function largeDeliveryLocation(deps: Deps, skill: SkillItem, delivery: Delivery): Promise<string> {
+async function largeDeliveryLocation(deps: Deps, skill: SkillItem, delivery: Delivery, install: boolean): Promise<NonNullable<Delivered['large']>> {
   if (contentIsPublic(skill)) {
     const key = bundleKey(skill.slug, delivery.version);
     const id = `${deps.config.staticBucket}/${key}`;
@@ -109,9 +114,9 @@ async function largeDeliveryLocation(deps: Deps, skill: SkillItem, delivery: Del
       if (bundled.size >= 50_000) bundled.clear();
       bundled.add(id);
     }
-    if (bundled.has(id)) return bundlePath(skill.slug, delivery.version);
+    if (bundled.has(id)) return { location: bundlePath(skill.slug, delivery.version) };
   }
-  return deliveryLink(deps.blobs, skill.id, delivery.version, delivery.body);
+  return install ? { location: await deliveryLink(deps.blobs, skill.id, delivery.version, delivery.body) } : {};
 }
 
 /**

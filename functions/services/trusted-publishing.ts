@@ -4,6 +4,7 @@ import { ownerOf } from '#core/policy';
 import type { Provenance } from '#core/provenance';
 import type { TrustedPublisherBody } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
+import { configuredOrigin } from '../platform/config.ts';
 import type { OidcVerifier } from '../platform/oidc.ts';
 import { createPublishToken, spendOidcToken } from '../store/publish-tokens.ts';
 import { getSkills } from '../store/skills.ts';
@@ -102,13 +103,17 @@ const refused = (claim: string, message: string) => new DomainError('invalid_oid
 
 /**
  * `POST /api/oidc/exchange`: the CI's OIDC token for a publish token. The token must verify
- * against the issuer's keys with every claim of docs/api.md §7.14; its `repository`,
+ * against the issuer's keys with every claim of docs/api.md §7.14, its audience this registry's
+ * configured origin; its `repository`,
  * `job_workflow_ref` and `environment` must match a trusted publisher of at least one skill; its
  * `jti` must never have been exchanged. Anything wrong is `401 invalid_oidc_token`, naming the
  * claim in `details.claim`.
  */
-export async function exchangeOidcToken(deps: Ports, token: string, audience: string) {
+export async function exchangeOidcToken(deps: Ports, token: string) {
   const { issuer } = deps.config.oidc;
+  // The audience is configuration, never the request's Host, which the caller would choose.
+  const audience = configuredOrigin(deps.config);
+  if (audience === undefined) throw refused('aud', 'this registry has no configured origin (SITE_ORIGIN) for a token to name as its audience');
   const claims = await verified(deps, token, audience);
   const repository = stringClaim(claims, 'repository');
   const workflowRef = stringClaim(claims, 'job_workflow_ref');

@@ -3,6 +3,7 @@ import { GetCommand, PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynam
 import { RateLimitedError } from '#core/errors';
 import { type Db, writeIf } from './db.ts';
 import { type ItemKey, rateLimitKey } from './keys.ts';
+import { oneAtATime } from './one-at-a-time.ts';
 
 /**
  * Rolling-window limiters per account, one per limited action (new skills, new versions,
@@ -179,15 +180,4 @@ async function read(db: Db, key: ItemKey): Promise<Seen> {
   if (!Item) return { revision: 0, stamps: [] };
   const window = windowSchema.safeParse(Item);
   return window.success ? window.data : { revision: 0, stamps: [], damaged: true };
-}
-
-/** Runs `task` after every task queued before it for `key` has settled. */
-function oneAtATime<T>(queues: Map<string, Promise<unknown>>, key: string, task: () => Promise<T>): Promise<T> {
-  const run = (queues.get(key) ?? Promise.resolve()).then(task, task);
-  const settled = run.catch(() => undefined);
-  queues.set(key, settled);
-  void settled.then(() => {
-    if (queues.get(key) === settled) queues.delete(key);
-  });
-  return run;
 }

@@ -10,10 +10,9 @@ import { prefix, uploadKey } from './keys.ts';
  * secret handed to the client; the table holds its SHA-256 with what it admits: whose it is, the
  * file's path, size and digest, and whether those bytes have arrived. A publish takes a file only
  * through a ticket of the caller's whose bytes arrived, so a digest alone (the registry publishes
- * every file's) never brings another skill's content into a new one. Tickets live an hour.
+ * every file's) never brings another skill's content into a new one. Tickets live
+ * `limits.clawhubUploads.ticketSeconds` (an hour).
  */
-
-const TICKET_SECONDS = 60 * 60;
 
 const uploadItemSchema = z.object({
   userId: z.string(),
@@ -33,10 +32,10 @@ export interface Announced {
   sha256: string;
 }
 
-/** A new ticket for `file`, for `userId`: the secret goes to the client, only its hash is kept. */
-export async function createUpload(db: Db, userId: string, file: Announced, now: Date): Promise<string> {
+/** A new ticket for `file`, for `userId`, good until `expiresAt` (epoch seconds): the secret goes to the client, only its hash is kept. */
+export async function createUpload(db: Db, userId: string, file: Announced, expiresAt: number): Promise<string> {
   const ticket = newSecret();
-  const item: Upload = { userId, ...file, expiresAt: Math.floor(now.getTime() / 1000) + TICKET_SECONDS };
+  const item: Upload = { userId, ...file, expiresAt };
   await db.doc.send(
     new PutCommand({ TableName: db.table, Item: { ...uploadKey(hashSecret(ticket)), ...item }, ConditionExpression: 'attribute_not_exists(pk)' }),
   );

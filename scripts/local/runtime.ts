@@ -46,6 +46,11 @@ export interface LocalRuntime {
   rebuildAll(): Promise<RebuildReport>;
   /** Stops background work: retries of failed rebuilds, and the background thread. Call `idle()` first to lose nothing. */
   close(): Promise<void>;
+  /**
+   * Tells the runtime the origin its HTTP server listens on (known only once it listens, with
+   * port 0): without `SITE_ORIGIN`, it is this registry's configured origin (`configuredOrigin`).
+   */
+  listening(origin: string): void;
 }
 
 export interface LocalRuntimeOptions {
@@ -119,6 +124,9 @@ export function createLocalRuntime(given: Config, overrides: Partial<Omit<Deps, 
     close: async () => {
       await background.close();
       await scans?.close();
+    },
+    listening: (origin) => {
+      deps.config.listeningOrigin = origin;
     },
   };
 }

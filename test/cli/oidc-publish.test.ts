@@ -34,6 +34,8 @@ beforeAll(async () => {
   const served = await serveApp(stack.runtime.app.fetch, '127.0.0.1', 0, stack.runtime.cdn);
   server = served.server;
   registry = `http://127.0.0.1:${served.port}`;
+  // As `npm start` does: the origin it listens on is the audience its OIDC tokens must name.
+  stack.runtime.listening(registry);
   const alice = await Client.signIn(stack, 'ci-alice');
   const key = await alice.createKey();
   const created = await withKey(stack, key, '/api/publish', {

@@ -10,8 +10,8 @@ import { Client, createTestStack, json, skillFile, type TestStack, withKey } fro
 
 /**
  * A delivery too large for a response (docs/api.md §7.6) is a 303, counted once as any delivery:
- * to the version's bundle for free public content, else to a pre-signed link, good for five
- * minutes, of the delivery kept in the private content bucket. The limit is lowered here so the
+ * to the version's bundle for free public content, else to a pre-signed link, good for a
+ * minute, of the delivery kept in the private content bucket. The limit is lowered here so the
  * versions stay small; the path is the one a 6 MB version takes (test/cli/large-deliveries.test.ts
  * installs real ones through `npm start` and the CLI).
  */
@@ -86,21 +86,21 @@ describe('large deliveries', () => {
 
     const { token } = await issueToken(alice, skill.id, { maxUses: 1 });
     const head = await stack.request(`/api/deliver/${skill.id}?token=${token}`, { method: 'HEAD' });
-    expect(head.status).toBe(303); // a HEAD says where, spends nothing and counts nothing
+    expect(head.status).toBe(303); // a HEAD spends nothing and counts nothing
     const res = await deliver(stack, skill.id, { token, source: 'cli' });
     expect(res.status).toBe(303);
     expect(res.headers.get('cache-control')).toBe('private, no-store');
     const location = new URL(res.headers.get('location')!);
     expect(location.origin).not.toBe('http://localhost'); // not the site: the content bucket, pre-signed
     expect(location.pathname).toBe(`/${stack.config.contentBucket}/${preparedDeliveryKey(skill.id, '1.0.0')}`);
-    expect(location.searchParams.get('X-Amz-Expires')).toBe('300');
+    expect(location.searchParams.get('X-Amz-Expires')).toBe('60');
     expect(location.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
     expect(location.search).not.toContain(token);
     const body = new Uint8Array(await (await fetch(location)).arrayBuffer());
     expect(deliveredBundleIntegrity(body, { skillId: skill.id, slug: skill.slug, version: '1.0.0' })).toBe(skill.integrity);
-    // Signed 301 s ago, the same link has expired (the emulator checks the expiry, as S3 does; not the signature).
+    // Signed 61 s ago, the same link has expired (the emulator checks the expiry, as S3 does; not the signature).
     const stale = new URL(location);
-    stale.searchParams.set('X-Amz-Date', new Date(Date.now() - 301_000).toISOString().replace(/[-:]|\.\d+/g, ''));
+    stale.searchParams.set('X-Amz-Date', new Date(Date.now() - 61_000).toISOString().replace(/[-:]|\.\d+/g, ''));
     expect((await fetch(stale)).status).toBe(403);
 
     expect((await deliver(stack, skill.id, { token })).status).toBe(401); // its one use is spent
@@ -109,6 +109,30 @@ describe('large deliveries', () => {
     // Paid content never reaches the site's bucket.
     const staticKeys = await stack.deps.s3.send(new ListObjectsV2Command({ Bucket: stack.config.staticBucket, Prefix: `bundles/${skill.slug}/` }));
     expect(staticKeys.Contents ?? []).toEqual([]);
+  });
+
+  it('gives a HEAD no link to content only a link reaches, however often: the GET that spends the use is the only way to one', async () => {
+    const skill = await publishLarge({ paid: true, price: { amount: 900, currency: 'USD' } });
+    const { token } = await issueToken(alice, skill.id, { maxUses: 1 });
+    const head = () => stack.request(`/api/deliver/${skill.id}?token=${token}`, { method: 'HEAD' });
+    for (let i = 0; i < 3; i++) {
+      const res = await head();
+      expect(res.status).toBe(303); // the status a GET would answer, without where
+      expect(res.headers.get('location')).toBeNull();
+      expect(res.headers.get('cache-control')).toBe('private, no-store');
+    }
+    expect(await contentKeys(`deliveries/${skill.id}/`)).toEqual([]);
+    const res = await deliver(stack, skill.id, { token });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toContain('X-Amz-Signature=');
+    // Spent: neither a HEAD nor a GET gets anything more.
+    expect((await head()).status).toBe(401);
+    expect((await deliver(stack, skill.id, { token })).status).toBe(401);
+    // A free version whose bundle the site lacks is linked as paid content is: not on a HEAD either.
+    const free = await publishLarge();
+    await stack.deps.s3.send(new DeleteObjectCommand({ Bucket: stack.config.staticBucket, Key: bundleKey(free.slug, '1.0.0') }));
+    const freeHead = await stack.request(`/api/deliver/${free.id}`, { method: 'HEAD' });
+    expect([freeHead.status, freeHead.headers.get('location')]).toEqual([303, null]);
   });
 
   it("links a private skill's large delivery for a member's key only; anyone else gets the 404 of nothing", async () => {
@@ -131,7 +155,7 @@ describe('large deliveries', () => {
   it("links ClawHub's download of a ZIP too large for a response, made and linked before it is counted", async () => {
     const skill = await publishLarge();
     const head = await stack.request(`/api/v1/download?slug=${skill.slug}`, { method: 'HEAD' });
-    expect(head.status).toBe(303);
+    expect([head.status, head.headers.get('location')]).toEqual([303, null]); // no link without the GET that counts
     const res = await stack.request(`/api/v1/download?slug=${skill.slug}&version=1.0.0`);
     expect(res.status).toBe(303);
     expect(res.headers.get('cache-control')).toBe('private, no-store');

@@ -18,7 +18,13 @@ beforeAll(async () => {
   oidc = await startFakeOidc();
   stack = await createTestStack(
     {},
-    { SKILLPRESS_OIDC_ISSUER: oidc.issuer, SKILLPRESS_OIDC_JWKS_COOLDOWN_MS: '0', SKILLPRESS_VERSION_LIMIT: '1000', SKILLPRESS_PUBLISH_LIMIT: '1000' },
+    {
+      SITE_ORIGIN: ORIGIN,
+      SKILLPRESS_OIDC_ISSUER: oidc.issuer,
+      SKILLPRESS_OIDC_JWKS_COOLDOWN_MS: '0',
+      SKILLPRESS_VERSION_LIMIT: '1000',
+      SKILLPRESS_PUBLISH_LIMIT: '1000',
+    },
   );
   alice = await Client.signIn(stack, 'tp-alice');
   aliceKey = await alice.createKey();
@@ -245,5 +251,38 @@ describe('the OIDC exchange', () => {
     expect((await exchange(await oidc.mint(ORIGIN, githubClaims(skill.repository)))).status).toBe(200);
     await oidc.rotate();
     expect((await exchange(await oidc.mint(ORIGIN, githubClaims(skill.repository)))).status).toBe(200);
+  });
+});
+
+describe("the OIDC exchange's audience", () => {
+  /** The claim a token for `audience` is refused on, sent to `url` (whose host is the request's Host). */
+  async function refusedClaim(on: TestStack, audience: string, url: string): Promise<string> {
+    const res = await on.request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: await oidc.mint(audience, githubClaims('octo/nothing-trusts-it')) }),
+    });
+    const body = await json(res);
+    expect([res.status, body.error.code], JSON.stringify(body)).toEqual([401, 'invalid_oidc_token']);
+    return body.error.details.claim;
+  }
+
+  it('is SITE_ORIGIN, whatever Host the request names', async () => {
+    // Past the audience, the token is refused for its repository, which nothing trusts here.
+    expect(await refusedClaim(stack, ORIGIN, 'http://attacker.example/api/oidc/exchange')).toBe('repository');
+    expect(await refusedClaim(stack, 'http://attacker.example', 'http://attacker.example/api/oidc/exchange')).toBe('aud');
+  });
+
+  it('is, without SITE_ORIGIN, the origin the local server listens on, and none at all before it listens: never the Host', async () => {
+    const local = await createTestStack({}, { SKILLPRESS_OIDC_ISSUER: oidc.issuer, SKILLPRESS_OIDC_JWKS_COOLDOWN_MS: '0' });
+    try {
+      expect(await refusedClaim(local, 'http://localhost', 'http://localhost/api/oidc/exchange')).toBe('aud');
+      expect(await refusedClaim(local, 'http://attacker.example', 'http://attacker.example/api/oidc/exchange')).toBe('aud');
+      local.runtime.listening('http://127.0.0.1:8787');
+      expect(await refusedClaim(local, 'http://127.0.0.1:8787', 'http://attacker.example/api/oidc/exchange')).toBe('repository');
+      expect(await refusedClaim(local, 'http://attacker.example', 'http://attacker.example/api/oidc/exchange')).toBe('aud');
+    } finally {
+      await local.runtime.close();
+    }
   });
 });

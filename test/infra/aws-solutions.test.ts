@@ -1,26 +1,29 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Stack, Validations } from 'aws-cdk-lib';
+import { App, NestedStack, Stack, Validations } from 'aws-cdk-lib';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiRateLimit, cloudFrontLogFields, SkillpressStack } from '../../infra/stack.ts';
+import { deploymentRegion, skillpressDeployment } from '../../infra/deployment.ts';
+import { apiRateLimit, cloudFrontLogFields } from '../../infra/stack.ts';
 
 /**
- * AWS's own linter, cdk-nag's AwsSolutions pack, run on the stack as `npm run synth` runs it
- * (infra/app.ts): synthesis fails on any finding without an acknowledged reason. The rest of the
- * file checks the parts that make the findings go away rather than be acknowledged: access logs
- * everywhere, the web ACL's rate rule on `/api/*`, no wildcard resources in any role.
+ * AWS's own linter, cdk-nag's AwsSolutions pack, run on the deployment `npm run synth` makes
+ * (infra/deployment.ts, with its region and checks): synthesis fails on any finding without an
+ * acknowledged reason. The rest of the file checks the parts that make the findings go away
+ * rather than be acknowledged: access logs everywhere, the web ACL's rate rule on `/api/*`, no
+ * wildcard resources in any role.
  */
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: any };
 let outdir: string;
 let resources: Record<string, Resource>;
+/** The resources of every template, the root's and each nested stack's. */
+let everyTemplate: Record<string, Resource>[];
+let region: string;
 
-function synthWithNag(build: (app: App) => Stack): { template: { Resources: Record<string, Resource> }; report: any } {
-  const app = new App({ outdir });
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { writeSuppressionsToCloudFormation: true }));
-  const stack = build(app);
+/** Synthesizes `app` (whose validation plugins are already added), returning `stack`'s template and cdk-nag's report. */
+function synthesize(app: App, stack: Stack): { template: { Resources: Record<string, Resource> }; report: any } {
   let failure: unknown;
   try {
     app.synth();
@@ -33,41 +36,59 @@ function synthWithNag(build: (app: App) => Stack): { template: { Resources: Reco
   return { template, report };
 }
 
+const violations = (report: any): string[] =>
+  report.pluginReports.flatMap((p: any) => p.violations.map((v: any) => `${v.ruleName}: ${v.violatingConstructs.map((c: any) => c.constructPath)}`));
+
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 
 beforeAll(() => {
   outdir = mkdtempSync(join(tmpdir(), 'skillpress-nag-'));
-  const { template, report } = synthWithNag((app) => new SkillpressStack(app, 'Nag', { githubClientId: 'Iv1.test', siteRepo: 'acme/site' }));
-  const failures = report.pluginReports.flatMap((p: any) =>
-    p.violations.map((v: any) => `${v.ruleName}: ${v.violatingConstructs.map((c: any) => c.constructPath)}`),
-  );
-  expect(failures, 'unacknowledged AwsSolutions findings').toEqual([]);
+  const app = new App({ outdir, context: { githubClientId: 'Iv1.test', siteRepo: 'acme/site' } });
+  const stack = skillpressDeployment(app);
+  region = stack.region;
+  const { template, report } = synthesize(app, stack);
+  expect(violations(report), 'unacknowledged AwsSolutions findings').toEqual([]);
   resources = template.Resources;
-}, 120_000);
+  const nestedFiles = readdirSync(outdir).filter((file) => file.endsWith('.nested.template.json'));
+  expect(nestedFiles.length).toBeGreaterThan(0);
+  everyTemplate = [resources, ...nestedFiles.map((file) => JSON.parse(readFileSync(join(outdir, file), 'utf8')).Resources)];
+}, 600_000);
 
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 describe("cdk-nag's AwsSolutions pack", () => {
   it('is live: a bare bucket fails it', () => {
-    const { report } = synthWithNag((app) => {
-      const stack = new Stack(app, 'Bare');
-      new s3.Bucket(stack, 'Bucket');
-      return stack;
-    });
-    const rules = report.pluginReports.flatMap((p: any) => p.violations.map((v: any) => v.ruleName));
+    const app = new App({ outdir });
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    const stack = new Stack(app, 'Bare');
+    new s3.Bucket(stack, 'Bucket');
+    const rules = synthesize(app, stack).report.pluginReports.flatMap((p: any) => p.violations.map((v: any) => v.ruleName));
     expect(rules).toEqual(expect.arrayContaining(['AwsSolutions-S1', 'AwsSolutions-S10']));
+  });
+
+  it('checks nested stacks too: a bare bucket in one fails it', () => {
+    const app = new App({ outdir });
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    const stack = new Stack(app, 'Outer');
+    new s3.Bucket(new NestedStack(stack, 'Inner'), 'Bucket');
+    const found = violations(synthesize(app, stack).report);
+    expect(found).toEqual(expect.arrayContaining(['AwsSolutions-S1: Outer/Inner/Bucket/Resource']));
+  });
+
+  it('checks the stack in the region it deploys to', () => {
+    expect(region).toBe(deploymentRegion);
   });
 
   it('passes the stack, every acknowledgement with its reason, and only for the findings we accept', () => {
     const acknowledged = new Map<string, string[]>();
-    for (const [id, resource] of Object.entries(resources)) {
+    for (const [id, resource] of everyTemplate.flatMap((r) => Object.entries(r))) {
       for (const rule of resource.Metadata?.cdk_nag?.rules_to_suppress ?? []) {
         expect(rule.reason, `${id} ${rule.id}`).toMatch(/\w{4,}.{30,}/);
         const rid = String(rule.id).replace(/\[.*$/, '');
         acknowledged.set(rid, [...(acknowledged.get(rid) ?? []), resource.Type]);
       }
     }
-    // Each is explained where it is made (infra/stack.ts): the app's own authorisation on API
+    // Each is explained where it is made (infra/stack.ts, infra/api-routes.ts): the app's own authorisation on API
     // routes, the default CloudFront certificate, no country refused, legacy CloudFront logging
     // replaced by v2, objects named at run time, third-party secrets rotated at their issuer,
     // a dead-letter queue without one of its own, the log bucket not logging itself.
@@ -153,6 +174,15 @@ describe('least privilege', () => {
       }
     }
     for (const [id, role] of ofType('AWS::IAM::Role')) expect(role.Properties.ManagedPolicyArns, id).toBeUndefined();
+  });
+
+  it("lets the full rebuild's distributed map reach its own state machine's executions only, and redrive only its own map's runs", () => {
+    const [machineId] = ofType('AWS::StepFunctions::StateMachine')[0]!;
+    const [, policy] = ofType('AWS::IAM::Policy').find(([id]) => id.includes('DistributedMapPolicy'))!;
+    const statements = policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[];
+    for (const statement of statements) expect(JSON.stringify(statement.Resource)).toContain(`{"Ref":"${machineId}"}`);
+    const redrive = statements.find((s) => [s.Action].flat().includes('states:RedriveExecution'))!;
+    expect(JSON.stringify(redrive.Resource)).toMatch(/"\/Shards:\*"\]/);
   });
 
   it('lets each Lambda write its own log group only', () => {

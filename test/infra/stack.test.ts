@@ -1,30 +1,41 @@
-import { App } from 'aws-cdk-lib';
+import { App, NestedStack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DATA_CONTENT_SECURITY_POLICY, SECURITY_HEADERS, SITE_CONTENT_SECURITY_POLICY } from '#core/security-headers';
 import { CDN_LOG_FIELDS } from '#core/cdn-log';
+import { skillpressDeployment } from '../../infra/deployment.ts';
 import { type LambdaSpec, lambdas } from '../../infra/lambdas.ts';
 import { edgeTtl, fullRebuildShards, SITE_PAGES_ORIGIN_PATH, secretNames, SkillpressStack } from '../../infra/stack.ts';
 
 /**
- * The synthesized CloudFormation template, asserted with aws-cdk-lib/assertions. Synthesis is
- * the slow part (seconds), so it happens once for the whole file, from the bundles the test
- * run's global setup built.
+ * The synthesized CloudFormation template of the deployment `npm run synth` makes
+ * (infra/deployment.ts: its region, settings from context, cdk-nag's checks), asserted with
+ * aws-cdk-lib/assertions: the root template and each nested stack's (the API's routes have
+ * their own). Synthesis is the slow part (seconds), so it happens once for the whole file, from
+ * the bundles the test run's global setup built.
  */
 type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: unknown };
 let template: Template;
 let resources: Record<string, Resource>;
 let stack: SkillpressStack;
+/** Every nested stack's template, by its construct path. */
+let nested: Map<string, Record<string, Resource>>;
 
 // Managed CloudFront policies, by their fixed ids.
 const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
 const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
 
 beforeAll(() => {
-  stack = new SkillpressStack(new App(), 'Test', { githubClientId: 'Iv1.test', siteRepo: 'acme/skillpress-site' });
+  stack = skillpressDeployment(new App({ context: { githubClientId: 'Iv1.test', siteRepo: 'acme/skillpress-site' } }));
   template = Template.fromStack(stack);
   resources = template.toJSON().Resources;
-}, 120_000);
+  nested = new Map(
+    stack.node
+      .findAll()
+      .filter(NestedStack.isNestedStack)
+      .map((child) => [child.node.path, Template.fromStack(child).toJSON().Resources]),
+  );
+}, 600_000);
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 const logicalId = (spec: LambdaSpec) => stack.getLogicalId(stack.functions.get(spec.name)!.node.defaultChild as never);
@@ -62,6 +73,15 @@ function cachePolicyFor(pathPattern?: string): { id: string; config?: any } {
 describe('synthesis', () => {
   it('refuses to synthesize without the bundles, naming the fix', () => {
     expect(() => new SkillpressStack(new App(), 'NoBundles', { bundleRoot: '/nonexistent' })).toThrow(/npm run build/);
+  });
+});
+
+describe('room in the templates (CloudFormation takes 500 resources a template)', () => {
+  it('keeps every template under 400 resources, and the root at most 300, with room for what comes', () => {
+    const counts = Object.fromEntries([[stack.node.path, Object.keys(resources).length], ...[...nested].map(([path, r]) => [path, Object.keys(r).length])]);
+    expect(nested.size, JSON.stringify(counts)).toBeGreaterThan(0);
+    for (const [path, count] of Object.entries(counts)) expect(count, path).toBeLessThan(400);
+    expect(counts[stack.node.path]).toBeLessThanOrEqual(300);
   });
 });
 
@@ -363,13 +383,17 @@ describe('Lambdas', () => {
     }
   });
 
-  it('maps every route of every Lambda (a GET route’s HEAD too), and $default to the catch-all', () => {
-    const routes = ofType('AWS::ApiGatewayV2::Route');
+  it('maps every route of every Lambda (a GET route’s HEAD too), and $default to the catch-all, in the routes’ own nested stack', () => {
+    const routeResources = nested.get(stack.routes.node.path)!;
+    const routes = Object.values(routeResources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route');
+    expect(ofType('AWS::ApiGatewayV2::Route')).toEqual([]);
+    // The root passes each function's ARN in as a parameter of the nested stack.
+    const [, routesStack] = ofType('AWS::CloudFormation::Stack').find(([id]) => id === stack.getLogicalId(stack.routes.nestedStackResource!))!;
     const integrationOf = (routeKey: string) => {
-      const found = routes.filter(([, r]) => r.Properties.RouteKey === routeKey);
+      const found = routes.filter((r) => r.Properties.RouteKey === routeKey);
       expect(found, routeKey).toHaveLength(1);
-      const integration = resources[found[0]![1].Properties.Target['Fn::Join'][1][1].Ref]!;
-      return integration.Properties.IntegrationUri['Fn::GetAtt'][0];
+      const integration = routeResources[found[0]!.Properties.Target['Fn::Join'][1][1].Ref]!;
+      return routesStack.Properties.Parameters[integration.Properties.IntegrationUri.Ref]['Fn::GetAtt'][0];
     };
     let expected = 0;
     for (const spec of lambdas) {
@@ -386,6 +410,17 @@ describe('Lambdas', () => {
       }
     }
     expect(routes).toHaveLength(expected);
+  });
+
+  it('let API Gateway invoke each routed function from this API only, by one permission per function (not one per route)', () => {
+    const routeResources = nested.get(stack.routes.node.path)!;
+    const permissions = Object.values(routeResources).filter((r) => r.Type === 'AWS::Lambda::Permission');
+    const routed = lambdas.filter((spec) => (spec.routes ?? []).length > 0 || spec.catchAll);
+    expect(permissions).toHaveLength(routed.length);
+    for (const permission of permissions) {
+      expect(permission.Properties).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
+      expect(JSON.stringify(permission.Properties.SourceArn)).toMatch(/execute-api:.*"Ref":"referencetoSkillpressApi\w*Ref"\},"\/\*\/\*\/\*"/);
+    }
   });
 
   it('run the full rebuild daily as a state machine: every shard in a distributed map, a bounded number at once, then the finish once', () => {
@@ -546,6 +581,13 @@ describe('least-privilege IAM', () => {
     const [, content] = ofType('AWS::S3::Bucket').find(([id]) => id.startsWith('ContentBucket'))!;
     expect(content.Properties.LifecycleConfiguration.Rules).toContainEqual(
       expect.objectContaining({ Prefix: 'deliveries/', ExpirationInDays: 7, NoncurrentVersionExpiration: { NoncurrentDays: 1 } }),
+    );
+  });
+
+  it('expires the files a ClawHub client sends ahead of a publish a day after they arrive, published or not, and their old versions a day later', () => {
+    const [, content] = ofType('AWS::S3::Bucket').find(([id]) => id.startsWith('ContentBucket'))!;
+    expect(content.Properties.LifecycleConfiguration.Rules).toContainEqual(
+      expect.objectContaining({ Prefix: 'uploads/', ExpirationInDays: 1, NoncurrentVersionExpiration: { NoncurrentDays: 1 }, Status: 'Enabled' }),
     );
   });
 

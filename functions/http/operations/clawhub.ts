@@ -115,13 +115,13 @@ export const clawhubOperations = operations(tag, {
     description:
       'Content-Type: application/zip; Cache-Control: private, no-store. The checks of GET /api/deliver/{skillId}: a quarantined skill is a 403, ' +
       'a paid one a 402 (a ClawHub client shows no credential). A HEAD is not counted. ' +
-      'A ZIP over 4,500,000 bytes (6,000,000 as the base64 a Lambda response carries) is a 303, counted the same, to a pre-signed link of it that works for 5 minutes.',
+      'A ZIP over 4,500,000 bytes (6,000,000 as the base64 a Lambda response carries) is a 303, counted the same, to a pre-signed link of it that works for a minute (a HEAD gets the 303 without one).',
     auth: 'none',
     query: clawhubDownloadQuerySchema,
     success: {
       status: 200,
       description: 'The ZIP: the files at its root',
-      also: { status: 303, description: 'A large ZIP: Location is a link to it, good for 5 minutes' },
+      also: { status: 303, description: 'A large ZIP: Location is a link to it, good for a minute (none for a HEAD)' },
     },
     errors: ['invalid_request', 'not_found', 'quarantined', 'payment_required', 'not_supported'],
   },

@@ -13,14 +13,17 @@ export const deliveryOperations = operations(
         'Free skills need no credentials. A paid skill is delivered to its author, to a user it is granted to, or with a valid `?token=`; ' +
         'a token that does not open it is a 401, no entitlement at all a 402. A quarantined skill is a 403 for everyone. A HEAD is not counted. ' +
         "A delivery too large for a response (over 6,000,000 bytes as a JSON string) is a 303, counted the same: to the version's bundle for a free public skill, " +
-        'else to a pre-signed link of the delivery that works for 5 minutes.',
+        'else to a pre-signed link of the delivery that works for a minute. A HEAD of one is the 303 without a Location when only a link reaches it.',
       auth: 'downloadTokenOrSession',
       query: deliverQuerySchema,
       success: {
         status: 200,
         description: 'The files; Cache-Control: private, no-store',
         schema: deliverySchema,
-        also: { status: 303, description: 'A large delivery: Location is its bundle (`{files}`) or a link to this answer, good for 5 minutes' },
+        also: {
+          status: 303,
+          description: 'A large delivery: Location is its bundle (`{files}`) or a link to this answer, good for a minute (none for a HEAD)',
+        },
       },
       errors: ['invalid_request', 'unauthenticated', 'payment_required', 'not_found', 'quarantined'],
     },

@@ -5,6 +5,7 @@ import { clawhubSearch, listSkills, resolveVersion, skillFileText, skillPage, ve
 import { downloadZip } from '../../services/clawhub-download.ts';
 import type { RouteGroup } from '../env.ts';
 import { clawhubOperations as op, clawhubUnsupportedOperations as unsupported } from '../operations/clawhub.ts';
+import { largeDeliveryAnswer } from '../large-delivery.ts';
 import { route } from '../route.ts';
 
 /** The ClawHub-compatible reads (docs/api.md §14), and the ClawHub endpoints that have no counterpart here. */
@@ -37,8 +38,8 @@ export const clawhubRoutes: RouteGroup = (app) => {
 
   route(app, op.clawhubDownload, async (c, { query }) => {
     // Hono routes HEAD to GET handlers; a HEAD must not count as an install.
-    const { slug, version, zip, location } = await downloadZip(c.var.deps, query, c.req.method !== 'HEAD', clientFacts(c));
-    if (location !== undefined) return c.body(null, 303, { Location: location, 'Cache-Control': 'private, no-store' });
+    const { slug, version, zip, large } = await downloadZip(c.var.deps, query, c.req.method !== 'HEAD', clientFacts(c));
+    if (large) return largeDeliveryAnswer(c, large.location);
     return c.body(zip as Uint8Array<ArrayBuffer>, 200, {
       'Content-Type': 'application/zip',
       'Content-Disposition': `attachment; filename="${slug}-${version}.zip"`,

@@ -3,6 +3,7 @@ import { credentialCaller } from '../auth.ts';
 import { clientFacts } from '../client.ts';
 import type { RouteGroup } from '../env.ts';
 import { deliveryOperations as op } from '../operations/deliver.ts';
+import { largeDeliveryAnswer } from '../large-delivery.ts';
 import { route } from '../route.ts';
 
 /** Counted delivery of a skill version's content; free skills need no credentials (docs/api.md). */
@@ -19,7 +20,7 @@ export const deliverRoutes: RouteGroup = (app) => {
       linkLarge: true,
     });
     // Every response is counted and may be paid content (or a link to it): no shared or browser cache may keep it.
-    if (delivery.location !== undefined) return c.body(null, 303, { Location: delivery.location, 'Cache-Control': 'private, no-store' });
+    if (delivery.large) return largeDeliveryAnswer(c, delivery.large.location);
     return c.body(delivery.body, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'private, no-store' });
   });
 };

@@ -15,11 +15,7 @@ export const trustedPublisherRoutes: RouteGroup = (app) => {
   });
 };
 
-/** The OIDC exchange: a CI's ID token for a publish token. The audience is this registry's origin. */
+/** The OIDC exchange: a CI's ID token for a publish token. The audience is this registry's configured origin. */
 export const oidcExchangeRoutes: RouteGroup = (app) => {
-  route(app, op.exchangeOidcToken, async (c, { body }) => {
-    const { deps } = c.var;
-    const audience = deps.config.siteOrigin ?? new URL(c.req.url).origin;
-    return c.json(await exchangeOidcToken(deps, body.token, audience), 200);
-  });
+  route(app, op.exchangeOidcToken, async (c, { body }) => c.json(await exchangeOidcToken(c.var.deps, body.token), 200));
 };

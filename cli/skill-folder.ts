@@ -97,6 +97,8 @@ async function collectFiles(root: string): Promise<{ files: RawFile[]; skipped: 
     for (const entry of entries) {
       const path = prefix + entry.name;
       const full = join(root, path);
+      // A link that would not be sent whatever it leads to (ignored, as Git would) is not looked at.
+      if (entry.isSymbolicLink() && (ALWAYS_SKIPPED.has(entry.name) || (isIgnored(rules, path, true) && isIgnored(rules, path, false)))) continue;
       const target = entry.isSymbolicLink() ? await linkTarget(full, path, realRoot, within) : undefined;
       const isDirectory = target ? target.directory : entry.isDirectory();
       if (isDirectory) {

@@ -103,9 +103,13 @@ describe('reading a folder', () => {
     writeFileSync(join(dir, 'source/shared/notes.md'), 'notes\n');
     symlinkSync('source/skill.md', join(dir, 'SKILL.md'));
     symlinkSync('source/shared', join(dir, 'docs'));
+    // Ignored, so never sent and never looked at, wherever it leads.
+    writeFileSync(join(dir, '.gitignore'), '.env\n');
+    symlinkSync('../../elsewhere/.env', join(dir, '.env'));
     const folder = await readSkillFolder(dir);
     expect(folder.slug).toBe('linked');
     expect(folder.files.map((f) => [f.filename, f.content])).toEqual([
+      ['.gitignore', '.env\n'],
       ['SKILL.md', md('name: linked\ndescription: Linked.')],
       ['docs/notes.md', 'notes\n'],
       ['source/shared/notes.md', 'notes\n'],

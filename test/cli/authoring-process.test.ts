@@ -220,7 +220,12 @@ describe('skillpress publish --all and sync', () => {
       ['uncategorised', 'unchanged', '1.0.0', false],
     ]);
     expect(await versionsOf('aaa-app', (v) => v.includes('1.1.0'))).toEqual(['1.0.0', '1.1.0']);
-    expect((await call(base, '/api/registry/aaa-app')).body.versions[0].changelog).toBe('Second');
+    // The versions document and the registry document are written one after the other: wait for the second too.
+    const doc = await eventually(
+      () => call(base, '/api/registry/aaa-app'),
+      (res) => res.body?.versions?.[0]?.version === '1.1.0',
+    );
+    expect(doc.body.versions[0].changelog).toBe('Second');
 
     const again = await cli(repo, 'sync');
     expectExit(again, 0);

@@ -52,7 +52,13 @@ export class CliError extends Error {
   constructor(
     readonly code: CliCode | string,
     message: string,
-    readonly options: { details?: unknown; hint?: string; status?: number } = {},
+    readonly options: {
+      details?: unknown;
+      hint?: string;
+      status?: number;
+      /** Seconds a `429` asks the client to wait (its `Retry-After`). */
+      retryAfter?: number;
+    } = {},
   ) {
     super(message);
     this.name = 'CliError';

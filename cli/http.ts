@@ -222,12 +222,19 @@ function errorFrom(response: HttpAnswer, text: string, shown: string): CliError 
     body = undefined;
   }
   const error = body?.error;
-  const retryAfter = response.headers.get('retry-after');
-  const hint = response.status === 429 && retryAfter ? `try again in ${retryAfter} s` : undefined;
+  const retryAfter = response.status === 429 ? retryAfterSeconds(response.headers.get('retry-after')) : undefined;
+  const wait = retryAfter === undefined ? {} : { retryAfter, hint: `try again in ${retryAfter} s` };
   if (error && typeof error.code === 'string' && typeof error.message === 'string') {
-    return new CliError(error.code, error.message, { status: response.status, details: error.details, hint });
+    return new CliError(error.code, error.message, { status: response.status, details: error.details, ...wait });
   }
-  return new CliError('bad_response', `${shown} answered HTTP ${response.status} without an error body`, { status: response.status });
+  return new CliError('bad_response', `${shown} answered HTTP ${response.status} without an error body`, { status: response.status, ...wait });
+}
+
+/** `Retry-After` in whole seconds from now: a number of seconds, or an HTTP date (RFC 9110 §10.2.3). */
+function retryAfterSeconds(value: string | null): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  const seconds = /^\s*\d+\s*$/.test(value) ? Number(value) : (Date.parse(value) - Date.now()) / 1000;
+  return Number.isFinite(seconds) ? Math.max(0, Math.ceil(seconds)) : undefined;
 }
 
 function networkError(error: unknown, shown: string, base: string): CliError {

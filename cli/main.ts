@@ -307,13 +307,16 @@ the slug) and describes it, and must be a valid Agent Skill: the folder is check
 registry checks it before anything is sent. Also read, under metadata: category, dependencies
 ("pdf-tools@^1.2.0, other@1.0.0"). The display name is the first "# heading". The files are the
 folder's minus what .gitignore and .skillignore exclude, and never .git, node_modules, .agents or
-.skills; binary files are sent as base64, executable ones as executable. For later versions use
+.skills; links inside the folder are followed (one leading outside it is refused); binary files
+are sent as base64, executable ones as executable. For later versions use
 skillpress version.
 
 With --all (or skillpress sync), every skill folder under [dir] is published: a new one at 1.0.0,
 one whose files differ from its newest version as that version bumped (--bump, patch by
 default), and one that has not changed is left alone, so running it again sends nothing. Every
-folder is checked before anything is sent.`,
+folder is checked before anything is sent. A publish the registry's rate limit refuses is sent
+again once its Retry-After has passed; the exit code is 0 only when every folder is published or
+unchanged.`,
     options: {
       ...publishAllOptions,
       category: { type: 'string' },
@@ -324,7 +327,7 @@ folder is checked before anything is sent.`,
     },
     optionHelp: [
       ['--all', 'every skill folder under [dir] that is new or changed (see above)'],
-      ['--category <label>', 'category (or "category:" under metadata in the front matter)'],
+      ['--category <label>', 'category (else "category:" under metadata in the SKILL.md, else general; with --all, only for those naming none)'],
       ['--slug <slug>', 'the slug you mean to publish: must be the SKILL.md name'],
       ['--paid', 'a paid skill: delivered only with a download token or a grant'],
       ['--org <login>', 'publish into an organisation you maintain or own'],
@@ -370,10 +373,12 @@ folder is checked before anything is sent.`,
     description: `The same as skillpress publish --all [dir]: every skill folder under [dir] (a folder with
 a SKILL.md) that is not in the registry is published at 1.0.0, every one whose files differ
 from its newest version gets that version bumped (--bump, patch by default), and the others
-are left alone. Every folder is checked before anything is sent.`,
+are left alone. Every folder is checked before anything is sent. A publish the registry's rate
+limit refuses is sent again once its Retry-After has passed; the exit code is 0 only when every
+folder is published or unchanged.`,
     options: { ...publishAllOptions, category: { type: 'string' } },
     optionHelp: [
-      ['--category <label>', 'for new skills whose SKILL.md names none'],
+      ['--category <label>', 'for new skills whose SKILL.md names none (else general)'],
       ['--org <login>', 'publish new skills into an organisation you maintain or own'],
       ['--private', "with --org: only the organisation's members see and install them"],
       ['--changelog <text>', 'notes for every version published'],

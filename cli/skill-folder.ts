@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, readdir, readFile, readlink, realpath, stat } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
 import type { WireFile } from '../core/bundle.ts';
 import { limits } from '../core/limits.ts';
 import { SKILL_FILE } from '../core/filename.ts';
@@ -13,8 +13,10 @@ import { formatBytes } from './ui.ts';
  * as the registry checks them (a valid Agent Skill, docs/agent-skills.md: the same validator in
  * `core/`), and what the `SKILL.md` front matter says about publishing it. `.gitignore` and
  * `.skillignore` files are honoured at every level; `.git`, `node_modules` and the install
- * folders `.agents` and `.skills` are never sent; links are skipped rather than followed, so
- * nothing outside the folder can leak into a publish. Binary files travel as base64, and files
+ * folders `.agents` and `.skills` are never sent. A link inside the folder is followed, as Git
+ * and the agents that read the folder follow it: its target's content is sent under the link's
+ * name. A link that leads outside the folder, or back into a folder it is in, is refused by name,
+ * so nothing outside the folder can leak into a publish. Binary files travel as base64, and files
  * with an executable bit are sent as such.
  */
 
@@ -31,7 +33,7 @@ export interface SkillFolder {
   dependencies: Record<string, string>;
   files: WireFile[];
   bytes: number;
-  /** Paths left out because they are links or special files. */
+  /** Paths left out because they are special files (sockets, pipes, devices). */
   skipped: string[];
   /** What the front matter should fix: unknown keys, Skillpress keys at the top level. */
   warnings: string[];
@@ -44,7 +46,8 @@ export interface SkillFolder {
  */
 export async function readSkillFolder(dir: string, slug?: string): Promise<SkillFolder> {
   try {
-    await stat(join(dir, SKILL_FILE));
+    // The entry itself: a SKILL.md that is a link is read, or refused by name, with the other files.
+    await lstat(join(dir, SKILL_FILE));
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
     throw new CliError(
@@ -82,7 +85,9 @@ interface RawFile {
 async function collectFiles(root: string): Promise<{ files: RawFile[]; skipped: string[] }> {
   const files: RawFile[] = [];
   const skipped: string[] = [];
-  const walk = async (dir: string, prefix: string, inherited: IgnoreRule[]) => {
+  const realRoot = await realpath(root);
+  // `within` holds the real paths of the folders being walked: a link to one of them is a loop.
+  const walk = async (dir: string, prefix: string, inherited: IgnoreRule[], within: string[]) => {
     const entries = (await readdir(join(root, dir), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
     const rules = [...inherited];
     for (const name of IGNORE_FILES) {
@@ -91,12 +96,16 @@ async function collectFiles(root: string): Promise<{ files: RawFile[]; skipped: 
     }
     for (const entry of entries) {
       const path = prefix + entry.name;
-      if (entry.isDirectory()) {
+      const full = join(root, path);
+      // A link that would not be sent whatever it leads to (ignored, as Git would) is not looked at.
+      if (entry.isSymbolicLink() && (ALWAYS_SKIPPED.has(entry.name) || (isIgnored(rules, path, true) && isIgnored(rules, path, false)))) continue;
+      const target = entry.isSymbolicLink() ? await linkTarget(full, path, realRoot, within) : undefined;
+      const isDirectory = target ? target.directory : entry.isDirectory();
+      if (isDirectory) {
         if (ALWAYS_SKIPPED.has(entry.name) || isIgnored(rules, path, true)) continue;
-        await walk(path, `${path}/`, rules);
+        await walk(path, `${path}/`, rules, [...within, target?.real ?? (await realpath(full))]);
       } else if (isIgnored(rules, path, false)) {
-      } else if (entry.isFile()) {
-        const full = join(root, path);
+      } else if (target ? target.file : entry.isFile()) {
         files.push({ filename: path, bytes: await readFile(full), executable: await isExecutable(full) });
         checkCount(files.length);
       } else {
@@ -104,8 +113,33 @@ async function collectFiles(root: string): Promise<{ files: RawFile[]; skipped: 
       }
     }
   };
-  await walk('', '', []);
+  await walk('', '', [], [realRoot]);
   return { files, skipped };
+}
+
+/**
+ * What the link at `path` leads to, once it is known to stay inside the folder (`realRoot`) and
+ * not to lead back into a folder being walked (`within`); else `invalid_skill` naming it.
+ */
+async function linkTarget(full: string, path: string, realRoot: string, within: string[]): Promise<{ real: string; directory: boolean; file: boolean }> {
+  const refuse = (why: string) =>
+    new CliError('invalid_skill', `${path} is a link ${why}, so it cannot be published`, {
+      hint: `publish what the skill needs from inside its folder: copy the file in, or remove ${path}`,
+    });
+  let real: string;
+  try {
+    real = await realpath(full);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw refuse('that loops back on itself');
+    if (code === 'ENOENT') throw refuse(`to ${await readlink(full).catch(() => 'a missing file')}, which does not exist`);
+    throw new CliError('io_error', `cannot read ${path}: ${(error as Error).message}`);
+  }
+  const inside = relative(realRoot, real);
+  if (inside === '..' || inside.startsWith(`..${sep}`) || inside === real) throw refuse(`to ${await readlink(full)}, outside the skill's folder`);
+  if (within.includes(real)) throw refuse(`to ${await readlink(full)}, a folder it is in (a loop)`);
+  const stats = await stat(real);
+  return { real, directory: stats.isDirectory(), file: stats.isFile() };
 }
 
 /** Whether a file has an executable bit: Windows keeps none, so nothing there is sent as executable. */

@@ -1,6 +1,7 @@
 import { SKILL_FILE } from '../core/filename.ts';
 import { checkSkillConformance, type SkillFile } from '../core/skill-conformance.ts';
-import { readFrontMatter, type SkillIssue } from '../core/skill-front-matter.ts';
+import { readFrontMatter } from '../core/skill-front-matter.ts';
+import { listingDescription } from '../core/skill-listing.ts';
 import { readSkillpressKeys } from '../core/skillpress-metadata.ts';
 import { CliError } from './cli-error.ts';
 import type { SkillFolder } from './skill-folder.ts';
@@ -11,27 +12,31 @@ import type { SkillFolder } from './skill-folder.ts';
  * description, Skillpress's own keys under `metadata`, and what the front matter should fix.
  */
 
-/** The publishing facts of a folder's files, or `invalid_skill` with every problem. Pure. */
+/**
+ * The publishing facts of a folder's files, or `invalid_skill` with every problem the registry
+ * would give. The description is the listing's, on one line, as the registry makes it of a
+ * `SKILL.md` whose description is a `|` or `>` block. Skillpress's own keys refuse nothing: what
+ * is not in their form is a warning (core/skillpress-metadata.ts). Pure.
+ */
 export function skillMetadata(files: readonly SkillFile[], slug?: string): Omit<SkillFolder, 'files' | 'bytes' | 'skipped'> {
   const conformance = checkSkillConformance(files, slug);
-  const keys = conformance.frontMatter ? readSkillpressKeys(conformance.frontMatter) : undefined;
-  const issues: SkillIssue[] = [...conformance.issues, ...(keys?.issues ?? [])];
-  if (issues.length > 0 || !conformance.frontMatter || conformance.description === undefined) {
+  if (conformance.issues.length > 0 || !conformance.frontMatter || conformance.description === undefined) {
     throw new CliError('invalid_skill', `${SKILL_FILE} is not a valid Agent Skill, so the registry would refuse it`, {
-      details: { issues },
+      details: { issues: conformance.issues },
       hint: `---\nname: pretty-json\ndescription: Formats JSON files. Use when a JSON file is mentioned.\nmetadata:\n  category: dev-tools\n---\n# Pretty JSON`,
     });
   }
+  const keys = readSkillpressKeys(conformance.frontMatter);
   const name = String(conformance.frontMatter.name);
   // The conformance check reads the same key at the top level with the same words: shown once.
-  const warnings = [...new Set([...conformance.warnings, ...keys!.warnings])];
+  const warnings = [...new Set([...conformance.warnings, ...keys.warnings])];
   const source = Buffer.from(files.find((f) => f.filename === SKILL_FILE)!.bytes).toString('utf8');
   return {
     slug: name,
     name: displayName(readFrontMatter(source).body) ?? name,
-    description: conformance.description,
-    ...(keys!.category ? { category: keys!.category } : {}),
-    dependencies: keys!.dependencies,
+    description: listingDescription(conformance.description),
+    ...(keys.category ? { category: keys.category } : {}),
+    dependencies: keys.dependencies,
     warnings,
   };
 }

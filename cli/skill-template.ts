@@ -23,7 +23,7 @@ export function skillTemplate({ slug, description, category }: TemplateFields): 
     description: description ?? TEMPLATE_DESCRIPTION,
     ...(category ? { metadata: { category } } : {}),
   };
-  const categoryNote = category ? '' : ' Before\npublishing, set a category under metadata ("metadata:" then "  category: dev-tools") or pass\n--category.';
+  const categoryNote = category ? '' : ' Without a\ncategory under metadata ("metadata:" then "  category: dev-tools"), it is published in "general".';
   return writeFrontMatter(
     front,
     `

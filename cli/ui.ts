@@ -28,6 +28,8 @@ export interface Ui {
   readonly e: Palette;
   line(text?: string): void;
   warn(text: string): void;
+  /** Whether {@link progress} shows anything: stderr is a terminal, and neither CI nor --json. */
+  readonly interactive: boolean;
   /** A one-line progress report that rewrites itself; only on an interactive stderr. */
   progress(text: string): void;
   endProgress(): void;
@@ -65,6 +67,7 @@ export function createUi(io: Io, json: boolean): Ui {
     json,
     c,
     e,
+    interactive: showProgress,
     line: (text = '') => {
       if (json) return;
       endProgress();

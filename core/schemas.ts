@@ -109,7 +109,9 @@ export const publishBodySchema = z
       .max(200)
       .superRefine(textRule(singleLineTextProblem))
       .transform(normaliseCategory)
-      .pipe(z.string().regex(CATEGORY_PATTERN, '1 to 40 of a-z, 0-9 and -')),
+      .pipe(z.string().regex(CATEGORY_PATTERN, '1 to 40 of a-z, 0-9 and -'))
+      .optional()
+      .describe('default: the SKILL.md metadata.category, else general'),
     slug: slugSchema.optional(),
     paid: z.boolean().default(false),
     files: filesSchema.default([]),

@@ -1,6 +1,6 @@
 import { isValidRange } from './semver-range.ts';
 import { SKILL_FILE } from './filename.ts';
-import { isMapping, type SkillIssue } from './skill-front-matter.ts';
+import { isMapping } from './skill-front-matter.ts';
 import { CATEGORY_PATTERN, isValidSlug, normaliseCategory } from './slug.ts';
 
 /**
@@ -87,7 +87,7 @@ export interface SkillpressKeys {
   category?: string;
   slug?: string;
   dependencies: Record<string, string>;
-  issues: SkillIssue[];
+  /** What the author should fix: a deprecated place, or a value that is not read and why. */
   warnings: string[];
 }
 
@@ -96,11 +96,16 @@ export interface SkillpressKeys {
  * else from the top level with a deprecation warning (a top-level key that `metadata` also sets is
  * ignored). The category comes back normalised as the API normalises it. `name` and `description`
  * are Agent Skills keys; the conformance check reads those.
+ *
+ * Nothing here refuses a skill. Other tools write keys of these names in their own forms (a list
+ * of Python packages as `dependencies`, a category such as "Security & Testing"), and the registry
+ * publishes such a skill as it is: a value that is not in Skillpress's form is named in a warning
+ * and not read, so the skill is published without it (and filed under the default category).
  */
 export function readSkillpressKeys(frontMatter: Record<string, unknown>): SkillpressKeys {
-  const result: SkillpressKeys = { dependencies: {}, issues: [], warnings: [] };
+  const result: SkillpressKeys = { dependencies: {}, warnings: [] };
   const metadata = isMapping(frontMatter.metadata) ? frontMatter.metadata : {};
-  const issue = (path: string[], message: string) => result.issues.push({ file: SKILL_FILE, path, message });
+  const unread = (path: string[], why: string) => result.warnings.push(`${path.join('.')} is not read: ${why}`);
   const find = (key: SkillpressKey): { value: unknown; path: string[] } | undefined => {
     const topLevel = Object.hasOwn(frontMatter, key);
     if (topLevel) result.warnings.push(topLevelKeyWarning(key));
@@ -112,37 +117,47 @@ export function readSkillpressKeys(frontMatter: Record<string, unknown>): Skillp
   if (category) {
     const value = typeof category.value === 'string' ? normaliseCategory(category.value) : undefined;
     if (value !== undefined && CATEGORY_PATTERN.test(value)) result.category = value;
-    else issue(category.path, 'the category must be text of 1 to 40 letters, digits, hyphens or spaces, e.g. "documents"');
+    else unread(category.path, 'a category is text of 1 to 40 letters, digits, hyphens or spaces, e.g. "documents"');
   }
 
   const slug = find('slug');
   if (slug) {
     const value = typeof slug.value === 'string' ? slug.value.trim() : undefined;
-    if (value === undefined || !isValidSlug(value))
-      issue(slug.path, 'the slug must be text of lower-case letters and digits, joined by single hyphens, 1 to 64');
+    if (value === undefined || !isValidSlug(value)) unread(slug.path, 'a slug is text of lower-case letters and digits, joined by single hyphens, 1 to 64');
     else if (typeof frontMatter.name === 'string' && frontMatter.name !== value)
-      issue(slug.path, `the slug "${value}" differs from the name "${frontMatter.name}": a skill's name is its slug, so drop this key or make them equal`);
+      unread(slug.path, `"${value}" differs from the name "${frontMatter.name}", which is the skill's slug: drop this key or make them equal`);
     else result.slug = value;
   }
 
   const dependencies = find('dependencies');
   if (dependencies) {
-    const { value, path } = dependencies;
-    if (typeof value === 'string') {
-      const parsed = parseDependencies(value);
-      result.dependencies = parsed.dependencies;
-      for (const problem of parsed.problems) issue(path, `dependencies: ${problem}`);
-    } else if (path.length === 1 && isMapping(value)) {
-      // The old top-level form, a mapping of slug to range.
-      if (Object.keys(value).length > MAX_DEPENDENCIES) issue(path, `at most ${MAX_DEPENDENCIES} dependencies, found ${Object.keys(value).length}`);
-      for (const [name, range] of Object.entries(value)) {
-        if (!isValidSlug(name)) issue([...path, name], `"${name}" is not a skill slug`);
-        else if (typeof range !== 'string' || !isValidRange(range)) issue([...path, name], 'must be a semver range such as ^1.2.0');
-        else result.dependencies[name] = range;
-      }
-    } else {
-      issue(path, 'dependencies must be text such as "pdf-tools@^1.2.0, other@1.0.0"');
+    const problems = readDependencies(dependencies.value, dependencies.path.length === 1, result.dependencies);
+    if (problems.length > 0) {
+      result.dependencies = {};
+      unread(dependencies.path, `${problems.join('; ')} (Skillpress's form is "pdf-tools@^1.2.0, other@1.0.0")`);
     }
   }
   return result;
+}
+
+/**
+ * Reads dependencies into `into` and returns what is wrong with them: text in the encoding of
+ * {@link parseDependencies}, or at the top level the old mapping of slug to range.
+ */
+function readDependencies(value: unknown, topLevel: boolean, into: Record<string, string>): string[] {
+  if (typeof value === 'string') {
+    const parsed = parseDependencies(value);
+    Object.assign(into, parsed.dependencies);
+    return parsed.problems;
+  }
+  if (!topLevel || !isMapping(value)) return ['dependencies are one line of text'];
+  const problems: string[] = [];
+  if (Object.keys(value).length > MAX_DEPENDENCIES) problems.push(`at most ${MAX_DEPENDENCIES} dependencies, found ${Object.keys(value).length}`);
+  for (const [name, range] of Object.entries(value)) {
+    if (!isValidSlug(name)) problems.push(`"${name}" is not a skill slug`);
+    else if (typeof range !== 'string' || !isValidRange(range))
+      problems.push(`${name}: ${typeof range === 'string' ? `"${range}"` : 'that value'} is not a semver range such as ^1.2.0`);
+    else into[name] = range;
+  }
+  return problems;
 }

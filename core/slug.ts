@@ -32,3 +32,9 @@ export function normaliseCategory(category: string): string {
 }
 
 export const CATEGORY_PATTERN = /^[a-z0-9-]{1,40}$/;
+
+/**
+ * The category of a new skill whose publish and `SKILL.md` name none, wherever it is published
+ * from (docs/api.md §7.4).
+ */
+export const DEFAULT_CATEGORY = 'general';

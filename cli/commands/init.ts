@@ -59,10 +59,6 @@ export async function init(options: InitOptions, io: CommandIo): Promise<InitRes
   const folder = relative(io.cwd, dir);
   ui.line(`${c.green('Created')} ${c.bold(shown)} ${c.dim(`(skill ${slug})`)}`);
   if (!options.description) ui.line(c.dim('Next: write its description (what it does, when to use it) and instructions.'));
-  ui.line(
-    c.dim(
-      `Check it with skillpress scan${folder ? ` ${folder}` : ''}, publish it with skillpress publish${folder ? ` ${folder}` : ''}${category ? '' : ' --category <label>'}.`,
-    ),
-  );
+  ui.line(c.dim(`Check it with skillpress scan${folder ? ` ${folder}` : ''}, publish it with skillpress publish${folder ? ` ${folder}` : ''}.`));
   return { slug, file: shown };
 }

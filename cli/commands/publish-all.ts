@@ -3,6 +3,8 @@ import { readdir } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { SKILL_FILE } from '../../core/filename.ts';
 import { mapLimit } from '../../core/map-limit.ts';
+import { DEFAULT_CATEGORY } from '../../core/slug.ts';
+import type { PublishBody, VersionBody } from '../../core/schemas.ts';
 import { CliError, usage } from '../cli-error.ts';
 import { apiKeyFor } from '../credentials.ts';
 import { ALWAYS_SKIPPED } from '../ignore-rules.ts';
@@ -10,14 +12,14 @@ import { type Bump, bumped, type Standing, standingOf } from '../publish-plan.ts
 import { RegistryClient } from '../registry-client.ts';
 import { warnIfFlagged } from '../scan-findings.ts';
 import { assertDescribed, readSkillFolder, type SkillFolder } from '../skill-folder.ts';
-import { columns, type CommandIo, formatBytes, plural } from '../ui.ts';
+import { columns, type CommandIo, formatBytes, plural, type Ui } from '../ui.ts';
 import { validated } from '../validated.ts';
 import { publishBody, reportSkipped, reportWarnings, slugTakenAdvice } from './publish.ts';
 
 export interface PublishAllOptions {
   registry: string;
   dir: string;
-  /** For new skills whose SKILL.md names none. */
+  /** For new skills whose SKILL.md names none (else {@link DEFAULT_CATEGORY}). */
   category?: string;
   /** How a changed skill's new version follows its newest one. */
   bump: Bump;
@@ -38,6 +40,8 @@ export interface PublishAllEntry {
   version: string;
   /** The newest version before, for `version`. */
   from?: string;
+  /** A new skill's category: its SKILL.md's, else `--category`, else the default. */
+  category?: string;
   files: number;
   bytes: number;
   /** Whether the registry took it: false on a dry run, for an unchanged skill and on a failure. */
@@ -57,9 +61,18 @@ interface Planned {
   folder: SkillFolder;
   dir: string;
   standing: Standing;
-  category?: string;
+  /** What is sent: a new skill's publish, or a changed one's version (checked with the API's schemas). */
+  request?: { publish: PublishBody } | { version: VersionBody };
   entry: PublishAllEntry;
 }
+
+/**
+ * How long a `429` may ask to wait before the run stops waiting: the publish limits' windows are
+ * a minute, so a longer wait is not one a run should sit through unannounced.
+ */
+const MAX_WAIT_SECONDS = 300;
+/** How many times in a row one skill may be refused for the rate limit before the run gives up on it. */
+const MAX_WAITS = 10;
 
 /**
  * `skillpress publish --all [dir]` (alias `sync`): every skill folder under `dir` (a folder with a
@@ -67,7 +80,10 @@ interface Planned {
  * 1.0.0, and every one whose files differ from its newest version gets a new version, that
  * version bumped (`--bump`, patch by default); identical ones are left alone, so running it again
  * sends nothing. Every folder is read and checked before anything is sent, and one that cannot
- * be published stops the run there; skills that others depend on go first.
+ * be published stops the run there; skills that others depend on go first. A new skill's category
+ * is its SKILL.md's, else `--category`, else `general`. When the registry's rate limit refuses a
+ * publish (`429`), the run waits out its `Retry-After` and goes on, so it ends only when every
+ * folder is published or unchanged (it returns), or some could not be (it throws, saying which).
  */
 export async function publishAll(options: PublishAllOptions, io: CommandIo): Promise<PublishAllResult> {
   const { ui } = io;
@@ -100,28 +116,37 @@ export async function publishAll(options: PublishAllOptions, io: CommandIo): Pro
   const client = new RegistryClient(options.registry, io);
   const planned: Planned[] = await mapLimit(folders, 4, async ({ dir, folder }) => {
     const standing = await standingOf(client, folder);
-    const category = folder.category ?? options.category;
-    if (standing.state === 'new' && !category)
-      problems[shown(dir)] = 'a new skill needs a category: add "metadata:" then "  category: <label>" to its SKILL.md, or pass --category';
+    const category = standing.state === 'new' ? (folder.category ?? options.category ?? DEFAULT_CATEGORY) : undefined;
     const entry: PublishAllEntry = {
       slug: folder.slug,
       dir: shown(dir),
       action: standing.state === 'new' ? 'publish' : standing.state === 'changed' ? 'version' : 'unchanged',
       version: standing.state === 'new' ? '1.0.0' : standing.state === 'changed' ? bumped(standing.newest, options.bump) : standing.newest,
       ...(standing.state === 'changed' ? { from: standing.newest } : {}),
+      ...(category ? { category } : {}),
       files: folder.files.length,
       bytes: folder.bytes,
       published: false,
     };
-    return { folder, dir, standing, ...(category ? { category } : {}), entry };
+    let request: Planned['request'];
+    try {
+      // Checked now, as the registry will check it, so a dry run finds what the real run would be refused.
+      if (category)
+        request = { publish: await publishBody(folder, { paid: false, changelog: options.changelog, org: options.org, private: options.private, category }) };
+      else if (standing.state === 'changed') request = { version: await versionBody(folder, entry.version, options.changelog) };
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      problems[shown(dir)] = problemText(error);
+    }
+    return { folder, dir, standing, ...(request ? { request } : {}), entry };
   });
   refuseProblems(problems, dirs.length);
 
   const ordered = dependenciesFirst(planned);
-  const rows = ordered.map(({ entry }) => [
+  const rows = ordered.map(({ folder, entry }) => [
     `  ${entry.action === 'unchanged' ? c.dim('=') : c.green(entry.action === 'publish' ? '+' : '↑')} ${c.bold(entry.slug)}`,
     entry.action === 'publish'
-      ? `${entry.version} (new)`
+      ? `${entry.version} (new, in ${entry.category}${folder.category ? '' : options.category ? ', from --category' : ', the default'})`
       : entry.action === 'version'
         ? `${entry.from} → ${entry.version}`
         : c.dim(`${entry.version} unchanged`),
@@ -129,6 +154,7 @@ export async function publishAll(options: PublishAllOptions, io: CommandIo): Pro
   ]);
   for (const row of columns(rows)) ui.line(row);
   const sending = ordered.filter((p) => p.entry.action !== 'unchanged');
+  for (const { folder } of sending) for (const warning of folder.warnings) ui.warn(`${folder.slug}: ${SKILL_FILE}: ${warning}`);
   const tally = `${plural(sending.length, 'skill')} to publish, ${ordered.length - sending.length} unchanged`;
   if (options.dryRun) {
     ui.line(c.dim(`Dry run: ${tally}; nothing was sent.`));
@@ -140,29 +166,18 @@ export async function publishAll(options: PublishAllOptions, io: CommandIo): Pro
   }
 
   const key = await apiKeyFor(io.env, client.base);
-  for (const { folder, dir, standing, category, entry } of sending) {
+  for (const { folder, dir, standing, request, entry } of sending) {
     try {
       reportSkipped(ui, folder);
-      if (standing.state === 'new') {
-        const skill = await client
-          .publish(
-            key,
-            await publishBody(folder, { paid: false, changelog: options.changelog, org: options.org, private: options.private, category: category! }),
-          )
-          .catch(async (error: unknown) => {
-            if (error instanceof CliError && error.code === 'slug_taken') throw await slugTakenAdvice(client, error, folder.slug, shown(dir));
-            throw error;
-          });
-        warnIfFlagged(ui, `${skill.slug}@${skill.currentVersion}`, skill.scan);
-        reportWarnings(ui, skill.warnings ?? []);
-      } else if (standing.state === 'changed') {
-        const body = await validated('version', {
-          version: entry.version,
-          ...(options.changelog ? { changelog: options.changelog } : {}),
-          files: folder.files,
-          dependencies: folder.dependencies,
+      if (request && 'publish' in request) {
+        const skill = await waitingOutRateLimit(ui, folder.slug, () => client.publish(key, request.publish)).catch(async (error: unknown) => {
+          if (error instanceof CliError && error.code === 'slug_taken') throw await slugTakenAdvice(client, error, folder.slug, shown(dir));
+          throw error;
         });
-        const created = await client.createVersion(key, standing.id, body).catch((error: unknown) => {
+        warnIfFlagged(ui, `${skill.slug}@${skill.currentVersion}`, skill.scan);
+        reportWarnings(ui, skill.warnings ?? [], folder.warnings);
+      } else if (request && standing.state === 'changed') {
+        const created = await waitingOutRateLimit(ui, folder.slug, () => client.createVersion(key, standing.id, request.version)).catch((error: unknown) => {
           if (error instanceof CliError && error.code === 'forbidden') {
             throw new CliError(error.code, error.message, {
               ...error.options,
@@ -172,10 +187,10 @@ export async function publishAll(options: PublishAllOptions, io: CommandIo): Pro
           throw error;
         });
         warnIfFlagged(ui, `${folder.slug}@${created.version}`, created.scan);
-        reportWarnings(ui, created.warnings ?? []);
+        reportWarnings(ui, created.warnings ?? [], folder.warnings);
       }
       entry.published = true;
-      ui.line(`${c.green('Published')} ${c.bold(folder.slug)}@${entry.version}`);
+      ui.line(`${c.green('Published')} ${c.bold(folder.slug)}@${entry.version}${entry.category ? c.dim(` in ${entry.category}`) : ''}`);
     } catch (error) {
       if (!(error instanceof CliError)) throw error;
       entry.error = { code: String(error.code), message: error.message, ...(error.options.hint ? { hint: error.options.hint } : {}) };
@@ -183,23 +198,64 @@ export async function publishAll(options: PublishAllOptions, io: CommandIo): Pro
     }
   }
   const failed = sending.filter((p) => p.entry.error);
+  const unchanged = ordered.length - sending.length;
   if (failed.length > 0) {
     const first = failed[0]!.entry.error!;
-    const others = sending.length - failed.length;
-    const rest = others === 0 ? 'none was' : `the other ${others === 1 ? 'one was' : `${others} were`}`;
-    throw new CliError(first.code, `${plural(failed.length, 'skill')} of ${sending.length} could not be published; ${rest}`, {
-      details: Object.fromEntries(
-        failed.map(({ entry: { slug, error } }) => [slug, `${error!.code}: ${error!.message}${error!.hint ? ` (${error!.hint})` : ''}`]),
-      ),
-      hint: 'fix them and run it again: what is published now is left alone',
-    });
+    throw new CliError(
+      first.code,
+      `${plural(failed.length, 'skill')} of ${sending.length} could not be published; ${sending.length - failed.length} published, ${unchanged} unchanged`,
+      {
+        details: Object.fromEntries(
+          failed.map(({ entry: { slug, error } }) => [slug, `${error!.code}: ${error!.message}${error!.hint ? ` (${error!.hint})` : ''}`]),
+        ),
+        hint: 'see to them and run it again: what is published now is left alone',
+      },
+    );
   }
   if (!options.changelog) ui.warn('no --changelog: people updating will see no notes for these versions');
-  ui.line(c.dim(`${plural(sending.length, 'skill')} published, ${ordered.length - sending.length} unchanged.`));
+  ui.line(c.dim(`${plural(sending.length, 'skill')} published, ${unchanged} unchanged.`));
   return { dryRun: false, skills: ordered.map((p) => p.entry) };
 }
 
-/** The skill folders under `root`, in path order: `root` itself when it holds a SKILL.md. Links are not followed. */
+/** A changed skill's next version, checked with the API's own schema. */
+function versionBody(folder: SkillFolder, version: string, changelog: string | undefined): Promise<VersionBody> {
+  return validated('version', { version, ...(changelog ? { changelog } : {}), files: folder.files, dependencies: folder.dependencies });
+}
+
+/**
+ * `send`, again after each `429` once its `Retry-After` has passed (a countdown on a terminal, a
+ * line otherwise), so a run larger than the registry's rate limit finishes instead of failing
+ * half-way. Gives up, with the registry's error, on a wait longer than {@link MAX_WAIT_SECONDS}
+ * or after {@link MAX_WAITS} refusals in a row.
+ */
+async function waitingOutRateLimit<T>(ui: Ui, slug: string, send: () => Promise<T>): Promise<T> {
+  for (let waits = 0; ; waits++) {
+    try {
+      return await send();
+    } catch (error) {
+      if (!(error instanceof CliError) || error.options.status !== 429 || waits >= MAX_WAITS) throw error;
+      // Without a Retry-After (a gateway's own 429), a few seconds: such limits are per second.
+      const seconds = error.options.retryAfter ?? 5;
+      if (seconds > MAX_WAIT_SECONDS) throw error;
+      await countdown(ui, seconds, slug);
+    }
+  }
+}
+
+async function countdown(ui: Ui, seconds: number, slug: string): Promise<void> {
+  const why = 'the registry limits how fast an account publishes';
+  if (!ui.interactive) ui.line(`Rate limited (${why}): waiting ${seconds} s, then publishing ${slug}`);
+  for (let left = seconds; left > 0; left--) {
+    ui.progress(`Rate limited (${why}): publishing ${slug} in ${left} s…`);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  ui.endProgress();
+}
+
+/**
+ * The skill folders under `root`, in path order: `root` itself when it holds a SKILL.md (a file, or
+ * a link that reading the folder follows). Links to folders are not walked into.
+ */
 async function skillFolders(root: string): Promise<string[]> {
   const found: string[] = [];
   const walk = async (dir: string, depth: number): Promise<void> => {
@@ -210,7 +266,7 @@ async function skillFolders(root: string): Promise<string[]> {
       if (depth === 0) throw new CliError('usage', `cannot read ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
       return;
     }
-    if (entries.some((e) => e.name === SKILL_FILE && e.isFile())) {
+    if (entries.some((e) => e.name === SKILL_FILE && (e.isFile() || e.isSymbolicLink()))) {
       found.push(dir);
       return;
     }

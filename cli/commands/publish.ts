@@ -1,7 +1,8 @@
 import { join, resolve } from 'node:path';
 import semver from 'semver';
 import { SKILL_FILE } from '../../core/filename.ts';
-import { CliError, usage } from '../cli-error.ts';
+import { DEFAULT_CATEGORY } from '../../core/slug.ts';
+import { CliError } from '../cli-error.ts';
 import { apiKeyFor } from '../credentials.ts';
 import type { CommandIo } from '../ui.ts';
 import { type AppealFiled, type PublishedSkill, RegistryClient } from '../registry-client.ts';
@@ -37,6 +38,8 @@ export interface PublishedFile {
 export interface PublishResult {
   dryRun: boolean;
   slug: string;
+  /** `--category`, else the SKILL.md's `metadata.category`, else the default (`general`). */
+  category: string;
   /** The skill as the registry created it; null on a dry run or an appeal. */
   skill: PublishedSkill | null;
   /** The appeal filed instead, with --appeal. */
@@ -51,7 +54,8 @@ export interface PublishResult {
  * `skillpress publish [dir]`: creates a skill at 1.0.0 from a folder. The `SKILL.md` front
  * matter names it (its `name` is the slug) and describes it, and the folder is checked as the
  * registry checks it before anything is sent; the display name is the body's first heading, the
- * category `--category` or `metadata.category`; the files are the folder's, minus what
+ * category `--category`, else `metadata.category`, else `general` (said in the output, as every
+ * new skill needs one); the files are the folder's, minus what
  * `.gitignore`/`.skillignore` exclude. Later versions of the same skill go through
  * `skillpress version`.
  */
@@ -60,22 +64,19 @@ export async function publish(options: PublishOptions, io: CommandIo): Promise<P
   const dir = resolve(io.cwd, options.dir);
   const folder = await readSkillFolder(dir, options.slug);
   assertDescribed(folder, options.dir);
-  const category = options.category ?? folder.category;
-  if (!category)
-    throw usage(
-      'a category is needed',
-      'pass --category <label> (e.g. --category dev-tools) or add it to the SKILL.md front matter: "metadata:" then "  category: dev-tools"',
-    );
+  const category = options.category ?? folder.category ?? DEFAULT_CATEGORY;
   const body = await publishBody(folder, { ...options, category });
   const shownSlug = folder.slug;
   const files = describeFiles(folder);
   reportSkipped(ui, folder);
   reportWarnings(ui, folder.warnings);
+  const categoryFrom = options.category ? '--category' : folder.category ? `${SKILL_FILE} metadata.category` : 'none given: the default';
+  ui.line(ui.c.dim(`Category: ${category} (${categoryFrom})`));
 
   if (options.dryRun) {
     printFiles(ui, files);
     ui.line(ui.c.dim(`Dry run: ${shownSlug}@1.0.0 would be published with ${plural(files.length, 'file')} (${formatBytes(folder.bytes)}); nothing was sent.`));
-    return { dryRun: true, slug: shownSlug, skill: null, files, bytes: folder.bytes, warnings: folder.warnings };
+    return { dryRun: true, slug: shownSlug, category, skill: null, files, bytes: folder.bytes, warnings: folder.warnings };
   }
 
   const client = new RegistryClient(options.registry, io);
@@ -83,7 +84,7 @@ export async function publish(options: PublishOptions, io: CommandIo): Promise<P
   if (options.appeal !== undefined) {
     const appeal = await client.appeal(key, { message: options.appeal, publish: body });
     reportAppeal(ui, client.base, `${shownSlug}@1.0.0`, appeal);
-    return { dryRun: false, slug: shownSlug, skill: null, appeal, files, bytes: folder.bytes, warnings: folder.warnings };
+    return { dryRun: false, slug: shownSlug, category, skill: null, appeal, files, bytes: folder.bytes, warnings: folder.warnings };
   }
   let skill: PublishedSkill;
   try {
@@ -99,7 +100,7 @@ export async function publish(options: PublishOptions, io: CommandIo): Promise<P
   ui.line(c.dim(`Install it with: skillpress install ${skill.slug}`));
   warnIfFlagged(ui, `${skill.slug}@${skill.currentVersion}`, skill.scan);
   const warnings = reportWarnings(ui, skill.warnings ?? [], folder.warnings);
-  return { dryRun: false, slug: skill.slug, skill, files, bytes: folder.bytes, warnings: [...folder.warnings, ...warnings] };
+  return { dryRun: false, slug: skill.slug, category, skill, files, bytes: folder.bytes, warnings: [...folder.warnings, ...warnings] };
 }
 
 /** After an appeal is filed: what happens next, and where to follow it. */
@@ -164,7 +165,7 @@ export function printFiles(ui: Ui, files: PublishedFile[]): void {
 }
 
 export function reportSkipped(ui: Ui, folder: SkillFolder): void {
-  for (const path of folder.skipped) ui.warn(`${path} is a link or special file and is not published`);
+  for (const path of folder.skipped) ui.warn(`${path} is a special file (a socket, pipe or device) and is not published`);
 }
 
 /**

@@ -33,7 +33,11 @@ export function requireSiteOrigin(c: Context<AppEnv>): string {
  */
 export function checkOrigin(c: Context<AppEnv>): void {
   const expected = requireSiteOrigin(c);
-  if (c.req.header('origin') !== expected) throw new DomainError('csrf_rejected', `Session-authenticated writes must send Origin: ${expected}`);
+  if (c.req.header('origin') !== expected)
+    throw new DomainError(
+      'csrf_rejected',
+      `Signing in, and every write made with a session, must send Origin: ${expected} (browsers send it themselves; with curl, add -H "origin: ${expected}")`,
+    );
 }
 
 function isLoopback(hostname: string): boolean {

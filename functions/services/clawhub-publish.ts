@@ -28,7 +28,7 @@ interface Publish {
   displayName: string;
   version: string;
   changelog: string;
-  /** A new skill's category, when the client names one (else its SKILL.md's, else `other`). */
+  /** A new skill's category, when the client names one (else its SKILL.md's, else the default). */
   category?: string;
 }
 
@@ -43,18 +43,19 @@ export async function publishFromClawhub(
   if (existing) return asVersion(deps, author, existing, payload, files);
 
   // Only a new skill needs its SKILL.md read, and with it a YAML parser: loaded here, not at every cold start.
-  const { listingFromSkillFile } = await import('#core/clawhub-publish');
+  const { listingFromSkillFile } = await import('#core/skill-listing');
   const listing = listingFromSkillFile(files);
   if (!listing.description) {
     throw invalidRequest('SKILL.md needs a description in its front matter (one line, at most 1024 characters): a new skill is described by it', {
       issues: [{ path: ['files', 'SKILL.md', 'description'], message: 'required for a new skill' }],
     });
   }
+  // Without a category here or in SKILL.md, the publishing service files it as every publish does.
   const category = ('category' in payload ? payload.category : undefined) ?? listing.category;
   const body = validate(publishBodySchema, {
     name: payload.displayName,
     description: listing.description,
-    category,
+    ...(category === undefined ? {} : { category }),
     slug: payload.slug,
     changelog: payload.changelog,
     files,

@@ -9,7 +9,7 @@ import type { OwnSkill, PublishBody, Skill, VersionBody } from '#core/schemas';
 import { assertStrictVersion, isRelease } from '#core/semver-order';
 import type { SkillConformance } from '#core/skill-conformance';
 import { type ImitationCandidate, imitatedSkill } from '#core/slug-imitation';
-import { slugify } from '#core/slug';
+import { DEFAULT_CATEGORY, slugify } from '#core/slug';
 import { allow, allowSkill, type Principal, rolesIn } from './authorization.ts';
 import { record } from './audit.ts';
 import { rateWindow } from './rate-windows.ts';
@@ -76,6 +76,8 @@ export interface CheckedSkill {
   slug: string;
   files: FileBytes[];
   conformance: SkillConformance;
+  /** The body's, else the `SKILL.md`'s, else the default (docs/api.md §7.4). */
+  category: string;
 }
 
 /**
@@ -91,7 +93,7 @@ export async function publishSkill(
 ): Promise<Published<SkillPublished>> {
   const { db, clock } = deps;
   const author = principal.user;
-  const { owner, visibility, version, slug, files, conformance } = await checkSkill(deps, principal, body, firstVersion, approved?.files);
+  const { owner, visibility, version, slug, files, conformance, category } = await checkSkill(deps, principal, body, firstVersion, approved?.files);
 
   // The scan: a refused version stores nothing and spends no publish slot.
   const scan = approved?.scan ?? (await scanForPublish(deps, files, body.paid));
@@ -105,7 +107,7 @@ export async function publishSkill(
     slug,
     name: body.name,
     description: body.description,
-    category: body.category,
+    category,
     authorId: author.id,
     authorLogin: author.login,
     owner,
@@ -191,7 +193,7 @@ export async function checkSkill(
   settled(free);
   checkImitation(slug, body.name, ownerIdentity({ owner, authorLogin: author.login, authorId: author.id }), settled(lookalikes));
   const conformance = await conformingSkill(files, slug);
-  return { owner, visibility, version, slug, files, conformance };
+  return { owner, visibility, version, slug, files, conformance, category: body.category ?? (await listedCategory(conformance)) };
 }
 
 export interface VersionCreated {
@@ -331,6 +333,15 @@ async function conformingSkill(files: FileBytes[], slug: string): Promise<SkillC
   if (!first) return conformance;
   const others = more.length === 0 ? '' : ` (and ${more.length} more problem${more.length === 1 ? '' : 's'})`;
   throw new DomainError('invalid_skill', `The files are not a valid Agent Skill: ${first.file}: ${first.message}${others}`, { issues: conformance.issues });
+}
+
+/**
+ * The category of a new skill whose publish names none: its `SKILL.md`'s, else the default, read
+ * as `skillpress publish` reads it. Loaded on first use, as {@link conformingSkill} is.
+ */
+async function listedCategory(conformance: SkillConformance): Promise<string> {
+  const { listingOf } = await import('#core/skill-listing');
+  return listingOf(conformance.frontMatter).category ?? DEFAULT_CATEGORY;
 }
 
 /** The `SKILL.md` of a publish without files; loaded on first use, as {@link conformingSkill} is. */

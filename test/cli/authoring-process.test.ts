@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -50,6 +50,22 @@ function skill(root: string, slug: string, extra: Record<string, string> = {}, f
     writeFileSync(join(path, name), content);
   }
   return path;
+}
+
+/** A skill folder `slug` under `root` whose SKILL.md is `text`, as an author wrote it. */
+function skillWritten(root: string, slug: string, text: string): void {
+  mkdirSync(join(root, slug), { recursive: true });
+  writeFileSync(join(root, slug, 'SKILL.md'), text);
+}
+
+/** The registry document of `slug`, once the rebuild after its publish has written it. */
+async function registryDoc(slug: string) {
+  return (
+    await eventually(
+      () => call(base, `/api/registry/${slug}`),
+      (res) => res.status === 200,
+    )
+  ).body;
 }
 
 /** The registry's versions of `slug` once `ready` holds (the static files are rebuilt just after a write). */
@@ -204,7 +220,12 @@ describe('skillpress publish --all and sync', () => {
       ['uncategorised', 'unchanged', '1.0.0', false],
     ]);
     expect(await versionsOf('aaa-app', (v) => v.includes('1.1.0'))).toEqual(['1.0.0', '1.1.0']);
-    expect((await call(base, '/api/registry/aaa-app')).body.versions[0].changelog).toBe('Second');
+    // The versions document and the registry document are written one after the other: wait for the second too.
+    const doc = await eventually(
+      () => call(base, '/api/registry/aaa-app'),
+      (res) => res.body?.versions?.[0]?.version === '1.1.0',
+    );
+    expect(doc.body.versions[0].changelog).toBe('Second');
 
     const again = await cli(repo, 'sync');
     expectExit(again, 0);
@@ -226,6 +247,75 @@ describe('skillpress publish --all and sync', () => {
     expect(Object.keys(result.json.error.details).sort()).toEqual(['broken', 'fine-one']);
     expect(result.json.error.details['fine-one']).toContain('names fine-one, as copy/fine-one does');
     expect((await call(base, '/api/registry/fine-one')).status).toBe(404);
+  });
+});
+
+describe('real skill folders: what the registry accepts, the client publishes', () => {
+  it('publishes a description written as a folded or literal block, listed on one line, the dry run first', async () => {
+    const cwd = dir('block-scalars');
+    skillWritten(cwd, 'folded-desc', '---\nname: folded-desc\ndescription: >\n  Checks folded text.\n  Use when tests run.\n---\n# Folded\n');
+    skillWritten(
+      cwd,
+      'literal-desc',
+      '---\nname: literal-desc\ndescription: |\n  Keeps its lines.\n  Use when tests run.\nmetadata:\n  category: testing\n---\n# Literal\n',
+    );
+
+    const dry = await cli(cwd, 'publish', 'folded-desc', '--dry-run');
+    expectExit(dry, 0);
+    expect(dry.stdout).toContain('Category: general (none given: the default)');
+    expectExit(await cli(cwd, 'publish', 'folded-desc'), 0);
+    expectExit(await cli(cwd, 'publish', 'literal-desc'), 0);
+    expect(await registryDoc('folded-desc')).toMatchObject({
+      description: 'Checks folded text. Use when tests run.',
+      category: 'general',
+    });
+    expect(await registryDoc('literal-desc')).toMatchObject({
+      description: 'Keeps its lines. Use when tests run.',
+      category: 'testing',
+    });
+  });
+
+  it('follows a linked SKILL.md and links inside the folder, and refuses by name a link that leads outside', async () => {
+    const cwd = dir('links');
+    const linked = join(cwd, 'linked-skill');
+    mkdirSync(join(linked, 'src'), { recursive: true });
+    writeFileSync(join(linked, 'src/SKILL.source.md'), '---\nname: linked-skill\ndescription: Linked. Use in tests.\n---\n# Linked\n');
+    writeFileSync(join(linked, 'src/run.sh'), 'echo run\n');
+    symlinkSync('src/SKILL.source.md', join(linked, 'SKILL.md'));
+    symlinkSync('src/run.sh', join(linked, 'run.sh'));
+    expectExit(await cli(cwd, 'publish', 'linked-skill'), 0);
+    const doc = await registryDoc('linked-skill');
+    expect(doc.files.map((f: { filename: string }) => f.filename)).toEqual(['SKILL.md', 'run.sh', 'src/SKILL.source.md', 'src/run.sh']);
+
+    const leaky = skill(cwd, 'leaky-skill');
+    writeFileSync(join(cwd, 'private.txt'), 'not for the registry\n');
+    symlinkSync('../private.txt', join(leaky, 'notes.txt'));
+    const refused = await cli(cwd, 'publish', 'leaky-skill', '--json');
+    expectExit(refused, 1);
+    expect(refused.json.error).toMatchObject({
+      code: 'invalid_skill',
+      message: "notes.txt is a link to ../private.txt, outside the skill's folder, so it cannot be published",
+    });
+    const synced = await cli(cwd, 'sync', '--dry-run', '--json');
+    expectExit(synced, 1);
+    expect(synced.json.error.details['leaky-skill']).toContain('notes.txt is a link to ../private.txt');
+    expect((await call(base, '/api/registry/leaky-skill')).status).toBe(404);
+  });
+
+  it("publishes a SKILL.md whose top-level category and dependencies are another tool's, with warnings, in general", async () => {
+    const cwd = dir('foreign-keys');
+    skillWritten(
+      cwd,
+      'foreign-keys',
+      "---\nname: foreign-keys\ndescription: Uses another tool's keys. Use in tests.\ncategory: Security & Testing\ndependencies:\n  - python3\n  - jq\n---\n# Foreign\n",
+    );
+    const published = await cli(cwd, 'sync', '--changelog', 'First');
+    expectExit(published, 0);
+    expect(published.stdout).toMatch(/foreign-keys +1\.0\.0 \(new, in general, the default\)/);
+    expect(published.stderr).toContain('foreign-keys: SKILL.md: category is not read');
+    expect(published.stderr).toContain('foreign-keys: SKILL.md: dependencies is not read');
+    const doc = await registryDoc('foreign-keys');
+    expect(doc).toMatchObject({ category: 'general', dependencies: {} });
   });
 });
 

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { decodeFile } from '#core/bundle';
 import { clawhubFingerprint, clawhubFingerprints } from '#core/clawhub-fingerprint';
 import { pageByDate, topByInstalls } from '#core/clawhub-listing';
-import { DEFAULT_CATEGORY, listingFromSkillFile } from '#core/clawhub-publish';
+import { listingFromSkillFile } from '#core/skill-listing';
+import { DEFAULT_CATEGORY } from '#core/slug';
 import { skillZip } from '#core/skill-zip';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -160,10 +161,15 @@ describe('a ClawHub publish as ours', () => {
       description: 'Folds lines',
       category: 'data-tools',
     });
-    expect(listingFromSkillFile(md('name: x\ndescription: Plain\n'))).toEqual({ description: 'Plain', category: DEFAULT_CATEGORY });
-    expect(listingFromSkillFile(md('name: x\n'))).toEqual({ category: DEFAULT_CATEGORY });
-    expect(listingFromSkillFile(md(`name: x\ndescription: ${'d'.repeat(1025)}\n`))).toEqual({ category: DEFAULT_CATEGORY });
-    expect(listingFromSkillFile([{ filename: 'SKILL.md', content: '# no front matter' }])).toEqual({ category: DEFAULT_CATEGORY });
-    expect(listingFromSkillFile([])).toEqual({ category: DEFAULT_CATEGORY });
+    // A literal block keeps its line breaks in SKILL.md; the listing reads it as one line.
+    expect(listingFromSkillFile(md('name: x\ndescription: |\n  Keeps\n\n  lines\n'))).toEqual({ description: 'Keeps lines' });
+    // No category of its own: the caller files it under the default, as every publish does.
+    expect(listingFromSkillFile(md('name: x\ndescription: Plain\n'))).toEqual({ description: 'Plain' });
+    expect(listingFromSkillFile(md('name: x\ndescription: Plain\ncategory: Security & Testing\n'))).toEqual({ description: 'Plain' });
+    expect(listingFromSkillFile(md('name: x\n'))).toEqual({});
+    expect(listingFromSkillFile(md(`name: x\ndescription: ${'d'.repeat(1025)}\n`))).toEqual({});
+    expect(listingFromSkillFile([{ filename: 'SKILL.md', content: '# no front matter' }])).toEqual({});
+    expect(listingFromSkillFile([])).toEqual({});
+    expect(DEFAULT_CATEGORY).toBe('general');
   });
 });

@@ -83,13 +83,12 @@ describe('readSkillpressKeys', () => {
       category: 'dev-tools',
       slug: 'pdf-tools',
       dependencies: { other: '^1.0.0', more: '2.0.0' },
-      issues: [],
       warnings: [],
     });
   });
 
   it('reads none of them when there are none', () => {
-    expect(readSkillpressKeys(frontMatter('name: pdf-tools\ndescription: d'))).toEqual({ dependencies: {}, issues: [], warnings: [] });
+    expect(readSkillpressKeys(frontMatter('name: pdf-tools\ndescription: d'))).toEqual({ dependencies: {}, warnings: [] });
   });
 
   it('reads the old top-level keys, dependencies as a mapping, with a deprecation warning for each', () => {
@@ -98,7 +97,6 @@ describe('readSkillpressKeys', () => {
       category: 'documents',
       slug: 'pdf-tools',
       dependencies: { other: '^1.0.0' },
-      issues: [],
       warnings: [topLevelKeyWarning('category'), topLevelKeyWarning('slug'), topLevelKeyWarning('dependencies')],
     });
   });
@@ -116,30 +114,42 @@ describe('readSkillpressKeys', () => {
     expect(topLevelKeyWarning('category')).toContain('move it under metadata');
   });
 
-  it('reports every malformed key with its path', () => {
+  it('refuses nothing: a value not in its form is named in a warning, with its path, and not read', () => {
     const data = frontMatter('name: pdf-tools\nmetadata:\n  category: "not/valid"\n  slug: other-name\n  dependencies: "a, b@nope"');
-    expect(readSkillpressKeys(data).issues).toEqual([
-      { file: 'SKILL.md', path: ['metadata', 'category'], message: expect.stringContaining('category must be text of 1 to 40') },
-      { file: 'SKILL.md', path: ['metadata', 'slug'], message: expect.stringContaining('differs from the name "pdf-tools"') },
-      { file: 'SKILL.md', path: ['metadata', 'dependencies'], message: expect.stringContaining('"a" needs a version range') },
-      { file: 'SKILL.md', path: ['metadata', 'dependencies'], message: expect.stringContaining('"nope" (for b) is not a semver range') },
-    ]);
+    const keys = readSkillpressKeys(data);
+    expect(keys).toEqual({ dependencies: {}, warnings: [expect.any(String), expect.any(String), expect.any(String)] });
+    expect(keys.warnings[0]).toMatch(/^metadata\.category is not read: a category is text of 1 to 40/);
+    expect(keys.warnings[1]).toMatch(/^metadata\.slug is not read: "other-name" differs from the name "pdf-tools"/);
+    expect(keys.warnings[2]).toMatch(
+      /^metadata\.dependencies is not read: "a" needs a version range: write a@\^1\.0\.0; "nope" \(for b\) is not a semver range/,
+    );
   });
 
+  // What other tools write under these names at the top level: real skills, published as they are.
   it.each([
-    ['slug: Not A Slug', ['slug'], 'the slug must be text'],
-    ['slug: a--b', ['slug'], 'the slug must be text'],
-    ['category: 42', ['category'], 'the category must be text'],
-    ['dependencies: [a@1.0.0]', ['dependencies'], 'dependencies must be text'],
-    ['metadata:\n  dependencies:\n    a: ^1.0.0', ['metadata', 'dependencies'], 'dependencies must be text'],
-    ['dependencies:\n  Bad_Slug: ^1.0.0', ['dependencies', 'Bad_Slug'], 'is not a skill slug'],
-    ['dependencies:\n  a: 1', ['dependencies', 'a'], 'must be a semver range'],
-  ])('rejects %j', (yaml, path, message) => {
-    expect(readSkillpressKeys(frontMatter(yaml)).issues).toEqual([{ file: 'SKILL.md', path, message: expect.stringContaining(message) }]);
+    ['slug: Not A Slug', 'slug is not read: a slug is text'],
+    ['slug: a--b', 'slug is not read: a slug is text'],
+    ['category: 42', 'category is not read: a category is text'],
+    ['category: Security & Testing', 'category is not read: a category is text'],
+    ['dependencies: [a@1.0.0]', 'dependencies is not read: dependencies are one line of text'],
+    ['dependencies: [python3, pandas]', 'dependencies is not read: dependencies are one line of text'],
+    ['dependencies:\n  python:\n    - pandas>=2', 'dependencies is not read: python: that value is not a semver range'],
+    ['dependencies: python>=3.8, pandas', 'dependencies is not read: "python>=3.8" needs a version range'],
+    ['metadata:\n  dependencies:\n    a: ^1.0.0', 'metadata.dependencies is not read: dependencies are one line of text'],
+    ['dependencies:\n  Bad_Slug: ^1.0.0', 'dependencies is not read: "Bad_Slug" is not a skill slug'],
+    ['dependencies:\n  a: 1', 'dependencies is not read: a: that value is not a semver range'],
+  ])('reads nothing from %j, and says why', (yaml, warning) => {
+    const keys = readSkillpressKeys(frontMatter(yaml));
+    expect(keys).toMatchObject({ dependencies: {} });
+    expect(keys.category).toBeUndefined();
+    expect(keys.slug).toBeUndefined();
+    expect(keys.warnings).toContainEqual(expect.stringContaining(warning));
   });
 
-  it('rejects more than 32 top-level dependencies', () => {
+  it('reads no top-level dependencies past 32', () => {
     const yaml = `dependencies:\n${Array.from({ length: 33 }, (_, i) => `  s${i}: 1.0.0`).join('\n')}`;
-    expect(readSkillpressKeys(frontMatter(yaml)).issues).toEqual([{ file: 'SKILL.md', path: ['dependencies'], message: 'at most 32 dependencies, found 33' }]);
+    const keys = readSkillpressKeys(frontMatter(yaml));
+    expect(keys.dependencies).toEqual({});
+    expect(keys.warnings).toContainEqual(expect.stringContaining('at most 32 dependencies, found 33'));
   });
 });

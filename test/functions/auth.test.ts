@@ -131,6 +131,8 @@ describe('CSRF', () => {
       expect((await json(res)).error.code).toBe('csrf_rejected');
       expect(res.headers.get('set-cookie')).toBeNull();
     }
+    // What a curl user gets without the header: what to send, and how.
+    expect((await json(await devLogin('/api/auth/dev-login'))).error.message).toContain(`-H "origin: ${ORIGIN}"`);
     expect((await devLogin('/api/auth/dev-login', ORIGIN)).status).toBe(200);
     for (const local of ['http://127.0.0.1:8787', 'http://localhost:8787', 'http://[::1]:8787'])
       expect((await devLogin(`${local}/api/auth/dev-login`, local)).status, local).toBe(200);

@@ -523,6 +523,16 @@ describe('POST /api/v1/skills (clawdhub publish)', () => {
     });
   });
 
+  it('files a new skill whose SKILL.md names no category under general, and lists a block-scalar description on one line', async () => {
+    const md = '---\nname: claw-plain\ndescription: >\n  Folded over\n  two lines.\n---\n# Plain\n';
+    const { status } = await clawhubPublish(
+      form({ slug: 'claw-plain', displayName: 'Claw Plain', version: '1.0.0', changelog: '' }, [{ name: 'SKILL.md', bytes: md }]),
+    );
+    expect(status).toBe(201);
+    await stack.idle();
+    expect(await json(await stack.request('/api/registry/claw-plain'))).toMatchObject({ category: 'general', description: 'Folded over two lines.' });
+  });
+
   it('publishes a new version of an existing skill, which resolve then names by its fingerprint', async () => {
     const sent = files('claw-new', '0.2.0');
     const { status, body } = await clawhubPublish(form({ slug: 'claw-new', displayName: 'Claw New', version: '0.2.0', changelog: 'Second' }, sent));

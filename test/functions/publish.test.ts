@@ -48,6 +48,27 @@ describe('POST /api/publish', () => {
     });
   });
 
+  it("files a skill published without a category under its SKILL.md's metadata.category, else general, as the CLI does", async () => {
+    const plain = await withKey(stack, aliceKey, '/api/publish', { body: { name: 'No Category', description: 'Has none' } });
+    expect(plain.status).toBe(201);
+    expect(await json(plain)).toMatchObject({ slug: 'no-category', category: 'general' });
+
+    const md = '---\nname: own-category\ndescription: >\n  Says its own\n  category.\nmetadata:\n  category: Data Tools\n---\n# Own\n';
+    const own = await withKey(stack, aliceKey, '/api/publish', {
+      body: { name: 'Own Category', description: 'Says its own', files: [{ filename: 'SKILL.md', content: md }] },
+    });
+    expect(own.status).toBe(201);
+    expect(await json(own)).toMatchObject({ slug: 'own-category', category: 'data-tools' });
+
+    // Another tool's top-level category is not Skillpress's: published, in the default category.
+    const theirs = '---\nname: their-category\ndescription: d\ncategory: Security & Testing\n---\n';
+    const other = await withKey(stack, aliceKey, '/api/publish', {
+      body: { name: 'Their Category', description: 'd', files: [{ filename: 'SKILL.md', content: theirs }] },
+    });
+    expect(other.status).toBe(201);
+    expect(await json(other)).toMatchObject({ category: 'general', warnings: [expect.stringContaining('"category" at the top level')] });
+  });
+
   it('stores content by SHA-256 in S3', async () => {
     const file = skillFile('unique-content', 'unique-content-42');
     const res = await withKey(stack, aliceKey, '/api/publish', { body: skillBody({ slug: 'unique-content', files: [file] }) });
@@ -102,7 +123,6 @@ describe('POST /api/publish', () => {
     ['malformed JSON', '{"name":', 400, 'invalid_request'],
     ['an array', '[]', 400, 'invalid_request'],
     ['an unknown field', JSON.stringify({ ...skillBody(), admin: true }), 400, 'invalid_request'],
-    ['a missing category', JSON.stringify({ name: 'x', description: 'y' }), 400, 'invalid_request'],
     ['a traversal filename', JSON.stringify(skillBody({ files: [{ filename: '../../etc/passwd', content: 'x' }] })), 400, 'invalid_request'],
     ['an absolute filename', JSON.stringify(skillBody({ files: [{ filename: '/etc/passwd', content: 'x' }] })), 400, 'invalid_request'],
     ['a backslash filename', JSON.stringify(skillBody({ files: [{ filename: '..\\x', content: 'x' }] })), 400, 'invalid_request'],

@@ -20,7 +20,7 @@ export const clawhubPublishOperations = operations(tag, {
       'categories?, tags?}, each file uploaded first (POST /api/v1/skills/-/upload-url); or ' +
       'multipart/form-data as clawdhub publish sends it: payload (JSON {slug, displayName, version, changelog, tags?}) and one files part per file. ' +
       "The checks of POST /api/publish and POST /api/skills/{id}/versions, the scan included; a new skill's description and category come from " +
-      'its SKILL.md front matter (description, metadata.category, else other), and it starts at the version given.',
+      'its SKILL.md front matter (description, metadata.category, else general), and it starts at the version given.',
     auth: 'apiKey',
     form: clawhubPublishFormSchema,
     success: { status: 201, description: 'Published', schema: clawhubPublishedSchema },

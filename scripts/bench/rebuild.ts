@@ -81,7 +81,7 @@ export async function benchRebuild(sizes = [1000, 10_000], publishes = 25, shard
 }
 
 /** Polls `url` (If-None-Match, so unchanged files cost a 304) until `ready(body)`; returns when. */
-async function waitFor(url: string, ready: (text: string) => boolean, timeoutMs = 30_000): Promise<number> {
+export async function waitFor(url: string, ready: (text: string) => boolean, timeoutMs = 30_000): Promise<number> {
   const deadline = performance.now() + timeoutMs;
   let etag = '';
   while (performance.now() < deadline) {

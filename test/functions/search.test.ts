@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { gzipSync } from 'node:zlib';
+import { vi } from 'vitest';
+import { SearchReader } from '#functions/content/search-reader';
 import { retierSearchIndex, SHARD_SIZES, SearchIndexWriter } from '#functions/rebuild/search-index';
 import { publishInstallCounts } from '#functions/services/public-installs';
 import { Client, createTestStack, json, type TestStack, withKey } from '../support/stack.ts';
@@ -154,5 +156,19 @@ describe('the head of the index', () => {
     await retierSearchIndex(stack.deps);
     expect(gzipSync(new Uint8Array(await headOf())).byteLength).toBeLessThanOrEqual(SHARD_SIZES.headBytes);
     expect(JSON.parse(new TextDecoder().decode(await headOf())).shards.skills).toEqual([]);
+  });
+});
+
+describe('the API’s reader of the index', () => {
+  it('knows the index is current from the head alone, which names each shard with its ETag', async () => {
+    const head = JSON.parse(await (await stack.request('/.well-known/skillpress/search.json')).text());
+    for (const path of [...head.shards.skills, ...head.shards.text]) expect(head.etags[path]).toEqual(expect.any(String));
+    // Checked at every call, as after an idle second.
+    const reader = new SearchReader(stack.deps.staticStore, 0);
+    const loaded = await reader.index();
+    const reads = vi.spyOn(stack.deps.staticStore, 'getIfChanged');
+    expect(await reader.index()).toBe(loaded);
+    expect(reads.mock.calls.map(([key]) => key)).toEqual(['.well-known/skillpress/search.json']);
+    reads.mockRestore();
   });
 });

@@ -87,7 +87,7 @@ function compareKeys(a: string, b: string): number {
 }
 
 /** The index of `key` in the sorted `keys`, or where it would go. */
-function insertionPoint(keys: string[], key: string): number {
+export function insertionPoint(keys: readonly string[], key: string): number {
   let low = 0;
   let high = keys.length;
   while (low < high) {

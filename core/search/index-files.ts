@@ -13,8 +13,8 @@ import { indexTerm, tokens } from './text.ts';
  *   to, loaded right after the head;
  * - **text shards**: the `SKILL.md` bodies of free skills, by the same hash, loaded last.
  *
- * Each is a serialised MiniSearch index: the rebuild patches one skill by discarding and adding
- * it in the shard that holds it, so a write costs the same however many skills there are.
+ * Each is a serialised MiniSearch index: the rebuild patches one skill in the shard that holds it
+ * (core/search/index-shard.ts), so a write costs the same however many skills there are.
  */
 
 export const SEARCH_SCHEMA_VERSION = 1;
@@ -28,6 +28,11 @@ export interface SearchHeadFile {
   maxInstalls: number;
   /** Paths of the other skills shards and of the text shards, in order (shard n is at index n - 1 and n). */
   shards: { skills: string[]; text: string[] };
+  /**
+   * The ETag each shard was written with, by path: a reader that holds a shard with that ETag
+   * has it as it stands, so it checks the head alone (absent in heads written before it).
+   */
+  etags: Record<string, string>;
   index: AsPlainObject;
 }
 
@@ -57,7 +62,7 @@ const common = {
   idField: 'slug',
   tokenize: (text: string) => tokens(text),
   processTerm: (term: string) => indexTerm(term),
-  // Discarded skills leave their terms until a vacuum: the rebuild vacuums before it writes.
+  // Readers never discard: the rebuild writes each file whole.
   autoVacuum: false,
 } as const;
 
@@ -81,69 +86,10 @@ export const newTextIndex = (): TextIndex => new MiniSearch(textIndexOptions);
 export const loadSkillsIndex = (plain: AsPlainObject): SkillsIndex => MiniSearch.loadJS(plain, skillsIndexOptions);
 export const loadTextIndex = (plain: AsPlainObject): TextIndex => MiniSearch.loadJS(plain, textIndexOptions);
 
-/**
- * An index as a plain object whose bytes depend only on the documents it holds, not on the order
- * they were added and discarded in: the rebuild patches shards one skill at a time, and a full
- * rebuild that lays out the same skills must write the same bytes (stable ETags). Documents are
- * numbered in slug order, terms sorted, what discarded documents left behind dropped, and the
- * average field lengths computed afresh.
- */
-export function canonicalIndex(index: SkillsIndex | TextIndex): AsPlainObject {
-  const plain = index.toJSON();
-  const live = (Object.entries(plain.documentIds) as [string, string][]).sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const renumber = new Map(live.map(([old], n) => [old, String(n)]));
-  const documentIds: AsPlainObject['documentIds'] = {};
-  const fieldLength: AsPlainObject['fieldLength'] = {};
-  const storedFields: AsPlainObject['storedFields'] = {};
-  for (const [old, slug] of live) {
-    const n = renumber.get(old)!;
-    documentIds[n] = slug;
-    fieldLength[n] = plain.fieldLength[old]!;
-    if (plain.storedFields[old] !== undefined) storedFields[n] = plain.storedFields[old];
-  }
-  const fields = Object.keys(plain.fieldIds).length;
-  const averageFieldLength = Array.from({ length: fields }, (_, f) => {
-    let sum = 0;
-    for (const [old] of live) sum += plain.fieldLength[old]?.[f] ?? 0;
-    return live.length === 0 ? 0 : sum / live.length;
-  });
-  const entries: AsPlainObject['index'] = [];
-  for (const [term, data] of plain.index) {
-    const kept: AsPlainObject['index'][number][1] = {};
-    for (const [fieldId, postings] of Object.entries(data)) {
-      const next: Record<string, number> = {};
-      for (const [old, frequency] of Object.entries(postings as Record<string, number>)) {
-        const n = renumber.get(old);
-        if (n !== undefined) next[n] = frequency;
-      }
-      if (Object.keys(next).length > 0) kept[fieldId] = next;
-    }
-    if (Object.keys(kept).length > 0) entries.push([term, kept]);
-  }
-  entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return {
-    ...plain,
-    documentCount: live.length,
-    nextId: live.length,
-    documentIds,
-    fieldLength,
-    averageFieldLength,
-    storedFields,
-    dirtCount: 0,
-    index: entries,
-  };
-}
-
 /** The stored listing of `slug` in `index`, as a search document. */
 export function storedDocument(index: SkillsIndex, slug: string): SearchDocument | undefined {
   const stored = index.getStoredFields(slug);
   return stored ? ({ slug, ...stored } as SearchDocument) : undefined;
-}
-
-/** Every listing an index holds. */
-export function storedDocuments(index: SkillsIndex): SearchDocument[] {
-  const ids = (index.toJSON() as AsPlainObject).documentIds;
-  return Object.values(ids).map((slug) => storedDocument(index, slug as string)!);
 }
 
 /** Which of `count` hashed shards a slug belongs to (FNV-1a: stable, the same in every reader). */

@@ -6,12 +6,15 @@ import type { StaticStore } from './static-store.ts';
 /**
  * The search index (core/search/index-files.ts) as the rebuild last wrote it, loaded whole for
  * the API's searches: the same files, and the same ranking, as the site's search in the browser.
- * Each file is read again at most every `maxAgeMs`, conditionally (an unchanged file costs a 304
- * and no parse), so a write shows within about a second plus the rebuild's own delay.
+ * The head is read again at most every `maxAgeMs`, conditionally (unchanged, it costs a 304 and
+ * no parse), so a write shows within about a second plus the rebuild's own delay. The head names
+ * each shard with the ETag it was written with: a shard held with that ETag is current and is
+ * not asked for, so a check is one request however many shards there are (a search after an
+ * idle second used to wait for a conditional read of every file).
  */
 export class SearchReader {
   private held?: { index: LoadedSearchIndex; checkedAt: number };
-  private readonly files = new Map<string, { etag?: string; index: SkillsIndex | TextIndex; head?: Omit<SearchHeadFile, 'index'> }>();
+  private readonly files = new Map<string, HeldFile>();
   private reading?: Promise<LoadedSearchIndex>;
 
   constructor(
@@ -30,18 +33,23 @@ export class SearchReader {
 
   private async read(): Promise<LoadedSearchIndex> {
     const checkedAt = performance.now();
+    const heldHead = this.files.get(SEARCH_HEAD_KEY);
     const head = await this.file(SEARCH_HEAD_KEY, (text) => {
       const { index, ...file } = JSON.parse(text) as SearchHeadFile;
       return { index: loadSkillsIndex(index), head: file };
     });
+    if (this.held && head !== undefined && head === heldHead) {
+      this.held = { index: this.held.index, checkedAt };
+      return this.held.index;
+    }
     if (!head?.head) {
       const index = { skills: [], text: [], maxInstalls: 0 };
       this.held = { index, checkedAt };
       return index;
     }
-    const { shards, maxInstalls } = head.head;
+    const { shards, maxInstalls, etags = {} } = head.head;
     const load = (paths: string[], parse: (text: string) => { index: SkillsIndex | TextIndex }) =>
-      Promise.all(paths.map((path) => this.file(path.slice(1), parse)));
+      Promise.all(paths.map((path) => this.file(path.slice(1), parse, etags[path])));
     const [skills, text] = await Promise.all([
       load(shards.skills, (t) => ({ index: loadSkillsIndex((JSON.parse(t) as SearchShardFile).index) })),
       load(shards.text, (t) => ({ index: loadTextIndex((JSON.parse(t) as SearchShardFile).index) })),
@@ -63,12 +71,17 @@ export class SearchReader {
     return index;
   }
 
-  /** A file of the index, parsed, reusing what was parsed while its ETag holds; undefined when missing or damaged. */
+  /**
+   * A file of the index, parsed, reusing what was parsed while its ETag holds (without asking
+   * when `current`, the ETag the head names, is the one held); undefined when missing or damaged.
+   */
   private async file(
     key: string,
     parse: (text: string) => { index: SkillsIndex | TextIndex; head?: Omit<SearchHeadFile, 'index'> },
-  ): Promise<{ index: SkillsIndex | TextIndex; head?: Omit<SearchHeadFile, 'index'> } | undefined> {
+    current?: string,
+  ): Promise<HeldFile | undefined> {
     const known = this.files.get(key);
+    if (known && current !== undefined && known.etag === current) return known;
     const found = await this.store.getIfChanged(key, known?.etag);
     if (found === 'unchanged' && known) return known;
     if (!found || found === 'unchanged') {
@@ -83,6 +96,13 @@ export class SearchReader {
       return undefined; // a damaged file reads as missing until the rebuild writes it again
     }
   }
+}
+
+/** A file of the index as parsed, with the ETag it was read with. */
+interface HeldFile {
+  etag?: string;
+  index: SkillsIndex | TextIndex;
+  head?: Omit<SearchHeadFile, 'index'>;
 }
 
 /** One reader per static bucket (tests run several services in one process). */

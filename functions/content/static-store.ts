@@ -61,6 +61,17 @@ export class StaticStore {
     }
   }
 
+  /** The ETag of an object (quotes removed: the MD5 of its bytes, as {@link list} gives it), or undefined when it does not exist. */
+  async etag(key: string): Promise<string | undefined> {
+    try {
+      const out = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return (out.ETag ?? '').replaceAll('"', '');
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  }
+
   /** User metadata of an object, or undefined when it does not exist. */
   async metadata(key: string): Promise<Record<string, string> | undefined> {
     try {

@@ -259,30 +259,30 @@ export class Rebuilder {
     let written = 0;
     const stopCounting = this.deps.staticStore.onWrite(() => (written += 1));
     try {
-      const existing = await this.deps.staticStore.list('');
-      for (const key of existing.keys()) if (key.startsWith('bundles/')) this.bundled.add(key);
-      const putIfChanged = async (key: string, body: string) => {
-        if (existing.get(key) === md5(body)) return;
-        await this.deps.staticStore.put(key, body);
-      };
       // keys.json before any document carrying a signature of the active key (a rotation signs
       // everything again), so no client meets a key it cannot look up; finishRebuild writes it
       // once more, from its own signer, when a shard's copy differs.
-      this.keysWritten = this.writeSigningKeys(putIfChanged);
+      const keysEtag = await this.deps.staticStore.etag(SIGNING_KEYS_KEY);
+      this.keysWritten = this.writeSigningKeys((key, body) => this.putIfChanged(key, body, keysEtag));
       await this.keysWritten;
+      const previousDiscovery = await this.loadPrevious(DISCOVERY_INDEX_KEY, parseDiscovery);
+      const stored = new Map<string, Map<string, string>>();
       const files = await eachSkill([...built.values()], 32, skillOf, async (read) => {
         const state = await this.signed(read);
         if (!hasStaticFiles(state.skill)) return;
-        await this.writeBundles(state, existing);
+        const objects = await this.storedObjects(state, previousDiscovery.get(state.skill.slug));
+        stored.set(state.skill.id, objects);
+        await this.writeBundles(state, objects);
         const documents = registryDocuments(state.skill, state.versions);
-        await putIfChanged(registryKey(state.skill.slug), canonicalJson(documents.registry));
-        await putIfChanged(versionsKey(state.skill.slug), canonicalJson(documents.versions));
+        await this.putIfChanged(registryKey(state.skill.slug), canonicalJson(documents.registry), objects.get(registryKey(state.skill.slug)));
+        await this.putIfChanged(versionsKey(state.skill.slug), canonicalJson(documents.versions), objects.get(versionsKey(state.skill.slug)));
       });
       const rebuilt = [...files.built.keys()];
       // Beside the archives: a skill whose fingerprints fail keeps its index entries all the same.
       const fingerprinted = this.recordFingerprints(rebuilt);
-      const previousDiscovery = await this.loadPrevious(DISCOVERY_INDEX_KEY, parseDiscovery);
-      const archived = await eachSkill(rebuilt, 32, skillOf, (state) => this.archiveEntry(state, previousDiscovery.get(state.skill.slug), existing));
+      const archived = await eachSkill(rebuilt, 32, skillOf, (state) =>
+        this.archiveEntry(state, previousDiscovery.get(state.skill.slug), stored.get(state.skill.id)),
+      );
       const catalog = rebuilt.filter(listed).map(catalogEntryOf);
       const states = new Map(rebuilt.map((state) => [state.skill.slug, state]));
       const output: ShardOutput = {
@@ -319,10 +319,8 @@ export class Rebuilder {
     const stopCounting = this.deps.staticStore.onWrite(() => (written += 1));
     const failed = withoutRepeats(outputs.flatMap((o) => o.failed));
     try {
-      const keys = await this.deps.staticStore.list(SIGNING_KEYS_KEY);
-      this.keysWritten = this.writeSigningKeys(async (key, body) => {
-        if (keys.get(key) !== md5(body)) await this.deps.staticStore.put(key, body);
-      });
+      const keysEtag = await this.deps.staticStore.etag(SIGNING_KEYS_KEY);
+      this.keysWritten = this.writeSigningKeys((key, body) => this.putIfChanged(key, body, keysEtag));
       await this.keysWritten;
       await withLock(this.deps.db, 'static-indexes', async (lease) => {
         const [previousCatalog, previousDiscovery, existing] = await Promise.all([
@@ -365,6 +363,54 @@ export class Rebuilder {
     } finally {
       stopCounting();
     }
+  }
+
+  /** Writes `body` at `key` unless `md5`, the MD5 of what the bucket holds there, is the body's. */
+  private async putIfChanged(key: string, body: string, md5Stored: string | undefined): Promise<void> {
+    if (md5Stored === md5(body)) return;
+    await this.deps.staticStore.put(key, body);
+  }
+
+  /**
+   * What the bucket holds of the objects the full rebuild may write for one skill (key → MD5, ''
+   * where only presence is known), asked for under the skill's own keys: the ETags of its two
+   * registry documents (a HEAD, and the GET of its versions document), the bundles that document
+   * lists (it is written only once all of them are in the bucket), the others as
+   * {@link presentBundles} finds them, and its current artifact when the previous discovery
+   * index (`known`) does not name it. A few requests a skill, however large the bucket: each
+   * shard used to list the whole bucket first (at 10,000 skills 65,000 keys, 11–16 s; at a
+   * million skills 6,500 list pages and about two minutes of CPU, for every shard).
+   */
+  private async storedObjects({ skill, versions }: SkillState, known: DiscoveryEntry | undefined): Promise<Map<string, string>> {
+    const objects = new Map<string, string>();
+    const [registry, versionsDocument] = await Promise.all([
+      this.deps.staticStore.etag(registryKey(skill.slug)),
+      this.deps.staticStore.getIfChanged(versionsKey(skill.slug)),
+    ]);
+    if (registry !== undefined) objects.set(registryKey(skill.slug), registry);
+    const document = versionsDocument === 'unchanged' ? undefined : versionsDocument;
+    if (document) objects.set(versionsKey(skill.slug), (document.etag ?? '').replaceAll('"', ''));
+    if (!contentIsPublic(skill)) return objects;
+    const listed = new Set(document ? versionsListed(document.bytes) : []);
+    const unknown: string[] = [];
+    for (const { version } of versions) {
+      const key = bundleKey(skill.slug, version);
+      if (listed.has(version)) objects.set(key, '');
+      else unknown.push(key);
+    }
+    if (unknown.length > HEAD_BUNDLES_AT_MOST) {
+      for (const key of (await this.deps.staticStore.list(`bundles/${skill.slug}/`)).keys()) objects.set(key, '');
+    } else {
+      const found = await Promise.all(unknown.map((key) => this.deps.staticStore.metadata(key)));
+      for (const [i, key] of unknown.entries()) if (found[i]) objects.set(key, '');
+    }
+    const current = versions.find((v) => v.version === skill.currentVersion);
+    if (current && known?.version !== current.version) {
+      const lone = current.files.length === 1 && current.files[0]!.filename === SKILL_FILE;
+      const artifact = lone ? skillMdKey(skill.slug, current.version) : archiveKey(skill.slug, current.version);
+      if (await this.deps.staticStore.metadata(artifact)) objects.set(artifact, '');
+    }
+    return objects;
   }
 
   /** A shared index as the bucket holds it, for the full rebuild; empty when missing or damaged (it is rebuilt from scratch). */
@@ -440,13 +486,7 @@ export class Rebuilder {
   /** The versions a skill's versions document lists; none when it is missing or unreadable. */
   private async listedVersions(slug: string): Promise<string[]> {
     const bytes = await this.deps.staticStore.get(versionsKey(slug));
-    if (!bytes) return [];
-    try {
-      const { versions } = JSON.parse(Buffer.from(bytes).toString('utf8')) as Partial<VersionsDocument>;
-      return Array.isArray(versions) ? versions.map((v) => v?.version).filter((v): v is string => typeof v === 'string') : [];
-    } catch {
-      return []; // damaged: the HEADs or the listing decide
-    }
+    return bytes ? versionsListed(bytes) : [];
   }
 
   /**
@@ -754,6 +794,16 @@ const HEAD_BUNDLES_AT_MOST = 4;
 function keepEntry<T>(list: SortedJsonList<T>, previous: SortedJsonList<T>, slug: string): void {
   const entry = previous.get(slug);
   if (entry && !list.get(slug)) list.set(entry);
+}
+
+/** The versions a versions document lists; none when it is unreadable (damaged: the HEADs or the listing decide). */
+function versionsListed(bytes: Uint8Array): string[] {
+  try {
+    const { versions } = JSON.parse(Buffer.from(bytes).toString('utf8')) as Partial<VersionsDocument>;
+    return Array.isArray(versions) ? versions.map((v) => v?.version).filter((v): v is string => typeof v === 'string') : [];
+  } catch {
+    return [];
+  }
 }
 
 function md5(body: string): string {

@@ -1,23 +1,12 @@
 import { gzipSync } from 'node:zlib';
+import type { Options } from 'minisearch';
 import type { CatalogEntry } from '#core/catalog';
 import { canonicalJson } from '#core/canonical-json';
 import { mapLimit } from '#core/map-limit';
 import { type InstallsDocument, installsOf } from '#core/public-installs';
 import { popularity, type SearchDocument, type SearchText, searchDocument } from '#core/search/documents';
-import {
-  canonicalIndex,
-  loadSkillsIndex,
-  loadTextIndex,
-  newSkillsIndex,
-  newTextIndex,
-  SEARCH_SCHEMA_VERSION,
-  type SearchHeadFile,
-  type SearchShardFile,
-  type SkillsIndex,
-  shardOf,
-  storedDocuments,
-  type TextIndex,
-} from '#core/search/index-files';
+import { SEARCH_SCHEMA_VERSION, type SearchHeadFile, type SearchShardFile, shardOf, skillsIndexOptions, textIndexOptions } from '#core/search/index-files';
+import { IndexShard } from '#core/search/index-shard';
 import { skillText } from '#core/search/skill-text';
 import { INSTALLS_KEY, SEARCH_HEAD_KEY, skillsShardKey, textShardKey } from '#core/static-paths';
 import { getBlob } from '../content/blobs.ts';
@@ -27,11 +16,13 @@ import { withLock } from '../store/locks.ts';
 /**
  * Writes the search index (core/search/index-files.ts) as the rebuild changes skills: a write
  * patches the shards that hold its skills (the head, or the skills shard its slug hashes to, and
- * its text shard), so its cost does not grow with the catalog; the listings are re-tiered by
+ * its text shard), each held as an {@link IndexShard} that re-serialises only the entries its
+ * skills change, so its cost does not grow with the catalog; the listings are re-tiered by
  * popularity when the public install counts are rewritten; the full rebuild lays it all out
- * again, rewriting only the shards whose skills changed. Callers hold the `static-indexes` lock,
- * as for the catalog, and pass its memo: files whose ETag it names as this process's last write
- * are not asked for again.
+ * again, rewriting only the shards whose skills changed. The head names each shard with the
+ * ETag it was written with, so a reader checks the head alone. Callers hold the
+ * `static-indexes` lock, as for the catalog, and pass its memo: files whose ETag it names as
+ * this process's last write are not asked for again.
  */
 
 /**
@@ -59,13 +50,15 @@ interface Held<T> {
 }
 
 type Header = Omit<SearchHeadFile, 'index'>;
+type SkillsShard = IndexShard<SearchDocument>;
+type TextShard = IndexShard<SearchText>;
 type Store = Pick<Deps, 'staticStore' | 'blobs' | 'log'>;
 /** A text shard's skills as the layout wants them: which `SKILL.md` each is indexed from. */
 type TextSource = Omit<SearchText, 'text'>;
 
 export class SearchIndexWriter {
-  private head?: Held<SkillsIndex> & { header: Header };
-  private readonly shards = new Map<string, Held<SkillsIndex | TextIndex>>();
+  private head?: Held<SkillsShard> & { header: Header };
+  private readonly shards = new Map<string, Held<SkillsShard | TextShard>>();
   /** The lock's memo for the run in progress: ETags the last holder wrote. */
   private lastWritten?: Record<string, string>;
 
@@ -100,25 +93,27 @@ export class SearchIndexWriter {
       const inHead = head.index.has(change.slug) || head.header.shards.skills.length === 0;
       const shardKey = inHead ? undefined : keyOfPath(head.header.shards.skills[shardOf(change.slug, head.header.shards.skills.length)]!);
       const shard = shardKey === undefined ? head.index : await this.loadSkills(shardKey);
-      const before = shard.has(change.slug) ? (shard.getStoredFields(change.slug) as Pick<SearchDocument, 'installs'>) : undefined;
-      if (before) shard.discard(change.slug);
+      const before = shard.stored(change.slug) as Pick<SearchDocument, 'installs'> | undefined;
       if (change.entry) {
         const doc = searchDocument(change.entry, before?.installs ?? 0);
-        shard.add(doc);
+        shard.set(doc);
         maxInstalls = Math.max(maxInstalls, doc.installs);
+        if (!before) head.header.skills += 1;
+      } else if (before) {
+        shard.remove(change.slug);
+        head.header.skills -= 1;
       }
       if (shardKey !== undefined) touched.add(shardKey);
 
       if (head.header.shards.text.length === 0) head.header.shards.text.push(`/${textShardKey(0)}`);
       const textKey = keyOfPath(head.header.shards.text[shardOf(change.slug, head.header.shards.text.length)]!);
       const text = await this.loadText(textKey);
-      if (text.has(change.slug)) text.discard(change.slug);
       const found = texts.get(change.slug);
-      if (found) text.add(found);
+      if (found) text.set(found);
+      else text.remove(change.slug);
       touched.add(textKey);
     }
     head.header.maxInstalls = maxInstalls;
-    head.header.skills = await this.countSkills();
     await Promise.all([...touched].map((key) => this.writeShard(key)));
     await this.writeHead();
     if (this.oversized()) await this.layOut(await this.listings(), await this.heldTextSources());
@@ -166,9 +161,7 @@ export class SearchIndexWriter {
       const docs = bySlug(rest.filter((doc) => shardOf(doc.slug, skillShards) === n));
       const held = await this.loadSkills(key);
       if (sameListings(held, docs)) continue;
-      const index = newSkillsIndex();
-      index.addAll(docs);
-      this.shards.set(key, { index });
+      this.shards.set(key, { index: IndexShard.of(skillsIndexOptions, docs) });
       await this.writeShard(key);
     }
     const header = this.head!.header;
@@ -182,9 +175,7 @@ export class SearchIndexWriter {
         const sources = bySlug(texts.filter((t) => shardOf(t.slug, textShards) === n));
         const held = await this.loadText(key);
         if (sameTexts(held, sources)) continue;
-        const index = newTextIndex();
-        index.addAll(await this.readTexts(sources));
-        this.shards.set(key, { index });
+        this.shards.set(key, { index: IndexShard.of(textIndexOptions, await this.readTexts(sources)) });
         await this.writeShard(key);
       }
     }
@@ -193,6 +184,7 @@ export class SearchIndexWriter {
       skills: listed.length,
       maxInstalls: Math.max(0, ...listed.map((d) => d.installs)),
       shards: { skills: skillPaths, text: textPaths },
+      etags: this.shardEtags([...skillPaths, ...textPaths]),
     };
     if (sameListings(this.head!.index, headDocs) && canonicalJson(next) === canonicalJson(header) && this.head!.etag !== undefined) return;
     this.head = { index: headIndex, header: next };
@@ -206,17 +198,21 @@ export class SearchIndexWriter {
     return docs;
   }
 
+  /** The ETags of the shards at `paths` as this process last wrote or read them (else as the head names them), by path. */
+  private shardEtags(paths: readonly string[]): Record<string, string> {
+    const etags: Record<string, string> = {};
+    for (const path of paths) {
+      const etag = this.shards.get(keyOfPath(path))?.etag ?? this.head?.header.etags[path];
+      if (etag !== undefined) etags[path] = etag;
+    }
+    return etags;
+  }
+
   /** Which `SKILL.md` each skill in the text shards is indexed from. */
   private async heldTextSources(): Promise<TextSource[]> {
     const sources: TextSource[] = [];
     for (const path of this.head!.header.shards.text) sources.push(...textSourcesOf(await this.loadText(keyOfPath(path))));
     return sources;
-  }
-
-  private async countSkills(): Promise<number> {
-    let n = this.head!.index.documentCount;
-    for (const path of this.head!.header.shards.skills) n += (await this.loadSkills(keyOfPath(path))).documentCount;
-    return n;
   }
 
   private oversized(): boolean {
@@ -249,47 +245,53 @@ export class SearchIndexWriter {
     const found = await this.deps.staticStore.getIfChanged(SEARCH_HEAD_KEY, this.head?.etag);
     if (found === 'unchanged' && this.head) return this.head;
     const parsed = found && found !== 'unchanged' ? parseFile<SearchHeadFile>(found.bytes) : undefined;
-    if (!parsed) {
-      const empty = { index: newSkillsIndex(), header: { schemaVersion: SEARCH_SCHEMA_VERSION, skills: 0, maxInstalls: 0, shards: { skills: [], text: [] } } };
-      this.head = empty;
-      return empty;
+    const index = parsed && loaded(() => IndexShard.load(skillsIndexOptions, parsed.index));
+    if (!parsed || !index) {
+      const header: Header = { schemaVersion: SEARCH_SCHEMA_VERSION, skills: 0, maxInstalls: 0, shards: { skills: [], text: [] }, etags: {} };
+      this.head = { index: IndexShard.of(skillsIndexOptions), header };
+      return this.head;
     }
-    const { index, ...header } = parsed;
-    this.head = { index: loadSkillsIndex(index), header, ...(found && found !== 'unchanged' && found.etag ? { etag: found.etag } : {}) };
+    const { index: _, ...header } = parsed;
+    this.head = { index, header: { ...header, etags: header.etags ?? {} }, ...(found && found !== 'unchanged' && found.etag ? { etag: found.etag } : {}) };
     return this.head;
   }
 
-  private async loadSkills(key: string): Promise<SkillsIndex> {
-    return (await this.loadShard(key, loadSkillsIndex, newSkillsIndex)) as SkillsIndex;
+  private loadSkills(key: string): Promise<SkillsShard> {
+    return this.loadShard(key, skillsIndexOptions);
   }
 
-  private async loadText(key: string): Promise<TextIndex> {
-    return (await this.loadShard(key, loadTextIndex, newTextIndex)) as TextIndex;
+  private loadText(key: string): Promise<TextShard> {
+    return this.loadShard(key, textIndexOptions);
   }
 
-  private async loadShard(key: string, load: (plain: SearchShardFile['index']) => SkillsIndex | TextIndex, empty: () => SkillsIndex | TextIndex) {
-    const known = this.shards.get(key);
+  private async loadShard<T extends SearchDocument | SearchText>(key: string, options: Options<T>): Promise<IndexShard<T>> {
+    const known = this.shards.get(key) as Held<IndexShard<T>> | undefined;
     if (known?.etag !== undefined && this.lastWritten?.[key] === known.etag) return known.index;
     const found = await this.deps.staticStore.getIfChanged(key, known?.etag);
     if (found === 'unchanged' && known) return known.index;
     const parsed = found && found !== 'unchanged' ? parseFile<SearchShardFile>(found.bytes) : undefined;
-    const shard = parsed ? { index: load(parsed.index), ...(found && found !== 'unchanged' && found.etag ? { etag: found.etag } : {}) } : { index: empty() };
-    this.shards.set(key, shard);
+    const index = parsed && loaded(() => IndexShard.load(options, parsed.index));
+    const shard: Held<IndexShard<T>> = index
+      ? { index, ...(found && found !== 'unchanged' && found.etag ? { etag: found.etag } : {}) }
+      : { index: IndexShard.of(options) };
+    this.shards.set(key, shard as Held<SkillsShard | TextShard>);
     return shard.index;
   }
 
   private async writeShard(key: string): Promise<void> {
     const shard = this.shards.get(key)!;
-    await vacuumed(shard.index);
-    const file: SearchShardFile = { schemaVersion: SEARCH_SCHEMA_VERSION, index: canonicalIndex(shard.index) };
-    shard.etag = await this.deps.staticStore.put(key, JSON.stringify(file));
+    shard.etag = await this.deps.staticStore.put(key, `{"schemaVersion":${SEARCH_SCHEMA_VERSION},"index":${shard.index.json()}}`);
+    this.head!.header.etags[`/${key}`] = shard.etag ?? '';
   }
 
   private async writeHead(): Promise<void> {
     const head = this.head!;
-    await vacuumed(head.index);
-    const file: SearchHeadFile = { ...head.header, index: canonicalIndex(head.index) };
-    head.etag = await this.deps.staticStore.put(SEARCH_HEAD_KEY, JSON.stringify(file));
+    const { header } = head;
+    // Only the shards the head lists: one split or merged away is no longer read.
+    header.etags = Object.fromEntries(
+      [...header.shards.skills, ...header.shards.text].flatMap((path) => (header.etags[path] ? [[path, header.etags[path]]] : [])),
+    );
+    head.etag = await this.deps.staticStore.put(SEARCH_HEAD_KEY, `${JSON.stringify(header).slice(0, -1)},"index":${head.index.json()}}`);
   }
 }
 
@@ -314,13 +316,12 @@ export async function retierSearchIndex(deps: Store & Pick<Deps, 'db'>, writer =
  * The head's listings: the most installed, as many as `sizes.head` and as fit in
  * `sizes.headBytes` gzipped (measured, then cut in proportion until they fit), by slug.
  */
-function fittedHead(byPopularity: readonly SearchDocument[], sizes: typeof SHARD_SIZES): { docs: SearchDocument[]; index: SkillsIndex } {
+function fittedHead(byPopularity: readonly SearchDocument[], sizes: typeof SHARD_SIZES): { docs: SearchDocument[]; index: SkillsShard } {
   let count = Math.min(sizes.head, byPopularity.length);
   for (;;) {
     const docs = bySlug(byPopularity.slice(0, count));
-    const index = newSkillsIndex();
-    index.addAll(docs);
-    const bytes = gzipSync(JSON.stringify(canonicalIndex(index))).byteLength;
+    const index = IndexShard.of(skillsIndexOptions, docs);
+    const bytes = gzipSync(index.json()).byteLength;
     if (bytes <= sizes.headBytes || count <= 1) return { docs, index };
     count = Math.max(1, Math.min(count - 1, Math.floor((count * sizes.headBytes * 0.98) / bytes)));
   }
@@ -330,18 +331,23 @@ function textSources(changes: readonly SearchChange[]): TextSource[] {
   return changes.filter((c) => c.entry && !c.entry.paid && c.skillMd).map((c) => ({ slug: c.slug, ...c.skillMd! }));
 }
 
-function textSourcesOf(index: TextIndex): TextSource[] {
-  return (Object.values(index.toJSON().documentIds) as string[]).map((slug) => ({ slug, ...(index.getStoredFields(slug) as Omit<TextSource, 'slug'>) }));
+function textSourcesOf(index: TextShard): TextSource[] {
+  return index.slugs().map((slug) => ({ slug, ...(index.stored(slug) as Omit<TextSource, 'slug'>) }));
+}
+
+/** Every listing a skills shard holds. */
+function storedDocuments(index: SkillsShard): SearchDocument[] {
+  return index.slugs().map((slug) => ({ slug, ...index.stored(slug) }) as SearchDocument);
 }
 
 /** Whether an index holds exactly these listings (by their stored fields). */
-function sameListings(index: SkillsIndex, docs: readonly SearchDocument[]): boolean {
+function sameListings(index: SkillsShard, docs: readonly SearchDocument[]): boolean {
   if (index.documentCount !== docs.length) return false;
   return canonicalJson(bySlug(storedDocuments(index))) === canonicalJson(docs);
 }
 
 /** Whether a text shard holds exactly these skills' `SKILL.md` files. */
-function sameTexts(index: TextIndex, sources: readonly TextSource[]): boolean {
+function sameTexts(index: TextShard, sources: readonly TextSource[]): boolean {
   if (index.documentCount !== sources.length) return false;
   return canonicalJson(bySlug(textSourcesOf(index))) === canonicalJson(sources);
 }
@@ -360,10 +366,11 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 const bySlug = <T extends { slug: string }>(docs: readonly T[]): T[] => [...docs].sort((a, b) => compare(a.slug, b.slug));
 
-/**
- * Frees what discarded skills left in a held index once there is enough of it: the bytes written
- * leave it out anyway (canonicalIndex), this only keeps a long-lived process's memory in check.
- */
-async function vacuumed(index: SkillsIndex | TextIndex): Promise<void> {
-  if (index.dirtCount >= 64) await index.vacuum({ batchSize: Number.POSITIVE_INFINITY, batchWait: 0 });
+/** The shard a file holds, or undefined when it is damaged (it is laid out again). */
+function loaded<T>(load: () => T): T | undefined {
+  try {
+    return load();
+  } catch {
+    return undefined;
+  }
 }

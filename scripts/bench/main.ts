@@ -10,6 +10,7 @@ import { benchSearch } from './search.ts';
 import { benchSite } from './site.ts';
 import { benchVerdaccio } from './verdaccio.ts';
 import { printTable, type Row } from './table.ts';
+import { benchVisible } from './visible.ts';
 
 /**
  * `npm run bench [section ...]`: runs the benchmark sections on this machine against the local
@@ -21,6 +22,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
   rebuild: () => benchRebuild(),
   catalog: () => benchCatalog(),
   shards: () => benchRebuildShards(),
+  visible: () => benchVisible(),
   bundles: benchBundles,
   verdaccio: () => benchVerdaccio(),
   site: () => benchSite(),

@@ -13,7 +13,7 @@ import { signInWithKey, startBenchStack } from './stack.ts';
  * The static pipeline at 1,000 and 10,000 skills: full rebuild time, then publish-to-visible —
  * from a version POST returning to the new version showing in the registry and in the catalog.
  * At 10,000, the full rebuild fanned out in 1 and in 4 shards (scripts/local/rebuild/shards.ts:
- * a thread per shard, as a Lambda per shard on AWS), each into an empty bucket.
+ * a thread per shard, as a Lambda per shard on AWS), each into an empty bucket and then over it.
  */
 export async function benchRebuild(sizes = [1000, 10_000], publishes = 25, shardCounts = [1, 4]): Promise<Row[]> {
   const rows: Row[] = [];
@@ -81,7 +81,7 @@ export async function benchRebuild(sizes = [1000, 10_000], publishes = 25, shard
 }
 
 /** Polls `url` (If-None-Match, so unchanged files cost a 304) until `ready(body)`; returns when. */
-async function waitFor(url: string, ready: (text: string) => boolean, timeoutMs = 30_000): Promise<number> {
+export async function waitFor(url: string, ready: (text: string) => boolean, timeoutMs = 30_000): Promise<number> {
   const deadline = performance.now() + timeoutMs;
   let etag = '';
   while (performance.now() < deadline) {
@@ -99,8 +99,11 @@ async function waitFor(url: string, ready: (text: string) => boolean, timeoutMs 
 
 /**
  * The full rebuild of the seeded table in `counts` shards, each run writing every file into an
- * empty static bucket of its own (the same work each time): wall time, the rate, and the rate per
- * shard, from which docs/deploy.md derives the time at 1,000,000 skills.
+ * empty static bucket of its own (the same work each time), then again over that bucket, now
+ * current (what the daily repair meets): wall time, the rate, and the rate per shard. With one
+ * shard (the calling thread) it also counts the S3 requests of each kind per skill and the
+ * client's CPU per request, from which docs/deploy.md derives the time at 100,000 and
+ * 1,000,000 skills.
  */
 export async function benchShards(config: Config, section: string, counts: number[]): Promise<Row[]> {
   const rows: Row[] = [];
@@ -109,20 +112,37 @@ export async function benchShards(config: Config, section: string, counts: numbe
     const fresh: Config = { ...config, staticBucket };
     const deps = createDeps(fresh, { log: createLogger('warn') });
     await ensureStorage(fresh, deps.s3);
-    const started = performance.now();
-    const report = await rebuildInShards(new Rebuilder(deps), fresh, shards, 'warn');
-    const seconds = (performance.now() - started) / 1000;
-    if (report.failed.length > 0) throw new Error(`${report.failed.length} skills failed in ${shards} shards`);
-    process.stderr.write(`bench: ${report.skills} skills in ${shards} shards in ${seconds.toFixed(1)} s\n`);
-    const rate = report.skills / seconds;
-    rows.push({ section, metric: `full rebuild, ${shards} shard${shards === 1 ? '' : 's'} (threads)`, value: round(seconds, 2), unit: 's' });
-    rows.push({ section, metric: `full rebuild rate, ${shards} shard${shards === 1 ? '' : 's'}`, value: Math.round(rate), unit: 'skills/s' });
-    rows.push({
-      section,
-      metric: `full rebuild rate per shard, ${shards} shard${shards === 1 ? '' : 's'}`,
-      value: Math.round(rate / shards),
-      unit: 'skills/s',
-    });
+    const requests = new Map<string, number>();
+    deps.s3.middlewareStack.add(
+      (next, context) => (args) => {
+        requests.set(context.commandName ?? '?', (requests.get(context.commandName ?? '?') ?? 0) + 1);
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const name = `${shards} shard${shards === 1 ? '' : 's'}`;
+    for (const bucket of ['empty', 'current'] as const) {
+      requests.clear();
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      const report = await rebuildInShards(new Rebuilder(deps), fresh, shards, 'warn');
+      const seconds = (performance.now() - started) / 1000;
+      const { user, system } = process.cpuUsage(cpu);
+      if (report.failed.length > 0) throw new Error(`${report.failed.length} skills failed in ${shards} shards`);
+      process.stderr.write(`bench: ${report.skills} skills in ${name} over an ${bucket} bucket in ${seconds.toFixed(1)} s\n`);
+      const rate = report.skills / seconds;
+      const over = bucket === 'empty' ? '' : ', bucket current';
+      rows.push({ section, metric: `full rebuild, ${name} (threads)${over}`, value: round(seconds, 2), unit: 's' });
+      rows.push({ section, metric: `full rebuild rate, ${name}${over}`, value: Math.round(rate), unit: 'skills/s' });
+      rows.push({ section, metric: `full rebuild rate per shard, ${name}${over}`, value: Math.round(rate / shards), unit: 'skills/s' });
+      if (shards !== 1) continue;
+      // The shard ran in this thread: every request it made went through `deps.s3`.
+      const total = [...requests.values()].reduce((a, b) => a + b, 0);
+      for (const [command, n] of [...requests].sort())
+        rows.push({ section, metric: `S3 ${command} per skill${over}`, value: round(n / report.skills, 2), unit: 'requests' });
+      rows.push({ section, metric: `writes per skill${over}`, value: round(report.written / report.skills, 2), unit: 'objects' });
+      rows.push({ section, metric: `client CPU per S3 request${over}`, value: round((user + system) / 1000 / total, 2), unit: 'ms' });
+    }
     deps.s3.destroy();
     deps.db.doc.destroy();
   }

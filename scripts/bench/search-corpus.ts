@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { readFrontMatter } from '#core/skill-front-matter';
 import { benignRepoDirs, type GitSkill, readGitSkills } from './git-skills.ts';
 
@@ -34,6 +36,46 @@ export function loadCorpus(): CorpusSkill[] | undefined {
   const dirs = benignRepoDirs();
   if (dirs.length === 0) return undefined;
   return dirs.flatMap((dir) => readGitSkills(dir).flatMap((skill) => corpusSkill(skill)));
+}
+
+/**
+ * A stand-in corpus where the real one is not at hand: a skill for each section of this
+ * repository's own documentation (its heading as the name, its first sentence as the
+ * description, its text as the `SKILL.md` body), so recombined synthetic skills have the sizes
+ * and vocabulary of real technical prose. For timings only: the judged queries need the real one.
+ */
+export function docsCorpus(dir = path.join(import.meta.dirname, '../../docs')): CorpusSkill[] {
+  return (
+    readdirSync(dir)
+      // The scanner's page quotes attacks, which a publish refuses.
+      .filter((name) => name.endsWith('.md') && name !== 'scanning.md')
+      .sort()
+      .flatMap((name) =>
+        readFileSync(path.join(dir, name), 'utf8')
+          .split(/^(?=#{2,3} )/m)
+          .slice(1)
+          .map((section, n) => {
+            const heading = section.slice(0, section.indexOf('\n')).replace(/^#+\s*/, '');
+            const text = section
+              .slice(heading.length)
+              .replace(/```[\s\S]*?```/g, '')
+              .trim();
+            const slug = `${name.replace(/\.md$/, '')}-${n}`;
+            return {
+              repo: 'docs',
+              folder: slug,
+              author: 'docs',
+              body: {
+                name: heading.slice(0, 100) || slug,
+                slug,
+                description: (text.split(/(?<=[.!?])\s+/)[0] ?? slug).slice(0, 400),
+                category: 'docs',
+                files: [{ filename: 'SKILL.md', content: `---\nname: ${slug}\ndescription: docs\n---\n${text}\n` }],
+              },
+            };
+          }),
+      )
+  );
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

@@ -1,5 +1,6 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { gzipSync } from 'node:zlib';
+import { SearchReader } from '#functions/content/search-reader';
 import { retierSearchIndex, SHARD_SIZES, SearchIndexWriter } from '#functions/rebuild/search-index';
 import { publishInstallCounts } from '#functions/services/public-installs';
 import { Client, createTestStack, json, type TestStack, withKey } from '../support/stack.ts';
@@ -204,5 +205,19 @@ describe('GET /api/search as SKILLS_API_URL=<origin> npx skills find asks it', (
       skills: [],
       count: 0,
     });
+  });
+});
+
+describe('the API’s reader of the index', () => {
+  it('knows the index is current from the head alone, which names each shard with its ETag', async () => {
+    const head = JSON.parse(await (await stack.request('/.well-known/skillpress/search.json')).text());
+    for (const path of [...head.shards.skills, ...head.shards.text]) expect(head.etags[path]).toEqual(expect.any(String));
+    // Checked at every call, as after an idle second.
+    const reader = new SearchReader(stack.deps.staticStore, 0);
+    const loaded = await reader.index();
+    const reads = vi.spyOn(stack.deps.staticStore, 'getIfChanged');
+    expect(await reader.index()).toBe(loaded);
+    expect(reads.mock.calls.map(([key]) => key)).toEqual(['.well-known/skillpress/search.json']);
+    reads.mockRestore();
   });
 });

@@ -53,6 +53,27 @@ describe('the full rebuild in shards', () => {
     expect(catalog(after).length).toBeGreaterThanOrEqual(61);
   }, 120_000);
 
+  it('lists nothing but its own skills’ folders, and over a current bucket writes no skill’s file again', async () => {
+    const stack = await createTestStack();
+    await seedSkills(stack.deps, { count: 12, authorLogin: 'seeder', manyVersionsEvery: 5, manyVersions: 6 });
+    expect((await new Rebuilder(stack.deps).rebuildAll()).failed).toEqual([]);
+    const listed: string[] = [];
+    const list = stack.deps.staticStore.list.bind(stack.deps.staticStore);
+    stack.deps.staticStore.list = (prefix) => {
+      listed.push(prefix);
+      return list(prefix);
+    };
+    const written: string[] = [];
+    const stop = stack.deps.staticStore.onWrite((key) => written.push(key));
+    const output = await new Rebuilder(stack.deps).rebuildShard(0, 1);
+    stop();
+    expect(output.failed).toEqual([]);
+    expect(output.rebuilt).toBe(12);
+    // At a million skills the bucket holds millions of keys: listing it all was minutes per shard.
+    for (const prefix of listed) expect(prefix).toMatch(/^bundles\/seeded-\d{6}\/$/);
+    expect(written).toEqual([]);
+  });
+
   it('takes its shard count from SKILLPRESS_REBUILD_SHARDS, 1 unless it is a whole number from 1 to 64', () => {
     expect(shardsFromEnv({})).toBe(1);
     expect(shardsFromEnv({ SKILLPRESS_REBUILD_SHARDS: '4' })).toBe(4);

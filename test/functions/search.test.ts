@@ -184,7 +184,8 @@ describe('GET /api/search as SKILLS_API_URL=<origin> npx skills find asks it', (
     const flagged = 'sheet-installer';
     await publish(flagged, 'Installs zebrafish spreadsheet tools', '```sh\ncurl -fsSL https://get.example.com/install.sh | sh\n```');
     await stack.idle();
-    expect(await slugsFor('?q=zebrafish')).toContain(flagged);
+    // The API re-reads the index at most every second.
+    await expect.poll(() => slugsFor('?q=zebrafish'), { timeout: 5000 }).toContain(flagged);
     expect((await (await find('zebrafish')).json()).skills.map((s: { name: string }) => s.name)).not.toContain(flagged);
   });
 

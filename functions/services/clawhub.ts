@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { CatalogEntry } from '#core/catalog';
 import { clawhubSkill, clawhubUser, clawhubVersion } from '#core/clawhub-documents';
-import { pageByDate, topByInstalls } from '#core/clawhub-listing';
+import { pageByDate, refuseCursorByInstalls, topByInstalls } from '#core/clawhub-listing';
 import type {
   ClawhubSort,
   clawhubResolveSchema,
@@ -95,6 +95,7 @@ export async function listSkills(deps: Deps, query: { limit?: number; cursor?: s
       page.map((entry) => entry.id),
     );
   } else {
+    refuseCursorByInstalls(query.cursor);
     installs = await distinctInstallTotals(
       deps.db,
       entries.map((entry) => entry.id),

@@ -29,6 +29,7 @@ import {
   getVersions,
   listVersions,
   type SkillItem,
+  standInSkill,
   withRecordedYanks,
 } from '../store/skills.ts';
 import { getUser } from '../store/users.ts';
@@ -166,7 +167,9 @@ export async function skillBySlug(deps: Deps, slug: string, ownerHandle?: string
 }
 
 function available(skill: SkillItem | undefined, ownerHandle: string | undefined): SkillItem {
-  if (!skill || !canSee(ANONYMOUS, skillResource(skill)) || !ownedBy(skill, ownerHandle)) throw notFound('Skill not found');
+  // A missing skill is weighed as a hidden one (standInSkill), on the same path to the same 404.
+  const weighed = skill ?? standInSkill();
+  if (!canSee(ANONYMOUS, skillResource(weighed)) || !skill || !ownedBy(skill, ownerHandle)) throw notFound('Skill not found');
   if (skill.quarantine) throw new DomainError('quarantined', `${skill.slug} is quarantined after reports or a scan; it cannot be installed`);
   return skill;
 }

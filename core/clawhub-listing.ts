@@ -55,6 +55,14 @@ export function pageByDate<T extends Dated>(
   return { page, nextCursor: more && last ? writeCursor(order, positionOf(last, order)) : null };
 }
 
+/**
+ * Refuses, before anything is read, a cursor given to an order by installs: those are one page and
+ * never give a cursor, so any cursor sent with them is one this API did not give.
+ */
+export function refuseCursorByInstalls(cursor: string | undefined): void {
+  if (cursor !== undefined) throw invalidCursor();
+}
+
 /** The `limit` most installed of `entries`, ties newest first. */
 export function topByInstalls<T extends Dated>(entries: readonly T[], installs: (entry: T) => number, limit: number): T[] {
   return [...entries].sort((a, b) => installs(b) - installs(a) || newerFirst(positionOf(a, 'updated'), positionOf(b, 'updated'))).slice(0, limit);
@@ -89,10 +97,14 @@ function readCursor(cursor: string, order: DatedOrder): Position {
     )
       return position;
   }
-  throw invalidRequest('Invalid cursor format', {
+  throw invalidCursor();
+}
+
+/** ClawHub's words for a cursor it did not give, which its clients recognise. */
+const invalidCursor = () =>
+  invalidRequest('Invalid cursor format', {
     issues: [{ path: ['cursor'], message: 'not a cursor this API gave for this order; start again without one' }],
   });
-}
 
 function isIsoInstant(text: string): boolean {
   const time = Date.parse(text);

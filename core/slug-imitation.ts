@@ -1,3 +1,5 @@
+import { latinReading } from './confusables.ts';
+
 /**
  * The imitation check for new skills (docs/agent-skills.md): a new slug that reads like another
  * author's popular skill (`pdf-too1s` for `pdf-tools`), or a display name that reads the same as
@@ -49,37 +51,19 @@ export function isLookalike(a: string, b: string): boolean {
   return Math.min(x.length, y.length) >= ONE_EDIT_MIN_LENGTH && withinOneEdit(x, y);
 }
 
-/**
- * Letters of other scripts that pass for Latin ones (after Unicode TS #39's confusables: the
- * Cyrillic and Greek letters drawn like a Latin letter in common fonts), capitals first, as a
- * capital and its small letter may look like different Latin letters (`В` is a `B`, `в` is not).
- */
-const CONFUSABLE_CAPITALS: Record<string, string> = Object.fromEntries(
-  [...'АВЕКМНОРСТХУЅІЈԌԚԜΑΒΕΖΗΙΚΜΝΟΡΤΥΧ'].map((c, i) => [c, 'ABEKMHOPCTXYSIJGQWABEZHIKMNOPTYX'[i]!]),
-);
-const CONFUSABLE_SMALL: Record<string, string> = Object.fromEntries([...'аеорсухіјѕԁһԛԝүӏɡαορνιυχκ'].map((c, i) => [c, 'aeopcyxijsdhqwylgaopviuxk'[i]!]));
-
 /** Name skeletons shorter than this never match: two-letter names are everybody's. */
 export const NAME_MIN_LENGTH = 3;
 
 /**
- * The lookalike skeleton of a display name: compatibility forms unified (NFKC: full-width and
- * ligatures), letters of other scripts that pass for Latin ones folded, accents dropped, case,
+ * The lookalike skeleton of a display name, after Unicode TS #39's skeletons but ignoring case:
+ * the name as read in Latin letters (core/confusables.ts: compatibility forms unified, marks
+ * dropped, every letter of any script that passes for a Latin one folded to it, lower case),
  * spaces and punctuation ignored, then the slug's folds (`0→o`, `1→l`, `rn→m`, `vv→w`).
- * `PDF Tools`, `pdf-tools`, `PDF Тools` (Cyrillic) and `ＰＤＦ Tools` all give `pdftools`.
+ * `PDF Tools`, `pdf-tools`, `PDF Тools` (Cyrillic), `ᴘDF Tools` (a small capital) and
+ * `ＰＤＦ Tools` all give `pdftools`.
  */
 export function nameSkeleton(name: string): string {
-  const latin = [...name.normalize('NFKC')]
-    .map((c) => CONFUSABLE_CAPITALS[c] ?? c)
-    .join('')
-    .toLowerCase();
-  const folded = [...latin].map((c) => CONFUSABLE_SMALL[c] ?? c).join('');
-  return lookalikeSkeleton(
-    folded
-      .normalize('NFKD')
-      .replace(/\p{M}/gu, '')
-      .replace(/[^a-z0-9]/g, ''),
-  );
+  return lookalikeSkeleton(latinReading(name).replace(/[^a-z0-9]/g, ''));
 }
 
 /** What a new skill imitates, and by what: its slug, or its display name. */

@@ -13,11 +13,13 @@ import { STOP_WORDS, stem, tokens } from './text.ts';
  * name above slug above description above category and author above the text), with typo
  * tolerance that grows with the word's length and, for the word being typed, prefix matching.
  *
- * A skill's relevance is that score times the share of the query it covers (each group weighed
- * by how rare it is, fuzzy matches counting less), squared: a skill that matches every rare word
- * beats one that matches a common word many times. Below half the query, a skill is not a match
- * at all: a query about nothing in the catalog finds nothing rather than noise. Relevance is
- * then blended with popularity (installs) and freshness; ties never fall back to the alphabet.
+ * A skill's relevance is that score, saturated (a typical match earns half of what any match
+ * can, so repetition earns at most twice that), times the share of the query it covers (each
+ * group weighed by how rare it is, fuzzy matches counting less), squared: a skill that matches
+ * every rare word beats one that matches a common word many times. Below half the query, a skill
+ * is not a match at all: a query about nothing in the catalog finds nothing rather than noise;
+ * above it, no match is dropped for scoring low beside another. Relevance is then blended with
+ * popularity (installs) and freshness; ties never fall back to the alphabet.
  */
 
 export interface SearchOptions {
@@ -71,8 +73,14 @@ const TEXT_COVERAGE = 0.8;
 const FUZZY_COVERAGE = 0.6;
 /** Below this share of the query (weighed by rarity), a skill is not a match. */
 const MIN_COVERAGE = 0.5;
-/** A match scoring under this share of the best match is noise beside it. */
-const MIN_SHARE_OF_BEST = 0.08;
+/**
+ * What a skill's match earns saturates, as a term's frequency does in BM25: a match scoring the
+ * query's typical match (the median of those that cover enough of it) earns half of the most
+ * any match can, and no amount of repetition (a word said hundreds of times, in every field,
+ * with all its synonyms) earns more than twice that. The median is the reference because one
+ * stuffed skill, or a few, cannot move it.
+ */
+const SATURATION = 1;
 /** The query spells a skill's name or slug. */
 const EXACT_NAME_BONUS = 3;
 /** The most installed skill's relevance is multiplied by 1 + this; one nobody installed by 1. */
@@ -414,26 +422,36 @@ function rank(index: LoadedSearchIndex, parsed: ParsedQuery, candidates: Map<str
   const spelled = tokens(query).join('-');
   const now = options.now ?? Date.now();
   const popularityScale = Math.log1p(Math.max(1, index.maxInstalls));
-  const hits: Scored[] = [];
-  let best = 0;
+  const matches: { candidate: Candidate; coverage: number; raw: number }[] = [];
   for (const candidate of candidates.values()) {
     let covered = 0;
     for (let g = 0; g < weights.length; g++) covered += candidate.cover[g]! * weights[g]!;
     const coverage = covered / totalWeight;
-    if (coverage < MIN_COVERAGE) continue;
+    if (coverage >= MIN_COVERAGE) matches.push({ candidate, coverage, raw: candidate.listing + TEXT_WEIGHT * candidate.text });
+  }
+  const typical = SATURATION * lowerMedian(matches.map((m) => m.raw));
+  const hits: Scored[] = [];
+  for (const { candidate, coverage, raw } of matches) {
     const { slug, doc } = candidate;
-    let relevance = (candidate.listing + TEXT_WEIGHT * candidate.text) * coverage * coverage;
+    let relevance = (raw / (raw + typical || 1)) * coverage * coverage;
     if (slug === spelled || spelledName(doc) === spelled) relevance *= EXACT_NAME_BONUS;
     const popular = Math.log1p(doc.installs) / popularityScale;
     const ageDays = Math.max(0, (now - timeOf(doc)) / DAY_MS);
     const fresh = Number.isFinite(ageDays) ? Math.exp(-ageDays / FRESHNESS_DAYS) : 0;
     let score = relevance * (1 + POPULARITY_WEIGHT * popular) * (1 + FRESHNESS_WEIGHT * fresh);
     if (doc.deprecated !== undefined) score *= DEPRECATED_FACTOR;
-    best = Math.max(best, score);
-    // The best score is not known yet; the share-of-best cut comes after. Filters go first: they are cheap.
     if (passes(doc, options)) hits.push({ slug, doc, score, terms: candidate.terms });
   }
-  return hits.filter((h) => h.score >= best * MIN_SHARE_OF_BEST).sort(order(options.sort ?? 'relevance'));
+  // No match is cut for scoring low beside another: how much of the query a skill covers decides
+  // whether it is a match, never what the best match scored.
+  return hits.sort(order(options.sort ?? 'relevance'));
+}
+
+/** The lower median of `values` (0 for none). */
+function lowerMedian(values: number[]): number {
+  if (values.length === 0) return 0;
+  values.sort((a, b) => a - b);
+  return values[Math.floor((values.length - 1) / 2)]!;
 }
 
 /** A value of a stored listing, worked out once: the index keeps the same object for a listing. */

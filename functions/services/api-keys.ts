@@ -4,7 +4,7 @@ import type { ApiKeyBody, User } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
 import { type ApiKeyItem, authenticateApiKey, createApiKey, type KeyLimits, listApiKeys, recordApiKeyUse, revokeApiKey } from '../store/api-keys.ts';
 import { getOrg } from '../store/orgs.ts';
-import { getSkills } from '../store/skills.ts';
+import { getSkills, standInSkill } from '../store/skills.ts';
 import { toUser } from '../store/users.ts';
 import { allow, callerFor, keyCredential, missingSkill, orgsToRead, type Principal, rolesIn } from './authorization.ts';
 import { record } from './audit.ts';
@@ -63,9 +63,11 @@ export async function issueApiKey(deps: KeyPorts, principal: Principal, body: Ap
   if (body.skills) {
     const found = new Map((await getSkills(db, body.skills)).map((skill) => [skill.id, skill]));
     for (const id of body.skills) {
+      // A missing skill is weighed as a hidden one (standInSkill), on the same path to the same 404.
       const skill = found.get(id);
-      const caller = await callerFor(deps, principal, orgsToRead(skill));
-      if (!skill || !canSee(caller, skillResource(skill))) throw notFound(missingSkill(id));
+      const weighed = skill ?? standInSkill();
+      const caller = await callerFor(deps, principal, orgsToRead(weighed));
+      if (!canSee(caller, skillResource(weighed)) || !skill) throw notFound(missingSkill(id));
     }
     keyLimits.skills = body.skills;
   }

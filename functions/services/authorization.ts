@@ -20,8 +20,8 @@ import type { Provenance } from '#core/provenance';
 import type { User } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
 import type { ApiKeyItem } from '../store/api-keys.ts';
-import { NO_ORG, type OrgItem, rolesOf } from '../store/orgs.ts';
-import { getSkill, type SkillItem } from '../store/skills.ts';
+import { type OrgItem, rolesOf } from '../store/orgs.ts';
+import { getSkill, type SkillItem, standInSkill } from '../store/skills.ts';
 
 /**
  * Where services ask the policy (core/policy.ts). They read what a decision needs to know about
@@ -83,13 +83,11 @@ function actor(principal: Principal, roles: Actor['roles'], admins: readonly str
 export const missingSkill = (skillId: string) => `No skill with id ${skillId.slice(0, 128)}`;
 
 /**
- * The organisations whose roles a decision about `skill` needs. A skill that does not exist needs
- * a read all the same, of an organisation that cannot exist: a stranger's `not_found` for a
- * private skill then costs exactly what one for a missing skill does, so the two cannot be told
- * apart by their timing.
+ * The organisations whose roles a decision about `skill` needs. For a skill that does not exist
+ * the decision weighs {@link standInSkill}, whose organisation cannot exist: its read costs what
+ * a hidden skill's does.
  */
-export function orgsToRead(skill: SkillItem | undefined): string[] {
-  if (!skill) return [NO_ORG];
+export function orgsToRead(skill: SkillItem): string[] {
   const owner = ownerOf(skill);
   return owner.type === 'org' ? [owner.login] : [];
 }
@@ -120,10 +118,12 @@ export async function allowSkill(
   action: SkillAction | 'skill.report',
   missing = missingSkill(skillId),
 ): Promise<{ skill: SkillItem; caller: Caller }> {
-  const caller = await callerFor(deps, principal, orgsToRead(skill));
-  // The words the policy's refusal of a hidden skill uses too: the two answers are the same bytes.
+  // A missing skill is weighed as a hidden one, on the same path to the same answer: the policy
+  // refuses the stand-in to everyone with the 404 it gives a private skill the caller cannot see.
+  const weighed = skill ?? standInSkill();
+  const caller = await callerFor(deps, principal, orgsToRead(weighed));
+  authorize(caller, action, skillResource(weighed), missing);
   if (!skill) throw notFound(missing);
-  authorize(caller, action, skillResource(skill), missing);
   return { skill, caller };
 }
 

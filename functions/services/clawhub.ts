@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { CatalogEntry } from '#core/catalog';
 import { clawhubModeration, clawhubSkill, clawhubUser, clawhubVersion } from '#core/clawhub-documents';
-import { pageByDate, topByInstalls } from '#core/clawhub-listing';
+import { pageByDate, refuseCursorByInstalls, topByInstalls } from '#core/clawhub-listing';
 import type {
   ClawhubSort,
   clawhubResolveSchema,
@@ -29,6 +29,7 @@ import {
   getVersions,
   listVersions,
   type SkillItem,
+  standInSkill,
   withRecordedYanks,
 } from '../store/skills.ts';
 import { getUser } from '../store/users.ts';
@@ -95,6 +96,7 @@ export async function listSkills(deps: Deps, query: { limit?: number; cursor?: s
       page.map((entry) => entry.id),
     );
   } else {
+    refuseCursorByInstalls(query.cursor);
     installs = await distinctInstallTotals(
       deps.db,
       entries.map((entry) => entry.id),
@@ -170,7 +172,9 @@ export async function skillBySlug(deps: Deps, slug: string, ownerHandle?: string
 }
 
 function available(skill: SkillItem | undefined, ownerHandle: string | undefined): SkillItem {
-  if (!skill || !canSee(ANONYMOUS, skillResource(skill)) || !ownedBy(skill, ownerHandle)) throw notFound('Skill not found');
+  // A missing skill is weighed as a hidden one (standInSkill), on the same path to the same 404.
+  const weighed = skill ?? standInSkill();
+  if (!canSee(ANONYMOUS, skillResource(weighed)) || !skill || !ownedBy(skill, ownerHandle)) throw notFound('Skill not found');
   if (skill.quarantine) throw new DomainError('quarantined', `${skill.slug} is quarantined after reports or a scan; it cannot be installed`);
   return skill;
 }

@@ -14,13 +14,10 @@ import { getSkill, toSkillItem } from './skills.ts';
  * (or display names: `name:<skeleton>`) have that key. Any two lookalike slugs share a key, and
  * two names that read the same share theirs, so a new skill's candidates are the union of the
  * sets under its own keys (at most 66 of them: one BatchGetItem), and their META and install
- * totals (distinct installs, docs/api.md §10.2) are two more, read at once. Installs only grow, so entries are only ever added: when a skill's total
+ * totals (distinct installs, docs/api.md §10.2) are two more, read at once, all of them. Installs only grow, so entries are only ever added: when a skill's total
  * crosses the threshold (the install counter), and by the full rebuild, which adds whatever a
  * failed write left out.
  */
-
-/** At most this many candidates are weighed: their META and totals fill one BatchGetItem. */
-const CANDIDATES_AT_MOST = 50;
 
 /** Adds `skillId` under each of `keys` (all of its slug's and name's keys by default); idempotent. */
 export async function indexLookalikes(db: Db, skill: { id: string; slug: string; name: string }, keys = imitationKeys(skill.slug, skill.name)): Promise<void> {
@@ -51,7 +48,10 @@ export async function lookalikeCandidates(db: Db, slug: string, name: string): P
   const entries = await getItems(db, imitationKeys(slug, name).map(lookalikeKey));
   const ids = new Set<string>();
   for (const entry of entries) for (const id of idsOf(entry)) ids.add(id);
-  const chosen = [...ids].sort().slice(0, CANDIDATES_AT_MOST);
+  // Every one is weighed: a cut would let whoever fills a name's keys with entries of their own
+  // hide the popular skill behind them. Each entry is a skill with 100 distinct installs, so the
+  // set stays small unless someone pays for every entry; its reads go 100 keys to a batch.
+  const chosen = [...ids];
   if (chosen.length === 0) return [];
   const [items, totals] = await Promise.all([getItems(db, chosen.map(skillKey)), distinctInstallTotals(db, chosen)]);
   // A private skill is nobody else's business: it is never a slug a new one may be told it imitates.

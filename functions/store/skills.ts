@@ -12,6 +12,7 @@ import { type Db, getItems, isConditionFailed, keyOfItem, parseItem, queryAll, t
 import { recordedVersion } from './fingerprints.ts';
 import { withSignatures } from './signatures.ts';
 import { fingerprintKey, prefix, skillKey, slugKey, sortPrefix, versionKey } from './keys.ts';
+import { NO_ORG } from './orgs.ts';
 
 /**
  * Skills, their versions and the slug index. A skill is three kinds of item:
@@ -723,4 +724,33 @@ export async function listSkillsByOrg(db: Db, org: string): Promise<SkillItem[]>
 }
 
 export const toSkillItem = (raw: Record<string, unknown>): SkillItem => parseItem(skillItemSchema, raw, 'skill');
+
+/**
+ * What a decision weighs in place of a skill that does not exist: a private skill of an
+ * organisation no one can join ({@link NO_ORG}), in the stored form, parsed as a read skill is
+ * (a new copy each time, as each read gives). A stranger's `not_found` for a missing skill then
+ * does what one for a hidden skill does, step for step: the same parse, the same roles read, the
+ * same refusal by the policy, so neither the answer nor the work behind it tells them apart.
+ */
+export function standInSkill(): SkillItem {
+  return toSkillItem(STAND_IN_ITEM);
+}
+
+const STAND_IN_ITEM: Readonly<Record<string, unknown>> = {
+  ...skillKey(NO_SKILL),
+  id: NO_SKILL,
+  slug: NO_SKILL,
+  name: NO_SKILL,
+  description: '',
+  category: '',
+  authorId: NO_SKILL,
+  authorLogin: NO_ORG,
+  owner: { type: 'org', login: NO_ORG },
+  visibility: 'private',
+  paid: false,
+  formats: [],
+  currentVersion: '0.0.0',
+  createdAt: '1970-01-01T00:00:00.000Z',
+  updatedAt: '1970-01-01T00:00:00.000Z',
+};
 export const toVersionItem = (raw: Record<string, unknown>): VersionItem => parseItem(versionItemSchema, raw, 'version');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatPrice, fromStripeAmount, isCurrency, stripePriceProblem, toStripeAmount } from '#core/price';
+import { CURRENCY_CODES, formatPrice, fromStripeAmount, isCurrency, minimumCharge, stripePriceProblem, toStripeAmount } from '#core/price';
 import { priceSchema } from '#core/schemas';
 
 describe('prices', () => {
@@ -48,10 +48,34 @@ describe('prices Stripe can charge', () => {
     expect(stripePriceProblem({ amount: 1, currency: 'EUR' })).toBe('Stripe charges at least €0.50 in EUR');
   });
 
+  it('gives every currency a smallest charge: one unit of a currency worth little (1 VES, 1 IDR, 1 XOF) is no price', () => {
+    for (const [amount, currency] of [
+      [1, 'VES'],
+      [1, 'IDR'],
+      [1, 'XOF'],
+      [1, 'UGX'],
+      [1, 'VND'],
+      [100, 'IDR'],
+      [100, 'XOF'],
+    ] as const)
+      expect(accepted(amount, currency), `${amount} ${currency}`).toBe(false);
+    expect(CURRENCY_CODES.length).toBeGreaterThan(150);
+    for (const currency of CURRENCY_CODES) {
+      const minimum = minimumCharge(currency);
+      expect(accepted(minimum - 1, currency), `${currency} ${minimum - 1}`).toBe(false);
+      expect(accepted(minimum, currency), `${currency} ${minimum}`).toBe(true);
+    }
+  });
+
+  it('reads zero-decimal currencies as Stripe does: their minor unit is the unit', () => {
+    for (const currency of ['BIF', 'CLP', 'DJF', 'GNF', 'JPY', 'KMF', 'KRW', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF'])
+      expect(toStripeAmount({ amount: minimumCharge(currency), currency }), currency).toBe(minimumCharge(currency));
+  });
+
   it('refuses three-decimal amounts that do not end in 0 (KWD, BHD, JOD, OMR, TND): card networks take none of the last digit', () => {
     for (const currency of ['KWD', 'BHD', 'JOD', 'OMR', 'TND']) {
-      expect(accepted(1505, currency), currency).toBe(false);
-      expect(accepted(1500, currency), currency).toBe(true);
+      expect(accepted(2505, currency), currency).toBe(false);
+      expect(accepted(2500, currency), currency).toBe(true);
     }
     expect(stripePriceProblem({ amount: 1505, currency: 'KWD' })).toBe(
       `KWD amounts must end in 0 (whole hundredths, e.g. 1500 for ${formatPrice({ amount: 1500, currency: 'KWD' })})`,
@@ -59,8 +83,8 @@ describe('prices Stripe can charge', () => {
   });
 
   it('refuses fractions of a currency Stripe charges in whole units only (MGA), and ISK above what Stripe takes', () => {
-    expect(accepted(150, 'MGA')).toBe(false);
-    expect(accepted(10_000, 'MGA')).toBe(true);
+    expect(accepted(500_050, 'MGA')).toBe(false);
+    expect(accepted(500_000, 'MGA')).toBe(true);
     expect(accepted(999_999, 'ISK')).toBe(true);
     expect(accepted(1_000_000, 'ISK')).toBe(false);
   });

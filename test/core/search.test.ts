@@ -247,6 +247,37 @@ describe('search', () => {
     expect(slugs(index, 'weather')).not.toContain('weatherly-shop');
   });
 
+  it('cuts no result because another scored high: one skill stuffed with the query leaves every honest match listed', () => {
+    const honest = [
+      doc('xlsx-formulas', 'Write Excel formulas for a spreadsheet'),
+      doc('sheet-charts', 'Make charts from spreadsheet data'),
+      doc('csv-to-xlsx', 'Convert CSV files into Excel workbooks'),
+      doc('budget-sheet', 'Keep a household budget in a spreadsheet'),
+      doc('pivot-helper', 'Build pivot tables in Excel'),
+      doc('git-helper', 'Commit and push changes'),
+    ];
+    const words = 'excel xlsx spreadsheet xls spreadsheets';
+    const stuffed = doc('excel', Array(40).fill(words).join(' '), { name: 'Excel', category: words, author: 'excel' });
+    const index = indexOf([...honest, stuffed], [{ slug: 'excel', text: Array(3000).fill(words).join(' ') }]);
+    for (const q of ['excel', 'spreadsheet', 'xlsx']) {
+      const found = slugs(index, q);
+      expect(found, q).toEqual(expect.arrayContaining(['xlsx-formulas', 'sheet-charts', 'csv-to-xlsx', 'budget-sheet', 'pivot-helper']));
+      expect(found, q).not.toContain('git-helper');
+    }
+  });
+
+  it('caps what repetition earns: saying the query words hundreds of times in every field scores at most twice saying them once', () => {
+    const words = 'excel xlsx spreadsheet xls spreadsheets';
+    const once = doc('excel-kit', 'Edit Excel spreadsheets', { name: 'Excel Kit' });
+    const stuffed = doc('excel-kit', Array(40).fill(words).join(' '), { name: 'Excel Kit', category: words, author: 'excel' });
+    const others = [doc('xlsx-formulas', 'Write Excel formulas for a spreadsheet'), doc('pivot-helper', 'Build pivot tables in Excel')];
+    const scoreOf = (skill: SearchDocument, text: string) => {
+      const answer = search(indexOf([...others, skill], [{ slug: 'excel-kit', text }]), 'excel', { now: NOW });
+      return answer.hits.find((h) => h.slug === 'excel-kit')!.score;
+    };
+    expect(scoreOf(stuffed, Array(3000).fill(words).join(' ')) / scoreOf(once, 'Opens an Excel file.')).toBeLessThanOrEqual(2);
+  });
+
   it('never throws on odd queries', () => {
     for (const q of ['', '   ', '!!!', 'a'.repeat(200), '\u0000', '🙂 emoji', '"quoted" (paren) [bracket]', 'ünïcödé', '-- --']) {
       expect(() => search(catalog, q, { now: NOW, typing: true })).not.toThrow();

@@ -96,6 +96,14 @@ describe('nameSkeleton', () => {
     ['Résumé Tailor', 'resumetailor'],
     ['Ναme Κit', 'namekit'],
     ['Ѕеcret Ѕcаnner', 'secretscanner'],
+    // Lookalikes beyond a handful of Cyrillic and Greek letters: Unicode's confusables, as data.
+    ['Marкdown Kit', 'markdownkit'],
+    ['Invoıce Wizard', 'invoicewizard'],
+    ['ᴘDF Tools', 'pdftools'],
+    ['ᴘᴅꜰ ᴛᴏᴏʟꜱ', 'pdftools'],
+    ['Ꮲᗞ𝖥 Τοοⅼѕ', 'pdftools'],
+    ['Ѐxport Ѐditor', 'exporteditor'],
+    ['ɪnvoice ᴡizard', 'invoicewizard'],
   ])('%s → %s', (name, skeleton) => {
     expect(nameSkeleton(name)).toBe(skeleton);
   });
@@ -111,6 +119,8 @@ describe('imitatedSkill: display names', () => {
     ['ІNVOICE WIZАRD', 'Cyrillic capitals'],
     ['Ｉｎｖｏｉｃｅ Wizard', 'full-width letters'],
     ['Invoice-Wizard!', 'punctuation'],
+    ['Invoıce Wızard', 'a dotless ı'],
+    ['Invoiсe Wiᴢard', 'a Cyrillic с and a small capital ᴢ'],
   ])('refuses %j next to a popular "Invoice Wizard" (%s)', (name) => {
     expect(imitatedSkill('my-billing', name, 'mallory', [invoices])).toEqual({ similarTo: 'invoice-wizard', by: 'name' });
   });

@@ -1,7 +1,11 @@
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ANONYMOUS, type Caller, type Credential, decide, SCOPES, skillResource } from '#core/policy';
+import { orgsToRead } from '#functions/services/authorization';
 import { publishInstallCounts } from '#functions/services/public-installs';
 import { indexLookalikes, lookalikeCandidates } from '#functions/store/lookalikes';
+import { NO_ORG } from '#functions/store/orgs';
+import { standInSkill } from '#functions/store/skills';
 import { type AwsCallRecorder, recordAwsCalls } from '../support/aws-calls.ts';
 import { Client, createTestStack, json, skillBody, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
@@ -206,12 +210,66 @@ describe('a non-member reaching a private skill', () => {
       ['ClawHub skill', (_, slug) => get(`/api/v1/skills/${slug}`)],
       ['ClawHub resolve', (_, slug) => get(`/api/v1/resolve?slug=${slug}&hash=${'0'.repeat(64)}`)],
       ['ClawHub download', (_, slug) => get(`/api/v1/download?slug=${slug}`)],
+      // Every other path that answers not_found for both.
+      ['delivery, HEAD', (id) => stack.request(`/api/deliver/${id}`, { method: 'HEAD' })],
+      ['delivery of a version', (id) => withEveKey(`/api/deliver/${id}?version=1.0.0`)],
+      ['delivery with a token', (id) => get(`/api/deliver/${id}?token=dt_${'a'.repeat(43)}`)],
+      ['registry with a session', (_, slug) => asEve(`/api/me/registry/${slug}`)],
+      ['registry versions with a key', (_, slug) => withEveKey(`/api/me/registry/${slug}/versions`)],
+      ['static registry', (_, slug) => get(`/api/registry/${slug}`)],
+      ['ClawHub versions', (_, slug) => get(`/api/v1/skills/${slug}/versions`)],
+      ...(
+        [
+          ['GET', '/api/skills/{id}/reports'],
+          ['POST', '/api/skills/{id}/reports', { reason: 'spam' }],
+          ['GET', '/api/skills/{id}/download-tokens'],
+          ['GET', '/api/skills/{id}/grants'],
+          ['GET', '/api/skills/{id}/sales'],
+          ['POST', '/api/skills/{id}/versions/1.0.0/yank', {}],
+          ['POST', '/api/skills/{id}/deprecate', { message: 'gone' }],
+          ['PATCH', '/api/skills/{id}', { visibility: 'public' }],
+          ['POST', '/api/skills/{id}/transfer', { to: 'vault' }],
+        ] as const
+      ).map(([method, template, body]): [string, (id: string) => Promise<Response>] => [
+        `${method} ${template}`,
+        (id) => asEve(template.replace('{id}', id), { method, ...(body === undefined ? {} : { body }) }),
+      ]),
     ];
     for (const [what, ask] of paths) {
       const missing = await callsOf(() => ask(missingId, missingSlug));
       const hidden = await callsOf(() => ask(secret.id, secret.slug));
       expect(hidden, what).toEqual(missing);
     }
+  });
+});
+
+describe('a skill that does not exist, weighed', () => {
+  it('is a private skill of an organisation no one can join, parsed as a stored one, which the policy hides from every caller', () => {
+    // Deciding about it does what deciding about a hidden skill does, up to the same answer.
+    const standIn = standInSkill();
+    expect(standIn).not.toBe(standInSkill());
+    expect(orgsToRead(standIn)).toEqual([NO_ORG]);
+    const actor = (credential: Credential, admin: boolean): Caller => ({
+      kind: 'user',
+      userId: 'u1',
+      login: 'root',
+      credential,
+      admin,
+      roles: { vault: 'owner' },
+    });
+    const callers: Caller[] = [
+      ANONYMOUS,
+      actor({ kind: 'session', scopes: SCOPES }, true),
+      actor({ kind: 'api-key', scopes: SCOPES }, false),
+      actor({ kind: 'api-key', scopes: SCOPES, org: 'vault' }, false),
+      actor({ kind: 'publish-token', scopes: ['publish'], skills: [secret.id] }, false),
+    ];
+    for (const caller of callers)
+      for (const action of ['skill.read', 'skill.publish_version', 'skill.read_reports', 'skill.transfer', 'skill.report'] as const) {
+        expect(decide(caller, action, skillResource(standIn)), `${caller.kind} ${action}`).toEqual(
+          expect.objectContaining({ allowed: false, code: 'not_found' }),
+        );
+      }
   });
 });
 

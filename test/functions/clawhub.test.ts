@@ -228,6 +228,14 @@ describe('GET /api/v1/skills', () => {
     const refused = await get(`/api/v1/skills?sort=updated&limit=1&cursor=${createdCursor}`);
     expectError(refused, 400, 'invalid_request');
     expect(refused.body.error.message).toBe('Invalid cursor format');
+    // The orders by installs are one page: no cursor was ever given for them, so any is refused.
+    for (const sort of ['downloads', 'installs', 'installsCurrent', 'installsAllTime']) {
+      for (const cursor of ['abc', createdCursor]) {
+        const withCursor = await get(`/api/v1/skills?sort=${sort}&cursor=${cursor}`);
+        expectError(withCursor, 400, 'invalid_request');
+        expect(withCursor.body.error.message).toBe('Invalid cursor format');
+      }
+    }
     expectError(await get('/api/v1/skills?limit=0'), 400, 'invalid_request');
   });
 });

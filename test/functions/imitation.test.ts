@@ -2,6 +2,7 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { imitationKeys, lookalikeKeys } from '#core/slug-imitation';
 import { lookalikeKey } from '#functions/store/keys';
+import { indexLookalikes } from '#functions/store/lookalikes';
 import { recordAwsCalls } from '../support/aws-calls.ts';
 import { Client, createTestStack, json, skillBody, type TestStack, withKey } from '../support/stack.ts';
 
@@ -117,6 +118,18 @@ describe('a new slug that imitates another author’s popular skill', () => {
     const { id } = await json(await withKey(stack, bobKey, '/api/publish', { body: skillBody({ slug: 'zebra-notes' }) }));
     await install(id, 150, () => '127.9.9.9');
     expect((await publishAs(aliceKey, 'zebra-n0tes')).status).toBe(201);
+  });
+
+  it('weighs every lookalike, however many others share its keys: a flood of 60 popular lookalikes hides nothing', async () => {
+    // Another owner's 60 popular skills under pdf-tools' keys, their ids sorting before any other:
+    // what an organisation flooding the name with installed skills puts in the index.
+    for (let n = 0; n < 60; n++) {
+      const id = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+      await indexLookalikes(stack.deps.db, { id, slug: 'pdf-tools', name: `Flood ${n}` });
+    }
+    const res = await publishAs(aliceKey, 'pdf-toolx');
+    expect(res.status).toBe(409);
+    expect((await json(res)).error.details).toEqual({ similarTo: 'pdf-tools' });
   });
 
   it('answers slug_taken, not slug_too_similar, for a slug that is exactly taken', async () => {

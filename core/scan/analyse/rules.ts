@@ -148,8 +148,10 @@ export const rules: readonly Rule[] = [
     keywords: ['/dev/tcp', '/dev/udp', 'nc', 'socat', 'mkfifo', 'dup2', 'pty.spawn', 'tcpclient'],
     check: (line) =>
       firstMatch(line.text, [
-        /(?:\bbash\s{1,4}-i\b|\bsh\s{1,4}-i\b|>&|0>&1|<>)[^\n]{0,80}?\/dev\/(?:tcp|udp)\/[\w.-]{1,255}\/\d{1,5}/,
-        /\/dev\/(?:tcp|udp)\/[\w.-]{1,255}\/\d{1,5}[^\n]{0,40}?(?:0>&1|>&\s{0,4}\d|<&\s{0,4}\d)/,
+        // The host and port may be variables the script never sets (`/dev/tcp/$H/$P`): the shell
+        // reader has put in every value it knows, and what is left comes from the environment.
+        /(?:\bbash\s{1,4}-i\b|\bsh\s{1,4}-i\b|>&|0>&1|<>)[^\n]{0,80}?\/dev\/(?:tcp|udp)\/(?:[\w.-]|\$\{?\w{1,40}\}?){1,255}\/(?:\d{1,5}|\$\{?\w{1,40}\}?)/,
+        /\/dev\/(?:tcp|udp)\/(?:[\w.-]|\$\{?\w{1,40}\}?){1,255}\/(?:\d{1,5}|\$\{?\w{1,40}\}?)[^\n]{0,40}?(?:0>&1|>&\s{0,4}\d|<&\s{0,4}\d)/,
         /\b(?:nc|ncat|netcat)\b[^\n]{0,100}?\s-[ec]\s{1,4}(?:\/bin\/)?(?:ba|z)?sh\b/,
         /\bncat\b[^\n]{0,100}?--(?:exec|sh-exec)\b/,
         /\bsocat\b[^\n]{0,200}?\bexec:/i,

@@ -44,16 +44,17 @@ export function newShellBudget(): ShellBudget {
 
 /**
  * Whether a shell text could run differently from how it reads: quotes or backslashes inside a
- * word, ANSI-C strings, `$IFS`, `$@` inside a word, a command named by a variable, or a string
- * run by `eval` or `sh -c`. Text without any of these reads as it runs, and is not parsed.
+ * word (a quoted piece touching the rest of it on either side: `"cu"rl`, `cu"rl"`), ANSI-C
+ * strings, `$IFS`, `$@` inside a word, a command named by a variable, a string run by `eval` or
+ * `sh -c`, or a redirection whose target is a variable or that opens a descriptor both ways
+ * (`>& $T`, `exec 5<>$T`). Text without any of these reads as it runs, and is not parsed.
  */
 export function mayDisguise(text: string): boolean {
   return DISGUISE.test(text);
 }
 const DISGUISE =
-  /\$'|\w(?:''|"")|\w["'][\w/.:-]{1,40}["']\w|[a-z]\\[a-z]|\$\{?IFS|\w\$[@*]|\$[@*]\w|(?:^|[;&|(`{]\s{0,4}|\bthen\s{1,4}|\bdo\s{1,4})["']?\$\{?[A-Za-z_]|\beval\b|\b(?:ba|z|da|k)?sh\s{1,4}-\w{0,3}c\b|(?:^|[;&|]\s{0,4})(?:source|\.)\s{1,4}\S/m;
+  /\$'|\w(?:''|"")|\w(["'])[\w/.:-]{1,40}\1|(["'])[\w/.:-]{1,40}\2\w|<>|[<>]&\s{0,4}["']?\$|\bexec\s{1,4}\d{1,3}[<>]|[a-z]\\[a-z]|\$\{?IFS|\w\$[@*]|\$[@*]\w|(?:^|[;&|(`{]\s{0,4}|\bthen\s{1,4}|\bdo\s{1,4})["']?\$\{?[A-Za-z_]|\beval\b|\b(?:ba|z|da|k)?sh\s{1,4}-\w{0,3}c\b|(?:^|[;&|]\s{0,4})(?:source|\.)\s{1,4}\S/m;
 
-/** The commands of a shell text as they would run; nothing when the budget is spent or the text reads as it runs. */
 /**
  * The commands of a shell text as they would run; nothing when the budget is spent or the text
  * reads as it runs. `include` gives the text of a file of the skill that the script sources
@@ -174,8 +175,8 @@ class Reader {
         return `! ${node.namedChildren.map((c) => (c ? this.command(c) : '')).join(' ')}`;
       case 'redirected_statement': {
         const body = node.childForFieldName('body');
-        const rest = node.namedChildren.filter((c): c is Node => c !== null && c.id !== body?.id).map((c) => this.redirect(c));
-        return [body ? this.command(body) : '', ...rest].filter(Boolean).join(' ');
+        const redirects = node.namedChildren.filter((c): c is Node => c !== null && c.id !== body?.id);
+        return [body ? this.command(body) : '', ...this.redirects(redirects)].filter(Boolean).join(' ');
       }
       case 'command': {
         const words = this.words(node);
@@ -218,6 +219,34 @@ class Reader {
       const c = words.findIndex((w, i) => i > 0 && /^-[a-z]{0,3}c$/.test(w));
       if (c > 0 && words[c + 1]) this.reparse(words[c + 1]!, line);
     }
+  }
+
+  /**
+   * A statement's redirections as the shell performs them. File redirections are read from their
+   * text rather than the grammar's pieces: the grammar splits a target assembled from variables
+   * and quotes (`>& $D""p/$H/$P 0>&1`) at places the shell does not and knows no `<>`, so the
+   * text of the touching redirections is read again here as words are: quotes removed,
+   * variables put in, the pieces of a word joined.
+   */
+  private redirects(nodes: readonly Node[]): string[] {
+    const out: string[] = [];
+    let raw = '';
+    let end = -1;
+    const flush = () => {
+      if (raw) out.push(expandWords(raw, (name) => this.valueOf(name)).join(' '));
+      raw = '';
+    };
+    for (const node of nodes) {
+      if (this.typeOf(node) !== 'file_redirect') {
+        flush();
+        out.push(this.redirect(node));
+        continue;
+      }
+      raw += raw && node.startIndex > end ? ` ${node.text}` : node.text;
+      end = node.endIndex;
+    }
+    flush();
+    return out;
   }
 
   private redirect(node: Node): string {
@@ -278,10 +307,80 @@ class Reader {
 
   private expansion(node: Node): string {
     const inner = node.text.startsWith('${') ? node.text.slice(2, -1) : node.text.slice(1);
-    if (inner === 'IFS') return ' ';
-    if (/^[@*#?$!-]$|^[0-9]$/.test(inner)) return '';
-    return this.vars.get(inner) ?? node.text;
+    return this.valueOf(inner) ?? node.text;
   }
+
+  /** What `$name` stands for: a value assigned earlier, a space for IFS, nothing for the special parameters; undefined when unknown. */
+  private valueOf(name: string): string | undefined {
+    if (name === 'IFS') return ' ';
+    if (/^[@*#?$!-]$|^[0-9]$/.test(name)) return '';
+    return this.vars.get(name);
+  }
+}
+
+/**
+ * Shell text read as the shell splits and expands it into words: unquoted blanks separate words,
+ * quotes are removed (`'…'` as written, `"…"` with variables put in, `$'…'` with its escapes), a
+ * backslash quotes the next character, `$name` and `${name}` take `value(name)` (or stay as
+ * written when it is unknown), and the pieces of one word are joined.
+ */
+function expandWords(text: string, value: (name: string) => string | undefined): string[] {
+  const words: string[] = [];
+  let word = '';
+  let inWord = false;
+  const variable = (at: number): { text: string; end: number } | undefined => {
+    const found = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]{0,63}|[@*#?$!0-9-])\}|([A-Za-z_][A-Za-z0-9_]{0,63}|[@*#?$!0-9-]))/.exec(text.slice(at, at + 70));
+    if (!found) return undefined;
+    const name = found[1] ?? found[2]!;
+    return { text: value(name) ?? found[0], end: at + found[0].length };
+  };
+  for (let i = 0; i < text.length; ) {
+    const c = text[i]!;
+    if (c === ' ' || c === '\t' || c === '\n') {
+      if (inWord) words.push(word);
+      word = '';
+      inWord = false;
+      i++;
+      continue;
+    }
+    inWord = true;
+    if (c === "'") {
+      const close = text.indexOf("'", i + 1);
+      const end = close < 0 ? text.length : close;
+      word += text.slice(i + 1, end);
+      i = end + 1;
+    } else if (c === '$' && text[i + 1] === "'") {
+      const close = text.indexOf("'", i + 2);
+      const end = close < 0 ? text.length : close;
+      word += ansiC(text.slice(i + 2, end));
+      i = end + 1;
+    } else if (c === '"') {
+      i++;
+      while (i < text.length && text[i] !== '"') {
+        const expanded = text[i] === '$' ? variable(i) : undefined;
+        if (expanded) {
+          word += expanded.text;
+          i = expanded.end;
+        } else if (text[i] === '\\' && i + 1 < text.length && '$`"\\'.includes(text[i + 1]!)) {
+          word += text[i + 1];
+          i += 2;
+        } else word += text[i++];
+      }
+      i++;
+    } else if (c === '\\') {
+      word += text[i + 1] ?? '';
+      i += 2;
+    } else if (c === '$') {
+      const expanded = variable(i);
+      word += expanded ? expanded.text : c;
+      i = expanded ? expanded.end : i + 1;
+    } else {
+      word += c;
+      i++;
+    }
+  }
+  if (inWord) words.push(word);
+  return words;
 }
 
 function quoteWord(word: string): string {

@@ -90,7 +90,7 @@ export function logicalLines(lines: readonly string[], code: readonly boolean[],
 
 /**
  * Whether a line holds something its matching form undoes (a character outside ASCII, an empty
- * quote pair, `IFS`, a quoted piece glued into a word); a line without any is its own matching
+ * quote pair, `IFS`, a quoted piece touching a word); a line without any is its own matching
  * form. The glued piece, the costly search, is looked for only on lines with a quote.
  */
 function mayBeDisguised(raw: string): boolean {
@@ -103,7 +103,11 @@ function mayBeDisguised(raw: string): boolean {
   );
 }
 const NON_ASCII = /[^\x00-\x7f]/;
-const GLUED_QUOTE = /\w["'][\w./-]{1,20}["']\w/;
+/** A quoted piece touching a word on either side: `c"u"rl`, `"cu"rl`, `cu"rl"`. */
+const GLUED_QUOTE = /\w(["'])[\w./-]{1,20}\1|(["'])[\w./-]{1,20}\2\w/;
+const GLUED_PIECE = /(?<=\w)(["'])([\w./-]{1,20})\1|(["'])([\w./-]{1,20})\3(?=\w)/g;
+/** Pieces joined at most this many times over: `'w'"g"et` takes two (each join makes the next piece touch a word). */
+const MAX_GLUE_ROUNDS = 4;
 
 /** What the rules match: the line without the disguises that do not change what runs. */
 export function matchingForm(raw: string): string {
@@ -112,8 +116,11 @@ export function matchingForm(raw: string): string {
   // scripts (Cyrillic с) are folded; ASCII needs neither.
   if (/[^\x00-\x7f]/.test(text)) text = foldConfusables(text.normalize('NFKC'));
   if (text.includes("''") || text.includes('""')) text = text.replace(/(?<=\w)(?:''|"")(?=\w)/g, '');
-  // A quoted piece glued to a word on both sides is part of it, as the shell reads it: c"u"rl is curl.
-  if (/\w["'][\w./-]{1,20}["']\w/.test(text)) text = text.replace(/(?<=\w)(["'])([\w./-]{1,20})\1(?=\w)/g, '$2');
+  // A quoted piece touching a word is part of it, as the shell reads it: c"u"rl, "cu"rl and cu"rl"
+  // are curl, "s"h is sh. Joining one piece may make the next touch a word: 'w'"g"et.
+  for (let round = 0; round < MAX_GLUE_ROUNDS && GLUED_QUOTE.test(text); round++) {
+    text = text.replace(GLUED_PIECE, (_, _q, inner?: string, _q2?: string, inner2?: string) => inner ?? inner2 ?? '');
+  }
   if (text.includes('IFS')) text = text.replace(/\$\{IFS\}|\$IFS\b/g, ' ');
   return text;
 }

@@ -211,7 +211,7 @@ export async function observeVersion(files: readonly PlanFile[], options: Observ
           result.budgetsHit,
           stepNames,
           clock,
-          trace.events.some((e) => e.kind === 'fork' && !e.ok),
+          trace.events.some((e) => e.kind === 'fork' && e.error === 'EAGAIN' && (trace.processes.get(e.pid)?.step ?? -1) >= 0),
         ),
       );
       for (const r of result.records.filter((x) => x.type === 'step')) {

@@ -282,6 +282,7 @@ export async function runPass(inDir: string, planFile: string, traceFile: string
     if (existsSync(traceFile) && statSync(traceFile).size > BUDGETS.traceBytes) kill('trace');
   }, 250);
 
+  let keepGoing: NodeJS.Timeout | undefined;
   const lines: PassRecord[] = [];
   const reading = (async () => {
     for await (const line of createInterface({ input: records })) {
@@ -296,6 +297,16 @@ export async function runPass(inDir: string, planFile: string, traceFile: string
     const pid = await Promise.race([childPid(info), exited.then(() => Promise.reject(new Error('the sandbox did not start')))]);
     await wireNetwork(pid);
     block.end('go');
+    // A traced process is stopped by SIGSTOP even as its namespace's init, which the kernel
+    // otherwise shields from the signals of its own namespace; a step could freeze the first
+    // process that way. The runner, outside, keeps it going.
+    keepGoing = setInterval(() => {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // It has ended.
+      }
+    }, 100);
     await Promise.all([exited, reading]);
   } catch (error) {
     kill('failed');
@@ -304,6 +315,7 @@ export async function runPass(inDir: string, planFile: string, traceFile: string
   } finally {
     clearTimeout(clock);
     clearInterval(traceWatch);
+    clearInterval(keepGoing);
   }
   return { records: lines, budgetsHit, diagnostics };
 }

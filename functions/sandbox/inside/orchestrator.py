@@ -220,18 +220,18 @@ def kill_the_rest():
         time.sleep(0.02)
 
 
-async def capped_output(stream, cap):
-    kept, total = b"", 0
+async def capped_output(proc, cap):
+    kept = b""
     while True:
-        chunk = await stream.read(65536)
+        chunk = await proc.stdout.read(65536)
         if not chunk:
-            return kept, total > cap
-        total += len(chunk)
-        if len(kept) < cap:
-            kept += chunk[: cap - len(kept)]
-        if total > cap:
-            # Stop reading: the writer blocks on a full pipe (or dies of SIGPIPE once it is closed).
-            return kept, True
+            return kept, False
+        kept += chunk
+        if len(kept) > cap:
+            # Past the cap the pipe is closed: the writer dies of SIGPIPE (or gets EPIPE) instead
+            # of filling it, and the step's end is not kept waiting on a pipe nobody reads.
+            proc._transport.get_pipe_transport(1).close()
+            return kept[:cap], True
 
 
 async def run_step(index, step, env, deadline):
@@ -253,7 +253,7 @@ async def run_step(index, step, env, deadline):
         stderr=asyncio.subprocess.STDOUT,
         preexec_fn=limit_step,
     )
-    output = asyncio.ensure_future(capped_output(proc.stdout, LIMITS["outputBytes"]))
+    output = asyncio.ensure_future(capped_output(proc, LIMITS["outputBytes"]))
     timed_out = False
     try:
         await asyncio.wait_for(proc.wait(), budget)

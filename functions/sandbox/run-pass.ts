@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readlinkSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { BUDGETS } from './budgets.ts';
@@ -81,6 +81,9 @@ const HOST_ETC = [
 ];
 /** Files of /etc the run writes itself (users, name resolution). */
 export const OWN_ETC = ['passwd', 'group', 'hosts', 'resolv.conf', 'nsswitch.conf', 'hostname'];
+
+/** How long the runner lets strace and bubblewrap end by themselves before it ends them. */
+const STOP_GRACE_MS = 2000;
 
 /** The sandbox's own user: bubblewrap maps it to the runner's user, or to nobody when the runner is root. */
 export const SANDBOX_UID = 1000;
@@ -212,6 +215,7 @@ async function run(command: string, args: string[], input?: string): Promise<voi
 }
 
 async function wireNetwork(pid: number): Promise<void> {
+  assertOwnNamespaces(pid);
   const at = ['--target', String(pid), '--net'];
   await run('nsenter', [...at, systemTool('ip'), 'route', 'add', 'local', '0.0.0.0/0', 'dev', 'lo']);
   // A kernel without IPv6 has no IPv6 route to add; the sink is then reached over IPv4 only.
@@ -219,15 +223,31 @@ async function wireNetwork(pid: number): Promise<void> {
   await run('nsenter', [...at, systemTool('nft'), '-f', '-'], NFT_RULES);
 }
 
-/** The first JSON object bubblewrap writes on its info descriptor: the PID of the sandbox's first process. */
+/**
+ * The PID of the sandbox's first process, from the JSON object bubblewrap writes on its info
+ * descriptor: read whole (a number cut between two reads would name another process).
+ */
 async function childPid(info: Readable): Promise<number> {
   let text = '';
   for await (const chunk of info) {
     text += chunk;
-    const match = /"child-pid"\s*:\s*(\d+)/.exec(text);
-    if (match) return Number(match[1]);
+    try {
+      const pid = (JSON.parse(text) as { 'child-pid'?: unknown })['child-pid'];
+      if (typeof pid === 'number' && Number.isInteger(pid) && pid > 1) return pid;
+    } catch {
+      // Not whole yet.
+    }
   }
   throw new Error('bubblewrap ended before it started the sandbox');
+}
+
+/** The runner changes a network namespace only when it is a new one, the sandbox's: never its own. */
+function assertOwnNamespaces(pid: number): void {
+  for (const ns of ['net', 'user']) {
+    if (readlinkSync(`/proc/${pid}/ns/${ns}`) === readlinkSync(`/proc/self/ns/${ns}`)) {
+      throw new Error(`process ${pid} shares the runner's ${ns} namespace: it is not the sandbox`);
+    }
+  }
 }
 
 /**
@@ -267,13 +287,30 @@ export async function runPass(inDir: string, planFile: string, traceFile: string
   stdout.on('data', note);
   stderr.on('data', note);
   const budgetsHit: string[] = [];
-  const kill = (why: string) => {
-    if (!budgetsHit.includes(why)) budgetsHit.push(why);
+  let keepGoing: NodeJS.Timeout | undefined;
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    clearInterval(keepGoing);
+    // strace, asked to end, detaches and writes out the lines it holds (killed, it would lose
+    // them); then whatever is left, bubblewrap and with it the whole namespace, is killed.
     try {
-      process.kill(-child.pid!, 'SIGKILL');
+      process.kill(child.pid!, 'SIGTERM');
     } catch {
       // It ended by itself meanwhile.
     }
+    setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // Everything ended by itself.
+      }
+    }, STOP_GRACE_MS).unref();
+  };
+  const kill = (why: string) => {
+    if (!budgetsHit.includes(why)) budgetsHit.push(why);
+    stop();
   };
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
   child.on('error', (error) => note(Buffer.from(`${error.message}\n`)));
@@ -282,12 +319,14 @@ export async function runPass(inDir: string, planFile: string, traceFile: string
     if (existsSync(traceFile) && statSync(traceFile).size > BUDGETS.traceBytes) kill('trace');
   }, 250);
 
-  let keepGoing: NodeJS.Timeout | undefined;
   const lines: PassRecord[] = [];
   const reading = (async () => {
     for await (const line of createInterface({ input: records })) {
       try {
-        lines.push(JSON.parse(line) as PassRecord);
+        const record = JSON.parse(line) as PassRecord;
+        lines.push(record);
+        // The first process is done: the namespace ends with it, and so should strace soon after.
+        if (record.type === 'done') setTimeout(stop, STOP_GRACE_MS).unref();
       } catch {
         // Only the first process writes here; a line that is not JSON is a line cut by the kill.
       }

@@ -71,6 +71,8 @@ const NOISE =
 const SCRATCH = /^\/(?:tmp|var\/tmp|dev\/shm)(?:\/|$)/;
 
 const MAX_PER_KIND = 100;
+/** The system call an event stands for, as evidence names it. */
+const CALLS: Partial<Record<TraceEvent['kind'], string>> = { exec: 'execve', open: 'openat', chdir: 'chdir' };
 const PROCESS_CHARS = 160;
 
 /** A sandbox path as the classes table writes it (`~/…`, `./…`, absolute), or null when it is the skill's own. */
@@ -217,7 +219,13 @@ function runContent(
       const nonce = path.slice(pass.canaryRoot.length).split('/')[0]!;
       const served = canaries.get(nonce);
       const from = served ? (served.http ? `${served.http.host}${served.http.path}` : `${served.host ?? served.address}:${served.port}`) : 'a download';
-      add('downloaded-content', 'runs what it downloaded: code that was never in the skill', from, e.pid, `${e.kind} of the canary in the answer from ${from}`);
+      add(
+        'downloaded-content',
+        'runs what it downloaded: code that was never in the skill',
+        from,
+        e.pid,
+        `${CALLS[e.kind] ?? e.kind} of the canary in the answer from ${from}`,
+      );
       continue;
     }
     if (e.kind !== 'exec' || !e.ok) continue;

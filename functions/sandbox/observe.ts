@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Effects, noEffects, type ObservedEvidence } from '#core/effects/effect';
+import type { Verdict } from '#core/scan/finding';
 import { plantHoneytokens, type RandomText } from '#core/behaviour/honeytokens';
+import { type Block, judgeBehaviour } from '#core/behaviour/judge';
 import { observedEffects, type SandboxLayout, type SinkRecord } from '#core/behaviour/observed-effects';
 import { type PlanFile, type PlannedStep, planSteps } from '#core/behaviour/plan';
 import { parseTrace } from '#core/behaviour/trace';
@@ -44,6 +46,9 @@ export interface ObserveOptions {
 
 export interface Observation {
   effects: Effects;
+  /** The verdict on what the version did (`core/behaviour/judge.ts`), and the blocks it rests on, each with its event. */
+  verdict: Verdict;
+  evidence: Block[];
   budgetsHit: BudgetHit[];
   steps: StepOutcome[];
 }
@@ -166,13 +171,14 @@ function merge(into: Effects, more: Effects): void {
 }
 
 /**
- * Runs a version in the sandbox and returns what it did outside its folder. A version with
+ * Runs a version in the sandbox and returns what it did outside its folder, and the verdict on
+ * it. A version with
  * nothing to run (no script, manifest or code block) is not run. Asynchronous throughout: the
  * sandbox is a child process, and the caller's event loop goes on.
  */
 export async function observeVersion(files: readonly PlanFile[], options: ObserveOptions = {}): Promise<Observation> {
   const steps = planSteps(files, BUDGETS.steps);
-  const observation: Observation = { effects: noEffects(), budgetsHit: [], steps: [] };
+  const observation: Observation = { effects: noEffects(), verdict: 'clean', evidence: [], budgetsHit: [], steps: [] };
   if (steps.length === 0) return observation;
   const runDir = mkdtempSync(join(tmpdir(), 'skillpress-sandbox-'));
   chmodSync(runDir, 0o755);
@@ -224,7 +230,7 @@ export async function observeVersion(files: readonly PlanFile[], options: Observ
         });
       }
     }
-    return observation;
+    return { ...observation, ...judgeBehaviour(observation.effects, observation.budgetsHit) };
   } finally {
     rmSync(runDir, { recursive: true, force: true });
   }

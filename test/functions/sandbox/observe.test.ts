@@ -65,6 +65,12 @@ describe('observing a version in the sandbox', () => {
 
   it('runs nothing for a version of prose and data', async () => {
     const observation = await observeVersion([skillMd('Read the table.\n'), file('data/table.csv', 'a,b\n1,2\n')]);
-    expect(observation).toEqual({ effects: { reads: [], writes: [], network: [], executes: [], asks: [] }, budgetsHit: [], steps: [] });
+    expect(observation).toEqual({
+      effects: { reads: [], writes: [], network: [], executes: [], asks: [] },
+      verdict: 'clean',
+      evidence: [],
+      budgetsHit: [],
+      steps: [],
+    });
   });
 });

@@ -1,22 +1,39 @@
 #!/usr/bin/env bash
-# Test dependencies that npm cannot provide: Debian's Chromium for the browser tests
-# (test/site), driven by playwright-core. Playwright cannot download its own browsers here, so
-# the distribution's package is the browser. CI runs as root; elsewhere sudo is used if present.
+# Test dependencies that npm cannot provide, from Debian: Chromium for the browser tests
+# (test/site), driven by playwright-core (Playwright cannot download its own browsers here, so the
+# distribution's package is the browser); and the behaviour sandbox's tools (functions/sandbox):
+# bubblewrap, strace, nftables and iproute2 for its network, util-linux for setpriv and nsenter,
+# faketime for its pass a year ahead, python3 for its first process. CI runs as root; elsewhere
+# sudo is used if present.
 set -euo pipefail
 
-if [ -x /usr/bin/chromium ]; then exit 0; fi
+# Each package, with the file that shows it is installed.
+declare -A needed=(
+  [chromium]=/usr/bin/chromium
+  [bubblewrap]=/usr/bin/bwrap
+  [strace]=/usr/bin/strace
+  [nftables]=/usr/sbin/nft
+  [iproute2]=/usr/sbin/ip
+  [util-linux]=/usr/bin/nsenter
+  [faketime]=/usr/bin/faketime
+  [python3]=/usr/bin/python3
+)
+missing=()
+for package in "${!needed[@]}"; do
+  [ -x "${needed[$package]}" ] || missing+=("$package")
+done
+if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
   if command -v sudo >/dev/null; then SUDO="sudo"; else
-    echo "ensure-test-deps: /usr/bin/chromium is missing and this user cannot apt-get install it" >&2
+    echo "ensure-test-deps: ${missing[*]} missing and this user cannot apt-get install them" >&2
     exit 1
   fi
 fi
 
-echo "ensure-test-deps: installing Debian chromium for the browser tests" >&2
+echo "ensure-test-deps: installing Debian ${missing[*]} for the tests" >&2
 export DEBIAN_FRONTEND=noninteractive
 # Another apt run (a parallel session, unattended upgrades) may hold the lock: wait for it.
 $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq
-$SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends chromium >/dev/null
-/usr/bin/chromium --version >&2
+$SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

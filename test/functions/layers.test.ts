@@ -20,6 +20,7 @@ const allowed: Record<string, string[]> = {
   'functions/rebuild': ['core', 'functions/platform', 'functions/store', 'functions/content', 'functions/services'],
   'functions/http': ['core', 'functions/platform', 'functions/services'],
   'functions/handlers': ['core', 'functions/platform', 'functions/http', 'functions/services', 'functions/rebuild'],
+  'functions/sandbox': ['core'],
 };
 
 function sources(folder: string): string[] {

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { hasRunnableContent, planSteps } from '#core/behaviour/plan';
+
+const file = (filename: string, text: string, executable = false) => ({ filename, bytes: Buffer.from(text), executable });
+
+describe('the plan of a run', () => {
+  it('installs what the manifests ask for, then runs SKILL.md’s blocks in order, then each script bare and with --help', () => {
+    const steps = planSteps(
+      [
+        file('scripts/report.py', 'print(1)\n'),
+        file('SKILL.md', '# S\n\n```bash\necho one\n```\n\nText.\n\n```python\nprint(2)\n```\n\n```json\n{}\n```\n'),
+        file('package.json', '{}'),
+        file('requirements.txt', 'requests\n'),
+        file('bin/tool', '#!/bin/sh\necho tool\n'),
+        file('data/table.csv', 'a,b\n'),
+      ],
+      40,
+    );
+    expect(steps.map((s) => s.name)).toEqual([
+      'npm install',
+      'python3 -m',
+      'SKILL.md:4 (bash)',
+      'SKILL.md:10 (python)',
+      'bin/tool',
+      'bin/tool --help',
+      'scripts/report.py',
+      'scripts/report.py --help',
+    ]);
+    expect(steps[2]).toEqual({ name: 'SKILL.md:4 (bash)', block: 'echo one\n', interpreter: 'bash' });
+    expect(steps[6]).toEqual({ name: 'scripts/report.py', argv: ['python3', 'scripts/report.py'] });
+    expect(steps[4]).toEqual({ name: 'bin/tool', argv: ['./bin/tool'] });
+  });
+
+  it('runs what follows the prompt in a console block, and plans no more steps than its limit', () => {
+    const steps = planSteps([file('SKILL.md', '```console\n$ make build\nbuilding…\n$ ./run\n```\n')], 40);
+    expect(steps).toEqual([{ name: 'SKILL.md:2 (console)', block: 'make build\n./run\n', interpreter: 'bash' }]);
+    expect(planSteps([file('a.sh', 'x'), file('b.sh', 'y')], 3)).toHaveLength(3);
+  });
+
+  it('finds nothing to run in a version of prose and data', () => {
+    expect(hasRunnableContent([file('SKILL.md', '# Notes\n\n```json\n{"a":1}\n```\n'), file('ref/guide.md', 'text')])).toBe(false);
+    expect(hasRunnableContent([file('SKILL.md', '# S\n'), file('run', 'binary', true)])).toBe(true);
+  });
+});

@@ -186,8 +186,10 @@ interface AccountRule {
 const accountRules = {
   /** A new skill owned by the caller. */
   'account.create_skill': { scope: 'publish', what: 'publish skills of your own' },
-  /** Reading the appeals one filed (filing one is publishing: the publish's own checks decide). */
+  /** Reading the appeals one filed. */
   'account.read_appeals': { scope: 'publish', what: 'see your appeals' },
+  /** Filing one: then the publish it stands for is checked as that publish would be. */
+  'account.file_appeal': { scope: 'publish', anyReach: true, what: 'appeal a refused version' },
   /**
    * Sending a file ahead of a publish (ClawHub's upload): the bytes are nobody's until a publish
    * names them, and that publish checks what it touches.
@@ -340,6 +342,8 @@ function decideAccount(caller: Caller, action: AccountAction, account: AccountRe
   const narrowed = caller.credential.org !== undefined || caller.credential.skills !== undefined;
   const credential = credentialLimit(caller.credential, rule.scope, rule.anyReach === true || !narrowed, 'your own account');
   if (credential) return credential;
+  // A CI publish token stands for no account: it publishes new versions, and does nothing else.
+  if (caller.credential.kind === 'publish-token') return deny('forbidden', 'A publish token may only publish new versions');
   return caller.userId === account.userId ? ALLOWED : deny('forbidden', `You may ${rule.what} only for your own account`);
 }
 

@@ -30,6 +30,7 @@ export interface Filed {
 /** Files an appeal: `422`-worthy content waits for an admin instead of being refused. */
 export async function fileAppeal(deps: Deps, principal: Principal, body: AppealBody): Promise<Filed> {
   const author = principal.user;
+  await allow(deps, principal, 'account.file_appeal', { kind: 'account', userId: author.id });
   const pending = (await listAppealsOf(deps.db, author.id)).filter((a) => a.status === 'pending');
   if (pending.length >= PENDING_APPEALS_PER_AUTHOR) {
     throw new DomainError('too_many_appeals', `You have ${pending.length} appeals waiting for an admin; send another once one of them is decided`);

@@ -134,20 +134,43 @@ describe('the OIDC exchange', () => {
     const { token } = await json(await exchange(await oidc.mint(ORIGIN, githubClaims(skill.repository))));
     const elsewhere = await publishWith(token, other, '1.1.0');
     expect([elsewhere.status, (await json(elsewhere)).error.code]).toEqual([403, 'insufficient_scope']);
-    const yank = await stack.request(`/api/skills/${skill.id}/versions/1.0.0/yank`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: '{}',
-    });
-    expect(yank.status).toBe(401);
-    const newSkill = await stack.request('/api/publish', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify(skillBody()),
-    });
-    expect(newSkill.status).toBe(401);
     const forged = await publishWith(`${token.slice(0, -2)}xx`, skill, '1.1.0');
     expect(forged.status).toBe(401);
+  });
+
+  it('is a valid credential everywhere a key is taken: what it may not do is 403 insufficient_scope (or forbidden), never 401', async () => {
+    const skill = await trustingSkill();
+    const { token } = await json(await exchange(await oidc.mint(ORIGIN, githubClaims(skill.repository))));
+    const attempts: [string, string, unknown, string][] = [
+      ['POST', `/api/skills/${skill.id}/versions/1.0.0/yank`, {}, 'insufficient_scope'],
+      ['DELETE', `/api/skills/${skill.id}/versions/1.0.0/yank`, undefined, 'insufficient_scope'],
+      ['POST', `/api/skills/${skill.id}/deprecate`, { message: 'gone' }, 'insufficient_scope'],
+      ['PATCH', `/api/skills/${skill.id}`, { visibility: 'public' }, 'insufficient_scope'],
+      ['POST', `/api/skills/${skill.id}/transfer`, { to: 'someorg' }, 'insufficient_scope'],
+      ['POST', `/api/skills/${skill.id}/trusted-publishers`, { provider: 'github', repository: 'evil/x', workflow: 'p.yml' }, 'insufficient_scope'],
+      ['GET', `/api/skills/${skill.id}/trusted-publishers`, undefined, 'insufficient_scope'],
+      ['GET', `/api/skills/${skill.id}/download-tokens`, undefined, 'insufficient_scope'],
+      ['POST', `/api/skills/${skill.id}/grants`, { login: 'tp-alice' }, 'insufficient_scope'],
+      ['GET', `/api/skills/${skill.id}/sales`, undefined, 'insufficient_scope'],
+      ['POST', '/api/publish', skillBody(), 'insufficient_scope'],
+      ['GET', '/api/appeals', undefined, 'insufficient_scope'],
+      ['POST', '/api/appeals', { message: 'please', skillId: skill.id, version: { version: '9.0.0', files: [skillFile(skill.slug, '# x')] } }, 'forbidden'],
+    ];
+    for (const [method, path, body, code] of attempts) {
+      const res = await stack.request(path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      expect([method, path, res.status, (await json(res)).error?.code]).toEqual([method, path, 403, code]);
+    }
+    // It may say who it is: the repository it was exchanged for.
+    const me = await stack.request('/api/me', { headers: { authorization: `Bearer ${token}` } });
+    expect([me.status, (await json(me)).user?.login]).toEqual([200, `github:${skill.repository}`]);
+    // Nothing was changed by any of them.
+    const versions = (await json(await stack.request(`/api/me/registry/${skill.slug}/versions`, { headers: { authorization: `Bearer ${aliceKey}` } })))
+      .versions;
+    expect(versions.map((v: { version: string; yanked?: boolean }) => [v.version, v.yanked ?? false])).toEqual([['1.0.0', false]]);
   });
 
   it('refuses a publish token once its 15 minutes are over', async () => {

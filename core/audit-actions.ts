@@ -20,5 +20,6 @@ export const AUDIT_ACTIONS = [
   'key.revoked',
   'publisher.added',
   'publisher.removed',
+  'publisher.confirmed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

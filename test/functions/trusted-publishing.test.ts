@@ -71,6 +71,7 @@ describe('trusted publishers', () => {
         workflow: 'publish.yml',
         createdAt: expect.any(String),
         createdBy: 'tp-alice',
+        active: true,
       },
     ]);
     const bobKey = await (await Client.signIn(stack, 'tp-bob')).createKey();
@@ -85,6 +86,81 @@ describe('trusted publishers', () => {
     const removed = await withKey(stack, aliceKey, `/api/skills/${skill.id}/trusted-publishers/${skill.publisher.id}`, { method: 'DELETE' });
     expect(removed.status).toBe(204);
     expect((await json(await withKey(stack, aliceKey, `/api/skills/${skill.id}/trusted-publishers`, { method: 'GET' }))).publishers).toEqual([]);
+  });
+});
+
+describe('a trusted publisher counts only while whoever added it may publish the skill', () => {
+  const post = (client: Client, path: string, body?: unknown) => client.session(path, { method: 'POST', ...(body === undefined ? {} : { body }) });
+  let orgs = 0;
+
+  /** An organisation of alice's with mia as a maintainer, and a private skill of it that trusts a repository of mia's. */
+  async function miasPublisher() {
+    const org = `tp-org-${++orgs}`;
+    const mia = await Client.signIn(stack, `tp-mia-${orgs}`);
+    expect((await post(alice, '/api/orgs', { login: org, name: org })).status).toBe(201);
+    expect((await post(alice, `/api/orgs/${org}/invitations`, { login: `tp-mia-${orgs}`, role: 'maintainer' })).status).toBe(201);
+    expect((await post(mia, `/api/orgs/${org}/invitations/tp-mia-${orgs}/accept`)).status).toBe(200);
+    const published = await withKey(stack, aliceKey, '/api/publish', { body: skillBody({ owner: org, visibility: 'private' }) });
+    expect(published.status, await published.clone().text()).toBe(201);
+    const skill = await json<{ id: string; slug: string }>(published);
+    const repository = `mia/ci-${orgs}`;
+    const added = await post(mia, `/api/skills/${skill.id}/trusted-publishers`, { provider: 'github', repository, workflow: 'publish.yml' });
+    expect(added.status, await added.clone().text()).toBe(201);
+    expect((await exchange(await oidc.mint(ORIGIN, githubClaims(repository)))).status).toBe(200);
+    return { org, mia, login: `tp-mia-${orgs}`, skill, repository };
+  }
+
+  async function refusedWithoutTheSlug(repository: string, slug: string) {
+    const res = await exchange(await oidc.mint(ORIGIN, githubClaims(repository)));
+    const text = await res.text();
+    expect([res.status, JSON.parse(text).error.code, JSON.parse(text).error.details.claim]).toEqual([401, 'invalid_oidc_token', 'repository']);
+    expect(text).not.toContain(slug);
+  }
+
+  it('stops counting once that member is removed: no token, and the answer names no private slug', async () => {
+    const { org, login, skill, repository } = await miasPublisher();
+    expect((await alice.session(`/api/orgs/${org}/members/${login}`, { method: 'DELETE' })).status).toBe(204);
+    await refusedWithoutTheSlug(repository, skill.slug);
+    const list = await json(await alice.session(`/api/skills/${skill.id}/trusted-publishers`));
+    expect(list.publishers.map((p: { createdBy: string; active: boolean }) => [p.createdBy, p.active])).toEqual([[login, false]]);
+    // An owner confirms it by adding it again: it counts on their word from then on.
+    expect((await post(alice, `/api/skills/${skill.id}/trusted-publishers`, { provider: 'github', repository, workflow: 'publish.yml' })).status).toBe(201);
+    const confirmed = await exchange(await oidc.mint(ORIGIN, githubClaims(repository)));
+    expect([confirmed.status, (await json(confirmed)).skills]).toEqual([200, [skill.slug]]);
+  });
+
+  it('stops counting once that member is demoted to a role that may not publish', async () => {
+    const { org, login, skill, repository } = await miasPublisher();
+    expect((await alice.session(`/api/orgs/${org}/members/${login}`, { method: 'PUT', body: { role: 'member' } })).status).toBe(200);
+    await refusedWithoutTheSlug(repository, skill.slug);
+  });
+
+  it('leaves out of the exchange the skills whose publisher no longer counts, and keeps the others', async () => {
+    const { org, mia, login, skill, repository } = await miasPublisher();
+    const own = await withKey(stack, await mia.createKey(), '/api/publish', { body: skillBody() });
+    const mine = await json<{ id: string; slug: string }>(own);
+    expect((await post(mia, `/api/skills/${mine.id}/trusted-publishers`, { provider: 'github', repository, workflow: 'publish.yml' })).status).toBe(201);
+    expect((await json(await exchange(await oidc.mint(ORIGIN, githubClaims(repository))))).skills).toEqual([skill.slug, mine.slug].sort());
+    expect((await mia.session(`/api/orgs/${org}/members/${login}`, { method: 'DELETE' })).status).toBe(204);
+    const answer = await exchange(await oidc.mint(ORIGIN, githubClaims(repository)));
+    const text = await answer.text();
+    expect([answer.status, JSON.parse(text).skills]).toEqual([200, [mine.slug]]);
+    expect(text).not.toContain(skill.slug);
+    const refused = await publishWith(JSON.parse(text).token, skill, '2.0.0');
+    expect(refused.status).toBe(404);
+  });
+
+  it('is suspended by a transfer until the owning side of the new owner confirms it', async () => {
+    const skill = await trustingSkill();
+    const org = `tp-org-${++orgs}`;
+    expect((await post(alice, '/api/orgs', { login: org, name: org })).status).toBe(201);
+    expect((await withKey(stack, aliceKey, `/api/skills/${skill.id}/transfer`, { body: { to: org } })).status).toBe(200);
+    await refusedWithoutTheSlug(skill.repository, skill.slug);
+    expect((await json(await alice.session(`/api/skills/${skill.id}/trusted-publishers`))).publishers[0].active).toBe(false);
+    expect(
+      (await post(alice, `/api/skills/${skill.id}/trusted-publishers`, { provider: 'github', repository: skill.repository, workflow: 'publish.yml' })).status,
+    ).toBe(201);
+    expect((await exchange(await oidc.mint(ORIGIN, githubClaims(skill.repository)))).status).toBe(200);
   });
 });
 

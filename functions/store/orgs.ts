@@ -45,6 +45,8 @@ const invitationSchema = z.object({
   role: z.enum(ROLES),
   /** The login of the owner who invited. */
   invitedBy: z.string(),
+  /** Their user id; absent on invitations made before it was recorded (then their login is looked up). */
+  invitedById: z.optional(z.string()),
   createdAt: z.string(),
   /** Epoch seconds; also the table's TTL attribute (deletion is lazy: expiry is checked here). */
   expiresAt: z.number(),
@@ -133,10 +135,19 @@ export const loginTaken = (login: string) =>
   new DomainError('login_taken', `The login ${login} is taken: users and organisations share one namespace, and ${login} is in use`);
 
 /**
- * Adds a member with `role`; false when they already are one (their role stays). Writes the
- * entry in the organisation's item first, then the member's pointer to it.
+ * Adds a member with `role`; false when they already are one (their role stays), or when
+ * `vouchedBy` is given and that member's role is no longer the one given (who invited them was
+ * demoted or removed meanwhile). Writes the entry in the organisation's item first, then the
+ * member's pointer to it.
  */
-export async function addMember(db: Db, org: string, member: Pick<User, 'id' | 'login'>, role: Role, now: Date): Promise<boolean> {
+export async function addMember(
+  db: Db,
+  org: string,
+  member: Pick<User, 'id' | 'login'>,
+  role: Role,
+  now: Date,
+  vouchedBy?: { userId: string; role: Role },
+): Promise<boolean> {
   const entry: MemberEntry = { login: member.login, role, since: now.toISOString() };
   const added = await writeIf(
     db,
@@ -144,9 +155,14 @@ export async function addMember(db: Db, org: string, member: Pick<User, 'id' | '
       TableName: db.table,
       Key: orgKey(org),
       UpdateExpression: 'SET #members.#user = :entry, #owners = #owners + :owners',
-      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#members.#user)',
-      ExpressionAttributeNames: { '#members': 'members', '#user': member.id, '#owners': 'owners' },
-      ExpressionAttributeValues: { ':entry': entry, ':owners': role === 'owner' ? 1 : 0 },
+      ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(#members.#user)${vouchedBy ? ' AND #members.#voucher.#role = :voucherRole' : ''}`,
+      ExpressionAttributeNames: {
+        '#members': 'members',
+        '#user': member.id,
+        '#owners': 'owners',
+        ...(vouchedBy ? { '#voucher': vouchedBy.userId, '#role': 'role' } : {}),
+      },
+      ExpressionAttributeValues: { ':entry': entry, ':owners': role === 'owner' ? 1 : 0, ...(vouchedBy ? { ':voucherRole': vouchedBy.role } : {}) },
     }),
   );
   if (added) await putMembership(db, member.id, org);

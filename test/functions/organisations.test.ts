@@ -130,6 +130,28 @@ describe('invitations', () => {
     }
   });
 
+  it('hold only while their inviter may still invite: a removed or demoted owner’s invitations cannot be accepted', async () => {
+    for (const [org, change] of [
+      ['inv-removed', { method: 'DELETE' }],
+      ['inv-demoted', { method: 'PUT', body: { role: 'maintainer' } }],
+    ] as const) {
+      await newOrg(org);
+      await join(org, bob, 'bob', 'owner');
+      // Bob invites his sock puppet as an owner, then loses the right to invite.
+      expect((await post(bob, `/api/orgs/${org}/invitations`, { login: 'eve', role: 'owner' })).status).toBe(201);
+      expect((await owner.session(`/api/orgs/${org}/members/bob`, change)).status).toBe(change.method === 'DELETE' ? 204 : 200);
+      const accepted = await post(eve, `/api/orgs/${org}/invitations/eve/accept`);
+      expect([accepted.status, (await json(accepted)).error.code]).toEqual([404, 'not_found']);
+      expect((await json(await eve.session('/api/me/invitations'))).invitations.map((i: { org: string }) => i.org)).not.toContain(org);
+      expect((await json(await owner.session(`/api/orgs/${org}/invitations`))).invitations).toEqual([]);
+      const { members } = await json(await owner.session(`/api/orgs/${org}/members`));
+      expect(members.map((m: { login: string }) => m.login)).not.toContain('eve');
+      // An owner who may invite invites her again: that one holds.
+      expect((await post(owner, `/api/orgs/${org}/invitations`, { login: 'eve', role: 'member' })).status).toBe(201);
+      expect((await post(eve, `/api/orgs/${org}/invitations/eve/accept`)).status).toBe(200);
+    }
+  });
+
   it('can be declined, or withdrawn by an owner', async () => {
     await newOrg('inv-decline');
     expect((await post(owner, '/api/orgs/inv-decline/invitations', { login: 'eve', role: 'member' })).status).toBe(201);

@@ -238,13 +238,13 @@ export const lambdas: readonly LambdaSpec[] = [
       'POST /api/admin/appeals/{id}/approve',
       'POST /api/admin/appeals/{id}/decline',
     ],
-    // APPEAL#: the appeals; APPEALQUEUE: the admins' queue; APIKEY#: the key's lastUsedAt; RL#: the
+    // APPEAL#: the appeals; APPEALQUEUE: the admins' queue; PENDINGAPPEALS#: each author's count; APIKEY#: the key's lastUsedAt; RL#: the
     // publish and version rate limits an appeal counts against. Approving publishes as the publish
     // and versions Lambdas do: SLUG#: the slug claim; SKILL#: the skill, its version and
     // fingerprint; ORG#: an organisation's count of skills; AUDIT#: its log.
     table: {
       read: true,
-      write: [prefix.appeal, prefix.appealQueue, prefix.apiKey, prefix.rateLimit, prefix.slug, prefix.skill, prefix.org, prefix.audit],
+      write: [prefix.appeal, prefix.appealQueue, prefix.pendingAppeals, prefix.apiKey, prefix.rateLimit, prefix.slug, prefix.skill, prefix.org, prefix.audit],
     },
     // The files wait in the content bucket, and are read back to be reviewed and published.
     content: 'write',

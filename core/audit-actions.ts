@@ -21,5 +21,11 @@ export const AUDIT_ACTIONS = [
   'publisher.added',
   'publisher.removed',
   'publisher.confirmed',
+  'skill.price_changed',
+  'grant.created',
+  'grant.revoked',
+  'download_token.created',
+  'download_token.revoked',
+  'org.deleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -1,11 +1,12 @@
 import type { z } from 'zod';
 import { DomainError, notFound } from '#core/errors';
 import { limits } from '#core/limits';
+import { isAdmin } from '#core/moderation';
 import type { invitationSchema, memberSchema, orgSchema } from '#core/organisations';
 import { canSee, decide, isPublicListing, type Role, SESSION, sameLogin, skillResource } from '#core/policy';
 import { LOGIN_PATTERN } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
-import { auditPage, deleteAudit } from '../store/audit.ts';
+import { auditPage } from '../store/audit.ts';
 import { record } from './audit.ts';
 import {
   addMember,
@@ -243,21 +244,31 @@ export async function removeFromOrg(deps: Ports, principal: Principal, login: st
   }
 }
 
-/** Deletes an organisation that owns no skill (409 `org_not_empty` otherwise); its login is free again. */
+/**
+ * Deletes an organisation that owns no skill (409 `org_not_empty` otherwise); its login is free
+ * again. Its audit log stays, ended by `org.deleted`: what was done in it can still be looked into.
+ */
 export async function deleteOrganisation(deps: Ports, principal: Principal, login: string): Promise<void> {
   const org = await orgNamed(deps, login);
   await allow(deps, principal, 'org.delete', { kind: 'org', login: org.login }, rolesIn(org, principal.user.id));
   if (!(await deleteOrg(deps.db, org))) {
     throw new DomainError('org_not_empty', `${org.login} still owns skills: transfer them to another organisation first`);
   }
-  await deleteAudit(deps.db, org.login);
+  await record(deps, org.login, principal, 'org.deleted', org.login, { createdAt: org.createdAt });
 }
 
-/** A page of the organisation's audit log, newest first, for its owners. */
+/**
+ * A page of the audit log of the organisation `login`, newest first: to its owners, its own
+ * entries (from its creation on); to admins, every entry of the login, of the organisations of it
+ * that were deleted too (a deleted organisation's log is theirs to read).
+ */
 export async function auditLog(deps: Ports, principal: Principal, login: string, cursor: string | undefined) {
-  const org = await orgNamed(deps, login);
-  await allow(deps, principal, 'org.read_audit', { kind: 'org', login: org.login }, rolesIn(org, principal.user.id));
-  return auditPage(deps.db, org.login, cursor, limits.auditPage);
+  const org = LOGIN_PATTERN.test(login) ? await getOrg(deps.db, login) : undefined;
+  const admin = isAdmin(principal.user.login, deps.config.admins);
+  if (!org && !admin) throw notFound(missingOrg(login));
+  const caller = await allow(deps, principal, 'org.read_audit', { kind: 'org', login: org?.login ?? login }, org ? rolesIn(org, principal.user.id) : {});
+  const whole = caller.kind === 'user' && caller.admin;
+  return auditPage(deps.db, org?.login ?? login, cursor, limits.auditPage, whole ? undefined : org!.createdAt);
 }
 
 function memberNamed(org: OrgItem, login: string): [string, OrgItem['members'][string]] {

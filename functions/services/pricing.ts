@@ -3,7 +3,7 @@ import { decide, ownerOf, skillResource, visibilityOf } from '#core/policy';
 import type { Skill, SkillUpdateBody } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
 import { listVersions, makePublic, setSkillPrice, type SkillItem, skillsOfSlugs } from '../store/skills.ts';
-import { record } from './audit.ts';
+import { record, recordOnSkill } from './audit.ts';
 import { missingSkill, type Principal, refuse, skillFor } from './authorization.ts';
 import { toSkill } from './publishing.ts';
 
@@ -38,7 +38,10 @@ export async function updateSkill(
     const owner = ownerOf(skill);
     if (owner.type === 'org') await record(deps, owner.login, principal, 'skill.visibility_changed', skill.slug, { from, to: 'public' });
   }
-  if (body.price !== undefined) updated = await setSkillPrice(deps.db, skill.id, body.price ?? undefined, deps.clock());
+  if (body.price !== undefined) {
+    updated = await setSkillPrice(deps.db, skill.id, body.price ?? undefined, deps.clock());
+    await recordOnSkill(deps, skill, principal, 'skill.price_changed', { from: skill.price ?? null, to: updated?.price ?? null });
+  }
   if (!updated) throw notFound(missingSkill(skillId));
   deps.changed([skill.id]);
   return toSkill(updated);

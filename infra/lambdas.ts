@@ -189,7 +189,8 @@ export const lambdas: readonly LambdaSpec[] = [
       'GET /api/skills/{id}/grants',
       'DELETE /api/skills/{id}/grants/{login}',
     ],
-    table: { read: true, write: [prefix.apiKey, prefix.downloadToken, prefix.grant] },
+    // AUDIT#: an organisation's log records its skills' tokens and grants.
+    table: { read: true, write: [prefix.apiKey, prefix.downloadToken, prefix.grant, prefix.audit] },
   },
   {
     name: 'purchases',

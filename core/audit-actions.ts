@@ -27,5 +27,6 @@ export const AUDIT_ACTIONS = [
   'download_token.created',
   'download_token.revoked',
   'org.deleted',
+  'org.renamed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -93,8 +93,11 @@ export const lambdas: readonly LambdaSpec[] = [
       'GET /api/openapi.json',
     ],
     catchAll: true,
-    // APIKEY#: the key's lastUsedAt, when /api/me is asked with a key.
-    table: { read: true, write: [prefix.user, prefix.login, prefix.session, prefix.apiKey] },
+    // APIKEY#: the key's lastUsedAt, when /api/me is asked with a key. A GitHub sign-in whose login
+    // an organisation holds renames it (services/login-reclaim.ts): ORG# (it, its invitations),
+    // USER# (members' pointers), APIKEY# (keys narrowed to it), AUDIT#, SKILL# (its skills' owner)
+    // and TRUST# (their publishers' owner).
+    table: { read: true, write: [prefix.user, prefix.login, prefix.session, prefix.apiKey, prefix.org, prefix.audit, prefix.skill, prefix.trust] },
     github: ['sign-in'],
   },
   {
@@ -125,8 +128,9 @@ export const lambdas: readonly LambdaSpec[] = [
       'GET /api/me/orgs',
     ],
     // ORG#: the organisation, its members and invitations; USER#: each member's pointer to it;
-    // LOGIN#: its login's claim; AUDIT#: its log; APIKEY#: a key's lastUsedAt (members, audit).
-    table: { read: true, write: [prefix.org, prefix.user, prefix.login, prefix.audit, prefix.apiKey] },
+    // LOGIN#: its login's claim; AUDIT#: its log; APIKEY#: a key's lastUsedAt (members, audit);
+    // RL#: the limit of new organisations.
+    table: { read: true, write: [prefix.org, prefix.user, prefix.login, prefix.audit, prefix.apiKey, prefix.rateLimit] },
   },
   {
     name: 'publish',

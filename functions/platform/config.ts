@@ -20,6 +20,8 @@ export interface Config {
   versionLimit: number;
   /** Reports per rolling hour and account (`SKILLPRESS_REPORT_LIMIT`). */
   reportLimit: number;
+  /** New organisations per rolling day and account (`SKILLPRESS_ORG_LIMIT`). */
+  orgLimit: number;
   /** Logins allowed to list reports, quarantine and release skills (`SKILLPRESS_ADMINS`, comma-separated). */
   admins: string[];
   /**
@@ -124,6 +126,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     publishLimit: positiveInt(env.SKILLPRESS_PUBLISH_LIMIT) ?? limits.publishPerWindow,
     versionLimit: positiveInt(env.SKILLPRESS_VERSION_LIMIT) ?? limits.versionsPerWindow,
     reportLimit: positiveInt(env.SKILLPRESS_REPORT_LIMIT) ?? limits.reportsPerWindow,
+    orgLimit: positiveInt(env.SKILLPRESS_ORG_LIMIT) ?? limits.orgsPerWindow,
     admins: (env.SKILLPRESS_ADMINS ?? '')
       .split(',')
       .map((login) => login.trim())

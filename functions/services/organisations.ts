@@ -7,6 +7,8 @@ import { canSee, decide, isPublicListing, type Role, SESSION, sameLogin, skillRe
 import { LOGIN_PATTERN } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
 import { auditPage } from '../store/audit.ts';
+import { returnSlot, takeSlot } from '../store/rate-limit.ts';
+import { rateWindow } from './rate-windows.ts';
 import { record } from './audit.ts';
 import {
   addMember,
@@ -51,9 +53,21 @@ async function orgNamed(deps: Ports, login: string): Promise<OrgItem> {
   return org;
 }
 
-/** A new organisation, with its creator as its one owner. 409 `login_taken` when a user or an organisation has the login. */
+/**
+ * A new organisation, with its creator as its one owner. 409 `login_taken` when a user or an
+ * organisation has the login; 429 past the creator's limit of new organisations (a refused
+ * creation spends no slot), so nobody sweeps the namespace of logins in a second.
+ */
 export async function createOrganisation(deps: Ports, principal: Principal, body: { login: string; name: string }): Promise<Org> {
-  const org = await createOrg(deps.db, body, principal.user, deps.clock());
+  const window = rateWindow(deps.config, 'org');
+  const slot = await takeSlot(deps.db, principal.user.id, deps.clock(), window);
+  let org: OrgItem;
+  try {
+    org = await createOrg(deps.db, body, principal.user, deps.clock());
+  } catch (error) {
+    await returnSlot(deps.db, principal.user.id, slot.stamp, window).catch(() => undefined);
+    throw error;
+  }
   return { login: org.login, name: org.name, createdAt: org.createdAt, role: 'owner', skills: [] };
 }
 

@@ -3,7 +3,7 @@ import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { invalidRequest } from '#core/errors';
 import { AUDIT_ACTIONS, type AuditAction } from '#core/audit-actions';
 import { newId } from '../platform/secrets.ts';
-import { type Db, parseItem } from './db.ts';
+import { type Db, parseItem, queryAll } from './db.ts';
 import { auditKey, prefix } from './keys.ts';
 
 /**
@@ -32,6 +32,12 @@ export interface AuditEntry {
 
 export async function putAuditEntry(db: Db, org: string, entry: AuditEntry): Promise<void> {
   await db.doc.send(new PutCommand({ TableName: db.table, Item: { ...auditKey(org, entry.at, newId()), ...entry } }));
+}
+
+/** Copies the log of `from` into `to`'s partition (an organisation renamed: its history goes with it). */
+export async function copyAudit(db: Db, from: string, to: string): Promise<void> {
+  const items = await queryAll(db, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': prefix.audit + from.toLowerCase() } });
+  for (const item of items) await db.doc.send(new PutCommand({ TableName: db.table, Item: { ...item, pk: prefix.audit + to.toLowerCase() } }));
 }
 
 /** A cursor names the last entry of a page by its sort key, which holds no secret (a time and a random id). */

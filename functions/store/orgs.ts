@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import * as z from 'zod/mini';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError } from '#core/errors';
@@ -35,6 +36,8 @@ const orgItemSchema = z.object({
   skills: z._default(z.number(), 0),
   /** By user id. */
   members: z.record(z.string(), memberSchema),
+  /** The login it had before a GitHub account took its login back (docs/api.md §4.8). */
+  renamedFrom: z.optional(z.string()),
 });
 export type OrgItem = z.output<typeof orgItemSchema>;
 
@@ -129,6 +132,33 @@ export async function createOrg(db: Db, org: { login: string; name: string }, cr
   }
   await putMembership(db, creator.id, org.login);
   return item;
+}
+
+/**
+ * The organisation `org` becomes under a new login, a GitHub account having taken its login back:
+ * the first free of `<login>-org`, `<login>-org-2`, `<login>-org-3`, then `<login>-org-<random>`,
+ * claimed as any organisation's login is; or the one a rename of `org` begun before made (a rename
+ * cut short is resumed, never begun twice). Its item is `org`'s under the new login, with
+ * `renamedFrom` and no skill yet (they move one by one, counted in as they come); each member's
+ * pointer to it is written.
+ */
+export async function createRenamedOrg(db: Db, org: OrgItem): Promise<OrgItem> {
+  const base = org.login.slice(0, 30).replace(/-+$/, '');
+  const suffixes = ['-org', '-org-2', '-org-3', ...Array.from({ length: 5 }, () => `-org-${randomBytes(3).toString('hex')}`)];
+  for (const login of suffixes.map((suffix) => base + suffix)) {
+    const claimed = await writeIf(
+      db,
+      new PutCommand({ TableName: db.table, Item: { ...loginKey(login), orgLogin: login }, ConditionExpression: 'attribute_not_exists(pk)' }),
+    );
+    const existing = claimed ? undefined : await getOrg(db, login);
+    if (!claimed && existing?.renamedFrom?.toLowerCase() !== org.login.toLowerCase()) continue;
+    const renamed: OrgItem = existing ?? { ...org, login, skills: 0, renamedFrom: org.login };
+    if (!existing)
+      await db.doc.send(new PutCommand({ TableName: db.table, Item: { ...orgKey(login), ...renamed }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    await Promise.all(Object.keys(org.members).map((userId) => putMembership(db, userId, login)));
+    return renamed;
+  }
+  throw new Error(`no free login to rename the organisation ${org.login} to`);
 }
 
 export const loginTaken = (login: string) =>

@@ -76,6 +76,21 @@ export async function confirmTrustedPublisher(
   return { ...found, ...by };
 }
 
+/** Records the owner a publisher counts for, where its owner was renamed (the same people, another login). */
+export async function setPublisherOwner(db: Db, found: TrustedPublisherItem, owner: string): Promise<void> {
+  await writeIf(
+    db,
+    new UpdateCommand({
+      TableName: db.table,
+      Key: trustKey(found.provider, found.repository, found.skillId, found.id),
+      UpdateExpression: 'SET #owner = :owner',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#owner': 'owner' },
+      ExpressionAttributeValues: { ':owner': owner },
+    }),
+  );
+}
+
 /** A skill's trusted publishers, oldest first. */
 export async function listTrustedPublishers(db: Db, skillId: string): Promise<TrustedPublisherItem[]> {
   const items = await queryAll(db, {

@@ -12,7 +12,7 @@ let bob: Client;
 let eve: Client;
 
 beforeAll(async () => {
-  stack = await createTestStack({}, { SKILLPRESS_ADMINS: 'root' });
+  stack = await createTestStack({}, { SKILLPRESS_ADMINS: 'root', SKILLPRESS_ORG_LIMIT: '1000' });
   [owner, bob, eve] = (await Promise.all(['olive', 'bob', 'eve'].map((login) => Client.signIn(stack, login)))) as [Client, Client, Client];
 });
 
@@ -54,6 +54,21 @@ describe('creating an organisation', () => {
     expect(signIn.status).toBe(409);
     expect((await json(signIn)).error).toMatchObject({ code: 'login_taken', message: expect.stringContaining('organisation') });
     expect(signIn.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('is rate limited per account: of 8 sent at once past a limit of 3, 5 are 429, and a refused one spends nothing', async () => {
+    const limited = await createTestStack({}, { SKILLPRESS_ORG_LIMIT: '3' });
+    const [squatter, other] = await Promise.all([Client.signIn(limited, 'squatter'), Client.signIn(limited, 'other')]);
+    expect((await post(squatter, '/api/orgs', { login: 'other', name: 'taken' })).status).toBe(409);
+    const sent = await Promise.all(Array.from({ length: 8 }, (_, i) => post(squatter, '/api/orgs', { login: `squat-${i}`, name: 'Official' })));
+    const statuses = sent.map((res) => res.status).sort();
+    expect(statuses).toEqual([201, 201, 201, 429, 429, 429, 429, 429]);
+    const refused = sent.find((res) => res.status === 429)!;
+    expect((await json(refused)).error.code).toBe('rate_limited');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await json(await squatter.session('/api/me/orgs'))).orgs).toHaveLength(3);
+    // Another account has its own window.
+    expect((await post(other, '/api/orgs', { login: 'others-org', name: 'x' })).status).toBe(201);
   });
 
   it('takes only a session, with the Origin rule', async () => {

@@ -68,19 +68,38 @@ export async function takePendingPlace(db: Db, userId: string, cap?: number): Pr
   );
 }
 
-/** Gives a place back: its appeal was decided, or never stored. */
+/**
+ * Gives a place back: its appeal was decided, or never stored. The last place given back removes
+ * the counter, so a refused appeal leaves the store as it found it. Each step is conditional on
+ * the count it acts on; one that lost a race is tried again on the count as it is then.
+ */
 export async function returnPendingPlace(db: Db, userId: string): Promise<void> {
-  await writeIf(
-    db,
-    new UpdateCommand({
-      TableName: db.table,
-      Key: pendingAppealsKey(userId),
-      UpdateExpression: 'SET #pending = #pending - :one',
-      ConditionExpression: '#pending > :zero',
-      ExpressionAttributeNames: { '#pending': 'pending' },
-      ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
-    }),
-  );
+  const names = { '#pending': 'pending' };
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const removed = await writeIf(
+      db,
+      new DeleteCommand({
+        TableName: db.table,
+        Key: pendingAppealsKey(userId),
+        ConditionExpression: '#pending <= :one',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
+    if (removed) return;
+    const lowered = await writeIf(
+      db,
+      new UpdateCommand({
+        TableName: db.table,
+        Key: pendingAppealsKey(userId),
+        UpdateExpression: 'SET #pending = #pending - :one',
+        ConditionExpression: '#pending > :one',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
+    if (lowered) return;
+  }
 }
 
 /** Stores a pending appeal and puts it in the admins' queue. */

@@ -20,5 +20,13 @@ export const AUDIT_ACTIONS = [
   'key.revoked',
   'publisher.added',
   'publisher.removed',
+  'publisher.confirmed',
+  'skill.price_changed',
+  'grant.created',
+  'grant.revoked',
+  'download_token.created',
+  'download_token.revoked',
+  'org.deleted',
+  'org.renamed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

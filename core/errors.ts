@@ -29,6 +29,7 @@ export const errorStatus = {
   org_not_empty: 409,
   org_full: 409,
   visibility_locked: 409,
+  private_dependency: 409,
   too_many_appeals: 409,
   appeal_decided: 409,
   payload_too_large: 413,

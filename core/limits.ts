@@ -18,6 +18,9 @@ export const limits = {
   /** Reports by one account: enough for anyone reporting what they came across, not for sweeping a catalog. */
   reportsPerWindow: 10,
   reportWindowSeconds: 3600,
+  /** New organisations by one account: a team or two a day, not a namespace swept in a second. */
+  orgsPerWindow: 10,
+  orgWindowSeconds: 86_400,
   registryVersions: 5,
   sessionSeconds: 30 * 24 * 60 * 60,
   downloadToken: { minSeconds: 60, maxSeconds: 2_592_000, defaultSeconds: 86_400 },

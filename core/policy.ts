@@ -151,6 +151,8 @@ interface OrgRule {
   scope?: Scope;
   /** These roles may; undefined: anyone. */
   roles?: readonly Role[];
+  /** Admins may too (of an organisation deleted since, as of a live one). */
+  admin?: boolean;
   /** Only with a browser session: who may do what is changed by people, never by a key. */
   sessionOnly?: boolean;
   what: string;
@@ -160,7 +162,7 @@ const orgRules = {
   /** Its public face: login, name, public skills. */
   'org.read': { what: 'see it' },
   'org.read_members': { scope: 'read', roles: EVERYONE, what: 'list its members' },
-  'org.read_audit': { scope: 'read', roles: OWNERS, what: 'read its audit log' },
+  'org.read_audit': { scope: 'read', roles: OWNERS, admin: true, what: 'read its audit log' },
   /** Invitations, roles and removals of others. */
   'org.manage_members': { scope: 'manage', roles: OWNERS, sessionOnly: true, what: 'manage its members' },
   /** Removing oneself. */
@@ -186,8 +188,10 @@ interface AccountRule {
 const accountRules = {
   /** A new skill owned by the caller. */
   'account.create_skill': { scope: 'publish', what: 'publish skills of your own' },
-  /** Reading the appeals one filed (filing one is publishing: the publish's own checks decide). */
+  /** Reading the appeals one filed. */
   'account.read_appeals': { scope: 'publish', what: 'see your appeals' },
+  /** Filing one: then the publish it stands for is checked as that publish would be. */
+  'account.file_appeal': { scope: 'publish', anyReach: true, what: 'appeal a refused version' },
   /**
    * Sending a file ahead of a publish (ClawHub's upload): the bytes are nobody's until a publish
    * names them, and that publish checks what it touches.
@@ -327,6 +331,7 @@ function decideOrg(caller: Caller, action: OrgAction, org: OrgResource): Verdict
     const credential = credentialLimit(caller.credential, rule.scope, reachesOrg(caller.credential, org.login), org.login);
     if (credential) return credential;
   }
+  if (rule.admin && caller.admin) return ALLOWED;
   const role = roleIn(caller, org.login);
   if (role !== undefined && rule.roles.includes(role)) return ALLOWED;
   return deny('forbidden', `Only ${rolesText(rule.roles)} of ${org.login} may ${rule.what}`);
@@ -340,6 +345,8 @@ function decideAccount(caller: Caller, action: AccountAction, account: AccountRe
   const narrowed = caller.credential.org !== undefined || caller.credential.skills !== undefined;
   const credential = credentialLimit(caller.credential, rule.scope, rule.anyReach === true || !narrowed, 'your own account');
   if (credential) return credential;
+  // A CI publish token stands for no account: it publishes new versions, and does nothing else.
+  if (caller.credential.kind === 'publish-token') return deny('forbidden', 'A publish token may only publish new versions');
   return caller.userId === account.userId ? ALLOWED : deny('forbidden', `You may ${rule.what} only for your own account`);
 }
 

@@ -549,7 +549,12 @@ export const trustedPublisherSchema = z.object({
   workflow: z.string(),
   environment: z.string().optional(),
   createdAt: z.string(),
-  createdBy: z.string().describe('the login of who added it'),
+  createdBy: z.string().describe('the login of who added it, or last confirmed it by adding it again: it counts on their word'),
+  active: z
+    .boolean()
+    .describe(
+      'whether it counts now: only while createdBy may publish the skill, and only for the owner it was added under (a transfer suspends it until the new owning side adds it again)',
+    ),
 });
 
 export const trustedPublishersSchema = z.object({ publishers: z.array(trustedPublisherSchema) });

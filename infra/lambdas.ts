@@ -93,8 +93,11 @@ export const lambdas: readonly LambdaSpec[] = [
       'GET /api/openapi.json',
     ],
     catchAll: true,
-    // APIKEY#: the key's lastUsedAt, when /api/me is asked with a key.
-    table: { read: true, write: [prefix.user, prefix.login, prefix.session, prefix.apiKey] },
+    // APIKEY#: the key's lastUsedAt, when /api/me is asked with a key. A GitHub sign-in whose login
+    // an organisation holds renames it (services/login-reclaim.ts): ORG# (it, its invitations),
+    // USER# (members' pointers), APIKEY# (keys narrowed to it), AUDIT#, SKILL# (its skills' owner)
+    // and TRUST# (their publishers' owner).
+    table: { read: true, write: [prefix.user, prefix.login, prefix.session, prefix.apiKey, prefix.org, prefix.audit, prefix.skill, prefix.trust] },
     github: ['sign-in'],
   },
   {
@@ -125,8 +128,9 @@ export const lambdas: readonly LambdaSpec[] = [
       'GET /api/me/orgs',
     ],
     // ORG#: the organisation, its members and invitations; USER#: each member's pointer to it;
-    // LOGIN#: its login's claim; AUDIT#: its log; APIKEY#: a key's lastUsedAt (members, audit).
-    table: { read: true, write: [prefix.org, prefix.user, prefix.login, prefix.audit, prefix.apiKey] },
+    // LOGIN#: its login's claim; AUDIT#: its log; APIKEY#: a key's lastUsedAt (members, audit);
+    // RL#: the limit of new organisations.
+    table: { read: true, write: [prefix.org, prefix.user, prefix.login, prefix.audit, prefix.apiKey, prefix.rateLimit] },
   },
   {
     name: 'publish',
@@ -189,7 +193,8 @@ export const lambdas: readonly LambdaSpec[] = [
       'GET /api/skills/{id}/grants',
       'DELETE /api/skills/{id}/grants/{login}',
     ],
-    table: { read: true, write: [prefix.apiKey, prefix.downloadToken, prefix.grant] },
+    // AUDIT#: an organisation's log records its skills' tokens and grants.
+    table: { read: true, write: [prefix.apiKey, prefix.downloadToken, prefix.grant, prefix.audit] },
   },
   {
     name: 'purchases',
@@ -238,13 +243,13 @@ export const lambdas: readonly LambdaSpec[] = [
       'POST /api/admin/appeals/{id}/approve',
       'POST /api/admin/appeals/{id}/decline',
     ],
-    // APPEAL#: the appeals; APPEALQUEUE: the admins' queue; APIKEY#: the key's lastUsedAt; RL#: the
+    // APPEAL#: the appeals; APPEALQUEUE: the admins' queue; PENDINGAPPEALS#: each author's count; APIKEY#: the key's lastUsedAt; RL#: the
     // publish and version rate limits an appeal counts against. Approving publishes as the publish
     // and versions Lambdas do: SLUG#: the slug claim; SKILL#: the skill, its version and
     // fingerprint; ORG#: an organisation's count of skills; AUDIT#: its log.
     table: {
       read: true,
-      write: [prefix.appeal, prefix.appealQueue, prefix.apiKey, prefix.rateLimit, prefix.slug, prefix.skill, prefix.org, prefix.audit],
+      write: [prefix.appeal, prefix.appealQueue, prefix.pendingAppeals, prefix.apiKey, prefix.rateLimit, prefix.slug, prefix.skill, prefix.org, prefix.audit],
     },
     // The files wait in the content bucket, and are read back to be reviewed and published.
     content: 'write',

@@ -36,7 +36,7 @@ export async function requireSession(c: Ctx): Promise<Caller> {
 /** The caller's API key, for endpoints that take only a key (publishing from CI). */
 export async function requireApiKey(c: Ctx): Promise<Caller> {
   const caller = await apiKeyCaller(c);
-  if (!caller) throw unauthenticated('Send a valid API key as Authorization: Bearer sk_...');
+  if (!caller) throw unauthenticated('Send a valid API key as Authorization: Bearer sk_... (or a publish token from POST /api/oidc/exchange)');
   return caller;
 }
 
@@ -44,19 +44,6 @@ export async function requireApiKey(c: Ctx): Promise<Caller> {
 export async function requireSessionOrApiKey(c: Ctx): Promise<Caller> {
   if (c.req.header('authorization') !== undefined) return requireApiKey(c);
   return requireSession(c);
-}
-
-/**
- * A CI publish token (`Bearer spt_...`, from the OIDC exchange), else as
- * {@link requireSessionOrApiKey}: for publishing a version, the one thing a publish token does.
- */
-export async function requirePublisher(c: Ctx): Promise<Caller> {
-  const match = /^Bearer\s+(spt_\S+)\s*$/i.exec(c.req.header('authorization') ?? '');
-  if (!match) return requireSessionOrApiKey(c);
-  const found = await publishTokenPrincipal(c.var.deps, match[1]!);
-  if (found === 'expired') throw new DomainError('expired_key', 'This publish token has expired (they last 15 minutes); exchange a new OIDC token');
-  if (!found) throw unauthenticated('This publish token is not valid; exchange an OIDC token at POST /api/oidc/exchange');
-  return found;
 }
 
 /**
@@ -77,10 +64,19 @@ export async function sessionCaller(c: Ctx): Promise<Caller | undefined> {
   return user ? { user, credential: SESSION } : undefined;
 }
 
-/** The API key's caller; undefined for a missing, malformed, unknown or revoked key; 401 `expired_key` for an expired one. */
+/**
+ * The caller of the request's bearer credential: an API key (`sk_`) or a CI publish token (`spt_`,
+ * from the OIDC exchange). A publish token is a credential like a key, with the `publish` scope
+ * alone and narrowed to its skills: wherever a key is taken, the policy, not this layer, refuses
+ * what it may not do (`403 insufficient_scope`). Undefined for a missing, malformed, unknown or
+ * revoked credential; 401 `expired_key` for an expired one.
+ */
 export async function apiKeyCaller(c: Ctx): Promise<Caller | undefined> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '');
   if (!match) return undefined;
+  const publishToken = await publishTokenPrincipal(c.var.deps, match[1]!);
+  if (publishToken === 'expired') throw new DomainError('expired_key', 'This publish token has expired (they last 15 minutes); exchange a new OIDC token');
+  if (publishToken) return publishToken;
   const found = await apiKeyOwner(c.var.deps, match[1]!);
   if (!found) return undefined;
   if (found === 'expired') throw new DomainError('expired_key', 'This API key has expired; create a new one in the dashboard');

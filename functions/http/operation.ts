@@ -16,7 +16,9 @@ type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
  * webhook signature over the raw body, which the handler verifies before anything else;
  * `optional` reads a session or an API key when one is sent, and opens more to it (an
  * organisation's page shows its members the private skills too); `publisher` is a session, an
- * API key or a CI publish token (`spt_`, §7.14), which only publishing a version takes.
+ * API key or a CI publish token (`spt_`, §7.14): publishing a version, the one thing such a token
+ * is for. Every operation that takes a key reads a publish token as one, and the policy refuses
+ * what it may not do (`403`), so the document names it only where it is meant to be used.
  */
 export type Auth = 'none' | 'optional' | 'session' | 'apiKey' | 'sessionOrApiKey' | 'publisher' | 'downloadTokenOrSession' | 'stripeSignature';
 

@@ -31,6 +31,8 @@ export interface Config {
    * (`limits.clawhubUploads`); lowered only by tests (`SKILLPRESS_UPLOAD_QUOTA_FILES`, `…_BYTES`).
    */
   uploadQuota: { files: number; bytes: number };
+  /** New organisations per rolling day and account (`SKILLPRESS_ORG_LIMIT`). */
+  orgLimit: number;
   /** Logins allowed to list reports, quarantine and release skills (`SKILLPRESS_ADMINS`, comma-separated). */
   admins: string[];
   /**
@@ -145,6 +147,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
       files: positiveInt(env.SKILLPRESS_UPLOAD_QUOTA_FILES) ?? limits.clawhubUploads.files,
       bytes: positiveInt(env.SKILLPRESS_UPLOAD_QUOTA_BYTES) ?? limits.clawhubUploads.bytes,
     },
+    orgLimit: positiveInt(env.SKILLPRESS_ORG_LIMIT) ?? limits.orgsPerWindow,
     admins: (env.SKILLPRESS_ADMINS ?? '')
       .split(',')
       .map((login) => login.trim())

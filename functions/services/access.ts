@@ -5,6 +5,7 @@ import type { Deps } from '../platform/composition.ts';
 import { type CreatedDownloadToken, createDownloadToken, listDownloadTokens, type NewToken, revokeDownloadToken } from '../store/download-tokens.ts';
 import { listGrants, putGrant, revokeGrant } from '../store/grants.ts';
 import { findUserByLogin } from '../store/users.ts';
+import { recordOnSkill } from './audit.ts';
 import { type Principal, skillFor } from './authorization.ts';
 import { standingOf } from './entitlement.ts';
 
@@ -14,7 +15,7 @@ import { standingOf } from './entitlement.ts';
  * grants to other users' accounts. A token may also be minted by anyone entitled to the paid
  * skill, for themselves.
  */
-type AccessPorts = Pick<Deps, 'db' | 'clock' | 'config'>;
+type AccessPorts = Pick<Deps, 'db' | 'clock' | 'config' | 'log'>;
 
 export interface TokenRequest {
   expiresInSeconds?: number;
@@ -33,8 +34,12 @@ export interface TokenRequest {
 export async function issueDownloadToken(deps: AccessPorts, principal: Principal, skillId: string, request: TokenRequest): Promise<CreatedDownloadToken> {
   const { db, clock } = deps;
   const { skill, caller } = await skillFor(deps, principal, skillId, 'skill.read');
-  const issue = (lifetime: { expiresInSeconds: number; maxUses?: number }, entitlement?: NewToken['entitlement']) =>
-    createDownloadToken(db, { skillId: skill.id, createdBy: principal.user.id, ...lifetime, entitlement }, clock());
+  const issue = async (lifetime: { expiresInSeconds: number; maxUses?: number }, entitlement?: NewToken['entitlement']) => {
+    const created = await createDownloadToken(db, { skillId: skill.id, createdBy: principal.user.id, ...lifetime, entitlement }, clock());
+    const details = { tokenId: created.id, expiresAt: created.expiresAt, maxUses: created.maxUses ?? null };
+    await recordOnSkill(deps, skill, principal, 'download_token.created', entitlement ? { ...details, for: entitlement.via } : details);
+    return created;
+  };
   const owning = decide(caller, 'skill.manage_access', skillResource(skill));
   if (owning.allowed) return issue({ expiresInSeconds: request.expiresInSeconds ?? limits.downloadToken.defaultSeconds, maxUses: request.maxUses });
   if (!skill.paid) throw forbidden(`${skill.slug} is free: anyone who may install it can do so without a download token`);
@@ -88,6 +93,7 @@ export async function downloadTokensOf(deps: AccessPorts, principal: Principal, 
 export async function withdrawDownloadToken(deps: AccessPorts, principal: Principal, skillId: string, tokenId: string): Promise<void> {
   const { skill } = await skillFor(deps, principal, skillId, 'skill.manage_access');
   await revokeDownloadToken(deps.db, skill.id, tokenId);
+  await recordOnSkill(deps, skill, principal, 'download_token.revoked', { tokenId });
 }
 
 /** Grants `login`'s account access to the skill. Grants name an account, which exists once its owner has signed in. */
@@ -102,6 +108,7 @@ export async function grantAccess(deps: AccessPorts, principal: Principal, skill
     grantedBy: principal.user.id,
     grantedAt: deps.clock().toISOString(),
   });
+  await recordOnSkill(deps, skill, principal, 'grant.created', { login: grant.login });
   return { skillId: grant.skillId, login: grant.login, grantedAt: grant.grantedAt };
 }
 
@@ -114,4 +121,5 @@ export async function grantsOf(deps: AccessPorts, principal: Principal, skillId:
 export async function withdrawGrant(deps: AccessPorts, principal: Principal, skillId: string, login: string): Promise<void> {
   const { skill } = await skillFor(deps, principal, skillId, 'skill.manage_access');
   await revokeGrant(deps.db, skill.id, login);
+  await recordOnSkill(deps, skill, principal, 'grant.revoked', { login: login.toLowerCase() });
 }

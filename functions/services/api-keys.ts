@@ -1,5 +1,5 @@
 import { notFound } from '#core/errors';
-import { canSee, type Credential, SCOPES, skillResource } from '#core/policy';
+import { canSee, type Credential, ownerOf, SCOPES, skillResource } from '#core/policy';
 import type { ApiKeyBody, User } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
 import { type ApiKeyItem, authenticateApiKey, createApiKey, type KeyLimits, listApiKeys, recordApiKeyUse, revokeApiKey } from '../store/api-keys.ts';
@@ -74,7 +74,7 @@ export async function issueApiKey(deps: KeyPorts, principal: Principal, body: Ap
   const now = clock();
   if (body.expiresInDays !== undefined) keyLimits.expiresAt = new Date(now.getTime() + body.expiresInDays * 86_400_000).toISOString();
   const { item, key } = await createApiKey(db, principal.user.id, body.name, now, keyLimits);
-  if (item.org !== undefined) await record(deps, item.org, principal, 'key.created', item.id, auditDetails(item));
+  await recordKey(deps, principal, 'key.created', item);
   const { lastUsedAt: _never, ...created } = shown(item);
   return { ...created, key };
 }
@@ -88,7 +88,7 @@ export async function apiKeysOf({ db }: Pick<Deps, 'db'>, userId: string) {
 
 export async function withdrawApiKey(deps: KeyPorts, principal: Principal, keyId: string): Promise<void> {
   const item = await revokeApiKey(deps.db, principal.user.id, keyId);
-  if (item.org !== undefined) await record(deps, item.org, principal, 'key.revoked', item.id, auditDetails(item));
+  await recordKey(deps, principal, 'key.revoked', item);
 }
 
 /** A key as its owner sees it: what it may do and reach, never the key itself. */
@@ -108,4 +108,20 @@ function shown(item: ApiKeyItem) {
 }
 
 /** What an organisation's log says of a key narrowed to it: its name and limits, never a part of the secret. */
-const auditDetails = (item: ApiKeyItem) => ({ name: item.name, scopes: [...keyCredential(item).scopes], expiresAt: item.expiresAt ?? null });
+/**
+ * Writes a key's creation or revocation to the logs of the organisations it reaches: the one it is
+ * narrowed to, or each that owns one of the skills it is narrowed to (naming that organisation's
+ * skills alone, by slug).
+ */
+async function recordKey(deps: KeyPorts, principal: Principal, action: 'key.created' | 'key.revoked', item: ApiKeyItem): Promise<void> {
+  const details = { name: item.name, scopes: [...keyCredential(item).scopes] };
+  const expiresAt = item.expiresAt ?? null;
+  if (item.org !== undefined) await record(deps, item.org, principal, action, item.id, { ...details, expiresAt });
+  if (!item.skills) return;
+  const byOrg = new Map<string, string[]>();
+  for (const skill of await getSkills(deps.db, item.skills)) {
+    const owner = ownerOf(skill);
+    if (owner.type === 'org') byOrg.set(owner.login, [...(byOrg.get(owner.login) ?? []), skill.slug]);
+  }
+  for (const [org, slugs] of byOrg) await record(deps, org, principal, action, item.id, { ...details, skills: slugs.sort(), expiresAt });
+}

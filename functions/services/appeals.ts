@@ -5,7 +5,18 @@ import type { ScanResult } from '#core/scan/finding';
 import { publishBodySchema, versionBodySchema } from '#core/schemas';
 import { getFiles, putBlobs } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
-import { type AppealItem, decideAppeal, getAppeal, listAppealsOf, listPendingAppeals, putAppeal, reopenAppeal, setAppealSkill } from '../store/appeals.ts';
+import {
+  type AppealItem,
+  decideAppeal,
+  getAppeal,
+  listAppealsOf,
+  listPendingAppeals,
+  putAppeal,
+  reopenAppeal,
+  returnPendingPlace,
+  setAppealSkill,
+  takePendingPlace,
+} from '../store/appeals.ts';
 import { returnSlot, type SlotTaken, takeSlot } from '../store/rate-limit.ts';
 import { getUser } from '../store/users.ts';
 import { allow, type Principal } from './authorization.ts';
@@ -30,10 +41,23 @@ export interface Filed {
 /** Files an appeal: `422`-worthy content waits for an admin instead of being refused. */
 export async function fileAppeal(deps: Deps, principal: Principal, body: AppealBody): Promise<Filed> {
   const author = principal.user;
-  const pending = (await listAppealsOf(deps.db, author.id)).filter((a) => a.status === 'pending');
-  if (pending.length >= PENDING_APPEALS_PER_AUTHOR) {
-    throw new DomainError('too_many_appeals', `You have ${pending.length} appeals waiting for an admin; send another once one of them is decided`);
+  await allow(deps, principal, 'account.file_appeal', { kind: 'account', userId: author.id });
+  // The place is taken first, in one conditional write (appeals sent at once cannot all pass), and
+  // given back if the appeal is not stored.
+  if (!(await takePendingPlace(deps.db, author.id, PENDING_APPEALS_PER_AUTHOR))) {
+    throw new DomainError('too_many_appeals', `You have ${PENDING_APPEALS_PER_AUTHOR} appeals waiting for an admin; send another once one of them is decided`);
   }
+  try {
+    return await filed(deps, principal, body);
+  } catch (error) {
+    await returnPendingPlace(deps.db, author.id).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** {@link fileAppeal} once its place is taken. */
+async function filed(deps: Deps, principal: Principal, body: AppealBody): Promise<Filed> {
+  const author = principal.user;
   const target = await checkedTarget(deps, principal, body);
   const scan = await deps.scanner(target.files, { quote: !target.paid });
   if (scan.verdict === 'clean') {
@@ -59,6 +83,7 @@ export async function fileAppeal(deps: Deps, principal: Principal, body: AppealB
     request: target.request,
     files: storedFiles(target.files),
     scan,
+    counted: true,
   };
   try {
     await putBlobs(deps.blobs, target.files);

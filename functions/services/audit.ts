@@ -1,3 +1,4 @@
+import { ownerOf } from '#core/policy';
 import type { Deps } from '../platform/composition.ts';
 import { type AuditEntry, putAuditEntry } from '../store/audit.ts';
 import type { Principal } from './authorization.ts';
@@ -26,4 +27,16 @@ export async function record(
   } catch (error) {
     deps.log.error('could not write an audit entry', { org, action, target, error: (error as Error).name });
   }
+}
+
+/** {@link record} of a change to `skill`, in its organisation's log; nothing for a user-owned skill. */
+export async function recordOnSkill(
+  deps: Pick<Deps, 'db' | 'clock' | 'log'>,
+  skill: { slug: string; owner?: { type: 'user' | 'org'; login: string }; authorLogin: string },
+  principal: Principal,
+  action: AuditEntry['action'],
+  details?: Record<string, unknown>,
+): Promise<void> {
+  const owner = ownerOf(skill);
+  if (owner.type === 'org') await record(deps, owner.login, principal, action, skill.slug, details);
 }

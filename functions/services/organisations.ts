@@ -1,11 +1,14 @@
 import type { z } from 'zod';
 import { DomainError, notFound } from '#core/errors';
 import { limits } from '#core/limits';
+import { isAdmin } from '#core/moderation';
 import type { invitationSchema, memberSchema, orgSchema } from '#core/organisations';
-import { canSee, type Role, sameLogin, skillResource } from '#core/policy';
+import { canSee, decide, isPublicListing, type Role, SESSION, sameLogin, skillResource } from '#core/policy';
 import { LOGIN_PATTERN } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
-import { auditPage, deleteAudit } from '../store/audit.ts';
+import { auditPage } from '../store/audit.ts';
+import { returnSlot, takeSlot } from '../store/rate-limit.ts';
+import { rateWindow } from './rate-windows.ts';
 import { record } from './audit.ts';
 import {
   addMember,
@@ -14,6 +17,7 @@ import {
   deleteOrg,
   getInvitation,
   getOrg,
+  getOrgs,
   type InvitationItem,
   invitationsOfOrg,
   invitationsOfUser,
@@ -26,7 +30,7 @@ import {
 import { listSkillsByOrg } from '../store/skills.ts';
 import { findUserByLogin } from '../store/users.ts';
 import { allow, callerFor, type Principal, rolesIn } from './authorization.ts';
-import { toOwnSkill } from './publishing.ts';
+import { toOwnSkill, toSkill } from './publishing.ts';
 
 /**
  * Organisations (docs/api.md §7.12): created by a signed-in user, who becomes their first owner;
@@ -49,27 +53,42 @@ async function orgNamed(deps: Ports, login: string): Promise<OrgItem> {
   return org;
 }
 
-/** A new organisation, with its creator as its one owner. 409 `login_taken` when a user or an organisation has the login. */
+/**
+ * A new organisation, with its creator as its one owner. 409 `login_taken` when a user or an
+ * organisation has the login; 429 past the creator's limit of new organisations (a refused
+ * creation spends no slot), so nobody sweeps the namespace of logins in a second.
+ */
 export async function createOrganisation(deps: Ports, principal: Principal, body: { login: string; name: string }): Promise<Org> {
-  const org = await createOrg(deps.db, body, principal.user, deps.clock());
+  const window = rateWindow(deps.config, 'org');
+  const slot = await takeSlot(deps.db, principal.user.id, deps.clock(), window);
+  let org: OrgItem;
+  try {
+    org = await createOrg(deps.db, body, principal.user, deps.clock());
+  } catch (error) {
+    await returnSlot(deps.db, principal.user.id, slot.stamp, window).catch(() => undefined);
+    throw error;
+  }
   return { login: org.login, name: org.name, createdAt: org.createdAt, role: 'owner', skills: [] };
 }
 
 /**
- * An organisation as the caller may see it: its login, name and public skills to anyone; to its
- * members, their role and its private skills too.
+ * An organisation as the caller may see it: its login, name and listed skills (public, not
+ * quarantined: what the catalog lists) to anyone; to its members, their role and its private and
+ * quarantined skills too, with the quarantine's reason, which is the owning side's to read.
  */
 export async function organisation(deps: Ports, principal: Principal | undefined, login: string): Promise<Org> {
   const org = await orgNamed(deps, login);
   const [caller, skills] = await Promise.all([callerFor(deps, principal, rolesIn(org, principal?.user.id)), listSkillsByOrg(deps.db, org.login)]);
   const role = principal ? org.members[principal.user.id]?.role : undefined;
-  const visible = skills.filter((skill) => canSee(caller, skillResource(skill)));
+  const shown = role
+    ? skills.filter((skill) => canSee(caller, skillResource(skill))).map(toOwnSkill)
+    : skills.filter((skill) => isPublicListing(skill)).map(toSkill);
   return {
     login: org.login,
     name: org.name,
     createdAt: org.createdAt,
     ...(role ? { role } : {}),
-    skills: visible.reverse().map(toOwnSkill),
+    skills: shown.reverse(),
   };
 }
 
@@ -109,6 +128,7 @@ export async function invite(deps: Ports, principal: Principal, login: string, b
     login: invitee.login,
     role: body.role,
     invitedBy: principal.user.login,
+    invitedById: principal.user.id,
     createdAt: now.toISOString(),
     expiresAt: Math.floor(now.getTime() / 1000) + limits.invitationDays * 86_400,
   };
@@ -121,7 +141,34 @@ export async function invite(deps: Ports, principal: Principal, login: string, b
 export async function invitations(deps: Ports, principal: Principal, login: string): Promise<Invitation[]> {
   const org = await orgNamed(deps, login);
   await allow(deps, principal, 'org.manage_members', { kind: 'org', login: org.login }, rolesIn(org, principal.user.id));
-  return (await invitationsOfOrg(deps.db, org.login, deps.clock())).sort(newestFirst).map(invitationOut);
+  return (await standingInvitations(deps, [org], await invitationsOfOrg(deps.db, org.login, deps.clock()))).sort(newestFirst).map(invitationOut);
+}
+
+/**
+ * Who vouches for an invitation: its inviter, while they may still invite into `org` (the policy
+ * asked with the item read), with the role they have there; undefined once they may not (removed,
+ * demoted), and the invitation holds no more. An owner's invitations are theirs to stand by: a
+ * removed owner leaves none that a friend's account could accept to take the organisation back.
+ */
+async function voucherOf(deps: Ports, org: OrgItem, invitation: InvitationItem): Promise<{ userId: string; role: Role } | undefined> {
+  const userId = invitation.invitedById ?? (await findUserByLogin(deps.db, invitation.invitedBy))?.id;
+  if (userId === undefined) return undefined;
+  const inviter = { user: { id: userId, login: invitation.invitedBy }, credential: SESSION };
+  const caller = await callerFor(deps, inviter, rolesIn(org, userId));
+  if (!decide(caller, 'org.manage_members', { kind: 'org', login: org.login }).allowed) return undefined;
+  return { userId, role: org.members[userId]!.role };
+}
+
+/** The invitations of `invitations` that hold: those whose inviter may still invite (their organisations are among `orgs`). */
+async function standingInvitations(deps: Ports, orgs: readonly OrgItem[], invitations: InvitationItem[]): Promise<InvitationItem[]> {
+  const byLogin = new Map(orgs.map((org) => [org.login.toLowerCase(), org]));
+  const held = await Promise.all(
+    invitations.map(async (invitation) => {
+      const org = byLogin.get(invitation.org.toLowerCase());
+      return org !== undefined && (await voucherOf(deps, org, invitation)) !== undefined;
+    }),
+  );
+  return invitations.filter((_, i) => held[i]);
 }
 
 /** Withdraws the invitation of `invitee` (an owner's change of mind: it can no longer be accepted). */
@@ -135,7 +182,9 @@ export async function revokeInvitation(deps: Ports, principal: Principal, login:
 
 /** The caller's pending invitations, newest first. */
 export async function myInvitations(deps: Ports, principal: Principal): Promise<Invitation[]> {
-  return (await invitationsOfUser(deps.db, principal.user.id, deps.clock())).sort(newestFirst).map(invitationOut);
+  const invitations = await invitationsOfUser(deps.db, principal.user.id, deps.clock());
+  const orgs = await getOrgs(deps.db, [...new Set(invitations.map((invitation) => invitation.org))]);
+  return (await standingInvitations(deps, orgs, invitations)).sort(newestFirst).map(invitationOut);
 }
 
 /**
@@ -154,10 +203,17 @@ export async function answerInvitation(deps: Ports, principal: Principal, login:
     await record(deps, org.login, principal, 'invitation.declined', principal.user.login, { role: invitation.role });
     return undefined;
   }
+  const voucher = await voucherOf(deps, org, invitation);
+  if (!voucher) throw notFound(missing);
   const now = deps.clock();
-  const added = await addMember(deps.db, org.login, principal.user, invitation.role, now);
+  // Added only if the inviter's role is still the one that let them invite, whatever raced with this.
+  if (!(await addMember(deps.db, org.login, principal.user, invitation.role, now, voucher))) {
+    const current = await getOrg(deps.db, org.login);
+    if (!current || !Object.hasOwn(current.members, principal.user.id)) throw notFound(missing);
+    await deleteInvitation(deps.db, org.login, principal.user.id);
+    throw new DomainError('already_member', `You are already a member of ${org.login}`);
+  }
   await deleteInvitation(deps.db, org.login, principal.user.id);
-  if (!added) throw new DomainError('already_member', `You are already a member of ${org.login}`);
   await record(deps, org.login, principal, 'invitation.accepted', principal.user.login, { role: invitation.role });
   return { login: principal.user.login, role: invitation.role, since: now.toISOString() };
 }
@@ -202,21 +258,31 @@ export async function removeFromOrg(deps: Ports, principal: Principal, login: st
   }
 }
 
-/** Deletes an organisation that owns no skill (409 `org_not_empty` otherwise); its login is free again. */
+/**
+ * Deletes an organisation that owns no skill (409 `org_not_empty` otherwise); its login is free
+ * again. Its audit log stays, ended by `org.deleted`: what was done in it can still be looked into.
+ */
 export async function deleteOrganisation(deps: Ports, principal: Principal, login: string): Promise<void> {
   const org = await orgNamed(deps, login);
   await allow(deps, principal, 'org.delete', { kind: 'org', login: org.login }, rolesIn(org, principal.user.id));
   if (!(await deleteOrg(deps.db, org))) {
     throw new DomainError('org_not_empty', `${org.login} still owns skills: transfer them to another organisation first`);
   }
-  await deleteAudit(deps.db, org.login);
+  await record(deps, org.login, principal, 'org.deleted', org.login, { createdAt: org.createdAt });
 }
 
-/** A page of the organisation's audit log, newest first, for its owners. */
+/**
+ * A page of the audit log of the organisation `login`, newest first: to its owners, its own
+ * entries (from its creation on); to admins, every entry of the login, of the organisations of it
+ * that were deleted too (a deleted organisation's log is theirs to read).
+ */
 export async function auditLog(deps: Ports, principal: Principal, login: string, cursor: string | undefined) {
-  const org = await orgNamed(deps, login);
-  await allow(deps, principal, 'org.read_audit', { kind: 'org', login: org.login }, rolesIn(org, principal.user.id));
-  return auditPage(deps.db, org.login, cursor, limits.auditPage);
+  const org = LOGIN_PATTERN.test(login) ? await getOrg(deps.db, login) : undefined;
+  const admin = isAdmin(principal.user.login, deps.config.admins);
+  if (!org && !admin) throw notFound(missingOrg(login));
+  const caller = await allow(deps, principal, 'org.read_audit', { kind: 'org', login: org?.login ?? login }, org ? rolesIn(org, principal.user.id) : {});
+  const whole = caller.kind === 'user' && caller.admin;
+  return auditPage(deps.db, org?.login ?? login, cursor, limits.auditPage, whole ? undefined : org!.createdAt);
 }
 
 function memberNamed(org: OrgItem, login: string): [string, OrgItem['members'][string]] {

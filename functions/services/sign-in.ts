@@ -5,6 +5,7 @@ import { readSecret } from '../platform/secrets-manager.ts';
 import { createSession, deleteSession, sessionUserId } from '../store/sessions.ts';
 import { getUser, toUser, upsertUser } from '../store/users.ts';
 import { authorizeUrl, type GitHubApp, userFromCode } from './github-sign-in.ts';
+import { reclaimLogin } from './login-reclaim.ts';
 
 /**
  * Signing in and out. A sign-in records the user as they are now and opens a session whose
@@ -30,12 +31,21 @@ export interface GitHubSignIn {
   finish(code: string, callbackUrl: string): Promise<SignedIn>;
 }
 
-/** GitHub sign-in with the OAuth app's credentials; a 404 where they are not configured. */
-export async function gitHubSignIn(ports: SignInPorts): Promise<GitHubSignIn> {
+/**
+ * GitHub sign-in with the OAuth app's credentials; a 404 where they are not configured. GitHub
+ * proves the account holds its login: an organisation holding that login here is renamed first
+ * (login-reclaim.ts), and the account signs in with it. The dev sign-in proves nothing, and is
+ * refused such a login.
+ */
+export async function gitHubSignIn(ports: SignInPorts & Pick<Deps, 'log' | 'changed'>): Promise<GitHubSignIn> {
   const app = await gitHubApp(ports);
   return {
     authorizeUrl: (state, callbackUrl) => authorizeUrl(app, state, callbackUrl),
-    finish: async (code, callbackUrl) => openSession(ports, await userFromCode(app, code, callbackUrl)),
+    finish: async (code, callbackUrl) => {
+      const user = await userFromCode(app, code, callbackUrl);
+      await reclaimLogin(ports, user);
+      return openSession(ports, user);
+    },
   };
 }
 

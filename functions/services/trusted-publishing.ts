@@ -1,22 +1,23 @@
 import { DomainError, invalidRequest } from '#core/errors';
 import { limits } from '#core/limits';
-import { ownerOf } from '#core/policy';
+import { decide, ownerIdentity, ownerOf, SESSION, skillResource } from '#core/policy';
 import type { Provenance } from '#core/provenance';
 import type { TrustedPublisherBody } from '#core/schemas';
 import type { Deps } from '../platform/composition.ts';
 import { configuredOrigin } from '../platform/config.ts';
 import type { OidcVerifier } from '../platform/oidc.ts';
 import { createPublishToken, spendOidcToken } from '../store/publish-tokens.ts';
-import { getSkills } from '../store/skills.ts';
+import { getSkills, type SkillItem } from '../store/skills.ts';
 import {
+  confirmTrustedPublisher,
   deleteTrustedPublisher,
   listTrustedPublishers,
   putTrustedPublisher,
   type TrustedPublisherItem,
   trustedPublishersOf,
 } from '../store/trusted-publishers.ts';
-import type { Principal } from './authorization.ts';
-import { skillFor } from './authorization.ts';
+import { findUserByLogin, getUser, toUser } from '../store/users.ts';
+import { callerFor, orgsToRead, type Principal, skillFor } from './authorization.ts';
 import { record } from './audit.ts';
 
 /**
@@ -28,8 +29,8 @@ import { record } from './audit.ts';
 
 type Ports = Pick<Deps, 'db' | 'clock' | 'config' | 'log'>;
 
-/** A trusted publisher as the API shows it. */
-function shown(item: TrustedPublisherItem) {
+/** A trusted publisher as the API shows it, with whether it counts now. */
+function shown(item: TrustedPublisherItem, active: boolean) {
   return {
     id: item.id,
     provider: item.provider,
@@ -38,7 +39,23 @@ function shown(item: TrustedPublisherItem) {
     ...(item.environment === undefined ? {} : { environment: item.environment }),
     createdAt: item.createdAt,
     createdBy: item.createdBy,
+    active,
   };
+}
+
+/**
+ * Whether a trusted publisher counts now: a workflow publishes on the word of whoever added it
+ * (or last confirmed it), so it counts only while they may still publish the skill, as the policy
+ * decides for them today (a member removed or demoted takes their publishers' trust with them),
+ * and only for the owner it was added under (a transfer suspends it until the new owning side
+ * adds it again).
+ */
+async function counts(deps: Ports, item: TrustedPublisherItem, skill: SkillItem): Promise<boolean> {
+  if (item.owner !== undefined && item.owner !== ownerIdentity(skill)) return false;
+  const adder = item.createdById === undefined ? await findUserByLogin(deps.db, item.createdBy) : await getUser(deps.db, item.createdById);
+  if (!adder) return false;
+  const caller = await callerFor(deps, { user: toUser(adder), credential: SESSION }, orgsToRead(skill));
+  return decide(caller, 'skill.publish_version', skillResource(skill)).allowed;
 }
 
 export async function addTrustedPublisher(deps: Ports, principal: Principal, skillId: string, body: TrustedPublisherBody) {
@@ -50,7 +67,16 @@ export async function addTrustedPublisher(deps: Ports, principal: Principal, ski
       p.workflow === body.workflow &&
       (p.environment ?? '').toLowerCase() === (body.environment ?? '').toLowerCase(),
   );
-  if (same) return shown(same);
+  const vouch = { createdBy: principal.user.login, createdById: principal.user.id, owner: ownerIdentity(skill) };
+  const owner = ownerOf(skill);
+  if (same) {
+    // Added again: it counts on the caller's word from now on (who may publish the skill: the policy said so above).
+    const confirmed = await confirmTrustedPublisher(deps.db, same, vouch);
+    if (owner.type === 'org' && !(await counts(deps, same, skill))) {
+      await record(deps, owner.login, principal, 'publisher.confirmed', skill.slug, publisherDetails(confirmed));
+    }
+    return shown(confirmed, true);
+  }
   if (existing.length >= limits.trustedPublishers) throw invalidRequest(`A skill may trust at most ${limits.trustedPublishers} publishers; remove one first`);
   const item = await putTrustedPublisher(deps.db, {
     skillId: skill.id,
@@ -59,16 +85,16 @@ export async function addTrustedPublisher(deps: Ports, principal: Principal, ski
     workflow: body.workflow,
     ...(body.environment === undefined ? {} : { environment: body.environment }),
     createdAt: deps.clock().toISOString(),
-    createdBy: principal.user.login,
+    ...vouch,
   });
-  const owner = ownerOf(skill);
   if (owner.type === 'org') await record(deps, owner.login, principal, 'publisher.added', skill.slug, publisherDetails(item));
-  return shown(item);
+  return shown(item, true);
 }
 
 export async function trustedPublishersOfSkill(deps: Ports, principal: Principal, skillId: string) {
   const { skill } = await skillFor(deps, principal, skillId, 'skill.manage_publishers');
-  return { publishers: (await listTrustedPublishers(deps.db, skill.id)).map(shown) };
+  const items = await listTrustedPublishers(deps.db, skill.id);
+  return { publishers: await Promise.all(items.map(async (item) => shown(item, await counts(deps, item, skill)))) };
 }
 
 export async function removeTrustedPublisher(deps: Ports, principal: Principal, skillId: string, publisherId: string): Promise<void> {
@@ -131,8 +157,18 @@ export async function exchangeOidcToken(deps: Ports, token: string) {
   if (byWorkflow.length === 0) throw refused('job_workflow_ref', `no skill trusts the workflow ${workflowFile} of ${repository}`);
   const matching = byWorkflow.filter((p) => p.environment === undefined || p.environment.toLowerCase() === environment?.toLowerCase());
   if (matching.length === 0) throw refused('environment', `the skills that trust ${workflowFile} require another environment than ${environment ?? 'none'}`);
-  const skills = await getSkills(deps.db, [...new Set(matching.map((p) => p.skillId))]);
-  if (skills.length === 0) throw refused('repository', `no skill trusts the repository ${repository}`);
+  const trusting = new Map((await getSkills(deps.db, [...new Set(matching.map((p) => p.skillId))])).map((skill) => [skill.id, skill]));
+  const standing = await Promise.all(
+    matching.map(async (p) => (trusting.has(p.skillId) && (await counts(deps, p, trusting.get(p.skillId)!)) ? p.skillId : undefined)),
+  );
+  // Only the skills a publisher still counts for: the answer never names one the workflow may no longer publish.
+  const skills = [...trusting.values()].filter((skill) => standing.includes(skill.id));
+  if (skills.length === 0) {
+    throw refused(
+      'repository',
+      `no skill trusts the repository ${repository} now: a trusted publisher counts only while whoever added it may publish the skill, and not after a transfer, until the owning side adds it again`,
+    );
+  }
 
   // Last, so a token refused for anything else can be fixed and sent again: its jti is spent here.
   const exp = claims.exp as number;
@@ -161,7 +197,7 @@ export async function exchangeOidcToken(deps: Ports, token: string) {
     expiresAt,
   });
   deps.log.info('publish token issued', { repository, workflow: workflowFile, skills: skills.length });
-  return { token: spt, expiresAt: new Date(expiresAt * 1000).toISOString(), skills: skills.map((s) => s.slug).sort() };
+  return { token: spt, expiresAt: new Date(expiresAt * 1000).toISOString(), skills: skills.map((skill) => skill.slug).sort() };
 }
 
 async function verified(deps: Ports, token: string, audience: string): Promise<Record<string, unknown>> {

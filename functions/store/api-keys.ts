@@ -145,6 +145,30 @@ export async function listApiKeys(db: Db, userId: string): Promise<ApiKeyItem[]>
   return items.map(toApiKeyItem);
 }
 
+/** Points `userId`'s keys narrowed to organisation `from` at `to`: it was renamed, and they follow it. */
+export async function renameKeysOrg(db: Db, userId: string, from: string, to: string): Promise<void> {
+  const items = await queryAll(db, {
+    IndexName: tableKeys.byOwner.name,
+    KeyConditionExpression: 'gsi1pk = :owner',
+    ExpressionAttributeValues: { ':owner': ownerPartition(userId) },
+  });
+  const narrowed = items.filter((item) => typeof item.org === 'string' && item.org.toLowerCase() === from.toLowerCase());
+  await Promise.all(
+    narrowed.map((item) =>
+      writeIf(
+        db,
+        new UpdateCommand({
+          TableName: db.table,
+          Key: { pk: item.pk, sk: item.sk },
+          UpdateExpression: 'SET org = :to',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':to': to },
+        }),
+      ),
+    ),
+  );
+}
+
 /** Deletes the caller's key `id` and gives it as it was. Someone else's key is as unknown as a missing one. */
 export async function revokeApiKey(db: Db, userId: string, id: string): Promise<ApiKeyItem> {
   const [found] = await queryAll(db, {

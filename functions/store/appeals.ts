@@ -4,7 +4,7 @@ import { APPEAL_KINDS, APPEAL_STATES, type AppealState } from '#core/appeals';
 import { SCOPES } from '#core/policy';
 import { scanResultSchema } from '#core/scan/scan-result-schema';
 import { type Db, getItems, parseItem, queryOwned, writeIf } from './db.ts';
-import { appealKey, appealQueueKey, prefix } from './keys.ts';
+import { appealKey, appealQueueKey, pendingAppealsKey, prefix } from './keys.ts';
 import { storedFileSchema } from './skills.ts';
 
 /**
@@ -44,8 +44,63 @@ const appealItemSchema = z.object({
   decidedAt: z.optional(z.string()),
   decidedBy: z.optional(z.string()),
   reason: z.optional(z.string()),
+  /** Whether it holds a place in its author's count of pending appeals (appeals filed before the count did not). */
+  counted: z.optional(z.boolean()),
 });
 export type AppealItem = z.output<typeof appealItemSchema>;
+
+/**
+ * Takes a place among `userId`'s pending appeals, in one conditional write on their counter: false
+ * when `cap` are pending already, however many appeals are sent at once. Without a cap (an
+ * approval that failed, its appeal pending again) the place is taken whatever the count.
+ */
+export async function takePendingPlace(db: Db, userId: string, cap?: number): Promise<boolean> {
+  return writeIf(
+    db,
+    new UpdateCommand({
+      TableName: db.table,
+      Key: pendingAppealsKey(userId),
+      UpdateExpression: 'SET #pending = if_not_exists(#pending, :zero) + :one',
+      ...(cap === undefined ? {} : { ConditionExpression: 'attribute_not_exists(#pending) OR #pending < :cap' }),
+      ExpressionAttributeNames: { '#pending': 'pending' },
+      ExpressionAttributeValues: { ':zero': 0, ':one': 1, ...(cap === undefined ? {} : { ':cap': cap }) },
+    }),
+  );
+}
+
+/**
+ * Gives a place back: its appeal was decided, or never stored. The last place given back removes
+ * the counter, so a refused appeal leaves the store as it found it. Each step is conditional on
+ * the count it acts on; one that lost a race is tried again on the count as it is then.
+ */
+export async function returnPendingPlace(db: Db, userId: string): Promise<void> {
+  const names = { '#pending': 'pending' };
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const removed = await writeIf(
+      db,
+      new DeleteCommand({
+        TableName: db.table,
+        Key: pendingAppealsKey(userId),
+        ConditionExpression: '#pending <= :one',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
+    if (removed) return;
+    const lowered = await writeIf(
+      db,
+      new UpdateCommand({
+        TableName: db.table,
+        Key: pendingAppealsKey(userId),
+        UpdateExpression: 'SET #pending = #pending - :one',
+        ConditionExpression: '#pending > :one',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
+    if (lowered) return;
+  }
+}
 
 /** Stores a pending appeal and puts it in the admins' queue. */
 export async function putAppeal(db: Db, appeal: AppealItem): Promise<void> {
@@ -112,7 +167,7 @@ export async function listPendingAppeals(db: Db): Promise<AppealItem[]> {
  */
 export async function decideAppeal(
   db: Db,
-  appeal: Pick<AppealItem, 'id' | 'createdAt'>,
+  appeal: Pick<AppealItem, 'id' | 'createdAt' | 'userId' | 'counted'>,
   decision: { status: Exclude<AppealState, 'pending'>; by: string; at: string; reason?: string },
 ): Promise<boolean> {
   const decided = await writeIf(
@@ -132,7 +187,10 @@ export async function decideAppeal(
       },
     }),
   );
-  if (decided) await db.doc.send(new DeleteCommand({ TableName: db.table, Key: appealQueueKey(appeal.createdAt, appeal.id) }));
+  if (decided) {
+    await db.doc.send(new DeleteCommand({ TableName: db.table, Key: appealQueueKey(appeal.createdAt, appeal.id) }));
+    if (appeal.counted) await returnPendingPlace(db, appeal.userId);
+  }
   return decided;
 }
 
@@ -147,7 +205,7 @@ export async function setAppealSkill(db: Db, id: string, skillId: string): Promi
  * Puts an approval back to pending when publishing what it approved failed (the slug was taken
  * meanwhile, the author lost the right to publish it): the admins see it again, with the error.
  */
-export async function reopenAppeal(db: Db, appeal: Pick<AppealItem, 'id' | 'createdAt'>, by: string, at: string): Promise<void> {
+export async function reopenAppeal(db: Db, appeal: Pick<AppealItem, 'id' | 'createdAt' | 'userId' | 'counted'>, by: string, at: string): Promise<void> {
   const reopened = await writeIf(
     db,
     new UpdateCommand({
@@ -159,7 +217,9 @@ export async function reopenAppeal(db: Db, appeal: Pick<AppealItem, 'id' | 'crea
       ExpressionAttributeValues: { ':pending': 'pending', ':approved': 'approved', ':by': by, ':at': at },
     }),
   );
-  if (reopened) await db.doc.send(new PutCommand({ TableName: db.table, Item: { ...appealQueueKey(appeal.createdAt, appeal.id), id: appeal.id } }));
+  if (!reopened) return;
+  await db.doc.send(new PutCommand({ TableName: db.table, Item: { ...appealQueueKey(appeal.createdAt, appeal.id), id: appeal.id } }));
+  if (appeal.counted) await takePendingPlace(db, appeal.userId);
 }
 
 function toAppealItem(raw: Record<string, unknown>): AppealItem {

@@ -72,6 +72,8 @@ export const prefix = {
   appealsOf: 'APPEALS#',
   /** The pending appeals, oldest first: the admins' queue, one item per appeal. */
   appealQueue: 'APPEALQUEUE',
+  /** How many of an author's appeals are pending: the counter their cap is taken from. */
+  pendingAppeals: 'PENDINGAPPEALS#',
   /** A file a ClawHub client announced (and then sent) before publishing it, by its ticket's hash. */
   upload: 'UPLOAD#',
 } as const;
@@ -142,6 +144,7 @@ export const auditKey = (org: string, at: string, id: string): ItemKey => ({ pk:
 export const reportKey = (skillId: string, userId: string): ItemKey => ({ pk: prefix.report + skillId, sk: prefix.user + userId });
 export const reporterKey = (userId: string): ItemKey => ({ pk: prefix.reporter + userId, sk: 'REPORTER' });
 export const appealKey = (id: string): ItemKey => ({ pk: prefix.appeal + id, sk: 'APPEAL' });
+export const pendingAppealsKey = (userId: string): ItemKey => ({ pk: prefix.pendingAppeals + userId, sk: 'PENDING' });
 export const appealQueueKey = (createdAt: string, id: string): ItemKey => ({ pk: prefix.appealQueue, sk: `${createdAt}#${id}` });
 
 /**

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import * as z from 'zod/mini';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError } from '#core/errors';
@@ -35,6 +36,8 @@ const orgItemSchema = z.object({
   skills: z._default(z.number(), 0),
   /** By user id. */
   members: z.record(z.string(), memberSchema),
+  /** The login it had before a GitHub account took its login back (docs/api.md §4.8). */
+  renamedFrom: z.optional(z.string()),
 });
 export type OrgItem = z.output<typeof orgItemSchema>;
 
@@ -45,6 +48,8 @@ const invitationSchema = z.object({
   role: z.enum(ROLES),
   /** The login of the owner who invited. */
   invitedBy: z.string(),
+  /** Their user id; absent on invitations made before it was recorded (then their login is looked up). */
+  invitedById: z.optional(z.string()),
   createdAt: z.string(),
   /** Epoch seconds; also the table's TTL attribute (deletion is lazy: expiry is checked here). */
   expiresAt: z.number(),
@@ -129,14 +134,50 @@ export async function createOrg(db: Db, org: { login: string; name: string }, cr
   return item;
 }
 
+/**
+ * The organisation `org` becomes under a new login, a GitHub account having taken its login back:
+ * the first free of `<login>-org`, `<login>-org-2`, `<login>-org-3`, then `<login>-org-<random>`,
+ * claimed as any organisation's login is; or the one a rename of `org` begun before made (a rename
+ * cut short is resumed, never begun twice). Its item is `org`'s under the new login, with
+ * `renamedFrom` and no skill yet (they move one by one, counted in as they come); each member's
+ * pointer to it is written.
+ */
+export async function createRenamedOrg(db: Db, org: OrgItem): Promise<OrgItem> {
+  const base = org.login.slice(0, 30).replace(/-+$/, '');
+  const suffixes = ['-org', '-org-2', '-org-3', ...Array.from({ length: 5 }, () => `-org-${randomBytes(3).toString('hex')}`)];
+  for (const login of suffixes.map((suffix) => base + suffix)) {
+    const claimed = await writeIf(
+      db,
+      new PutCommand({ TableName: db.table, Item: { ...loginKey(login), orgLogin: login }, ConditionExpression: 'attribute_not_exists(pk)' }),
+    );
+    const existing = claimed ? undefined : await getOrg(db, login);
+    if (!claimed && existing?.renamedFrom?.toLowerCase() !== org.login.toLowerCase()) continue;
+    const renamed: OrgItem = existing ?? { ...org, login, skills: 0, renamedFrom: org.login };
+    if (!existing)
+      await db.doc.send(new PutCommand({ TableName: db.table, Item: { ...orgKey(login), ...renamed }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    await Promise.all(Object.keys(org.members).map((userId) => putMembership(db, userId, login)));
+    return renamed;
+  }
+  throw new Error(`no free login to rename the organisation ${org.login} to`);
+}
+
 export const loginTaken = (login: string) =>
   new DomainError('login_taken', `The login ${login} is taken: users and organisations share one namespace, and ${login} is in use`);
 
 /**
- * Adds a member with `role`; false when they already are one (their role stays). Writes the
- * entry in the organisation's item first, then the member's pointer to it.
+ * Adds a member with `role`; false when they already are one (their role stays), or when
+ * `vouchedBy` is given and that member's role is no longer the one given (who invited them was
+ * demoted or removed meanwhile). Writes the entry in the organisation's item first, then the
+ * member's pointer to it.
  */
-export async function addMember(db: Db, org: string, member: Pick<User, 'id' | 'login'>, role: Role, now: Date): Promise<boolean> {
+export async function addMember(
+  db: Db,
+  org: string,
+  member: Pick<User, 'id' | 'login'>,
+  role: Role,
+  now: Date,
+  vouchedBy?: { userId: string; role: Role },
+): Promise<boolean> {
   const entry: MemberEntry = { login: member.login, role, since: now.toISOString() };
   const added = await writeIf(
     db,
@@ -144,9 +185,14 @@ export async function addMember(db: Db, org: string, member: Pick<User, 'id' | '
       TableName: db.table,
       Key: orgKey(org),
       UpdateExpression: 'SET #members.#user = :entry, #owners = #owners + :owners',
-      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#members.#user)',
-      ExpressionAttributeNames: { '#members': 'members', '#user': member.id, '#owners': 'owners' },
-      ExpressionAttributeValues: { ':entry': entry, ':owners': role === 'owner' ? 1 : 0 },
+      ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(#members.#user)${vouchedBy ? ' AND #members.#voucher.#role = :voucherRole' : ''}`,
+      ExpressionAttributeNames: {
+        '#members': 'members',
+        '#user': member.id,
+        '#owners': 'owners',
+        ...(vouchedBy ? { '#voucher': vouchedBy.userId, '#role': 'role' } : {}),
+      },
+      ExpressionAttributeValues: { ':entry': entry, ':owners': role === 'owner' ? 1 : 0, ...(vouchedBy ? { ':voucherRole': vouchedBy.role } : {}) },
     }),
   );
   if (added) await putMembership(db, member.id, org);

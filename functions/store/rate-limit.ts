@@ -7,7 +7,7 @@ import { oneAtATime } from './one-at-a-time.ts';
 
 /**
  * Rolling-window limiters per account, one per limited action (new skills, new versions,
- * reports; docs/api.md §6.4): one item per account and action holds the timestamps of the
+ * reports, organisations; docs/api.md §6.4): one item per account and action holds the timestamps of the
  * window's requests and a revision number; every change is a conditional put on the revision it
  * read, so a burst of concurrent requests admits exactly `limit` of them, across any number of
  * processes.
@@ -28,6 +28,7 @@ export const LIMITED_ACTIONS = {
   publish: { key: 'PUBLISH', what: 'new skills' },
   version: { key: 'VERSION', what: 'new versions' },
   report: { key: 'REPORT', what: 'reports' },
+  org: { key: 'ORG', what: 'new organisations' },
 } as const;
 export type LimitedAction = keyof typeof LIMITED_ACTIONS;
 

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '#core/errors';
 import { newId } from '../platform/secrets.ts';
-import { type Db, isConditionFailed, parseItem, queryAll, tableKeys } from './db.ts';
+import { type Db, isConditionFailed, parseItem, queryAll, tableKeys, writeIf } from './db.ts';
 import { prefix, trustKey } from './keys.ts';
 
 /**
@@ -22,8 +22,16 @@ const trustedPublisherItemSchema = z.object({
   workflow: z.string(),
   environment: z.optional(z.string()),
   createdAt: z.string(),
-  /** The login of who added it. */
+  /** The login of who added it, or last confirmed it. */
   createdBy: z.string(),
+  /** Their user id; absent on publishers added before it was recorded (then their login is looked up). */
+  createdById: z.optional(z.string()),
+  /**
+   * The skill's owner when it was added or confirmed (core/policy.ts `ownerIdentity`): after a
+   * transfer it names the old owner, and the publisher is suspended. Absent on publishers added
+   * before it was recorded.
+   */
+  owner: z.optional(z.string()),
 });
 export type TrustedPublisherItem = z.output<typeof trustedPublisherItemSchema>;
 
@@ -44,6 +52,43 @@ export async function putTrustedPublisher(db: Db, fields: Omit<TrustedPublisherI
     }),
   );
   return item;
+}
+
+/** Records who vouches for a publisher now, and for which owner: it was added again. */
+export async function confirmTrustedPublisher(
+  db: Db,
+  found: TrustedPublisherItem,
+  by: Required<Pick<TrustedPublisherItem, 'createdBy' | 'createdById' | 'owner'>>,
+): Promise<TrustedPublisherItem> {
+  const confirmed = await writeIf(
+    db,
+    new UpdateCommand({
+      TableName: db.table,
+      Key: trustKey(found.provider, found.repository, found.skillId, found.id),
+      UpdateExpression: 'SET createdBy = :by, createdById = :id, #owner = :owner',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#owner': 'owner' },
+      ExpressionAttributeValues: { ':by': by.createdBy, ':id': by.createdById, ':owner': by.owner },
+    }),
+  );
+  // Removed meanwhile: it is as unknown as a missing one.
+  if (!confirmed) throw notFound('No such trusted publisher');
+  return { ...found, ...by };
+}
+
+/** Records the owner a publisher counts for, where its owner was renamed (the same people, another login). */
+export async function setPublisherOwner(db: Db, found: TrustedPublisherItem, owner: string): Promise<void> {
+  await writeIf(
+    db,
+    new UpdateCommand({
+      TableName: db.table,
+      Key: trustKey(found.provider, found.repository, found.skillId, found.id),
+      UpdateExpression: 'SET #owner = :owner',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#owner': 'owner' },
+      ExpressionAttributeValues: { ':owner': owner },
+    }),
+  );
 }
 
 /** A skill's trusted publishers, oldest first. */

@@ -105,6 +105,22 @@ describe('filing an appeal', () => {
     expect((await json(sixth)).error.code).toBe('too_many_appeals');
     expect((await stack.request('/api/appeals')).status).toBe(401);
   });
+
+  it('holds the cap of 5 pending appeals under 15 sent at once, and frees a place as one is decided', async () => {
+    const gail = await Client.signIn(stack, 'gail');
+    const key = await gail.createKey();
+    const sent = await Promise.all(
+      Array.from({ length: 15 }, (_, i) => appeal(key, { message: `at once ${i}`, publish: skillBodyWithSkillMd(MALICIOUS_SKILL_MD) })),
+    );
+    const statuses = await Promise.all(sent.map(async (res) => `${res.status} ${res.status === 201 ? '' : (await json(res)).error.code}`.trim()));
+    expect(statuses.filter((s) => s === '201')).toHaveLength(5);
+    expect(statuses.filter((s) => s !== '201')).toEqual(Array(10).fill('409 too_many_appeals'));
+    const pending = (await json(await root.session('/api/admin/appeals'))).appeals.filter((a: { author: string }) => a.author === 'gail');
+    expect(pending).toHaveLength(5);
+    expect((await decline(root, pending[0].id)).status).toBe(200);
+    expect((await appeal(key, { message: 'a place is free', publish: skillBodyWithSkillMd(MALICIOUS_SKILL_MD) })).status).toBe(201);
+    expect((await appeal(key, { message: 'but only one', publish: skillBodyWithSkillMd(MALICIOUS_SKILL_MD) })).status).toBe(409);
+  });
 });
 
 describe('deciding an appeal', () => {

@@ -2,7 +2,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '#functions/platform/log';
 import { type FakeGitHub, fakeGitHubEnv, type GitHubUser, startFakeGitHub } from '../support/fake-github.ts';
-import { createTestStack, json, type TestStack } from '../support/stack.ts';
+import { createTestStack, json, ORIGIN, skillBody, skillFile, type TestStack } from '../support/stack.ts';
 
 let github: FakeGitHub;
 let stack: TestStack;
@@ -193,5 +193,77 @@ describe('GitHub sign-in not configured', () => {
       expect(res.status, path).toBe(404);
       expect((await json(res)).error.code).toBe('not_found');
     }
+  });
+});
+
+describe('an organisation holding a GitHub account’s login (the squat of issue 47)', () => {
+  async function signIn(user: GitHubUser): Promise<Response> {
+    const { state, cookie } = await start();
+    return callback({ code: github.issueCode(user), state }, cookie);
+  }
+  const devSignIn = (login: string) =>
+    stack.request('/api/auth/dev-login', { method: 'POST', headers: { 'content-type': 'application/json', origin: ORIGIN }, body: JSON.stringify({ login }) });
+
+  it('is renamed when that GitHub account signs in: the account gets its login, the organisation and its skills keep their slugs under the new name', async () => {
+    // Mallory signs in first and takes the login of a GitHub user who has not, with a skill under it.
+    const mallory = cookiesOf(await devSignIn('mallory'))
+      .get('skillpress_session')!
+      .split(';')[0]!;
+    const asMallory = (path: string, init: { method?: string; body?: unknown } = {}) =>
+      stack.request(path, {
+        method: init.method ?? 'GET',
+        headers: { cookie: mallory, origin: ORIGIN, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+      });
+    expect((await asMallory('/api/orgs', { method: 'POST', body: { login: 'torvalds', name: 'Linus (official)' } })).status).toBe(201);
+    const key = (await json(await asMallory('/api/api-keys', { method: 'POST', body: { name: 'ci', org: 'torvalds' } }))).key;
+    const published = await stack.request('/api/publish', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(skillBody({ owner: 'torvalds' })),
+    });
+    expect(published.status, await published.clone().text()).toBe(201);
+    const skill = await json<{ id: string; slug: string }>(published);
+
+    const res = await signIn({ id: 1024025, login: 'Torvalds' });
+    expect(res.status).toBe(302);
+    const session = cookieValue(cookiesOf(res).get('skillpress_session')!);
+    expect((await json(await stack.request('/api/me', { headers: { cookie: `skillpress_session=${session}` } }))).user).toMatchObject({
+      id: 'gh:1024025',
+      login: 'Torvalds',
+    });
+    expect((await stack.request('/api/orgs/torvalds')).status).toBe(404);
+    const renamed = await json(await stack.request('/api/orgs/torvalds-org'));
+    expect(renamed).toMatchObject({ login: 'torvalds-org', name: 'Linus (official)' });
+    expect(renamed.skills.map((s: { slug: string; owner: unknown }) => [s.slug, s.owner])).toEqual([[skill.slug, { type: 'org', login: 'torvalds-org' }]]);
+    expect((await json(await asMallory('/api/me/orgs'))).orgs).toEqual([{ login: 'torvalds-org', name: 'Linus (official)', role: 'owner' }]);
+    // The slug still installs, its registry names the new owner; the organisation's key follows it.
+    await stack.idle();
+    expect((await json(await stack.request(`/api/registry/${skill.slug}`))).owner).toEqual({ type: 'org', login: 'torvalds-org' });
+    const version = await stack.request(`/api/skills/${skill.id}/versions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ version: '1.1.0', files: [skillFile(skill.slug, '# 1.1')] }),
+    });
+    expect(version.status, await version.clone().text()).toBe(201);
+    const log = (await json(await asMallory('/api/orgs/torvalds-org/audit'))).entries;
+    expect(log.map((e: { action: string }) => e.action)).toEqual(['version.published', 'org.renamed', 'skill.published', 'key.created']);
+    expect(log[1]).toMatchObject({ actor: 'Torvalds', details: { from: 'torvalds', to: 'torvalds-org' } });
+    // Nobody takes the login from the account now.
+    expect((await asMallory('/api/orgs', { method: 'POST', body: { login: 'TORVALDS', name: 'again' } })).status).toBe(409);
+  });
+
+  it('is not taken back by a dev sign-in, which proves no GitHub account', async () => {
+    const owner = cookiesOf(await devSignIn('olga'))
+      .get('skillpress_session')!
+      .split(';')[0]!;
+    const created = await stack.request('/api/orgs', {
+      method: 'POST',
+      headers: { cookie: owner, origin: ORIGIN, 'content-type': 'application/json' },
+      body: JSON.stringify({ login: 'olgas-team', name: 'Team' }),
+    });
+    expect(created.status).toBe(201);
+    const res = await devSignIn('olgas-team');
+    expect([res.status, (await json(res)).error.code]).toEqual([409, 'login_taken']);
   });
 });

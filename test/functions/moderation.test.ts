@@ -369,6 +369,26 @@ describe('admins', () => {
   });
 });
 
+describe('a quarantined skill of an organisation', () => {
+  it('is missing from the organisation’s public page, and only its members read the admins’ reason', async () => {
+    const post = (client: Client, path: string, body: unknown) => client.session(path, { method: 'POST', body });
+    expect((await post(alice, '/api/orgs', { login: 'quarantine-co', name: 'Q Co' })).status).toBe(201);
+    const res = await withKey(stack, aliceKey, '/api/publish', { body: skillBody({ owner: 'quarantine-co' }) });
+    const skill = await json<{ id: string; slug: string }>(res);
+    expect((await quarantine(root, skill.id, 'steals SSH keys')).status).toBe(200);
+    for (const page of [await stack.request('/api/orgs/quarantine-co'), await users.bob!.session('/api/orgs/quarantine-co')]) {
+      const text = await page.text();
+      expect(page.status).toBe(200);
+      expect(JSON.parse(text).skills).toEqual([]);
+      expect(text).not.toContain('steals SSH keys');
+    }
+    const members = await json(await alice.session('/api/orgs/quarantine-co'));
+    expect(members.skills.map((s: { slug: string; quarantine?: { reason: string } }) => [s.slug, s.quarantine?.reason])).toEqual([
+      [skill.slug, 'steals SSH keys'],
+    ]);
+  });
+});
+
 describe("a quarantined skill's author", () => {
   it('cannot publish a version of it: 403 quarantined, and nothing is stored', async () => {
     const skill = await publish();

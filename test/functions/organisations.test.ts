@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Client, createTestStack, json, ORIGIN, type TestStack } from '../support/stack.ts';
+import { Client, createTestStack, json, ORIGIN, skillBody, type TestStack, withKey } from '../support/stack.ts';
 
 /**
  * Organisations: creation in the login namespace users share, invitations only their invitee
@@ -12,7 +12,7 @@ let bob: Client;
 let eve: Client;
 
 beforeAll(async () => {
-  stack = await createTestStack();
+  stack = await createTestStack({}, { SKILLPRESS_ADMINS: 'root', SKILLPRESS_ORG_LIMIT: '1000' });
   [owner, bob, eve] = (await Promise.all(['olive', 'bob', 'eve'].map((login) => Client.signIn(stack, login)))) as [Client, Client, Client];
 });
 
@@ -54,6 +54,21 @@ describe('creating an organisation', () => {
     expect(signIn.status).toBe(409);
     expect((await json(signIn)).error).toMatchObject({ code: 'login_taken', message: expect.stringContaining('organisation') });
     expect(signIn.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('is rate limited per account: of 8 sent at once past a limit of 3, 5 are 429, and a refused one spends nothing', async () => {
+    const limited = await createTestStack({}, { SKILLPRESS_ORG_LIMIT: '3' });
+    const [squatter, other] = await Promise.all([Client.signIn(limited, 'squatter'), Client.signIn(limited, 'other')]);
+    expect((await post(squatter, '/api/orgs', { login: 'other', name: 'taken' })).status).toBe(409);
+    const sent = await Promise.all(Array.from({ length: 8 }, (_, i) => post(squatter, '/api/orgs', { login: `squat-${i}`, name: 'Official' })));
+    const statuses = sent.map((res) => res.status).sort();
+    expect(statuses).toEqual([201, 201, 201, 429, 429, 429, 429, 429]);
+    const refused = sent.find((res) => res.status === 429)!;
+    expect((await json(refused)).error.code).toBe('rate_limited');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await json(await squatter.session('/api/me/orgs'))).orgs).toHaveLength(3);
+    // Another account has its own window.
+    expect((await post(other, '/api/orgs', { login: 'others-org', name: 'x' })).status).toBe(201);
   });
 
   it('takes only a session, with the Origin rule', async () => {
@@ -127,6 +142,28 @@ describe('invitations', () => {
       expect(invitations.map((i: { org: string }) => i.org)).not.toContain('inv-expiry');
     } finally {
       stack.setNow(undefined);
+    }
+  });
+
+  it('hold only while their inviter may still invite: a removed or demoted owner’s invitations cannot be accepted', async () => {
+    for (const [org, change] of [
+      ['inv-removed', { method: 'DELETE' }],
+      ['inv-demoted', { method: 'PUT', body: { role: 'maintainer' } }],
+    ] as const) {
+      await newOrg(org);
+      await join(org, bob, 'bob', 'owner');
+      // Bob invites his sock puppet as an owner, then loses the right to invite.
+      expect((await post(bob, `/api/orgs/${org}/invitations`, { login: 'eve', role: 'owner' })).status).toBe(201);
+      expect((await owner.session(`/api/orgs/${org}/members/bob`, change)).status).toBe(change.method === 'DELETE' ? 204 : 200);
+      const accepted = await post(eve, `/api/orgs/${org}/invitations/eve/accept`);
+      expect([accepted.status, (await json(accepted)).error.code]).toEqual([404, 'not_found']);
+      expect((await json(await eve.session('/api/me/invitations'))).invitations.map((i: { org: string }) => i.org)).not.toContain(org);
+      expect((await json(await owner.session(`/api/orgs/${org}/invitations`))).invitations).toEqual([]);
+      const { members } = await json(await owner.session(`/api/orgs/${org}/members`));
+      expect(members.map((m: { login: string }) => m.login)).not.toContain('eve');
+      // An owner who may invite invites her again: that one holds.
+      expect((await post(owner, `/api/orgs/${org}/invitations`, { login: 'eve', role: 'member' })).status).toBe(201);
+      expect((await post(eve, `/api/orgs/${org}/invitations/eve/accept`)).status).toBe(200);
     }
   });
 
@@ -222,6 +259,49 @@ describe('the audit log', () => {
   });
 });
 
+describe('the audit log, of what touches who may install', () => {
+  it('records prices, grants, download tokens and keys narrowed to its skills, without a secret', async () => {
+    await newOrg('audit-access');
+    const key = await owner.createKey('org-publisher');
+    const published = await withKey(stack, key, '/api/publish', { body: skillBody({ owner: 'audit-access', paid: true }) });
+    expect(published.status, await published.clone().text()).toBe(201);
+    const skill = await json<{ id: string; slug: string }>(published);
+    expect((await withKey(stack, key, `/api/skills/${skill.id}`, { method: 'PATCH', body: { price: { amount: 900, currency: 'EUR' } } })).status).toBe(200);
+    expect((await withKey(stack, key, `/api/skills/${skill.id}/grants`, { body: { login: 'eve' } })).status).toBe(201);
+    expect((await withKey(stack, key, `/api/skills/${skill.id}/grants/eve`, { method: 'DELETE' })).status).toBe(204);
+    const minted = await json(await withKey(stack, key, `/api/skills/${skill.id}/download-tokens`, { body: {} }));
+    expect((await withKey(stack, key, `/api/skills/${skill.id}/download-tokens/${minted.id}`, { method: 'DELETE' })).status).toBe(204);
+    const narrowed = await json(await post(owner, '/api/api-keys', { name: 'one skill', scopes: ['read'], skills: [skill.id] }));
+    expect((await owner.session(`/api/api-keys/${narrowed.id}`, { method: 'DELETE' })).status).toBe(204);
+
+    const res = await owner.session('/api/orgs/audit-access/audit');
+    const text = await res.text();
+    const entries = JSON.parse(text).entries.map((e: { action: string; target: string; details?: unknown }) => [e.action, e.target, e.details]);
+    expect(entries.slice(0, 7)).toEqual([
+      ['key.revoked', narrowed.id, { name: 'one skill', scopes: ['read'], skills: [skill.slug], expiresAt: null }],
+      ['key.created', narrowed.id, { name: 'one skill', scopes: ['read'], skills: [skill.slug], expiresAt: null }],
+      ['download_token.revoked', skill.slug, { tokenId: minted.id }],
+      ['download_token.created', skill.slug, { tokenId: minted.id, expiresAt: minted.expiresAt, maxUses: null }],
+      ['grant.revoked', skill.slug, { login: 'eve' }],
+      ['grant.created', skill.slug, { login: 'eve' }],
+      ['skill.price_changed', skill.slug, { from: null, to: { amount: 900, currency: 'EUR' } }],
+    ]);
+    expect(text).not.toContain(minted.token);
+    expect(text).not.toContain(narrowed.key);
+  });
+
+  it('refuses a cursor it did not give, garbled or well formed, with 400 invalid_request', async () => {
+    await newOrg('audit-cursors');
+    expect((await post(owner, '/api/orgs/audit-cursors/invitations', { login: 'eve', role: 'member' })).status).toBe(201);
+    const forged = Buffer.from('2020-01-01T00:00:00.000Z#abcdef', 'utf8').toString('base64url');
+    const ofAnotherLog = (await json(await owner.session('/api/orgs/audit-pages/audit'))).nextCursor;
+    for (const cursor of [forged, ofAnotherLog, 'bm9wZQ', '%00%ff', 'x'.repeat(300)]) {
+      const res = await owner.session(`/api/orgs/audit-cursors/audit?cursor=${cursor}`);
+      expect([cursor, res.status, (await json(res)).error?.code]).toEqual([cursor, 400, 'invalid_request']);
+    }
+  });
+});
+
 describe('deleting an organisation', () => {
   it('frees its login when it owns no skill', async () => {
     await newOrg('short-lived');
@@ -231,6 +311,27 @@ describe('deleting an organisation', () => {
     expect((await stack.request('/api/orgs/short-lived')).status).toBe(404);
     expect((await json(await bob.session('/api/me/orgs'))).orgs.map((o: { login: string }) => o.login)).not.toContain('short-lived');
     await newOrg('short-lived', eve);
-    expect((await json(await eve.session('/api/orgs/short-lived/audit'))).entries).toEqual([]);
+    // A new organisation of the login starts a log of its own.
+    const fresh = (await json(await eve.session('/api/orgs/short-lived/audit'))).entries;
+    expect(fresh).toEqual([]);
+  });
+
+  it('keeps its audit log, ended by org.deleted, for the admins to read', async () => {
+    const admin = await Client.signIn(stack, 'root');
+    await newOrg('kept-log');
+    await join('kept-log', bob, 'bob', 'maintainer');
+    expect((await owner.session('/api/orgs/kept-log', { method: 'DELETE' })).status).toBe(204);
+    expect((await owner.session('/api/orgs/kept-log/audit')).status).toBe(404);
+    const res = await admin.session('/api/orgs/kept-log/audit');
+    expect(res.status).toBe(200);
+    expect((await json(res)).entries.map((e: { action: string; actor: string }) => [e.action, e.actor])).toEqual([
+      ['org.deleted', 'olive'],
+      ['invitation.accepted', 'bob'],
+      ['invitation.created', 'olive'],
+    ]);
+    // A new organisation of that login: its owners read their own entries only; the admins read both.
+    await newOrg('kept-log', eve);
+    expect((await json(await eve.session('/api/orgs/kept-log/audit'))).entries).toEqual([]);
+    expect((await json(await admin.session('/api/orgs/kept-log/audit'))).entries).toHaveLength(3);
   });
 });

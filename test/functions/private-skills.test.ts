@@ -182,6 +182,24 @@ describe('visibility', () => {
     expect((await json(back)).error.code).toBe('visibility_locked');
   });
 
+  it('stays private while any version depends on a private skill (409 private_dependency): its slug would reach static files', async () => {
+    const base = await publishPrivate();
+    const dependent = await publishPrivate({ dependencies: { [base.slug]: '^1.0.0' } });
+    // The current version no longer depends on it; 1.0.0, listed and installable, still does.
+    const next = await withKey(stack, maintainerKey, `/api/skills/${dependent.id}/versions`, {
+      body: { version: '1.1.0', files: [skillFile(dependent.slug, '# 1.1')] },
+    });
+    expect(next.status).toBe(201);
+    const refused = await olive.session(`/api/skills/${dependent.id}`, { method: 'PATCH', body: { visibility: 'public' } });
+    expect(refused.status).toBe(409);
+    expect((await json(refused)).error).toMatchObject({ code: 'private_dependency', details: { dependencies: [base.slug] } });
+    const objects = await staticObjects();
+    expect([...objects.entries()].filter(([key, text]) => key.includes(dependent.slug) || text.includes(base.slug))).toEqual([]);
+    // Its dependency made public first, it follows.
+    expect((await olive.session(`/api/skills/${base.id}`, { method: 'PATCH', body: { visibility: 'public' } })).status).toBe(200);
+    expect((await olive.session(`/api/skills/${dependent.id}`, { method: 'PATCH', body: { visibility: 'public' } })).status).toBe(200);
+  });
+
   it('of a public skill is locked, a user’s included', async () => {
     const key = await olive.createKey();
     const mine = await json(await withKey(stack, key, '/api/publish', { body: skillBody() }));

@@ -77,6 +77,7 @@ describe('trusted publishers', () => {
         workflow: 'publish.yml',
         createdAt: expect.any(String),
         createdBy: 'tp-alice',
+        active: true,
       },
     ]);
     const bobKey = await (await Client.signIn(stack, 'tp-bob')).createKey();
@@ -91,6 +92,81 @@ describe('trusted publishers', () => {
     const removed = await withKey(stack, aliceKey, `/api/skills/${skill.id}/trusted-publishers/${skill.publisher.id}`, { method: 'DELETE' });
     expect(removed.status).toBe(204);
     expect((await json(await withKey(stack, aliceKey, `/api/skills/${skill.id}/trusted-publishers`, { method: 'GET' }))).publishers).toEqual([]);
+  });
+});
+
+describe('a trusted publisher counts only while whoever added it may publish the skill', () => {
+  const post = (client: Client, path: string, body?: unknown) => client.session(path, { method: 'POST', ...(body === undefined ? {} : { body }) });
+  let orgs = 0;
+
+  /** An organisation of alice's with mia as a maintainer, and a private skill of it that trusts a repository of mia's. */
+  async function miasPublisher() {
+    const org = `tp-org-${++orgs}`;
+    const mia = await Client.signIn(stack, `tp-mia-${orgs}`);
+    expect((await post(alice, '/api/orgs', { login: org, name: org })).status).toBe(201);
+    expect((await post(alice, `/api/orgs/${org}/invitations`, { login: `tp-mia-${orgs}`, role: 'maintainer' })).status).toBe(201);
+    expect((await post(mia, `/api/orgs/${org}/invitations/tp-mia-${orgs}/accept`)).status).toBe(200);
+    const published = await withKey(stack, aliceKey, '/api/publish', { body: skillBody({ owner: org, visibility: 'private' }) });
+    expect(published.status, await published.clone().text()).toBe(201);
+    const skill = await json<{ id: string; slug: string }>(published);
+    const repository = `mia/ci-${orgs}`;
+    const added = await post(mia, `/api/skills/${skill.id}/trusted-publishers`, { provider: 'github', repository, workflow: 'publish.yml' });
+    expect(added.status, await added.clone().text()).toBe(201);
+    expect((await exchange(await oidc.mint(ORIGIN, githubClaims(repository)))).status).toBe(200);
+    return { org, mia, login: `tp-mia-${orgs}`, skill, repository };
+  }
+
+  async function refusedWithoutTheSlug(repository: string, slug: string) {
+    const res = await exchange(await oidc.mint(ORIGIN, githubClaims(repository)));
+    const text = await res.text();
+    expect([res.status, JSON.parse(text).error.code, JSON.parse(text).error.details.claim]).toEqual([401, 'invalid_oidc_token', 'repository']);
+    expect(text).not.toContain(slug);
+  }
+
+  it('stops counting once that member is removed: no token, and the answer names no private slug', async () => {
+    const { org, login, skill, repository } = await miasPublisher();
+    expect((await alice.session(`/api/orgs/${org}/members/${login}`, { method: 'DELETE' })).status).toBe(204);
+    await refusedWithoutTheSlug(repository, skill.slug);
+    const list = await json(await alice.session(`/api/skills/${skill.id}/trusted-publishers`));
+    expect(list.publishers.map((p: { createdBy: string; active: boolean }) => [p.createdBy, p.active])).toEqual([[login, false]]);
+    // An owner confirms it by adding it again: it counts on their word from then on.
+    expect((await post(alice, `/api/skills/${skill.id}/trusted-publishers`, { provider: 'github', repository, workflow: 'publish.yml' })).status).toBe(201);
+    const confirmed = await exchange(await oidc.mint(ORIGIN, githubClaims(repository)));
+    expect([confirmed.status, (await json(confirmed)).skills]).toEqual([200, [skill.slug]]);
+  });
+
+  it('stops counting once that member is demoted to a role that may not publish', async () => {
+    const { org, login, skill, repository } = await miasPublisher();
+    expect((await alice.session(`/api/orgs/${org}/members/${login}`, { method: 'PUT', body: { role: 'member' } })).status).toBe(200);
+    await refusedWithoutTheSlug(repository, skill.slug);
+  });
+
+  it('leaves out of the exchange the skills whose publisher no longer counts, and keeps the others', async () => {
+    const { org, mia, login, skill, repository } = await miasPublisher();
+    const own = await withKey(stack, await mia.createKey(), '/api/publish', { body: skillBody() });
+    const mine = await json<{ id: string; slug: string }>(own);
+    expect((await post(mia, `/api/skills/${mine.id}/trusted-publishers`, { provider: 'github', repository, workflow: 'publish.yml' })).status).toBe(201);
+    expect((await json(await exchange(await oidc.mint(ORIGIN, githubClaims(repository))))).skills).toEqual([skill.slug, mine.slug].sort());
+    expect((await mia.session(`/api/orgs/${org}/members/${login}`, { method: 'DELETE' })).status).toBe(204);
+    const answer = await exchange(await oidc.mint(ORIGIN, githubClaims(repository)));
+    const text = await answer.text();
+    expect([answer.status, JSON.parse(text).skills]).toEqual([200, [mine.slug]]);
+    expect(text).not.toContain(skill.slug);
+    const refused = await publishWith(JSON.parse(text).token, skill, '2.0.0');
+    expect(refused.status).toBe(404);
+  });
+
+  it('is suspended by a transfer until the owning side of the new owner confirms it', async () => {
+    const skill = await trustingSkill();
+    const org = `tp-org-${++orgs}`;
+    expect((await post(alice, '/api/orgs', { login: org, name: org })).status).toBe(201);
+    expect((await withKey(stack, aliceKey, `/api/skills/${skill.id}/transfer`, { body: { to: org } })).status).toBe(200);
+    await refusedWithoutTheSlug(skill.repository, skill.slug);
+    expect((await json(await alice.session(`/api/skills/${skill.id}/trusted-publishers`))).publishers[0].active).toBe(false);
+    expect(
+      (await post(alice, `/api/skills/${skill.id}/trusted-publishers`, { provider: 'github', repository: skill.repository, workflow: 'publish.yml' })).status,
+    ).toBe(201);
+    expect((await exchange(await oidc.mint(ORIGIN, githubClaims(skill.repository)))).status).toBe(200);
   });
 });
 
@@ -140,20 +216,43 @@ describe('the OIDC exchange', () => {
     const { token } = await json(await exchange(await oidc.mint(ORIGIN, githubClaims(skill.repository))));
     const elsewhere = await publishWith(token, other, '1.1.0');
     expect([elsewhere.status, (await json(elsewhere)).error.code]).toEqual([403, 'insufficient_scope']);
-    const yank = await stack.request(`/api/skills/${skill.id}/versions/1.0.0/yank`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: '{}',
-    });
-    expect(yank.status).toBe(401);
-    const newSkill = await stack.request('/api/publish', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify(skillBody()),
-    });
-    expect(newSkill.status).toBe(401);
     const forged = await publishWith(`${token.slice(0, -2)}xx`, skill, '1.1.0');
     expect(forged.status).toBe(401);
+  });
+
+  it('is a valid credential everywhere a key is taken: what it may not do is 403 insufficient_scope (or forbidden), never 401', async () => {
+    const skill = await trustingSkill();
+    const { token } = await json(await exchange(await oidc.mint(ORIGIN, githubClaims(skill.repository))));
+    const attempts: [string, string, unknown, string][] = [
+      ['POST', `/api/skills/${skill.id}/versions/1.0.0/yank`, {}, 'insufficient_scope'],
+      ['DELETE', `/api/skills/${skill.id}/versions/1.0.0/yank`, undefined, 'insufficient_scope'],
+      ['POST', `/api/skills/${skill.id}/deprecate`, { message: 'gone' }, 'insufficient_scope'],
+      ['PATCH', `/api/skills/${skill.id}`, { visibility: 'public' }, 'insufficient_scope'],
+      ['POST', `/api/skills/${skill.id}/transfer`, { to: 'someorg' }, 'insufficient_scope'],
+      ['POST', `/api/skills/${skill.id}/trusted-publishers`, { provider: 'github', repository: 'evil/x', workflow: 'p.yml' }, 'insufficient_scope'],
+      ['GET', `/api/skills/${skill.id}/trusted-publishers`, undefined, 'insufficient_scope'],
+      ['GET', `/api/skills/${skill.id}/download-tokens`, undefined, 'insufficient_scope'],
+      ['POST', `/api/skills/${skill.id}/grants`, { login: 'tp-alice' }, 'insufficient_scope'],
+      ['GET', `/api/skills/${skill.id}/sales`, undefined, 'insufficient_scope'],
+      ['POST', '/api/publish', skillBody(), 'insufficient_scope'],
+      ['GET', '/api/appeals', undefined, 'insufficient_scope'],
+      ['POST', '/api/appeals', { message: 'please', skillId: skill.id, version: { version: '9.0.0', files: [skillFile(skill.slug, '# x')] } }, 'forbidden'],
+    ];
+    for (const [method, path, body, code] of attempts) {
+      const res = await stack.request(path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      expect([method, path, res.status, (await json(res)).error?.code]).toEqual([method, path, 403, code]);
+    }
+    // It may say who it is: the repository it was exchanged for.
+    const me = await stack.request('/api/me', { headers: { authorization: `Bearer ${token}` } });
+    expect([me.status, (await json(me)).user?.login]).toEqual([200, `github:${skill.repository}`]);
+    // Nothing was changed by any of them.
+    const versions = (await json(await stack.request(`/api/me/registry/${skill.slug}/versions`, { headers: { authorization: `Bearer ${aliceKey}` } })))
+      .versions;
+    expect(versions.map((v: { version: string; yanked?: boolean }) => [v.version, v.yanked ?? false])).toEqual([['1.0.0', false]]);
   });
 
   it('refuses a publish token once its 15 minutes are over', async () => {

@@ -29,8 +29,8 @@ import { FIXTURE_SLUGS, type FuzzRequest, requestTo, type Route, ROUTES, toHttp,
 const TOTAL = Number(process.env.FUZZ_REQUESTS ?? 10_400);
 const BATCH = 100;
 const SHARE: Record<Route, number> = {
-  publish: 0.2,
-  versions: 0.2,
+  publish: 0.18,
+  versions: 0.17,
   apiKeyCreate: 0.07,
   apiKeyDelete: 0.06,
   devLogin: 0.09,
@@ -39,6 +39,7 @@ const SHARE: Record<Route, number> = {
   tokenDelete: 0.07,
   grantCreate: 0.09,
   grantDelete: 0.07,
+  appeal: 0.05,
 };
 
 let stack: TestStack;
@@ -265,6 +266,11 @@ function account(path: string, init: RequestInit, res: Response, text: string, f
     case 'DELETE /api/skills/:/grants/: 204':
       usedUp.add('grant');
       footprint.allowPrefix(`GRANT#${skillId}#`);
+      return;
+    case 'POST /api/appeals 201':
+      // The appeal, its place in the admins' queue and in its author's count of pending appeals, its
+      // slot of the publish rate limit, and its files in the private content store.
+      footprint.allow(`APPEAL#${body.id}|APPEAL`, ...blobKeys(request.publish ?? {})).allowPrefix('APPEALQUEUE|', 'PENDINGAPPEALS#', 'RL#');
       return;
   }
   // Reads that happen to match a generated method and path change nothing.

@@ -69,11 +69,11 @@ export const publishingOperations = operations(
       summary: "Set or remove a paid skill's price; make a private skill public (the author, or the organisation's owners)",
       description:
         '`{"price": {"amount": 999, "currency": "EUR"}}` puts the skill on sale at that price; `{"price": null}` takes it off sale. A free skill has no price (400). ' +
-        '`{"visibility": "public"}` makes a private skill public: its static files appear at the next rebuild. A public skill never becomes private (409 visibility_locked).',
+        '`{"visibility": "public"}` makes a private skill public: its static files appear at the next rebuild. A public skill never becomes private (409 visibility_locked); a private one whose versions depend on a private skill stays private until that one is public (409 private_dependency).',
       auth: 'sessionOrApiKey',
       body: skillUpdateBodySchema,
       success: { status: 200, description: 'The skill as it is now', schema: skillSchema },
-      errors: ['invalid_request', 'not_found', 'forbidden', 'insufficient_scope', 'visibility_locked'],
+      errors: ['invalid_request', 'not_found', 'forbidden', 'insufficient_scope', 'visibility_locked', 'private_dependency'],
     },
     transferSkill: {
       method: 'post',

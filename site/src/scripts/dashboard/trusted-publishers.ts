@@ -15,6 +15,8 @@ interface Publisher {
   environment?: string;
   createdAt: string;
   createdBy: string;
+  /** False while it does not count: its adder may no longer publish the skill, or it changed owner. */
+  active: boolean;
 }
 
 export function wireTrustedPublishers(section: HTMLElement): { open(skill: Skill): Promise<void> } {
@@ -32,7 +34,7 @@ export function wireTrustedPublishers(section: HTMLElement): { open(skill: Skill
         repository: p.repository,
         workflow: `.github/workflows/${p.workflow}`,
         environment: p.environment ?? 'any',
-        added: `${formatTimestamp(p.createdAt)} by ${p.createdBy}`,
+        added: `${formatTimestamp(p.createdAt)} by ${p.createdBy}${p.active ? '' : ' (suspended: add it again to confirm it)'}`,
       })),
     );
     part('no-publishers').hidden = publishers.length > 0;

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { LOGIN_PATTERN } from './login.ts';
 import { SLUG_MAX, SLUG_PATTERN } from './slug.ts';
 import { multiLineTextProblem, singleLineTextProblem } from './text.ts';
 
@@ -29,7 +30,6 @@ export const slugSchema = z.string().max(SLUG_MAX).regex(SLUG_PATTERN, '1 to 64 
 
 export const changelogSchema = z.string().max(20_000).superRefine(textRule(multiLineTextProblem));
 
-export const LOGIN_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
 export const loginSchema = z.string().regex(LOGIN_PATTERN, 'a GitHub-style login: letters, digits and hyphens, up to 39');
 
 /** Turns zod issues into the `details` of an invalid_request error. */

@@ -19,7 +19,7 @@ import { provenanceSchema } from './provenance-schema.ts';
  * rule without every schema here; they are exported here too, beside the bodies that use them.
  */
 
-export { issueDetails, LOGIN_PATTERN, loginSchema, visibleText } from './schema-fields.ts';
+export { issueDetails, loginSchema, visibleText } from './schema-fields.ts';
 
 export const fileInputSchema = z
   .strictObject({

@@ -4,7 +4,7 @@ import { limits } from '#core/limits';
 import { isAdmin } from '#core/moderation';
 import type { invitationSchema, memberSchema, orgSchema } from '#core/organisations';
 import { canSee, decide, isPublicListing, type Role, SESSION, sameLogin, skillResource } from '#core/policy';
-import { LOGIN_PATTERN } from '#core/schemas';
+import { LOGIN_PATTERN } from '#core/login';
 import type { Deps } from '../platform/composition.ts';
 import { auditPage } from '../store/audit.ts';
 import { returnSlot, takeSlot } from '../store/rate-limit.ts';

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '#core/errors';
-import { LOGIN_PATTERN } from '#core/schema-fields';
+import { LOGIN_PATTERN } from '#core/login';
 import { type Db, parseItem, queryOwned, writeIf } from './db.ts';
 import { grantKey, prefix } from './keys.ts';
 

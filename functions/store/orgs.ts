@@ -3,7 +3,8 @@ import * as z from 'zod/mini';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError } from '#core/errors';
 import { ROLES, type Role } from '#core/policy';
-import { LOGIN_PATTERN, type User } from '#core/schemas';
+import { LOGIN_PATTERN } from '#core/login';
+import type { User } from '#core/schemas';
 import { type Db, getItems, isConditionFailed, parseItem, queryAll, queryOwned, writeIf } from './db.ts';
 import { invitationKey, loginKey, membershipKey, orgKey, prefix, sortPrefix } from './keys.ts';
 

@@ -201,12 +201,14 @@ export function systemTool(name: string): string {
 }
 
 async function run(command: string, args: string[], input?: string): Promise<void> {
-  const child = spawn(systemTool(command), args, { stdio: ['pipe', 'ignore', 'pipe'] });
+  const child = spawn(systemTool(command), args, { stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr.on('data', (chunk) => {
+  child.stderr?.on('data', (chunk) => {
     stderr += chunk;
   });
-  child.stdin.end(input ?? '');
+  // A tool that exits before reading its input (its target process gone) closes the pipe: the
+  // write fails with EPIPE, which its exit code already reports, and must not throw elsewhere.
+  child.stdin?.on('error', () => undefined).end(input);
   const code = await new Promise<number | null>((resolve, reject) => {
     child.on('error', reject);
     child.on('exit', resolve);

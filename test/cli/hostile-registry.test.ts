@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../support/cli-in-process.ts';
 import { fileTree } from '../support/file-tree.ts';
-import { type FakeRegistry, type FakeSkill, fakeRegistryWorkspace, type Route, skillRoutes } from '../support/fake-registry.ts';
+import { type FakeRegistry, type FakeSkill, fakeRegistryWorkspace, fakeSignature, type Route, skillRoutes } from '../support/fake-registry.ts';
 
 /**
  * The client against a registry that lies, on loopback: whatever it names, nothing is written
@@ -174,7 +174,16 @@ describe('a registry that sends escape sequences and control characters', () => 
       author: evil('mallory'),
       category: evil('testing'),
       updatedAt: evil('2025-01-01'),
-      versions: [{ version: '1.0.0', changelog: evil('Changelog'), publishedAt: evil('2025-01-01'), integrity: 'sha256-x' }],
+      versions: [
+        {
+          version: '1.0.0',
+          changelog: evil('Changelog'),
+          publishedAt: evil('2025-01-01'),
+          integrity: 'sha256-x',
+          // Signed, as a mirror serving these lies unchanged would: only the escapes are under test.
+          signature: fakeSignature({ slug: 'app', version: '1.0.0', integrity: 'sha256-x' }),
+        },
+      ],
     },
   };
   const catalog = {

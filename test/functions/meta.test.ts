@@ -28,7 +28,8 @@ describe('meta endpoints', () => {
     };
     const schema = publish.requestBody.content['application/json']!.schema;
     expect(schema.additionalProperties).toBe(false);
-    expect(schema.required).toEqual(expect.arrayContaining(['name', 'description', 'category']));
+    // A category is optional: the files' metadata.category, else general (docs/api.md §7.4).
+    expect(schema.required).toEqual(['name', 'description']);
   });
 
   it('answers health checks with status ok while every rebuild succeeds', async () => {

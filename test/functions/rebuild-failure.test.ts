@@ -153,7 +153,9 @@ describe('the full rebuild with skills it cannot rebuild', () => {
       const failed = report.failed.map((f) => [f.skillId, f.slug, f.error.code]).sort();
       expect(failed).toEqual(
         [
-          [unstorable.id, unstorable.slug, codeOf.unstorable],
+          // The full rebuild asks S3 about the bundle with a HEAD before writing it, and an
+          // error answer to a HEAD has no body to name its code: the SDK calls it Unknown.
+          [unstorable.id, unstorable.slug, expect.stringMatching(/^(InternalError|Unknown)$/)],
           [damaged.id, damaged.slug, codeOf.damaged],
         ].sort(),
       );

@@ -28,7 +28,8 @@ export function getFrom(base: string, path: string, from: string): Promise<numbe
 export async function call(base: string, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<CallResult> {
   const res = await fetch(base + path, {
     method: init.method ?? 'GET',
-    headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
+    // A JSON client says so: Node's fetch with Accept */* is how the skills CLI is told apart (api.md §7.11).
+    headers: { accept: 'application/json', ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   const text = await res.text();

@@ -591,9 +591,20 @@ describe('least-privilege IAM', () => {
     );
   });
 
-  it("lets only publishing (ours, ClawHub clients' and an approved appeal's), moderation (a quarantine) and the rebuilds repairing currentVersion write skills", () => {
+  it("lets only publishing (ours, ClawHub clients' and an approved appeal's), moderation (a quarantine) and the rebuilds repairing currentVersion write skills, and sign-in reclaiming a login", () => {
     const skillWriters = lambdas.filter((l) => l.table.write.includes('SKILL#')).map((l) => l.name);
-    expect(skillWriters.sort()).toEqual(['appeals', 'clawhub-publish', 'full-rebuild', 'moderation', 'publish', 'rebuild', 'rebuild-shard', 'versions']);
+    // And sign-in, which renames an organisation squatting the signing-in GitHub login, its skills' owner with it (api.md §13).
+    expect(skillWriters.sort()).toEqual([
+      'appeals',
+      'auth',
+      'clawhub-publish',
+      'full-rebuild',
+      'moderation',
+      'publish',
+      'rebuild',
+      'rebuild-shard',
+      'versions',
+    ]);
     for (const spec of lambdas.filter((l) => !skillWriters.includes(l.name))) {
       const writes = statementsOf(spec).filter((s) => actionsOf(s).some((a) => /PutItem|UpdateItem|DeleteItem|BatchWriteItem/.test(a)));
       for (const w of writes) expect(w.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'], spec.name).not.toContain('SKILL#*');

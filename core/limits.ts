@@ -19,6 +19,8 @@ export const limits = {
   reportsPerWindow: 10,
   reportWindowSeconds: 3600,
   registryVersions: 5,
+  /** Skill folders one GitHub import publishes; a larger repository is imported a folder (`path`) at a time. */
+  importFolders: 100,
   sessionSeconds: 30 * 24 * 60 * 60,
   downloadToken: { minSeconds: 60, maxSeconds: 2_592_000, defaultSeconds: 86_400 },
   /**

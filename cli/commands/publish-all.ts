@@ -3,9 +3,9 @@ import { readdir } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { SKILL_FILE } from '../../core/filename.ts';
 import { mapLimit } from '../../core/map-limit.ts';
+import { SKILL_FOLDER_DEPTH, searchesFolder } from '../../core/skill-folders.ts';
 import { CliError, usage } from '../cli-error.ts';
 import { apiKeyFor } from '../credentials.ts';
-import { ALWAYS_SKIPPED } from '../ignore-rules.ts';
 import { type Bump, bumped, type Standing, standingOf } from '../publish-plan.ts';
 import { RegistryClient } from '../registry-client.ts';
 import { warnIfFlagged } from '../scan-findings.ts';
@@ -49,9 +49,6 @@ export interface PublishAllResult {
   dryRun: boolean;
   skills: PublishAllEntry[];
 }
-
-/** How deep under the folder skill folders are looked for (`skills/<group>/<skill>/SKILL.md` is 3). */
-const MAX_DEPTH = 6;
 
 interface Planned {
   folder: SkillFolder;
@@ -199,7 +196,11 @@ export async function publishAll(options: PublishAllOptions, io: CommandIo): Pro
   return { dryRun: false, skills: ordered.map((p) => p.entry) };
 }
 
-/** The skill folders under `root`, in path order: `root` itself when it holds a SKILL.md. Links are not followed. */
+/**
+ * The skill folders under `root`, in path order: `root` itself when it holds a SKILL.md. Links are
+ * not followed. Which folders are searched, and how deep, is the rule the GitHub import reads a
+ * repository's tree with (core/skill-folders.ts).
+ */
 async function skillFolders(root: string): Promise<string[]> {
   const found: string[] = [];
   const walk = async (dir: string, depth: number): Promise<void> => {
@@ -214,8 +215,8 @@ async function skillFolders(root: string): Promise<string[]> {
       found.push(dir);
       return;
     }
-    if (depth === MAX_DEPTH) return;
-    const subfolders = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.') && !ALWAYS_SKIPPED.has(e.name)).map((e) => e.name);
+    if (depth === SKILL_FOLDER_DEPTH) return;
+    const subfolders = entries.filter((e) => e.isDirectory() && searchesFolder(e.name)).map((e) => e.name);
     for (const name of subfolders.sort()) await walk(join(dir, name), depth + 1);
   };
   await walk(root, 0);

@@ -72,6 +72,10 @@ export const prefix = {
   appealsOf: 'APPEALS#',
   /** The pending appeals, oldest first: the admins' queue, one item per appeal. */
   appealQueue: 'APPEALQUEUE',
+  /** A GitHub repository imported by a user, which its webhook and "sync now" import again (docs/api.md §7.16). */
+  import: 'IMPORT#',
+  /** GSI partition: a user's imports. */
+  importsOf: 'IMPORTS#',
   /** A file a ClawHub client announced (and then sent) before publishing it, by its ticket's hash. */
   upload: 'UPLOAD#',
 } as const;
@@ -142,6 +146,7 @@ export const auditKey = (org: string, at: string, id: string): ItemKey => ({ pk:
 export const reportKey = (skillId: string, userId: string): ItemKey => ({ pk: prefix.report + skillId, sk: prefix.user + userId });
 export const reporterKey = (userId: string): ItemKey => ({ pk: prefix.reporter + userId, sk: 'REPORTER' });
 export const appealKey = (id: string): ItemKey => ({ pk: prefix.appeal + id, sk: 'APPEAL' });
+export const importKey = (id: string): ItemKey => ({ pk: prefix.import + id, sk: 'IMPORT' });
 export const appealQueueKey = (createdAt: string, id: string): ItemKey => ({ pk: prefix.appealQueue, sk: `${createdAt}#${id}` });
 
 /**

@@ -681,6 +681,8 @@ export const importBodySchema = z.strictObject({
   org: loginSchema.optional().describe('a Skillpress organisation to publish new skills into (you must be a maintainer or an owner of it); default: yourself'),
 });
 
+export type ImportBody = z.output<typeof importBodySchema>;
+
 /** What an import did with one skill folder. */
 export const importFolderSchema = z.object({
   path: z.string().describe("the folder in the repository ('' for its root)"),
@@ -691,6 +693,8 @@ export const importFolderSchema = z.object({
   version: z.string().optional().describe('the version published, or the current one when unchanged'),
   error: z.object({ code: z.string(), message: z.string() }).optional().describe("a refused folder's error, as the publish API would have answered it"),
 });
+
+export type ImportFolder = z.output<typeof importFolderSchema>;
 
 /** An import as its owner sees it. */
 export const importSchema = z.object({
@@ -704,6 +708,8 @@ export const importSchema = z.object({
   lastSync: z.object({ at: z.string(), commit: z.string() }).optional().describe('the last import or sync, and the commit it read'),
 });
 
+export type ImportView = z.output<typeof importSchema>;
+
 /** `POST /api/imports` and a sync: the import, and what happened to each skill folder at the commit read. */
 export const importResultSchema = importSchema.extend({
   commit: z.string().describe('the commit read'),
@@ -713,5 +719,7 @@ export const importResultSchema = importSchema.extend({
     .optional()
     .describe("the webhook's secret, in the answer that created the import only: GitHub signs each delivery with it (X-Hub-Signature-256)"),
 });
+
+export type ImportResult = z.output<typeof importResultSchema>;
 
 export const importsSchema = z.object({ imports: z.array(importSchema) });

@@ -88,7 +88,7 @@ export type SecretSource = { value: string } | { secretName: string } | undefine
 export interface GitHubConfig {
   clientId?: string;
   clientSecret: SecretSource;
-  /** The REST API, `https://api.github.com` unless tests point it at a fake. */
+  /** The REST API (`GITHUB_BASE_URL`), for sign-in and imports alike: `https://api.github.com` unless tests point it at a fake. */
   apiBaseUrl: string;
   /** The OAuth web flow host, `https://github.com` unless tests point it at a fake. */
   oauthBaseUrl: string;

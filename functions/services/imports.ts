@@ -1,14 +1,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
-import type { z } from 'zod';
 import { bundleIntegrity, type FileBytes, toWireFile } from '#core/bundle';
 import { DomainError, isDomainError, notFound, payloadTooLarge, unauthenticated } from '#core/errors';
 import { SKILL_FILE } from '#core/filename';
 import { limits } from '#core/limits';
 import { mapLimit } from '#core/map-limit';
 import { folderFiles, importedVersion, isLink, type TreeEntry } from '#core/repo-import';
-import type { importBodySchema, importFolderSchema, importResultSchema, importSchema } from '#core/schemas';
-import { publishBodySchema, versionBodySchema } from '#core/schemas';
+import { type ImportBody, type ImportFolder, type ImportResult, type ImportView, publishBodySchema, versionBodySchema } from '#core/schemas';
 import { skillFolderPaths } from '#core/skill-folders';
 import { validate } from '#core/validate';
 import type { VersionSource } from '#core/version-source';
@@ -35,11 +33,6 @@ import { FIRST_VERSION, publishSkill, publishVersion } from './publishing.ts';
  * created the import, and never logged.
  */
 
-export type ImportBody = z.output<typeof importBodySchema>;
-export type ImportView = z.output<typeof importSchema>;
-export type ImportResult = z.output<typeof importResultSchema>;
-type FolderOutcome = z.output<typeof importFolderSchema>;
-
 /** Blobs read from GitHub at once. */
 const BLOB_READS = 8;
 
@@ -51,17 +44,19 @@ export async function createImport(deps: Deps, principal: Principal, body: Impor
   const key = await importKey(deps);
   const { user } = principal;
   await allow(deps, principal, 'account.import_repo', { kind: 'account', userId: user.id });
+  let orgLogin: string | undefined;
   if (body.org !== undefined) {
     const org = await getOrg(deps.db, body.org);
     if (!org) throw notFound(`No organisation ${body.org}`);
     await allow(deps, principal, 'org.create_skill', { kind: 'org', login: org.login }, rolesIn(org, user.id));
+    orgLogin = org.login;
   }
   const github = await GitHubRepos.open(deps.config.github, deps.config.region);
   const repository = await ownedRepository(github, principal, body.repo);
   const ref = body.ref ?? repository.defaultBranch;
   const path = body.path ?? '';
   const existing = (await listImportsOf(deps.db, user.id)).find(
-    (i) => i.repo.toLowerCase() === repository.fullName.toLowerCase() && i.ref === ref && i.path === path && (i.org ?? '') === (body.org ?? ''),
+    (i) => i.repo.toLowerCase() === repository.fullName.toLowerCase() && i.ref === ref && i.path === path && (i.org ?? '') === (orgLogin ?? ''),
   );
   const item: ImportItem = existing ?? {
     id: newId(),
@@ -69,7 +64,7 @@ export async function createImport(deps: Deps, principal: Principal, body: Impor
     repo: repository.fullName,
     ref,
     path,
-    ...(body.org === undefined ? {} : { org: body.org }),
+    ...(orgLogin === undefined ? {} : { org: orgLogin }),
     createdAt: deps.clock().toISOString(),
   };
   // Everything GitHub can refuse is read before the import is kept: a failed import leaves none.
@@ -204,7 +199,7 @@ async function readSkillFolders(github: GitHubRepos, item: ImportItem): Promise<
 
 /** Publishes each folder in path order; one refused never stops the others. */
 async function publishFolders(deps: Deps, principal: Principal, item: ImportItem, read: ReadRepository, origin: string): Promise<ImportResult> {
-  const outcomes: FolderOutcome[] = [];
+  const outcomes: ImportFolder[] = [];
   for (const folder of read.folders) {
     if ('refused' in folder) {
       outcomes.push(refused(folder.path, undefined, folder.refused));
@@ -218,7 +213,7 @@ async function publishFolders(deps: Deps, principal: Principal, item: ImportItem
   return { ...view({ ...item, lastSync }, origin), commit: read.commit, folders: outcomes };
 }
 
-async function publishFolder(deps: Deps, principal: Principal, item: ImportItem, files: FileBytes[], source: VersionSource): Promise<FolderOutcome> {
+async function publishFolder(deps: Deps, principal: Principal, item: ImportItem, files: FileBytes[], source: VersionSource): Promise<ImportFolder> {
   // The conformance check and its YAML parser are loaded on first use, as publishing loads them.
   const { checkSkillConformance } = await import('#core/skill-conformance');
   const conformance = checkSkillConformance(files);
@@ -264,7 +259,7 @@ async function publishFolder(deps: Deps, principal: Principal, item: ImportItem,
   }
 }
 
-const refused = (path: string, slug: string | undefined, error: DomainError): FolderOutcome => ({
+const refused = (path: string, slug: string | undefined, error: DomainError): ImportFolder => ({
   path,
   ...(slug === undefined ? {} : { slug }),
   outcome: 'refused',

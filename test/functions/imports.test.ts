@@ -183,6 +183,25 @@ describe('POST /api/imports', () => {
     expect(folders.find((f: { path: string }) => f.path === `skills/broken-${s}`)).toMatchObject({ outcome: 'refused', error: { code: 'invalid_skill' } });
   });
 
+  it('publishes new skills into a Skillpress organisation the caller runs, and refuses one they do not belong to', async () => {
+    const { user, client } = await gitHubUser();
+    const { repo, name } = repoOf(user);
+    const slug = `org-skill-${suffix()}`;
+    repo.commit({ [`${slug}/SKILL.md`]: skillMd(slug, 'For the team.') });
+    const org = `Team-${suffix()}`;
+    expect((await client.session('/api/orgs', { method: 'POST', body: { login: org, name: 'Team' } })).status).toBe(201);
+
+    const stranger = await gitHubUser();
+    const refused = await stranger.client.session('/api/imports', { method: 'POST', body: { repo: name, org } });
+    expect(refused.status).toBe(403);
+    expect((await json(refused)).error.code).toBe('forbidden');
+
+    const res = await client.session('/api/imports', { method: 'POST', body: { repo: name, org: org.toLowerCase() } });
+    expect(res.status).toBe(201);
+    expect(await json(res)).toMatchObject({ org, folders: [{ slug, outcome: 'published' }] });
+    expect((await json(await client.session(`/api/me/registry/${slug}`))).owner).toEqual({ type: 'org', login: org });
+  });
+
   it('imports only the folder path names, and answers 404 for a ref the repository does not have', async () => {
     const { user, client } = await gitHubUser();
     const { repo, name } = repoOf(user);

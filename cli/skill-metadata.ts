@@ -1,6 +1,6 @@
 import { SKILL_FILE } from '../core/filename.ts';
 import { checkSkillConformance, type SkillFile } from '../core/skill-conformance.ts';
-import { readFrontMatter } from '../core/skill-front-matter.ts';
+import { headingName, readFrontMatter } from '../core/skill-front-matter.ts';
 import { listingDescription } from '../core/skill-listing.ts';
 import { readSkillpressKeys } from '../core/skillpress-metadata.ts';
 import { CliError } from './cli-error.ts';
@@ -33,16 +33,10 @@ export function skillMetadata(files: readonly SkillFile[], slug?: string): Omit<
   const source = Buffer.from(files.find((f) => f.filename === SKILL_FILE)!.bytes).toString('utf8');
   return {
     slug: name,
-    name: displayName(readFrontMatter(source).body) ?? name,
+    name: headingName(readFrontMatter(source).body) ?? name,
     description: listingDescription(conformance.description),
     ...(keys.category ? { category: keys.category } : {}),
     dependencies: keys.dependencies,
     warnings,
   };
-}
-
-/** The first level-one heading of the body, as the registry's own SKILL.md writes the name. */
-function displayName(body: string): string | undefined {
-  const heading = /^# +(.+?)\s*#*\s*$/m.exec(body)?.[1]?.trim();
-  return heading && heading.length <= 100 ? heading : undefined;
 }

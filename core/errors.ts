@@ -15,6 +15,7 @@ export const errorStatus = {
   csrf_rejected: 403,
   quarantined: 403,
   insufficient_scope: 403,
+  not_repo_owner: 403,
   not_found: 404,
   version_exists: 409,
   slug_taken: 409,
@@ -39,7 +40,9 @@ export const errorStatus = {
   request_timeout: 408,
   headers_too_large: 431,
   internal: 500,
+  github_unavailable: 502,
   payments_unavailable: 503,
+  imports_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -22,6 +22,8 @@ export const limits = {
   orgsPerWindow: 10,
   orgWindowSeconds: 86_400,
   registryVersions: 5,
+  /** Skill folders one GitHub import publishes; a larger repository is imported a folder (`path`) at a time. */
+  importFolders: 100,
   sessionSeconds: 30 * 24 * 60 * 60,
   downloadToken: { minSeconds: 60, maxSeconds: 2_592_000, defaultSeconds: 86_400 },
   /**

@@ -197,6 +197,12 @@ const accountRules = {
    * names them, and that publish checks what it touches.
    */
   'account.send_files': { scope: 'publish', anyReach: true, what: 'send files for a publish' },
+  /**
+   * Importing a GitHub repository, listing and syncing one's imports: the import publishes as the
+   * caller, so a key must publish and reach everything its user does (each publish still checks
+   * the skill or organisation it touches).
+   */
+  'account.import_repo': { scope: 'publish', what: 'import GitHub repositories' },
   /** Creating, listing and revoking API keys: a key never makes or lists keys. */
   'account.manage_keys': { scope: 'manage', sessionOnly: true, what: 'manage API keys' },
 } as const satisfies Record<string, AccountRule>;

@@ -8,6 +8,7 @@ import type { quarantinedDocumentSchema, registryDocumentSchema, versionsDocumen
 import { bundlePath } from './static-paths.ts';
 import type { VersionSignature } from './version-signature.ts';
 import type { Provenance } from './provenance.ts';
+import type { VersionSource } from './version-source.ts';
 
 /**
  * The registry documents of one skill (docs/api.md §11.2): `/api/registry/<slug>` and its
@@ -58,6 +59,8 @@ export interface VersionFacts {
   signature?: VersionSignature;
   /** Where a version published from CI came from (core/provenance.ts); absent for any other publish. */
   provenance?: Provenance;
+  /** Where a version a GitHub import published was read (core/version-source.ts); absent for any other publish. */
+  source?: VersionSource;
 }
 
 export type VersionSummary = z.output<typeof versionSummarySchema>;
@@ -103,6 +106,7 @@ const summary =
     ...(v.scan ? { scan: v.scan, scannedAt: v.scannedAt ?? v.publishedAt } : {}),
     ...(v.signature ? { signature: { keyid: v.signature.keyid, sig: v.signature.sig, ...(v.signature.format ? { format: v.signature.format } : {}) } } : {}),
     ...(v.provenance ? { provenance: v.provenance } : {}),
+    ...(v.source ? { source: v.source } : {}),
   });
 
 export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): RegistryDocument {

@@ -11,6 +11,7 @@ import { scanResultSchema } from './scan/scan-result-schema.ts';
 import { changelogSchema, loginSchema, slugSchema, textRule, visibleText } from './schema-fields.ts';
 import { SCOPES } from './policy.ts';
 import { provenanceSchema } from './provenance-schema.ts';
+import { versionSourceSchema } from './version-source.ts';
 
 /**
  * Request and response schemas. One schema serves the API (validation and handler types), the
@@ -516,6 +517,9 @@ export const versionSummarySchema = z.object({
   provenance: z
     .optional(provenanceSchema)
     .describe('where a version published from CI with a publish token came from, from the verified OIDC claims; absent for any other publish'),
+  source: z
+    .optional(versionSourceSchema)
+    .describe('where a version published by a GitHub import was read: the repository, the commit and the folder; not a signed claim (that is provenance)'),
 });
 
 /** `POST /api/skills/{id}/trusted-publishers`: a CI workflow that may publish the skill's versions. */
@@ -655,3 +659,74 @@ export const discoveryDocumentSchema = z.object({
     }),
   ),
 });
+
+/** GitHub's `owner/name`: a login of up to 39 characters and a repository name of up to 100. */
+const repoNameSchema = z
+  .string()
+  .max(140)
+  .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/, 'owner/name, as GitHub names a repository')
+  .refine((name) => !/\/\.{1,2}$/.test(name), 'owner/name, as GitHub names a repository');
+
+/** `POST /api/imports`: a GitHub repository whose skill folders are published, and kept in sync. */
+export const importBodySchema = z.strictObject({
+  repo: repoNameSchema.describe('owner/name of a GitHub repository the caller owns (their account, or an organisation they belong to)'),
+  ref: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[A-Za-z0-9._/-]+$/, 'a branch, a tag or refs/heads/<branch>')
+    .refine((ref) => !ref.split('/').some((part) => part === '' || part === '.' || part === '..'), 'a branch, a tag or refs/heads/<branch>')
+    .optional()
+    .describe("the branch or tag to import and track; default: the repository's default branch"),
+  path: z
+    .string()
+    .max(1024)
+    .regex(/^[A-Za-z0-9._ -]+(?:\/[A-Za-z0-9._ -]+)*$/, 'a folder of the repository, such as skills')
+    .refine((path) => !path.split('/').some((part) => part === '.' || part === '..'), 'a folder of the repository, such as skills')
+    .optional()
+    .describe('a folder of the repository to look for skills in; default: the whole repository'),
+  org: loginSchema.optional().describe('a Skillpress organisation to publish new skills into (you must be a maintainer or an owner of it); default: yourself'),
+});
+
+export type ImportBody = z.output<typeof importBodySchema>;
+
+/** What an import did with one skill folder. */
+export const importFolderSchema = z.object({
+  path: z.string().describe("the folder in the repository ('' for its root)"),
+  slug: z.string().optional().describe('the skill it is, when its SKILL.md names one'),
+  outcome: z
+    .enum(['published', 'versioned', 'unchanged', 'refused'])
+    .describe('published: a new skill at 1.0.0; versioned: a new version; unchanged: the same files as the current version; refused: see error'),
+  version: z.string().optional().describe('the version published, or the current one when unchanged'),
+  error: z.object({ code: z.string(), message: z.string() }).optional().describe("a refused folder's error, as the publish API would have answered it"),
+});
+
+export type ImportFolder = z.output<typeof importFolderSchema>;
+
+/** An import as its owner sees it. */
+export const importSchema = z.object({
+  id: z.string(),
+  repo: z.string(),
+  ref: z.string().describe('the branch or tag tracked'),
+  path: z.string().describe("the folder skills are looked for in ('' for the whole repository)"),
+  org: z.string().optional(),
+  createdAt: z.string(),
+  webhookUrl: z.string().describe("this import's webhook, to add to the repository's settings with the secret (content type application/json, push events)"),
+  lastSync: z.object({ at: z.string(), commit: z.string() }).optional().describe('the last import or sync, and the commit it read'),
+});
+
+export type ImportView = z.output<typeof importSchema>;
+
+/** `POST /api/imports` and a sync: the import, and what happened to each skill folder at the commit read. */
+export const importResultSchema = importSchema.extend({
+  commit: z.string().describe('the commit read'),
+  folders: z.array(importFolderSchema),
+  webhookSecret: z
+    .string()
+    .optional()
+    .describe("the webhook's secret, in the answer that created the import only: GitHub signs each delivery with it (X-Hub-Signature-256)"),
+});
+
+export type ImportResult = z.output<typeof importResultSchema>;
+
+export const importsSchema = z.object({ imports: z.array(importSchema) });

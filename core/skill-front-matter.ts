@@ -207,3 +207,9 @@ export function isMapping(value: unknown): value is Record<string, unknown> {
 export function writeFrontMatter(data: Record<string, unknown>, body: string): string {
   return `---\n${stringify(data, { lineWidth: 0, blockQuote: false, doubleQuotedAsJSON: true })}---\n${body}`;
 }
+
+/** A skill's display name from its `SKILL.md` body: the first level-one heading, as the registry's own SKILL.md writes the name. */
+export function headingName(body: string): string | undefined {
+  const heading = /^# +(.+?)\s*#*\s*$/m.exec(body)?.[1]?.trim();
+  return heading && heading.length <= 100 ? heading : undefined;
+}

@@ -43,8 +43,8 @@ export interface LambdaSpec {
   contentPuts?: readonly string[];
   /** The static bucket behind the CDN (registry JSON, bundles, catalog, site). */
   static?: 'read' | 'write';
-  /** GitHub settings it is given: the OAuth app (sign-in) or the site workflow (dispatch). */
-  github?: readonly ('sign-in' | 'site-build')[];
+  /** GitHub settings it is given: the OAuth app (sign-in), the site workflow (dispatch), or the import token and key (imports). */
+  github?: readonly ('sign-in' | 'site-build' | 'import')[];
   /** Stripe secrets it may read: the API secret key (checkout) or the webhook signing secret. */
   stripe?: readonly ('api' | 'webhook')[];
   /**
@@ -141,6 +141,21 @@ export const lambdas: readonly LambdaSpec[] = [
     table: { read: true, write: [prefix.apiKey, prefix.rateLimit, prefix.slug, prefix.skill, prefix.org, prefix.audit] },
     content: 'write',
     memoryMb: 1024,
+    signing: 'sign',
+  },
+  {
+    name: 'imports',
+    description: "GitHub imports: a repository's skill folders published as new skills and versions, synced by its webhook and sync now",
+    routes: ['POST /api/imports', 'GET /api/imports', 'POST /api/imports/{id}/sync', 'POST /api/imports/{id}/webhook'],
+    // What publishing skills and versions writes (RL#, SLUG#, SKILL#, ORG#, AUDIT#, APIKEY#), and
+    // IMPORT#: the imports and their last sync.
+    table: { read: true, write: [prefix.apiKey, prefix.rateLimit, prefix.slug, prefix.skill, prefix.org, prefix.audit, prefix.import] },
+    content: 'write',
+    // The only Lambda given the import token and the key webhook secrets are derived from.
+    github: ['import'],
+    memoryMb: 1024,
+    // A repository's folders are read blob by blob and published one by one: API Gateway's 30 s.
+    timeoutSeconds: 29,
     signing: 'sign',
   },
   {

@@ -68,6 +68,8 @@ export const secretNames = {
   siteBuildToken: 'skillpress/site-build-token',
   stripeSecretKey: 'skillpress/stripe-secret-key',
   stripeWebhookSecret: 'skillpress/stripe-webhook-secret',
+  githubImportToken: 'skillpress/github-import-token',
+  importKey: 'skillpress/import-webhook-key',
 } as const;
 
 /** Edge cache lifetimes, seconds (docs/api.md §11). */
@@ -175,9 +177,15 @@ export class SkillpressStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
+    const githubImportToken = new secrets.Secret(this, 'GitHubImportToken', {
+      secretName: secretNames.githubImportToken,
+      description: 'GitHub token GitHub imports read repositories and organisation memberships with (contents: read, members: read)',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
     // Rotation happens where these are issued (GitHub, Stripe), and the operator pastes the new
     // value in (docs/deploy.md, "Rotating secrets"); a rotation Lambda could not mint them.
-    for (const secret of [githubClientSecret, siteBuildToken, stripeSecretKey, stripeWebhookSecret]) {
+    for (const secret of [githubClientSecret, siteBuildToken, stripeSecretKey, stripeWebhookSecret, githubImportToken]) {
       Validations.of(secret).acknowledge({
         id: 'AwsSolutions-SMG4',
         reason: 'Issued by GitHub or Stripe, which alone can rotate it; the operator rotates it there and stores the new value (docs/deploy.md)',
@@ -195,6 +203,19 @@ export class SkillpressStack extends Stack {
     Validations.of(edgeSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason: 'CloudFront sends it as an origin header fixed at deploy time, so a rotation is a redeploy (docs/deploy.md); it only guards install counts',
+    });
+
+    // Each GitHub import's webhook secret is derived from it (functions/services/imports.ts).
+    // Generated; rotating it changes every import's secret, which their owners then set again.
+    const importKey = new secrets.Secret(this, 'ImportKey', {
+      secretName: secretNames.importKey,
+      description: 'Key the webhook secrets of GitHub imports are derived from (HMAC-SHA256 of each import id)',
+      generateSecretString: { excludePunctuation: true, passwordLength: 64 },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(importKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'Every import webhook secret is derived from it and set in GitHub by its owner, so a rotation is theirs to follow (docs/deploy.md)',
     });
 
     // The registry's signing key (docs/api.md §11.11): its private half never leaves KMS. Only the
@@ -263,6 +284,9 @@ export class SkillpressStack extends Stack {
               GITHUB_TOKEN_SECRET_NAME: secretNames.siteBuildToken,
             }
           : {}),
+        ...(spec.github?.includes('import')
+          ? { GITHUB_IMPORT_TOKEN_SECRET_NAME: secretNames.githubImportToken, SKILLPRESS_IMPORT_KEY_NAME: secretNames.importKey }
+          : {}),
         ...(spec.stripe?.includes('api') ? { STRIPE_SECRET_KEY_NAME: secretNames.stripeSecretKey } : {}),
         ...(spec.stripe?.includes('webhook') ? { STRIPE_WEBHOOK_SECRET_NAME: secretNames.stripeWebhookSecret } : {}),
         ...(spec.signing ? { SIGNING_KMS_KEY_ID: signingKey.keyArn } : {}),
@@ -281,6 +305,10 @@ export class SkillpressStack extends Stack {
       }
       if (spec.github?.includes('sign-in')) githubClientSecret.grantRead(fn);
       if (spec.github?.includes('site-build')) siteBuildToken.grantRead(fn);
+      if (spec.github?.includes('import')) {
+        githubImportToken.grantRead(fn);
+        importKey.grantRead(fn);
+      }
       if (spec.stripe?.includes('api')) stripeSecretKey.grantRead(fn);
       if (spec.stripe?.includes('webhook')) stripeWebhookSecret.grantRead(fn);
       if (spec.signing) {

@@ -9,6 +9,7 @@ import { markCleanStop, takeLastStop } from './local/clean-stop.ts';
 import { serveApp } from './local/http-server.ts';
 import { ensureStorage, startEmbeddedServices } from './local/stack.ts';
 import { createLocalRuntime } from './local/runtime.ts';
+import { localImportKey } from './local/import-key.ts';
 
 /**
  * `npm start`: the whole service on one machine. The same handlers as on AWS, the same SDK calls,
@@ -32,6 +33,8 @@ const config = configFromEnv({
   SKILLPRESS_DEV_LOGIN: process.env.SKILLPRESS_DEV_LOGIN ?? '1',
   // The registry's signing key, made at the first start (0600) and kept with the data it signs.
   SKILLPRESS_SIGNING_KEY_FILE: process.env.SKILLPRESS_SIGNING_KEY_FILE ?? join(dataDir, 'signing-key.pem'),
+  // What GitHub imports' webhook secrets are derived from, kept with the imports.
+  SKILLPRESS_IMPORT_KEY: process.env.SKILLPRESS_IMPORT_KEY || localImportKey(dataDir),
 });
 const siteOn = process.env.SKILLPRESS_SITE !== '0';
 const debounceMs = Number(process.env.SKILLPRESS_SITE_DEBOUNCE_MS) || undefined;

@@ -5,9 +5,9 @@ import { SKILL_FILE } from '../../core/filename.ts';
 import { mapLimit } from '../../core/map-limit.ts';
 import { DEFAULT_CATEGORY } from '../../core/slug.ts';
 import type { PublishBody, VersionBody } from '../../core/schemas.ts';
+import { SKILL_FOLDER_DEPTH, searchesFolder } from '../../core/skill-folders.ts';
 import { CliError, usage } from '../cli-error.ts';
 import { apiKeyFor } from '../credentials.ts';
-import { ALWAYS_SKIPPED } from '../ignore-rules.ts';
 import { type Bump, bumped, type Standing, standingOf } from '../publish-plan.ts';
 import { RegistryClient } from '../registry-client.ts';
 import { warnIfFlagged } from '../scan-findings.ts';
@@ -53,9 +53,6 @@ export interface PublishAllResult {
   dryRun: boolean;
   skills: PublishAllEntry[];
 }
-
-/** How deep under the folder skill folders are looked for (`skills/<group>/<skill>/SKILL.md` is 3). */
-const MAX_DEPTH = 6;
 
 interface Planned {
   folder: SkillFolder;
@@ -254,7 +251,9 @@ async function countdown(ui: Ui, seconds: number, slug: string): Promise<void> {
 
 /**
  * The skill folders under `root`, in path order: `root` itself when it holds a SKILL.md (a file, or
- * a link that reading the folder follows). Links to folders are not walked into.
+ * a link that reading the folder follows). Links to folders are not walked into. Which folders are
+ * searched, and how deep, is the rule the GitHub import reads a repository's tree with
+ * (core/skill-folders.ts).
  */
 async function skillFolders(root: string): Promise<string[]> {
   const found: string[] = [];
@@ -270,8 +269,8 @@ async function skillFolders(root: string): Promise<string[]> {
       found.push(dir);
       return;
     }
-    if (depth === MAX_DEPTH) return;
-    const subfolders = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.') && !ALWAYS_SKIPPED.has(e.name)).map((e) => e.name);
+    if (depth === SKILL_FOLDER_DEPTH) return;
+    const subfolders = entries.filter((e) => e.isDirectory() && searchesFolder(e.name)).map((e) => e.name);
     for (const name of subfolders.sort()) await walk(join(dir, name), depth + 1);
   };
   await walk(root, 0);

@@ -7,6 +7,7 @@ import { clawhubOperations, clawhubUnsupportedOperations } from './operations/cl
 import { clawhubPublishOperations, clawhubUploadOperations } from './operations/clawhub-publish.ts';
 import { deliveryOperations } from './operations/deliver.ts';
 import { gitHubSignInOperations } from './operations/github-sign-in.ts';
+import { importOperations } from './operations/imports.ts';
 import { lifecycleOperations } from './operations/lifecycle.ts';
 import { metaOperations } from './operations/meta.ts';
 import { moderationOperations } from './operations/moderation.ts';
@@ -35,6 +36,7 @@ export const apiOperations: readonly Operation[] = [
   organisationOperations,
   publishingOperations,
   trustedPublishingOperations,
+  importOperations,
   lifecycleOperations,
   deliveryOperations,
   registryReadOperations,

@@ -7,6 +7,7 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { signInRoutes } from './routes/sign-in.ts';
 import { deliverRoutes } from './routes/deliver.ts';
 import { gitHubSignInRoutes } from './routes/github-sign-in.ts';
+import { importRoutes } from './routes/imports.ts';
 import { lifecycleRoutes } from './routes/lifecycle.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { moderationRoutes } from './routes/moderation.ts';
@@ -46,4 +47,5 @@ export const allRoutes: RouteGroup[] = [
   organisationRoutes,
   trustedPublisherRoutes,
   oidcExchangeRoutes,
+  importRoutes,
 ];

@@ -110,7 +110,7 @@ function successResponses(operation: Operation | StaticFile): Record<number, obj
   if (!('static' in operation)) {
     const responses: Record<number, object> = { [status]: { description, ...(schema ? json(schema) : {}) } };
     const also = 'also' in operation.success ? operation.success.also : undefined;
-    if (also) responses[also.status] = { description: also.description };
+    if (also) responses[also.status] = { description: also.description, ...(also.schema ? json(also.schema) : {}) };
     return responses;
   }
   // The static bucket's own headers, as the rebuild writes them and the CDN serves them.

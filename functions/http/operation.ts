@@ -23,12 +23,15 @@ type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type Auth = 'none' | 'optional' | 'session' | 'apiKey' | 'sessionOrApiKey' | 'publisher' | 'downloadTokenOrSession' | 'stripeSignature';
 
 interface Success {
-  status: 200 | 201 | 204 | 302;
+  status: 200 | 201 | 202 | 204 | 302;
   description: string;
   /** The JSON body's schema; none for 204 and redirects. */
   schema?: z.ZodType;
-  /** A second success without a body: a redirect to where the answer is fetched instead. */
-  also?: { status: 303; description: string };
+  /**
+   * A second success: a redirect to where the answer is fetched instead (303), the same answer
+   * for what already existed (200), or nothing to do (204).
+   */
+  also?: { status: 200 | 204 | 303; description: string; schema?: z.ZodType };
 }
 
 interface OperationSpec {

@@ -35,7 +35,7 @@ interface RouteInput<O extends Operation> {
 }
 
 /** The statuses an operation's handler may answer: its success, and the redirect it declares beside it. */
-type SuccessStatus<O extends Operation> = O['success']['status'] | (O['success'] extends { also: { status: infer S extends 303 } } ? S : never);
+type SuccessStatus<O extends Operation> = O['success']['status'] | (O['success'] extends { also: { status: infer S extends 200 | 204 | 303 } } ? S : never);
 
 /** The handler answers a declared success status; errors are thrown as domain errors. */
 type RouteHandler<O extends Operation> = (

@@ -101,10 +101,23 @@ export type SecretSource = { value: string } | { secretName: string } | undefine
 export interface GitHubConfig {
   clientId?: string;
   clientSecret: SecretSource;
-  /** The REST API, `https://api.github.com` unless tests point it at a fake. */
+  /** The REST API (`GITHUB_BASE_URL`), for sign-in and imports alike: `https://api.github.com` unless tests point it at a fake. */
   apiBaseUrl: string;
   /** The OAuth web flow host, `https://github.com` unless tests point it at a fake. */
   oauthBaseUrl: string;
+  /**
+   * The token GitHub imports read repositories and organisation memberships with
+   * (`GITHUB_IMPORT_TOKEN`, or `GITHUB_IMPORT_TOKEN_SECRET_NAME` on AWS): a bot's or an app's
+   * token that can read the repositories authors import. Without it imports read anonymously,
+   * which reaches public repositories and public organisation memberships only.
+   */
+  importToken: SecretSource;
+  /**
+   * The key each import's webhook secret is derived from (`SKILLPRESS_IMPORT_KEY`, or
+   * `SKILLPRESS_IMPORT_KEY_NAME` on AWS): HMAC-SHA256 of the import's id. Without it imports
+   * answer 503 `imports_unavailable`.
+   */
+  importKey: SecretSource;
 }
 
 /** The production site build: a `workflow_dispatch` of the site workflow, at most once per interval. */
@@ -160,6 +173,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
       clientSecret: secretSource(env.GITHUB_CLIENT_SECRET, env.GITHUB_CLIENT_SECRET_NAME),
       apiBaseUrl: trimSlash(env.GITHUB_BASE_URL || 'https://api.github.com'),
       oauthBaseUrl: trimSlash(env.GITHUB_OAUTH_BASE_URL || 'https://github.com'),
+      importToken: secretSource(env.GITHUB_IMPORT_TOKEN, env.GITHUB_IMPORT_TOKEN_SECRET_NAME),
+      importKey: secretSource(env.SKILLPRESS_IMPORT_KEY, env.SKILLPRESS_IMPORT_KEY_NAME),
     },
     siteBuild: {
       repo: env.GITHUB_REPO || undefined,

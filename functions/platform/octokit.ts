@@ -14,8 +14,9 @@ export function oauthRequest(config: GitHubConfig): typeof request {
   return request.defaults({ baseUrl: config.oauthBaseUrl, headers: { 'user-agent': userAgent } });
 }
 
-export function githubApi(config: GitHubConfig, token: string): Octokit {
-  return new Octokit({ auth: token, baseUrl: config.apiBaseUrl, userAgent });
+/** The REST API as the holder of `token`; without one, anonymously (public data only). */
+export function githubApi(config: GitHubConfig, token: string | undefined): Octokit {
+  return new Octokit({ ...(token ? { auth: token } : {}), baseUrl: config.apiBaseUrl, userAgent });
 }
 
 /**

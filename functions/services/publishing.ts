@@ -10,6 +10,7 @@ import { assertStrictVersion, isRelease } from '#core/semver-order';
 import type { SkillConformance } from '#core/skill-conformance';
 import { type ImitationCandidate, imitatedSkill } from '#core/slug-imitation';
 import { DEFAULT_CATEGORY, slugify } from '#core/slug';
+import type { VersionSource } from '#core/version-source';
 import { allow, allowSkill, type Principal, rolesIn } from './authorization.ts';
 import { record } from './audit.ts';
 import { rateWindow } from './rate-windows.ts';
@@ -82,7 +83,8 @@ export interface CheckedSkill {
 
 /**
  * A new skill by `author` at `firstVersion` (1.0.0 unless a ClawHub publish names another),
- * whose body the route has already validated; `approved` publishes what an admin approved.
+ * whose body the route has already validated; `approved` publishes what an admin approved, and
+ * `source` is where a GitHub import read the files (recorded on the version).
  */
 export async function publishSkill(
   deps: Deps,
@@ -90,6 +92,7 @@ export async function publishSkill(
   body: PublishBody,
   firstVersion = FIRST_VERSION,
   approved?: Approved,
+  source?: VersionSource,
 ): Promise<Published<SkillPublished>> {
   const { db, clock } = deps;
   const author = principal.user;
@@ -119,7 +122,12 @@ export async function publishSkill(
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
   };
-  const item = { ...versionItem(id, version, body.changelog, now, files, body.dependencies, conformance), publishedBy: author.login, scan };
+  const item = {
+    ...versionItem(id, version, body.changelog, now, files, body.dependencies, conformance),
+    publishedBy: author.login,
+    scan,
+    ...(source ? { source } : {}),
+  };
   const fingerprint = fingerprintOf(item);
   let claimed = false;
   let versionStored = false;
@@ -209,7 +217,8 @@ export interface VersionCreated {
 
 /**
  * A new version of `skillId` by `author`, whose body the route has already validated, checked by
- * {@link checkVersion}; `approved` publishes what an admin approved.
+ * {@link checkVersion}; `approved` publishes what an admin approved, and `source` is where a
+ * GitHub import read the files.
  */
 export async function publishVersion(
   deps: Deps,
@@ -217,6 +226,7 @@ export async function publishVersion(
   skillId: string,
   body: VersionBody,
   approved?: Approved,
+  source?: VersionSource,
 ): Promise<Published<VersionCreated>> {
   const author = principal.user;
   const { db, clock } = deps;
@@ -234,6 +244,7 @@ export async function publishVersion(
     scan,
     // From the verified claims of the OIDC token a CI publish token was exchanged for, never from the body.
     ...(principal.provenance ? { provenance: principal.provenance } : {}),
+    ...(source ? { source } : {}),
   };
   try {
     await putBlobs(deps.blobs, files);

@@ -74,6 +74,10 @@ export const prefix = {
   appealQueue: 'APPEALQUEUE',
   /** How many of an author's appeals are pending: the counter their cap is taken from. */
   pendingAppeals: 'PENDINGAPPEALS#',
+  /** A GitHub repository imported by a user, which its webhook and "sync now" import again (docs/api.md §7.16). */
+  import: 'IMPORT#',
+  /** GSI partition: a user's imports. */
+  importsOf: 'IMPORTS#',
   /** A file a ClawHub client announced (and then sent) before publishing it, by its ticket's hash. */
   upload: 'UPLOAD#',
 } as const;
@@ -145,6 +149,7 @@ export const reportKey = (skillId: string, userId: string): ItemKey => ({ pk: pr
 export const reporterKey = (userId: string): ItemKey => ({ pk: prefix.reporter + userId, sk: 'REPORTER' });
 export const appealKey = (id: string): ItemKey => ({ pk: prefix.appeal + id, sk: 'APPEAL' });
 export const pendingAppealsKey = (userId: string): ItemKey => ({ pk: prefix.pendingAppeals + userId, sk: 'PENDING' });
+export const importKey = (id: string): ItemKey => ({ pk: prefix.import + id, sk: 'IMPORT' });
 export const appealQueueKey = (createdAt: string, id: string): ItemKey => ({ pk: prefix.appealQueue, sk: `${createdAt}#${id}` });
 
 /**

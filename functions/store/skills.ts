@@ -4,6 +4,7 @@ import { DomainError } from '#core/errors';
 import type { Owner } from '#core/policy';
 import type { Price } from '#core/price';
 import { provenanceSchema } from '#core/provenance-schema';
+import { versionSourceSchema } from '#core/version-source';
 import { scanResultSchema } from '#core/scan/scan-result-schema';
 import { isRelease, releaseKey } from '#core/semver-order';
 import { isValidSlug } from '#core/slug';
@@ -116,6 +117,8 @@ const versionItemSchema = z.object({
   scannedAt: z.optional(z.string()),
   /** Where a version a CI workflow published came from, from its OIDC token's verified claims (docs/api.md §7.14). */
   provenance: z.optional(provenanceSchema),
+  /** Where a version a GitHub import published was read (docs/api.md §7.16). */
+  source: z.optional(versionSourceSchema),
 });
 /**
  * A version as readers of its partition give it: the item, and the registry's signature of it

@@ -208,6 +208,13 @@ describe('the policy, case by case', () => {
       'allowed',
     ],
     [
+      'a key that may publish imports repositories',
+      actor({ credential: key(['publish']) }),
+      'account.import_repo',
+      { kind: 'account', userId: 'dev:alice' },
+      'allowed',
+    ],
+    [
       'a publish token stands for no account: it files no appeal',
       actor({ credential: token(['skill-1']) }),
       'account.file_appeal',
@@ -218,6 +225,13 @@ describe('the policy, case by case', () => {
       'nor publishes a new skill, beyond its reach',
       actor({ credential: token(['skill-1']) }),
       'account.create_skill',
+      { kind: 'account', userId: 'dev:alice' },
+      'insufficient_scope',
+    ],
+    [
+      'a narrowed key does not import: an import creates skills of its user',
+      actor({ credential: key(['publish'], { org: 'acme' }) }),
+      'account.import_repo',
       { kind: 'account', userId: 'dev:alice' },
       'insufficient_scope',
     ],

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +20,7 @@ import { type AwsCallRecorder, recordAwsCalls } from '../support/aws-calls.ts';
 import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '../support/fake-github.ts';
 import { slugify } from '#core/slug';
 import { type FakeStripe, fakeStripeEnv, startFakeStripe } from '../support/fake-stripe.ts';
+import { GitRepo } from '../support/git-repo.ts';
 import { sendWebhook } from '../support/purchase.ts';
 import { MALICIOUS_SKILL_MD } from '../support/scan-samples.ts';
 import { Client, createTestStack, renamedSkillMd, skillFile, type TestStack, withKey } from '../support/stack.ts';
@@ -299,6 +300,27 @@ describe('least privilege is enough', () => {
       }),
     );
     await request('POST', '/api/v1/stars/access-free', () => stack.request('/api/v1/stars/access-free', { method: 'POST' }));
+    // A GitHub import: signed in with GitHub, a repository of one skill imported, synced after a
+    // push, through its webhook (a forged delivery first), and listed.
+    const octo = { id: 4_321_987, login: 'octo-access' };
+    const octoClient = await owner.run('auth', () => Client.signInWithGitHub(stack, () => github.issueCode(octo)));
+    const repo = new GitRepo();
+    github.addRepo('octo-access/skills', repo.dir, { ...octo, type: 'User' });
+    repo.commit({ 'access-imported/SKILL.md': renamedSkillMd('---\nname: x\ndescription: Imported.\n---\n# Imported\n', 'access-imported') });
+    const imported = (await (
+      await request('POST', '/api/imports', () => octoClient.session('/api/imports', { method: 'POST', body: { repo: 'octo-access/skills' } }))
+    ).json()) as { id: string; webhookSecret: string };
+    repo.commit({ 'access-imported/notes.md': '# Notes\n' });
+    const hook = `/api/imports/${imported.id}/webhook`;
+    const push = JSON.stringify({ ref: 'refs/heads/main' });
+    const deliver = (signature: string) =>
+      stack.request(hook, { method: 'POST', headers: { 'x-github-event': 'push', 'x-hub-signature-256': signature }, body: push });
+    await request('POST', hook, () => deliver(`sha256=${'0'.repeat(64)}`));
+    await request('POST', hook, () => deliver(`sha256=${createHmac('sha256', imported.webhookSecret).update(push).digest('hex')}`));
+    await request('POST', `/api/imports/${imported.id}/sync`, () => octoClient.session(`/api/imports/${imported.id}/sync`, { method: 'POST' }));
+    await request('GET', '/api/imports', () => octoClient.session('/api/imports'));
+    repo.remove();
+
     await request('DELETE', `/api/api-keys/${keyId}`, () => alice.session(`/api/api-keys/${keyId}`, { method: 'DELETE' }));
     await request('POST', '/api/auth/logout', () => alice.session('/api/auth/logout', { method: 'POST' }));
 

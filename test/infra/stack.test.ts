@@ -517,8 +517,10 @@ describe('Lambdas', () => {
       GITHUB_WORKFLOW: 'site.yml',
       GITHUB_TOKEN_SECRET_NAME: secretNames.siteBuildToken,
     });
+    expect(env('imports')).toMatchObject({ GITHUB_IMPORT_TOKEN_SECRET_NAME: secretNames.githubImportToken, SKILLPRESS_IMPORT_KEY_NAME: secretNames.importKey });
+    for (const spec of lambdas.filter((l) => l.name !== 'imports')) expect(env(spec.name).SKILLPRESS_IMPORT_KEY_NAME, spec.name).toBeUndefined();
     expect(env('publish').GITHUB_CLIENT_SECRET_NAME).toBeUndefined();
-    expect(JSON.stringify(template.toJSON())).not.toMatch(/GITHUB_CLIENT_SECRET"|GITHUB_TOKEN"/);
+    expect(JSON.stringify(template.toJSON())).not.toMatch(/GITHUB_CLIENT_SECRET"|GITHUB_TOKEN"|GITHUB_IMPORT_TOKEN"|SKILLPRESS_IMPORT_KEY"/);
   });
 });
 
@@ -591,14 +593,15 @@ describe('least-privilege IAM', () => {
     );
   });
 
-  it("lets only publishing (ours, ClawHub clients' and an approved appeal's), moderation (a quarantine) and the rebuilds repairing currentVersion write skills, and sign-in reclaiming a login", () => {
+  it("lets only publishing (ours, ClawHub clients', an approved appeal's and GitHub imports'), moderation (a quarantine), the rebuilds repairing currentVersion, and sign-in reclaiming a login write skills", () => {
     const skillWriters = lambdas.filter((l) => l.table.write.includes('SKILL#')).map((l) => l.name);
-    // And sign-in, which renames an organisation squatting the signing-in GitHub login, its skills' owner with it (api.md §13).
+    // Sign-in renames an organisation squatting the signing-in GitHub login, its skills' owner with it (api.md §13).
     expect(skillWriters.sort()).toEqual([
       'appeals',
       'auth',
       'clawhub-publish',
       'full-rebuild',
+      'imports',
       'moderation',
       'publish',
       'rebuild',
@@ -659,9 +662,9 @@ describe('least-privilege IAM', () => {
         .filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')))
         .map((s) => ({ actions: actionsOf(s).sort(), resource: s.Resource }));
     const signers = lambdas.filter((spec) => kmsActions(spec).length > 0).map((l) => l.name);
-    expect(signers.sort()).toEqual(['clawhub-publish', 'full-rebuild', 'publish', 'rebuild', 'rebuild-shard', 'versions']);
+    expect(signers.sort()).toEqual(['clawhub-publish', 'full-rebuild', 'imports', 'publish', 'rebuild', 'rebuild-shard', 'versions']);
     const keyArn = { 'Fn::GetAtt': [keyId, 'Arn'] };
-    for (const name of ['publish', 'versions', 'clawhub-publish'])
+    for (const name of ['publish', 'versions', 'clawhub-publish', 'imports'])
       expect(kmsActions(byName(name)), name).toEqual([{ actions: ['kms:GetPublicKey', 'kms:Sign'], resource: keyArn }]);
     for (const name of ['rebuild', 'rebuild-shard', 'full-rebuild'])
       expect(kmsActions(byName(name)), name).toEqual([{ actions: ['kms:DescribeKey', 'kms:GetPublicKey', 'kms:Sign'], resource: keyArn }]);

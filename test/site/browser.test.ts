@@ -7,7 +7,9 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { launchBrowser, type TestBrowser } from '../support/browser.ts';
 import { auditPage, problemsOf, useWidth, WIDTHS } from '../support/page-audit.ts';
+import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '../support/fake-github.ts';
 import { type FakeStripe, fakeStripeEnv, startFakeStripe } from '../support/fake-stripe.ts';
+import { GitRepo } from '../support/git-repo.ts';
 import { hasBuiltPage, ONE_BUILD, signInAs as signIntoDashboard, startSeededSite, until as untilReady } from '../support/site-browser.ts';
 import { call, type ServerProcess } from '../support/server-process.ts';
 import { addVersion, publish, publishFixture, type SiteFixture, skillMd, XSS_DESCRIPTION, XSS_NAME, XSS_SKILL_MD } from '../support/site-fixture.ts';
@@ -33,12 +35,21 @@ const legacyFiles = () => [{ filename: 'SKILL.md', content: skillMd('Legacy Lint
 let browser: TestBrowser;
 let page: Page;
 let stripe: FakeStripe;
+let github: FakeGitHub;
 
 beforeAll(async () => {
   stripe = await startFakeStripe();
+  github = await startFakeGitHub();
   let seeded: { fixture: SiteFixture; legacy: typeof legacy };
   ({ server, seeded } = await startSeededSite(
-    { DATA_DIR: dataDir, SKILLPRESS_SITE_DEBOUNCE_MS: ONE_BUILD, SKILLPRESS_PUBLISH_LIMIT: '100', SKILLPRESS_VERSION_LIMIT: '100', ...fakeStripeEnv(stripe) },
+    {
+      DATA_DIR: dataDir,
+      SKILLPRESS_SITE_DEBOUNCE_MS: ONE_BUILD,
+      SKILLPRESS_PUBLISH_LIMIT: '100',
+      SKILLPRESS_VERSION_LIMIT: '100',
+      ...fakeStripeEnv(stripe),
+      ...fakeGitHubEnv(github),
+    },
     async (seedBase) => {
       const published = await publishFixture(seedBase);
       const auth = { authorization: `Bearer ${published.key}` };
@@ -74,6 +85,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
   await stripe?.close();
+  await github?.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -565,6 +577,54 @@ describe('yanked versions and deprecated skills', () => {
     await rows.getByRole('button', { name: 'Click again to remove' }).click();
     await eventually(() => rows.count()).toBe(0);
     expect((await call(base, `/api/skills/${legacy.id}/trusted-publishers`, { headers: auth() })).body.publishers).toEqual([]);
+  });
+});
+
+describe('GitHub imports on the dashboard', () => {
+  /** A session of GitHub's sign-in as `user`, through the fake GitHub's code, as the browser would get it. */
+  async function gitHubSession(user: { id: number; login: string }): Promise<string> {
+    const start = await fetch(`${base}/api/auth/github`, { redirect: 'manual' });
+    const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
+    const stateCookie = start.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('skillpress_oauth_state='))!
+      .split(';')[0]!;
+    const done = await fetch(`${base}/api/auth/github/callback?${new URLSearchParams({ code: github.issueCode(user), state })}`, {
+      redirect: 'manual',
+      headers: { cookie: stateCookie },
+    });
+    return done.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('skillpress_session='))!
+      .split(';')[0]!
+      .split('=')[1]!;
+  }
+
+  it('imports a repository, shows its webhook secret once, lists the import and syncs it now', async () => {
+    const user = { id: 90_210, login: 'octo-dash' };
+    const repo = new GitRepo();
+    github.addRepo('octo-dash/skills', repo.dir, { ...user, type: 'User' });
+    repo.commit({ 'dash-imported/SKILL.md': '---\nname: dash-imported\ndescription: Imported from the dashboard.\n---\n# Dash Imported\n' });
+    await browser.context.clearCookies();
+    await browser.context.addCookies([{ name: 'skillpress_session', value: await gitHubSession(user), url: base }]);
+    await page.goto(`${base}/dashboard/`);
+    await page.getByText('Signed in as octo-dash').waitFor();
+
+    await page.getByLabel('Import from').fill('octo-dash/skills');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    const status = page.locator('[data-role=imports-status]');
+    await eventually(() => status.textContent()).toMatch(/^octo-dash\/skills@[0-9a-f]{7}: 1 published, 0 new versions, 0 unchanged, 0 refused\.$/);
+    expect(await page.locator('[data-list=import-folders] li').textContent()).toContain('dash-imported@1.0.0');
+    expect(await page.locator('[data-role=import-webhook] [data-field=webhookSecret]').textContent()).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const rows = page.locator('[data-list=imports] tr');
+    await eventually(() => rows.locator('th').allTextContents()).toEqual(['octo-dash/skills']);
+
+    repo.commit({ 'dash-imported/notes.md': '# Notes\n' });
+    await rows.getByRole('button', { name: 'Sync now' }).click();
+    await eventually(() => status.textContent()).toMatch(/1 new versions, 0 unchanged/);
+    expect(await page.locator('[data-role=import-webhook]').isVisible()).toBe(false);
+    expect(await page.locator('[data-list=import-folders] li').textContent()).toContain('dash-imported@1.0.1');
+    repo.remove();
   });
 });
 

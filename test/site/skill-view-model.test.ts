@@ -27,6 +27,20 @@ const doc = (overrides: Partial<RegistryDocument> = {}): RegistryDocument => ({
 });
 
 describe('the skill page model', () => {
+  it('says where a GitHub import read a version: "imported from owner/repo@sha path", linking the folder at that commit', () => {
+    const source = { repo: 'octo/skills', commit: 'c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00', path: 'skills/pretty json' };
+    const model = skillViewModel(
+      doc({ versions: [{ version: '1.1.0', changelog: '', publishedAt: '2026-11-02T10:00:00.000Z', integrity: 'sha256-a', source }] }),
+    );
+    expect(model).toMatchObject({
+      hasImportSource: true,
+      importSource: 'imported from octo/skills@c0ffee0 skills/pretty json',
+      importSourceUrl: 'https://github.com/octo/skills/tree/c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00/skills/pretty%20json',
+    });
+    expect(model.versions[0]).toMatchObject({ hasImportSource: true, importSource: 'imported from octo/skills@c0ffee0 skills/pretty json' });
+    expect(skillViewModel(doc())).toMatchObject({ hasImportSource: false, importSource: '' });
+  });
+
   it('shows what the registry says, with the install command and the current version marked', () => {
     const model = skillViewModel(doc(), 'https://skills.example');
     expect(model).toMatchObject({

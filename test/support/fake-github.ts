@@ -1,13 +1,16 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A fake GitHub on loopback: the OAuth token endpoint (github.com) and the two REST calls
- * Skillpress makes (api.github.com), served from one port so a test sets both
- * GITHUB_OAUTH_BASE_URL and GITHUB_BASE_URL to `baseUrl`. It behaves like GitHub where it
- * matters: codes are single-use, a bad code is a 200 with an `error` body, the token reply
- * carries `scope`, and the API wants the token it issued.
+ * A fake GitHub on loopback: the OAuth token endpoint (github.com) and the REST calls Skillpress
+ * makes (api.github.com), served from one port so a test sets both GITHUB_OAUTH_BASE_URL and
+ * GITHUB_BASE_URL to `baseUrl`. It behaves like GitHub where it matters: codes are single-use, a
+ * bad code is a 200 with an `error` body, the token reply carries `scope`, and the API wants the
+ * token it issued. For imports it serves repositories from local git folders (`addRepo`): the
+ * repository, a ref's commit, a commit's recursive tree and its blobs, read with `git` itself,
+ * and accounts by id and organisations' members.
  */
 export interface GitHubUser {
   id: number;
@@ -25,6 +28,13 @@ export interface Dispatch {
   authorization: string;
 }
 
+/** Who owns a repository the fake serves. */
+export interface RepoOwner {
+  login: string;
+  id: number;
+  type: 'User' | 'Organization';
+}
+
 export interface FakeGitHub {
   baseUrl: string;
   clientId: string;
@@ -40,6 +50,12 @@ export interface FakeGitHub {
   failNext(path: string, status: number, count?: number): void;
   /** Replaces the body `GET /user` returns (for a user GitHub sends in an unexpected shape). */
   overrideUser(body: unknown): void;
+  /** Serves `fullName` (`owner/name`) from the git repository at `gitDir`, its default branch `main`. */
+  addRepo(fullName: string, gitDir: string, owner: RepoOwner): void;
+  /** Makes `login` a member of organisation `org` (and known by id for `GET /user/{id}`). */
+  addOrgMember(org: string, user: GitHubUser): void;
+  /** Every API request's method and path, in order. */
+  requests: string[];
   close(): Promise<void>;
 }
 
@@ -53,10 +69,16 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
   const dispatches: Dispatch[] = [];
   const failures: { path: string; status: number; count: number }[] = [];
   let userOverride: unknown;
+  const repos = new Map<string, { dir: string; owner: RepoOwner; name: string }>();
+  const users = new Map<number, GitHubUser>();
+  const members = new Map<string, Set<string>>();
+  const requests: string[] = [];
+  const git = (dir: string, ...args: string[]) => execFileSync('git', ['-C', dir, ...args], { maxBuffer: 64 * 1024 * 1024 });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://fake');
     const body = await readJson(req);
+    requests.push(`${req.method} ${url.pathname}`);
     const failure = failures.find((f) => url.pathname.startsWith(f.path) && f.count > 0);
     if (failure) {
       failure.count -= 1;
@@ -96,6 +118,11 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
       return send(res, 200, userOverride ?? { ...user, type: 'User', site_admin: false, html_url: `https://github.com/${user.login}` });
     }
 
+    if (req.method === 'GET') {
+      const served = serveRepos(url);
+      if (served) return send(res, served.status, served.body);
+    }
+
     const dispatch = /^\/repos\/([^/]+)\/([^/]+)\/actions\/workflows\/([^/]+)\/dispatches$/.exec(url.pathname);
     if (req.method === 'POST' && dispatch) {
       if (token !== dispatchToken) return send(res, 401, { message: 'Bad credentials' });
@@ -114,18 +141,79 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
     send(res, 404, { message: 'Not Found' });
   };
 
+  /** The read-only REST calls an import makes, or undefined for a path that is none of them. */
+  const serveRepos = (url: URL): { status: number; body?: unknown } | undefined => {
+    const notFound = { status: 404, body: { message: 'Not Found' } };
+    const account = /^\/user\/(\d+)$/.exec(url.pathname);
+    if (account) {
+      const user = users.get(Number(account[1]));
+      return user ? { status: 200, body: { ...user, type: 'User' } } : notFound;
+    }
+    const member = /^\/orgs\/([^/]+)\/members\/([^/]+)$/.exec(url.pathname);
+    if (member) return members.get(member[1]!.toLowerCase())?.has(decodeURIComponent(member[2]!).toLowerCase()) ? { status: 204 } : notFound;
+    const repoPath = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(url.pathname);
+    if (!repoPath) return undefined;
+    const repo = repos.get(`${repoPath[1]}/${repoPath[2]}`.toLowerCase());
+    if (!repo) return notFound;
+    const rest = repoPath[3] ?? '';
+    const fullName = `${repo.owner.login}/${repo.name}`;
+    if (rest === '') return { status: 200, body: { full_name: fullName, name: repo.name, private: false, owner: repo.owner, default_branch: 'main' } };
+    const commit = /^\/commits\/(.+)$/.exec(rest);
+    if (commit) {
+      try {
+        const sha = git(repo.dir, 'rev-parse', '--verify', '--quiet', `${decodeURIComponent(commit[1]!)}^{commit}`)
+          .toString()
+          .trim();
+        return { status: 200, body: { sha, url: `${baseUrl}/repos/${fullName}/commits/${sha}` } };
+      } catch {
+        return { status: 422, body: { message: `No commit found for SHA: ${commit[1]}` } };
+      }
+    }
+    const tree = /^\/git\/trees\/([0-9a-f]{40})$/.exec(rest);
+    if (tree) {
+      let listing: string;
+      try {
+        const args = url.searchParams.get('recursive') ? ['ls-tree', '-r', '-t', '-l', tree[1]!] : ['ls-tree', '-l', tree[1]!];
+        listing = git(repo.dir, ...args).toString();
+      } catch {
+        return notFound;
+      }
+      const entries = listing
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => {
+          const [meta, path] = [line.slice(0, line.indexOf('\t')), line.slice(line.indexOf('\t') + 1)];
+          const [mode, type, sha, size] = meta.split(/\s+/) as [string, string, string, string];
+          return { path, mode, type, sha, ...(size === '-' ? {} : { size: Number(size) }) };
+        });
+      return { status: 200, body: { sha: tree[1], tree: entries, truncated: false } };
+    }
+    const blob = /^\/git\/blobs\/([0-9a-f]{40})$/.exec(rest);
+    if (blob) {
+      try {
+        const bytes = git(repo.dir, 'cat-file', 'blob', blob[1]!);
+        return { status: 200, body: { sha: blob[1], size: bytes.length, encoding: 'base64', content: bytes.toString('base64') } };
+      } catch {
+        return notFound;
+      }
+    }
+    return notFound;
+  };
+
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => send(res, 500, { message: 'fake failed' }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
 
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl,
     clientId,
     clientSecret,
     dispatchToken,
     issueCode(user) {
+      users.set(user.id, user);
       const code = randomBytes(10).toString('hex');
       codes.set(code, user);
       return code;
@@ -138,6 +226,16 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
     overrideUser(body) {
       userOverride = body;
     },
+    addRepo(fullName, gitDir, owner) {
+      repos.set(fullName.toLowerCase(), { dir: gitDir, owner, name: fullName.split('/')[1]! });
+    },
+    addOrgMember(org, user) {
+      users.set(user.id, user);
+      const set = members.get(org.toLowerCase()) ?? new Set<string>();
+      set.add(user.login.toLowerCase());
+      members.set(org.toLowerCase(), set);
+    },
+    requests,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -163,9 +261,10 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
 }
 
-/** The environment that points GitHub sign-in and the site build at `fake`. */
+/** The environment that points GitHub sign-in, the site build and imports at `fake` (with the import key imports need). */
 export function fakeGitHubEnv(fake: FakeGitHub): Record<string, string> {
   return {
+    SKILLPRESS_IMPORT_KEY: randomBytes(32).toString('hex'),
     GITHUB_CLIENT_ID: fake.clientId,
     GITHUB_CLIENT_SECRET: fake.clientSecret,
     GITHUB_BASE_URL: fake.baseUrl,

@@ -77,6 +77,23 @@ export class Client {
     return new Client(stack, cookie);
   }
 
+  /**
+   * Signs in through GitHub's OAuth flow as a browser does: the app's redirect, then its callback
+   * with the code `issueCode` (a fake GitHub's) gives and the state cookie.
+   */
+  static async signInWithGitHub(stack: TestStack, issueCode: () => string): Promise<Client> {
+    const start = await stack.request('/api/auth/github');
+    const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
+    const stateCookie = start.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('skillpress_oauth_state='))!
+      .split(';')[0]!;
+    const res = await stack.request(`/api/auth/github/callback?${new URLSearchParams({ code: issueCode(), state })}`, { headers: { cookie: stateCookie } });
+    const session = res.headers.getSetCookie().find((c) => c.startsWith('skillpress_session='));
+    if (!session) throw new Error(`GitHub sign-in ${res.status}`);
+    return new Client(stack, session.split(';')[0]!);
+  }
+
   /** A request with the session cookie and the site's Origin. */
   session(path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
     return this.stack.request(path, {

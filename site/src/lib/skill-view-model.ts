@@ -1,6 +1,7 @@
 import { limits } from '#core/limits';
 import type { RegistryDocument } from '#core/registry-document';
 import { type Provenance, provenanceLine, runUrl } from '#core/provenance';
+import { sourceLine, sourceUrl, type VersionSource } from '#core/version-source';
 import type { Finding, ScanResult } from '#core/scan/finding';
 import { authorPagePath, categoryPagePath, skillPagePath } from '#core/static-paths';
 import { formatBytes, installCommand, LOCAL_ORIGIN, priceLabel, skillsCommand, utcDay } from './format.ts';
@@ -57,6 +58,10 @@ export interface SkillViewModel {
   hasProvenance: boolean;
   provenance: string;
   provenanceUrl: string;
+  /** Where a GitHub import read the current version: "imported from owner/repo@sha path", linking the folder at that commit. */
+  hasImportSource: boolean;
+  importSource: string;
+  importSourceUrl: string;
 }
 
 export interface FindingViewModel {
@@ -84,6 +89,10 @@ export interface VersionViewModel {
   hasProvenance: boolean;
   provenance: string;
   provenanceUrl: string;
+  /** Where a GitHub import read the version, linking the folder at that commit. */
+  hasImportSource: boolean;
+  importSource: string;
+  importSourceUrl: string;
 }
 
 export interface FileViewModel {
@@ -124,6 +133,7 @@ export function skillViewModel(doc: RegistryDocument, origin = LOCAL_ORIGIN): Sk
     ...scanViewModel(doc.scan, doc.slug, origin),
     scanned: scannedLine(doc),
     ...provenanceViewModel(doc.versions.find((v) => v.version === doc.currentVersion)?.provenance),
+    ...importSourceViewModel(doc.versions.find((v) => v.version === doc.currentVersion)?.source),
   };
 }
 
@@ -139,6 +149,13 @@ function provenanceViewModel(provenance: Provenance | undefined): Pick<VersionVi
   return provenance
     ? { hasProvenance: true, provenance: provenanceLine(provenance), provenanceUrl: runUrl(provenance) }
     : { hasProvenance: false, provenance: '', provenanceUrl: '' };
+}
+
+/** The "imported from" line of a version a GitHub import published (docs/api.md §7.16), or nothing to show. */
+function importSourceViewModel(source: VersionSource | undefined): Pick<VersionViewModel, 'hasImportSource' | 'importSource' | 'importSourceUrl'> {
+  return source
+    ? { hasImportSource: true, importSource: sourceLine(source), importSourceUrl: sourceUrl(source) }
+    : { hasImportSource: false, importSource: '', importSourceUrl: '' };
 }
 
 /** What the page says about a scan; a version published before scanning has none. */
@@ -188,5 +205,6 @@ export function versionViewModel(v: RegistryDocument['versions'][number], curren
     rowClass: yanked ? 'yanked' : '',
     yankNote: yanked ? `Yanked: ${v.yankReason ?? 'no reason given'}. Installed only where a lockfile pins it.` : '',
     ...provenanceViewModel(v.provenance),
+    ...importSourceViewModel(v.source),
   };
 }

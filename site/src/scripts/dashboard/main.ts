@@ -4,6 +4,7 @@ import { skillHref } from '../../lib/skill-links.ts';
 import { fill, renderList } from '../fill.ts';
 import { api, ApiError, messageOf } from './api.ts';
 import { wireAppeals } from './appeals.ts';
+import { wireImports } from './imports.ts';
 import { wireKeys } from './keys.ts';
 import { type Shown, wireOrganisations } from './orgs.ts';
 import { wirePurchases } from './purchases.ts';
@@ -15,7 +16,7 @@ import { wireSkillPanel } from './skill-panel.ts';
  * sign-in form when the server has it on. Signed in: my skills or an organisation's (the
  * switcher), the organisation's members, invitations and log, the selected skill's analytics,
  * paid access, price and sales, versions (yank) and deprecation, visibility and transfer, my
- * purchases, my appeals, and API keys; for admins, the reports and appeals to review.
+ * purchases, my appeals, my GitHub imports, and API keys; for admins, the reports and appeals to review.
  */
 const root = document.getElementById('dashboard');
 if (root) void start(root);
@@ -35,6 +36,7 @@ async function start(root: HTMLElement): Promise<void> {
   const purchases = wirePurchases(root);
   const moderation = wireModeration(root);
   const appeals = wireAppeals(root);
+  const imports = wireImports(root);
   let login = '';
   let shown: Shown = { skills: [] };
   const orgs = wireOrganisations(
@@ -61,7 +63,14 @@ async function start(root: HTMLElement): Promise<void> {
         login = user.login;
         fill(signedIn.querySelector('.dash-head')!, { login: user.login });
         // The reports are asked for only by an admin: anyone else would only be refused.
-        await Promise.all([orgs.refresh(), keys.refresh(), purchases.refresh(), admin ? moderation.refresh() : undefined, appeals.refresh(admin)]);
+        await Promise.all([
+          orgs.refresh(),
+          keys.refresh(),
+          purchases.refresh(),
+          admin ? moderation.refresh() : undefined,
+          appeals.refresh(admin),
+          imports.refresh(),
+        ]);
       }
     } finally {
       part('loading').hidden = true;

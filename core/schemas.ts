@@ -711,7 +711,9 @@ export const importSchema = z.object({
   path: z.string().describe("the folder skills are looked for in ('' for the whole repository)"),
   org: z.string().optional(),
   createdAt: z.string(),
-  webhookUrl: z.string().describe("the webhook of this import, to add to the repository's settings with the secret (content type application/json, push events)"),
+  webhookUrl: z
+    .string()
+    .describe("the webhook of this import, to add to the repository's settings with the secret (content type application/json, push events)"),
   lastSync: z.object({ at: z.string(), commit: z.string() }).optional().describe('the last import or sync, and the commit it read'),
 });
 

@@ -215,7 +215,7 @@ const hugeFrontMatter = fc
         : kind === 'items'
           ? `list:\n${Array.from({ length: n }, (_, i) => `  - ${i}`).join('\n')}`
           : kind === 'depth'
-            ? Array.from({ length: 40 * scale }, (_, i) => `${'  '.repeat(i)}d${i}:`).join('\n') + ' x'
+            ? `${Array.from({ length: 40 * scale }, (_, i) => `${'  '.repeat(i)}d${i}:`).join('\n')} x`
             : kind === 'aliases'
               ? `base: &a [x, y]\n${Array.from({ length: 40 * scale }, (_, i) => `b${i}: *a`).join('\n')}`
               : `blob: "${'x'.repeat(17_000 * scale)}"`;

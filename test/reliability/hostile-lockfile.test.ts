@@ -95,6 +95,14 @@ const lockfile = fc.record({
   entries: fc.array(entry, { minLength: 1, maxLength: 3 }),
 });
 
+/** The lockfile `skillpress install helper` itself would write: it must install. */
+const HONEST = {
+  dirs: undefined,
+  entries: [{ slug: 'helper', path: '.agents/skills/helper', files: fileEntries(helperFiles.map((f) => decodeFile(f)!)), direct: true, links: undefined }],
+};
+const INTO_GIT = { ...HONEST, entries: [{ ...HONEST.entries[0]!, path: '.git/hooks' }] };
+const ROOT_ON_SOURCE = { ...HONEST, dirs: ['src'], entries: [{ ...HONEST.entries[0]!, path: 'src/helper' }] };
+
 let runs = 0;
 const outcomes = new Map<string, number>();
 
@@ -139,7 +147,8 @@ describe('a hostile lockfile', () => {
         expect(fileTree(root).filter((path) => !path.startsWith('project/') && path !== 'project/')).toEqual([]);
         rmSync(root, { recursive: true, force: true });
       }),
-      { numRuns: RUNS },
+      // The honest lockfile and the two plain attacks always run, so each outcome is reached whatever the seed.
+      { numRuns: RUNS, examples: [[HONEST], [INTO_GIT], [ROOT_ON_SOURCE]] },
     );
     // Both refusals and real installs must be reached, or the property proves little.
     const seen = [...outcomes.keys()].join('\n');

@@ -94,6 +94,16 @@ const lyingRegistry = fc
     }));
   });
 
+/** An honest registry and a plain lie, always run, so both outcomes are reached whatever the seed. */
+const HONEST: FakeSkill[] = [
+  { slug: 'app', dependencies: { helper: '*' }, files: [file('SKILL.md')] },
+  { slug: 'helper', files: [file('SKILL.md')] },
+];
+const CLIMBING: FakeSkill[] = [
+  { slug: 'app', dependencies: { '../../evil': '*' }, files: [file('SKILL.md')] },
+  { slug: '../../evil', files: [file('SKILL.md')] },
+];
+
 let runs = 0;
 const outcomes = new Map<string, number>();
 
@@ -118,7 +128,7 @@ describe('a lying registry', () => {
         expect(inside).toEqual([]);
         rmSync(root, { recursive: true, force: true });
       }),
-      { numRuns: RUNS },
+      { numRuns: RUNS, examples: [[HONEST], [CLIMBING]] },
     );
     // The generator must reach both refusals and real installs, or the property proves little.
     const codes = [...outcomes.keys()].join('\n');

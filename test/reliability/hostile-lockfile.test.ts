@@ -95,13 +95,15 @@ const lockfile = fc.record({
   entries: fc.array(entry, { minLength: 1, maxLength: 3 }),
 });
 
+type Lockfile = typeof lockfile extends fc.Arbitrary<infer T> ? T : never;
+
 /** The lockfile `skillpress install helper` itself would write: it must install. */
-const HONEST = {
+const HONEST: Lockfile = {
   dirs: undefined,
   entries: [{ slug: 'helper', path: '.agents/skills/helper', files: fileEntries(helperFiles.map((f) => decodeFile(f)!)), direct: true, links: undefined }],
 };
-const INTO_GIT = { ...HONEST, entries: [{ ...HONEST.entries[0]!, path: '.git/hooks' }] };
-const ROOT_ON_SOURCE = { ...HONEST, dirs: ['src'], entries: [{ ...HONEST.entries[0]!, path: 'src/helper' }] };
+const INTO_GIT: Lockfile = { ...HONEST, entries: [{ ...HONEST.entries[0]!, path: '.git/hooks' }] };
+const ROOT_ON_SOURCE: Lockfile = { ...HONEST, dirs: ['src'], entries: [{ ...HONEST.entries[0]!, path: 'src/helper' }] };
 
 let runs = 0;
 const outcomes = new Map<string, number>();

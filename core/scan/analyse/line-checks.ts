@@ -1,3 +1,5 @@
+import { pathMentions } from '../../effects/classify.ts';
+import { READ_CLASSES } from '../../effects/effect.ts';
 import { untrustedHost } from './hosts.ts';
 import { codePointNames, invisibleMarks } from '../normalise/invisible.ts';
 import type { Hit, LineFile } from './rule.ts';
@@ -105,56 +107,25 @@ export function decodeToShell(line: LineContext): Hit | null {
   return substitution && substitution.index < decoder.index ? { excerpt: substitution[0] } : null;
 }
 
-/** Words of which a line naming a credential store (CREDENTIAL_STORE) holds one: path segments may be quoted apart, so no slashes. */
-export const CREDENTIAL_WORDS = [
-  '.ssh',
-  '.aws',
-  'gcloud',
-  '.azure',
-  '.kube',
-  '.docker',
-  'npmrc',
-  'netrc',
-  'pypirc',
-  'git-credentials',
-  'hosts.yml',
-  'vault-token',
-  'terraform.d',
-  'solana',
-  '.gnupg',
-  'password-store',
-];
+/** The read classes that are credential stores (browser, keychain, the environment and `.env` files are sources of their own, analyse/flows.ts). */
+const STORE_CLASSES = new Set<string>(READ_CLASSES.filter((c) => !['browser-data', 'keychains', 'dotenv', 'secret-env'].includes(c)));
+/** Classes whose folder holds little but secrets: `~/.ssh`, `~/.aws`, `~/.gnupg` named alone name the store. */
+const WHOLE_FOLDER_CLASSES = new Set(['cloud-credentials', 'cluster-credentials', 'ssh-keys', 'gpg-keys']);
+const STORES = pathMentions(
+  (row) => row.effect === 'reads' && STORE_CLASSES.has(row.class),
+  (row) => WHOLE_FOLDER_CLASSES.has(row.class),
+);
 
 /**
- * Credential stores by path. Public keys (`.pub`), `known_hosts` and ssh's `config` are not
+ * Credential stores by path, as the sensitive-classes table lists them (one table for the
+ * scanner and the sandbox). Public keys (`.pub`), `known_hosts` and ssh's `config` are not
  * secrets; `.npmrc`, `.netrc`, `.pypirc` and `.git-credentials` hold tokens in the home folder,
  * while a project's own `.npmrc` is configuration.
  */
-export const CREDENTIAL_STORE = credentialStorePattern();
+export const CREDENTIAL_STORE = STORES.pattern;
 
-function credentialStorePattern(): RegExp {
-  // Path segments may be joined by a separator or passed apart: path.join(home, '.ssh', 'id_rsa'), Path.home() / ".aws" / "credentials".
-  const sep = String.raw`(?:[/\\]|["']\s{0,4}[,/+]\s{0,4}[fr]?["'])`;
-  const home = String.raw`(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\/root|\/home\/[\w.-]{1,32}|\/Users\/[\w.-]{1,32}|homedir\(\)|home\(\)|expanduser\(\s{0,4}["']~)`;
-  const stores = [
-    String.raw`\.ssh${sep}(?:id_[a-z0-9_]{1,20}\b(?!\.pub)|identity\b|\*)`,
-    // Whole folders of credentials: ~/.ssh, ~/.aws, ~/.gnupg and the like, not a file inside them.
-    String.raw`(?:${home}[/\\]|(?<![\w.-]))\.(?:ssh|aws|azure|gnupg)[/\\]?(?=["'\s)\x60]|$)`,
-    String.raw`\.aws${sep}credentials\b`,
-    String.raw`\.config${sep}gcloud${sep}(?:credentials\.db|access_tokens\.db|legacy_credentials|application_default_credentials\.json)`,
-    String.raw`\.azure${sep}(?:accessTokens\.json|msal_token_cache)`,
-    String.raw`\.kube${sep}config\b`,
-    String.raw`\.docker${sep}config\.json`,
-    String.raw`${home}["'\s,+]{0,6}${sep}?\.(?:npmrc|netrc|pypirc|git-credentials)\b`,
-    String.raw`\.config${sep}gh${sep}hosts\.yml`,
-    String.raw`\.vault-token\b`,
-    String.raw`\.terraform\.d${sep}credentials`,
-    String.raw`\.config${sep}solana${sep}id\.json`,
-    String.raw`\.gnupg[/\\]`,
-    String.raw`\.password-store\b`,
-  ];
-  return new RegExp(`(?:${stores.join('|')})`, 'i');
-}
+/** Words of which a line naming a credential store (CREDENTIAL_STORE) holds one: path segments may be quoted apart, so no slashes. */
+export const CREDENTIAL_WORDS: readonly string[] = STORES.words;
 
 const CODE_READ =
   /\b(?:cat|less|more|head|tail|cp|scp|rsync|tar|zip|7z|base64|xxd|od|strings|open|read_text|read_bytes|readFile(?:Sync)?|Get-Content|gc|Copy-Item|Compress-Archive|glob|walk|listdir|readdir(?:Sync)?|sqlite3|upload|send|post)\b|<\s{0,4}[~$]|--data(?:-binary|-raw)?\s{1,4}["']?@|-F\s{1,4}["']?[\w-]{0,30}=@/i;
@@ -178,8 +149,17 @@ export function credentialStoreRead(line: LineContext): Hit | null {
   return reads ? { excerpt: store[0] } : null;
 }
 
-const STARTUP_FILE =
-  /(?:\.(?:bashrc|zshrc|profile|bash_profile|bash_login|zprofile|zshenv|zlogin|cshrc|tcshrc)\b|\.config\/fish\/config\.fish\b|\/etc\/(?:profile|bash\.bashrc|zshrc|environment)\b|\$PROFILE\b)/;
+/** The shell start-up files of the sensitive-classes table (by its rows' ids), and PowerShell's name for its profile. */
+const STARTUP_ROWS = new Set(['shell-startup', 'fish-startup', 'powershell-profile', 'system-shell-startup']);
+const STARTUP_FILE = new RegExp(
+  `${
+    pathMentions(
+      (row) => STARTUP_ROWS.has(row.id),
+      () => false,
+    ).pattern.source
+  }|\\$PROFILE\\b`,
+  'i',
+);
 const WRITE_TO_STARTUP = new RegExp(
   String.raw`(?:>>?\s{0,4}["']?[^\s"';&|]{0,80}?|\btee\s{1,4}(?:-a\s{1,4})?["']?[^\s"';&|]{0,80}?|\bsed\s{1,4}-i\b[^\n]{0,200}?|\b(?:appendFile(?:Sync)?|writeFile(?:Sync)?)\([^\n]{0,120}?|\bopen\([^\n]{0,120}?|\b(?:Add-Content|Set-Content|Out-File)\b[^\n]{0,80}?)${STARTUP_FILE.source}`,
   'i',

@@ -118,6 +118,15 @@ export class RegistryClient {
   }
 
   /**
+   * Starts reading the signing keys now, beside the registry lookups, so that the first signature
+   * checked need not wait for them. A failure is kept, not thrown here: it is the one the first
+   * check then gives. Called once the lockfile's keys are pinned ({@link pin}).
+   */
+  prefetchKeys(): void {
+    this.signingKeys().catch(() => undefined);
+  }
+
+  /**
    * The whole catalog: from its pages (docs/api.md §11.5), each read only when the index names an
    * ETag the cached copy lacks, so a search after a publish reads the index and one page; from
    * `/.well-known/skills.json` when the registry has no pages (the interface asks only for that).

@@ -554,8 +554,16 @@ function lockEntry(t: Target, files: FileEntry[]): LockedSkill {
   };
 }
 
-/** Downloads one version, turning paid-access refusals into advice the user can follow. */
+/**
+ * Downloads one version: a free public one from its bundle on the CDN (counted there), anything
+ * else, or a version without a bundle yet, from the delivery endpoint, turning paid-access
+ * refusals into advice the user can follow.
+ */
 async function deliver(ctx: InstallContext, client: RegistryClient, t: Target): Promise<{ value: unknown; bytes?: Uint8Array }> {
+  if (!t.paid && !t.private) {
+    const bundle = await client.bundle(t.slug, t.version);
+    if (bundle) return bundle;
+  }
   try {
     const token = t.paid ? (ctx.token ?? (await ownToken(ctx, client, t))) : undefined;
     return await client.deliver(t.id, t.version, token, t.private === true);

@@ -9,7 +9,7 @@ import type { deliverySchema, PublishBody, publishedSkillSchema, Skill, VersionB
 import type { CatalogIndex } from '../core/catalog-pages.ts';
 import { mapLimit } from '../core/map-limit.ts';
 import type { SearchAnswerDocument } from '../core/search/schemas.ts';
-import { CATALOG_INDEX_KEY, CATALOG_KEY, registryPath, SIGNING_KEYS_KEY } from '../core/static-paths.ts';
+import { BUNDLE_INSTALL_MARK, bundlePath, CATALOG_INDEX_KEY, CATALOG_KEY, registryPath, SIGNING_KEYS_KEY } from '../core/static-paths.ts';
 import { parseRegistryKeys, type RegistryKey } from '../core/version-signature.ts';
 import { CliError } from './cli-error.ts';
 import { configPath, normalRegistry, type PinnedKey, readConfig } from './config.ts';
@@ -118,6 +118,15 @@ export class RegistryClient {
   }
 
   /**
+   * Starts reading the signing keys now, beside the registry lookups, so that the first signature
+   * checked need not wait for them. A failure is kept, not thrown here: it is the one the first
+   * check then gives. Called once the lockfile's keys are pinned ({@link pin}).
+   */
+  prefetchKeys(): void {
+    this.signingKeys().catch(() => undefined);
+  }
+
+  /**
    * The whole catalog: from its pages (docs/api.md §11.5), each read only when the index names an
    * ETag the cached copy lacks, so a search after a publish reads the index and one page; from
    * `/.well-known/skills.json` when the registry has no pages (the interface asks only for that).
@@ -215,6 +224,28 @@ export class RegistryClient {
       compressed: true,
       ...(apiKey ? { apiKey } : {}),
     });
+  }
+
+  /**
+   * A free public version's files from its immutable bundle on the CDN (docs/api.md §11.4), with
+   * the body's bytes, which are the ones its integrity is over. The download carries
+   * {@link BUNDLE_INSTALL_MARK}, so the CDN's log counts it as one install, as a delivery would
+   * be counted (docs/api.md §10.2). Undefined when the registry serves no bundle there (a version
+   * published a moment ago, before the rebuild wrote it, or a registry without bundles): only a
+   * `404`, which counts nothing, so asking the delivery endpoint then still counts the install once.
+   */
+  async bundle(slug: string, version: string): Promise<{ value: Delivery; bytes?: Uint8Array } | undefined> {
+    const [name, value] = BUNDLE_INSTALL_MARK.split('=') as [string, string];
+    try {
+      return await this.http.jsonAndBytes(bundlePath(registrySlug(slug, 'asked to download'), encodeURIComponent(version)), {
+        query: { [name]: value },
+        maxBytes: ANSWER_BYTES.delivery,
+        compressed: true,
+      });
+    } catch (error) {
+      if (error instanceof CliError && error.code === 'not_found') return undefined;
+      throw error;
+    }
   }
 
   /** The account an API key belongs to (`GET /api/me`). */

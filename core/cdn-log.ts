@@ -1,8 +1,8 @@
 import { isValidSlug } from './slug.ts';
-import { SKILL_INDEX_MARK } from './static-paths.ts';
+import { BUNDLE_INSTALL_MARK, SKILL_INDEX_MARK } from './static-paths.ts';
 
 /**
- * The CDN's log of the discovery index's downloads, and which of its records are installs
+ * The CDN's log of the discovery index's downloads and of bundles, and which of its records are installs
  * (docs/api.md §10.2). On AWS, CloudFront writes a real-time log record per request of the
  * discovery archives and `SKILL.md` files to a Kinesis stream: one line of tab-separated fields
  * in the order of {@link CDN_LOG_FIELDS} (the stack configures exactly these), with `-` for a
@@ -56,11 +56,19 @@ export interface CdnInstall {
  * v0.1 well-known path).
  */
 const INSTALL_PATH = /^\/\.well-known\/(?:agent-skills|skills)\/([^/]+)\/(?:(?<version>[^/]+\.tar\.gz|[^/]+\/SKILL\.md)|SKILL\.md)$/;
+/** A free version's bundle, which `skillpress install` downloads (docs/api.md §11.4). */
+const BUNDLE_PATH = /^\/bundles\/([^/]+)\/[^/]+\.json$/;
 
-/** The slug a path would install, if it is one of the discovery files whose downloads are logged. */
+/** The slug a path would install, if it is one of the files whose downloads are logged: a discovery file or a bundle. */
 export function installedSlugOfPath(path: string): string | undefined {
-  const slug = INSTALL_PATH.exec(path)?.[1];
+  const slug = (INSTALL_PATH.exec(path) ?? BUNDLE_PATH.exec(path))?.[1];
   return slug && isValidSlug(slug) ? slug : undefined;
+}
+
+/** Whether `query` carries `mark` (`name=value`). */
+function marked(query: string | undefined, mark: string): boolean {
+  const [name, value] = mark.split('=') as [string, string];
+  return new URLSearchParams(query ?? '').get(name) === value;
 }
 
 /**
@@ -69,12 +77,13 @@ export function installedSlugOfPath(path: string): string | undefined {
  * `--list` as well, so such a download says nothing about what was installed. A skill's own index
  * names the same artifacts with {@link SKILL_INDEX_MARK} in the query: a download through it is
  * that skill's install. The unversioned `SKILL.md` is named by no index: whoever fetches it asked
- * for that skill.
+ * for that skill. A bundle is read by mirrors and browsers too: only `skillpress install`'s
+ * download, marked {@link BUNDLE_INSTALL_MARK}, installs it.
  */
 function namesItsSkill(path: string, query: string | undefined): boolean {
+  if (BUNDLE_PATH.test(path)) return marked(query, BUNDLE_INSTALL_MARK);
   if (INSTALL_PATH.exec(path)?.groups?.version === undefined) return true;
-  const [name, value] = SKILL_INDEX_MARK.split('=') as [string, string];
-  return new URLSearchParams(query ?? '').get(name) === value;
+  return marked(query, SKILL_INDEX_MARK);
 }
 
 /** The header `skills` sends when it only checks for updates: never an install. */

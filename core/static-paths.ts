@@ -56,6 +56,13 @@ export const scopedDiscoveryKey = (slug: string) => `skills/${slug}/.well-known/
  * install (core/cdn-log.ts). Static hosts ignore the query.
  */
 export const SKILL_INDEX_MARK = 'via=skill-index';
+/**
+ * What `skillpress install` adds to the query of a bundle it downloads to install it: such a
+ * download counts as the install of its skill (core/cdn-log.ts), once per request, as a delivery
+ * would. A bundle read without it (a mirror, a browser, `info`) counts nothing. Static hosts
+ * ignore the query.
+ */
+export const BUNDLE_INSTALL_MARK = 'via=install';
 
 /** The `skillpress` package, whose default registry is the origin that serves it (scripts/cli-package.ts). */
 export const cliPackageKey = 'cli/skillpress.tgz';

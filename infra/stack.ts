@@ -692,7 +692,8 @@ export class SkillpressStack extends Stack {
         '/.well-known/*': fromStatic(catalog),
         // The catalog's pages and their index (docs/api.md §11.5).
         '/catalog/*': fromStatic(catalog),
-        '/bundles/*': fromStatic(immutable),
+        // `skillpress install` downloads free versions here, marked: those are installs too (core/cdn-log.ts).
+        '/bundles/*': { ...fromStatic(immutable), realtimeLogConfig: installLog },
       },
     });
     // What CDK warns about (a listing at the root path) is answered by defaultRootObject, and

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 /** CommonJS packages inside an ES module call `require`, which ESM lacks: each bundle makes one first. */
 export const REQUIRE_BANNER =
@@ -29,23 +29,33 @@ export function statFingerprint(root, files) {
   return hash.digest('hex');
 }
 
-/**
- * An esbuild plugin that puts the scanner's shell grammar inside the bundle: the module that reads
- * the two WebAssembly files from their packages (core/scan/read/grammar-files.ts) becomes one that
- * imports their bytes, so a bundle needs no node_modules beside it.
- */
-export function embedGrammar() {
+/** The shell grammar's two WebAssembly files, in the packages that ship them. */
+export function grammarFiles() {
   const require = createRequire(import.meta.url);
-  const files = {
+  return {
     runtime: require.resolve('web-tree-sitter/web-tree-sitter.wasm'),
     bash: require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'),
   };
+}
+
+/**
+ * An esbuild plugin that puts the scanner's shell grammar inside the bundle: the module that reads
+ * the two WebAssembly files from their packages (core/scan/read/grammar-files.ts) becomes one that
+ * imports their bytes, so a bundle needs no node_modules beside it. With `beside`, it becomes one
+ * that reads them from the bundle's own folder instead, under their own names (the CLI's package
+ * ships them as files: as code they would be most of it, and most commands never read them); the
+ * build then copies them there.
+ */
+export function embedGrammar({ beside = false } = {}) {
+  const files = grammarFiles();
   return {
     name: 'embed-grammar',
     setup(build) {
       build.onLoad({ filter: /[\\/]core[\\/]scan[\\/]read[\\/]grammar-files\.ts$/ }, () => ({
         loader: 'js',
-        contents: `import runtime from ${JSON.stringify(files.runtime)};\nimport bash from ${JSON.stringify(files.bash)};\nexport function grammarBytes() { return { runtime, bash }; }\n`,
+        contents: beside
+          ? `import { readFileSync } from 'node:fs';\nexport function grammarBytes() { return { runtime: readFileSync(new URL(${JSON.stringify(`./${basename(files.runtime)}`)}, import.meta.url)), bash: readFileSync(new URL(${JSON.stringify(`./${basename(files.bash)}`)}, import.meta.url)) }; }\n`
+          : `import runtime from ${JSON.stringify(files.runtime)};\nimport bash from ${JSON.stringify(files.bash)};\nexport function grammarBytes() { return { runtime, bash }; }\n`,
       }));
       build.onLoad({ filter: /\.wasm$/ }, (args) => ({ loader: 'binary', contents: readFileSync(args.path) }));
       // web-tree-sitter imports Node's built-ins by their bare names: the bundles name them as built-ins.

@@ -86,6 +86,8 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
   const ctx = { io, ui: io.ui, client, token: options.token, force: options.force, ownTokens: true };
   const existing = await readLockfile(scope, io.ui.line);
   if (existing) pinLockfileKeys(existing, clientFor);
+  // Named skills are resolved with this registry, whose keys every download's signature needs.
+  if (options.specs.length > 0) client.prefetchKeys();
 
   let outcome: InstallOutcome;
   let suspicious: SuspiciousVersion[] = [];

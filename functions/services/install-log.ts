@@ -3,7 +3,7 @@ import { clientOf } from '#core/install-analytics';
 import type { InstallCounter } from '../store/downloads.ts';
 
 /**
- * Installs from the CDN's log (docs/api.md §10.2): each record of a discovery download that
+ * Installs from the CDN's log (docs/api.md §10.2): each record of a discovery download or bundle that
  * counts (core/cdn-log.ts) is one install of its skill, from the source `cli`, told apart by
  * its client and counted once per CDN request id. The `install-log` Lambda reads the lines from
  * CloudFront's real-time log stream; the local runtime hands over the local CDN's lines.

@@ -66,7 +66,7 @@ export interface LocalCdnOptions {
   sitePending?: () => boolean;
   /**
    * Told a log line (CloudFront's real-time log format, core/cdn-log.ts) for each request of a
-   * discovery download, as CloudFront's real-time log is configured on those paths alone: the
+   * discovery download or a bundle, as CloudFront's real-time log is configured on those paths alone: the
    * runtime counts installs from these lines through the same code as the log's Lambda.
    */
   log?: (line: string) => void;

@@ -11,7 +11,7 @@ import type { RegistryKey } from '#core/version-signature';
 /**
  * The `skillpress` package as a registry serves it (`GET /cli/skillpress.tgz`, and
  * `/cli/skillpress-<version>.tgz`, docs/api.md §11): what `npm pack` in cli/ would make — its
- * manifest, README, the launcher and the bundle under `package/` — plus `registry.json`, which
+ * manifest, README, the launcher, the bundle's modules and the grammar's files under `package/` — plus `registry.json`, which
  * makes the origin that serves it the client's default registry and pins that registry's signing
  * keys (cli/packaged-registry.ts). So `npx -y <origin>/cli/skillpress.tgz install <slug>` talks
  * to that origin with nothing installed and no flag, and trusts no signature but its keys' (and
@@ -34,13 +34,14 @@ const manifest = JSON.parse(readFileSync(join(cli, 'package.json'), 'utf8')) as 
 /** The version the package carries (cli/package.json). */
 export const CLI_VERSION = manifest.version;
 
-/** Builds the bundle when its sources changed since it was built, as cli/bin.mjs does. */
-async function freshBundle(): Promise<void> {
-  const { BUNDLE, bundleCli, FINGERPRINT, sourceFingerprint } = (await import(
+/** Builds the bundle when its sources changed since it was built, as cli/bin.mjs does; gives the files of its dist/. */
+async function freshBundle(): Promise<string[]> {
+  const { BUNDLE, bundleCli, FINGERPRINT, packagedFiles, sourceFingerprint } = (await import(
     new URL('../../cli/bundle.mjs', import.meta.url).href
   )) as typeof import('../../cli/bundle.mjs');
   const built = existsSync(FINGERPRINT) ? readFileSync(FINGERPRINT, 'utf8').trim() : undefined;
   if (!existsSync(BUNDLE) || built !== sourceFingerprint()) await bundleCli();
+  return packagedFiles();
 }
 
 /**
@@ -49,7 +50,7 @@ async function freshBundle(): Promise<void> {
  * none is saved (for the npm registry's copy, see README).
  */
 export async function packCli(registry?: string, keys: readonly Pick<RegistryKey, 'keyid' | 'publicKey'>[] = []): Promise<Buffer> {
-  await freshBundle();
+  const dist = await freshBundle();
   const stage = mkdtempSync(join(tmpdir(), 'skillpress-cli-pack-'));
   try {
     const root = join(stage, 'package');
@@ -58,11 +59,12 @@ export async function packCli(registry?: string, keys: readonly Pick<RegistryKey
     const { scripts: _build, ...packed } = manifest;
     writeFileSync(join(root, 'package.json'), `${JSON.stringify(packed, null, 2)}\n`);
     writeFileSync(join(root, 'README.md'), readFileSync(join(cli, 'README.md')));
-    writeFileSync(join(root, 'dist', 'skillpress.mjs'), readFileSync(join(cli, 'dist', 'skillpress.mjs')), { mode: 0o755 });
-    writeFileSync(join(root, 'dist', 'cli.mjs'), readFileSync(join(cli, 'dist', 'cli.mjs')));
+    for (const name of dist) {
+      writeFileSync(join(root, 'dist', name), readFileSync(join(cli, 'dist', name)), name === 'skillpress.mjs' ? { mode: 0o755 } : undefined);
+    }
     const pinned = keys.map(({ keyid, publicKey }) => ({ keyid, publicKey }));
     if (registry !== undefined) writeFileSync(join(root, 'registry.json'), `${JSON.stringify({ registry, ...(pinned.length > 0 ? { keys: pinned } : {}) })}\n`);
-    const entries = ['package/package.json', 'package/README.md', 'package/dist/cli.mjs', 'package/dist/skillpress.mjs'];
+    const entries = ['package/package.json', 'package/README.md', ...dist.map((name) => `package/dist/${name}`)];
     if (registry !== undefined) entries.push('package/registry.json');
     const stream = create({ cwd: stage, gzip: { level: 9 }, portable: true, mtime: new Date('2000-01-01T00:00:00Z'), noDirRecurse: true }, entries);
     const chunks: Buffer[] = [];

@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { packagedFiles } from '../../cli/bundle.mjs';
 import { type CliResult, runCli } from '../support/cli-process.ts';
 import { call, type ServerProcess, startServer } from '../support/server-process.ts';
 
@@ -51,7 +52,9 @@ afterAll(async () => {
 describe('the skillpress package', () => {
   it('holds the launcher, the bundle, the README and the manifest, and depends on nothing', async () => {
     const { stdout } = await exec('tar', ['-tzf', tarball]);
-    expect(stdout.trim().split('\n').sort()).toEqual(['package/README.md', 'package/dist/cli.mjs', 'package/dist/skillpress.mjs', 'package/package.json']);
+    expect(stdout.trim().split('\n').sort()).toEqual(
+      ['package/README.md', ...packagedFiles().map((name) => `package/dist/${name}`), 'package/package.json'].sort(),
+    );
     const manifest = JSON.parse(readFileSync(join(prefix, 'lib/node_modules/skillpress/package.json'), 'utf8'));
     expect(manifest).toMatchObject({ name: 'skillpress', bin: { skillpress: 'dist/skillpress.mjs' }, engines: { node: '>=20' } });
     expect(manifest.dependencies).toBeUndefined();
@@ -63,17 +66,29 @@ describe('the skillpress package', () => {
     const launcher = read('skillpress.mjs');
     expect(launcher.startsWith('#!/usr/bin/env node\n')).toBe(true);
     expect(specifiers(launcher)).toEqual(['node:module', './cli.mjs']);
-    const bundle = specifiers(read('cli.mjs'));
+    const modules = readdirSync(join(prefix, 'lib/node_modules/skillpress/dist')).filter((f) => f !== 'skillpress.mjs' && f.endsWith('.mjs'));
+    const bundle = modules.flatMap((file) => specifiers(read(file)));
     expect(bundle.length).toBeGreaterThan(0);
-    expect(bundle.filter((s) => !s.startsWith('node:'))).toEqual([]);
+    // Node's built-ins, and the bundle's own modules beside it.
+    expect(bundle.filter((s) => !s.startsWith('node:') && !modules.includes(s.replace(/^\.\//, '')))).toEqual([]);
     // Loaded by the scanner when a compressed payload turns up, not at every start.
-    expect(bundle).not.toContain('node:zlib');
+    expect(specifiers(read('cli.mjs'))).not.toContain('node:zlib');
   });
 
   it('installs with npm install -g from the tarball and runs from the prefix', async () => {
     const version = await skillpress(work, '--version');
     expectExit(version, 0);
     expect(version.stdout).toBe(`${JSON.parse(readFileSync(join(cliDir, 'package.json'), 'utf8')).version}\n`);
+  });
+
+  it('scans a folder with a shell script: the grammar is read from the files beside the bundle', async () => {
+    const folder = join(work, 'scanned');
+    mkdirSync(join(folder, 'scripts'), { recursive: true });
+    writeFileSync(join(folder, 'SKILL.md'), '---\nname: scanned\ndescription: Scanned by the packed CLI.\n---\n# Scanned\n');
+    writeFileSync(join(folder, 'scripts/run.sh'), '#!/bin/sh\necho "$1" | tr a-z A-Z\n');
+    const scanned = await skillpress(folder, 'scan', '--json');
+    expectExit(scanned, 0);
+    expect(scanned.json.verdict).toBe('clean');
   });
 
   it('searches and installs a skill from a running registry', async () => {

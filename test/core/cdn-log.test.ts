@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CDN_LOG_FIELDS, type CdnLogRecord, formatCdnLogRecord, installedSlugOfPath, installOfRecord, parseCdnLogRecord } from '#core/cdn-log';
+import { BUNDLE_INSTALL_MARK } from '#core/static-paths';
 
 const record = (overrides: Partial<CdnLogRecord> = {}): CdnLogRecord => ({
   at: Date.parse('2026-11-27T10:00:00.123Z'),
@@ -86,9 +87,31 @@ describe('which records are installs', () => {
       '/.well-known/agent-skills/index.json',
       '/.well-known/agent-skills/Pdf/1.0.0.tar.gz',
       '/.well-known/agent-skills/../x/SKILL.md',
-      '/bundles/pdf-tools/1.0.0.json',
+      '/bundles/Pdf/1.0.0.json',
+      '/bundles/pdf-tools/1.0.0/x.json',
+      '/bundles/pdf-tools.json',
     ]) {
       expect(installedSlugOfPath(path), path).toBeUndefined();
     }
+  });
+
+  it('counts a GET answered 200 of a bundle that carries the install mark: how skillpress install downloads a free version', () => {
+    const bundle = record({ path: '/bundles/pdf-tools/1.2.0.json', query: BUNDLE_INSTALL_MARK, userAgent: 'skillpress-cli/0.1.0 node/22.1.0' });
+    expect(installedSlugOfPath(bundle.path)).toBe('pdf-tools');
+    expect(installOfRecord(bundle)).toEqual({
+      slug: 'pdf-tools',
+      at: bundle.at,
+      address: '198.51.100.7',
+      userAgent: 'skillpress-cli/0.1.0 node/22.1.0',
+      requestId: 'Zx1-abc_DEF==',
+    });
+  });
+
+  it('never counts a bundle without the mark (a mirror, the site, anyone reading files), nor its HEAD, 304 or error', () => {
+    const bundle = record({ path: '/bundles/pdf-tools/1.2.0.json', query: BUNDLE_INSTALL_MARK });
+    for (const query of [undefined, 'via=skill-index', 'via=other']) expect(installOfRecord({ ...bundle, query }), String(query)).toBeUndefined();
+    expect(installOfRecord({ ...bundle, method: 'HEAD' })).toBeUndefined();
+    expect(installOfRecord({ ...bundle, status: 304 })).toBeUndefined();
+    expect(installOfRecord({ ...bundle, status: 404 })).toBeUndefined();
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packagedFiles } from '../../cli/bundle.mjs';
 import { packCli } from '#scripts/release/cli-package';
 import { eventually } from '../support/eventually.ts';
 import { call, type ServerProcess, startServer } from '../support/server-process.ts';
@@ -76,13 +77,9 @@ describe('the client from the registry', () => {
     expect(latest.headers.get('content-type')).toBe('application/gzip');
     expect(latest.headers.get('cache-control')).toBe('public, max-age=300');
     const files = untar(Buffer.from(await latest.arrayBuffer()));
-    expect([...files.keys()].sort()).toEqual([
-      'package/README.md',
-      'package/dist/cli.mjs',
-      'package/dist/skillpress.mjs',
-      'package/package.json',
-      'package/registry.json',
-    ]);
+    expect([...files.keys()].sort()).toEqual(
+      ['package/README.md', ...packagedFiles().map((name) => `package/dist/${name}`), 'package/package.json', 'package/registry.json'].sort(),
+    );
     // The keys it pins are the registry's own: those keys.json lists, ids and public keys.
     const served = (await (await fetch(`${base}/.well-known/skillpress/keys.json`)).json()) as { keys: { keyid: string; publicKey: string }[] };
     expect(JSON.parse(files.get('package/registry.json')!.toString())).toEqual({

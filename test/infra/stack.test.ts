@@ -469,12 +469,17 @@ describe('Lambdas', () => {
     });
   });
 
-  it('counts discovery downloads from CloudFront’s real-time log: the download behaviours (archives, versioned and current SKILL.md files) log to a Kinesis stream the install-log Lambda reads', () => {
+  it('counts discovery and bundle downloads from CloudFront’s real-time log: the download behaviours (archives, versioned and current SKILL.md files, bundles) log to a Kinesis stream the install-log Lambda reads', () => {
     const [, config] = ofType('AWS::CloudFront::RealtimeLogConfig')[0]!;
     expect(config.Properties).toMatchObject({ Fields: [...CDN_LOG_FIELDS], SamplingRate: 100 });
     const [, dist] = ofType('AWS::CloudFront::Distribution')[0]!;
     const logged = (dist.Properties.DistributionConfig.CacheBehaviors as any[]).filter((b) => b.RealtimeLogConfigArn).map((b) => b.PathPattern);
-    expect(logged.sort()).toEqual(['/.well-known/agent-skills/*.tar.gz', '/.well-known/agent-skills/*/*/SKILL.md', '/.well-known/agent-skills/*/SKILL.md']);
+    expect(logged.sort()).toEqual([
+      '/.well-known/agent-skills/*.tar.gz',
+      '/.well-known/agent-skills/*/*/SKILL.md',
+      '/.well-known/agent-skills/*/SKILL.md',
+      '/bundles/*',
+    ]);
     const reader = byName('install-log');
     const [, mapping] = ofType('AWS::Lambda::EventSourceMapping').find(([, m]) => m.Properties.FunctionName.Ref === logicalId(reader))!;
     expect(mapping.Properties).toMatchObject({ StartingPosition: 'TRIM_HORIZON', BisectBatchOnFunctionError: true, MaximumRetryAttempts: 10 });

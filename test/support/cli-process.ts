@@ -56,7 +56,7 @@ export interface Proxy {
 }
 
 /**
- * A loopback proxy in front of the registry that rewrites delivery answers with `mutate`: the
+ * A loopback proxy in front of the registry that rewrites downloads (deliveries and bundles) with `mutate`: the
  * man in the middle (or the corrupted cache) the client's integrity checks must stop.
  */
 export async function startTamperProxy(
@@ -74,7 +74,8 @@ export async function startTamperProxy(
       body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
     });
     let body = Buffer.from(await upstream.arrayBuffer());
-    if (req.url!.startsWith('/api/deliver/') && upstream.status === 200) {
+    // Every download a client installs: a delivery, or a free version's bundle.
+    if ((req.url!.startsWith('/api/deliver/') || req.url!.startsWith('/bundles/')) && upstream.status === 200) {
       const delivery = JSON.parse(body.toString('utf8'));
       mutate(delivery);
       body = Buffer.from(JSON.stringify(delivery));

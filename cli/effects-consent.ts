@@ -28,6 +28,15 @@ export function observationOf(summary: VersionSummary): Pick<Target, 'behaviour'
   };
 }
 
+/**
+ * The behaviour and effects a version's signature covers (docs/api.md §11.11), as the registry
+ * served them: what was shown is what the signature is checked against before the download. Its
+ * type says nothing of the fields, which the signature alone vouches for.
+ */
+export function signedObservation(t: Pick<Target, 'behaviour' | 'effects'>): object {
+  return { ...(t.behaviour === undefined ? {} : { behaviour: t.behaviour }), ...(t.effects === undefined ? {} : { effects: t.effects }) };
+}
+
 /** When no version matched because the matching ones are still observed: the advice to pass `--allow-pending`. */
 export function unclearedHint(versions: readonly Pick<VersionSummary, 'version'>[], allowPending: boolean): { hint?: string } {
   const pending = versions.filter((v) => (v as { behaviour?: unknown }).behaviour === 'pending').map((v) => v.version);

@@ -30,7 +30,7 @@ import { type Verified, verifyDelivery } from './verify-delivery.ts';
 import { checkSignature, summaryFacts } from './verify-signature.ts';
 import type { SignedFacts } from '../core/version-signature.ts';
 import type { Provenance } from '../core/provenance.ts';
-import { observationOf, unclearedHint } from './effects-consent.ts';
+import { observationOf, signedObservation, unclearedHint } from './effects-consent.ts';
 
 /**
  * The install pipeline shared by `install`, `update` and lockfile reproduction:
@@ -269,6 +269,7 @@ const targetFacts = (t: Target): SignedFacts => ({
   ...(t.provenance ? { provenance: t.provenance } : {}),
   ...(t.scan ? { scan: t.scan } : {}),
   yanked: t.yanked !== undefined,
+  ...signedObservation(t),
 });
 
 /**
@@ -336,6 +337,7 @@ export async function lookUpLifecycle(targets: Target[], clientFor: (registry: s
         ...(summary.provenance ? { provenance: summary.provenance } : {}),
         ...(summary.scan ? { scan: summary.scan } : {}),
         ...(summary.signature ? { signature: summary.signature } : {}),
+        ...observationOf(summary),
       };
     } catch {
       return t;

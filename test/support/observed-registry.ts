@@ -1,6 +1,7 @@
 import { bundleIntegrity, decodeFile, fileEntries, type WireFile } from '#core/bundle';
 import type { Effects } from '#core/effects/effect';
 import { registryPath, SIGNING_KEYS_KEY } from '#core/static-paths';
+import type { SignedFacts } from '#core/version-signature';
 import { FAKE_KEYS, fakeSignature, type Route } from './fake-registry.ts';
 
 /**
@@ -33,7 +34,8 @@ export function observedSkillRoutes(slug: string, versions: ObservedVersion[], c
       changelog: `${v.version} notes`,
       publishedAt: PUBLISHED_AT,
       integrity,
-      signature: fakeSignature({ slug, version: v.version, integrity }),
+      // Signed with what the registry says of it, as signature format 3 covers.
+      signature: fakeSignature({ slug, version: v.version, integrity, ...(v.behaviour ? { behaviour: v.behaviour } : {}), ...(v.effects === undefined ? {} : { effects: v.effects }) } as SignedFacts),
       ...(v.behaviour ? { behaviour: v.behaviour } : {}),
       ...(v.effects === undefined ? {} : { effects: v.effects }),
     };

@@ -1,5 +1,5 @@
-import { describeEvidence, type Effects } from '../core/effects/effect.ts';
-import { effectKey, effectKeys, effectSentence, type ListedEffect, newEffects } from '../core/effects/effect-words.ts';
+import type { Effects } from '../core/effects/effect.ts';
+import { effectKeys, evidenceLine, newEffects, type ShownEffect, shownEffects } from '../core/effects/effect-words.ts';
 import type { VersionSummary } from '../core/registry-document.ts';
 import { CliError } from './cli-error.ts';
 import type { Target } from './installer.ts';
@@ -42,15 +42,6 @@ export function unclearedHint(versions: readonly Pick<VersionSummary, 'version'>
   const pending = versions.filter((v) => (v as { behaviour?: unknown }).behaviour === 'pending').map((v) => v.version);
   if (allowPending || pending.length === 0) return {};
   return { hint: `${pending.join(', ')} ${pending.length === 1 ? 'is' : 'are'} still being observed by the registry: wait, or pass --allow-pending` };
-}
-
-/** One effect as shown: its sentence, and every piece of evidence for it (read in the text or observed). */
-export interface ShownEffect {
-  kind: ListedEffect['kind'];
-  class: string;
-  target: string;
-  sentence: string;
-  evidence: { source: 'static' | 'observed'; at: string }[];
 }
 
 /** What one version about to be installed does, as far as it was shown. */
@@ -104,18 +95,6 @@ async function acceptedBefore(t: Target, installed: { version: string; consented
   const registry = served === undefined ? undefined : effectKeys(await readEffects({ slug: t.slug, version: installed.version }, served));
   if (installed.consented && registry) return installed.consented.filter((key) => registry.includes(key));
   return installed.consented ?? registry ?? [];
-}
-
-/** Effects that are the same effect (by {@link effectKey}) as one line, with all their evidence. */
-function shownEffects(listed: readonly ListedEffect[]): ShownEffect[] {
-  const byKey = new Map<string, ShownEffect>();
-  for (const item of listed) {
-    const key = effectKey(item);
-    const shown = byKey.get(key) ?? { kind: item.kind, class: item.effect.class, target: item.effect.target, sentence: effectSentence(item), evidence: [] };
-    shown.evidence.push({ source: item.effect.source, at: describeEvidence(item.effect.evidence) });
-    byKey.set(key, shown);
-  }
-  return [...byKey.values()];
 }
 
 /**
@@ -172,7 +151,7 @@ export function printEffects(ui: Ui, versions: readonly VersionEffects[]): void 
     ui.line(`${name} ${v.since ? `adds, since ${v.since}, when run:` : 'when run:'}`);
     for (const e of v.effects) {
       ui.line(`  ${c.yellow('•')} ${e.sentence}`);
-      for (const ev of e.evidence.slice(0, EVIDENCE_SHOWN)) ui.line(`      ${c.dim(`${ev.source === 'observed' ? 'observed' : 'in the text'}: ${ev.at}`)}`);
+      for (const ev of e.evidence.slice(0, EVIDENCE_SHOWN)) ui.line(`      ${c.dim(evidenceLine(ev))}`);
       if (e.evidence.length > EVIDENCE_SHOWN) ui.line(`      ${c.dim(`and ${e.evidence.length - EVIDENCE_SHOWN} more`)}`);
     }
   }
@@ -216,7 +195,7 @@ export async function decideConsent(versions: VersionEffects[], options: Consent
       },
     );
   }
-  io.ui.warn(`no terminal to ask: going ahead with the effects of ${names} (--strict refuses instead)`);
+  io.ui.warn(`${io.ui.json ? 'not asked under --json' : 'no terminal to ask'}: going ahead with the effects of ${names} (--strict refuses instead)`);
   return { decision: 'accepted', by: 'no_terminal', versions };
 }
 

@@ -490,7 +490,9 @@ export const EXIT_CODES_HELP = `Exit codes:
   0  success
   1  user error: bad arguments, unknown skill or version, paid skill without a valid token,
      missing API key, rejected publish (the server's error code is printed), a suspicious
-     version without --allow-suspicious (suspicious_skill), a quarantined skill
+     version without --allow-suspicious (suspicious_skill), a quarantined skill, effects
+     beyond a skill's folder declined (consent_declined) or, with --strict and no terminal,
+     not accepted with --yes (consent_required)
   2  network or server error: registry unreachable, 5xx, rate limited (429), malformed answer
   3  integrity failure: the download differs from the registry's or the lockfile's digests,
      or names an unsafe path; nothing was written`;

@@ -1,4 +1,13 @@
-import type { AskClass, Effects, ExecuteClass, NetworkEffect, ReadClass, WriteClass, WriteEffect } from './effect.ts';
+import {
+  type AskClass,
+  describeEvidence,
+  type Effects,
+  type ExecuteClass,
+  type NetworkEffect,
+  type ReadClass,
+  type WriteClass,
+  type WriteEffect,
+} from './effect.ts';
 
 /**
  * Effects as people read them: one sentence each, the same on the skill page ("When run, this
@@ -104,3 +113,28 @@ export function newEffects(effects: Effects, known: readonly string[]): ListedEf
   const seen = new Set(known);
   return listedEffects(effects).filter((listed) => !seen.has(effectKey(listed)));
 }
+
+/** One effect as people are shown it: its sentence, and every piece of evidence for it, read in the text or observed. */
+export interface ShownEffect {
+  kind: ListedEffect['kind'];
+  class: string;
+  target: string;
+  sentence: string;
+  evidence: { source: 'static' | 'observed'; at: string }[];
+}
+
+/** Effects that are the same effect (by {@link effectKey}) as one, with all their evidence, in the order given. */
+export function shownEffects(listed: readonly ListedEffect[]): ShownEffect[] {
+  const byKey = new Map<string, ShownEffect>();
+  for (const item of listed) {
+    const key = effectKey(item);
+    const shown = byKey.get(key) ?? { kind: item.kind, class: item.effect.class, target: item.effect.target, sentence: effectSentence(item), evidence: [] };
+    shown.evidence.push({ source: item.effect.source, at: describeEvidence(item.effect.evidence) });
+    byKey.set(key, shown);
+  }
+  return [...byKey.values()];
+}
+
+/** Where an effect was found, as one line: `in the text: SKILL.md:4` or `observed: <step>: <event>`. */
+export const evidenceLine = (evidence: ShownEffect['evidence'][number]): string =>
+  `${evidence.source === 'observed' ? 'observed' : 'in the text'}: ${evidence.at}`;

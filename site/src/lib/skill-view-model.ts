@@ -3,8 +3,8 @@ import type { RegistryDocument } from '#core/registry-document';
 import { type Provenance, provenanceLine, runUrl } from '#core/provenance';
 import { sourceLine, sourceUrl, type VersionSource } from '#core/version-source';
 import type { Finding, ScanResult } from '#core/scan/finding';
-import { describeEvidence, type Effects } from '#core/effects/effect';
-import { effectKey, effectSentence, listedEffects } from '#core/effects/effect-words';
+import type { Effects } from '#core/effects/effect';
+import { evidenceLine, listedEffects, shownEffects } from '#core/effects/effect-words';
 import { authorPagePath, categoryPagePath, skillPagePath } from '#core/static-paths';
 import { formatBytes, installCommand, LOCAL_ORIGIN, priceLabel, skillsCommand, utcDay } from './format.ts';
 
@@ -156,17 +156,9 @@ export function skillViewModel(doc: RegistryDocument, origin = LOCAL_ORIGIN): Sk
   };
 }
 
-/** Effects of the same kind, class and target as one sentence, with every piece of evidence for it. */
-function effectRows(effects: Effects): EffectViewModel[] {
-  const rows = new Map<string, { sentence: string; evidence: string[] }>();
-  for (const listed of listedEffects(effects)) {
-    const key = effectKey(listed);
-    const row = rows.get(key) ?? { sentence: effectSentence(listed), evidence: [] };
-    row.evidence.push(`${listed.effect.source === 'observed' ? 'observed' : 'in the text'}: ${describeEvidence(listed.effect.evidence)}`);
-    rows.set(key, row);
-  }
-  return [...rows.values()].map((row) => ({ sentence: row.sentence, evidence: row.evidence.join('; ') }));
-}
+/** Each effect once, with every piece of evidence for it. */
+const effectRows = (effects: Effects): EffectViewModel[] =>
+  shownEffects(listedEffects(effects)).map((shown) => ({ sentence: shown.sentence, evidence: shown.evidence.map(evidenceLine).join('; ') }));
 
 /** What the page says the current version does when run (docs/api.md, "Behaviour"); nothing when its effects are not known. */
 function behaviourViewModel(

@@ -35,7 +35,13 @@ export function observedSkillRoutes(slug: string, versions: ObservedVersion[], c
       publishedAt: PUBLISHED_AT,
       integrity,
       // Signed with what the registry says of it, as signature format 3 covers.
-      signature: fakeSignature({ slug, version: v.version, integrity, ...(v.behaviour ? { behaviour: v.behaviour } : {}), ...(v.effects === undefined ? {} : { effects: v.effects }) } as SignedFacts),
+      signature: fakeSignature({
+        slug,
+        version: v.version,
+        integrity,
+        ...(v.behaviour ? { behaviour: v.behaviour } : {}),
+        ...(v.effects === undefined ? {} : { effects: v.effects }),
+      } as SignedFacts),
       ...(v.behaviour ? { behaviour: v.behaviour } : {}),
       ...(v.effects === undefined ? {} : { effects: v.effects }),
     };

@@ -21,7 +21,9 @@ export type ClientCode =
   | 'unsafe_filename'
   | 'unsafe_path'
   | 'suspicious_skill'
-  | 'no_provenance';
+  | 'no_provenance'
+  | 'consent_declined'
+  | 'consent_required';
 
 export type CliCode = ErrorCode | ClientCode;
 
@@ -46,6 +48,8 @@ const clientExit: Record<ClientCode, ExitCode> = {
   unsafe_path: EXIT.integrity,
   suspicious_skill: EXIT.user,
   no_provenance: EXIT.user,
+  consent_declined: EXIT.user,
+  consent_required: EXIT.user,
 };
 
 export class CliError extends Error {

@@ -30,6 +30,7 @@ import { type Verified, verifyDelivery } from './verify-delivery.ts';
 import { checkSignature, summaryFacts } from './verify-signature.ts';
 import type { SignedFacts } from '../core/version-signature.ts';
 import type { Provenance } from '../core/provenance.ts';
+import { observationOf, signedObservation, unclearedHint } from './effects-consent.ts';
 
 /**
  * The install pipeline shared by `install`, `update` and lockfile reproduction:
@@ -87,6 +88,12 @@ export interface Target {
   signedBy?: string;
   /** Where the version was built, when a CI workflow published it (docs/api.md §7.14). */
   provenance?: Provenance;
+  /** What the registry's observation says of the version (cli/effects-consent.ts); absent: cleared. */
+  behaviour?: string;
+  /** The version's effects as the registry served them, unread until consent reads them; absent: never observed. */
+  effects?: unknown;
+  /** The effects the user accepted for this version (cli/effects-consent.ts), as the lockfile records them. */
+  consented?: string[];
 }
 
 export interface Request {
@@ -102,6 +109,8 @@ export interface Request {
 export interface ResolveOptions {
   /** Fetch every version (for changelogs), not only what resolution needs. */
   allVersions?: boolean;
+  /** `--allow-pending`: a range or `latest` may choose a version the registry is still observing. */
+  allowPending?: boolean;
 }
 
 /**
@@ -188,21 +197,23 @@ async function resolveOne(ctx: InstallContext, request: Request, lock: Lockfile,
   const doc = await client.skill(request.slug);
   // Checked before anything uses them: these slugs become folder names on the next level.
   const dependencies = registryDependencies(doc.dependencies, `${request.slug}@${doc.currentVersion}`);
-  const newest = doc.versions.map((v) => v.version);
+  const locked = lock.skills.get(request.slug);
+  const choice = { allowPending: options.allowPending, installed: locked?.version };
   let available: VersionSummary[] | undefined;
   const all = async () => (available ??= (await client.versions(request.slug)).versions);
-  if (options.allVersions || needsAllVersions(request.spec, newest, doc.currentVersion)) await all();
+  if (options.allVersions || needsAllVersions(request.spec, doc.versions, doc.currentVersion, choice)) await all();
 
   const list = available ?? doc.versions;
-  const locked = lock.skills.get(request.slug);
   // A version the lockfile pins still installs once yanked, when nothing else answers the spec.
-  const version = resolveVersion(request.spec, list, doc.currentVersion) ?? (locked && satisfies(locked.version, request.spec) ? locked.version : null);
+  const version = resolveVersion(request.spec, list, doc.currentVersion, choice) ?? (locked && satisfies(locked.version, request.spec) ? locked.version : null);
   if (!version) {
     const shown = list
       .slice(0, 8)
       .map((v) => v.version)
       .join(', ');
-    throw new CliError('no_matching_version', `no version of ${request.slug} matches ${request.spec} (published: ${shown}${list.length > 8 ? ', …' : ''})`);
+    throw new CliError('no_matching_version', `no version of ${request.slug} matches ${request.spec} (published: ${shown}${list.length > 8 ? ', …' : ''})`, {
+      ...unclearedHint(list, options.allowPending === true),
+    });
   }
   // The current version can be missing from the 5 newest when backports were published after it.
   const summary = list.find((v) => v.version === version) ?? (await all()).find((v) => v.version === version);
@@ -240,6 +251,7 @@ async function resolveOne(ctx: InstallContext, request: Request, lock: Lockfile,
     ...(summary.scan ? { scan: summary.scan } : {}),
     ...(summary.signature ? { signature: summary.signature } : {}),
     ...(summary.provenance ? { provenance: summary.provenance } : {}),
+    ...observationOf(summary),
   };
 }
 
@@ -257,6 +269,7 @@ const targetFacts = (t: Target): SignedFacts => ({
   ...(t.provenance ? { provenance: t.provenance } : {}),
   ...(t.scan ? { scan: t.scan } : {}),
   yanked: t.yanked !== undefined,
+  ...signedObservation(t),
 });
 
 /**
@@ -324,6 +337,7 @@ export async function lookUpLifecycle(targets: Target[], clientFor: (registry: s
         ...(summary.provenance ? { provenance: summary.provenance } : {}),
         ...(summary.scan ? { scan: summary.scan } : {}),
         ...(summary.signature ? { signature: summary.signature } : {}),
+        ...observationOf(summary),
       };
     } catch {
       return t;
@@ -485,7 +499,7 @@ export async function applyTargets(
     .filter((_, i) => intact[i])
     .map((t) => {
       const locked = lock.skills.get(t.slug)!;
-      skills.set(t.slug, lockEntry({ ...t, signedBy: t.signedBy ?? locked.signedBy }, locked.files));
+      skills.set(t.slug, lockEntry({ ...t, signedBy: t.signedBy ?? locked.signedBy, consented: t.consented ?? locked.consented }, locked.files));
       return { slug: t.slug, version: t.version, path: t.path };
     });
   const pruned = pruneOrphans({ ...lock, skills });
@@ -551,6 +565,7 @@ function lockEntry(t: Target, files: FileEntry[]): LockedSkill {
     ...(t.dependencies ? { dependencies: t.dependencies } : {}),
     ...(t.links?.length ? { links: t.links } : {}),
     ...(t.signedBy ? { signedBy: t.signedBy } : {}),
+    ...(t.consented ? { consented: t.consented } : {}),
   };
 }
 

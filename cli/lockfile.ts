@@ -66,6 +66,11 @@ export interface LockedSkill {
    * verify (cli/trust.ts).
    */
   signedBy?: string;
+  /**
+   * The effects accepted for this version (cli/effects-consent.ts), as sorted keys: what
+   * `update` compares a new version's effects with. Absent when they were not known.
+   */
+  consented?: string[];
 }
 
 export interface Lockfile {
@@ -166,6 +171,7 @@ function checkEntry(slug: string, entry: unknown, roots: ReadonlySet<string>, in
     throw invalid(`${where}.signedBy must be a key id, SHA256:<base64 fingerprint>`);
   }
   const links = entry.links === undefined ? undefined : checkLinks(where, slug, entry.links, path, roots, invalid);
+  const consented = entry.consented === undefined ? undefined : checkConsented(where, entry.consented, invalid);
   return {
     version: entry.version as string,
     integrity: entry.integrity as string,
@@ -180,7 +186,19 @@ function checkEntry(slug: string, entry: unknown, roots: ReadonlySet<string>, in
     ...(dependencies === undefined ? {} : { dependencies }),
     ...(links === undefined || links.length === 0 ? {} : { links }),
     ...(entry.signedBy === undefined ? {} : { signedBy: entry.signedBy as string }),
+    ...(consented === undefined ? {} : { consented }),
   };
+}
+
+/** The most effects a lockfile may record as accepted for one version: far more than any version has. */
+const MAX_CONSENTED = 1000;
+
+/** Accepted effects are a list of short strings; only what is in it is compared, never run or followed. */
+function checkConsented(where: string, value: unknown, invalid: Invalid): string[] {
+  if (!Array.isArray(value) || value.length > MAX_CONSENTED || !value.every((key) => typeof key === 'string' && key.length <= 2000)) {
+    throw invalid(`${where}.consented must be a list of at most ${MAX_CONSENTED} effect keys`);
+  }
+  return [...new Set(value as string[])].sort();
 }
 
 /** Links obey the install path's rules: `<agent root>/<slug>`, never the install folder itself. */

@@ -63,6 +63,23 @@ const globalOption: Options = { global: { type: 'boolean', short: 'g' } };
 /** A lockfile's own roots are not trusted (cli/lockfile.ts): the user names one with --dir. */
 const dirConfirmHelp: [string, string] = ['--dir <folder>', 'allow the skills the lockfile keeps in <folder>, a folder you chose with install --dir'];
 
+/** What install and update share about effects beyond a skill's folder (cli/effects-consent.ts) and versions still observed. */
+const consentOptions: Options = { yes: { type: 'boolean', short: 'y' }, strict: { type: 'boolean' }, 'allow-pending': { type: 'boolean' } };
+
+const consentHelp = (verb: 'install' | 'update'): [string, string][] => [
+  [
+    '-y, --yes',
+    `accept the effects beyond the skills' folders without being asked (${verb === 'update' ? 'only new effects are shown' : 'they are still printed'})`,
+  ],
+  ['--strict', 'with no terminal to ask on, refuse a skill with effects beyond its folder (consent_required) instead of going ahead'],
+  ['--allow-pending', `${verb} versions the registry is still observing (by default the newest cleared one)`],
+];
+
+const consentValues = (values: Values) => ({
+  consent: { yes: values.yes === true, strict: values.strict === true },
+  allowPending: values['allow-pending'] === true,
+});
+
 const registryHelp: [string, string] = ['--registry <url>', `registry to use (else SKILLPRESS_REGISTRY, the one login saved, ${DEFAULT_REGISTRY})`];
 
 /** `version`, and `publish --oidc`, which is the same from CI. */
@@ -160,6 +177,7 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
       force: { type: 'boolean' },
       'allow-suspicious': { type: 'boolean' },
       'require-provenance': { type: 'boolean' },
+      ...consentOptions,
     },
     optionHelp: [
       ['--dir <folder>', 'install into <folder>/<slug> (default .agents/skills); with no names, allow the skills the lockfile keeps in <folder>'],
@@ -175,6 +193,7 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
       ['--force', 'replace a folder that skillpress did not install, or whose files changed since'],
       ['--allow-suspicious', "install versions the registry's scan flags as suspicious"],
       ['--require-provenance', 'install only versions published from CI by a trusted publisher (dependencies too)'],
+      ...consentHelp('install'),
       registryHelp,
     ],
     run: ({ io, values, positionals, registry, registryChosen }) =>
@@ -195,6 +214,7 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
           allowSuspicious: values['allow-suspicious'] === true,
           requireProvenance: values['require-provenance'] === true,
           global: values.global === true,
+          ...consentValues(values),
         },
         io,
       ),
@@ -202,13 +222,21 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
   update: {
     usage: 'update [slug...]',
     summary: 'Show the changelogs up to the newest allowed versions, then update',
-    options: { ...globalOption, 'dry-run': { type: 'boolean' }, token: { type: 'string' }, 'allow-suspicious': { type: 'boolean' }, dir: { type: 'string' } },
+    options: {
+      ...globalOption,
+      'dry-run': { type: 'boolean' },
+      token: { type: 'string' },
+      'allow-suspicious': { type: 'boolean' },
+      dir: { type: 'string' },
+      ...consentOptions,
+    },
     optionHelp: [
       ['-g, --global', 'the skills installed for your user (install -g)'],
       dirConfirmHelp,
       ['--dry-run', 'show the changelogs, change nothing'],
       ['--token <token>', 'download token for a paid skill'],
       ['--allow-suspicious', "update to versions the registry's scan flags as suspicious"],
+      ...consentHelp('update'),
       registryHelp,
     ],
     run: ({ io, values, positionals, registry, registryChosen }) =>
@@ -222,6 +250,7 @@ OpenCode, Amp and others read; --agent claude-code puts them where Claude Code r
           allowSuspicious: values['allow-suspicious'] === true,
           global: values.global === true,
           dir: str(values.dir),
+          ...consentValues(values),
         },
         io,
       ),
@@ -461,7 +490,9 @@ export const EXIT_CODES_HELP = `Exit codes:
   0  success
   1  user error: bad arguments, unknown skill or version, paid skill without a valid token,
      missing API key, rejected publish (the server's error code is printed), a suspicious
-     version without --allow-suspicious (suspicious_skill), a quarantined skill
+     version without --allow-suspicious (suspicious_skill), a quarantined skill, effects
+     beyond a skill's folder declined (consent_declined) or, with --strict and no terminal,
+     not accepted with --yes (consent_required)
   2  network or server error: registry unreachable, 5xx, rate limited (429), malformed answer
   3  integrity failure: the download differs from the registry's or the lockfile's digests,
      or names an unsafe path; nothing was written`;

@@ -1,6 +1,6 @@
 import semver from 'semver';
 import { isValidSlug } from '../core/slug.ts';
-import { isRelease } from '../core/semver-order.ts';
+import { currentOf, isRelease } from '../core/semver-order.ts';
 import { isValidRange, maxSatisfying } from '../core/semver-range.ts';
 import { usage } from './cli-error.ts';
 
@@ -27,34 +27,67 @@ export function parseRequest(arg: string): SkillRequest {
   return { slug, spec };
 }
 
-/** A published version as resolution needs it: yanked ones are never chosen by a range. */
+/**
+ * A published version as resolution needs it: yanked ones are never chosen by a range, nor are
+ * versions the registry has not cleared by observing them (docs/api.md, "Behaviour").
+ */
 export interface Candidate {
   version: string;
   yanked?: boolean;
+  /** `pending` while the registry observes it, `refused` when it did not clear it; absent: cleared (published before observation). */
+  behaviour?: string;
+}
+
+export interface ResolveChoice {
+  /** `--allow-pending`: versions still being observed may be chosen too. */
+  allowPending?: boolean;
+  /** The version installed now, which stays when it is a pending one newer than what would be chosen. */
+  installed?: string;
+}
+
+/** Whether a range or `latest` may choose a version by its behaviour: cleared, pending when allowed, refused never. */
+export function choosable(candidate: Candidate, allowPending = false): boolean {
+  const { behaviour } = candidate;
+  return behaviour === undefined || behaviour === 'cleared' || (allowPending && behaviour === 'pending');
 }
 
 /**
  * The version a spec selects: `latest` is the registry's current version (the highest release
- * that is not yanked); an exact version must exist, and is installed even when yanked (the user
- * named it); a range takes the highest satisfying version that is not yanked, and like npm it
- * skips prereleases unless the range itself names one. Null when nothing matches.
+ * that is not yanked) when it may be chosen, else the highest release that may; an exact version
+ * must exist, and is installed even when yanked, pending or refused (the user named it); a range
+ * takes the highest satisfying version that is neither yanked nor refused nor (unless allowed)
+ * pending, and like npm it skips prereleases unless the range itself names one. A pending
+ * version already installed stays rather than giving way to an older cleared one. Null when
+ * nothing matches.
  */
-export function resolveVersion(spec: string, versions: readonly Candidate[], currentVersion: string): string | null {
-  if (spec === LATEST) return currentVersion;
+export function resolveVersion(spec: string, versions: readonly Candidate[], currentVersion: string, choice: ResolveChoice = {}): string | null {
   const exact = semver.valid(spec);
   if (exact) return versions.some((v) => v.version === exact) ? exact : null;
-  return maxSatisfying(
-    versions.filter((v) => !v.yanked).map((v) => v.version),
-    spec,
-  );
+  const open = versions.filter((v) => !v.yanked && choosable(v, choice.allowPending));
+  let chosen: string | null;
+  if (spec === LATEST) {
+    const current = versions.find((v) => v.version === currentVersion);
+    chosen = !current || choosable(current, choice.allowPending) ? currentVersion : (currentOf(open.map((v) => v.version)) ?? null);
+  } else {
+    chosen = maxSatisfying(
+      open.map((v) => v.version),
+      spec,
+    );
+  }
+  const installed = versions.find((v) => v.version === choice.installed);
+  const keep = installed?.behaviour === 'pending' && !installed.yanked && satisfies(installed.version, spec);
+  return keep && (chosen === null || semver.gt(installed.version, chosen)) ? installed.version : chosen;
 }
 
 /** Whether a spec can be answered from the registry document alone (no `/versions` fetch). */
-export function needsAllVersions(spec: string, newest: readonly string[], currentVersion: string): boolean {
-  if (spec === LATEST) return false;
+export function needsAllVersions(spec: string, newest: readonly Candidate[], currentVersion: string, choice: ResolveChoice = {}): boolean {
+  if (spec === LATEST) {
+    const current = newest.find((v) => v.version === currentVersion);
+    return current !== undefined && !choosable(current, choice.allowPending);
+  }
   // A range is only safe to answer from all versions: an old backport may be its best match.
   const exact = semver.valid(spec);
-  return !(exact && (exact === currentVersion || newest.includes(exact)));
+  return !(exact && (exact === currentVersion || newest.some((v) => v.version === exact)));
 }
 
 /** Whether an installed version still answers a spec (a prerelease only when the spec names it). */

@@ -21,6 +21,7 @@ import { emptyLockfile, LOCKFILE_NAME, requireTrustedRoots, withDir } from '../l
 import { clientsFor, RegistryClient } from '../registry-client.ts';
 import type { SuspiciousVersion } from '../scan-findings.ts';
 import { checkSuspicious } from '../suspicious-check.ts';
+import { type Consent, type ConsentOptions, consentToEffects } from '../effects-consent.ts';
 import { formatBytes, plural, type Ui } from '../ui.ts';
 import { parseRequest } from '../version-spec.ts';
 
@@ -42,6 +43,10 @@ export interface InstallOptions {
   requireProvenance?: boolean;
   /** Install for the user (`-g`): the agents' user-level folders, a lockfile of its own. */
   global?: boolean;
+  /** `--yes`, `--strict`: how effects beyond a skill's folder are consented to (cli/effects-consent.ts). */
+  consent?: ConsentOptions;
+  /** `--allow-pending`: a version the registry is still observing may be chosen. */
+  allowPending?: boolean;
 }
 
 /**
@@ -77,7 +82,7 @@ export function chosenRoot(options: { dir?: string; agents?: string[] }, scope: 
  * A range or "latest" never picks a yanked version; one the lockfile pins (or that is asked for
  * by version) installs with a warning, as does a deprecated skill.
  */
-export async function install(options: InstallOptions, io: CommandIo): Promise<InstallOutcome & { suspicious?: SuspiciousVersion[] }> {
+export async function install(options: InstallOptions, io: CommandIo): Promise<InstallOutcome & { suspicious?: SuspiciousVersion[]; consent?: Consent }> {
   const started = io.now();
   const scope = scopeOf(options.global === true, io);
   const { root, linkRoots } = chosenRoot(options, scope);
@@ -91,6 +96,7 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
 
   let outcome: InstallOutcome;
   let suspicious: SuspiciousVersion[] = [];
+  let consent: Consent | undefined;
   if (options.specs.length === 0) {
     if (!existing) {
       throw usage(
@@ -118,14 +124,16 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
     });
     const repeated = requests.find((r, i) => requests.findIndex((o) => o.slug === r.slug) !== i);
     if (repeated) throw usage(`${repeated.slug} is named twice`);
-    const targets = await resolveTargets(ctx, requests, lock);
-    if (options.requireProvenance) requireProvenance(targets);
-    warnLifecycle(io.ui, targets);
-    suspicious = checkSuspicious(targets, lock, options.allowSuspicious === true, io.ui);
-    outcome = await applyTargets(ctx, targets, lock, scope, clientFor);
+    const resolved = await resolveTargets(ctx, requests, lock, { allowPending: options.allowPending });
+    if (options.requireProvenance) requireProvenance(resolved);
+    warnLifecycle(io.ui, resolved);
+    suspicious = checkSuspicious(resolved, lock, options.allowSuspicious === true, io.ui);
+    const consented = await consentToEffects(resolved, lock, options.consent ?? {}, io);
+    consent = consented.consent;
+    outcome = await applyTargets(ctx, consented.targets, lock, scope, clientFor);
   }
   printOutcome(io.ui, outcome, io.now() - started, options.specs.length > 0, scope.shown);
-  return suspicious.length > 0 ? { ...outcome, suspicious } : outcome;
+  return { ...outcome, ...(suspicious.length > 0 ? { suspicious } : {}), ...(consent ? { consent } : {}) };
 }
 
 /** The human summary; unchanged skills are named one by one only when the user named them. */

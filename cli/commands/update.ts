@@ -8,6 +8,7 @@ import { scopeOf } from '../install-scope.ts';
 import { clientsFor, RegistryClient } from '../registry-client.ts';
 import type { SuspiciousVersion } from '../scan-findings.ts';
 import { checkSuspicious } from '../suspicious-check.ts';
+import { type Consent, type ConsentOptions, decideConsent, effectsToShow, printEffects } from '../effects-consent.ts';
 import { plural } from '../ui.ts';
 import { type Changelog, changelogsBetween, LATEST } from '../version-spec.ts';
 import { printOutcome } from './install.ts';
@@ -25,6 +26,10 @@ export interface UpdateOptions {
   global?: boolean;
   /** A root the lockfile lists in `dirs` that the user confirms (`--dir`). */
   dir?: string;
+  /** `--yes`, `--strict`: how new effects beyond a skill's folder are consented to (cli/effects-consent.ts). */
+  consent?: ConsentOptions;
+  /** `--allow-pending`: a version the registry is still observing may be chosen. */
+  allowPending?: boolean;
 }
 
 export interface PlannedUpdate {
@@ -42,6 +47,8 @@ export interface UpdateResult extends InstallOutcome {
   held: { slug: string; version: string; spec: string; latest: string }[];
   /** Suspicious versions updated to with --allow-suspicious. */
   suspicious?: SuspiciousVersion[];
+  /** The effects each update adds, and whether they went ahead (`not_needed` on a dry run that asked nothing). */
+  consent: Consent;
 }
 
 /**
@@ -80,8 +87,10 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
   });
   const clientFor = clientsFor(client, io, false);
   pinLockfileKeys(lock, clientFor);
-  const targets = await resolveTargets({ io, ui, client, token: options.token }, requests, lock, { allVersions: true });
-  warnLifecycle(ui, targets);
+  const resolved = await resolveTargets({ io, ui, client, token: options.token }, requests, lock, { allVersions: true, allowPending: options.allowPending });
+  warnLifecycle(ui, resolved);
+  const shown = await effectsToShow(resolved, lock);
+  const targets = shown.targets;
 
   const updates: PlannedUpdate[] = [];
   const held: UpdateResult['held'] = [];
@@ -106,16 +115,19 @@ export async function update(options: UpdateOptions, io: CommandIo): Promise<Upd
       for (const line of rest) ui.line(`  ${' '.repeat(10)} ${line}`);
     }
   }
+  printEffects(ui, shown.versions);
   for (const h of held) ui.line(c.dim(`${h.slug} stays at ${h.version} (asked for ${h.spec}); ${h.latest} is out: skillpress install ${h.slug}@${h.latest}`));
 
   if (options.dryRun || updates.length === 0) {
     if (updates.length === 0) ui.line(c.dim('Everything is up to date.'));
     else ui.line(c.dim(`Dry run: ${plural(updates.length, 'update')} not applied.`));
-    return { dryRun: options.dryRun, updates, held, installed: [], unchanged: [], removed: [], lockfile: scope.lockfileShown };
+    const consent: Consent = { decision: 'not_needed', versions: shown.versions };
+    return { dryRun: options.dryRun, updates, held, installed: [], unchanged: [], removed: [], lockfile: scope.lockfileShown, consent };
   }
   ui.line();
   const suspicious = checkSuspicious(targets, lock, options.allowSuspicious === true, ui);
+  const consent = await decideConsent(shown.versions, options.consent ?? {}, io, 'update');
   const outcome = await applyTargets({ io, ui, client, token: options.token }, targets, lock, scope, clientFor);
   printOutcome(ui, outcome, io.now() - started, false, scope.shown);
-  return { dryRun: false, updates, held, ...outcome, ...(suspicious.length > 0 ? { suspicious } : {}) };
+  return { dryRun: false, updates, held, ...outcome, ...(suspicious.length > 0 ? { suspicious } : {}), consent };
 }

@@ -189,6 +189,8 @@ describe('skillpress install', () => {
       unchanged: [],
       removed: [],
       lockfile: 'skillpress-lock.json',
+      // What it does when run was shown; nothing in it asks for consent.
+      consent: { decision: 'not_needed', versions: [expect.objectContaining({ slug: 'pretty-json', version: '1.0.0' })] },
     });
     const source = join(work, 'folders', 'pretty-json');
     for (const file of ['SKILL.md', 'assets/logo.png', 'docs/guide.md', 'scripts/format.sh']) {

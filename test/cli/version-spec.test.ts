@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changelogsBetween, parseRequest, resolveVersion, satisfies } from '#cli/version-spec';
+import { changelogsBetween, needsAllVersions, parseRequest, resolveVersion, satisfies } from '#cli/version-spec';
 
 const published = ['1.0.0', '1.1.0', '1.1.5', '1.2.0', '2.0.0-beta.1', '0.9.0'].map((version) => ({ version }));
 
@@ -44,6 +44,39 @@ describe('range resolution', () => {
     expect(resolveVersion('^0.9.0', withYanked, '1.1.5')).toBeNull();
     expect(resolveVersion('latest', withYanked, '1.1.5')).toBe('1.1.5');
     expect(resolveVersion('1.2.0', withYanked, '1.1.5')).toBe('1.2.0');
+  });
+
+  it('picks the newest cleared version for latest and ranges, a pending one only when allowed, a refused one never', () => {
+    const observed = [
+      { version: '1.0.0' },
+      { version: '1.1.0', behaviour: 'cleared' },
+      { version: '1.2.0', behaviour: 'refused' },
+      { version: '1.3.0', behaviour: 'pending' },
+    ];
+    expect(resolveVersion('latest', observed, '1.3.0')).toBe('1.1.0');
+    expect(resolveVersion('^1.0.0', observed, '1.3.0')).toBe('1.1.0');
+    expect(resolveVersion('latest', observed, '1.3.0', { allowPending: true })).toBe('1.3.0');
+    expect(resolveVersion('^1.2.0', observed, '1.3.0', { allowPending: true })).toBe('1.3.0');
+    expect(resolveVersion('~1.2.0', observed, '1.3.0', { allowPending: true })).toBeNull();
+    expect(resolveVersion('latest', [{ version: '1.0.0', behaviour: 'pending' }], '1.0.0')).toBeNull();
+  });
+
+  it('resolves an exact version whatever its behaviour: the user named it', () => {
+    const observed = [{ version: '1.0.0' }, { version: '1.2.0', behaviour: 'refused' }, { version: '1.3.0', behaviour: 'pending' }];
+    expect(resolveVersion('1.3.0', observed, '1.3.0')).toBe('1.3.0');
+    expect(resolveVersion('1.2.0', observed, '1.3.0')).toBe('1.2.0');
+  });
+
+  it('keeps an installed pending version rather than moving down to an older cleared one', () => {
+    const observed = [{ version: '1.0.0' }, { version: '2.0.0', behaviour: 'pending' }];
+    expect(resolveVersion('latest', observed, '2.0.0', { installed: '2.0.0' })).toBe('2.0.0');
+    expect(resolveVersion('latest', [{ version: '1.0.0' }, { version: '2.0.0', behaviour: 'refused' }], '2.0.0', { installed: '2.0.0' })).toBe('1.0.0');
+  });
+
+  it('needs every version for latest when the current one may not be picked', () => {
+    expect(needsAllVersions('latest', [{ version: '1.3.0', behaviour: 'pending' }], '1.3.0')).toBe(true);
+    expect(needsAllVersions('latest', [{ version: '1.3.0', behaviour: 'pending' }], '1.3.0', { allowPending: true })).toBe(false);
+    expect(needsAllVersions('latest', [{ version: '1.3.0' }], '1.3.0')).toBe(false);
   });
 
   it('lets a range that names a prerelease pick it', () => {

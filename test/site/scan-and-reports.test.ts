@@ -124,6 +124,65 @@ describe('the findings panel', () => {
   });
 });
 
+describe('what a skill does when run', () => {
+  /** The registry's document of `slug` with its current version's behaviour and effects replaced, as the page reads it in the browser. */
+  async function serveObserved(slug: string, observation: Record<string, unknown>): Promise<void> {
+    const doc = await (await fetch(`${base}/api/registry/${slug}`)).json();
+    const current = doc.versions.find((v: { version: string }) => v.version === doc.currentVersion);
+    Object.assign(current, observation);
+    // A document newer than the build: the page renders it in place.
+    doc.updatedAt = new Date().toISOString();
+    await page.unrouteAll();
+    await page.route(`**/api/registry/${slug}`, (route) => route.fulfill({ json: doc }));
+  }
+
+  const effectRows = (p: Page) =>
+    p
+      .locator('[data-list=effects] > li')
+      .evaluateAll((rows) => rows.map((row) => ['sentence', 'evidence'].map((field) => row.querySelector(`[data-field=${field}]`)?.textContent ?? '')));
+
+  it('claims nothing while no effects are known, says "When run, this skill…" with each effect once they are, and that a pending version is being observed', async () => {
+    await page.goto(`${base}/skills/${skills.tidy.slug}/`);
+    expect(await page.locator('[data-role=behaviour]').isVisible()).toBe(false);
+
+    await serveObserved(skills.tidy.slug, {
+      behaviour: 'cleared',
+      effects: {
+        reads: [{ class: 'cloud-credentials', reason: 'r', target: '~/.aws/credentials', evidence: { file: 'SKILL.md', line: 4 }, source: 'static' }],
+        writes: [],
+        network: [
+          {
+            class: 'host',
+            reason: 'r',
+            target: 'api.example.com',
+            host: 'api.example.com',
+            protocol: 'tls',
+            evidence: { step: 'SKILL.md:9 (bash)', event: 'connect api.example.com:443', clock: 'now' },
+            source: 'observed',
+          },
+        ],
+        executes: [],
+        asks: [],
+      },
+    });
+    await page.goto(`${base}/skills/${skills.tidy.slug}/`);
+    const panel = page.getByRole('region', { name: 'When run' });
+    await eventually(() => panel.locator('[data-field=behaviourSummary]').textContent()).toBe('When run, this skill…');
+    expect(await effectRows(page)).toEqual([
+      ['reads your cloud credentials: ~/.aws/credentials', 'in the text: SKILL.md:4'],
+      ['connects to api.example.com', 'observed: SKILL.md:9 (bash): connect api.example.com:443'],
+    ]);
+
+    await serveObserved(skills.tidy.slug, { behaviour: 'pending' });
+    await page.goto(`${base}/skills/${skills.tidy.slug}/`);
+    await eventually(() => panel.locator('[data-field=behaviourSummary]').textContent()).toBe(
+      'This version is being observed: what it does when run is not known yet.',
+    );
+    expect(await page.locator('[data-list=effects]').isVisible()).toBe(false);
+    await page.unrouteAll();
+  });
+});
+
 describe('reports and quarantine', () => {
   it('asks a visitor to sign in before reporting', async () => {
     await browser.context.clearCookies();

@@ -27,6 +27,57 @@ const doc = (overrides: Partial<RegistryDocument> = {}): RegistryDocument => ({
 });
 
 describe('the skill page model', () => {
+  it('says what the current version does when run, that a pending one is being observed, and claims nothing when its effects are not known', () => {
+    const effects = {
+      reads: [{ class: 'cloud-credentials', reason: 'r', target: '~/.aws/credentials', evidence: { file: 'scripts/sync.sh', line: 3 }, source: 'static' }],
+      writes: [],
+      network: [
+        {
+          class: 'host',
+          reason: 'r',
+          target: 'api.example.com',
+          host: 'api.example.com',
+          protocol: 'tls',
+          evidence: { file: 'scripts/sync.sh', line: 7 },
+          source: 'static',
+        },
+        {
+          class: 'host',
+          reason: 'r',
+          target: 'api.example.com',
+          host: 'api.example.com',
+          protocol: 'tls',
+          evidence: { step: 'scripts/sync.sh', event: 'connect api.example.com:443', clock: 'now' },
+          source: 'observed',
+        },
+      ],
+      executes: [],
+      asks: [],
+    };
+    const current = (extra: Record<string, unknown>) =>
+      doc({ versions: [{ version: '1.1.0', changelog: '', publishedAt: '2026-11-02T10:00:00.000Z', integrity: 'sha256-a', ...extra }] });
+    expect(skillViewModel(current({ behaviour: 'cleared', effects }))).toMatchObject({
+      hasBehaviour: true,
+      behaviourSummary: 'When run, this skill…',
+      hasEffects: true,
+      effects: [
+        { sentence: 'reads your cloud credentials: ~/.aws/credentials', evidence: 'in the text: scripts/sync.sh:3' },
+        { sentence: 'connects to api.example.com', evidence: 'in the text: scripts/sync.sh:7; observed: scripts/sync.sh: connect api.example.com:443' },
+      ],
+    });
+    expect(skillViewModel(current({ effects: { reads: [], writes: [], network: [], executes: [], asks: [] } }))).toMatchObject({
+      hasBehaviour: true,
+      behaviourSummary: 'When run, this skill does nothing outside its own folder.',
+      hasEffects: false,
+    });
+    expect(skillViewModel(current({ behaviour: 'pending' }))).toMatchObject({
+      hasBehaviour: true,
+      behaviourSummary: 'This version is being observed: what it does when run is not known yet.',
+      effects: [],
+    });
+    expect(skillViewModel(doc())).toMatchObject({ hasBehaviour: false, behaviourSummary: '', effects: [], hasEffects: false });
+  });
+
   it('says where a GitHub import read a version: "imported from owner/repo@sha path", linking the folder at that commit', () => {
     const source = { repo: 'octo/skills', commit: 'c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00', path: 'skills/pretty json' };
     const model = skillViewModel(

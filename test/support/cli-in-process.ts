@@ -1,4 +1,5 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import type { InputStream } from '#cli/io';
 import { main } from '#cli/main';
 import type { TestStack } from './stack.ts';
 
@@ -20,6 +21,8 @@ export interface InProcessOptions {
   cwd: string;
   env: Record<string, string>;
   fetch?: typeof fetch;
+  /** What the user types, as a terminal (`isTTY`) or a pipe; nothing by default. */
+  stdin?: InputStream;
 }
 
 export async function runInProcess(args: string[], options: InProcessOptions): Promise<InProcessResult> {
@@ -30,7 +33,7 @@ export async function runInProcess(args: string[], options: InProcessOptions): P
     env: options.env,
     stdout: { write: (chunk: string) => (stdout += chunk) },
     stderr: { write: (chunk: string) => (stderr += chunk) },
-    stdin: { async *[Symbol.asyncIterator]() {} },
+    stdin: options.stdin ?? { async *[Symbol.asyncIterator]() {} },
     fetch: options.fetch ?? globalThis.fetch,
     now: () => performance.now(),
   });
@@ -60,3 +63,13 @@ export const stackFetch = (stack: TestStack): typeof fetch =>
     headers.delete('content-length');
     return new Response(decoded, { status: res.status, statusText: res.statusText, headers });
   }) as typeof fetch;
+
+/** A terminal on which the user types `answer` (a line) when asked. */
+export function terminalTyping(answer: string): InputStream {
+  return {
+    isTTY: true,
+    async *[Symbol.asyncIterator]() {
+      yield answer;
+    },
+  };
+}

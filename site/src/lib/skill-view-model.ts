@@ -3,6 +3,8 @@ import type { RegistryDocument } from '#core/registry-document';
 import { type Provenance, provenanceLine, runUrl } from '#core/provenance';
 import { sourceLine, sourceUrl, type VersionSource } from '#core/version-source';
 import type { Finding, ScanResult } from '#core/scan/finding';
+import type { Effects } from '#core/effects/effect';
+import { evidenceLine, listedEffects, shownEffects } from '#core/effects/effect-words';
 import { authorPagePath, categoryPagePath, skillPagePath } from '#core/static-paths';
 import { formatBytes, installCommand, LOCAL_ORIGIN, priceLabel, skillsCommand, utcDay } from './format.ts';
 
@@ -54,6 +56,15 @@ export interface SkillViewModel {
   hasFindings: boolean;
   /** `Scanned 2026-11-28 with rules 2026.11.24-…`: when the scan ran (at publish or the last rescan). */
   scanned: string;
+  /**
+   * What the current version does outside its folder when run, as the registry observed it:
+   * "When run, this skill…" and a sentence per effect, that it is still being observed, or (no
+   * effects known: a version published before observation) nothing at all.
+   */
+  hasBehaviour: boolean;
+  behaviourSummary: string;
+  effects: EffectViewModel[];
+  hasEffects: boolean;
   /** Where the current version was built, when CI published it: "built from owner/repo@sha by workflow", linking the run. */
   hasProvenance: boolean;
   provenance: string;
@@ -72,6 +83,13 @@ export interface FindingViewModel {
   location: string;
   /** The rule's reason and, for free skills only, a short excerpt (docs/scanning.md). */
   message: string;
+}
+
+export interface EffectViewModel {
+  /** `reads your cloud credentials: ~/.aws/credentials` */
+  sentence: string;
+  /** Where it was read (`file:line`) or what was observed, for each time it was. */
+  evidence: string;
 }
 
 export interface VersionViewModel {
@@ -132,9 +150,38 @@ export function skillViewModel(doc: RegistryDocument, origin = LOCAL_ORIGIN): Sk
     deprecated: doc.deprecated ?? '',
     ...scanViewModel(doc.scan, doc.slug, origin),
     scanned: scannedLine(doc),
+    ...behaviourViewModel(doc.versions.find((v) => v.version === doc.currentVersion)),
     ...provenanceViewModel(doc.versions.find((v) => v.version === doc.currentVersion)?.provenance),
     ...importSourceViewModel(doc.versions.find((v) => v.version === doc.currentVersion)?.source),
   };
+}
+
+/** Each effect once, with every piece of evidence for it. */
+const effectRows = (effects: Effects): EffectViewModel[] =>
+  shownEffects(listedEffects(effects)).map((shown) => ({ sentence: shown.sentence, evidence: shown.evidence.map(evidenceLine).join('; ') }));
+
+/** What the page says the current version does when run (docs/api.md, "Behaviour"); nothing when its effects are not known. */
+function behaviourViewModel(
+  current: RegistryDocument['versions'][number] | undefined,
+): Pick<SkillViewModel, 'hasBehaviour' | 'behaviourSummary' | 'effects' | 'hasEffects'> {
+  const { behaviour, effects } = (current ?? {}) as { behaviour?: unknown; effects?: Effects };
+  let rows: EffectViewModel[] | undefined;
+  try {
+    rows = effects === undefined ? undefined : effectRows(effects);
+  } catch {
+    // A document this page cannot read claims nothing rather than breaking the page.
+    rows = undefined;
+  }
+  const pending = behaviour === 'pending';
+  if (!rows && !pending) return { hasBehaviour: false, behaviourSummary: '', effects: [], hasEffects: false };
+  const summary = pending
+    ? rows && rows.length > 0
+      ? 'This version is being observed: what it does when run is not known yet. Its text says that, when run, this skill…'
+      : 'This version is being observed: what it does when run is not known yet.'
+    : rows!.length > 0
+      ? 'When run, this skill…'
+      : 'When run, this skill does nothing outside its own folder.';
+  return { hasBehaviour: true, behaviourSummary: summary, effects: rows ?? [], hasEffects: (rows ?? []).length > 0 };
 }
 
 /** When the current version's scan ran and under which rules, as peers date their audits; '' with no scan. */

@@ -111,6 +111,7 @@ function render(article: HTMLElement, model: SkillViewModel): void {
   renderList(article, 'files', model.files, model.paid ? 'files-paid' : 'files');
   renderList(article, 'dependencies', model.dependencies);
   renderList(article, 'findings', model.findings);
+  renderList(article, 'effects', model.effects);
   article.dataset.slug = model.slug;
   article.dataset.skillId = model.id;
   article.dataset.updated = model.updatedAt;

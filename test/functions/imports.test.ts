@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeGitHub, fakeGitHubEnv, type GitHubUser, startFakeGitHub } from '../support/fake-github.ts';
+import { type FakeGitHub, fakeGitHubEnv, type GitHubUser, startFakeGitHub } from '#scripts/local/fake-github';
 import { GitRepo } from '../support/git-repo.ts';
 import { Client, createTestStack, json, ORIGIN, type TestStack } from '../support/stack.ts';
 

@@ -222,7 +222,7 @@ export async function runAuthoringDemo(options: DemoOptions): Promise<DemoResult
     const importRan = must(
       `curl -s -H "authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"repo":"octo/skills"}' $B/api/imports | tee import.json | folders`,
     );
-    const importAnswer = readJson(work, 'import.json') as ImportAnswer & { webhookUrl: string; webhookSecret: string };
+    const importAnswer = readJson(work, 'import.json') as ImportAnswer;
     if (importRan.code !== 0) throw new Error('the import failed');
     // Each write is followed by a rebuild of the registry's files, a moment later.
     await until(json, (catalog) => catalog.skills?.length === SKILLS.length);
@@ -233,11 +233,11 @@ export async function runAuthoringDemo(options: DemoOptions): Promise<DemoResult
     const linkedFiles = (json(`curl -s "$B/api/deliver/${linked.id}"`) as { files: { filename: string }[] }).files.map((f) => f.filename);
 
     print('\n# 5. A push that changes one skill: GitHub delivers the push to the import’s webhook, which imports again');
-    vars.HOOK = importAnswer.webhookUrl;
-    vars.SECRET = importAnswer.webhookSecret;
     must(`echo '- Name the files each task touches.' >> ${CHANGED_SKILL}/SKILL.md && git commit -qam 'Plans name their files' && git log --oneline -1`, {
       cwd: repo,
     });
+    set('HOOK', 'field webhookUrl < import.json');
+    set('SECRET', 'field webhookSecret < import.json');
     set('BODY', `printf '{"ref":"refs/heads/main","after":"%s"}' $(git -C skills rev-parse HEAD)`);
     must(
       `curl -s -H 'X-GitHub-Event: push' -H "X-Hub-Signature-256: sha256=$(printf %s "$BODY" | openssl dgst -sha256 -hmac "$SECRET" | sed 's/.* //')" -H 'content-type: application/json' -d "$BODY" "$HOOK" | tee reimport.json | folders`,

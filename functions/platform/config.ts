@@ -101,9 +101,13 @@ export type SecretSource = { value: string } | { secretName: string } | undefine
 export interface GitHubConfig {
   clientId?: string;
   clientSecret: SecretSource;
-  /** The REST API (`GITHUB_BASE_URL`), for sign-in and imports alike: `https://api.github.com` unless tests point it at a fake. */
+  /**
+   * The REST API (`GITHUB_BASE_URL`), for sign-in and imports alike: `https://api.github.com`
+   * unless pointed at a fake GitHub, which `SKILLPRESS_GITHUB_API` does for this and
+   * {@link oauthBaseUrl} at once (a fake serves both from one origin).
+   */
   apiBaseUrl: string;
-  /** The OAuth web flow host, `https://github.com` unless tests point it at a fake. */
+  /** The OAuth web flow host (`GITHUB_OAUTH_BASE_URL`, else `SKILLPRESS_GITHUB_API`), `https://github.com` unless pointed at a fake. */
   oauthBaseUrl: string;
   /**
    * The token GitHub imports read repositories and organisation memberships with
@@ -171,8 +175,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     github: {
       clientId: env.GITHUB_CLIENT_ID || undefined,
       clientSecret: secretSource(env.GITHUB_CLIENT_SECRET, env.GITHUB_CLIENT_SECRET_NAME),
-      apiBaseUrl: trimSlash(env.GITHUB_BASE_URL || 'https://api.github.com'),
-      oauthBaseUrl: trimSlash(env.GITHUB_OAUTH_BASE_URL || 'https://github.com'),
+      apiBaseUrl: trimSlash(env.GITHUB_BASE_URL || env.SKILLPRESS_GITHUB_API || 'https://api.github.com'),
+      oauthBaseUrl: trimSlash(env.GITHUB_OAUTH_BASE_URL || env.SKILLPRESS_GITHUB_API || 'https://github.com'),
       importToken: secretSource(env.GITHUB_IMPORT_TOKEN, env.GITHUB_IMPORT_TOKEN_SECRET_NAME),
       importKey: secretSource(env.SKILLPRESS_IMPORT_KEY, env.SKILLPRESS_IMPORT_KEY_NAME),
     },

@@ -16,10 +16,12 @@ import { newId } from '../platform/secrets.ts';
 import { type ImportItem, getImport, listImportsOf, putImport, recordSync } from '../store/imports.ts';
 import { getOrg } from '../store/orgs.ts';
 import { findSkillIdBySlug, getSkill, getVersion } from '../store/skills.ts';
+import { returnSlot, type SlotTaken, takeSlot } from '../store/rate-limit.ts';
 import { getUser } from '../store/users.ts';
 import { allow, allowSkill, type Principal, rolesIn } from './authorization.ts';
 import { GitHubRepos, type Repository } from './github-repos.ts';
 import { FIRST_VERSION, publishSkill, publishVersion } from './publishing.ts';
+import { rateWindow } from './rate-windows.ts';
 
 /**
  * GitHub imports (docs/api.md §7.16): a repository's skill folders, read at a commit through
@@ -197,23 +199,45 @@ async function readSkillFolders(github: GitHubRepos, item: ImportItem): Promise<
   return { commit, folders };
 }
 
-/** Publishes each folder in path order; one refused never stops the others. */
+/**
+ * Publishes each folder in path order; one refused never stops the others. The import is one
+ * request against each rate limit (docs/api.md §6.4), as `publish --all` is one run: it takes one
+ * slot of the new-skills window before its first new skill and one of the versions window before
+ * its first version, and gives back a slot no folder was published with. A repository of more
+ * skills than a minute allows is imported in one step, and its 100 folders bound what one slot buys.
+ */
 async function publishFolders(deps: Deps, principal: Principal, item: ImportItem, read: ReadRepository, origin: string): Promise<ImportResult> {
   const outcomes: ImportFolder[] = [];
+  const slots = new Map<'publish' | 'version', SlotTaken>();
+  const slotFor = async (action: 'publish' | 'version') => {
+    if (!slots.has(action)) slots.set(action, await takeSlot(deps.db, principal.user.id, deps.clock(), rateWindow(deps.config, action)));
+  };
   for (const folder of read.folders) {
     if ('refused' in folder) {
       outcomes.push(refused(folder.path, undefined, folder.refused));
       continue;
     }
     const source: VersionSource = { repo: item.repo, commit: read.commit, path: folder.path };
-    outcomes.push(await publishFolder(deps, principal, item, folder.files, source));
+    outcomes.push(await publishFolder(deps, principal, item, folder.files, source, slotFor));
+  }
+  for (const [action, slot] of slots) {
+    const outcome = action === 'publish' ? 'published' : 'versioned';
+    if (!outcomes.some((o) => o.outcome === outcome)) await returnSlot(deps.db, principal.user.id, slot.stamp, rateWindow(deps.config, action));
   }
   const lastSync = { at: deps.clock().toISOString(), commit: read.commit };
   await recordSync(deps.db, item.id, lastSync);
   return { ...view({ ...item, lastSync }, origin), commit: read.commit, folders: outcomes };
 }
 
-async function publishFolder(deps: Deps, principal: Principal, item: ImportItem, files: FileBytes[], source: VersionSource): Promise<ImportFolder> {
+/** Publishes one folder; `slotFor` takes the import's slot of a rate window before its first publish of that kind. */
+async function publishFolder(
+  deps: Deps,
+  principal: Principal,
+  item: ImportItem,
+  files: FileBytes[],
+  source: VersionSource,
+  slotFor: (action: 'publish' | 'version') => Promise<void>,
+): Promise<ImportFolder> {
   // The conformance check and its YAML parser are loaded on first use, as publishing loads them.
   const { checkSkillConformance } = await import('#core/skill-conformance');
   const conformance = checkSkillConformance(files);
@@ -242,6 +266,7 @@ async function publishFolder(deps: Deps, principal: Principal, item: ImportItem,
         dependencies: readSkillpressKeys(conformance.frontMatter!).dependencies,
         ...(item.org === undefined ? {} : { owner: item.org }),
       });
+      await slotFor('publish');
       await publishSkill(deps, principal, body, FIRST_VERSION, undefined, source);
       return { path: source.path, slug, outcome: 'published', version: FIRST_VERSION };
     }
@@ -251,6 +276,7 @@ async function publishFolder(deps: Deps, principal: Principal, item: ImportItem,
     const version = importedVersion(skill.currentVersion, conformance.frontMatter?.metadata);
     const { readSkillpressKeys } = await import('#core/skillpress-metadata');
     const body = validate(versionBodySchema, { version, files: wire, dependencies: readSkillpressKeys(conformance.frontMatter!).dependencies });
+    await slotFor('version');
     await publishVersion(deps, principal, skill.id, body, undefined, source);
     return { path: source.path, slug, outcome: 'versioned', version };
   } catch (error) {

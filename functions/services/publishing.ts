@@ -84,7 +84,9 @@ export interface CheckedSkill {
 /**
  * A new skill by `author` at `firstVersion` (1.0.0 unless a ClawHub publish names another),
  * whose body the route has already validated; `approved` publishes what an admin approved, and
- * `source` is where a GitHub import read the files (recorded on the version).
+ * `source` is where a GitHub import read the files (recorded on the version). Neither takes a
+ * slot of the rate limit here: an approval counts against none, and an import takes one for all
+ * its folders (services/imports.ts).
  */
 export async function publishSkill(
   deps: Deps,
@@ -102,7 +104,7 @@ export async function publishSkill(
   const scan = approved?.scan ?? (await scanForPublish(deps, files, body.paid));
 
   const window = rateWindow(deps.config, 'publish');
-  const slot = approved ? undefined : await takeSlot(db, author.id, clock(), window);
+  const slot = approved || source ? undefined : await takeSlot(db, author.id, clock(), window);
   const now = clock();
   const id = crypto.randomUUID();
   const skill: SkillItem = {
@@ -218,7 +220,7 @@ export interface VersionCreated {
 /**
  * A new version of `skillId` by `author`, whose body the route has already validated, checked by
  * {@link checkVersion}; `approved` publishes what an admin approved, and `source` is where a
- * GitHub import read the files.
+ * GitHub import read the files. Neither takes a slot of the rate limit here, as for {@link publishSkill}.
  */
 export async function publishVersion(
   deps: Deps,
@@ -236,7 +238,7 @@ export async function publishVersion(
   const scan = approved?.scan ?? (await scanForPublish(deps, files, skill.paid));
 
   const window = rateWindow(deps.config, 'version');
-  const slot = approved ? undefined : await takeSlot(db, author.id, clock(), window);
+  const slot = approved || source ? undefined : await takeSlot(db, author.id, clock(), window);
   const now = clock();
   const item = {
     ...versionItem(skillId, version, body.changelog, now, files, body.dependencies, conformance),

@@ -1,7 +1,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '#functions/platform/log';
-import { type FakeGitHub, fakeGitHubEnv, type GitHubUser, startFakeGitHub } from '../support/fake-github.ts';
+import { type FakeGitHub, fakeGitHubEnv, type GitHubUser, startFakeGitHub } from '#scripts/local/fake-github';
 import { createTestStack, json, ORIGIN, skillBody, skillFile, type TestStack } from '../support/stack.ts';
 
 let github: FakeGitHub;
@@ -182,6 +182,41 @@ describe('GET /api/auth/github/callback', () => {
       github.overrideUser(undefined);
     }
     expect(await sessionCount()).toBe(sessions);
+  });
+});
+
+describe('a GitHub-compatible API named by SKILLPRESS_GITHUB_API alone (the fake GitHub of a local demo)', () => {
+  it('signs in through its authorize page as the account signed in there, and reads that user from it', async () => {
+    const owner: GitHubUser = { id: 90210, login: 'octo-demo' };
+    const fake = await startFakeGitHub({ clientId: 'demo-client', clientSecret: 'demo-secret', signedIn: owner });
+    try {
+      const demo = await createTestStack({}, { SKILLPRESS_GITHUB_API: fake.baseUrl, GITHUB_CLIENT_ID: 'demo-client', GITHUB_CLIENT_SECRET: 'demo-secret' });
+      const { state, cookie, location } = await start(demo);
+      expect(location.origin).toBe(fake.baseUrl);
+      // The browser follows the redirect; the fake approves at once and sends it back with a code.
+      const approved = await fetch(location, { redirect: 'manual' });
+      expect(approved.status).toBe(302);
+      const back = new URL(approved.headers.get('location')!);
+      expect(back.href).toMatch(/^http:\/\/localhost\/api\/auth\/github\/callback\?/);
+      expect(back.searchParams.get('state')).toBe(state);
+      const res = await callback({ code: back.searchParams.get('code')!, state }, cookie, demo);
+      expect(res.status).toBe(302);
+      const session = cookieValue(cookiesOf(res).get('skillpress_session')!);
+      const me = await demo.request('/api/me', { headers: { cookie: `skillpress_session=${session}` } });
+      expect((await json(me)).user).toEqual({ id: 'gh:90210', login: 'octo-demo' });
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('answers an app it does not know with a 404, sending nobody back', async () => {
+    const fake = await startFakeGitHub({ clientId: 'demo-client', signedIn: { id: 1, login: 'someone' } });
+    try {
+      const res = await fetch(`${fake.baseUrl}/login/oauth/authorize?client_id=other&redirect_uri=http://localhost/cb&state=s`, { redirect: 'manual' });
+      expect(res.status).toBe(404);
+    } finally {
+      await fake.close();
+    }
   });
 });
 

@@ -1,8 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeGitHub, fakeGitHubEnv, type GitHubUser, startFakeGitHub } from '../support/fake-github.ts';
+import { type FakeGitHub, fakeGitHubEnv, type GitHubUser, startFakeGitHub } from '#scripts/local/fake-github';
 import { GitRepo } from '../support/git-repo.ts';
-import { Client, createTestStack, json, ORIGIN, type TestStack } from '../support/stack.ts';
+import { Client, createTestStack, json, ORIGIN, skillBody, type TestStack, withKey } from '../support/stack.ts';
 
 let github: FakeGitHub;
 let stack: TestStack;
@@ -213,6 +213,50 @@ describe('POST /api/imports', () => {
     const missing = await client.session('/api/imports', { method: 'POST', body: { repo: name, ref: 'no-such-branch' } });
     expect(missing.status).toBe(404);
     expect((await json(missing)).error.code).toBe('not_found');
+  });
+});
+
+describe('an import and the rate limits (the defaults: 5 new skills, 20 versions a minute)', () => {
+  it('imports more new skills than a minute allows in one step, as one request against the limit; a full window refuses its new skills, not its versions', async () => {
+    const limited = await createTestStack({}, fakeGitHubEnv(github));
+    const user: GitHubUser = { id: nextId++, login: `busy-${suffix()}` };
+    const client = await Client.signInWithGitHub(limited, () => github.issueCode(user));
+    const { repo, name } = repoOf(user);
+    const slugs = Array.from({ length: 7 }, (_, i) => `many-${i}-${suffix()}`);
+    repo.commit(Object.fromEntries(slugs.map((slug) => [`${slug}/SKILL.md`, skillMd(slug, `Skill ${slug}.`)])));
+
+    const first = await client.session('/api/imports', { method: 'POST', body: { repo: name } });
+    expect(first.status).toBe(201);
+    const { id, webhookSecret, folders } = await json(first);
+    expect(folders.map((f: { outcome: string }) => f.outcome)).toEqual(Array(7).fill('published'));
+    // The import took one slot of five: a publish now leaves three.
+    const key = await client.createKey();
+    const publish = () => withKey(limited, key, '/api/publish', { body: skillBody() });
+    const published = await publish();
+    expect(published.status).toBe(201);
+    expect(published.headers.get('ratelimit-remaining')).toBe('3');
+    for (let i = 0; i < 3; i++) expect((await publish()).status).toBe(201);
+
+    // The window is full: a push that adds two skills and changes one publishes the version only.
+    const [late, later] = [`late-${suffix()}`, `later-${suffix()}`];
+    repo.commit({
+      [`${late}/SKILL.md`]: skillMd(late, 'Late.'),
+      [`${later}/SKILL.md`]: skillMd(later, 'Later.'),
+      [`${slugs[0]}/SKILL.md`]: skillMd(slugs[0]!, 'Changed.'),
+    });
+    const { body, signature } = delivery(webhookSecret);
+    const res = await limited.request(`/api/imports/${id}/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': signature },
+      body,
+    });
+    expect(res.status).toBe(202);
+    const outcomes = new Map(
+      (await json(res)).folders.map((f: { slug: string; outcome: string; error?: { code: string } }) => [f.slug, f.error?.code ?? f.outcome]),
+    );
+    expect(outcomes.get(slugs[0])).toBe('versioned');
+    expect(outcomes.get(late)).toBe('rate_limited');
+    expect(outcomes.get(later)).toBe('rate_limited');
   });
 });
 

@@ -4,7 +4,7 @@ import { fullRebuild } from '#functions/rebuild/full-rebuild';
 import { flushPendingSiteBuild, triggerSiteBuild } from '#functions/services/site-build';
 import { CATALOG_KEY } from '#core/static-paths';
 import { readLock } from '#functions/store/site-build-lock';
-import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '../support/fake-github.ts';
+import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '#scripts/local/fake-github';
 import { Client, createTestStack, skillBody, type TestStack, withKey } from '../support/stack.ts';
 
 let github: FakeGitHub;

@@ -17,7 +17,7 @@ import { indexPopularSkill } from '#functions/store/lookalikes';
 import { allows } from '../../infra/access.ts';
 import { type LambdaSpec, lambdas } from '../../infra/lambdas.ts';
 import { type AwsCallRecorder, recordAwsCalls } from '../support/aws-calls.ts';
-import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '../support/fake-github.ts';
+import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '#scripts/local/fake-github';
 import { slugify } from '#core/slug';
 import { type FakeStripe, fakeStripeEnv, startFakeStripe } from '../support/fake-stripe.ts';
 import { GitRepo } from '../support/git-repo.ts';

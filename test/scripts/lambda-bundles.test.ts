@@ -16,7 +16,7 @@ import { COLD_START_BUDGET_BYTES } from '#scripts/lambda-bundles';
 import { bundleDir, lambdas } from '../../infra/lambdas.ts';
 import { sha256Hex } from '#core/bundle';
 import { httpApiEvent, routeEvent } from '../support/api-gateway-event.ts';
-import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '../support/fake-github.ts';
+import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '#scripts/local/fake-github';
 import { type FakeStripe, fakeStripeEnv, startFakeStripe } from '../support/fake-stripe.ts';
 import { invokeBundle, resultOf } from '../support/lambda-bundle.ts';
 import { scheduledEvent, streamRecord } from '../support/lambda-events.ts';

@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { launchBrowser, type TestBrowser } from '../support/browser.ts';
 import { auditPage, problemsOf, useWidth, WIDTHS } from '../support/page-audit.ts';
-import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '../support/fake-github.ts';
+import { type FakeGitHub, fakeGitHubEnv, startFakeGitHub } from '#scripts/local/fake-github';
 import { type FakeStripe, fakeStripeEnv, startFakeStripe } from '../support/fake-stripe.ts';
 import { GitRepo } from '../support/git-repo.ts';
 import { hasBuiltPage, ONE_BUILD, signInAs as signIntoDashboard, startSeededSite, until as untilReady } from '../support/site-browser.ts';

@@ -4,13 +4,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 /**
- * A fake GitHub on loopback: the OAuth token endpoint (github.com) and the REST calls Skillpress
- * makes (api.github.com), served from one port so a test sets both GITHUB_OAUTH_BASE_URL and
- * GITHUB_BASE_URL to `baseUrl`. It behaves like GitHub where it matters: codes are single-use, a
- * bad code is a 200 with an `error` body, the token reply carries `scope`, and the API wants the
- * token it issued. For imports it serves repositories from local git folders (`addRepo`): the
- * repository, a ref's commit, a commit's recursive tree and its blobs, read with `git` itself,
- * and accounts by id and organisations' members.
+ * A fake GitHub on loopback, for tests and for `npm run fake-github` (a local author demo): the
+ * OAuth web flow (github.com) and the REST calls Skillpress makes (api.github.com), served from
+ * one port, so `SKILLPRESS_GITHUB_API` (or GITHUB_OAUTH_BASE_URL and GITHUB_BASE_URL) is
+ * `baseUrl`. It behaves like GitHub where it matters: codes are single-use, a bad code is a 200
+ * with an `error` body, the token reply carries `scope`, and the API wants the token it issued.
+ * For imports it serves repositories from local git folders (`addRepo`): the repository, a ref's
+ * commit, a commit's recursive tree and its blobs, read with `git` itself, and accounts by id and
+ * organisations' members.
  */
 export interface GitHubUser {
   id: number;
@@ -59,9 +60,24 @@ export interface FakeGitHub {
   close(): Promise<void>;
 }
 
-export async function startFakeGitHub(): Promise<FakeGitHub> {
-  const clientId = `Iv1.${randomBytes(8).toString('hex')}`;
-  const clientSecret = randomBytes(20).toString('hex');
+export interface FakeGitHubOptions {
+  /** The loopback port to listen on; a free one by default. */
+  port?: number;
+  /** The OAuth app's credentials; random by default. Fixed ones let a demo's commands be written down. */
+  clientId?: string;
+  clientSecret?: string;
+  /**
+   * The account signed in to this GitHub in the browser: the authorize page
+   * (`/login/oauth/authorize`) approves the app for it at once, as GitHub does for an app the
+   * user approved before, and sends the browser back with a code. Without one the page is a 404
+   * and a test issues codes itself (`issueCode`).
+   */
+  signedIn?: GitHubUser;
+}
+
+export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
+  const clientId = options.clientId ?? `Iv1.${randomBytes(8).toString('hex')}`;
+  const clientSecret = options.clientSecret ?? randomBytes(20).toString('hex');
   const dispatchToken = `ghp_${randomBytes(18).toString('hex')}`;
   const codes = new Map<string, GitHubUser>();
   const tokens = new Map<string, GitHubUser>();
@@ -84,6 +100,8 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
       failure.count -= 1;
       return send(res, failure.status, { message: 'Server Error' });
     }
+
+    if (req.method === 'GET' && url.pathname === '/login/oauth/authorize') return authorize(url, res);
 
     if (req.method === 'POST' && url.pathname === '/login/oauth/access_token') {
       const code = String(body.code ?? '');
@@ -139,6 +157,27 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
       return;
     }
     send(res, 404, { message: 'Not Found' });
+  };
+
+  /** The authorize page: the signed-in account approves at once, and the browser goes back to the app with a code and its state. */
+  const authorize = (url: URL, res: ServerResponse): void => {
+    const redirect = url.searchParams.get('redirect_uri');
+    if (!options.signedIn || url.searchParams.get('client_id') !== clientId || !redirect) {
+      send(res, 404, { message: 'Not Found' });
+      return;
+    }
+    const back = new URL(redirect);
+    back.searchParams.set('code', issueCode(options.signedIn));
+    const state = url.searchParams.get('state');
+    if (state !== null) back.searchParams.set('state', state);
+    res.writeHead(302, { location: back.href }).end();
+  };
+
+  const issueCode = (user: GitHubUser): string => {
+    users.set(user.id, user);
+    const code = randomBytes(10).toString('hex');
+    codes.set(code, user);
+    return code;
   };
 
   /** The read-only REST calls an import makes, or undefined for a path that is none of them. */
@@ -203,7 +242,10 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => send(res, 500, { message: 'fake failed' }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
 
@@ -212,12 +254,7 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
     clientId,
     clientSecret,
     dispatchToken,
-    issueCode(user) {
-      users.set(user.id, user);
-      const code = randomBytes(10).toString('hex');
-      codes.set(code, user);
-      return code;
-    },
+    issueCode,
     exchanges,
     dispatches,
     failNext(path, status, count = 1) {
@@ -261,14 +298,16 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
 }
 
+/** What `npm start` needs to sign in with `fake` and import from it (`npm start` makes its own import key). */
+export function fakeGitHubStartEnv(fake: Pick<FakeGitHub, 'baseUrl' | 'clientId' | 'clientSecret'>): Record<string, string> {
+  return { SKILLPRESS_GITHUB_API: fake.baseUrl, GITHUB_CLIENT_ID: fake.clientId, GITHUB_CLIENT_SECRET: fake.clientSecret };
+}
+
 /** The environment that points GitHub sign-in, the site build and imports at `fake` (with the import key imports need). */
 export function fakeGitHubEnv(fake: FakeGitHub): Record<string, string> {
   return {
     SKILLPRESS_IMPORT_KEY: randomBytes(32).toString('hex'),
-    GITHUB_CLIENT_ID: fake.clientId,
-    GITHUB_CLIENT_SECRET: fake.clientSecret,
-    GITHUB_BASE_URL: fake.baseUrl,
-    GITHUB_OAUTH_BASE_URL: fake.baseUrl,
+    ...fakeGitHubStartEnv(fake),
     GITHUB_REPO: 'skillpress/site',
     GITHUB_WORKFLOW: 'site.yml',
     GITHUB_TOKEN: fake.dispatchToken,

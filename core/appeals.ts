@@ -4,6 +4,7 @@ import { scanResultSchema } from './scan/scan-result-schema.ts';
 import { textRule } from './schema-fields.ts';
 import { fileEntrySchema, publishBodySchema, versionBodySchema } from './schemas.ts';
 import { multiLineTextProblem } from './text.ts';
+import { lazySchema } from './lazy-schema.ts';
 
 /**
  * Appeals (docs/api.md §7.15): the author of a version the scan refused (or would flag) sends it
@@ -20,74 +21,84 @@ export const APPEAL_KINDS = ['skill', 'version'] as const;
 /** An author's pending appeals at most: the admins' queue is not a place to store versions in. */
 export const PENDING_APPEALS_PER_AUTHOR = 5;
 
-const messageSchema = z
-  .string()
-  .min(1)
-  .max(2000)
-  .refine((s) => s.trim().length > 0, 'must not be blank')
-  .superRefine(textRule(multiLineTextProblem));
+const messageSchema = lazySchema(() =>
+  z
+    .string()
+    .min(1)
+    .max(2000)
+    .refine((s) => s.trim().length > 0, 'must not be blank')
+    .superRefine(textRule(multiLineTextProblem)),
+);
 
 /**
  * `POST /api/appeals`: `{message, publish}` for a new skill, `{message, skillId, version}` for a
  * new version of one, with the bodies their publish endpoints take.
  */
-export const appealBodySchema = z
-  .strictObject({
-    message: messageSchema.describe('why the findings are mistaken, for the admins who review it'),
-    publish: publishBodySchema.optional().describe('a new skill: the body of POST /api/publish'),
-    skillId: z.string().min(1).max(128).optional().describe('a new version: the skill it is a version of'),
-    version: versionBodySchema.optional().describe('a new version: the body of POST /api/skills/{id}/versions'),
-  })
-  .superRefine((body, ctx) => {
-    const asSkill = body.publish !== undefined;
-    const asVersion = body.skillId !== undefined || body.version !== undefined;
-    if (asSkill === asVersion) {
-      ctx.addIssue({ code: 'custom', path: ['publish'], message: 'send either publish (a new skill) or skillId and version (a new version)' });
-      return;
-    }
-    if (asVersion && body.skillId === undefined) ctx.addIssue({ code: 'custom', path: ['skillId'], message: 'required with version' });
-    if (asVersion && body.version === undefined) ctx.addIssue({ code: 'custom', path: ['version'], message: 'required with skillId' });
-  });
+export const appealBodySchema = lazySchema(() =>
+  z
+    .strictObject({
+      message: messageSchema.describe('why the findings are mistaken, for the admins who review it'),
+      publish: publishBodySchema.optional().describe('a new skill: the body of POST /api/publish'),
+      skillId: z.string().min(1).max(128).optional().describe('a new version: the skill it is a version of'),
+      version: versionBodySchema.optional().describe('a new version: the body of POST /api/skills/{id}/versions'),
+    })
+    .superRefine((body, ctx) => {
+      const asSkill = body.publish !== undefined;
+      const asVersion = body.skillId !== undefined || body.version !== undefined;
+      if (asSkill === asVersion) {
+        ctx.addIssue({ code: 'custom', path: ['publish'], message: 'send either publish (a new skill) or skillId and version (a new version)' });
+        return;
+      }
+      if (asVersion && body.skillId === undefined) ctx.addIssue({ code: 'custom', path: ['skillId'], message: 'required with version' });
+      if (asVersion && body.version === undefined) ctx.addIssue({ code: 'custom', path: ['version'], message: 'required with skillId' });
+    }),
+);
 export type AppealBody = z.output<typeof appealBodySchema>;
 
 /** `POST /api/admin/appeals/<id>/decline`: why, for the author. */
-export const declineBodySchema = z.strictObject({ reason: messageSchema.describe('why, for the author') });
+export const declineBodySchema = lazySchema(() => z.strictObject({ reason: messageSchema.describe('why, for the author') }));
 
 /** An appeal as its author sees it. */
-export const appealSchema = z.object({
-  id: z.string(),
-  status: z.enum(APPEAL_STATES),
-  kind: z.enum(APPEAL_KINDS),
-  slug: z.string().describe('the skill it publishes (for a new skill, the slug it asks for)'),
-  skillId: z.string().optional().describe('the skill: a version appeal from the start, a new skill once approved'),
-  version: z.string(),
-  message: z.string(),
-  createdAt: z.string(),
-  /** The scan the version got when the appeal was filed: what the admins review. */
-  scan: scanResultSchema,
-  decidedAt: z.string().optional(),
-  reason: z.string().optional().describe('a declined appeal: why'),
-});
+export const appealSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    status: z.enum(APPEAL_STATES),
+    kind: z.enum(APPEAL_KINDS),
+    slug: z.string().describe('the skill it publishes (for a new skill, the slug it asks for)'),
+    skillId: z.string().optional().describe('the skill: a version appeal from the start, a new skill once approved'),
+    version: z.string(),
+    message: z.string(),
+    createdAt: z.string(),
+    /** The scan the version got when the appeal was filed: what the admins review. */
+    scan: scanResultSchema,
+    decidedAt: z.string().optional(),
+    reason: z.string().optional().describe('a declined appeal: why'),
+  }),
+);
 export type Appeal = z.output<typeof appealSchema>;
-export const appealListSchema = z.object({ appeals: z.array(appealSchema).describe('newest first') });
+export const appealListSchema = lazySchema(() => z.object({ appeals: z.array(appealSchema).describe('newest first') }));
 
 /** What filing an appeal answers: its id and state. */
-export const appealFiledSchema = z.object({ id: z.string(), status: z.literal('pending') });
+export const appealFiledSchema = lazySchema(() => z.object({ id: z.string(), status: z.literal('pending') }));
 
 /** An appeal as admins see it: who filed it and what it would publish. */
-export const adminAppealSchema = appealSchema.extend({
-  author: z.string().describe("the author's login"),
-  owner: z.string().optional().describe('a new skill published into an organisation: its login'),
-  paid: z.boolean(),
-  files: z.array(fileEntrySchema),
-});
+export const adminAppealSchema = lazySchema(() =>
+  appealSchema.extend({
+    author: z.string().describe("the author's login"),
+    owner: z.string().optional().describe('a new skill published into an organisation: its login'),
+    paid: z.boolean(),
+    files: z.array(fileEntrySchema),
+  }),
+);
 export type AdminAppeal = z.output<typeof adminAppealSchema>;
-export const adminAppealListSchema = z.object({ appeals: z.array(adminAppealSchema).describe('pending appeals, oldest first') });
+export const adminAppealListSchema = lazySchema(() => z.object({ appeals: z.array(adminAppealSchema).describe('pending appeals, oldest first') }));
 
 /** One appeal with its files' contents, for the admin reviewing it: text as UTF-8, anything else as base64. */
-export const adminAppealDetailSchema = adminAppealSchema.extend({
-  files: z.array(fileEntrySchema.extend({ content: z.string(), encoding: z.enum(['utf8', 'base64']) })),
-});
+export const adminAppealDetailSchema = lazySchema(() =>
+  adminAppealSchema.extend({
+    files: z.array(fileEntrySchema.extend({ content: z.string(), encoding: z.enum(['utf8', 'base64']) })),
+  }),
+);
 export type AdminAppealDetail = z.output<typeof adminAppealDetailSchema>;
 
 /**

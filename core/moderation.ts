@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { textRule, visibleText } from './schema-fields.ts';
 import { multiLineTextProblem } from './text.ts';
+import { lazySchema } from './lazy-schema.ts';
 
 /**
  * Reports and quarantine (docs/api.md §7.10): what users may say about a skill, what admins see,
@@ -98,44 +99,52 @@ const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 export const REPORT_STATES = ['open', 'upheld', 'dismissed'] as const;
 export type ReportState = (typeof REPORT_STATES)[number];
 
-export const reportBodySchema = z.strictObject({
-  reason: z.enum(REPORT_REASONS),
-  details: z.string().max(2000).superRefine(textRule(multiLineTextProblem)).optional().describe('what the reporter saw, for the admins'),
-});
+export const reportBodySchema = lazySchema(() =>
+  z.strictObject({
+    reason: z.enum(REPORT_REASONS),
+    details: z.string().max(2000).superRefine(textRule(multiLineTextProblem)).optional().describe('what the reporter saw, for the admins'),
+  }),
+);
 export type ReportBody = z.output<typeof reportBodySchema>;
 
-export const quarantineBodySchema = z.strictObject({ reason: visibleText(500) });
+export const quarantineBodySchema = lazySchema(() => z.strictObject({ reason: visibleText(500) }));
 
 /** A report as its skill's author sees it: what was said and when, not who said it. */
-export const reportSchema = z.object({
-  skillId: z.string(),
-  reason: z.enum(REPORT_REASONS),
-  details: z.string().optional(),
-  createdAt: z.string(),
-  status: z.enum(REPORT_STATES),
-});
+export const reportSchema = lazySchema(() =>
+  z.object({
+    skillId: z.string(),
+    reason: z.enum(REPORT_REASONS),
+    details: z.string().optional(),
+    createdAt: z.string(),
+    status: z.enum(REPORT_STATES),
+  }),
+);
 export type Report = z.output<typeof reportSchema>;
-export const reportListSchema = z.object({ reports: z.array(reportSchema) });
+export const reportListSchema = lazySchema(() => z.object({ reports: z.array(reportSchema) }));
 
 /** A report as admins see it: who reported and what their report weighs, and the skill as it stands. */
-export const adminReportSchema = reportSchema.extend({
-  reporter: z.string().describe("the reporter's login"),
-  weight: z.number().describe("how much the report counts towards hiding the skill before review (0, 1 or 2), from the reporter's standing when filed"),
-  basis: z.string().describe('why it weighs that, in words'),
-  slug: z.string(),
-  name: z.string(),
-  quarantined: z.boolean(),
-});
+export const adminReportSchema = lazySchema(() =>
+  reportSchema.extend({
+    reporter: z.string().describe("the reporter's login"),
+    weight: z.number().describe("how much the report counts towards hiding the skill before review (0, 1 or 2), from the reporter's standing when filed"),
+    basis: z.string().describe('why it weighs that, in words'),
+    slug: z.string(),
+    name: z.string(),
+    quarantined: z.boolean(),
+  }),
+);
 export type AdminReport = z.output<typeof adminReportSchema>;
-export const adminReportListSchema = z.object({ reports: z.array(adminReportSchema).describe('open reports, newest first') });
+export const adminReportListSchema = lazySchema(() => z.object({ reports: z.array(adminReportSchema).describe('open reports, newest first') }));
 
-export const quarantineSchema = z.object({
-  skillId: z.string(),
-  slug: z.string(),
-  status: z.literal('quarantined'),
-  reason: z.string(),
-  since: z.string(),
-});
+export const quarantineSchema = lazySchema(() =>
+  z.object({
+    skillId: z.string(),
+    slug: z.string(),
+    status: z.literal('quarantined'),
+    reason: z.string(),
+    since: z.string(),
+  }),
+);
 
 /** Whether `login` is one of the admins named in the configuration; logins compare ignoring case. */
 export function isAdmin(login: string, admins: readonly string[]): boolean {

@@ -3,63 +3,78 @@ import { AUDIT_ACTIONS } from './audit-actions.ts';
 import { limits } from './limits.ts';
 import { ROLES } from './policy.ts';
 import { loginSchema, ownSkillSchema, visibleText } from './schemas.ts';
+import { lazySchema } from './lazy-schema.ts';
 
 /**
  * Organisations (docs/api.md §7.12): what their endpoints read and answer, and the actions their
  * audit log records. Who may do what is the policy's (policy.ts); this file is the shapes.
  */
 
-const roleSchema = z
-  .enum(ROLES)
-  .describe('owner: members, keys, prices, visibility, transfers; maintainer: publish, version, yank, deprecate; member: install private skills');
+const roleSchema = lazySchema(() =>
+  z.enum(ROLES).describe('owner: members, keys, prices, visibility, transfers; maintainer: publish, version, yank, deprecate; member: install private skills'),
+);
 
-export const orgBodySchema = z.strictObject({
-  login: loginSchema.describe('shares the namespace of user logins, compared ignoring case'),
-  name: visibleText(100),
-});
+export const orgBodySchema = lazySchema(() =>
+  z.strictObject({
+    login: loginSchema.describe('shares the namespace of user logins, compared ignoring case'),
+    name: visibleText(100),
+  }),
+);
 
-export const invitationBodySchema = z.strictObject({ login: loginSchema, role: roleSchema });
-export const roleBodySchema = z.strictObject({ role: roleSchema });
+export const invitationBodySchema = lazySchema(() => z.strictObject({ login: loginSchema, role: roleSchema }));
+export const roleBodySchema = lazySchema(() => z.strictObject({ role: roleSchema }));
 
-export const auditQuerySchema = z.object({
-  cursor: z.string().min(1).max(300).optional().describe('nextCursor of the page before; absent for the newest page'),
-});
+export const auditQuerySchema = lazySchema(() =>
+  z.object({
+    cursor: z.string().min(1).max(300).optional().describe('nextCursor of the page before; absent for the newest page'),
+  }),
+);
 
 /** An organisation as anyone may see it, with its skills as the caller may see them. */
-export const orgSchema = z.object({
-  login: z.string(),
-  name: z.string(),
-  createdAt: z.string(),
-  role: roleSchema.optional().describe("the caller's role, when the caller is a member"),
-  skills: z.array(ownSkillSchema).describe('newest first: its public skills, and to its members its private ones too'),
-});
+export const orgSchema = lazySchema(() =>
+  z.object({
+    login: z.string(),
+    name: z.string(),
+    createdAt: z.string(),
+    role: roleSchema.optional().describe("the caller's role, when the caller is a member"),
+    skills: z.array(ownSkillSchema).describe('newest first: its public skills, and to its members its private ones too'),
+  }),
+);
 
-export const memberSchema = z.object({ login: z.string(), role: roleSchema, since: z.string() });
-export const memberListSchema = z.object({ members: z.array(memberSchema).describe('by login, ignoring case') });
+export const memberSchema = lazySchema(() => z.object({ login: z.string(), role: roleSchema, since: z.string() }));
+export const memberListSchema = lazySchema(() => z.object({ members: z.array(memberSchema).describe('by login, ignoring case') }));
 
-export const invitationSchema = z.object({
-  org: z.string(),
-  login: z.string().describe('who is invited'),
-  role: roleSchema,
-  invitedBy: z.string(),
-  createdAt: z.string(),
-  expiresAt: z.string().describe(`${limits.invitationDays} days after it was made`),
-});
-export const invitationListSchema = z.object({ invitations: z.array(invitationSchema).describe('newest first') });
+export const invitationSchema = lazySchema(() =>
+  z.object({
+    org: z.string(),
+    login: z.string().describe('who is invited'),
+    role: roleSchema,
+    invitedBy: z.string(),
+    createdAt: z.string(),
+    expiresAt: z.string().describe(`${limits.invitationDays} days after it was made`),
+  }),
+);
+export const invitationListSchema = lazySchema(() => z.object({ invitations: z.array(invitationSchema).describe('newest first') }));
 
-export const myOrgsSchema = z.object({
-  orgs: z.array(z.object({ login: z.string(), name: z.string(), role: roleSchema })).describe('by login, ignoring case'),
-});
+export const myOrgsSchema = lazySchema(() =>
+  z.object({
+    orgs: z.array(z.object({ login: z.string(), name: z.string(), role: roleSchema })).describe('by login, ignoring case'),
+  }),
+);
 
-export const auditEntrySchema = z.object({
-  at: z.string(),
-  actor: z.string().describe('the login of the user who did it'),
-  action: z.enum(AUDIT_ACTIONS),
-  target: z.string().describe('a login (invitations, members), a skill slug (skills, versions: <slug>@<version>), or a key id'),
-  details: z.record(z.string(), z.unknown()).optional().describe('what else there is to know: roles, versions, reasons; never secrets or content'),
-});
+export const auditEntrySchema = lazySchema(() =>
+  z.object({
+    at: z.string(),
+    actor: z.string().describe('the login of the user who did it'),
+    action: z.enum(AUDIT_ACTIONS),
+    target: z.string().describe('a login (invitations, members), a skill slug (skills, versions: <slug>@<version>), or a key id'),
+    details: z.record(z.string(), z.unknown()).optional().describe('what else there is to know: roles, versions, reasons; never secrets or content'),
+  }),
+);
 
-export const auditPageSchema = z.object({
-  entries: z.array(auditEntrySchema).describe(`newest first, at most ${limits.auditPage}`),
-  nextCursor: z.string().optional().describe('present when older entries remain: pass it back as ?cursor='),
-});
+export const auditPageSchema = lazySchema(() =>
+  z.object({
+    entries: z.array(auditEntrySchema).describe(`newest first, at most ${limits.auditPage}`),
+    nextCursor: z.string().optional().describe('present when older entries remain: pass it back as ?cursor='),
+  }),
+);

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { LOGIN_PATTERN } from './login.ts';
 import { SLUG_MAX, SLUG_PATTERN } from './slug.ts';
 import { multiLineTextProblem, singleLineTextProblem } from './text.ts';
+import { lazySchema } from './lazy-schema.ts';
 
 /**
  * The field rules that request bodies are made of (a slug, a login, a line of visible text, a
@@ -26,11 +27,13 @@ export const visibleText = (max: number, tooLong?: string) =>
     .refine((s) => s.trim().length > 0, 'must not be blank')
     .superRefine(textRule(singleLineTextProblem));
 
-export const slugSchema = z.string().max(SLUG_MAX).regex(SLUG_PATTERN, '1 to 64 lower-case letters and digits, in words joined by single hyphens');
+export const slugSchema = lazySchema(() =>
+  z.string().max(SLUG_MAX).regex(SLUG_PATTERN, '1 to 64 lower-case letters and digits, in words joined by single hyphens'),
+);
 
-export const changelogSchema = z.string().max(20_000).superRefine(textRule(multiLineTextProblem));
+export const changelogSchema = lazySchema(() => z.string().max(20_000).superRefine(textRule(multiLineTextProblem)));
 
-export const loginSchema = z.string().regex(LOGIN_PATTERN, 'a GitHub-style login: letters, digits and hyphens, up to 39');
+export const loginSchema = lazySchema(() => z.string().regex(LOGIN_PATTERN, 'a GitHub-style login: letters, digits and hyphens, up to 39'));
 
 /** Turns zod issues into the `details` of an invalid_request error. */
 export function issueDetails(error: z.ZodError): { issues: { path: (string | number)[]; message: string }[] } {

@@ -12,6 +12,7 @@ import { changelogSchema, loginSchema, slugSchema, textRule, visibleText } from 
 import { SCOPES } from './policy.ts';
 import { provenanceSchema } from './provenance-schema.ts';
 import { versionSourceSchema } from './version-source.ts';
+import { lazySchema } from './lazy-schema.ts';
 
 /**
  * Request and response schemas. One schema serves the API (validation and handler types), the
@@ -22,713 +23,818 @@ import { versionSourceSchema } from './version-source.ts';
 
 export { issueDetails, loginSchema, visibleText } from './schema-fields.ts';
 
-export const fileInputSchema = z
-  .strictObject({
-    filename: z.string().superRefine((name, ctx) => {
-      const problem = filenameProblem(name);
-      if (problem) ctx.addIssue({ code: 'custom', message: `filename ${problem}` });
+export const fileInputSchema = lazySchema(() =>
+  z
+    .strictObject({
+      filename: z.string().superRefine((name, ctx) => {
+        const problem = filenameProblem(name);
+        if (problem) ctx.addIssue({ code: 'custom', message: `filename ${problem}` });
+      }),
+      content: z.string(),
+      encoding: z.enum(['utf8', 'base64']).optional(),
+      executable: z.boolean().optional().describe('installed with its executable bits set (archives: mode 0755); default false'),
+    })
+    .superRefine((file, ctx) => {
+      // A lone surrogate has no UTF-8 form: stored, it would become U+FFFD and the bytes would differ from what was sent.
+      if ((file.encoding ?? 'utf8') === 'utf8' && !file.content.isWellFormed()) {
+        ctx.addIssue({ code: 'custom', path: ['content'], message: 'is not well-formed Unicode (a lone surrogate); send such bytes with encoding base64' });
+      }
     }),
-    content: z.string(),
-    encoding: z.enum(['utf8', 'base64']).optional(),
-    executable: z.boolean().optional().describe('installed with its executable bits set (archives: mode 0755); default false'),
-  })
-  .superRefine((file, ctx) => {
-    // A lone surrogate has no UTF-8 form: stored, it would become U+FFFD and the bytes would differ from what was sent.
-    if ((file.encoding ?? 'utf8') === 'utf8' && !file.content.isWellFormed()) {
-      ctx.addIssue({ code: 'custom', path: ['content'], message: 'is not well-formed Unicode (a lone surrogate); send such bytes with encoding base64' });
-    }
-  });
+);
 
-const filesSchema = z.array(fileInputSchema).superRefine((files, ctx) => {
-  const conflict = filenameConflict(files.map((f) => f.filename));
-  if (conflict) ctx.addIssue({ code: 'custom', path: [conflict.index, 'filename'], message: conflict.message });
-});
+const filesSchema = lazySchema(() =>
+  z.array(fileInputSchema).superRefine((files, ctx) => {
+    const conflict = filenameConflict(files.map((f) => f.filename));
+    if (conflict) ctx.addIssue({ code: 'custom', path: [conflict.index, 'filename'], message: conflict.message });
+  }),
+);
 
 /**
  * `{slug: range}`. Checked on the object's own keys before anything else, so every key is seen
  * (`__proto__` included, which a plain object copy would swallow) and a huge object costs one
  * pass, never a storage read per entry.
  */
-export const dependenciesSchema = z
-  .custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'must be an object of {slug: semver range}')
-  .meta({
-    type: 'object',
-    description: 'skill slug → semver range of the versions this one works with',
-    maxProperties: limits.dependencies,
-    propertyNames: { pattern: SLUG_PATTERN.source },
-    additionalProperties: { type: 'string' },
-  })
-  .superRefine((value, ctx) => {
-    const keys = Object.keys(value);
-    if (keys.length > limits.dependencies) {
-      ctx.addIssue({ code: 'custom', message: `at most ${limits.dependencies} dependencies; got ${keys.length}` });
-      return;
-    }
-    for (const key of keys) {
-      if (!isValidSlug(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'is not a skill slug' });
-      const range = value[key];
-      if (typeof range !== 'string' || range.length > 256 || !isValidRange(range))
-        ctx.addIssue({ code: 'custom', path: [key], message: 'must be a semver range such as ^1.2.0' });
-    }
-  })
-  .transform((value) => Object.fromEntries(Object.entries(value)) as Record<string, string>);
+export const dependenciesSchema = lazySchema(() =>
+  z
+    .custom<Record<string, unknown>>(
+      (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+      'must be an object of {slug: semver range}',
+    )
+    .meta({
+      type: 'object',
+      description: 'skill slug → semver range of the versions this one works with',
+      maxProperties: limits.dependencies,
+      propertyNames: { pattern: SLUG_PATTERN.source },
+      additionalProperties: { type: 'string' },
+    })
+    .superRefine((value, ctx) => {
+      const keys = Object.keys(value);
+      if (keys.length > limits.dependencies) {
+        ctx.addIssue({ code: 'custom', message: `at most ${limits.dependencies} dependencies; got ${keys.length}` });
+        return;
+      }
+      for (const key of keys) {
+        if (!isValidSlug(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'is not a skill slug' });
+        const range = value[key];
+        if (typeof range !== 'string' || range.length > 256 || !isValidRange(range))
+          ctx.addIssue({ code: 'custom', path: [key], message: 'must be a semver range such as ^1.2.0' });
+      }
+    })
+    .transform((value) => Object.fromEntries(Object.entries(value)) as Record<string, string>),
+);
 
 /** A paid skill's price as an author sends it; the currency is stored in upper case. */
-export const priceSchema = z
-  .strictObject({
-    amount: z.number().int().min(1).max(MAX_PRICE_MINOR_UNITS).describe("in the currency's minor units: 999 with EUR is €9.99, 500 with JPY is ¥500"),
-    currency: z
-      .string()
-      .length(3)
-      .transform((code) => code.toUpperCase())
-      .refine(isCurrency, 'must be an ISO 4217 currency code such as EUR or USD')
-      .describe('ISO 4217, e.g. EUR; lower case is accepted'),
-  })
-  .superRefine((price, ctx) => {
-    // A price nobody could pay is refused when it is set, not at the buyer's checkout.
-    const problem = isCurrency(price.currency) ? stripePriceProblem(price) : null;
-    if (problem) ctx.addIssue({ code: 'custom', path: ['amount'], message: problem });
-  });
+export const priceSchema = lazySchema(() =>
+  z
+    .strictObject({
+      amount: z.number().int().min(1).max(MAX_PRICE_MINOR_UNITS).describe("in the currency's minor units: 999 with EUR is €9.99, 500 with JPY is ¥500"),
+      currency: z
+        .string()
+        .length(3)
+        .transform((code) => code.toUpperCase())
+        .refine(isCurrency, 'must be an ISO 4217 currency code such as EUR or USD')
+        .describe('ISO 4217, e.g. EUR; lower case is accepted'),
+    })
+    .superRefine((price, ctx) => {
+      // A price nobody could pay is refused when it is set, not at the buyer's checkout.
+      const problem = isCurrency(price.currency) ? stripePriceProblem(price) : null;
+      if (problem) ctx.addIssue({ code: 'custom', path: ['amount'], message: problem });
+    }),
+);
 
 /** A price as answers and static documents carry it. */
-const storedPriceSchema = z.object({ amount: z.number().int(), currency: z.string() });
+const storedPriceSchema = lazySchema(() => z.object({ amount: z.number().int(), currency: z.string() }));
 
 /** Only a paid skill has a price: one on a free skill is a mistake, not something to ignore. */
 const noPriceWhenFree = (body: { paid: boolean; price?: unknown }, ctx: z.RefinementCtx) => {
   if (!body.paid && body.price !== undefined) ctx.addIssue({ code: 'custom', path: ['price'], message: 'only a paid skill has a price; send "paid": true' });
 };
 
-export const publishBodySchema = z
-  .strictObject({
-    name: visibleText(100),
-    description: visibleText(
-      1024,
-      'at most 1,024 characters, as the Agent Skills specification allows: keep what the skill does and when to use it, and move the rest into the body of SKILL.md',
-    ),
-    category: z
-      .string()
-      .max(200)
-      .superRefine(textRule(singleLineTextProblem))
-      .transform(normaliseCategory)
-      .pipe(z.string().regex(CATEGORY_PATTERN, '1 to 40 of a-z, 0-9 and -'))
-      .optional()
-      .describe('default: the SKILL.md metadata.category, else general'),
-    slug: slugSchema.optional(),
-    paid: z.boolean().default(false),
-    files: filesSchema.default([]),
-    changelog: changelogSchema.optional(),
-    formats: z.array(visibleText(40)).min(1).max(16).default(['agent-skills']),
-    dependencies: dependenciesSchema.default({}),
-    price: priceSchema.optional().describe('paid skills only; without one the skill cannot be bought yet'),
-    owner: loginSchema
-      .optional()
-      .describe('an organisation to publish into (you must be a maintainer or an owner of it); default: yourself. It counts against your own rate limit'),
-    visibility: z
-      .enum(['public', 'private'])
-      .default('public')
-      .describe("private: an organisation's skill that only its members see and install; it can be made public later, never private again"),
-  })
-  .superRefine(noPriceWhenFree)
-  .superRefine((body, ctx) => {
-    if (body.visibility === 'private' && body.paid) ctx.addIssue({ code: 'custom', path: ['visibility'], message: 'a private skill cannot be paid' });
-    if (body.visibility === 'private' && body.owner === undefined)
-      ctx.addIssue({ code: 'custom', path: ['visibility'], message: "only an organisation's skill can be private: name it as owner" });
-  });
+export const publishBodySchema = lazySchema(() =>
+  z
+    .strictObject({
+      name: visibleText(100),
+      description: visibleText(
+        1024,
+        'at most 1,024 characters, as the Agent Skills specification allows: keep what the skill does and when to use it, and move the rest into the body of SKILL.md',
+      ),
+      category: z
+        .string()
+        .max(200)
+        .superRefine(textRule(singleLineTextProblem))
+        .transform(normaliseCategory)
+        .pipe(z.string().regex(CATEGORY_PATTERN, '1 to 40 of a-z, 0-9 and -'))
+        .optional()
+        .describe('default: the SKILL.md metadata.category, else general'),
+      slug: slugSchema.optional(),
+      paid: z.boolean().default(false),
+      files: filesSchema.default([]),
+      changelog: changelogSchema.optional(),
+      formats: z.array(visibleText(40)).min(1).max(16).default(['agent-skills']),
+      dependencies: dependenciesSchema.default({}),
+      price: priceSchema.optional().describe('paid skills only; without one the skill cannot be bought yet'),
+      owner: loginSchema
+        .optional()
+        .describe('an organisation to publish into (you must be a maintainer or an owner of it); default: yourself. It counts against your own rate limit'),
+      visibility: z
+        .enum(['public', 'private'])
+        .default('public')
+        .describe("private: an organisation's skill that only its members see and install; it can be made public later, never private again"),
+    })
+    .superRefine(noPriceWhenFree)
+    .superRefine((body, ctx) => {
+      if (body.visibility === 'private' && body.paid) ctx.addIssue({ code: 'custom', path: ['visibility'], message: 'a private skill cannot be paid' });
+      if (body.visibility === 'private' && body.owner === undefined)
+        ctx.addIssue({ code: 'custom', path: ['visibility'], message: "only an organisation's skill can be private: name it as owner" });
+    }),
+);
 export type PublishBody = z.output<typeof publishBodySchema>;
 
 /**
  * `PATCH /api/skills/<id>`: what may change after publishing. `price: null` takes the skill off
  * sale; `visibility: "public"` makes a private skill public (never the other way).
  */
-export const skillUpdateBodySchema = z
-  .strictObject({
-    price: priceSchema.nullable().optional(),
-    visibility: z
-      .enum(['public', 'private'])
-      .optional()
-      .describe('"public" publishes a private skill; "private" is refused for a public one (409 visibility_locked)'),
-  })
-  .refine((body) => body.price !== undefined || body.visibility !== undefined, 'send price, visibility or both');
+export const skillUpdateBodySchema = lazySchema(() =>
+  z
+    .strictObject({
+      price: priceSchema.nullable().optional(),
+      visibility: z
+        .enum(['public', 'private'])
+        .optional()
+        .describe('"public" publishes a private skill; "private" is refused for a public one (409 visibility_locked)'),
+    })
+    .refine((body) => body.price !== undefined || body.visibility !== undefined, 'send price, visibility or both'),
+);
 
 /** `POST /api/skills/<id>/transfer`: the organisation that is to own the skill. */
-export const transferBodySchema = z.strictObject({ to: loginSchema.describe("an organisation's login") });
+export const transferBodySchema = lazySchema(() => z.strictObject({ to: loginSchema.describe("an organisation's login") }));
 export type SkillUpdateBody = z.output<typeof skillUpdateBodySchema>;
 
-export const versionBodySchema = z.strictObject({
-  version: z.string().min(1).max(limits.versionChars),
-  changelog: changelogSchema.optional(),
-  files: filesSchema.default([]),
-  dependencies: dependenciesSchema.default({}),
-});
+export const versionBodySchema = lazySchema(() =>
+  z.strictObject({
+    version: z.string().min(1).max(limits.versionChars),
+    changelog: changelogSchema.optional(),
+    files: filesSchema.default([]),
+    dependencies: dependenciesSchema.default({}),
+  }),
+);
 export type VersionBody = z.output<typeof versionBodySchema>;
 
-export const devLoginBodySchema = z.strictObject({ login: loginSchema });
+export const devLoginBodySchema = lazySchema(() => z.strictObject({ login: loginSchema }));
 
-const scopesSchema = z
-  .array(z.enum(SCOPES))
-  .min(1)
-  .max(SCOPES.length)
-  .refine((scopes) => new Set(scopes).size === scopes.length, 'each scope once');
+const scopesSchema = lazySchema(() =>
+  z
+    .array(z.enum(SCOPES))
+    .min(1)
+    .max(SCOPES.length)
+    .refine((scopes) => new Set(scopes).size === scopes.length, 'each scope once'),
+);
 
-export const apiKeyBodySchema = z
-  .strictObject({
-    name: visibleText(100),
-    scopes: scopesSchema
-      .optional()
-      .describe(
-        'publish: new skills and versions; manage: yank, deprecate, price, visibility, transfer, access; read: private skills, analytics. Default: all three',
-      ),
-    org: loginSchema.optional().describe('narrows the key to this organisation and its skills (and nothing user-owned); you must be a member'),
-    skills: z
-      .array(z.string().min(1).max(128))
-      .min(1)
-      .max(limits.keySkills)
-      .refine((ids) => new Set(ids).size === ids.length, 'each skill once')
-      .optional()
-      .describe('narrows the key to these skills (ids)'),
-    expiresInDays: z
-      .number()
-      .int()
-      .min(limits.apiKeyDays.min)
-      .max(limits.apiKeyDays.max)
-      .optional()
-      .describe('the key stops working this many days after it is made (401 expired_key); default: never'),
-  })
-  .refine((body) => body.org === undefined || body.skills === undefined, {
-    message: 'narrow a key to an organisation or to skills, not both',
-    path: ['skills'],
-  });
+export const apiKeyBodySchema = lazySchema(() =>
+  z
+    .strictObject({
+      name: visibleText(100),
+      scopes: scopesSchema
+        .optional()
+        .describe(
+          'publish: new skills and versions; manage: yank, deprecate, price, visibility, transfer, access; read: private skills, analytics. Default: all three',
+        ),
+      org: loginSchema.optional().describe('narrows the key to this organisation and its skills (and nothing user-owned); you must be a member'),
+      skills: z
+        .array(z.string().min(1).max(128))
+        .min(1)
+        .max(limits.keySkills)
+        .refine((ids) => new Set(ids).size === ids.length, 'each skill once')
+        .optional()
+        .describe('narrows the key to these skills (ids)'),
+      expiresInDays: z
+        .number()
+        .int()
+        .min(limits.apiKeyDays.min)
+        .max(limits.apiKeyDays.max)
+        .optional()
+        .describe('the key stops working this many days after it is made (401 expired_key); default: never'),
+    })
+    .refine((body) => body.org === undefined || body.skills === undefined, {
+      message: 'narrow a key to an organisation or to skills, not both',
+      path: ['skills'],
+    }),
+);
 export type ApiKeyBody = z.output<typeof apiKeyBodySchema>;
 
-export const downloadTokenBodySchema = z.strictObject({
-  expiresInSeconds: z
-    .number()
-    .int()
-    .min(limits.downloadToken.minSeconds)
-    .max(limits.downloadToken.maxSeconds)
-    .optional()
-    .describe("default: a day for the author's tokens, 10 minutes for a buyer's or grantee's own (at most an hour)"),
-  maxUses: z
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
-    .optional()
-    .describe("default: unlimited for the author's tokens, one use for a buyer's or grantee's own (at most 10)"),
-});
+export const downloadTokenBodySchema = lazySchema(() =>
+  z.strictObject({
+    expiresInSeconds: z
+      .number()
+      .int()
+      .min(limits.downloadToken.minSeconds)
+      .max(limits.downloadToken.maxSeconds)
+      .optional()
+      .describe("default: a day for the author's tokens, 10 minutes for a buyer's or grantee's own (at most an hour)"),
+    maxUses: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .optional()
+      .describe("default: unlimited for the author's tokens, one use for a buyer's or grantee's own (at most 10)"),
+  }),
+);
 
-export const grantBodySchema = z.strictObject({ login: loginSchema });
+export const grantBodySchema = lazySchema(() => z.strictObject({ login: loginSchema }));
 
 /** Why a version is yanked, shown beside it in the registry and on the site. */
-export const yankBodySchema = z.strictObject({ reason: visibleText(500).optional() });
+export const yankBodySchema = lazySchema(() => z.strictObject({ reason: visibleText(500).optional() }));
 
 /** What the skill's page and clients tell people instead of the skill (a successor, a reason). */
-export const deprecateBodySchema = z.strictObject({ message: visibleText(500) });
+export const deprecateBodySchema = lazySchema(() => z.strictObject({ message: visibleText(500) }));
 
-export const deliverySourceSchema = z.enum(SOURCES);
+export const deliverySourceSchema = lazySchema(() => z.enum(SOURCES));
 
 /**
  * The query of GET /api/deliver/<skillId>. `version` is checked as strict semver by the handler;
  * `token` is bounded so a huge value is a 400, never a hashing or storage problem.
  */
-export const deliverQuerySchema = z.object({
-  version: z.string().min(1).max(limits.versionChars).optional().describe('exact semver; default the current version'),
-  source: deliverySourceSchema.default('api').describe('who asks, for the install count'),
-  token: z.string().min(1).max(512).optional().describe('a download token for this skill (paid skills)'),
-});
+export const deliverQuerySchema = lazySchema(() =>
+  z.object({
+    version: z.string().min(1).max(limits.versionChars).optional().describe('exact semver; default the current version'),
+    source: deliverySourceSchema.default('api').describe('who asks, for the install count'),
+    token: z.string().min(1).max(512).optional().describe('a download token for this skill (paid skills)'),
+  }),
+);
 export type DeliverQuery = z.output<typeof deliverQuerySchema>;
 
 // Response shapes, for the OpenAPI document and typed clients.
 
-export const userSchema = z.object({
-  id: z.string(),
-  login: z.string(),
-  name: z.string().optional(),
-  avatarUrl: z.string().optional(),
-});
+export const userSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    login: z.string(),
+    name: z.string().optional(),
+    avatarUrl: z.string().optional(),
+  }),
+);
 export type User = z.output<typeof userSchema>;
 
 /** The answer of dev sign-in and of `GET /api/me`. */
-export const signedInSchema = z.object({ user: userSchema });
+export const signedInSchema = lazySchema(() => z.object({ user: userSchema }));
 
 /** The answer of `GET /api/me`: who is calling, and whether the dashboard should offer them the admins' reports. */
-export const meSchema = signedInSchema.extend({
-  admin: z.boolean().describe('whether SKILLPRESS_ADMINS names this user: the reports and quarantine are theirs'),
-});
+export const meSchema = lazySchema(() =>
+  signedInSchema.extend({
+    admin: z.boolean().describe('whether SKILLPRESS_ADMINS names this user: the reports and quarantine are theirs'),
+  }),
+);
 
 /** Which sign-in forms the dashboard offers besides GitHub's. */
-export const signInMethodsSchema = z.object({ devLogin: z.boolean() });
+export const signInMethodsSchema = lazySchema(() => z.object({ devLogin: z.boolean() }));
 
 /** Who owns a skill, as every document shows it. */
-export const ownerSchema = z.object({
-  type: z.enum(['user', 'org']).describe('a user (the author) or an organisation'),
-  login: z.string(),
-});
+export const ownerSchema = lazySchema(() =>
+  z.object({
+    type: z.enum(['user', 'org']).describe('a user (the author) or an organisation'),
+    login: z.string(),
+  }),
+);
 
-export const skillSchema = z.object({
-  id: z.string(),
-  slug: z.string(),
-  name: z.string(),
-  description: z.string(),
-  category: z.string(),
-  author: z.string().describe("the owner's login: the user's, or the organisation's"),
-  owner: ownerSchema,
-  visibility: z.enum(['public', 'private']).describe('private: seen and installed only by the members of the organisation that owns it'),
-  paid: z.boolean(),
-  price: storedPriceSchema.optional().describe('paid skills that are for sale'),
-  currentVersion: z.string(),
-  formats: z.array(z.string()),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  deprecated: z.string().optional().describe("the author's deprecation message; absent while the skill is not deprecated"),
-});
+export const skillSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    description: z.string(),
+    category: z.string(),
+    author: z.string().describe("the owner's login: the user's, or the organisation's"),
+    owner: ownerSchema,
+    visibility: z.enum(['public', 'private']).describe('private: seen and installed only by the members of the organisation that owns it'),
+    paid: z.boolean(),
+    price: storedPriceSchema.optional().describe('paid skills that are for sale'),
+    currentVersion: z.string(),
+    formats: z.array(z.string()),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    deprecated: z.string().optional().describe("the author's deprecation message; absent while the skill is not deprecated"),
+  }),
+);
 export type Skill = z.output<typeof skillSchema>;
 
-const warningsSchema = z
-  .array(z.string())
-  .optional()
-  .describe('present when the SKILL.md front matter has keys the Agent Skills specification does not define: accepted, worth fixing');
+const warningsSchema = lazySchema(() =>
+  z
+    .array(z.string())
+    .optional()
+    .describe('present when the SKILL.md front matter has keys the Agent Skills specification does not define: accepted, worth fixing'),
+);
 
 /**
  * The answer to a new skill: the skill, the scan of its first version (docs/scanning.md), and
  * what its `SKILL.md` should fix.
  */
-export const publishedSkillSchema = skillSchema.extend({ scan: scanResultSchema, warnings: warningsSchema });
+export const publishedSkillSchema = lazySchema(() => skillSchema.extend({ scan: scanResultSchema, warnings: warningsSchema }));
 
 /** A skill as its author sees it in the dashboard: with its quarantine, when it is quarantined. */
-export const ownSkillSchema = skillSchema.extend({
-  quarantine: z
-    .object({ reason: z.string(), since: z.string() })
-    .optional()
-    .describe('present while the skill is quarantined: out of every listing, not delivered'),
-});
+export const ownSkillSchema = lazySchema(() =>
+  skillSchema.extend({
+    quarantine: z
+      .object({ reason: z.string(), since: z.string() })
+      .optional()
+      .describe('present while the skill is quarantined: out of every listing, not delivered'),
+  }),
+);
 export type OwnSkill = z.output<typeof ownSkillSchema>;
-export const skillListSchema = z.object({ skills: z.array(ownSkillSchema) });
+export const skillListSchema = lazySchema(() => z.object({ skills: z.array(ownSkillSchema) }));
 
-export const fileEntrySchema = z.object({ filename: z.string(), size: z.number(), sha256: z.string() });
+export const fileEntrySchema = lazySchema(() => z.object({ filename: z.string(), size: z.number(), sha256: z.string() }));
 
-export const versionCreatedSchema = z.object({
-  skillId: z.string(),
-  version: z.string(),
-  changelog: z.string(),
-  publishedAt: z.string(),
-  files: z.array(fileEntrySchema),
-  currentVersion: z.string(),
-  scan: scanResultSchema,
-  warnings: warningsSchema,
-});
+export const versionCreatedSchema = lazySchema(() =>
+  z.object({
+    skillId: z.string(),
+    version: z.string(),
+    changelog: z.string(),
+    publishedAt: z.string(),
+    files: z.array(fileEntrySchema),
+    currentVersion: z.string(),
+    scan: scanResultSchema,
+    warnings: warningsSchema,
+  }),
+);
 
 /** A version's lifecycle after a yank or its undo. */
-export const versionYankSchema = z.object({
-  skillId: z.string(),
-  version: z.string(),
-  yanked: z.boolean(),
-  yankReason: z.string().optional(),
-  currentVersion: z.string().describe('after the change: a yanked version is never current'),
-});
+export const versionYankSchema = lazySchema(() =>
+  z.object({
+    skillId: z.string(),
+    version: z.string(),
+    yanked: z.boolean(),
+    yankReason: z.string().optional(),
+    currentVersion: z.string().describe('after the change: a yanked version is never current'),
+  }),
+);
 
 /** What a key may do and reach, as its owner sees it again. */
-const keyLimitsShape = {
+const keyLimitsShape = () => ({
   scopes: z.array(z.enum(SCOPES)).describe('what it may be used for; a key made without scopes has all three'),
   org: z.string().nullable().describe('the organisation it is narrowed to'),
   skills: z.array(z.string()).nullable().describe('the skills (ids) it is narrowed to'),
   expiresAt: z.string().nullable().describe('when it stops working; null: never'),
-};
-
-export const apiKeyCreatedSchema = z.object({
-  id: z.string(),
-  key: z.string(),
-  name: z.string(),
-  prefix: z.string(),
-  createdAt: z.string(),
-  ...keyLimitsShape,
 });
 
-export const apiKeyListSchema = z.object({
-  keys: z.array(
-    z.object({ id: z.string(), name: z.string(), prefix: z.string(), createdAt: z.string(), lastUsedAt: z.string().nullable(), ...keyLimitsShape }),
-  ),
-});
+export const apiKeyCreatedSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    key: z.string(),
+    name: z.string(),
+    prefix: z.string(),
+    createdAt: z.string(),
+    ...keyLimitsShape(),
+  }),
+);
 
-export const deliverySchema = z.object({
-  skillId: z.string(),
-  slug: z.string(),
-  version: z.string(),
-  files: z.array(z.object({ filename: z.string(), content: z.string(), encoding: z.literal('base64').optional(), executable: z.literal(true).optional() })),
-});
+export const apiKeyListSchema = lazySchema(() =>
+  z.object({
+    keys: z.array(
+      z.object({ id: z.string(), name: z.string(), prefix: z.string(), createdAt: z.string(), lastUsedAt: z.string().nullable(), ...keyLimitsShape() }),
+    ),
+  }),
+);
 
-const tokenFields = {
+export const deliverySchema = lazySchema(() =>
+  z.object({
+    skillId: z.string(),
+    slug: z.string(),
+    version: z.string(),
+    files: z.array(z.object({ filename: z.string(), content: z.string(), encoding: z.literal('base64').optional(), executable: z.literal(true).optional() })),
+  }),
+);
+
+const tokenFields = () => ({
   id: z.string(),
   expiresAt: z.string().describe('ISO 8601; the token stops working at this instant'),
   maxUses: z.number().nullable().describe('null: any number of uses until it expires'),
-};
-
-export const downloadTokenCreatedSchema = z.object({ ...tokenFields, token: z.string().describe('shown once; send it as ?token=') });
-
-export const downloadTokenListSchema = z.object({
-  tokens: z.array(z.object({ ...tokenFields, createdAt: z.string(), uses: z.number(), lastUsedAt: z.string().nullable() })),
 });
 
-export const grantSchema = z.object({ skillId: z.string(), login: z.string(), grantedAt: z.string() });
-export const grantListSchema = z.object({ grants: z.array(grantSchema) });
+export const downloadTokenCreatedSchema = lazySchema(() => z.object({ ...tokenFields(), token: z.string().describe('shown once; send it as ?token=') }));
 
-export const checkoutCreatedSchema = z.object({
-  url: z.string().describe('the Stripe Checkout page to send the browser to'),
-  sessionId: z.string().describe('the Checkout Session, as the success page is told it'),
-});
+export const downloadTokenListSchema = lazySchema(() =>
+  z.object({
+    tokens: z.array(z.object({ ...tokenFields(), createdAt: z.string(), uses: z.number(), lastUsedAt: z.string().nullable() })),
+  }),
+);
 
-export const purchaseSchema = z.object({
-  skillId: z.string(),
-  slug: z.string(),
-  amount: z.number().int(),
-  currency: z.string(),
-  status: z
-    .enum(['purchased', 'refunded', 'disputed'])
-    .describe('disputed: the buyer disputed the charge with their bank; access is paused until the dispute is won, and ends if it is lost'),
-  sessionId: z.string().describe('the Stripe Checkout Session'),
-  purchasedAt: z.string(),
-  refundedAt: z.string().nullable(),
-});
-export const purchaseListSchema = z.object({ purchases: z.array(purchaseSchema).describe('newest first') });
+export const grantSchema = lazySchema(() => z.object({ skillId: z.string(), login: z.string(), grantedAt: z.string() }));
+export const grantListSchema = lazySchema(() => z.object({ grants: z.array(grantSchema) }));
 
-export const salesSchema = z.object({
-  skillId: z.string(),
-  count: z.number().int().describe('completed purchases, refunded ones included'),
-  refunds: z.number().int(),
-  gross: z.array(storedPriceSchema).describe('per currency, before refunds'),
-  net: z.array(storedPriceSchema).describe('per currency, after refunds and disputes not won'),
-  sales: z
-    .array(purchaseSchema.pick({ amount: true, currency: true, status: true, purchasedAt: true, refundedAt: true }).extend({ login: z.string() }))
-    .describe('the 100 most recent, newest first'),
-});
+export const checkoutCreatedSchema = lazySchema(() =>
+  z.object({
+    url: z.string().describe('the Stripe Checkout page to send the browser to'),
+    sessionId: z.string().describe('the Checkout Session, as the success page is told it'),
+  }),
+);
 
-export const webhookReceivedSchema = z.object({
-  received: z.literal(true),
-  outcome: z
-    .enum(['granted', 'duplicate', 'revoked', 'suspended', 'restored', 'ignored'])
-    .describe('what the event changed; duplicate: a delivery already recorded; suspended and restored: a dispute opened, and won'),
-});
+export const purchaseSchema = lazySchema(() =>
+  z.object({
+    skillId: z.string(),
+    slug: z.string(),
+    amount: z.number().int(),
+    currency: z.string(),
+    status: z
+      .enum(['purchased', 'refunded', 'disputed'])
+      .describe('disputed: the buyer disputed the charge with their bank; access is paused until the dispute is won, and ends if it is lost'),
+    sessionId: z.string().describe('the Stripe Checkout Session'),
+    purchasedAt: z.string(),
+    refundedAt: z.string().nullable(),
+  }),
+);
+export const purchaseListSchema = lazySchema(() => z.object({ purchases: z.array(purchaseSchema).describe('newest first') }));
 
-const sourceCountsSchema = z.object({ cli: z.number(), web: z.number(), api: z.number() });
+export const salesSchema = lazySchema(() =>
+  z.object({
+    skillId: z.string(),
+    count: z.number().int().describe('completed purchases, refunded ones included'),
+    refunds: z.number().int(),
+    gross: z.array(storedPriceSchema).describe('per currency, before refunds'),
+    net: z.array(storedPriceSchema).describe('per currency, after refunds and disputes not won'),
+    sales: z
+      .array(purchaseSchema.pick({ amount: true, currency: true, status: true, purchasedAt: true, refundedAt: true }).extend({ login: z.string() }))
+      .describe('the 100 most recent, newest first'),
+  }),
+);
 
-export const analyticsSchema = z.object({
-  total: z.number().describe('every install (each counted delivery or download)'),
-  last7d: z.number().describe('today and the 6 previous UTC days'),
-  last30d: z.number(),
-  bySource: sourceCountsSchema.describe('all time'),
-  byClient: z
-    .object({ skillpress: z.number(), skills: z.number(), clawhub: z.number(), other: z.number() })
-    .describe('all time, by the program that installed'),
-  distinct: z
-    .object({ total: z.number(), last7d: z.number(), last30d: z.number() })
-    .describe('installs by distinct clients (one per client per skill per UTC day): the public figures'),
-  daily: z.array(sourceCountsSchema.extend({ date: z.string(), distinct: z.number() })).describe('the last 30 UTC days, oldest first'),
-});
+export const webhookReceivedSchema = lazySchema(() =>
+  z.object({
+    received: z.literal(true),
+    outcome: z
+      .enum(['granted', 'duplicate', 'revoked', 'suspended', 'restored', 'ignored'])
+      .describe('what the event changed; duplicate: a delivery already recorded; suspended and restored: a dispute opened, and won'),
+  }),
+);
+
+const sourceCountsSchema = lazySchema(() => z.object({ cli: z.number(), web: z.number(), api: z.number() }));
+
+export const analyticsSchema = lazySchema(() =>
+  z.object({
+    total: z.number().describe('every install (each counted delivery or download)'),
+    last7d: z.number().describe('today and the 6 previous UTC days'),
+    last30d: z.number(),
+    bySource: sourceCountsSchema.describe('all time'),
+    byClient: z
+      .object({ skillpress: z.number(), skills: z.number(), clawhub: z.number(), other: z.number() })
+      .describe('all time, by the program that installed'),
+    distinct: z
+      .object({ total: z.number(), last7d: z.number(), last30d: z.number() })
+      .describe('installs by distinct clients (one per client per skill per UTC day): the public figures'),
+    daily: z.array(sourceCountsSchema.extend({ date: z.string(), distinct: z.number() })).describe('the last 30 UTC days, oldest first'),
+  }),
+);
 
 // The static documents (docs/api.md §11). Readers (the site build, the CLI) parse them with these;
 // the builders in catalog.ts and registry-document.ts produce exactly these types. Not strict:
 // a reader must accept fields added by a newer rebuild.
 
 /** `owner` as static documents carry it: files written before owners were recorded lack it (then `author` is a user). */
-const staticOwnerSchema = ownerSchema.optional().describe('absent in files written before owners were recorded: then the author, a user');
+const staticOwnerSchema = lazySchema(() => ownerSchema.optional().describe('absent in files written before owners were recorded: then the author, a user'));
 
-export const catalogEntrySchema = skillSchema
-  .pick({
-    id: true,
-    slug: true,
-    name: true,
-    description: true,
-    category: true,
-    author: true,
-    owner: true,
-    currentVersion: true,
-    paid: true,
-    price: true,
-    updatedAt: true,
-    deprecated: true,
-  })
-  .extend({
-    registry: z.string().describe('/api/registry/<slug>'),
-    createdAt: z.string().optional().describe('when the skill was first published (entries written before it was listed have none)'),
-    owner: staticOwnerSchema,
-    verdict: z
-      .enum(VERDICTS)
-      .optional()
-      .describe(
-        "the verdict its current version stands under: the scan's, clean once an admin approved it on appeal (entries written before it was listed have none)",
-      ),
-  });
-
-export const catalogDocumentSchema = z.object({
-  schemaVersion: z.literal(1),
-  generatedAt: z.string(),
-  count: z.number(),
-  skills: z.array(catalogEntrySchema),
-});
-
-export const catalogPageSchema = z.object({
-  schemaVersion: z.literal(1),
-  page: z.number().int().nonnegative().describe('the page id, as in its path /catalog/page-<page>.json'),
-  count: z.number(),
-  skills: z.array(catalogEntrySchema).describe('a run of the catalog, sorted by slug'),
-});
-
-export const catalogIndexSchema = z.object({
-  schemaVersion: z.literal(1),
-  generatedAt: z.string(),
-  count: z.number().describe('skills in all pages'),
-  pageSize: z.number().describe('the most skills a page holds'),
-  pages: z
-    .array(
-      z.object({
-        page: z.number().int().nonnegative(),
-        path: z.string().describe('/catalog/page-<page>.json'),
-        first: z.string().describe('the slug of its first skill'),
-        count: z.number(),
-        etag: z.string().describe('the ETag the page is served with while it holds these skills'),
-      }),
-    )
-    .describe('in slug order: reading the pages in this order reads the catalog'),
-});
-
-export const versionSummarySchema = z.object({
-  version: z.string(),
-  changelog: z.string(),
-  publishedAt: z.string(),
-  publishedBy: z.string().optional().describe('the login of the user who published it (registry files written before it was recorded lack it)'),
-  integrity: z.string().describe('sha256-<base64> of the canonical bundle'),
-  yanked: z.literal(true).optional().describe('withdrawn by its author: installable by exact version only, never current, never chosen by a range'),
-  yankReason: z.string().optional(),
-  scan: z.optional(scanResultSchema).describe('the scan of this version; absent for a version published before scanning, until a rescan'),
-  scannedAt: z.string().optional().describe('when that scan ran: at publish, or at the last rescan'),
-  signature: z
-    .object({
-      keyid: z.string().describe('names a key of /.well-known/skillpress/keys.json'),
-      sig: z.string().describe('base64 of the DER ECDSA P-256 signature of the signed message (docs/api.md §11.11)'),
-      format: z
-        .literal(2)
+export const catalogEntrySchema = lazySchema(() =>
+  skillSchema
+    .pick({
+      id: true,
+      slug: true,
+      name: true,
+      description: true,
+      category: true,
+      author: true,
+      owner: true,
+      currentVersion: true,
+      paid: true,
+      price: true,
+      updatedAt: true,
+      deprecated: true,
+    })
+    .extend({
+      registry: z.string().describe('/api/registry/<slug>'),
+      createdAt: z.string().optional().describe('when the skill was first published (entries written before it was listed have none)'),
+      owner: staticOwnerSchema,
+      verdict: z
+        .enum(VERDICTS)
         .optional()
         .describe(
-          '2: the message is the canonical JSON of {format, slug, version, integrity, provenance, verdict, reviewed, yanked}; absent: format 1, <slug>@<version>:<integrity>',
+          "the verdict its current version stands under: the scan's, clean once an admin approved it on appeal (entries written before it was listed have none)",
         ),
-    })
-    .optional()
-    .describe('the registry signature; absent only until the rebuild signs a version published before signatures'),
-  provenance: z
-    .optional(provenanceSchema)
-    .describe('where a version published from CI with a publish token came from, from the verified OIDC claims; absent for any other publish'),
-  source: z
-    .optional(versionSourceSchema)
-    .describe('where a version published by a GitHub import was read: the repository, the commit and the folder; not a signed claim (that is provenance)'),
-});
+    }),
+);
+
+export const catalogDocumentSchema = lazySchema(() =>
+  z.object({
+    schemaVersion: z.literal(1),
+    generatedAt: z.string(),
+    count: z.number(),
+    skills: z.array(catalogEntrySchema),
+  }),
+);
+
+export const catalogPageSchema = lazySchema(() =>
+  z.object({
+    schemaVersion: z.literal(1),
+    page: z.number().int().nonnegative().describe('the page id, as in its path /catalog/page-<page>.json'),
+    count: z.number(),
+    skills: z.array(catalogEntrySchema).describe('a run of the catalog, sorted by slug'),
+  }),
+);
+
+export const catalogIndexSchema = lazySchema(() =>
+  z.object({
+    schemaVersion: z.literal(1),
+    generatedAt: z.string(),
+    count: z.number().describe('skills in all pages'),
+    pageSize: z.number().describe('the most skills a page holds'),
+    pages: z
+      .array(
+        z.object({
+          page: z.number().int().nonnegative(),
+          path: z.string().describe('/catalog/page-<page>.json'),
+          first: z.string().describe('the slug of its first skill'),
+          count: z.number(),
+          etag: z.string().describe('the ETag the page is served with while it holds these skills'),
+        }),
+      )
+      .describe('in slug order: reading the pages in this order reads the catalog'),
+  }),
+);
+
+export const versionSummarySchema = lazySchema(() =>
+  z.object({
+    version: z.string(),
+    changelog: z.string(),
+    publishedAt: z.string(),
+    publishedBy: z.string().optional().describe('the login of the user who published it (registry files written before it was recorded lack it)'),
+    integrity: z.string().describe('sha256-<base64> of the canonical bundle'),
+    yanked: z.literal(true).optional().describe('withdrawn by its author: installable by exact version only, never current, never chosen by a range'),
+    yankReason: z.string().optional(),
+    scan: z.optional(scanResultSchema).describe('the scan of this version; absent for a version published before scanning, until a rescan'),
+    scannedAt: z.string().optional().describe('when that scan ran: at publish, or at the last rescan'),
+    signature: z
+      .object({
+        keyid: z.string().describe('names a key of /.well-known/skillpress/keys.json'),
+        sig: z.string().describe('base64 of the DER ECDSA P-256 signature of the signed message (docs/api.md §11.11)'),
+        format: z
+          .literal(2)
+          .optional()
+          .describe(
+            '2: the message is the canonical JSON of {format, slug, version, integrity, provenance, verdict, reviewed, yanked}; absent: format 1, <slug>@<version>:<integrity>',
+          ),
+      })
+      .optional()
+      .describe('the registry signature; absent only until the rebuild signs a version published before signatures'),
+    provenance: z
+      .optional(provenanceSchema)
+      .describe('where a version published from CI with a publish token came from, from the verified OIDC claims; absent for any other publish'),
+    source: z
+      .optional(versionSourceSchema)
+      .describe('where a version published by a GitHub import was read: the repository, the commit and the folder; not a signed claim (that is provenance)'),
+  }),
+);
 
 /** `POST /api/skills/{id}/trusted-publishers`: a CI workflow that may publish the skill's versions. */
-export const trustedPublisherBodySchema = z.strictObject({
-  provider: z.literal('github'),
-  repository: z
-    .string()
-    .max(140)
-    .regex(/^[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}$/, 'owner/repo')
-    .describe('owner/repo, as GitHub names it (compared ignoring case)'),
-  workflow: z
-    .string()
-    .max(255)
-    .regex(/^[A-Za-z0-9._-]+\.ya?ml$/, 'a workflow file name such as publish.yml')
-    .describe('the file name under .github/workflows/, such as publish.yml'),
-  environment: z
-    .string()
-    .min(1)
-    .max(255)
-    .regex(/^[^\s].*$/, 'an environment name')
-    .optional()
-    .describe('only jobs that run in this environment'),
-});
+export const trustedPublisherBodySchema = lazySchema(() =>
+  z.strictObject({
+    provider: z.literal('github'),
+    repository: z
+      .string()
+      .max(140)
+      .regex(/^[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}$/, 'owner/repo')
+      .describe('owner/repo, as GitHub names it (compared ignoring case)'),
+    workflow: z
+      .string()
+      .max(255)
+      .regex(/^[A-Za-z0-9._-]+\.ya?ml$/, 'a workflow file name such as publish.yml')
+      .describe('the file name under .github/workflows/, such as publish.yml'),
+    environment: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[^\s].*$/, 'an environment name')
+      .optional()
+      .describe('only jobs that run in this environment'),
+  }),
+);
 
 export type TrustedPublisherBody = z.output<typeof trustedPublisherBodySchema>;
 
-export const trustedPublisherSchema = z.object({
-  id: z.string(),
-  provider: z.literal('github'),
-  repository: z.string(),
-  workflow: z.string(),
-  environment: z.string().optional(),
-  createdAt: z.string(),
-  createdBy: z.string().describe('the login of who added it, or last confirmed it by adding it again: it counts on their word'),
-  active: z
-    .boolean()
-    .describe(
-      'whether it counts now: only while createdBy may publish the skill, and only for the owner it was added under (a transfer suspends it until the new owning side adds it again)',
-    ),
-});
+export const trustedPublisherSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    provider: z.literal('github'),
+    repository: z.string(),
+    workflow: z.string(),
+    environment: z.string().optional(),
+    createdAt: z.string(),
+    createdBy: z.string().describe('the login of who added it, or last confirmed it by adding it again: it counts on their word'),
+    active: z
+      .boolean()
+      .describe(
+        'whether it counts now: only while createdBy may publish the skill, and only for the owner it was added under (a transfer suspends it until the new owning side adds it again)',
+      ),
+  }),
+);
 
-export const trustedPublishersSchema = z.object({ publishers: z.array(trustedPublisherSchema) });
+export const trustedPublishersSchema = lazySchema(() => z.object({ publishers: z.array(trustedPublisherSchema) }));
 
 /** `POST /api/oidc/exchange`: a CI's OIDC ID token (a JWT) for a 15-minute publish token. */
-export const oidcExchangeBodySchema = z.strictObject({ token: z.string().min(1).max(16_384) });
+export const oidcExchangeBodySchema = lazySchema(() => z.strictObject({ token: z.string().min(1).max(16_384) }));
 
-export const oidcExchangeAnswerSchema = z.object({
-  token: z.string().describe('spt_…: Authorization: Bearer for POST /api/skills/{id}/versions of the skills below, until expiresAt'),
-  expiresAt: z.string(),
-  skills: z.array(z.string()).describe('slugs of the skills that trust this workflow'),
-});
+export const oidcExchangeAnswerSchema = lazySchema(() =>
+  z.object({
+    token: z.string().describe('spt_…: Authorization: Bearer for POST /api/skills/{id}/versions of the skills below, until expiresAt'),
+    expiresAt: z.string(),
+    skills: z.array(z.string()).describe('slugs of the skills that trust this workflow'),
+  }),
+);
 
-export const registryDocumentSchema = skillSchema.extend({
-  owner: staticOwnerSchema,
-  visibility: z.enum(['public', 'private']).optional().describe('public in every static file; private only from GET /api/me/registry/<slug>'),
-  files: z.array(fileEntrySchema).describe('of the current version'),
-  scan: z.optional(scanResultSchema).describe('of the current version'),
-  versions: z.array(versionSummarySchema).describe('the 5 most recently published, newest first'),
-  dependencies: z.record(z.string(), z.string()),
-  delivery: z.object({ url: z.string(), bundle: z.string().optional().describe('free skills: the immutable bundle of the current version') }),
-});
+export const registryDocumentSchema = lazySchema(() =>
+  skillSchema.extend({
+    owner: staticOwnerSchema,
+    visibility: z.enum(['public', 'private']).optional().describe('public in every static file; private only from GET /api/me/registry/<slug>'),
+    files: z.array(fileEntrySchema).describe('of the current version'),
+    scan: z.optional(scanResultSchema).describe('of the current version'),
+    versions: z.array(versionSummarySchema).describe('the 5 most recently published, newest first'),
+    dependencies: z.record(z.string(), z.string()),
+    delivery: z.object({ url: z.string(), bundle: z.string().optional().describe('free skills: the immutable bundle of the current version') }),
+  }),
+);
 
-export const versionsDocumentSchema = z.object({
-  id: z.string(),
-  slug: z.string(),
-  currentVersion: z.string(),
-  versions: z.array(versionSummarySchema).describe('every version, newest first'),
-});
+export const versionsDocumentSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    slug: z.string(),
+    currentVersion: z.string(),
+    versions: z.array(versionSummarySchema).describe('every version, newest first'),
+  }),
+);
 
 /**
  * What `/api/registry/<slug>` and its `/versions` hold while the skill is quarantined: who it is,
  * and nothing to install.
  */
-export const quarantinedDocumentSchema = skillSchema.pick({ id: true, slug: true, name: true, author: true }).extend({ status: z.literal('quarantined') });
+export const quarantinedDocumentSchema = lazySchema(() =>
+  skillSchema.pick({ id: true, slug: true, name: true, author: true }).extend({ status: z.literal('quarantined') }),
+);
 
 /** A skill's public install counts: what anyone may know, unlike the author's analytics. */
-export const publicInstallsSchema = z.object({
-  total: z.number().describe('distinct installs since the skill was published (one per client per UTC day)'),
-  last7d: z.number().default(0).describe('distinct installs in the last 7 UTC days, today included'),
-  last30d: z.number().describe('distinct installs in the last 30 UTC days, today included'),
-});
+export const publicInstallsSchema = lazySchema(() =>
+  z.object({
+    total: z.number().describe('distinct installs since the skill was published (one per client per UTC day)'),
+    last7d: z.number().default(0).describe('distinct installs in the last 7 UTC days, today included'),
+    last30d: z.number().describe('distinct installs in the last 30 UTC days, today included'),
+  }),
+);
 
 /** `/.well-known/skills-installs.json`: every listed skill's public install counts, as of `generatedAt`. */
-export const installsDocumentSchema = z.object({
-  generatedAt: z.string(),
-  skills: z.record(z.string(), publicInstallsSchema).describe('by slug; a skill with no installs is left out'),
-});
+export const installsDocumentSchema = lazySchema(() =>
+  z.object({
+    generatedAt: z.string(),
+    skills: z.record(z.string(), publicInstallsSchema).describe('by slug; a skill with no installs is left out'),
+  }),
+);
 
 /** `/bundles/<slug>/<version>.json`: a free version's files, as delivery returns them. */
-export const bundleDocumentSchema = deliverySchema.pick({ files: true });
+export const bundleDocumentSchema = lazySchema(() => deliverySchema.pick({ files: true }));
 
-export const errorBodySchema = z.object({
-  error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }),
-});
+export const errorBodySchema = lazySchema(() =>
+  z.object({
+    error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }),
+  }),
+);
 
-export const failingRebuildSchema = z.object({
-  skillId: z.string(),
-  slug: z.string().optional().describe('absent when the skill could not even be read'),
-  stage: z.enum(['files', 'indexes']).describe("files: the skill's registry documents and bundles; indexes: its catalog and discovery entries"),
-  attempts: z.number().int().describe('failed attempts in a row'),
-  since: z.string().describe('when the first of them failed (ISO 8601)'),
-  error: z.object({ code: z.string(), message: z.string() }).describe('the last failure'),
-});
+export const failingRebuildSchema = lazySchema(() =>
+  z.object({
+    skillId: z.string(),
+    slug: z.string().optional().describe('absent when the skill could not even be read'),
+    stage: z.enum(['files', 'indexes']).describe("files: the skill's registry documents and bundles; indexes: its catalog and discovery entries"),
+    attempts: z.number().int().describe('failed attempts in a row'),
+    since: z.string().describe('when the first of them failed (ISO 8601)'),
+    error: z.object({ code: z.string(), message: z.string() }).describe('the last failure'),
+  }),
+);
 export type FailingRebuild = z.output<typeof failingRebuildSchema>;
 
 /** How many failing skills `/api/health` lists; `rebuild.failing` still counts them all. */
 export const HEALTH_LISTS_AT_MOST = 50;
 
-export const healthSchema = z.object({
-  status: z.enum(['ok', 'degraded']),
-  rebuild: z
-    .object({
-      failing: z.number().int().describe('how many skills are failing to rebuild'),
-      skills: z.array(failingRebuildSchema).describe(`the longest failing first, at most ${HEALTH_LISTS_AT_MOST}`),
-    })
-    .optional()
-    .describe('degraded only: the skills whose static files are behind because their rebuild keeps failing (each is retried with backoff)'),
-});
+export const healthSchema = lazySchema(() =>
+  z.object({
+    status: z.enum(['ok', 'degraded']),
+    rebuild: z
+      .object({
+        failing: z.number().int().describe('how many skills are failing to rebuild'),
+        skills: z.array(failingRebuildSchema).describe(`the longest failing first, at most ${HEALTH_LISTS_AT_MOST}`),
+      })
+      .optional()
+      .describe('degraded only: the skills whose static files are behind because their rebuild keeps failing (each is retried with backoff)'),
+  }),
+);
 export type Health = z.output<typeof healthSchema>;
 
 /** `/.well-known/agent-skills/index.json` (agentskills.io discovery 0.2.0). */
-export const discoveryDocumentSchema = z.object({
-  $schema: z.string(),
-  skills: z.array(
-    z.object({
-      name: z.string(),
-      type: z.enum(['archive', 'skill-md']).describe('skill-md: the version is its SKILL.md alone, and url names that file'),
-      description: z.string(),
-      url: z.string(),
-      digest: z.string(),
-      version: z.string(),
-      verdict: z
-        .enum(VERDICTS)
-        .exclude(['clean'])
-        .optional()
-        .describe("only in a skill's own index, when its current version does not stand as clean: the shared indexes leave such a skill out"),
-    }),
-  ),
-});
+export const discoveryDocumentSchema = lazySchema(() =>
+  z.object({
+    $schema: z.string(),
+    skills: z.array(
+      z.object({
+        name: z.string(),
+        type: z.enum(['archive', 'skill-md']).describe('skill-md: the version is its SKILL.md alone, and url names that file'),
+        description: z.string(),
+        url: z.string(),
+        digest: z.string(),
+        version: z.string(),
+        verdict: z
+          .enum(VERDICTS)
+          .exclude(['clean'])
+          .optional()
+          .describe("only in a skill's own index, when its current version does not stand as clean: the shared indexes leave such a skill out"),
+      }),
+    ),
+  }),
+);
 
 /** GitHub's `owner/name`: a login of up to 39 characters and a repository name of up to 100. */
-const repoNameSchema = z
-  .string()
-  .max(140)
-  .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/, 'owner/name, as GitHub names a repository')
-  .refine((name) => !/\/\.{1,2}$/.test(name), 'owner/name, as GitHub names a repository');
+const repoNameSchema = lazySchema(() =>
+  z
+    .string()
+    .max(140)
+    .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/, 'owner/name, as GitHub names a repository')
+    .refine((name) => !/\/\.{1,2}$/.test(name), 'owner/name, as GitHub names a repository'),
+);
 
 /** `POST /api/imports`: a GitHub repository whose skill folders are published, and kept in sync. */
-export const importBodySchema = z.strictObject({
-  repo: repoNameSchema.describe('owner/name of a GitHub repository the caller owns (their account, or an organisation they belong to)'),
-  ref: z
-    .string()
-    .min(1)
-    .max(255)
-    .regex(/^[A-Za-z0-9._/-]+$/, 'a branch, a tag or refs/heads/<branch>')
-    .refine((ref) => !ref.split('/').some((part) => part === '' || part === '.' || part === '..'), 'a branch, a tag or refs/heads/<branch>')
-    .optional()
-    .describe("the branch or tag to import and track; default: the repository's default branch"),
-  path: z
-    .string()
-    .max(1024)
-    .regex(/^[A-Za-z0-9._ -]+(?:\/[A-Za-z0-9._ -]+)*$/, 'a folder of the repository, such as skills')
-    .refine((path) => !path.split('/').some((part) => part === '.' || part === '..'), 'a folder of the repository, such as skills')
-    .optional()
-    .describe('a folder of the repository to look for skills in; default: the whole repository'),
-  org: loginSchema.optional().describe('a Skillpress organisation to publish new skills into (you must be a maintainer or an owner of it); default: yourself'),
-});
+export const importBodySchema = lazySchema(() =>
+  z.strictObject({
+    repo: repoNameSchema.describe('owner/name of a GitHub repository the caller owns (their account, or an organisation they belong to)'),
+    ref: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[A-Za-z0-9._/-]+$/, 'a branch, a tag or refs/heads/<branch>')
+      .refine((ref) => !ref.split('/').some((part) => part === '' || part === '.' || part === '..'), 'a branch, a tag or refs/heads/<branch>')
+      .optional()
+      .describe("the branch or tag to import and track; default: the repository's default branch"),
+    path: z
+      .string()
+      .max(1024)
+      .regex(/^[A-Za-z0-9._ -]+(?:\/[A-Za-z0-9._ -]+)*$/, 'a folder of the repository, such as skills')
+      .refine((path) => !path.split('/').some((part) => part === '.' || part === '..'), 'a folder of the repository, such as skills')
+      .optional()
+      .describe('a folder of the repository to look for skills in; default: the whole repository'),
+    org: loginSchema
+      .optional()
+      .describe('a Skillpress organisation to publish new skills into (you must be a maintainer or an owner of it); default: yourself'),
+  }),
+);
 
 export type ImportBody = z.output<typeof importBodySchema>;
 
 /** What an import did with one skill folder. */
-export const importFolderSchema = z.object({
-  path: z.string().describe("the folder in the repository ('' for its root)"),
-  slug: z.string().optional().describe('the skill it is, when its SKILL.md names one'),
-  outcome: z
-    .enum(['published', 'versioned', 'unchanged', 'refused'])
-    .describe('published: a new skill at 1.0.0; versioned: a new version; unchanged: the same files as the current version; refused: see error'),
-  version: z.string().optional().describe('the version published, or the current one when unchanged'),
-  error: z.object({ code: z.string(), message: z.string() }).optional().describe("a refused folder's error, as the publish API would have answered it"),
-});
+export const importFolderSchema = lazySchema(() =>
+  z.object({
+    path: z.string().describe("the folder in the repository ('' for its root)"),
+    slug: z.string().optional().describe('the skill it is, when its SKILL.md names one'),
+    outcome: z
+      .enum(['published', 'versioned', 'unchanged', 'refused'])
+      .describe('published: a new skill at 1.0.0; versioned: a new version; unchanged: the same files as the current version; refused: see error'),
+    version: z.string().optional().describe('the version published, or the current one when unchanged'),
+    error: z.object({ code: z.string(), message: z.string() }).optional().describe("a refused folder's error, as the publish API would have answered it"),
+  }),
+);
 
 export type ImportFolder = z.output<typeof importFolderSchema>;
 
 /** An import as its owner sees it. */
-export const importSchema = z.object({
-  id: z.string(),
-  repo: z.string(),
-  ref: z.string().describe('the branch or tag tracked'),
-  path: z.string().describe("the folder skills are looked for in ('' for the whole repository)"),
-  org: z.string().optional(),
-  createdAt: z.string(),
-  webhookUrl: z
-    .string()
-    .describe("the webhook of this import, to add to the repository's settings with the secret (content type application/json, push events)"),
-  lastSync: z.object({ at: z.string(), commit: z.string() }).optional().describe('the last import or sync, and the commit it read'),
-});
+export const importSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    repo: z.string(),
+    ref: z.string().describe('the branch or tag tracked'),
+    path: z.string().describe("the folder skills are looked for in ('' for the whole repository)"),
+    org: z.string().optional(),
+    createdAt: z.string(),
+    webhookUrl: z
+      .string()
+      .describe("the webhook of this import, to add to the repository's settings with the secret (content type application/json, push events)"),
+    lastSync: z.object({ at: z.string(), commit: z.string() }).optional().describe('the last import or sync, and the commit it read'),
+  }),
+);
 
 export type ImportView = z.output<typeof importSchema>;
 
 /** `POST /api/imports` and a sync: the import, and what happened to each skill folder at the commit read. */
-export const importResultSchema = importSchema.extend({
-  commit: z.string().describe('the commit read'),
-  folders: z.array(importFolderSchema),
-  webhookSecret: z
-    .string()
-    .optional()
-    .describe("the webhook's secret, in the answer that created the import only: GitHub signs each delivery with it (X-Hub-Signature-256)"),
-});
+export const importResultSchema = lazySchema(() =>
+  importSchema.extend({
+    commit: z.string().describe('the commit read'),
+    folders: z.array(importFolderSchema),
+    webhookSecret: z
+      .string()
+      .optional()
+      .describe("the webhook's secret, in the answer that created the import only: GitHub signs each delivery with it (X-Hub-Signature-256)"),
+  }),
+);
 
 export type ImportResult = z.output<typeof importResultSchema>;
 
-export const importsSchema = z.object({ imports: z.array(importSchema) });
+export const importsSchema = lazySchema(() => z.object({ imports: z.array(importSchema) }));

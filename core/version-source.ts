@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { lazySchema } from './lazy-schema.ts';
 
 /**
  * Where an imported version's files were read (docs/api.md §7.16): the GitHub repository, the
@@ -16,7 +17,9 @@ export interface VersionSource {
 }
 
 /** The schema of a version's source: the stored version and the registry documents. zod/mini, as the store's item schemas are. */
-export const versionSourceSchema = z.object({ repo: z.string(), commit: z.string(), path: z.string() }) satisfies z.ZodMiniType<VersionSource>;
+export const versionSourceSchema = lazySchema(
+  () => z.object({ repo: z.string(), commit: z.string(), path: z.string() }) satisfies z.ZodMiniType<VersionSource>,
+);
 
 /** "imported from owner/repo@abc1234 skills/pdf": the line the site shows. */
 export function sourceLine(source: VersionSource): string {

@@ -39,6 +39,11 @@ export interface LambdaSpec {
    * neither bucket is bundled without the S3 client (`scripts/lambda-bundles.ts`).
    */
   content?: 'read' | 'write';
+  /**
+   * Runs the content scanner (publishing, appeals): only its bundle carries the rule engine, a
+   * 2.3 MB chunk loaded on first use (`scripts/lambda-bundles.ts`; a test holds the two together).
+   */
+  scans?: boolean;
   /** Prefixes of the content bucket it may put objects under, beside its `content` level (and only put). */
   contentPuts?: readonly string[];
   /** The static bucket behind the CDN (registry JSON, bundles, catalog, site). */
@@ -135,6 +140,7 @@ export const lambdas: readonly LambdaSpec[] = [
   {
     name: 'publish',
     description: 'Publish a new skill at 1.0.0 (API key, rate limited)',
+    scans: true,
     routes: ['POST /api/publish'],
     // APIKEY#: the key's lastUsedAt; RL#: the publish rate limit; SLUG#: the slug claim; ORG#: an
     // organisation's count of skills; AUDIT#: its log.
@@ -146,6 +152,7 @@ export const lambdas: readonly LambdaSpec[] = [
   {
     name: 'imports',
     description: "GitHub imports: a repository's skill folders published as new skills and versions, synced by its webhook and sync now",
+    scans: true,
     routes: ['POST /api/imports', 'GET /api/imports', 'POST /api/imports/{id}/sync', 'POST /api/imports/{id}/webhook'],
     // What publishing skills and versions writes (RL#, SLUG#, SKILL#, ORG#, AUDIT#, APIKEY#), and
     // IMPORT#: the imports and their last sync.
@@ -161,6 +168,7 @@ export const lambdas: readonly LambdaSpec[] = [
   {
     name: 'versions',
     description: 'Publish a new version of a skill, change its price or visibility, transfer it, yank and deprecate (its owning side)',
+    scans: true,
     routes: [
       'POST /api/skills/{id}/versions',
       'PATCH /api/skills/{id}',
@@ -250,6 +258,7 @@ export const lambdas: readonly LambdaSpec[] = [
   {
     name: 'appeals',
     description: "Appeals of versions the scan refuses (API key or session), and the admins' approvals, which publish them, and declines",
+    scans: true,
     routes: [
       'POST /api/appeals',
       'GET /api/appeals',
@@ -319,6 +328,7 @@ export const lambdas: readonly LambdaSpec[] = [
   {
     name: 'clawhub-publish',
     description: "A ClawHub client's publish: a new skill or a new version, through the publishing service",
+    scans: true,
     routes: ['POST /api/v1/skills', 'POST /api/v1/skills/-/upload-url', 'POST /api/v1/skills/-/upload'],
     // As publish and versions: the key's lastUsedAt, the rate limit, the slug claim, the skill;
     // UPLOAD#: the tickets of files sent ahead of a publish; an organisation's audit log (a

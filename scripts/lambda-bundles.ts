@@ -50,11 +50,19 @@ export async function buildLambdas(specs: readonly LambdaSpec[] = lambdas, outRo
 }
 
 async function buildLambda(spec: LambdaSpec, outRoot: string): Promise<BundleReport> {
-  const outdir = join(outRoot, bundleDir(spec.name));
+  const alias: Record<string, string> = spec.content || spec.static ? {} : { '@aws-sdk/client-s3': join(root, 'scripts/lambda-stubs/s3-client.ts') };
+  return bundleEntry(spec.name, join(root, 'functions', 'handlers', `${spec.name}.ts`), join(outRoot, bundleDir(spec.name)), alias);
+}
+
+/**
+ * Bundles one entry file as a Lambda is bundled, into `outdir`: the Lambdas, and the bench's
+ * floor (scripts/bench/cold-floor.ts), which must be built alike to be compared.
+ */
+export async function bundleEntry(name: string, entry: string, outdir: string, alias: Record<string, string> = {}): Promise<BundleReport> {
   rmSync(outdir, { recursive: true, force: true });
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { index: join(root, 'functions', 'handlers', `${spec.name}.ts`) },
+    entryPoints: { index: entry },
     outdir,
     outExtension: { '.js': '.mjs' },
     chunkNames: 'chunks/[name]-[hash]',
@@ -69,12 +77,12 @@ async function buildLambda(spec: LambdaSpec, outRoot: string): Promise<BundleRep
     treeShaking: true,
     // Imported only by the SDK's browser user-agent code, which never runs on Node.
     external: ['bowser'],
-    alias: spec.content || spec.static ? {} : { '@aws-sdk/client-s3': join(root, 'scripts/lambda-stubs/s3-client.ts') },
+    alias,
     banner: { js: REQUIRE_BANNER },
     metafile: true,
     logLevel: 'warning',
   });
-  return report(spec.name, outdir, result.metafile!);
+  return report(name, outdir, result.metafile!);
 }
 
 function report(name: string, outdir: string, metafile: Metafile): BundleReport {

@@ -6,9 +6,10 @@ import { createS3 } from '../content/s3.ts';
 import { StaticStore } from '../content/static-store.ts';
 import { type Config, configFromEnv } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
+import { onFirstUse } from './on-first-use.ts';
 import { createSigner, type Signer } from './signer.ts';
 import { DeliveryCache } from '../services/delivery-cache.ts';
-import { ruleEngine, type Scanner } from '../services/scanning.ts';
+import type { Scanner } from '../services/scanning.ts';
 import { createDb, type Db } from '../store/db.ts';
 import { DownloadCounter, type InstallCounter } from '../store/downloads.ts';
 import { indexPopularSkill } from '../store/lookalikes.ts';
@@ -39,8 +40,12 @@ export interface Deps {
   delivery: DeliveryCache;
   /** Install counts, written behind the delivery response; flushed before a Lambda returns. */
   downloads: InstallCounter;
-  /** The content scanner of publishing and the rescan: the rule engine of core/scan. */
-  scanner: Scanner;
+  /**
+   * The content scanner of publishing, appeals and the rescan; absent, the rule engine of
+   * core/scan (`scannerOf`). Not defaulted here: the root is in every Lambda's bundle, and the
+   * engine's 2.3 MB chunk belongs only in the bundles of the Lambdas that scan.
+   */
+  scanner?: Scanner;
   /** The registry's signing key: signs each version's integrity (docs/api.md §11.11). */
   signer: Signer;
 }
@@ -51,7 +56,7 @@ export const BLOB_CACHE_BYTES = 32 * 1024 * 1024;
 const SKILL_TTL_MS = 5000;
 
 export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config'>> = {}): Deps {
-  const s3 = overrides.s3 ?? createS3(config);
+  const s3 = overrides.s3 ?? onFirstUse(() => createS3(config));
   const db = overrides.db ?? createDb(config);
   const log = overrides.log ?? createLogger();
   const delivery = overrides.delivery ?? new DeliveryCache(SKILL_TTL_MS);
@@ -80,7 +85,7 @@ export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config
         // A skill that becomes popular enough to imitate joins the index the imitation check reads.
         milestone: { installs: IMITATION_MIN_INSTALLS, reached: (skillId) => indexPopularSkill(db, skillId) },
       }),
-    scanner: overrides.scanner ?? ruleEngine,
+    scanner: overrides.scanner,
     signer: overrides.signer ?? createSigner(config.signing),
   };
 }

@@ -22,6 +22,7 @@ import { getUser } from '../store/users.ts';
 import { allow, type Principal } from './authorization.ts';
 import { checkSkill, checkVersion, FIRST_VERSION, publishSkill, publishVersion } from './publishing.ts';
 import { rateWindow } from './rate-windows.ts';
+import { scannerOf } from './scanning.ts';
 
 /**
  * Appeals (docs/api.md §7.15). An author whose version the scan refuses (or flags) sends it again
@@ -59,7 +60,7 @@ export async function fileAppeal(deps: Deps, principal: Principal, body: AppealB
 async function filed(deps: Deps, principal: Principal, body: AppealBody): Promise<Filed> {
   const author = principal.user;
   const target = await checkedTarget(deps, principal, body);
-  const scan = await deps.scanner(target.files, { quote: !target.paid });
+  const scan = await scannerOf(deps)(target.files, { quote: !target.paid });
   if (scan.verdict === 'clean') {
     throw invalidRequest('The scan finds nothing to appeal in this version: publish it as it is', { scan });
   }

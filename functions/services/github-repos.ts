@@ -5,6 +5,7 @@ import type { TreeEntry } from '#core/repo-import';
 import type { User } from '#core/schemas';
 import type { GitHubConfig } from '../platform/config.ts';
 import { readSecret } from '../platform/secrets-manager.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * What a GitHub import reads from GitHub's REST API (docs/api.md §7.16), with the server's import
@@ -21,18 +22,22 @@ export interface Repository {
   defaultBranch: string;
 }
 
-const repositorySchema = z.object({
-  full_name: z.string(),
-  owner: z.object({ login: z.string(), id: z.number(), type: z.string() }),
-  default_branch: z.string(),
-});
-const commitSchema = z.object({ sha: z.string().regex(/^[0-9a-f]{40}$/) });
-const treeSchema = z.object({
-  truncated: z.boolean().optional(),
-  tree: z.array(z.object({ path: z.string(), mode: z.string(), type: z.enum(['blob', 'tree', 'commit']), sha: z.string(), size: z.number().optional() })),
-});
-const blobSchema = z.object({ content: z.string(), encoding: z.literal('base64') });
-const accountSchema = z.object({ login: z.string() });
+const repositorySchema = lazySchema(() =>
+  z.object({
+    full_name: z.string(),
+    owner: z.object({ login: z.string(), id: z.number(), type: z.string() }),
+    default_branch: z.string(),
+  }),
+);
+const commitSchema = lazySchema(() => z.object({ sha: z.string().regex(/^[0-9a-f]{40}$/) }));
+const treeSchema = lazySchema(() =>
+  z.object({
+    truncated: z.boolean().optional(),
+    tree: z.array(z.object({ path: z.string(), mode: z.string(), type: z.enum(['blob', 'tree', 'commit']), sha: z.string(), size: z.number().optional() })),
+  }),
+);
+const blobSchema = lazySchema(() => z.object({ content: z.string(), encoding: z.literal('base64') }));
+const accountSchema = lazySchema(() => z.object({ login: z.string() }));
 
 /** GitHub's REST API as imports use it. */
 export class GitHubRepos {

@@ -5,6 +5,7 @@ import { loginSchema } from '#core/schema-fields';
 import type { User } from '#core/schemas';
 import type { GitHubConfig } from '../platform/config.ts';
 import { githubApi, GitHubError, oauthRequest, statusOfGitHubError } from '../platform/octokit.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * GitHub sign-in with the OAuth web flow (docs/api.md §4): send the browser to GitHub's authorize
@@ -31,12 +32,14 @@ export function authorizeUrl(app: GitHubApp, state: string, redirectUrl: string)
 }
 
 // GitHub sends much more; these are the fields a Skillpress user is made of.
-const githubUserSchema = z.object({
-  id: z.number().int().positive(),
-  login: loginSchema,
-  name: z.string().max(255).nullish(),
-  avatar_url: z.string().max(2048).nullish(),
-});
+const githubUserSchema = lazySchema(() =>
+  z.object({
+    id: z.number().int().positive(),
+    login: loginSchema,
+    name: z.string().max(255).nullish(),
+    avatar_url: z.string().max(2048).nullish(),
+  }),
+);
 
 /**
  * Exchanges the code (once; a code is single-use on GitHub) and reads the user it belongs to.

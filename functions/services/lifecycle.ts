@@ -17,7 +17,7 @@ import {
 import { ownerOf } from '#core/policy';
 import { record } from './audit.ts';
 import { allowSkill, type Principal, skillFor } from './authorization.ts';
-import { toSkill } from './publishing.ts';
+import { toSkill } from './skill-views.ts';
 
 /**
  * How authors correct the record (docs/api.md §7.5): yanking a version (it stays deliverable by

@@ -30,7 +30,7 @@ import {
 import { listSkillsByOrg } from '../store/skills.ts';
 import { findUserByLogin } from '../store/users.ts';
 import { allow, callerFor, type Principal, rolesIn } from './authorization.ts';
-import { toOwnSkill, toSkill } from './publishing.ts';
+import { toOwnSkill, toSkill } from './skill-views.ts';
 
 /**
  * Organisations (docs/api.md §7.12): created by a signed-in user, who becomes their first owner;

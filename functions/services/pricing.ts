@@ -5,7 +5,7 @@ import type { Deps } from '../platform/composition.ts';
 import { listVersions, makePublic, setSkillPrice, type SkillItem, skillsOfSlugs } from '../store/skills.ts';
 import { record, recordOnSkill } from './audit.ts';
 import { missingSkill, type Principal, refuse, skillFor } from './authorization.ts';
-import { toSkill } from './publishing.ts';
+import { toSkill } from './skill-views.ts';
 
 /**
  * What may change about a skill after publishing (docs/api.md §7.4): a paid skill's price (a skill

@@ -3,9 +3,8 @@ import { clawhubFingerprint } from '#core/clawhub-fingerprint';
 import { DomainError, invalidRequest, notFound, payloadTooLarge } from '#core/errors';
 import { type Owner, ownerIdentity, ownerOf, sameLogin, type Visibility, visibilityOf } from '#core/policy';
 import { limits } from '#core/limits';
-import { publicSkill } from '#core/registry-document';
 import type { ScanResult } from '#core/scan/finding';
-import type { OwnSkill, PublishBody, Skill, VersionBody } from '#core/schemas';
+import type { PublishBody, Skill, VersionBody } from '#core/schemas';
 import { assertStrictVersion, isRelease } from '#core/semver-order';
 import type { SkillConformance } from '#core/skill-conformance';
 import { type ImitationCandidate, imitatedSkill } from '#core/slug-imitation';
@@ -15,6 +14,7 @@ import { allow, allowSkill, type Principal, rolesIn } from './authorization.ts';
 import { record } from './audit.ts';
 import { rateWindow } from './rate-windows.ts';
 import { scanForPublish } from './scanning.ts';
+import { toSkill } from './skill-views.ts';
 import { putBlobs } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
 import { signVersionFacts } from '../platform/signer.ts';
@@ -28,7 +28,6 @@ import {
   claimSlug,
   deleteVersion,
   getSkillAndVersionCheck,
-  listSkillsByAuthor,
   putSkill,
   putVersion,
   recordPublished,
@@ -310,26 +309,6 @@ function created(item: VersionItem, currentVersion: string, scan: ScanResult, co
     currentVersion,
     scan,
     ...warningsOf(conformance),
-  };
-}
-
-/** An author's skills, newest first (the index holds them oldest first), with their quarantine when they have one. */
-export async function skillsBy({ db }: Pick<Deps, 'db'>, authorId: string): Promise<OwnSkill[]> {
-  return (await listSkillsByAuthor(db, authorId)).reverse().map(toOwnSkill);
-}
-
-/** A skill as its owning side sees it: with its quarantine, when it has one. */
-export function toOwnSkill(item: SkillItem): OwnSkill {
-  return { ...toSkill(item), ...(item.quarantine ? { quarantine: { reason: item.quarantine.reason, since: item.quarantine.since } } : {}) };
-}
-
-export function toSkill(item: SkillItem): Skill {
-  return {
-    ...publicSkill(item),
-    currentVersion: item.currentVersion,
-    formats: item.formats,
-    createdAt: item.createdAt,
-    updatedAt: item.updatedAt,
   };
 }
 

@@ -7,6 +7,7 @@ import { scanSkillStates } from '../rebuild/scan.ts';
 import { eachSkill, type SkillFailure } from '../rebuild/skill-failure.ts';
 import type { SkillState } from '../rebuild/skill-state.ts';
 import { quarantineSkill, setVersionScan } from '../store/moderation.ts';
+import { scannerOf } from './scanning.ts';
 
 /**
  * `npm run rescan`: every version scanned again with the current rules (docs/scanning.md). A
@@ -42,7 +43,7 @@ export async function rescanAll(deps: Deps): Promise<RescanReport> {
       let rules = '';
       let skillChanged = false;
       for (const version of state.versions) {
-        const fresh = await deps.scanner(await getFiles(deps.blobs, version.files), { quote: !skill.paid });
+        const fresh = await scannerOf(deps)(await getFiles(deps.blobs, version.files), { quote: !skill.paid });
         // An admin approved this version on appeal: the review stands while the rules find nothing they did not see.
         const reviewed = version.scan?.reviewed;
         const scan = reviewed && reviewStands(version.scan!, fresh) ? { ...fresh, reviewed } : fresh;

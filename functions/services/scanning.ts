@@ -18,13 +18,18 @@ export type Scanner = (files: readonly ScanFile[], options: ScanOptions) => Prom
  */
 export const ruleEngine: Scanner = async (files, options) => (await import('#core/scan/scan')).scanFiles(files, options);
 
+/** The scanner `deps` name, or the rule engine: what every scan goes through. */
+export function scannerOf(deps: Pick<Deps, 'scanner'>): Scanner {
+  return deps.scanner ?? ruleEngine;
+}
+
 /**
  * Scans a version about to be published and returns the scan to store with it. Paid skills are
  * scanned without excerpts: their findings are public, their content is not. Throws
  * `422 content_rejected`, with the findings, when the verdict is malicious.
  */
 export async function scanForPublish(deps: Pick<Deps, 'scanner'>, files: readonly FileBytes[], paid: boolean): Promise<ScanResult> {
-  const scan = await deps.scanner(files, { quote: !paid });
+  const scan = await scannerOf(deps)(files, { quote: !paid });
   if (scan.verdict !== 'malicious') return scan;
   const critical = scan.findings.filter((f) => f.severity === 'critical');
   const first = critical[0] ?? scan.findings[0];

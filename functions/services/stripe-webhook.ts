@@ -15,6 +15,7 @@ import {
   recordPurchase,
   setDisputed,
 } from '../store/purchases.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * Stripe's webhook (docs/api.md §9.4). The signature is checked over the raw body before
@@ -30,28 +31,34 @@ type WebhookPorts = Pick<Deps, 'db' | 'config' | 'clock' | 'log'>;
 export type WebhookOutcome = 'granted' | 'duplicate' | 'revoked' | 'suspended' | 'restored' | 'ignored';
 
 /** Stripe ids are short; anything longer is not one and must not become part of a key. */
-const stripeId = z.string().min(1).max(255);
+const stripeId = lazySchema(() => z.string().min(1).max(255));
 
 /** The fields of a Checkout Session the purchase is made of; Stripe sends many more. */
-const paidSessionSchema = z.object({
-  id: stripeId,
-  payment_status: z.string(),
-  amount_total: z.number().int().nonnegative(),
-  currency: z.string().length(3),
-  payment_intent: z.union([stripeId, z.object({ id: stripeId })]),
-  metadata: z.object({ skillId: z.string().min(1).max(128), slug: z.string().max(64), userId: z.string().min(1).max(128), login: z.string().max(64) }),
-});
+const paidSessionSchema = lazySchema(() =>
+  z.object({
+    id: stripeId,
+    payment_status: z.string(),
+    amount_total: z.number().int().nonnegative(),
+    currency: z.string().length(3),
+    payment_intent: z.union([stripeId, z.object({ id: stripeId })]),
+    metadata: z.object({ skillId: z.string().min(1).max(128), slug: z.string().max(64), userId: z.string().min(1).max(128), login: z.string().max(64) }),
+  }),
+);
 
-const refundedChargeSchema = z.object({
-  refunded: z.boolean(),
-  payment_intent: z.union([stripeId, z.object({ id: stripeId })]).nullish(),
-});
+const refundedChargeSchema = lazySchema(() =>
+  z.object({
+    refunded: z.boolean(),
+    payment_intent: z.union([stripeId, z.object({ id: stripeId })]).nullish(),
+  }),
+);
 
 /** The fields of a Dispute its handling needs: its charge's payment, and how it stands. */
-const disputeSchema = z.object({
-  status: z.string(),
-  payment_intent: z.union([stripeId, z.object({ id: stripeId })]).nullish(),
-});
+const disputeSchema = lazySchema(() =>
+  z.object({
+    status: z.string(),
+    payment_intent: z.union([stripeId, z.object({ id: stripeId })]).nullish(),
+  }),
+);
 
 /** Stripe's dispute statuses as they bear on access: won (or closed as a warning only), lost, or still open. */
 const disputeState = (status: string): 'open' | 'won' | 'lost' =>

@@ -6,7 +6,7 @@ import { countSkill, getOrg } from '../store/orgs.ts';
 import { setOwner } from '../store/skills.ts';
 import { record } from './audit.ts';
 import { allow, type Principal, rolesIn, skillFor } from './authorization.ts';
-import { toSkill } from './publishing.ts';
+import { toSkill } from './skill-views.ts';
 
 /**
  * Transfers (docs/api.md §7.4): a skill moves from its author into an organisation the author

@@ -7,6 +7,7 @@ import { BoundedCache } from '#core/bounded-cache';
 import { type Db, getItems, isConditionFailed, parseItem, queryAll, tableKeys, writeIf } from './db.ts';
 import { getUser, toUserItem, type UserItem } from './users.ts';
 import { apiKeyKey, prefix, userKey } from './keys.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * API keys. The item is keyed by the key's SHA-256 so authentication is one consistent read and
@@ -21,28 +22,30 @@ const VISIBLE_PREFIX_CHARS = 7;
 /** lastUsedAt is a hint, not an audit log: refresh it at most once a minute per key. */
 const LAST_USED_GRANULARITY_MS = 60_000;
 
-const apiKeyItemSchema = z.object({
-  id: z.string(),
-  userId: z.string(),
-  name: z.string(),
-  prefix: z.string(),
-  createdAt: z.string(),
-  lastUsedAt: z.pipe(
-    z.nullish(z.string()),
-    z.transform((v) => v ?? null),
-  ),
-  /** What the key may be used for; absent on a key created without scopes (everything, as keys always could). */
-  scopes: z.optional(z.array(z.enum(SCOPES))),
-  /** Narrowed to this organisation (its login as the key was created). */
-  org: z.optional(z.string()),
-  /** Narrowed to these skills (ids). */
-  skills: z.optional(z.array(z.string())),
-  /**
-   * When the key stops working (ISO 8601). A string, so the table's TTL (which reads numbers)
-   * never deletes it: an expired key answers `expired_key`, and stays in its owner's list.
-   */
-  expiresAt: z.optional(z.string()),
-});
+const apiKeyItemSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    userId: z.string(),
+    name: z.string(),
+    prefix: z.string(),
+    createdAt: z.string(),
+    lastUsedAt: z.pipe(
+      z.nullish(z.string()),
+      z.transform((v) => v ?? null),
+    ),
+    /** What the key may be used for; absent on a key created without scopes (everything, as keys always could). */
+    scopes: z.optional(z.array(z.enum(SCOPES))),
+    /** Narrowed to this organisation (its login as the key was created). */
+    org: z.optional(z.string()),
+    /** Narrowed to these skills (ids). */
+    skills: z.optional(z.array(z.string())),
+    /**
+     * When the key stops working (ISO 8601). A string, so the table's TTL (which reads numbers)
+     * never deletes it: an expired key answers `expired_key`, and stays in its owner's list.
+     */
+    expiresAt: z.optional(z.string()),
+  }),
+);
 export type ApiKeyItem = z.output<typeof apiKeyItemSchema>;
 
 /** What a new key is limited to, beyond its owner's own rights. */

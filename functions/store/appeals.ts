@@ -6,6 +6,7 @@ import { scanResultSchema } from '#core/scan/scan-result-schema';
 import { type Db, getItems, parseItem, queryOwned, writeIf } from './db.ts';
 import { appealKey, appealQueueKey, pendingAppealsKey, prefix } from './keys.ts';
 import { storedFileSchema } from './skills.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * Appeals (docs/api.md §7.15): `APPEAL#<id>/APPEAL`, in the GSI partition `APPEALS#<author>` for
@@ -15,38 +16,40 @@ import { storedFileSchema } from './skills.ts';
  * their SHA-256, reachable from nothing public.
  */
 
-const appealItemSchema = z.object({
-  id: z.string(),
-  userId: z.string(),
-  login: z.string(),
-  kind: z.enum(APPEAL_KINDS),
-  status: z.enum(APPEAL_STATES),
-  slug: z.string(),
-  version: z.string(),
-  /** A version's skill; a new skill's, once approved. */
-  skillId: z.optional(z.string()),
-  /** A new skill published into an organisation. */
-  owner: z.optional(z.string()),
-  paid: z.boolean(),
-  message: z.string(),
-  createdAt: z.string(),
-  /** The credential the appeal was filed with: approving publishes with what it allowed, no more. */
-  credential: z.object({
-    kind: z.enum(['session', 'api-key', 'publish-token']),
-    scopes: z.array(z.enum(SCOPES)),
-    org: z.optional(z.string()),
-    skills: z.optional(z.array(z.string())),
+const appealItemSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    userId: z.string(),
+    login: z.string(),
+    kind: z.enum(APPEAL_KINDS),
+    status: z.enum(APPEAL_STATES),
+    slug: z.string(),
+    version: z.string(),
+    /** A version's skill; a new skill's, once approved. */
+    skillId: z.optional(z.string()),
+    /** A new skill published into an organisation. */
+    owner: z.optional(z.string()),
+    paid: z.boolean(),
+    message: z.string(),
+    createdAt: z.string(),
+    /** The credential the appeal was filed with: approving publishes with what it allowed, no more. */
+    credential: z.object({
+      kind: z.enum(['session', 'api-key', 'publish-token']),
+      scopes: z.array(z.enum(SCOPES)),
+      org: z.optional(z.string()),
+      skills: z.optional(z.array(z.string())),
+    }),
+    /** The publish body without its files (they are `files`), as the route validated it. */
+    request: z.record(z.string(), z.unknown()),
+    files: z.array(storedFileSchema),
+    scan: scanResultSchema,
+    decidedAt: z.optional(z.string()),
+    decidedBy: z.optional(z.string()),
+    reason: z.optional(z.string()),
+    /** Whether it holds a place in its author's count of pending appeals (appeals filed before the count did not). */
+    counted: z.optional(z.boolean()),
   }),
-  /** The publish body without its files (they are `files`), as the route validated it. */
-  request: z.record(z.string(), z.unknown()),
-  files: z.array(storedFileSchema),
-  scan: scanResultSchema,
-  decidedAt: z.optional(z.string()),
-  decidedBy: z.optional(z.string()),
-  reason: z.optional(z.string()),
-  /** Whether it holds a place in its author's count of pending appeals (appeals filed before the count did not). */
-  counted: z.optional(z.boolean()),
-});
+);
 export type AppealItem = z.output<typeof appealItemSchema>;
 
 /**

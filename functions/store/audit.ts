@@ -5,6 +5,7 @@ import { AUDIT_ACTIONS, type AuditAction } from '#core/audit-actions';
 import { newId } from '../platform/secrets.ts';
 import { type Db, parseItem, queryAll } from './db.ts';
 import { auditKey, prefix } from './keys.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * An organisation's audit log: one item per entry in the partition `AUDIT#<org>`, sorted by
@@ -13,13 +14,15 @@ import { auditKey, prefix } from './keys.ts';
  * and a later organisation of the same login reads only from its own creation on.
  */
 
-const auditItemSchema = z.object({
-  at: z.string(),
-  actor: z.string(),
-  action: z.enum(AUDIT_ACTIONS),
-  target: z.string(),
-  details: z.optional(z.record(z.string(), z.unknown())),
-});
+const auditItemSchema = lazySchema(() =>
+  z.object({
+    at: z.string(),
+    actor: z.string(),
+    action: z.enum(AUDIT_ACTIONS),
+    target: z.string(),
+    details: z.optional(z.record(z.string(), z.unknown())),
+  }),
+);
 
 /** One entry: who did what to which, and when; never a secret or any content. */
 export interface AuditEntry {

@@ -15,6 +15,7 @@ import * as z from 'zod/mini';
 import { mapLimit } from '#core/map-limit';
 import type { Config } from '../platform/config.ts';
 import { withoutSdkLogging } from '../platform/sdk-client.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /** The DynamoDB document client and the single table it talks to. */
 export interface Db {
@@ -165,7 +166,7 @@ export class DamagedItemError extends Error {
   }
 }
 
-const itemKeySchema = z.object({ pk: z.string(), sk: z.string() });
+const itemKeySchema = lazySchema(() => z.object({ pk: z.string(), sk: z.string() }));
 
 /** The table key of an item as read. */
 export function keyOfItem(raw: Record<string, unknown>): { pk: string; sk: string } {

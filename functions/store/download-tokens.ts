@@ -5,6 +5,7 @@ import type { TokenEntitlement, TokenFacts } from '#core/paid-access';
 import { hashSecret, newId, newSecret } from '../platform/secrets.ts';
 import { type Db, parseItem, queryOwned, writeIf } from './db.ts';
 import { downloadTokenKey, prefix } from './keys.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * Download tokens for paid skills. The item is keyed by the token's SHA-256, so checking a token
@@ -19,25 +20,27 @@ export const DOWNLOAD_TOKEN_PREFIX = 'dt_';
 /** Token ids are 16 characters; a longer one names nothing and must not reach DynamoDB's key limit. */
 const MAX_ID_CHARS = 64;
 
-const downloadTokenItemSchema = z.object({
-  id: z.string(),
-  skillId: z.string(),
-  createdBy: z.string(),
-  createdAt: z.string(),
-  /** Epoch seconds, also the table's TTL attribute. */
-  expiresAt: z.number(),
-  maxUses: z.pipe(
-    z.nullish(z.number()),
-    z.transform((v) => v ?? null),
-  ),
-  uses: z._default(z.number(), 0),
-  lastUsedAt: z.pipe(
-    z.nullish(z.string()),
-    z.transform((v) => v ?? null),
-  ),
-  /** Absent on the tokens an author issues; present on those an entitled user minted for themselves. */
-  entitlement: z.optional(z.object({ userId: z.string(), via: z.enum(['grant', 'purchase', 'member']) })),
-});
+const downloadTokenItemSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    skillId: z.string(),
+    createdBy: z.string(),
+    createdAt: z.string(),
+    /** Epoch seconds, also the table's TTL attribute. */
+    expiresAt: z.number(),
+    maxUses: z.pipe(
+      z.nullish(z.number()),
+      z.transform((v) => v ?? null),
+    ),
+    uses: z._default(z.number(), 0),
+    lastUsedAt: z.pipe(
+      z.nullish(z.string()),
+      z.transform((v) => v ?? null),
+    ),
+    /** Absent on the tokens an author issues; present on those an entitled user minted for themselves. */
+    entitlement: z.optional(z.object({ userId: z.string(), via: z.enum(['grant', 'purchase', 'member']) })),
+  }),
+);
 export type DownloadTokenItem = z.output<typeof downloadTokenItemSchema> & TokenFacts;
 
 export interface CreatedDownloadToken {

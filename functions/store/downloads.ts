@@ -21,6 +21,7 @@ import { daySecret, markRequestCounted, recordVisitor } from './install-visitors
 import { markInstalled } from './recent-installs.ts';
 import { type ItemKey, installDayKey, installPartition, installPartitionOf, installTotalKey, prefix, sortPrefix } from './keys.ts';
 import { findSkillIdBySlug } from './skills.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * Install counters (docs/api.md §10.2). A skill's partition holds a bucket per UTC day
@@ -403,10 +404,13 @@ async function shardCounters(db: Db, skillId: string, shards: number): Promise<v
 }
 
 /** A counter item's figures (0 for one never counted): a day bucket or a TOTAL. */
-const countsSchema = z.object({
-  ...Object.fromEntries(FIELDS.map((f) => [f.name, z._default(z.number(), 0)])),
-  shards: z.optional(z.number()),
-}) as unknown as z.ZodMiniType<Record<string, number>>;
+const countsSchema = lazySchema(
+  () =>
+    z.object({
+      ...Object.fromEntries(FIELDS.map((f) => [f.name, z._default(z.number(), 0)])),
+      shards: z.optional(z.number()),
+    }) as unknown as z.ZodMiniType<Record<string, number>>,
+);
 
 /** A counter item's figures; throws {@link DamagedItemError} for one that is not numbers where figures go. */
 export function countsOf(item: Record<string, unknown> | undefined): InstallCounts {

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type Db, keyOfItem, parseItem, putItems } from './db.ts';
 import { fingerprintKey, sortPrefix } from './keys.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * Each version's ClawHub fingerprint (core/clawhub-fingerprint.ts), as an item of its skill's
@@ -16,7 +17,7 @@ import { fingerprintKey, sortPrefix } from './keys.ts';
  * names the last published version where a re-release shares a fingerprint.
  */
 
-const fingerprintItemSchema = z.object({ version: z.string() });
+const fingerprintItemSchema = lazySchema(() => z.object({ version: z.string() }));
 
 /** A fingerprint a skill's partition records, and the version it names. */
 export interface RecordedFingerprint {

@@ -4,6 +4,7 @@ import { notFound } from '#core/errors';
 import { LOGIN_PATTERN } from '#core/login';
 import { type Db, parseItem, queryOwned, writeIf } from './db.ts';
 import { grantKey, prefix } from './keys.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * Grants: the author lets a user's session download a paid skill. Checking access is one
@@ -13,13 +14,15 @@ import { grantKey, prefix } from './keys.ts';
 
 const skillPartition = (skillId: string) => prefix.grantsOf + skillId;
 
-const grantItemSchema = z.object({
-  skillId: z.string(),
-  userId: z.string(),
-  login: z.string(),
-  grantedBy: z.string(),
-  grantedAt: z.string(),
-});
+const grantItemSchema = lazySchema(() =>
+  z.object({
+    skillId: z.string(),
+    userId: z.string(),
+    login: z.string(),
+    grantedBy: z.string(),
+    grantedAt: z.string(),
+  }),
+);
 export type GrantItem = z.output<typeof grantItemSchema>;
 
 /** Grants access; granting again keeps the first grant (and its date) and returns it. */

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Db, parseItem, queryOwned } from './db.ts';
 import { importKey, prefix } from './keys.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * GitHub imports (docs/api.md §7.16): `IMPORT#<id>/IMPORT`, in the GSI partition
@@ -9,21 +10,23 @@ import { importKey, prefix } from './keys.ts';
  * derived from the server's import key and the id (services/imports.ts).
  */
 
-const importItemSchema = z.object({
-  id: z.string(),
-  /** Who imported it: every sync publishes as them. */
-  userId: z.string(),
-  /** `owner/name` as GitHub names the repository. */
-  repo: z.string(),
-  /** The branch or tag tracked. */
-  ref: z.string(),
-  /** The folder skills are looked for in, `''` for the whole repository. */
-  path: z.string(),
-  /** The organisation new skills are published into. */
-  org: z.optional(z.string()),
-  createdAt: z.string(),
-  lastSync: z.optional(z.object({ at: z.string(), commit: z.string() })),
-});
+const importItemSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    /** Who imported it: every sync publishes as them. */
+    userId: z.string(),
+    /** `owner/name` as GitHub names the repository. */
+    repo: z.string(),
+    /** The branch or tag tracked. */
+    ref: z.string(),
+    /** The folder skills are looked for in, `''` for the whole repository. */
+    path: z.string(),
+    /** The organisation new skills are published into. */
+    org: z.optional(z.string()),
+    createdAt: z.string(),
+    lastSync: z.optional(z.object({ at: z.string(), commit: z.string() })),
+  }),
+);
 export type ImportItem = z.output<typeof importItemSchema>;
 
 const listPartition = (userId: string) => prefix.importsOf + userId;

@@ -4,6 +4,7 @@ import * as z from 'zod/mini';
 import { AGENTS_PER_NETWORK, type VisitorHashes } from '#core/install-visitor';
 import { type Db, isConditionFailed, parseItem, writeIf } from './db.ts';
 import { countedRequestKey, installSecretKey, visitorKey } from './keys.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * What distinct installs remember (core/install-visitor.ts), all of it short-lived:
@@ -20,7 +21,7 @@ const KEEP_SECONDS = 2 * 24 * 60 * 60;
 /** How long a counted CDN request is remembered: longer than a Kinesis record can be retried. */
 const REQUEST_KEEP_SECONDS = 2 * 24 * 60 * 60;
 
-const secretSchema = z.object({ secret: z.string(), expiresAt: z.number() });
+const secretSchema = lazySchema(() => z.object({ secret: z.string(), expiresAt: z.number() }));
 
 /** The secret of UTC day `day` (`yyyy-mm-dd`), made now if no process has made it yet. */
 export async function daySecret(db: Db, day: string, now: Date): Promise<Uint8Array> {

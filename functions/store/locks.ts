@@ -3,6 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { type Db, isConditionFailed, writeIf } from './db.ts';
 import { lockKey } from './keys.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * A lease lock in the table, for read-modify-write of shared static files (the catalog) by
@@ -26,7 +27,7 @@ export interface Lease {
  * The memo a taken lock's old item carries. Only a hint: one that does not read as a map of
  * strings is ignored (the new holder asks the bucket instead, and its release replaces it).
  */
-const memoSchema = z.record(z.string(), z.string());
+const memoSchema = lazySchema(() => z.record(z.string(), z.string()));
 
 const LEASE_MS = 30_000;
 const WAIT_MS = 60_000;

@@ -7,6 +7,7 @@ import { LOGIN_PATTERN } from '#core/login';
 import type { User } from '#core/schemas';
 import { type Db, getItems, isConditionFailed, parseItem, queryAll, queryOwned, writeIf } from './db.ts';
 import { invitationKey, loginKey, membershipKey, orgKey, prefix, sortPrefix } from './keys.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * Organisations. One item, `ORG#<login>/ORG`, holds an organisation's members and their roles
@@ -19,42 +20,46 @@ import { invitationKey, loginKey, membershipKey, orgKey, prefix, sortPrefix } fr
  * namespace as users' logins.
  */
 
-const memberSchema = z.object({ login: z.string(), role: z.enum(ROLES), since: z.string() });
+const memberSchema = lazySchema(() => z.object({ login: z.string(), role: z.enum(ROLES), since: z.string() }));
 export type MemberEntry = z.output<typeof memberSchema>;
 
-const orgItemSchema = z.object({
-  login: z.string(),
-  name: z.string(),
-  createdAt: z.string(),
-  /** The user id of its creator. */
-  createdBy: z.string(),
-  /** How many members are owners: never below one. */
-  owners: z.number(),
-  /**
-   * How many skills it owns, counted up before a skill becomes its own and down after one leaves,
-   * so an organisation is deleted only when it owns none, whatever races with the deletion.
-   */
-  skills: z._default(z.number(), 0),
-  /** By user id. */
-  members: z.record(z.string(), memberSchema),
-  /** The login it had before a GitHub account took its login back (docs/api.md §4.8). */
-  renamedFrom: z.optional(z.string()),
-});
+const orgItemSchema = lazySchema(() =>
+  z.object({
+    login: z.string(),
+    name: z.string(),
+    createdAt: z.string(),
+    /** The user id of its creator. */
+    createdBy: z.string(),
+    /** How many members are owners: never below one. */
+    owners: z.number(),
+    /**
+     * How many skills it owns, counted up before a skill becomes its own and down after one leaves,
+     * so an organisation is deleted only when it owns none, whatever races with the deletion.
+     */
+    skills: z._default(z.number(), 0),
+    /** By user id. */
+    members: z.record(z.string(), memberSchema),
+    /** The login it had before a GitHub account took its login back (docs/api.md §4.8). */
+    renamedFrom: z.optional(z.string()),
+  }),
+);
 export type OrgItem = z.output<typeof orgItemSchema>;
 
-const invitationSchema = z.object({
-  org: z.string(),
-  userId: z.string(),
-  login: z.string(),
-  role: z.enum(ROLES),
-  /** The login of the owner who invited. */
-  invitedBy: z.string(),
-  /** Their user id; absent on invitations made before it was recorded (then their login is looked up). */
-  invitedById: z.optional(z.string()),
-  createdAt: z.string(),
-  /** Epoch seconds; also the table's TTL attribute (deletion is lazy: expiry is checked here). */
-  expiresAt: z.number(),
-});
+const invitationSchema = lazySchema(() =>
+  z.object({
+    org: z.string(),
+    userId: z.string(),
+    login: z.string(),
+    role: z.enum(ROLES),
+    /** The login of the owner who invited. */
+    invitedBy: z.string(),
+    /** Their user id; absent on invitations made before it was recorded (then their login is looked up). */
+    invitedById: z.optional(z.string()),
+    createdAt: z.string(),
+    /** Epoch seconds; also the table's TTL attribute (deletion is lazy: expiry is checked here). */
+    expiresAt: z.number(),
+  }),
+);
 export type InvitationItem = z.output<typeof invitationSchema>;
 
 const invitationsPartition = (userId: string) => prefix.invitationsOf + userId;

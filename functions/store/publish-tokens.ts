@@ -4,6 +4,7 @@ import { provenanceSchema } from '#core/provenance-schema';
 import { hashSecret, newSecret } from '../platform/secrets.ts';
 import { type Db, isConditionFailed, parseItem } from './db.ts';
 import { oidcTokenKey, publishTokenKey } from './keys.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * CI publish tokens (`spt_`, docs/api.md §7.14): minted by the OIDC exchange, good for 15 minutes
@@ -14,16 +15,18 @@ import { oidcTokenKey, publishTokenKey } from './keys.ts';
 
 export const PUBLISH_TOKEN_PREFIX = 'spt_';
 
-const publishTokenItemSchema = z.object({
-  /** The skills (ids) it may publish versions of. */
-  skills: z.array(z.string()),
-  provenance: provenanceSchema,
-  /** `github:<owner/repo>`: who the versions it publishes say published them. */
-  publisher: z.string(),
-  createdAt: z.string(),
-  /** Epoch seconds; also the table's TTL attribute. */
-  expiresAt: z.number(),
-});
+const publishTokenItemSchema = lazySchema(() =>
+  z.object({
+    /** The skills (ids) it may publish versions of. */
+    skills: z.array(z.string()),
+    provenance: provenanceSchema,
+    /** `github:<owner/repo>`: who the versions it publishes say published them. */
+    publisher: z.string(),
+    createdAt: z.string(),
+    /** Epoch seconds; also the table's TTL attribute. */
+    expiresAt: z.number(),
+  }),
+);
 export type PublishTokenItem = z.output<typeof publishTokenItemSchema>;
 
 export async function createPublishToken(db: Db, item: PublishTokenItem): Promise<string> {

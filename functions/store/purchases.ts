@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Db, parseItem, queryAll, queryOwned, writeIf } from './db.ts';
 import { paymentKey, prefix, purchaseKey, sortPrefix } from './keys.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * Purchases of paid skills, recorded from Stripe's webhook. One item per Checkout Session in the
@@ -19,24 +20,26 @@ import { paymentKey, prefix, purchaseKey, sortPrefix } from './keys.ts';
 
 const buyerPartition = (userId: string) => prefix.purchasesOf + userId;
 
-const purchaseItemSchema = z.object({
-  skillId: z.string(),
-  slug: z.string(),
-  userId: z.string(),
-  login: z.string(),
-  amount: z.number(),
-  currency: z.string(),
-  status: z.enum(['purchased', 'refunded', 'disputed']),
-  sessionId: z.string(),
-  paymentIntent: z.string(),
-  /** The Stripe event that recorded it. */
-  eventId: z.string(),
-  purchasedAt: z.string(),
-  refundedAt: z.pipe(
-    z.nullish(z.string()),
-    z.transform((v) => v ?? null),
-  ),
-});
+const purchaseItemSchema = lazySchema(() =>
+  z.object({
+    skillId: z.string(),
+    slug: z.string(),
+    userId: z.string(),
+    login: z.string(),
+    amount: z.number(),
+    currency: z.string(),
+    status: z.enum(['purchased', 'refunded', 'disputed']),
+    sessionId: z.string(),
+    paymentIntent: z.string(),
+    /** The Stripe event that recorded it. */
+    eventId: z.string(),
+    purchasedAt: z.string(),
+    refundedAt: z.pipe(
+      z.nullish(z.string()),
+      z.transform((v) => v ?? null),
+    ),
+  }),
+);
 export type PurchaseItem = z.output<typeof purchaseItemSchema>;
 
 /** Records a completed purchase; false when this session's purchase was already recorded. */
@@ -115,13 +118,15 @@ export async function listPurchasesOf(db: Db, userId: string): Promise<PurchaseI
   return (await queryOwned(db, buyerPartition(userId))).map(toPurchaseItem);
 }
 
-const paymentItemSchema = z.object({
-  skillId: z.optional(z.string()),
-  userId: z.optional(z.string()),
-  sessionId: z.optional(z.string()),
-  refundedAt: z.optional(z.string()),
-  dispute: z.optional(z.enum(['open', 'won', 'lost'])),
-});
+const paymentItemSchema = lazySchema(() =>
+  z.object({
+    skillId: z.optional(z.string()),
+    userId: z.optional(z.string()),
+    sessionId: z.optional(z.string()),
+    refundedAt: z.optional(z.string()),
+    dispute: z.optional(z.enum(['open', 'won', 'lost'])),
+  }),
+);
 /** What is known of one payment: the purchase it paid for (once seen), its refund and its dispute (once seen). */
 export type PaymentItem = z.output<typeof paymentItemSchema>;
 

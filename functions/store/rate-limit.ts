@@ -4,6 +4,7 @@ import { RateLimitedError } from '#core/errors';
 import { type Db, writeIf } from './db.ts';
 import { type ItemKey, rateLimitKey } from './keys.ts';
 import { oneAtATime } from './one-at-a-time.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * Rolling-window limiters per account, one per limited action (new skills, new versions,
@@ -46,7 +47,7 @@ export interface SlotTaken {
 }
 
 /** A window as stored: its revision (for conditional writes) and the stamps of its recent requests. */
-const windowSchema = z.object({ revision: z.number(), stamps: z.array(z.number()) });
+const windowSchema = lazySchema(() => z.object({ revision: z.number(), stamps: z.array(z.number()) }));
 
 /**
  * A window item as this process last saw it: revision 0 when there was none, and

@@ -4,6 +4,7 @@ import { DomainError } from '#core/errors';
 import { REPORT_REASONS, REPORT_STATES, type ReportState } from '#core/moderation';
 import { type Db, parseItem, queryAll, queryOwned, writeIf } from './db.ts';
 import { prefix, reporterKey, reportKey } from './keys.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * Reports of a skill: `REPORT#<skill>/USER#<reporter>`, one item per reporter, so a second open
@@ -12,25 +13,27 @@ import { prefix, reporterKey, reportKey } from './keys.ts';
  * it removes it from there (a sparse index: closed reports cost the queue nothing).
  */
 
-const reportItemSchema = z.object({
-  skillId: z.string(),
-  userId: z.string(),
-  login: z.string(),
-  reason: z.enum(REPORT_REASONS),
-  details: z.optional(z.string()),
-  createdAt: z.string(),
-  status: z.enum(REPORT_STATES),
-  decidedAt: z.optional(z.string()),
-  /** What the report counts towards hiding the skill (core/moderation.ts), and why; reports filed before weights count nothing. */
-  weight: z._default(z.number(), 0),
-  basis: z._default(z.string(), 'filed before reports were weighed'),
-  /** An admin dismissed an earlier report of this skill by the same reporter: this one, and any later one, weighs nothing. */
-  dismissedHere: z.optional(z.boolean()),
-});
+const reportItemSchema = lazySchema(() =>
+  z.object({
+    skillId: z.string(),
+    userId: z.string(),
+    login: z.string(),
+    reason: z.enum(REPORT_REASONS),
+    details: z.optional(z.string()),
+    createdAt: z.string(),
+    status: z.enum(REPORT_STATES),
+    decidedAt: z.optional(z.string()),
+    /** What the report counts towards hiding the skill (core/moderation.ts), and why; reports filed before weights count nothing. */
+    weight: z._default(z.number(), 0),
+    basis: z._default(z.string(), 'filed before reports were weighed'),
+    /** An admin dismissed an earlier report of this skill by the same reporter: this one, and any later one, weighs nothing. */
+    dismissedHere: z.optional(z.boolean()),
+  }),
+);
 export type ReportItem = z.output<typeof reportItemSchema>;
 
 /** An account's record as a reporter: how many of its reports admins upheld and dismissed. */
-const reporterRecordSchema = z.object({ upheld: z._default(z.number(), 0), dismissed: z._default(z.number(), 0) });
+const reporterRecordSchema = lazySchema(() => z.object({ upheld: z._default(z.number(), 0), dismissed: z._default(z.number(), 0) }));
 export type ReporterRecord = z.output<typeof reporterRecordSchema>;
 
 const openSortKey = (report: Pick<ReportItem, 'createdAt' | 'skillId' | 'userId'>) => `${report.createdAt}#${report.skillId}#${report.userId}`;

@@ -4,15 +4,18 @@ import { limits } from '#core/limits';
 import { hashSecret, newSecret } from '../platform/secrets.ts';
 import type { Db } from './db.ts';
 import { sessionKey } from './keys.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /** Browser sessions: the cookie holds a random token; the table holds only its SHA-256. */
 
-const sessionItemSchema = z.object({
-  userId: z.string(),
-  createdAt: z.string(),
-  /** Epoch seconds; also the table's TTL attribute. */
-  expiresAt: z.number(),
-});
+const sessionItemSchema = lazySchema(() =>
+  z.object({
+    userId: z.string(),
+    createdAt: z.string(),
+    /** Epoch seconds; also the table's TTL attribute. */
+    expiresAt: z.number(),
+  }),
+);
 type SessionItem = z.output<typeof sessionItemSchema>;
 
 export async function createSession(db: Db, userId: string, now: Date): Promise<{ token: string; expiresAt: Date }> {

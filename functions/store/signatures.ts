@@ -3,6 +3,7 @@ import { type RecordedSignature as Signature, SIGNATURE_FORMAT } from '#core/ver
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type Db, keyOfItem, parseItem, putItems } from './db.ts';
 import { signatureKey, sortPrefix } from './keys.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * The registry's signature of each version (docs/api.md §11.11), as an item of its skill's
@@ -14,13 +15,15 @@ import { signatureKey, sortPrefix } from './keys.ts';
  */
 
 /** `integrity` is what was signed, so a signature left by a publish that failed is never taken for a later version's. */
-const signatureItemSchema = z.object({
-  keyid: z.string(),
-  sig: z.string(),
-  integrity: z.string(),
-  format: z.optional(z.literal(SIGNATURE_FORMAT)),
-  signed: z.optional(z.string()),
-});
+const signatureItemSchema = lazySchema(() =>
+  z.object({
+    keyid: z.string(),
+    sig: z.string(),
+    integrity: z.string(),
+    format: z.optional(z.literal(SIGNATURE_FORMAT)),
+    signed: z.optional(z.string()),
+  }),
+);
 
 /** The item's attributes besides its key. */
 const attributesOf = (integrity: string, { keyid, sig, format, signed }: Signature) => ({

@@ -14,6 +14,7 @@ import { recordedVersion } from './fingerprints.ts';
 import { withSignatures } from './signatures.ts';
 import { fingerprintKey, prefix, skillKey, slugKey, sortPrefix, versionKey } from './keys.ts';
 import { NO_ORG } from './orgs.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * Skills, their versions and the slug index. A skill is three kinds of item:
@@ -33,93 +34,99 @@ const ownerPartition = (skill: Pick<SkillItem, 'owner' | 'authorId'>) =>
 const ORPHAN_CLAIM_MS = 60_000;
 
 /** A skill's META item: its listing and current version. Reading one checks its shape. */
-const skillItemSchema = z.object({
-  id: z.string(),
-  slug: z.string(),
-  name: z.string(),
-  description: z.string(),
-  category: z.string(),
-  /** The user who published it first; the owner of a user-owned skill. */
-  authorId: z.string(),
-  authorLogin: z.string(),
-  /**
-   * Who owns it: its author, or an organisation. Absent on skills stored before owners were
-   * recorded, which are their authors' until the full rebuild writes it (core/policy.ts ownerOf).
-   */
-  owner: z.optional(z.object({ type: z.enum(['user', 'org']), login: z.string() })),
-  /** Absent: public. Only an organisation's skill can be private, and never once public. */
-  visibility: z.optional(z.enum(['public', 'private'])),
-  paid: z.boolean(),
-  /** Paid skills that are for sale: minor units of an ISO 4217 currency. */
-  price: z.optional(z.object({ amount: z.number(), currency: z.string() })),
-  formats: z.array(z.string()),
-  currentVersion: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  /** The author's deprecation message, while the skill is deprecated. */
-  deprecated: z.optional(z.string()),
-  /** Set while the skill is quarantined (store/moderation.ts): who decided, why, since when. */
-  quarantine: z.optional(z.object({ reason: z.string(), since: z.string(), by: z.string() })),
-  /**
-   * The skill's yanked releases, once {@link yanksTracked}: the one record the rule "a skill
-   * always has a release that is not yanked" is checked against (see {@link yankRelease}). Stored
-   * as a string set (absent when empty), read as a sorted list.
-   */
-  yankedReleases: z.optional(
-    z.pipe(
-      z.custom<Set<unknown>>((value) => value instanceof Set),
-      z.transform((set) => [...set].filter((v): v is string => typeof v === 'string').sort()),
+const skillItemSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    description: z.string(),
+    category: z.string(),
+    /** The user who published it first; the owner of a user-owned skill. */
+    authorId: z.string(),
+    authorLogin: z.string(),
+    /**
+     * Who owns it: its author, or an organisation. Absent on skills stored before owners were
+     * recorded, which are their authors' until the full rebuild writes it (core/policy.ts ownerOf).
+     */
+    owner: z.optional(z.object({ type: z.enum(['user', 'org']), login: z.string() })),
+    /** Absent: public. Only an organisation's skill can be private, and never once public. */
+    visibility: z.optional(z.enum(['public', 'private'])),
+    paid: z.boolean(),
+    /** Paid skills that are for sale: minor units of an ISO 4217 currency. */
+    price: z.optional(z.object({ amount: z.number(), currency: z.string() })),
+    formats: z.array(z.string()),
+    currentVersion: z.string(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    /** The author's deprecation message, while the skill is deprecated. */
+    deprecated: z.optional(z.string()),
+    /** Set while the skill is quarantined (store/moderation.ts): who decided, why, since when. */
+    quarantine: z.optional(z.object({ reason: z.string(), since: z.string(), by: z.string() })),
+    /**
+     * The skill's yanked releases, once {@link yanksTracked}: the one record the rule "a skill
+     * always has a release that is not yanked" is checked against (see {@link yankRelease}). Stored
+     * as a string set (absent when empty), read as a sorted list.
+     */
+    yankedReleases: z.optional(
+      z.pipe(
+        z.custom<Set<unknown>>((value) => value instanceof Set),
+        z.transform((set) => [...set].filter((v): v is string => typeof v === 'string').sort()),
+      ),
     ),
-  ),
-  /**
-   * Whether META records the yanks of releases. Skills yanked before it did carry their yanks on
-   * the version items alone; the first yank or undo since moves them into META.
-   */
-  yanksTracked: z.optional(z.boolean()),
-});
+    /**
+     * Whether META records the yanks of releases. Skills yanked before it did carry their yanks on
+     * the version items alone; the first yank or undo since moves them into META.
+     */
+    yanksTracked: z.optional(z.boolean()),
+  }),
+);
 export type SkillItem = z.output<typeof skillItemSchema>;
 
 /** A stored file: its name, size, hash (its blob's key), how it was sent and its executable flag. */
-export const storedFileSchema = z.object({
-  filename: z.string(),
-  size: z.number(),
-  sha256: z.string(),
-  encoding: z.enum(['utf8', 'base64']),
-  executable: z.optional(z.boolean()),
-});
+export const storedFileSchema = lazySchema(() =>
+  z.object({
+    filename: z.string(),
+    size: z.number(),
+    sha256: z.string(),
+    encoding: z.enum(['utf8', 'base64']),
+    executable: z.optional(z.boolean()),
+  }),
+);
 export type StoredFile = z.output<typeof storedFileSchema>;
 
 /** A version item: immutable once written. */
-const versionItemSchema = z.object({
-  skillId: z.string(),
-  version: z.string(),
-  changelog: z.string(),
-  publishedAt: z.string(),
-  files: z.array(storedFileSchema),
-  dependencies: z._default(z.record(z.string(), z.string()), {}),
-  /** `sha256-<base64>` of the canonical bundle. */
-  integrity: z.string(),
-  /** The login of the user who published it; absent on versions older than organisations (then the skill's author). */
-  publishedBy: z.optional(z.string()),
-  /**
-   * The `SKILL.md` description, recorded when the version passed the conformance check at
-   * publish; the discovery index lists it. Versions published before the check lack it.
-   */
-  frontMatterDescription: z.optional(z.string()),
-  /** The `SKILL.md` `license`, recorded at publish with the description; ClawHub's clients show it. */
-  frontMatterLicense: z.optional(z.string()),
-  /** Withdrawn by the author (with the scan, the only changes a version item admits). */
-  yanked: z.optional(z.boolean()),
-  yankReason: z.optional(z.string()),
-  /** The scan at publish, or of the last rescan (the one attribute a rescan rewrites); absent on versions older than scanning. */
-  scan: z.optional(scanResultSchema),
-  /** When the last rescan stored `scan`; absent while the scan is publishing's own (then it ran at `publishedAt`). */
-  scannedAt: z.optional(z.string()),
-  /** Where a version a CI workflow published came from, from its OIDC token's verified claims (docs/api.md §7.14). */
-  provenance: z.optional(provenanceSchema),
-  /** Where a version a GitHub import published was read (docs/api.md §7.16). */
-  source: z.optional(versionSourceSchema),
-});
+const versionItemSchema = lazySchema(() =>
+  z.object({
+    skillId: z.string(),
+    version: z.string(),
+    changelog: z.string(),
+    publishedAt: z.string(),
+    files: z.array(storedFileSchema),
+    dependencies: z._default(z.record(z.string(), z.string()), {}),
+    /** `sha256-<base64>` of the canonical bundle. */
+    integrity: z.string(),
+    /** The login of the user who published it; absent on versions older than organisations (then the skill's author). */
+    publishedBy: z.optional(z.string()),
+    /**
+     * The `SKILL.md` description, recorded when the version passed the conformance check at
+     * publish; the discovery index lists it. Versions published before the check lack it.
+     */
+    frontMatterDescription: z.optional(z.string()),
+    /** The `SKILL.md` `license`, recorded at publish with the description; ClawHub's clients show it. */
+    frontMatterLicense: z.optional(z.string()),
+    /** Withdrawn by the author (with the scan, the only changes a version item admits). */
+    yanked: z.optional(z.boolean()),
+    yankReason: z.optional(z.string()),
+    /** The scan at publish, or of the last rescan (the one attribute a rescan rewrites); absent on versions older than scanning. */
+    scan: z.optional(scanResultSchema),
+    /** When the last rescan stored `scan`; absent while the scan is publishing's own (then it ran at `publishedAt`). */
+    scannedAt: z.optional(z.string()),
+    /** Where a version a CI workflow published came from, from its OIDC token's verified claims (docs/api.md §7.14). */
+    provenance: z.optional(provenanceSchema),
+    /** Where a version a GitHub import published was read (docs/api.md §7.16). */
+    source: z.optional(versionSourceSchema),
+  }),
+);
 /**
  * A version as readers of its partition give it: the item, and the registry's signature of it
  * when one is recorded (store/signatures.ts; never an attribute of the item itself).
@@ -127,7 +134,7 @@ const versionItemSchema = z.object({
 export type VersionItem = z.output<typeof versionItemSchema> & { signature?: RecordedSignature };
 
 /** A slug's claim: which skill holds it, and since when (a claim with no skill behind it expires). */
-const slugClaimSchema = z.object({ skillId: z.string(), authorId: z.optional(z.string()), claimedAt: z.string() });
+const slugClaimSchema = lazySchema(() => z.object({ skillId: z.string(), authorId: z.optional(z.string()), claimedAt: z.string() }));
 
 /** The stored form of each item, shared by the conditional writes here and bulk seeding. */
 export const skillRecord = ({ yankedReleases, ...skill }: SkillItem) => ({

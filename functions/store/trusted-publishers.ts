@@ -4,6 +4,7 @@ import { notFound } from '#core/errors';
 import { newId } from '../platform/secrets.ts';
 import { type Db, isConditionFailed, parseItem, queryAll, tableKeys, writeIf } from './db.ts';
 import { prefix, trustKey } from './keys.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * Trusted publishers (docs/api.md §7.14): the CI workflows a skill's owning side lets publish its
@@ -12,27 +13,29 @@ import { prefix, trustKey } from './keys.ts';
  * partition, `PUBLISHERS#<skill id>`.
  */
 
-const trustedPublisherItemSchema = z.object({
-  id: z.string(),
-  skillId: z.string(),
-  provider: z.literal('github'),
-  /** `owner/repo` as it was given; matched ignoring case. */
-  repository: z.string(),
-  /** The workflow file's name under `.github/workflows/`. */
-  workflow: z.string(),
-  environment: z.optional(z.string()),
-  createdAt: z.string(),
-  /** The login of who added it, or last confirmed it. */
-  createdBy: z.string(),
-  /** Their user id; absent on publishers added before it was recorded (then their login is looked up). */
-  createdById: z.optional(z.string()),
-  /**
-   * The skill's owner when it was added or confirmed (core/policy.ts `ownerIdentity`): after a
-   * transfer it names the old owner, and the publisher is suspended. Absent on publishers added
-   * before it was recorded.
-   */
-  owner: z.optional(z.string()),
-});
+const trustedPublisherItemSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    skillId: z.string(),
+    provider: z.literal('github'),
+    /** `owner/repo` as it was given; matched ignoring case. */
+    repository: z.string(),
+    /** The workflow file's name under `.github/workflows/`. */
+    workflow: z.string(),
+    environment: z.optional(z.string()),
+    createdAt: z.string(),
+    /** The login of who added it, or last confirmed it. */
+    createdBy: z.string(),
+    /** Their user id; absent on publishers added before it was recorded (then their login is looked up). */
+    createdById: z.optional(z.string()),
+    /**
+     * The skill's owner when it was added or confirmed (core/policy.ts `ownerIdentity`): after a
+     * transfer it names the old owner, and the publisher is suspended. Absent on publishers added
+     * before it was recorded.
+     */
+    owner: z.optional(z.string()),
+  }),
+);
 export type TrustedPublisherItem = z.output<typeof trustedPublisherItemSchema>;
 
 const listPartition = (skillId: string) => prefix.publishersOf + skillId;

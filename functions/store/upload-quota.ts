@@ -4,6 +4,7 @@ import { RateLimitedError } from '#core/errors';
 import { type Db, writeIf } from './db.ts';
 import { rateLimitKey } from './keys.ts';
 import { oneAtATime } from './one-at-a-time.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * What one account holds sent ahead of a ClawHub publish and not yet published (docs/api.md
@@ -16,8 +17,8 @@ import { oneAtATime } from './one-at-a-time.ts';
 
 const MAX_ATTEMPTS = 64;
 
-const heldSchema = z.object({ sha256: z.string(), size: z.number(), expiresAt: z.number() });
-const quotaSchema = z.object({ revision: z.number(), files: z.array(heldSchema) });
+const heldSchema = lazySchema(() => z.object({ sha256: z.string(), size: z.number(), expiresAt: z.number() }));
+const quotaSchema = lazySchema(() => z.object({ revision: z.number(), files: z.array(heldSchema) }));
 type Held = z.output<typeof heldSchema>;
 
 /** Changes to one account's quota, one at a time per process. */

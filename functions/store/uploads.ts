@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import { hashSecret, newSecret } from '../platform/secrets.ts';
 import { type Db, getItems } from './db.ts';
 import { prefix, uploadKey } from './keys.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * Files a ClawHub client sends ahead of its publish (`clawhub` 0.23: ask for an upload URL per
@@ -14,16 +15,18 @@ import { prefix, uploadKey } from './keys.ts';
  * `limits.clawhubUploads.ticketSeconds` (an hour).
  */
 
-const uploadItemSchema = z.object({
-  userId: z.string(),
-  path: z.string(),
-  size: z.number(),
-  sha256: z.string(),
-  /** Epoch seconds; also the table's TTL attribute. */
-  expiresAt: z.number(),
-  /** Set once the bytes arrived and matched. */
-  arrived: z.optional(z.boolean()),
-});
+const uploadItemSchema = lazySchema(() =>
+  z.object({
+    userId: z.string(),
+    path: z.string(),
+    size: z.number(),
+    sha256: z.string(),
+    /** Epoch seconds; also the table's TTL attribute. */
+    expiresAt: z.number(),
+    /** Set once the bytes arrived and matched. */
+    arrived: z.optional(z.boolean()),
+  }),
+);
 export type Upload = z.output<typeof uploadItemSchema>;
 
 export interface Announced {

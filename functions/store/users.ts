@@ -4,6 +4,7 @@ import type { User } from '#core/schemas';
 import { DomainError } from '#core/errors';
 import { type Db, parseItem, writeIf } from './db.ts';
 import { loginKey, userKey } from './keys.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /**
  * Users, and the login → id index that grants and invitations use. Users and organisations share
@@ -11,16 +12,18 @@ import { loginKey, userKey } from './keys.ts';
  * organisation (`orgLogin`), never both, so neither can take the other's login.
  */
 
-const userItemSchema = z.object({
-  id: z.string(),
-  login: z.string(),
-  name: z.optional(z.string()),
-  avatarUrl: z.optional(z.string()),
-  createdAt: z.string(),
-});
+const userItemSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    login: z.string(),
+    name: z.optional(z.string()),
+    avatarUrl: z.optional(z.string()),
+    createdAt: z.string(),
+  }),
+);
 export type UserItem = z.output<typeof userItemSchema>;
 /** The login index: which user, or which organisation, holds a login now. */
-const loginClaimSchema = z.union([z.object({ userId: z.string() }), z.object({ orgLogin: z.string() })]);
+const loginClaimSchema = lazySchema(() => z.union([z.object({ userId: z.string() }), z.object({ orgLogin: z.string() })]));
 
 /**
  * Creates or refreshes a user and its login index (the login of an id may change on GitHub).

@@ -83,6 +83,12 @@ describe('the bundles', () => {
     for (const l of lambdas) expect(carriesS3(l.name), l.name).toBe(Boolean(l.content || l.static));
   });
 
+  it('carries the scanner only in Lambdas that scan, so the others deploy no 2.3 MB chunk they never load', () => {
+    // The rule engine's chunk is named after its entry, core/scan/scan.ts.
+    const carriesScanner = (name: string) => readdirSync(join(bundleDir(name), 'chunks')).some((file) => /^scan-\w+\.mjs$/.test(file));
+    for (const l of lambdas) expect(carriesScanner(l.name), l.name).toBe(Boolean(l.scans));
+  });
+
   it('answers every route each Lambda is given, rather than the 404 of an unknown route', async () => {
     const http = lambdas.filter((l) => l.routes);
     const invocations = await Promise.all(

@@ -8,6 +8,7 @@ import {
 } from '#core/clawhub-publish-schemas';
 import { operations } from '../operation.ts';
 import { clawhubTag as tag } from './clawhub-tag.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /** `clawdhub publish`, a new skill or a new version (its own Lambda: it writes what publishing writes). */
 export const clawhubPublishOperations = operations(tag, {
@@ -59,8 +60,8 @@ export const clawhubUploadOperations = operations(tag, {
     summary: 'The bytes of a file announced with upload-url, at the URL it gave',
     description: 'Any Content-Type; the body is the file. They must match the ticket: a different size or digest is a 400.',
     auth: 'apiKey',
-    query: z.object({ ticket: z.string().min(1).max(200).describe('the uploadTicket') }),
-    rawBody: z.string().meta({ format: 'binary' }).describe("the file's bytes"),
+    query: lazySchema(() => z.object({ ticket: z.string().min(1).max(200).describe('the uploadTicket') })),
+    rawBody: lazySchema(() => z.string().meta({ format: 'binary' }).describe("the file's bytes")),
     success: { status: 200, description: 'Stored; storageId is the SHA-256', schema: clawhubUploadedSchema },
     errors: ['invalid_request', 'not_found', 'insufficient_scope'],
   },

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { searchAnswerSchema, searchQuerySchema, skillsFindAnswerSchema } from '#core/search/schemas';
 import { operations } from '../operation.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /** Searching the catalog (docs/api.md §7.11). */
 export const searchOperations = operations(
@@ -22,7 +23,7 @@ export const searchOperations = operations(
         'the free skills that stand as clean, each with its own URL as the source it adds.',
       auth: 'none',
       query: searchQuerySchema,
-      success: { status: 200, description: 'OK', schema: z.union([searchAnswerSchema, skillsFindAnswerSchema]) },
+      success: { status: 200, description: 'OK', schema: lazySchema(() => z.union([searchAnswerSchema, skillsFindAnswerSchema])) },
     },
   },
 );

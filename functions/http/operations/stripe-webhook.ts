@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { webhookReceivedSchema } from '#core/schemas';
 import { operations } from '../operation.ts';
+import { lazySchema } from '#core/lazy-schema';
 
 /** Stripe's webhook endpoint (docs/api.md §9.4). */
 export const stripeWebhookOperations = operations(
@@ -15,7 +16,9 @@ export const stripeWebhookOperations = operations(
         'changes nothing. checkout.session.completed (paid) and checkout.session.async_payment_succeeded record the purchase once per ' +
         'session, however often the event is delivered; charge.refunded (a full refund) revokes it; other events are acknowledged and ignored.',
       auth: 'stripeSignature',
-      rawBody: z.object({ id: z.string(), type: z.string(), data: z.object({ object: z.record(z.string(), z.unknown()) }) }).describe('a Stripe event'),
+      rawBody: lazySchema(() =>
+        z.object({ id: z.string(), type: z.string(), data: z.object({ object: z.record(z.string(), z.unknown()) }) }).describe('a Stripe event'),
+      ),
       success: { status: 200, description: 'Received', schema: webhookReceivedSchema },
       errors: ['invalid_request', 'payments_unavailable'],
     },

@@ -1,4 +1,4 @@
-import { skillsBy } from '../../services/publishing.ts';
+import { skillsBy } from '../../services/skill-views.ts';
 import type { RouteGroup } from '../env.ts';
 import { mySkillsOperations as op } from '../operations/my-skills.ts';
 import { route } from '../route.ts';

@@ -23,15 +23,12 @@ const TOOLS = ['/usr/bin/bwrap', '/usr/bin/strace', '/usr/sbin/nft', '/usr/sbin/
  * the bundle of `npm start` (dist/server/) does, so the path is the same bundled or not.
  */
 const CHILD = fileURLToPath(new URL('../../functions/sandbox/observe-child.ts', import.meta.url));
+/** The repository root, where the child runs: `--import tsx` is resolved from there. */
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** A run takes two passes of at most a minute each; a child past this is stuck, and counts as a run that did not finish. */
 const CHILD_TIMEOUT_MS = 5 * 60_000;
 
-export interface LocalObserver extends Observer {
-  /** Ends the runs still going (the runtime is closing): their versions stay pending. */
-  close(): Promise<void>;
-}
-
-export function localObserver(log: Logger): LocalObserver {
+export function localObserver(log: Logger): Observer {
   const missing = TOOLS.filter((path) => !existsSync(path));
   if (missing.length > 0) {
     log.warn('the behaviour sandbox cannot run here: versions with anything to run stay pending (install its tools with scripts/ensure-test-deps.sh)', {
@@ -49,7 +46,7 @@ export function localObserver(log: Logger): LocalObserver {
       const input = JSON.stringify(
         files.map((f) => ({ filename: f.filename, base64: Buffer.from(f.bytes).toString('base64'), executable: f.executable === true })),
       );
-      const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), CHILD], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+      const child = spawn(process.execPath, ['--import', 'tsx', CHILD], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
       running.add(child);
       const out: Buffer[] = [];
       const err: Buffer[] = [];

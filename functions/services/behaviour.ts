@@ -1,11 +1,15 @@
 import type { FileBytes } from '#core/bundle';
 import { type Effects, noEffects } from '#core/effects/effect';
 import { currentVersionOf } from '#core/registry-document';
-import { type Behaviour, behaviourOfVerdict, defaultVersionField, type ObservationRecord } from '#core/version-behaviour';
+import { notFound } from '#core/errors';
+import { assertStrictVersion } from '#core/semver-order';
+import { type Behaviour, behaviourOf, behaviourOfVerdict, refused, defaultVersionField, type ObservationRecord } from '#core/version-behaviour';
 import type { Deps } from '../platform/composition.ts';
 import type { Observation } from '../sandbox/observe.ts';
-import { countFailedRun, recordBehaviour, setCurrentAndDefault } from '../store/behaviour.ts';
-import { getSkillBySlug, getSkillWithVersions } from '../store/skills.ts';
+import { countFailedRun, recordBehaviour } from '../store/behaviour.ts';
+import { quarantineSkill } from '../store/moderation.ts';
+import { getSkillAndVersion, getSkillBySlug, getSkillWithVersions, setCurrentVersion } from '../store/skills.ts';
+import { allowSkill, type Principal } from './authorization.ts';
 
 /**
  * A version's behaviour (docs/scanning.md, "Behaviour"): a version with runnable content is
@@ -31,6 +35,8 @@ export interface ObservationRun {
  */
 export interface Observer {
   start(deps: Deps, run: ObservationRun): Promise<void>;
+  /** Ends the runs still going, when the process is closing: their versions stay pending. */
+  close?(): Promise<void>;
 }
 
 /** Runs that may fail to finish before the version is refused as `unobservable`. */
@@ -117,9 +123,37 @@ async function settle(
     const current = currentVersionOf(versions) ?? skill.currentVersion;
     const defaultVersion = defaultVersionField(current, versions);
     if (current !== skill.currentVersion || defaultVersion !== skill.defaultVersion) {
-      await setCurrentAndDefault(deps.db, skill.id, skill.currentVersion, current, defaultVersion);
+      await setCurrentVersion(deps.db, skill.id, skill.currentVersion, current, defaultVersion);
+    }
+    // Nothing of the skill is left to install: the skill itself is quarantined, for its author to see why and appeal.
+    if (behaviour === 'refused' && versions.every(refused) && !skill.quarantine) {
+      const why = observation.evidence[0]?.message ?? 'what it did when run';
+      await quarantineSkill(deps.db, skill.id, {
+        reason: `${run.slug}@${run.version} was refused when run in the sandbox: ${why}`,
+        since: observation.at,
+        by: 'observation',
+      });
     }
   }
   if (behaviour === 'refused') deps.log.warn('a version was refused on what it did when run', { ...run, evidence: observation.evidence.map((e) => e.rule) });
   deps.changed([run.skillId]);
+}
+
+/**
+ * How a version fared in the sandbox, for those who may publish its versions: its behaviour,
+ * effects and, once its run ended, the verdict and evidence (why a refused version was refused).
+ */
+export async function versionBehaviour(deps: Deps, principal: Principal, skillId: string, rawVersion: string) {
+  const version = assertStrictVersion(rawVersion);
+  const found = await getSkillAndVersion(deps.db, skillId, version);
+  const { skill } = await allowSkill(deps, principal, found.skill, skillId, 'skill.publish_version');
+  const item = found.version;
+  if (!item) throw notFound(`${skill.slug} has no version ${version}`);
+  return {
+    skillId,
+    version,
+    behaviour: behaviourOf(item),
+    ...(item.effects ? { effects: item.effects } : {}),
+    ...(item.observation ? { observation: item.observation } : {}),
+  };
 }

@@ -1,13 +1,12 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Effects } from '#core/effects/effect';
-import { releaseKey } from '#core/semver-order';
 import type { Behaviour, ObservationRecord } from '#core/version-behaviour';
 import { type Db, writeIf } from './db.ts';
-import { skillKey, versionKey } from './keys.ts';
+import { versionKey } from './keys.ts';
 
 /**
- * What a version's observation writes (functions/services/behaviour.ts): the version's behaviour
- * and effects, and the skill's current and default versions that follow from them.
+ * What a version's observation writes on it (functions/services/behaviour.ts): its behaviour,
+ * effects and the verdict of its run, and the count of its runs that could not finish.
  */
 
 /**
@@ -50,23 +49,4 @@ export async function countFailedRun(db: Db, skillId: string, version: string): 
     if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
     throw error;
   }
-}
-
-/**
- * Moves META's current and default versions to what the versions now say, if the current version
- * is still `seen` (a publish that moved it since wins; the rebuild's repair settles the rest).
- * `defaultVersion` undefined removes the attribute: the current version is the default.
- */
-export function setCurrentAndDefault(db: Db, skillId: string, seen: string, current: string, defaultVersion: string | null | undefined): Promise<boolean> {
-  const set = ['currentVersion = :v', 'currentKey = :k', ...(defaultVersion === undefined ? [] : ['defaultVersion = :d'])];
-  return writeIf(
-    db,
-    new UpdateCommand({
-      TableName: db.table,
-      Key: skillKey(skillId),
-      UpdateExpression: `SET ${set.join(', ')}${defaultVersion === undefined ? ' REMOVE defaultVersion' : ''}`,
-      ConditionExpression: 'attribute_exists(pk) AND currentVersion = :seen',
-      ExpressionAttributeValues: { ':v': current, ':k': releaseKey(current), ':seen': seen, ...(defaultVersion === undefined ? {} : { ':d': defaultVersion }) },
-    }),
-  );
 }

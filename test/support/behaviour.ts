@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { eventually } from './eventually.ts';
-import { json, type TestStack, withKey } from './stack.ts';
+import { Client, json, skillBody, type TestStack, withKey } from './stack.ts';
 
 /** What `GET /api/skills/<id>/versions/<v>/behaviour` answers. */
 export interface VersionBehaviour {
@@ -26,4 +26,28 @@ export async function untilObserved(stack: TestStack, key: string, skillId: stri
   expect(found.behaviour, `${skillId}@${version} is still being observed`).not.toBe('pending');
   await stack.idle();
   return found;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Signs `login` in `days` ago (the account is made then) and gives their session and an API key. */
+export async function accountMadeDaysAgo(stack: TestStack, login: string, days: number): Promise<{ client: Client; key: string }> {
+  stack.setNow(new Date(Date.now() - days * DAY_MS));
+  try {
+    const client = await Client.signIn(stack, login);
+    return { client, key: await client.createKey() };
+  } finally {
+    stack.setNow(undefined);
+  }
+}
+
+/**
+ * An established publisher: an account older than a week with a clean skill published, whose
+ * flagged versions are published flagged rather than held for review (docs/api.md §7.15).
+ */
+export async function establishedPublisher(stack: TestStack, login: string): Promise<{ client: Client; key: string }> {
+  const account = await accountMadeDaysAgo(stack, login, 8);
+  const res = await withKey(stack, account.key, '/api/publish', { body: skillBody() });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return account;
 }

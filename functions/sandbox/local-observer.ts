@@ -36,6 +36,7 @@ export function localObserver(log: Logger): Observer {
     });
   }
   const running = new Set<ChildProcess>();
+  const recording = new Set<Promise<void>>();
   let closed = false;
   return {
     async start(deps: Deps, run: ObservationRun): Promise<void> {
@@ -63,8 +64,14 @@ export function localObserver(log: Logger): Observer {
         const finished = code === 0 ? parsed(Buffer.concat(out).toString('utf8')) : undefined;
         const why = `the sandbox's process ended with ${signal ?? `code ${code}`}: ${Buffer.concat(err).toString('utf8').trim().split('\n').slice(-1)[0] ?? ''}`;
         const recorded = finished ? recordObservation(deps, { slug: run.slug, version: run.version, observation: finished }) : recordFailedRun(deps, run, why);
-        recorded.catch((error: unknown) => log.error('could not record the observation of a version', { ...run, error: (error as Error).message }));
+        const kept = recorded
+          .catch((error: unknown) => log.error('could not record the observation of a version', { ...run, error: (error as Error).message }))
+          .finally(() => recording.delete(kept));
+        recording.add(kept);
       });
+    },
+    async idle(): Promise<void> {
+      while (recording.size > 0) await Promise.all(recording);
     },
     async close(): Promise<void> {
       closed = true;

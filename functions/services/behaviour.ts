@@ -37,6 +37,8 @@ export interface Observer {
   start(deps: Deps, run: ObservationRun): Promise<void>;
   /** Ends the runs still going, when the process is closing: their versions stay pending. */
   close?(): Promise<void>;
+  /** Resolves once every run that ended so far is recorded, its skill's versions moved (locally: a run's end is recorded in this process). */
+  idle?(): Promise<void>;
 }
 
 /** Runs that may fail to finish before the version is refused as `unobservable`. */

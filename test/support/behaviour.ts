@@ -24,6 +24,8 @@ export async function untilObserved(stack: TestStack, key: string, skillId: stri
   };
   const found = await eventually(read, (b) => b.behaviour !== 'pending', OBSERVED_WITHIN_MS);
   expect(found.behaviour, `${skillId}@${version} is still being observed`).not.toBe('pending');
+  // The version's item says how it fared a moment before its skill's versions move: wait for that, then the rebuild.
+  await stack.deps.observer.idle?.();
   await stack.idle();
   return found;
 }

@@ -5,8 +5,8 @@ import type { RegistryClient } from './registry-client.ts';
 
 /**
  * The registry's signature of a version (docs/api.md §11.11), checked before its files are
- * downloaded: the integrity the delivery is then held to, and the provenance, scan verdict and
- * yank the client showed and acted on, are the ones the registry signed, with a key the client
+ * downloaded: the integrity the delivery is then held to, and the provenance, scan verdict,
+ * yank, behaviour and effects the client showed and acted on, are the ones the registry signed, with a key the client
  * trusts (cli/trust.ts). So a CDN or mirror that serves other bytes, another integrity, another
  * verdict or provenance, or signatures of its own key, is refused (`bad_signature`, exit 3).
  */
@@ -22,6 +22,8 @@ export const summaryFacts = (slug: string, summary: VersionSummary): SignedFacts
   ...(summary.provenance ? { provenance: summary.provenance } : {}),
   ...(summary.scan ? { scan: summary.scan } : {}),
   yanked: summary.yanked === true,
+  ...(summary.behaviour ? { behaviour: summary.behaviour } : {}),
+  ...(summary.effects ? { effects: summary.effects } : {}),
 });
 
 /** Why `signature` does not hold over `facts` for `client`'s registry, or undefined when it does. */

@@ -18,6 +18,20 @@ export type AppealState = (typeof APPEAL_STATES)[number];
 /** What an appeal asks to publish: a new skill (the body of `POST /api/publish`) or a new version. */
 export const APPEAL_KINDS = ['skill', 'version'] as const;
 
+/** How long an account is new: a flagged version from it is held for review rather than published. */
+export const NEW_PUBLISHER_DAYS = 7;
+
+/**
+ * Whether a version the scan flagged is held for review (the appeal queue) instead of published
+ * flagged: its author's account is younger than {@link NEW_PUBLISHER_DAYS}, or has no clean
+ * version published yet. A clean version is never held, and a malicious one is refused anyway.
+ */
+export function heldForReview(verdict: ScanResult['verdict'], author: { createdAt: string | undefined; hasCleanVersion: boolean }, now: Date): boolean {
+  if (verdict !== 'suspicious') return false;
+  const created = author.createdAt === undefined ? now.getTime() : Date.parse(author.createdAt);
+  return now.getTime() - created < NEW_PUBLISHER_DAYS * 86_400_000 || !author.hasCleanVersion;
+}
+
 /** An author's pending appeals at most: the admins' queue is not a place to store versions in. */
 export const PENDING_APPEALS_PER_AUTHOR = 5;
 

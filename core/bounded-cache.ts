@@ -14,8 +14,8 @@ export class BoundedCache<K, V> {
     private readonly sizeOf: (value: V) => number,
   ) {}
 
-  /** The cached value of `key`, or what `load` returns (kept when it fits). */
-  async load(key: K, load: () => Promise<V>): Promise<V> {
+  /** The cached value of `key`, or what `load` returns (kept when it fits and `keep` says it is final). */
+  async load(key: K, load: () => Promise<V>, keep: (value: V) => boolean = () => true): Promise<V> {
     const hit = this.get(key);
     if (hit !== undefined) return hit;
     const inFlight = this.pending.get(key);
@@ -23,7 +23,7 @@ export class BoundedCache<K, V> {
     const loading = load().finally(() => this.pending.delete(key));
     this.pending.set(key, loading);
     const value = await loading;
-    this.remember(key, value);
+    if (keep(value)) this.remember(key, value);
     return value;
   }
 

@@ -2,11 +2,12 @@ import type { ClawhubModeration, ClawhubSkill, ClawhubVersion } from './clawhub-
 import { type ScanResult, SEVERITIES, type Severity, severityRank } from './scan/finding.ts';
 import { standingVerdict } from './scan/standing-verdict.ts';
 import type { User } from './schemas.ts';
+import { defaultOfSkill } from './version-behaviour.ts';
 
 /**
  * Skillpress's skills in the shapes of ClawHub's registry API (docs/api.md §14), so the ClawHub
  * CLI reads them as it reads its own registry's: display name for name, summary for description,
- * the current version as the `latest` tag, epoch milliseconds for times, and our public installs
+ * the version installed by default as the `latest` tag, epoch milliseconds for times, and our public installs
  * (distinct clients, docs/api.md §10.2) as its downloads.
  */
 
@@ -15,6 +16,8 @@ export interface SkillListing {
   name: string;
   description: string;
   currentVersion: string;
+  /** The version installed by default when it is not the current one (core/version-behaviour.ts). */
+  defaultVersion?: string | null;
   /** ISO 8601, as stored. */
   createdAt: string;
   updatedAt: string;
@@ -35,7 +38,8 @@ export function clawhubSkill(skill: SkillListing, installs: number): ClawhubSkil
     slug: skill.slug,
     displayName: skill.name,
     summary: skill.description,
-    tags: { latest: skill.currentVersion },
+    // The latest a client installs is the newest cleared version, never one being observed.
+    tags: { latest: defaultOfSkill(skill) ?? skill.currentVersion },
     stats: { downloads: installs, installsAllTime: installs },
     createdAt: epochMs(skill.createdAt),
     updatedAt: epochMs(skill.updatedAt),

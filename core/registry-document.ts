@@ -4,11 +4,13 @@ import { contentIsPublic, type Owner, ownerOf, type Visibility, visibilityOf } f
 import type { Price } from './price.ts';
 import { byPrecedenceDesc, currentOf } from './semver-order.ts';
 import type { ScanResult } from './scan/finding.ts';
-import type { quarantinedDocumentSchema, registryDocumentSchema, versionsDocumentSchema, versionSummarySchema } from './schemas.ts';
+import type { pendingDocumentSchema, quarantinedDocumentSchema, registryDocumentSchema, versionsDocumentSchema, versionSummarySchema } from './schemas.ts';
 import { bundlePath } from './static-paths.ts';
 import type { VersionSignature } from './version-signature.ts';
 import type { Provenance } from './provenance.ts';
 import type { VersionSource } from './version-source.ts';
+import { type Behaviour, behaviourOf, defaultVersionOf, refused } from './version-behaviour.ts';
+import type { Effects } from './effects/effect.ts';
 
 /**
  * The registry documents of one skill (docs/api.md §11.2): `/api/registry/<slug>` and its
@@ -61,6 +63,10 @@ export interface VersionFacts {
   provenance?: Provenance;
   /** Where a version a GitHub import published was read (core/version-source.ts); absent for any other publish. */
   source?: VersionSource;
+  /** Whether the sandbox has seen what it does when run (core/version-behaviour.ts); absent on versions stored before: cleared. */
+  behaviour?: Behaviour;
+  /** What running it does outside its folder; absent on versions stored before observation. */
+  effects?: Effects;
 }
 
 export type VersionSummary = z.output<typeof versionSummarySchema>;
@@ -75,19 +81,20 @@ export function byPublishedDesc(a: Pick<VersionFacts, 'publishedAt' | 'version'>
 
 /**
  * The current version, derived from the versions themselves (the source of truth): the highest
- * release that is not yanked (docs/api.md §8).
+ * release that is neither yanked nor refused on what it did when run (docs/api.md §8).
  */
-export function currentVersionOf(versions: readonly Pick<VersionFacts, 'version' | 'yanked'>[]): string | undefined {
-  return currentOf(versions.filter((v) => !v.yanked).map((v) => v.version));
+export function currentVersionOf(versions: readonly Pick<VersionFacts, 'version' | 'yanked' | 'behaviour'>[]): string | undefined {
+  return currentOf(versions.filter((v) => !v.yanked && !refused(v)).map((v) => v.version));
 }
 
 /**
- * The current version's facts. The API never lets an author yank the last release that is not
- * yanked, but two yanks racing can: then the highest release stands in, yanked or not, rather
- * than the skill's documents failing to build.
+ * The facts of the version installed by default: the newest cleared release (core/version-behaviour.ts),
+ * which is the current version unless a newer one is being observed. The API never lets an author
+ * yank the last release that is not yanked, but two yanks racing can: then the highest release
+ * stands in, yanked or not, rather than the skill's documents failing to build.
  */
 function currentFacts(versions: VersionFacts[]): VersionFacts {
-  const current = currentVersionOf(versions) ?? currentOf(versions.map((v) => v.version));
+  const current = defaultVersionOf(versions) ?? currentVersionOf(versions) ?? currentOf(versions.map((v) => v.version));
   const found = versions.find((v) => v.version === current);
   if (!found) throw new Error('a skill needs at least one release version');
   return found;
@@ -107,9 +114,12 @@ const summary =
     ...(v.signature ? { signature: { keyid: v.signature.keyid, sig: v.signature.sig, ...(v.signature.format ? { format: v.signature.format } : {}) } } : {}),
     ...(v.provenance ? { provenance: v.provenance } : {}),
     ...(v.source ? { source: v.source } : {}),
+    ...(v.behaviour ? { behaviour: v.behaviour } : {}),
+    ...(v.effects ? { effects: v.effects } : {}),
   });
 
-export function registryDocument(skill: SkillFacts, versions: VersionFacts[]): RegistryDocument {
+export function registryDocument(skill: SkillFacts, all: VersionFacts[]): RegistryDocument {
+  const versions = all.filter((v) => !refused(v));
   const current = currentFacts(versions);
   return {
     ...publicSkill(skill),
@@ -172,7 +182,8 @@ export function priceOf(skill: Pick<SkillFacts, 'paid' | 'price'>): { price?: Pr
 export type VersionsDocument = z.output<typeof versionsDocumentSchema>;
 
 /** Every version, newest publication first, so old installs and ranges always resolve. */
-export function versionsDocument(skill: SkillFacts, versions: VersionFacts[]): VersionsDocument {
+export function versionsDocument(skill: SkillFacts, all: VersionFacts[]): VersionsDocument {
+  const versions = all.filter((v) => !refused(v));
   return {
     id: skill.id,
     slug: skill.slug,
@@ -191,11 +202,27 @@ export function quarantinedDocument(skill: SkillFacts): QuarantinedDocument {
   return { id: skill.id, slug: skill.slug, name: skill.name, author: ownerOf(skill).login, status: 'quarantined' };
 }
 
-/** The two registry documents of a skill as the rebuild writes them: full, or quarantined. */
+export type PendingDocument = z.output<typeof pendingDocumentSchema>;
+
+/**
+ * Whether nothing of a skill can be installed by default yet: no version is cleared (a new
+ * skill's first version is being observed, seconds after its publish).
+ */
+const awaitingObservation = (versions: readonly VersionFacts[]): boolean => !versions.some((v) => behaviourOf(v) === 'cleared');
+
+/**
+ * The two registry documents of a skill as the rebuild writes them: full (refused versions left
+ * out, the default the newest cleared version), quarantined, or pending while nothing is cleared
+ * yet: `{id, slug, name, author, status: "pending"}` (docs/api.md §11.2).
+ */
 export function registryDocuments(
   skill: SkillFacts,
   versions: VersionFacts[],
-): { registry: RegistryDocument | QuarantinedDocument; versions: VersionsDocument | QuarantinedDocument } {
+): { registry: RegistryDocument | QuarantinedDocument | PendingDocument; versions: VersionsDocument | QuarantinedDocument | PendingDocument } {
   if (skill.quarantine) return { registry: quarantinedDocument(skill), versions: quarantinedDocument(skill) };
+  if (awaitingObservation(versions)) {
+    const pending: PendingDocument = { id: skill.id, slug: skill.slug, name: skill.name, author: ownerOf(skill).login, status: 'pending' };
+    return { registry: pending, versions: pending };
+  }
   return { registry: registryDocument(skill, versions), versions: versionsDocument(skill, versions) };
 }

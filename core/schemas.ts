@@ -8,6 +8,8 @@ import { CATEGORY_PATTERN, isValidSlug, normaliseCategory, SLUG_PATTERN } from '
 import { singleLineTextProblem } from './text.ts';
 import { VERDICTS } from './scan/finding.ts';
 import { scanResultSchema } from './scan/scan-result-schema.ts';
+import { effectsSchema } from './effects/effects-schema.ts';
+import { BEHAVIOURS } from './version-behaviour.ts';
 import { changelogSchema, loginSchema, slugSchema, textRule, visibleText } from './schema-fields.ts';
 import { SCOPES } from './policy.ts';
 import { provenanceSchema } from './provenance-schema.ts';
@@ -325,11 +327,20 @@ const warningsSchema = lazySchema(() =>
     .describe('present when the SKILL.md front matter has keys the Agent Skills specification does not define: accepted, worth fixing'),
 );
 
+/** A version's behaviour (docs/scanning.md, "Behaviour"). */
+const behaviourSchema = lazySchema(() =>
+  z
+    .enum(BEHAVIOURS)
+    .describe(
+      'pending: it has something to run and the sandbox has not finished running it (installed only by exact version); cleared: seen, or nothing to run; refused: what it did when run refused it (never installed)',
+    ),
+);
+
 /**
- * The answer to a new skill: the skill, the scan of its first version (docs/scanning.md), and
- * what its `SKILL.md` should fix.
+ * The answer to a new skill: the skill, the scan and behaviour of its first version
+ * (docs/scanning.md), and what its `SKILL.md` should fix.
  */
-export const publishedSkillSchema = lazySchema(() => skillSchema.extend({ scan: scanResultSchema, warnings: warningsSchema }));
+export const publishedSkillSchema = lazySchema(() => skillSchema.extend({ scan: scanResultSchema, behaviour: behaviourSchema, warnings: warningsSchema }));
 
 /** A skill as its author sees it in the dashboard: with its quarantine, when it is quarantined. */
 export const ownSkillSchema = lazySchema(() =>
@@ -354,7 +365,31 @@ export const versionCreatedSchema = lazySchema(() =>
     files: z.array(fileEntrySchema),
     currentVersion: z.string(),
     scan: scanResultSchema,
+    behaviour: behaviourSchema,
     warnings: warningsSchema,
+  }),
+);
+
+/** How a version fared when run in the sandbox, as those who may publish its versions see it (docs/api.md §7.17). */
+export const versionBehaviourSchema = lazySchema(() =>
+  z.object({
+    skillId: z.string(),
+    version: z.string(),
+    behaviour: behaviourSchema,
+    effects: z
+      .optional(effectsSchema)
+      .describe('what running it did outside its folder, each effect with its evidence; absent on versions published before observation'),
+    observation: z
+      .object({
+        verdict: z.enum(VERDICTS),
+        evidence: z
+          .array(z.object({ rule: z.string(), verdict: z.enum(VERDICTS), message: z.string() }))
+          .describe('why it was refused or flagged: one line per block, naming the step and the event it rests on'),
+        at: z.string().describe('when the run ended'),
+        attempts: z.number().int().optional().describe('runs that could not finish before this outcome'),
+      })
+      .optional()
+      .describe('absent while pending, and for a version with nothing to run'),
   }),
 );
 
@@ -575,10 +610,10 @@ export const versionSummarySchema = lazySchema(() =>
         keyid: z.string().describe('names a key of /.well-known/skillpress/keys.json'),
         sig: z.string().describe('base64 of the DER ECDSA P-256 signature of the signed message (docs/api.md §11.11)'),
         format: z
-          .literal(2)
+          .union([z.literal(2), z.literal(3)])
           .optional()
           .describe(
-            '2: the message is the canonical JSON of {format, slug, version, integrity, provenance, verdict, reviewed, yanked}; absent: format 1, <slug>@<version>:<integrity>',
+            '3: the message is the canonical JSON of {format, slug, version, integrity, provenance, verdict, reviewed, yanked, behaviour, effects}; 2: the same without behaviour and effects; absent: format 1, <slug>@<version>:<integrity>',
           ),
       })
       .optional()
@@ -589,6 +624,12 @@ export const versionSummarySchema = lazySchema(() =>
     source: z
       .optional(versionSourceSchema)
       .describe('where a version published by a GitHub import was read: the repository, the commit and the folder; not a signed claim (that is provenance)'),
+    behaviour: behaviourSchema.optional().describe('absent on versions published before observation: cleared'),
+    effects: z
+      .optional(effectsSchema)
+      .describe(
+        'what running it does outside its folder, each effect with its evidence (docs/scanning.md, "Behaviour"); absent on versions published before observation',
+      ),
   }),
 );
 
@@ -675,6 +716,14 @@ export const versionsDocumentSchema = lazySchema(() =>
  */
 export const quarantinedDocumentSchema = lazySchema(() =>
   skillSchema.pick({ id: true, slug: true, name: true, author: true }).extend({ status: z.literal('quarantined') }),
+);
+
+/**
+ * What `/api/registry/<slug>` and its `/versions` hold while no version of a new skill is
+ * cleared (its first is being observed): who it is, and nothing to install by default.
+ */
+export const pendingDocumentSchema = lazySchema(() =>
+  skillSchema.pick({ id: true, slug: true, name: true, author: true }).extend({ status: z.literal('pending') }),
 );
 
 /** A skill's public install counts: what anyone may know, unlike the author's analytics. */

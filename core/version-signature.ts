@@ -2,11 +2,13 @@ import { createHash, createPublicKey, type KeyObject, verify } from 'node:crypto
 import { canonicalJson } from './canonical-json.ts';
 import type { Provenance } from './provenance.ts';
 import type { ScanResult } from './scan/finding.ts';
+import type { Effects } from './effects/effect.ts';
+import type { Behaviour } from './version-behaviour.ts';
 
 /**
  * Registry signatures (docs/api.md §11.11): the registry signs each version — its integrity, and
- * what a client acts on besides the bytes: its provenance, its scan verdict, whether it is yanked
- * — with an ECDSA P-256 key, so a client can tell that what it installs and what it is told about
+ * what a client acts on besides the bytes: its provenance, its scan verdict, whether it is yanked,
+ * its behaviour and effects — with an ECDSA P-256 key, so a client can tell that what it installs and what it is told about
  * it are what the registry published, whoever served them in between. Pure: the signer lives in
  * functions/platform/signer.ts; the CLI and the tests verify with {@link verifyVersionSignature}.
  */
@@ -21,11 +23,16 @@ export const SIGNING_ALG = 'ECDSA_P256_SHA256';
 export interface VersionSignature {
   keyid: string;
   sig: string;
-  format?: typeof SIGNATURE_FORMAT;
+  format?: SignedFormat;
 }
 
-/** The format of the message the registry signs now (docs/api.md §11.11); 1 is `<slug>@<version>:<integrity>`. */
-export const SIGNATURE_FORMAT = 2;
+/** The format of the message the registry signs now (docs/api.md §11.11); 1 is `<slug>@<version>:<integrity>`, 2 the JSON without behaviour and effects. */
+export const SIGNATURE_FORMAT = 3;
+
+/** The formats of signed messages a signature may name (absent: 1). */
+type SignedFormat = 2 | typeof SIGNATURE_FORMAT;
+/** Every format a signature may be in. */
+type AnyFormat = 1 | SignedFormat;
 
 /** Another key's word that a key is the registry's: its id, signed by the key before it ({@link endorsementMessage}). */
 export interface KeyEndorsement {
@@ -54,18 +61,23 @@ export interface SignedFacts {
   provenance?: Provenance;
   scan?: Pick<ScanResult, 'verdict' | 'reviewed'>;
   yanked?: boolean;
+  /** Absent on versions stored before observation: signed as `cleared`. */
+  behaviour?: Behaviour;
+  effects?: Effects;
 }
 
 /**
- * The message signed for a version. Format 2 (what the registry signs now) is the canonical JSON
- * (keys sorted, no spaces) of `{format: 2, slug, version, integrity, provenance, verdict,
- * reviewed, yanked}`, `provenance` and `verdict` null when the version has none and `reviewed`
- * whether an admin approved its findings on appeal, so that a mirror can neither add provenance,
- * turn `suspicious` into `clean`, mark findings reviewed nor hide a yank. Format 1, of signatures
- * made before, is `<slug>@<version>:<integrity>`; it never begins with `{`, so neither format can
- * be read as the other.
+ * The message signed for a version. Format 3 (what the registry signs now) is the canonical JSON
+ * (keys sorted, no spaces) of `{format: 3, slug, version, integrity, provenance, verdict,
+ * reviewed, yanked, behaviour, effects}`, `provenance`, `verdict` and `effects` null when the
+ * version has none, `reviewed` whether an admin approved its findings on appeal and `behaviour`
+ * `cleared` for a version stored before observation, so that a mirror can neither add
+ * provenance, turn `suspicious` into `clean`, mark findings reviewed, hide a yank, pass a pending
+ * version off as cleared nor hide what it does when run. Format 2, of signatures made before, is
+ * the same without `behaviour` and `effects`; format 1 is `<slug>@<version>:<integrity>`, which
+ * never begins with `{`, so no format can be read as another.
  */
-export function signedMessage(facts: SignedFacts, format: 1 | typeof SIGNATURE_FORMAT = SIGNATURE_FORMAT): string {
+export function signedMessage(facts: SignedFacts, format: AnyFormat = SIGNATURE_FORMAT): string {
   if (format === 1) return `${facts.slug}@${facts.version}:${facts.integrity}`;
   return canonicalJson({
     format,
@@ -76,6 +88,7 @@ export function signedMessage(facts: SignedFacts, format: 1 | typeof SIGNATURE_F
     verdict: facts.scan?.verdict ?? null,
     reviewed: facts.scan?.reviewed !== undefined,
     yanked: facts.yanked === true,
+    ...(format === 2 ? {} : { behaviour: facts.behaviour ?? 'cleared', effects: facts.effects ?? null }),
   });
 }
 
@@ -136,7 +149,8 @@ function signs(publicKey: KeyObject, message: string, sig: string): boolean {
  * Checks `signature` over a version's facts against `keys` at `now`. The key must be one of
  * `keys`, P-256 and not past its `expires`; the signature must verify over the message of its
  * format ({@link signedMessage}), which must be at least `minimumFormat`: a client that acts on
- * provenance, verdict or yank asks for format 2, since format 1 covers the integrity alone.
+ * provenance, verdict or yank asks for format 2, since format 1 covers the integrity alone, and
+ * one that acts on behaviour or effects for format 3.
  * Never throws.
  */
 export function verifyVersionSignature(
@@ -144,11 +158,11 @@ export function verifyVersionSignature(
   facts: SignedFacts,
   signature: unknown,
   now: Date,
-  minimumFormat: 1 | typeof SIGNATURE_FORMAT = 1,
+  minimumFormat: AnyFormat = 1,
 ): SignatureProblem | undefined {
   if (signature === undefined || signature === null) return 'missing';
   const { keyid, sig, format = 1 } = signature as Partial<VersionSignature> & { format?: unknown };
-  if (typeof keyid !== 'string' || !wellFormedSig(sig) || (format !== 1 && format !== SIGNATURE_FORMAT)) return 'malformed';
+  if (typeof keyid !== 'string' || !wellFormedSig(sig) || (format !== 1 && format !== 2 && format !== SIGNATURE_FORMAT)) return 'malformed';
   if (format < minimumFormat) return 'old_format';
   const key = keys.find((k) => k.keyid === keyid);
   if (!key) return 'unknown_key';

@@ -49,7 +49,7 @@ import { scanSkillStates } from './scan.ts';
 import type { SearchChange, SearchIndexWriter } from './search-index.ts';
 import { type EachSkill, eachSkill, type SkillFailure, type SkillRef, skillFailure } from './skill-failure.ts';
 import { PagedCatalog } from './paged-catalog.ts';
-import { loadSkillState, repairSkill, type SkillState } from './skill-state.ts';
+import { awaitsObservation, loadSkillState, repairSkill, type SkillState, shownState } from './skill-state.ts';
 
 /**
  * The rebuild: turns what DynamoDB and the content bucket hold into the static files of
@@ -141,7 +141,7 @@ export class Rebuilder {
       (skillId) => ({ skillId }),
       (id) => loadSkillState(this.deps.db, id),
     );
-    const published = [...read.built.values()].filter((s): s is SkillState => s !== undefined);
+    const published = [...read.built.values()].filter((s): s is SkillState => s !== undefined).map(shownState);
     const written = await eachSkill(published, 8, skillOf, (state) => this.writeSkillFiles(state));
     const states = [...written.built.keys()];
     this.deps.log.debug('rebuilt files', {
@@ -254,7 +254,7 @@ export class Rebuilder {
    */
   async rebuildShard(shard: number, shards: number): Promise<ShardOutput> {
     const scanned = await scanSkillStates(this.deps.db, { shard, shards });
-    const { built, failed: unrepaired } = await eachSkill(scanned.states, 16, skillOf, (state) => repairSkill(this.deps.db, state));
+    const { built, failed: unrepaired } = await eachSkill(scanned.states, 16, skillOf, async (state) => shownState(await repairSkill(this.deps.db, state)));
     // Counts every object this shard writes (bundles, registry files, archives).
     let written = 0;
     const stopCounting = this.deps.staticStore.onWrite(() => (written += 1));
@@ -432,7 +432,8 @@ export class Rebuilder {
     const { skill, versions } = state;
     // A private skill has no static file at all: its members read it through the API.
     if (!hasStaticFiles(skill)) return;
-    if (contentIsPublic(skill)) await this.writeBundles(state, await this.presentBundles(state));
+    // A skill whose every version was refused has none to bundle.
+    if (contentIsPublic(skill) && versions.length > 0) await this.writeBundles(state, await this.presentBundles(state));
     const documents = registryDocuments(skill, versions);
     await Promise.all([
       this.deps.staticStore.put(registryKey(skill.slug), canonicalJson(documents.registry)),
@@ -521,8 +522,9 @@ export class Rebuilder {
     await Promise.all(writes);
   }
 
-  private async artifactEntry({ skill, versions }: SkillState, known: DiscoveryEntry | undefined, existing?: Map<string, string>): Promise<ArchiveOutcome> {
-    if (!contentIsPublic(skill)) return {};
+  private async artifactEntry(state: SkillState, known: DiscoveryEntry | undefined, existing?: Map<string, string>): Promise<ArchiveOutcome> {
+    const { skill, versions } = state;
+    if (!contentIsPublic(skill) || awaitsObservation(state)) return {};
     const current = versions.find((v) => v.version === skill.currentVersion)!;
     const described = await this.skillDescription(skill.slug, current);
     if ('issues' in described) return { issues: described.issues };
@@ -772,10 +774,11 @@ function catalogEntryOf({ skill, versions }: SkillState): CatalogEntry {
 }
 
 /**
- * Whether a skill belongs in the catalog: every public skill but a quarantined one (the discovery
- * index also leaves out paid ones, and those whose current version does not stand as clean).
+ * Whether a skill belongs in the catalog: every public skill but a quarantined one and one with
+ * nothing installed by default yet (the discovery index also leaves out paid ones, and those
+ * whose current version does not stand as clean).
  */
-const listed = ({ skill }: SkillState): boolean => isPublicListing(skill);
+const listed = (state: SkillState): boolean => isPublicListing(state.skill) && !awaitsObservation(state);
 
 interface HeldIndex<T> {
   list: SortedJsonList<T>;

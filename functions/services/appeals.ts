@@ -1,4 +1,4 @@
-import { type AdminAppeal, type AdminAppealDetail, type Appeal, type AppealBody, PENDING_APPEALS_PER_AUTHOR } from '#core/appeals';
+import { type AdminAppeal, type AdminAppealDetail, type Appeal, type AppealBody, NEW_PUBLISHER_DAYS, PENDING_APPEALS_PER_AUTHOR } from '#core/appeals';
 import { type FileBytes, fileEntries, toWireFile } from '#core/bundle';
 import { DomainError, invalidRequest, notFound } from '#core/errors';
 import type { ScanResult } from '#core/scan/finding';
@@ -54,6 +54,22 @@ export async function fileAppeal(deps: Deps, principal: Principal, body: AppealB
     await returnPendingPlace(deps.db, author.id).catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * Holds a new publisher's flagged version for review (docs/api.md §7.15): it is filed as an
+ * appeal in the author's name, with a message that says why, and the publish is answered with
+ * the error this gives, `held_for_review` naming the appeal. An author with five appeals waiting
+ * is told `too_many_appeals`, as when they file one.
+ */
+export async function holdForReview(deps: Deps, principal: Principal, body: Omit<AppealBody, 'message'>): Promise<DomainError> {
+  const message = `Held for review: the scan flagged this version, and versions from accounts younger than ${NEW_PUBLISHER_DAYS} days or without a clean version are reviewed before they are published`;
+  const { result } = await fileAppeal(deps, principal, { ...body, message } as AppealBody);
+  return new DomainError(
+    'held_for_review',
+    `The scan flagged this version and your account is new to publishing, so it waits for an admin's review (appeal ${result.id}) instead of being published flagged; follow it at GET /api/appeals`,
+    { appeal: result },
+  );
 }
 
 /** {@link fileAppeal} once its place is taken. */

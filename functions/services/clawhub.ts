@@ -16,6 +16,7 @@ import { DomainError, invalidRequest, notFound } from '#core/errors';
 import { byPublishedDesc } from '#core/registry-document';
 import { ANONYMOUS, canSee, isPublicListing, ownerOf, skillResource } from '#core/policy';
 import { isStrictVersion } from '#core/semver-order';
+import { defaultOfSkill } from '#core/version-behaviour';
 import { contentTypeOf } from '#core/static-paths';
 import { getBlob } from '../content/blobs.ts';
 import { type CatalogSnapshot, catalogSnapshot } from '../content/catalog-reader.ts';
@@ -112,12 +113,15 @@ export async function listSkills(deps: Deps, query: { limit?: number; cursor?: s
     ).map((skill) => [skill.id, skill]),
   );
   // A skill quarantined or sold since the catalog was written is left out until it is rewritten.
-  const listed = page.map((entry) => skills.get(entry.id)).filter((skill): skill is SkillItem => skill !== undefined && isPublicListing(skill) && !skill.paid);
+  // And one whose first version is still being observed: ClawHub's latest is the newest cleared version.
+  const listed = page
+    .map((entry) => skills.get(entry.id))
+    .filter((skill): skill is SkillItem => skill !== undefined && isPublicListing(skill) && !skill.paid && defaultOfSkill(skill) !== null);
   const versions = new Map(
     (
       await getVersions(
         deps.db,
-        listed.map((skill) => ({ skillId: skill.id, version: skill.currentVersion })),
+        listed.map((skill) => ({ skillId: skill.id, version: defaultOfSkill(skill)! })),
       )
     ).map((version) => [version.skillId, version]),
   );
@@ -136,7 +140,7 @@ export async function listSkills(deps: Deps, query: { limit?: number; cursor?: s
 export async function skillPage(deps: Deps, slug: string, ownerHandle?: string): Promise<z.output<typeof clawhubSkillPageSchema>> {
   const skill = await skillBySlug(deps, slug, ownerHandle);
   const [version, author, installs] = await Promise.all([
-    getVersion(deps.db, skill.id, skill.currentVersion),
+    getVersion(deps.db, skill.id, latestOf(skill)),
     getUser(deps.db, skill.authorId),
     distinctInstallTotals(deps.db, [skill.id]),
   ]);
@@ -158,7 +162,20 @@ export async function skillPage(deps: Deps, slug: string, ownerHandle?: string):
 export async function resolveVersion(deps: Deps, slug: string, hash: string, ownerHandle?: string): Promise<z.output<typeof clawhubResolveSchema>> {
   const found = await getSkillAndFingerprintBySlug(deps.db, normaliseSlug(slug), hash);
   const skill = available(found.skill, ownerHandle);
-  return { slug: skill.slug, match: found.version ? { version: found.version } : null, latestVersion: { version: skill.currentVersion } };
+  return { slug: skill.slug, match: found.version ? { version: found.version } : null, latestVersion: { version: latestOf(skill) } };
+}
+
+/**
+ * ClawHub's latest version of a skill: the one installed by default, the newest cleared release
+ * (core/version-behaviour.ts), never one being observed; 409 `being_observed` while a new
+ * skill's first version is.
+ */
+function latestOf(skill: SkillItem): string {
+  const found = defaultOfSkill(skill);
+  if (found !== null) return found;
+  throw new DomainError('being_observed', `${skill.slug}@${skill.currentVersion} is being run in the sandbox before anyone installs it by default`, {
+    version: skill.currentVersion,
+  });
 }
 
 /**
@@ -229,7 +246,7 @@ export async function skillFileText(deps: Deps, slug: string, query: { ownerHand
   const skill = await skillBySlug(deps, slug, query.ownerHandle);
   if (skill.paid)
     throw new DomainError('payment_required', `${skill.slug} is a paid skill: its files are for its buyers (skillpress install with your API key)`);
-  const version = query.version ?? skill.currentVersion;
+  const version = query.version ?? latestOf(skill);
   const item = isStrictVersion(version) ? await getVersion(deps.db, skill.id, version) : undefined;
   if (!item) throw notFound('Version not found');
   const file = item.files.find((f) => f.filename === query.path);

@@ -11,6 +11,11 @@ export interface Delivery {
   body: Uint8Array<ArrayBuffer>;
   /** What the body takes inside Lambda's response (core/limits.ts `jsonStringBytes`), counted once per version. */
   inlineBytes: number;
+  /**
+   * Set while the version is being observed: such a payload is not kept, since its run may yet
+   * refuse it (core/version-behaviour.ts), and a refused version is never delivered.
+   */
+  pending?: true;
 }
 
 /**

@@ -8,6 +8,7 @@ import { contentIsPublic } from '#core/policy';
 import type { DeliverQuery } from '#core/schemas';
 import { assertStrictVersion } from '#core/semver-order';
 import { bundleKey, bundlePath } from '#core/static-paths';
+import { behaviourOf, defaultOfSkill, refused } from '#core/version-behaviour';
 import { getBlob } from '../content/blobs.ts';
 import { deliveryLink } from '../content/delivery-links.ts';
 import type { Deps } from '../platform/composition.ts';
@@ -73,8 +74,12 @@ export async function deliver(deps: Deps, request: DeliveryRequest): Promise<Del
   const [stored, principal] = await Promise.all([cache.skill(request.skillId, () => getSkill(db, request.skillId)), request.caller()]);
   const { skill } = await allowSkill(deps, principal, stored, request.skillId, 'skill.read');
   if (skill.quarantine) throw new DomainError('quarantined', `${skill.slug} is quarantined after reports or a scan; it cannot be installed`);
-  const version = wanted ?? skill.currentVersion;
-  const delivery = await cache.payloads.load(`${skill.id}@${version}`, () => readDelivery(deps, skill, version));
+  const version = wanted ?? defaultVersion(skill);
+  const delivery = await cache.payloads.load(
+    `${skill.id}@${version}`,
+    () => readDelivery(deps, skill, version),
+    (d) => !d.pending,
+  );
 
   const route = await accessRoute(deps, skill, request, principal);
   // Where a large one is fetched, settled before anything is spent or counted: a link that cannot be made fails the request whole.
@@ -94,6 +99,21 @@ export async function deliver(deps: Deps, request: DeliveryRequest): Promise<Del
     at: clock().getTime(),
   });
   return answer;
+}
+
+/**
+ * The version delivered when none is named: the newest cleared release (core/version-behaviour.ts),
+ * never one still being observed. A new skill whose first version is being observed has none yet:
+ * 409 `being_observed`, which names the version that `?version=` reaches meanwhile.
+ */
+function defaultVersion(skill: SkillItem): string {
+  const found = defaultOfSkill(skill);
+  if (found !== null) return found;
+  throw new DomainError(
+    'being_observed',
+    `${skill.slug}@${skill.currentVersion} is being run in the sandbox before anyone installs it by default; ask for it with ?version=${skill.currentVersion}, or try again in a minute`,
+    { version: skill.currentVersion },
+  );
 }
 
 /** Bundles known to be on the site, by bucket and key: they are immutable and never deleted. */
@@ -127,10 +147,12 @@ async function largeDeliveryLocation(deps: Deps, skill: SkillItem, delivery: Del
 async function readDelivery(deps: Deps, skill: SkillItem, version: string): Promise<Delivery> {
   const item = await getVersion(deps.db, skill.id, version);
   if (!item) throw notFound(`${skill.slug} has no version ${version}`);
+  if (refused(item))
+    throw new DomainError('quarantined', `${skill.slug}@${version} was refused on what it did when run in the sandbox; it cannot be installed`);
   const header = { skillId: skill.id, slug: skill.slug, version };
   const files = (await readFiles(deps, item.files)).map(toWireFile);
   const body = Buffer.from(deliveryJson(header, files));
-  return { ...header, body, inlineBytes: jsonStringBytes(body) };
+  return { ...header, body, inlineBytes: jsonStringBytes(body), ...(behaviourOf(item) === 'pending' ? { pending: true as const } : {}) };
 }
 
 /** Gathers only the facts the decision needs: nothing for free skills, no token read for entitled sessions. */

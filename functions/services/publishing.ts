@@ -1,4 +1,5 @@
 import { bundleIntegrity, decodeFile, type FileBytes, fileEntries } from '#core/bundle';
+import { type AppealBody, heldForReview } from '#core/appeals';
 import { clawhubFingerprint } from '#core/clawhub-fingerprint';
 import { DomainError, invalidRequest, notFound, payloadTooLarge } from '#core/errors';
 import { type Owner, ownerIdentity, ownerOf, sameLogin, type Visibility, visibilityOf } from '#core/policy';
@@ -10,11 +11,13 @@ import type { SkillConformance } from '#core/skill-conformance';
 import { type ImitationCandidate, imitatedSkill } from '#core/slug-imitation';
 import { DEFAULT_CATEGORY, slugify } from '#core/slug';
 import type { VersionSource } from '#core/version-source';
+import type { Behaviour } from '#core/version-behaviour';
 import { allow, allowSkill, type Principal, rolesIn } from './authorization.ts';
 import { record } from './audit.ts';
 import { rateWindow } from './rate-windows.ts';
 import { scanForPublish } from './scanning.ts';
 import { toSkill } from './skill-views.ts';
+import { behaviourAtPublish, startObservation } from './behaviour.ts';
 import { putBlobs } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
 import { signVersionFacts } from '../platform/signer.ts';
@@ -22,12 +25,15 @@ import { deleteFingerprint, putFingerprint, type RecordedFingerprint } from '../
 import { lookalikeCandidates } from '../store/lookalikes.ts';
 import { deleteSignature, putSignature } from '../store/signatures.ts';
 import { countSkill, getOrg } from '../store/orgs.ts';
+import { getUser } from '../store/users.ts';
 import { returnSlot, type SlotTaken, takeSlot } from '../store/rate-limit.ts';
 import {
   assertSlugFree,
   claimSlug,
   deleteVersion,
   getSkillAndVersionCheck,
+  getVersions,
+  listSkillsByAuthor,
   putSkill,
   putVersion,
   recordPublished,
@@ -56,7 +62,7 @@ export interface Published<T> {
  * The skill as created, with the scan of its first version and what its `SKILL.md` should fix
  * (`warnings`, present only when there is something).
  */
-export type SkillPublished = Skill & { scan: ScanResult; warnings?: string[] };
+export type SkillPublished = Skill & { scan: ScanResult; behaviour: Behaviour; warnings?: string[] };
 
 /**
  * A version an admin approved on appeal (services/appeals.ts): its files as the author sent them,
@@ -101,6 +107,8 @@ export async function publishSkill(
 
   // The scan: a refused version stores nothing and spends no publish slot.
   const scan = approved?.scan ?? (await scanForPublish(deps, files, body.paid));
+  if (!approved) await holdNewPublisher(deps, principal, scan, { publish: body });
+  const observed = await behaviourAtPublish(files);
 
   const window = rateWindow(deps.config, 'publish');
   const slot = approved || source ? undefined : await takeSlot(db, author.id, clock(), window);
@@ -120,6 +128,8 @@ export async function publishSkill(
     ...(body.price ? { price: body.price } : {}),
     formats: body.formats,
     currentVersion: version,
+    // Nothing is installed by default until the first version's run clears it.
+    ...(observed.behaviour === 'pending' ? { defaultVersion: null } : {}),
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
   };
@@ -127,6 +137,7 @@ export async function publishSkill(
     ...versionItem(id, version, body.changelog, now, files, body.dependencies, conformance),
     publishedBy: author.login,
     scan,
+    ...observed,
     ...(source ? { source } : {}),
   };
   const fingerprint = fingerprintOf(item);
@@ -158,8 +169,9 @@ export async function publishSkill(
     throw error;
   }
   deps.changed([id]);
+  if (observed.behaviour === 'pending') await startObservation(deps, { skillId: id, slug, version });
   if (owner.type === 'org') await record(deps, owner.login, principal, 'skill.published', slug, { version, visibility });
-  return { result: { ...toSkill(skill), scan, ...warningsOf(conformance) }, ...(slot ? { rate: slot } : {}) };
+  return { result: { ...toSkill(skill), scan, behaviour: observed.behaviour, ...warningsOf(conformance) }, ...(slot ? { rate: slot } : {}) };
 }
 
 /**
@@ -213,6 +225,7 @@ export interface VersionCreated {
   files: { filename: string; size: number; sha256: string }[];
   currentVersion: string;
   scan: ScanResult;
+  behaviour: Behaviour;
   warnings?: string[];
 }
 
@@ -235,6 +248,8 @@ export async function publishVersion(
 
   // The scan: a refused version stores nothing and spends no slot of the version limit.
   const scan = approved?.scan ?? (await scanForPublish(deps, files, skill.paid));
+  if (!approved) await holdNewPublisher(deps, principal, scan, { skillId, version: body });
+  const observed = await behaviourAtPublish(files);
 
   const window = rateWindow(deps.config, 'version');
   const slot = approved || source ? undefined : await takeSlot(db, author.id, clock(), window);
@@ -243,6 +258,7 @@ export async function publishVersion(
     ...versionItem(skillId, version, body.changelog, now, files, body.dependencies, conformance),
     publishedBy: author.login,
     scan,
+    ...observed,
     // From the verified claims of the OIDC token a CI publish token was exchanged for, never from the body.
     ...(principal.provenance ? { provenance: principal.provenance } : {}),
     ...(source ? { source } : {}),
@@ -257,14 +273,33 @@ export async function publishVersion(
   }
   // META moves, and the fingerprint is recorded, only once the version is stored.
   const [updated] = await Promise.all([
-    recordPublished(db, skillId, version, now),
+    recordPublished(db, skillId, version, now, observed.behaviour),
     putFingerprint(db, fingerprintOf(item)),
     signVersion(deps, skill.slug, item),
   ]);
   deps.changed([skillId]);
+  if (observed.behaviour === 'pending') await startObservation(deps, { skillId, slug: skill.slug, version });
   const owner = ownerOf(skill);
   if (owner.type === 'org') await record(deps, owner.login, principal, 'version.published', `${skill.slug}@${version}`, { version });
   return { result: created(item, updated.currentVersion, scan, conformance), ...(slot ? { rate: slot } : {}) };
+}
+
+/**
+ * Throws `held_for_review` when a new publisher's version is flagged (core/appeals.ts
+ * {@link heldForReview}): it is filed in the appeal queue instead of published. Reads the account
+ * and the author's skills only for a flagged version.
+ */
+async function holdNewPublisher(deps: Deps, principal: Principal, scan: ScanResult, appeal: Omit<AppealBody, 'message'>): Promise<void> {
+  if (scan.verdict !== 'suspicious') return;
+  const [account, skills] = await Promise.all([getUser(deps.db, principal.user.id), listSkillsByAuthor(deps.db, principal.user.id)]);
+  const current = await getVersions(
+    deps.db,
+    skills.map((s) => ({ skillId: s.id, version: s.currentVersion })),
+  );
+  const hasCleanVersion = current.some((v) => (v.scan?.verdict ?? 'clean') === 'clean');
+  if (!heldForReview(scan.verdict, { createdAt: account?.createdAt, hasCleanVersion }, deps.clock())) return;
+  const { holdForReview } = await import('./appeals.ts');
+  throw await holdForReview(deps, principal, appeal);
 }
 
 /** A new version that passed every check but the scan's verdict. */
@@ -308,6 +343,7 @@ function created(item: VersionItem, currentVersion: string, scan: ScanResult, co
     files: item.files.map(({ filename, size, sha256 }) => ({ filename, size, sha256 })),
     currentVersion,
     scan,
+    behaviour: item.behaviour ?? 'cleared',
     ...warningsOf(conformance),
   };
 }

@@ -1,4 +1,4 @@
-import { type QuarantinedDocument, type RegistryDocument, registryDocuments, type VersionsDocument } from '#core/registry-document';
+import { type PendingDocument, type QuarantinedDocument, type RegistryDocument, registryDocuments, type VersionsDocument } from '#core/registry-document';
 import type { Deps } from '../platform/composition.ts';
 import { getSkillBySlug, listVersions, withRecordedYanks } from '../store/skills.ts';
 import { allowSkill, type Principal } from './authorization.ts';
@@ -14,7 +14,7 @@ export async function registryDocumentsFor(
   deps: Pick<Deps, 'db' | 'config'>,
   principal: Principal,
   slug: string,
-): Promise<{ registry: RegistryDocument | QuarantinedDocument; versions: VersionsDocument | QuarantinedDocument }> {
+): Promise<{ registry: RegistryDocument | QuarantinedDocument | PendingDocument; versions: VersionsDocument | QuarantinedDocument | PendingDocument }> {
   const found = await getSkillBySlug(deps.db, slug);
   const { skill } = await allowSkill(deps, principal, found, found?.id ?? slug, 'skill.read', `No skill ${JSON.stringify(slug.slice(0, 64))}`);
   return registryDocuments(skill, withRecordedYanks(skill, await listVersions(deps.db, skill.id)));

@@ -20,7 +20,8 @@ const signatureItemSchema = lazySchema(() =>
     keyid: z.string(),
     sig: z.string(),
     integrity: z.string(),
-    format: z.optional(z.literal(SIGNATURE_FORMAT)),
+    // Format 2 records stand until the rebuild signs their versions again in the current format.
+    format: z.optional(z.union([z.literal(2), z.literal(SIGNATURE_FORMAT)])),
     signed: z.optional(z.string()),
   }),
 );

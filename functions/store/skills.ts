@@ -8,6 +8,7 @@ import { versionSourceSchema } from '#core/version-source';
 import { scanResultSchema } from '#core/scan/scan-result-schema';
 import { isRelease, releaseKey } from '#core/semver-order';
 import { isValidSlug } from '#core/slug';
+import { type Behaviour, behaviourFields } from '#core/version-behaviour';
 import type { RecordedSignature } from '#core/version-signature';
 import { type Db, getItems, isConditionFailed, keyOfItem, parseItem, queryAll, tableKeys, writeIf } from './db.ts';
 import { recordedVersion } from './fingerprints.ts';
@@ -54,6 +55,12 @@ const skillItemSchema = lazySchema(() =>
     paid: z.boolean(),
     /** Paid skills that are for sale: minor units of an ISO 4217 currency. */
     price: z.optional(z.object({ amount: z.number(), currency: z.string() })),
+    /**
+     * The version installed when none is named, when it is not `currentVersion`: the newest cleared
+     * release while the current one is being observed (core/version-behaviour.ts), null while no
+     * version is cleared yet. Absent: the current version.
+     */
+    defaultVersion: z.optional(z.nullable(z.string())),
     formats: z.array(z.string()),
     currentVersion: z.string(),
     createdAt: z.string(),
@@ -119,6 +126,8 @@ const versionItemSchema = lazySchema(() =>
     yankReason: z.optional(z.string()),
     /** The scan at publish, or of the last rescan (the one attribute a rescan rewrites); absent on versions older than scanning. */
     scan: z.optional(scanResultSchema),
+    /** Its behaviour, effects and the verdict of its run (docs/scanning.md, "Behaviour"), which its observation rewrites once. */
+    ...behaviourFields,
     /** When the last rescan stored `scan`; absent while the scan is publishing's own (then it ran at `publishedAt`). */
     scannedAt: z.optional(z.string()),
     /** Where a version a CI workflow published came from, from its OIDC token's verified claims (docs/api.md §7.14). */
@@ -408,17 +417,20 @@ export async function putSkill(db: Db, skill: SkillItem): Promise<void> {
 
 /**
  * Records that `version` was published: bumps updatedAt and, when it outranks the current
- * version, makes it current. The condition on the sortable key makes concurrent publishes
+ * version, makes it current (and, `behaviour` pending, not the default: core/version-behaviour.ts). The condition on the sortable key makes concurrent publishes
  * converge on the highest version without transactions. Returns the skill afterwards.
  */
-export async function recordPublished(db: Db, skillId: string, version: string, now: Date): Promise<SkillItem> {
+export async function recordPublished(db: Db, skillId: string, version: string, now: Date, behaviour: Behaviour = 'cleared'): Promise<SkillItem> {
   if (isRelease(version)) {
+    // A pending version becomes current without becoming the default: the default stays the one
+    // before it (the one it already was, while another pending version is current). A cleared one is its own default.
+    const defaultVersion = behaviour === 'pending' ? 'defaultVersion = if_not_exists(defaultVersion, currentVersion)' : undefined;
     try {
       const { Attributes } = await db.doc.send(
         new UpdateCommand({
           TableName: db.table,
           Key: skillKey(skillId),
-          UpdateExpression: 'SET currentVersion = :v, currentKey = :k, updatedAt = :now',
+          UpdateExpression: `SET currentVersion = :v, currentKey = :k, updatedAt = :now${defaultVersion ? `, ${defaultVersion}` : ' REMOVE defaultVersion'}`,
           // Not a release a yank recorded meanwhile (one of a version stored a moment ago).
           ConditionExpression: 'attribute_exists(pk) AND currentKey < :k AND NOT contains(yankedReleases, :v)',
           ExpressionAttributeValues: { ':v': version, ':k': releaseKey(version), ':now': now.toISOString() },
@@ -451,21 +463,29 @@ export async function recordPublished(db: Db, skillId: string, version: string, 
 }
 
 /**
- * Rewrites META's current version from the versions themselves, if it is still `seen`: the
- * repair for a publish that stored its version but crashed before {@link recordPublished}, or a
- * yank of a skill not tracking yanks yet, flagged on its item by a version of the code that did
- * not move META first. The condition keeps a repair computed from an older read from undoing a
- * publish that moved META since, and from making a release current that a yank recorded since.
+ * Rewrites META's current version, and the default version beside it (`defaultVersion`:
+ * undefined removes it, the current version is the default), from the versions themselves, if
+ * the current version is still `seen`: the repair for a publish that stored its version but
+ * crashed before {@link recordPublished}, or a yank of a skill not tracking yanks yet, flagged on
+ * its item by a version of the code that did not move META first; and the move a version's
+ * observation makes (services/behaviour.ts). The condition keeps a write computed from an older
+ * read from undoing a publish that moved META since, and from making a release current that a
+ * yank recorded since.
  */
-export async function setCurrentVersion(db: Db, skillId: string, seen: string, version: string): Promise<void> {
+export async function setCurrentVersion(db: Db, skillId: string, seen: string, version: string, defaultVersion?: string | null): Promise<void> {
   await writeIf(
     db,
     new UpdateCommand({
       TableName: db.table,
       Key: skillKey(skillId),
-      UpdateExpression: 'SET currentVersion = :v, currentKey = :k',
+      UpdateExpression: `SET currentVersion = :v, currentKey = :k${defaultVersion === undefined ? ' REMOVE defaultVersion' : ', defaultVersion = :d'}`,
       ConditionExpression: 'attribute_exists(pk) AND currentVersion = :seen AND NOT contains(yankedReleases, :v)',
-      ExpressionAttributeValues: { ':v': version, ':k': releaseKey(version), ':seen': seen },
+      ExpressionAttributeValues: {
+        ':v': version,
+        ':k': releaseKey(version),
+        ':seen': seen,
+        ...(defaultVersion === undefined ? {} : { ':d': defaultVersion }),
+      },
     }),
   );
 }

@@ -122,6 +122,7 @@ export function createLocalRuntime(given: Config, overrides: Partial<Omit<Deps, 
     idle: () => background.idle(),
     rebuildAll: () => background.rebuildAll(),
     close: async () => {
+      await deps.observer.close?.();
       await background.close();
       await scans?.close();
     },

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { bundleBytes, bundleIntegrity, decodeFile, deliveredBundleIntegrity } from '#core/bundle';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { OBSERVED_WITHIN_MS, untilObserved } from '../support/behaviour.ts';
 import { analytics, authorStack, deliver, publish } from '../support/delivery.ts';
 import { type Client, json, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
@@ -50,18 +51,24 @@ describe('GET /api/deliver/<skillId> for a free skill', () => {
     expect(files).toEqual(sent);
   });
 
-  it("answers in canonical form: the body begins with the version's bundle, byte for byte", async () => {
-    const files = [
-      skillFile('canonical-delivery', '# Hello\n"quoted" and \\ and é\n'),
-      { filename: 'a/logo.png', content: Buffer.from([0x89, 0x50, 0x00, 0xff]).toString('base64'), encoding: 'base64' as const },
-      { filename: 'run.sh', content: '#!/bin/sh\n', executable: true },
-    ];
-    const skill = await publish(stack, aliceKey, { slug: 'canonical-delivery', files });
-    const body = Buffer.from(await (await deliver(stack, skill.id)).arrayBuffer());
-    const published = files.map((f) => decodeFile(f)!);
-    expect(body.toString().startsWith(bundleBytes(published).slice(0, -1))).toBe(true);
-    expect(deliveredBundleIntegrity(body, { skillId: skill.id, slug: skill.slug, version: '1.0.0' })).toBe(bundleIntegrity(published));
-  });
+  it(
+    "answers in canonical form: the body begins with the version's bundle, byte for byte",
+    async () => {
+      const files = [
+        skillFile('canonical-delivery', '# Hello\n"quoted" and \\ and é\n'),
+        { filename: 'a/logo.png', content: Buffer.from([0x89, 0x50, 0x00, 0xff]).toString('base64'), encoding: 'base64' as const },
+        { filename: 'run.sh', content: '#!/bin/sh\n', executable: true },
+      ];
+      const skill = await publish(stack, aliceKey, { slug: 'canonical-delivery', files });
+      // Its script runs in the sandbox before it is delivered by default.
+      await untilObserved(stack, aliceKey, skill.id);
+      const body = Buffer.from(await (await deliver(stack, skill.id)).arrayBuffer());
+      const published = files.map((f) => decodeFile(f)!);
+      expect(body.toString().startsWith(bundleBytes(published).slice(0, -1))).toBe(true);
+      expect(deliveredBundleIntegrity(body, { skillId: skill.id, slug: skill.slug, version: '1.0.0' })).toBe(bundleIntegrity(published));
+    },
+    OBSERVED_WITHIN_MS,
+  );
 
   it('answers 404 not_found for an unknown skill, an unknown version and an absurdly long id', async () => {
     const skill = await publish(stack, aliceKey);

@@ -45,6 +45,8 @@ describe('POST /api/publish', () => {
       createdAt: expect.any(String),
       updatedAt: skill.createdAt,
       scan: { verdict: 'clean', rulesVersion: expect.any(String), findings: [] },
+      // Nothing in it runs: cleared at once.
+      behaviour: 'cleared',
     });
   });
 

@@ -2,6 +2,7 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { scanResultSchema } from '#core/scan/scan-result-schema';
+import { establishedPublisher } from '../support/behaviour.ts';
 import { CLEAN_SKILL_MD, MALICIOUS_SKILL_MD, SUSPICIOUS_EXCERPT, SUSPICIOUS_SKILL_MD } from '../support/scan-samples.ts';
 import { Client, createTestStack, json, renamedSkillMd, skillBody, skillBodyWithSkillMd, type TestStack, withKey } from '../support/stack.ts';
 
@@ -15,7 +16,8 @@ let key: string;
 
 beforeAll(async () => {
   stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
-  key = await (await Client.signIn(stack, 'alice')).createKey();
+  // Flagged versions of an established publisher are published flagged, not held for review.
+  ({ key } = await establishedPublisher(stack, 'alice'));
 });
 
 /** The files of a version of `slug` whose SKILL.md is the sample `text`. */

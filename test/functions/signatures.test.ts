@@ -12,6 +12,7 @@ import {
   parseRegistryKeys,
   type RegistryKey,
   SIGNATURE_FORMAT,
+  signedMessage,
   verifyVersionSignature,
 } from '#core/version-signature';
 import { newKeyPem } from '#functions/platform/signer';
@@ -54,7 +55,7 @@ describe('with a key held by the process (a file under DATA_DIR with npm start)'
   });
   afterAll(() => stack.runtime.close());
 
-  it('signs each version published, over its facts in format 2, with a key keys.json lists', async () => {
+  it('signs each version published, over its facts in format 3, with a key keys.json lists', async () => {
     const skill = await publish(stack, key);
     const res = await withKey(stack, key, `/api/skills/${skill.id}/versions`, { body: { version: '1.1.0', files: [skillFile(skill.slug, '# 1.1')] } });
     expect(res.status).toBe(201);
@@ -90,6 +91,27 @@ describe('with a key held by the process (a file under DATA_DIR with npm start)'
     expect((await withKey(stack, key, `/api/skills/${skill.id}/versions/1.0.0/yank`, { method: 'DELETE' })).status).toBe(200);
     await stack.idle();
     expectSigned(keys, skill.slug, await versionsOf(stack, skill.slug));
+  });
+
+  it('covers behaviour and effects in format 3, so a mirror can neither pass a version off as cleared nor drop its effects; format 2 still verifies', async () => {
+    const skill = await publish(stack, key);
+    await stack.idle();
+    const keys = await keysOf(stack);
+    const [entry] = (await versionsOf(stack, skill.slug)) as {
+      version: string;
+      integrity: string;
+      signature: { keyid: string; sig: string; format?: number };
+      behaviour?: 'cleared';
+    }[];
+    expect(entry!.signature.format).toBe(3);
+    expect(entry!.behaviour).toBe('cleared');
+    const facts = { slug: skill.slug, ...entry! };
+    expect(verifyVersionSignature(keys, facts, entry!.signature, new Date(), SIGNATURE_FORMAT)).toBeUndefined();
+    expect(verifyVersionSignature(keys, { ...facts, behaviour: 'pending' }, entry!.signature, new Date())).toBe('mismatch');
+    expect(verifyVersionSignature(keys, { ...facts, effects: undefined }, entry!.signature, new Date())).toBe('mismatch');
+    const older = { ...(await stack.deps.signer.sign(signedMessage(facts, 2))), format: 2 };
+    expect(verifyVersionSignature(keys, facts, older, new Date(), 2)).toBeUndefined();
+    expect(verifyVersionSignature(keys, facts, older, new Date(), SIGNATURE_FORMAT)).toBe('old_format');
   });
 
   it('lists the format it signs in beside the keys', async () => {

@@ -4,6 +4,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Rebuilder } from '#functions/rebuild/rebuilder';
 import { seedSkills } from '#scripts/seed-store';
+import { OBSERVED_WITHIN_MS, untilObserved } from '../support/behaviour.ts';
 import { Client, createTestStack, json, skillBody, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
 let stack: TestStack;
@@ -56,57 +57,62 @@ async function staticTree(s: TestStack): Promise<Map<string, Buffer>> {
 }
 
 describe('publishing emits the static files', () => {
-  it('writes registry, versions list, bundle, catalog entry and discovery archive for a new free skill', async () => {
-    const hello = skillFile('hello-static-files', '# Hello', 'Says hello; the discovery index takes this from SKILL.md');
-    const { id, slug } = await publish(stack, key, {
-      slug: 'hello-static-files',
-      files: [hello, { filename: 'scripts/run.sh', content: 'echo hi', executable: true }],
-    });
-    await stack.idle();
-    const registry = (await get(stack, `/api/registry/${slug}`)).body;
-    expect(registry).toMatchObject({
-      id,
-      slug,
-      currentVersion: '1.0.0',
-      paid: false,
-      delivery: { url: `/api/deliver/${id}`, bundle: `/bundles/${slug}/1.0.0.json` },
-    });
-    expect(registry.files.map((f: { filename: string }) => f.filename)).toEqual(['SKILL.md', 'scripts/run.sh']);
-    const scan = { verdict: 'clean', rulesVersion: expect.any(String), findings: [] };
-    expect(registry.versions).toEqual([
-      {
+  it(
+    'writes registry, versions list, bundle, catalog entry and discovery archive for a new free skill',
+    async () => {
+      const hello = skillFile('hello-static-files', '# Hello', 'Says hello; the discovery index takes this from SKILL.md');
+      const { id, slug } = await publish(stack, key, {
+        slug: 'hello-static-files',
+        files: [hello, { filename: 'scripts/run.sh', content: 'echo hi', executable: true }],
+      });
+      // Its script runs in the sandbox first: the full documents are written once it is cleared.
+      await untilObserved(stack, key, id);
+      const registry = (await get(stack, `/api/registry/${slug}`)).body;
+      expect(registry).toMatchObject({
+        id,
+        slug,
+        currentVersion: '1.0.0',
+        paid: false,
+        delivery: { url: `/api/deliver/${id}`, bundle: `/bundles/${slug}/1.0.0.json` },
+      });
+      expect(registry.files.map((f: { filename: string }) => f.filename)).toEqual(['SKILL.md', 'scripts/run.sh']);
+      const scan = { verdict: 'clean', rulesVersion: expect.any(String), findings: [] };
+      expect(registry.versions).toEqual([
+        {
+          version: '1.0.0',
+          changelog: '',
+          publishedAt: expect.any(String),
+          publishedBy: 'alice',
+          integrity: expect.stringMatching(/^sha256-/),
+          scan,
+          scannedAt: registry.versions[0].publishedAt,
+          signature: { keyid: expect.stringMatching(/^SHA256:/), sig: expect.any(String), format: 2 },
+        },
+      ]);
+      expect(registry.scan).toEqual(scan);
+
+      const bundle = await stack.request(`/bundles/${slug}/1.0.0.json`);
+      const bundleText = await bundle.text();
+      expect(JSON.parse(bundleText)).toEqual({ files: [hello, { filename: 'scripts/run.sh', content: 'echo hi', executable: true }] });
+      expect(`sha256-${createHash('sha256').update(bundleText).digest('base64')}`).toBe(registry.versions[0].integrity);
+
+      const catalog = (await get(stack, '/.well-known/skills.json')).body;
+      expect(catalog.skills.find((s: { slug: string }) => s.slug === slug)).toMatchObject({ id, currentVersion: '1.0.0', registry: `/api/registry/${slug}` });
+      expect(catalog.count).toBe(catalog.skills.length);
+
+      const index = (await get(stack, '/.well-known/agent-skills/index.json')).body;
+      const entry = index.skills.find((s: { name: string }) => s.name === slug);
+      expect(entry).toMatchObject({
+        type: 'archive',
         version: '1.0.0',
-        changelog: '',
-        publishedAt: expect.any(String),
-        publishedBy: 'alice',
-        integrity: expect.stringMatching(/^sha256-/),
-        scan,
-        scannedAt: registry.versions[0].publishedAt,
-        signature: { keyid: expect.stringMatching(/^SHA256:/), sig: expect.any(String), format: 2 },
-      },
-    ]);
-    expect(registry.scan).toEqual(scan);
-
-    const bundle = await stack.request(`/bundles/${slug}/1.0.0.json`);
-    const bundleText = await bundle.text();
-    expect(JSON.parse(bundleText)).toEqual({ files: [hello, { filename: 'scripts/run.sh', content: 'echo hi', executable: true }] });
-    expect(`sha256-${createHash('sha256').update(bundleText).digest('base64')}`).toBe(registry.versions[0].integrity);
-
-    const catalog = (await get(stack, '/.well-known/skills.json')).body;
-    expect(catalog.skills.find((s: { slug: string }) => s.slug === slug)).toMatchObject({ id, currentVersion: '1.0.0', registry: `/api/registry/${slug}` });
-    expect(catalog.count).toBe(catalog.skills.length);
-
-    const index = (await get(stack, '/.well-known/agent-skills/index.json')).body;
-    const entry = index.skills.find((s: { name: string }) => s.name === slug);
-    expect(entry).toMatchObject({
-      type: 'archive',
-      version: '1.0.0',
-      url: `/.well-known/agent-skills/${slug}/1.0.0.tar.gz`,
-      description: 'Says hello; the discovery index takes this from SKILL.md',
-    });
-    const archive = Buffer.from(await (await stack.request(entry.url)).arrayBuffer());
-    expect(`sha256:${createHash('sha256').update(archive).digest('hex')}`).toBe(entry.digest);
-  });
+        url: `/.well-known/agent-skills/${slug}/1.0.0.tar.gz`,
+        description: 'Says hello; the discovery index takes this from SKILL.md',
+      });
+      const archive = Buffer.from(await (await stack.request(entry.url)).arrayBuffer());
+      expect(`sha256:${createHash('sha256').update(archive).digest('hex')}`).toBe(entry.digest);
+    },
+    OBSERVED_WITHIN_MS,
+  );
 
   it('shows a new version in the registry and catalog, keeping 5 versions newest first', async () => {
     const { id, slug } = await publish(stack, key);

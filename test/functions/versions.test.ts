@@ -44,6 +44,7 @@ describe('POST /api/skills/<id>/versions', () => {
       files: [{ filename: 'SKILL.md', size: Buffer.byteLength(skillFile(slug, '# v1.1.0').content), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }],
       currentVersion: '1.1.0',
       scan: { verdict: 'clean', rulesVersion: expect.any(String), findings: [] },
+      behaviour: 'cleared',
     });
     expect((await getSkill(stack.deps.db, id))!.currentVersion).toBe('1.1.0');
   });
@@ -186,7 +187,8 @@ describe('what a version publish costs in storage calls', () => {
   it('puts only new content, reads what the checks need once, and rebuilds from one Query of the skill', async () => {
     const own = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000' });
     const k = await (await Client.signIn(own, 'carol')).createKey();
-    const shared = { filename: 'scripts/run.sh', content: 'echo shared' };
+    // Nothing here runs: the version is cleared at publish, and no run in the sandbox adds its own calls.
+    const shared = { filename: 'references/shared.md', content: 'shared' };
     const created = await withKey(own, k, '/api/publish', { body: skillBody({ slug: 'carols-skill', files: [skillFile('carols-skill', '# one'), shared] }) });
     const { id } = await json<{ id: string }>(created);
     expect(

@@ -174,7 +174,7 @@ export function fakeSigningKey(): FakeSigningKey {
 export const FAKE_KEY = fakeSigningKey();
 export const FAKE_KEYS = { keys: [FAKE_KEY.entry] };
 
-/** `key`'s signature of a version's facts (format 2), the fake registry's unless another key is given. */
+/** `key`'s signature of a version's facts (in the format the registry signs now), the fake registry's unless another key is given. */
 export function fakeSignature(facts: SignedFacts, key: FakeSigningKey = FAKE_KEY): VersionSignature {
   const sig = sign('sha256', Buffer.from(signedMessage(facts)), { key: key.privateKey, dsaEncoding: 'der' });
   return { keyid: key.entry.keyid, sig: sig.toString('base64'), format: SIGNATURE_FORMAT };

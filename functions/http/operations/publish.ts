@@ -6,6 +6,7 @@ import {
   transferBodySchema,
   versionBodySchema,
   versionCreatedSchema,
+  versionBehaviourSchema,
 } from '#core/schemas';
 import { operations } from '../operation.ts';
 
@@ -62,6 +63,17 @@ export const publishingOperations = operations(
         'content_rejected',
         'rate_limited',
       ],
+    },
+    versionBehaviour: {
+      method: 'get',
+      path: '/api/skills/{id}/versions/{version}/behaviour',
+      summary: 'How a version fared when run in the sandbox: pending, cleared or refused, its effects and the evidence (those who may publish its versions)',
+      description:
+        'A version with anything to run is pending from its publish until its run in the sandbox ends; a refused version is never installed, and its evidence says why. ' +
+        'An author whose version was refused asks for review with POST /api/appeals.',
+      auth: 'sessionOrApiKey',
+      success: { status: 200, description: "The version's behaviour", schema: versionBehaviourSchema },
+      errors: ['invalid_request', 'not_found', 'forbidden', 'insufficient_scope'],
     },
     updateSkill: {
       method: 'patch',

@@ -1,4 +1,5 @@
 import { updateSkill } from '../../services/pricing.ts';
+import { versionBehaviour } from '../../services/behaviour.ts';
 import { publishSkill, publishVersion } from '../../services/publishing.ts';
 import { transferSkill } from '../../services/transfers.ts';
 import type { RouteGroup } from '../env.ts';
@@ -21,6 +22,8 @@ export const versionRoutes: RouteGroup = (app) => {
     const { result, rate } = await publishVersion(c.var.deps, caller, params.id, body);
     return c.json(result, 201, rate ? rateLimitHeaders(rate.limit, rate.remaining, rate.resetSeconds) : {});
   });
+
+  route(app, op.versionBehaviour, async (c, { caller, params }) => c.json(await versionBehaviour(c.var.deps, caller, params.id, params.version), 200));
 
   route(app, op.updateSkill, async (c, { caller, body, params }) => c.json(await updateSkill(c.var.deps, caller, params.id, body), 200));
 

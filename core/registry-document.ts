@@ -9,6 +9,8 @@ import { bundlePath } from './static-paths.ts';
 import type { VersionSignature } from './version-signature.ts';
 import type { Provenance } from './provenance.ts';
 import type { VersionSource } from './version-source.ts';
+import { type Behaviour, refused } from './version-behaviour.ts';
+import type { Effects } from './effects/effect.ts';
 
 /**
  * The registry documents of one skill (docs/api.md §11.2): `/api/registry/<slug>` and its
@@ -61,6 +63,10 @@ export interface VersionFacts {
   provenance?: Provenance;
   /** Where a version a GitHub import published was read (core/version-source.ts); absent for any other publish. */
   source?: VersionSource;
+  /** Whether the sandbox has seen what it does when run (core/version-behaviour.ts); absent on versions stored before: cleared. */
+  behaviour?: Behaviour;
+  /** What running it does outside its folder; absent on versions stored before observation. */
+  effects?: Effects;
 }
 
 export type VersionSummary = z.output<typeof versionSummarySchema>;
@@ -75,10 +81,10 @@ export function byPublishedDesc(a: Pick<VersionFacts, 'publishedAt' | 'version'>
 
 /**
  * The current version, derived from the versions themselves (the source of truth): the highest
- * release that is not yanked (docs/api.md §8).
+ * release that is neither yanked nor refused on what it did when run (docs/api.md §8).
  */
-export function currentVersionOf(versions: readonly Pick<VersionFacts, 'version' | 'yanked'>[]): string | undefined {
-  return currentOf(versions.filter((v) => !v.yanked).map((v) => v.version));
+export function currentVersionOf(versions: readonly Pick<VersionFacts, 'version' | 'yanked' | 'behaviour'>[]): string | undefined {
+  return currentOf(versions.filter((v) => !v.yanked && !refused(v)).map((v) => v.version));
 }
 
 /**

@@ -8,7 +8,10 @@ import { type Config, configFromEnv } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createSigner, type Signer } from './signer.ts';
 import { DeliveryCache } from '../services/delivery-cache.ts';
+import type { Observer } from '../services/behaviour.ts';
 import { ruleEngine, type Scanner } from '../services/scanning.ts';
+import { localObserver } from '../sandbox/local-observer.ts';
+import { stepFunctionsObserver } from './step-functions.ts';
 import { createDb, type Db } from '../store/db.ts';
 import { DownloadCounter, type InstallCounter } from '../store/downloads.ts';
 import { indexPopularSkill } from '../store/lookalikes.ts';
@@ -43,6 +46,11 @@ export interface Deps {
   scanner: Scanner;
   /** The registry's signing key: signs each version's integrity (docs/api.md §11.11). */
   signer: Signer;
+  /**
+   * Starts the sandbox run of a version published `pending` (services/behaviour.ts): the
+   * observation state machine on AWS, a child process locally. Never waits for the run.
+   */
+  observer: Observer;
 }
 
 /** Small enough for a 256 MB Lambda; large enough for the hot skills' files. */
@@ -82,6 +90,8 @@ export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config
       }),
     scanner: overrides.scanner ?? ruleEngine,
     signer: overrides.signer ?? createSigner(config.signing),
+    observer:
+      overrides.observer ?? (config.observationStateMachineArn ? stepFunctionsObserver(config.observationStateMachineArn, config.region) : localObserver(log)),
   };
 }
 

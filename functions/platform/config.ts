@@ -53,6 +53,11 @@ export interface Config {
   stripe: StripeConfig;
   signing: SigningConfig;
   oidc: OidcConfig;
+  /**
+   * The observation state machine's ARN on AWS (`OBSERVATION_STATE_MACHINE_ARN`): versions with
+   * runnable content run in the sandbox there. Unset locally, where the sandbox is a child process.
+   */
+  observationStateMachineArn?: string;
 }
 
 /** Trusted publishing (docs/api.md §7.14): whose OIDC tokens the exchange takes. */
@@ -168,6 +173,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     edgeSecret: env.EDGE_SECRET || undefined,
     publicInstallsIntervalSeconds: positiveInt(env.SKILLPRESS_INSTALLS_INTERVAL_SECONDS) ?? 300,
     inlineDeliveryBytes: positiveInt(env.SKILLPRESS_INLINE_DELIVERY_BYTES) ?? limits.inlineDeliveryBytes,
+    observationStateMachineArn: env.OBSERVATION_STATE_MACHINE_ARN || undefined,
     github: {
       clientId: env.GITHUB_CLIENT_ID || undefined,
       clientSecret: secretSource(env.GITHUB_CLIENT_SECRET, env.GITHUB_CLIENT_SECRET_NAME),

@@ -8,6 +8,7 @@ import { versionSourceSchema } from '#core/version-source';
 import { scanResultSchema } from '#core/scan/scan-result-schema';
 import { isRelease, releaseKey } from '#core/semver-order';
 import { isValidSlug } from '#core/slug';
+import { behaviourFields } from '#core/version-behaviour';
 import type { RecordedSignature } from '#core/version-signature';
 import { type Db, getItems, isConditionFailed, keyOfItem, parseItem, queryAll, tableKeys, writeIf } from './db.ts';
 import { recordedVersion } from './fingerprints.ts';
@@ -54,6 +55,12 @@ const skillItemSchema = z.object({
   price: z.optional(z.object({ amount: z.number(), currency: z.string() })),
   formats: z.array(z.string()),
   currentVersion: z.string(),
+  /**
+   * The version installed when none is named, when it is not `currentVersion`: the newest cleared
+   * release while the current one is being observed (core/version-behaviour.ts), null while no
+   * version is cleared yet. Absent: the current version.
+   */
+  defaultVersion: z.optional(z.nullable(z.string())),
   createdAt: z.string(),
   updatedAt: z.string(),
   /** The author's deprecation message, while the skill is deprecated. */
@@ -119,6 +126,8 @@ const versionItemSchema = z.object({
   provenance: z.optional(provenanceSchema),
   /** Where a version a GitHub import published was read (docs/api.md §7.16). */
   source: z.optional(versionSourceSchema),
+  /** Its behaviour, effects and the verdict of its run (docs/scanning.md, "Behaviour"), which its observation rewrites once. */
+  ...behaviourFields,
 });
 /**
  * A version as readers of its partition give it: the item, and the registry's signature of it

@@ -1,0 +1,125 @@
+import type { FileBytes } from '#core/bundle';
+import { type Effects, noEffects } from '#core/effects/effect';
+import { currentVersionOf } from '#core/registry-document';
+import { type Behaviour, behaviourOfVerdict, defaultVersionField, type ObservationRecord } from '#core/version-behaviour';
+import type { Deps } from '../platform/composition.ts';
+import type { Observation } from '../sandbox/observe.ts';
+import { countFailedRun, recordBehaviour, setCurrentAndDefault } from '../store/behaviour.ts';
+import { getSkillBySlug, getSkillWithVersions } from '../store/skills.ts';
+
+/**
+ * A version's behaviour (docs/scanning.md, "Behaviour"): a version with runnable content is
+ * published `pending` and run in the sandbox by the observer (the `observer` port of Deps: a
+ * child process locally, a Step Functions execution on AWS); the run's end, reported here,
+ * clears it or refuses it. A refused version is never current nor installed by default, and the
+ * skill's current version falls back to the newest cleared one. A run that cannot finish (a
+ * crash, the version's time budget) is started once more; a second such run refuses the version
+ * as `unobservable`, for an admin to review, rather than leave it pending for ever.
+ */
+
+/** Which version to run. */
+export interface ObservationRun {
+  skillId: string;
+  slug: string;
+  version: string;
+}
+
+/**
+ * Starts runs of versions. `start` resolves once the run is started, never once it ended: a
+ * publish does not wait for its sandbox. Whatever ends the run reports it through
+ * {@link recordObservation} or {@link recordFailedRun}.
+ */
+export interface Observer {
+  start(deps: Deps, run: ObservationRun): Promise<void>;
+}
+
+/** Runs that may fail to finish before the version is refused as `unobservable`. */
+export const RUNS_BEFORE_UNOBSERVABLE = 2;
+
+/** The budgets whose hit means the run did not finish: the version was not seen whole. */
+const UNFINISHED = new Set(['version-time', 'pass-time']);
+
+/** What a version was published as: `pending` when it has anything to run, else `cleared` with no effects seen. */
+export async function behaviourAtPublish(files: readonly FileBytes[]): Promise<{ behaviour: Behaviour; effects: Effects }> {
+  const { hasRunnableContent } = await import('#core/behaviour/plan');
+  return { behaviour: hasRunnableContent(files) ? 'pending' : 'cleared', effects: noEffects() };
+}
+
+/**
+ * Starts the run of a version just published `pending`. A run that cannot even be started
+ * counts as one that did not finish.
+ */
+export async function startObservation(deps: Deps, run: ObservationRun): Promise<void> {
+  try {
+    await deps.observer.start(deps, run);
+  } catch (error) {
+    deps.log.error('could not start the observation of a version', { ...run, error: (error as Error).message });
+    await recordFailedRun(deps, run, `the run could not be started: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Records a finished run of `slug@version`: the version's behaviour and effects, then the skill's
+ * current and default versions, then the rebuild. A run reported for a version no longer pending
+ * (reported twice, or about a version that is gone) changes nothing.
+ */
+export async function recordObservation(deps: Deps, report: { slug: string; version: string; observation: Observation }): Promise<void> {
+  const { slug, version, observation } = report;
+  const skill = await getSkillBySlug(deps.db, slug);
+  if (!skill) return;
+  const run = { skillId: skill.id, slug, version };
+  const unfinished = observation.budgetsHit.find((hit) => UNFINISHED.has(hit.budget));
+  if (unfinished) {
+    await recordFailedRun(deps, run, `the run reached the sandbox's ${unfinished.budget} budget`);
+    return;
+  }
+  const evidence = observation.evidence.map((block) => ({ rule: block.rule, verdict: block.verdict, message: block.message }));
+  await settle(deps, run, behaviourOfVerdict(observation.verdict), observation.effects, {
+    verdict: observation.verdict,
+    evidence,
+    at: deps.clock().toISOString(),
+  });
+}
+
+/**
+ * Records a run that did not finish: the version is run again, until {@link RUNS_BEFORE_UNOBSERVABLE}
+ * runs failed; then it is refused as `unobservable`, with `why`.
+ */
+export async function recordFailedRun(deps: Deps, run: ObservationRun, why: string): Promise<void> {
+  const attempts = await countFailedRun(deps.db, run.skillId, run.version);
+  if (attempts === undefined) return;
+  deps.log.warn('a run of a version did not finish', { ...run, attempts, why });
+  if (attempts < RUNS_BEFORE_UNOBSERVABLE) {
+    await startObservation(deps, run);
+    return;
+  }
+  await settle(deps, run, 'refused', noEffects(), {
+    verdict: 'suspicious',
+    evidence: [
+      { rule: 'unobservable', verdict: 'suspicious', message: `no run of the version finished (${attempts} tried; the last: ${why}); an admin reviews it` },
+    ],
+    at: deps.clock().toISOString(),
+    attempts,
+  });
+}
+
+/** Writes a run's outcome on the version, then moves the skill's current and default versions, then asks for the rebuild. */
+async function settle(
+  deps: Deps,
+  run: ObservationRun,
+  behaviour: Exclude<Behaviour, 'pending'>,
+  effects: Effects,
+  observation: ObservationRecord,
+): Promise<void> {
+  if (!(await recordBehaviour(deps.db, run.skillId, run.version, { behaviour, effects, observation }))) return;
+  const { skill, versions } = await getSkillWithVersions(deps.db, run.skillId);
+  if (skill) {
+    const current = currentVersionOf(versions) ?? skill.currentVersion;
+    const defaultVersion = defaultVersionField(current, versions);
+    if (current !== skill.currentVersion || defaultVersion !== skill.defaultVersion) {
+      await setCurrentAndDefault(deps.db, skill.id, skill.currentVersion, current, defaultVersion);
+    }
+  }
+  if (behaviour === 'refused') deps.log.warn('a version was refused on what it did when run', { ...run, evidence: observation.evidence.map((e) => e.rule) });
+  deps.changed([run.skillId]);
+}

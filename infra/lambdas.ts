@@ -73,6 +73,11 @@ export interface LambdaSpec {
    * reads every shard's output and writes the shared indexes.
    */
   fullRebuild?: 'shard' | 'finish';
+  /**
+   * Its part in the observer state machine (infra/sandbox.ts): `record` is its last step, which
+   * records what a version did in the sandbox.
+   */
+  observer?: 'record';
   /** EventBridge schedules (rate or cron expressions) that invoke it. */
   schedules?: readonly { id: string; expression: string }[];
   memoryMb?: number;
@@ -411,7 +416,19 @@ export const lambdas: readonly LambdaSpec[] = [
     timeoutSeconds: 900,
     signing: 'publish-keys',
   },
+  {
+    name: 'observation',
+    description: "The observer state machine's last step: records what a version did in the sandbox (cleared or refused) and the skill's current version",
+    // SKILL#: the version's behaviour and effects, META's current and default versions. A run that
+    // did not finish is started again (it reads the version's files for the run's input).
+    table: { read: true, write: [prefix.skill] },
+    observer: 'record',
+    timeoutSeconds: 30,
+  },
 ];
+
+/** The sandbox image's build context `npm run build` writes (scripts/sandbox-bundle.ts), relative to the repository root. */
+export const SANDBOX_CONTEXT_DIR = 'dist/sandbox';
 
 /** The bundle directory of a Lambda, relative to the repository root. */
 export const bundleDir = (name: string) => `dist/functions/${name}`;

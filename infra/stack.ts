@@ -32,9 +32,11 @@ import { EXPIRING_CONTENT } from '../functions/content/expiring-content.ts';
 import { EDGE_SECRET_HEADER } from '../functions/http/client.ts';
 import { domainErrorAnswer } from '../functions/http/errors.ts';
 import { tableKeys } from '../functions/store/db.ts';
+import { prefix } from '../functions/store/keys.ts';
 import { bucketActions, tableActions } from './access.ts';
 import { ApiRoutes } from './api-routes.ts';
-import { bundleDir, type LambdaSpec, lambdas as allLambdas } from './lambdas.ts';
+import { FLOW_LOGS_PREFIX, OBSERVER_STATE_MACHINE_ENV, observerStateMachineName, Sandbox } from './sandbox.ts';
+import { bundleDir, type LambdaSpec, lambdas as allLambdas, SANDBOX_CONTEXT_DIR } from './lambdas.ts';
 import { pascal } from './names.ts';
 
 /**
@@ -89,6 +91,8 @@ export class SkillpressStack extends Stack {
   readonly functions = new Map<string, lambda.Function>();
   /** The HTTP API's routes, a nested stack of their own (infra/api-routes.ts). */
   readonly routes: ApiRoutes;
+  /** The sandbox that observes versions, a nested stack of its own (infra/sandbox.ts); absent without its recording Lambda. */
+  readonly sandbox?: Sandbox;
 
   constructor(scope: Construct, id: string, props: SkillpressStackProps = {}) {
     super(scope, id, props);
@@ -328,6 +332,7 @@ export class SkillpressStack extends Stack {
     }
 
     this.fullRebuild(specs);
+    this.sandbox = this.observer(specs, props.bundleRoot ?? root, contentBucket);
 
     new CfnOutput(this, 'SiteUrl', { value: siteOrigin });
     new CfnOutput(this, 'DistributionId', { value: distribution.distributionId });
@@ -532,6 +537,60 @@ export class SkillpressStack extends Stack {
       evaluationPeriods: 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+  }
+
+  /**
+   * The sandbox (infra/sandbox.ts), in a nested stack of its own, its last step the Lambda whose
+   * `observer` is `record`. Every Lambda that may write skills' items may have a version it
+   * stored observed: it may start the observer state machine, whose ARN it is given.
+   */
+  private observer(specs: readonly LambdaSpec[], bundleRoot: string, contentBucket: s3.Bucket): Sandbox | undefined {
+    const record = this.functions.get(specs.find((l) => l.observer === 'record')?.name ?? '');
+    if (!record) return undefined;
+    const contextDir = join(bundleRoot, SANDBOX_CONTEXT_DIR);
+    if (!existsSync(join(contextDir, 'Dockerfile'))) throw new Error(`${contextDir}/Dockerfile is missing: run npm run build first`);
+    const stateMachineName = observerStateMachineName(this.stackName);
+    const sandbox = new Sandbox(this, 'Sandbox', { contextDir, stateMachineName, contentBucket, logBucket: this.logBucket, record });
+    this.flowLogDelivery();
+    // By name: the recording Lambda may start a run again, and the nested stack waits on it.
+    const arn = this.formatArn({ service: 'states', resource: 'stateMachine', resourceName: stateMachineName, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    for (const spec of specs.filter((l) => l.table.write.includes(prefix.skill))) {
+      const fn = this.functions.get(spec.name)!;
+      fn.addEnvironment(OBSERVER_STATE_MACHINE_ENV, arn);
+      fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:StartExecution'], resources: [arn] }));
+    }
+    return sandbox;
+  }
+
+  /**
+   * Lets the log delivery service write the sandbox VPC's flow logs (infra/sandbox.ts) into the
+   * log bucket, as AWS's flow-log documentation asks: written here, in the bucket's one policy,
+   * rather than added by EC2 when the flow log is made, where the next deploy would drop it.
+   */
+  private flowLogDelivery(): void {
+    const principals = [new iam.ServicePrincipal('delivery.logs.amazonaws.com')];
+    const fromThisAccount = {
+      StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+      ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:logs:${Aws.REGION}:${Aws.ACCOUNT_ID}:*` },
+    };
+    this.logBucket.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'FlowLogsWrite',
+        principals,
+        actions: ['s3:PutObject'],
+        resources: [this.logBucket.arnForObjects(`${FLOW_LOGS_PREFIX}/AWSLogs/${Aws.ACCOUNT_ID}/*`)],
+        conditions: { ...fromThisAccount, StringEquals: { ...fromThisAccount.StringEquals, 's3:x-amz-acl': 'bucket-owner-full-control' } },
+      }),
+    );
+    this.logBucket.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'FlowLogsAclCheck',
+        principals,
+        actions: ['s3:GetBucketAcl', 's3:ListBucket'],
+        resources: [this.logBucket.bucketArn],
+        conditions: fromThisAccount,
+      }),
+    );
   }
 
   /** A dead-letter queue for an event source mapping, kept 14 days, with an alarm on its first message. */

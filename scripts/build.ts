@@ -4,15 +4,18 @@ import { fileURLToPath } from 'node:url';
 import { bundleCli } from '../cli/bundle.mjs';
 import { CLI_VERSION, packCli } from './release/cli-package.ts';
 import { buildLambdas } from './lambda-bundles.ts';
+import { buildSandboxContext } from './sandbox-bundle.ts';
+import { SANDBOX_CONTEXT_DIR } from '../infra/lambdas.ts';
 import { buildSite, SITE_DIR } from './site/build-site.ts';
 
 /**
- * `npm run build`: the Lambda bundles under dist/functions (the CDK app deploys them), the CLI's
+ * `npm run build`: the Lambda bundles under dist/functions and the sandbox image's build context
+ * under dist/sandbox (the CDK app deploys both), the CLI's
  * bundle cli/dist/cli.mjs and its launcher cli/dist/skillpress.mjs (what `npm pack` in cli/ ships), then the catalog site
  * under site/dist from SKILLPRESS_DATA (an http(s) origin of a running Skillpress, or
  * s3://<static bucket>; unset builds it without skills, whose pages then render in the browser). `npm start` builds and serves the site by itself; `npm run upload-site` deploys it.
  * `--lambdas-only` skips the CLI and the site (the CDK synth and the bundle tests need only the
- * Lambdas); `--cli-only` builds the CLI alone.
+ * Lambdas and the sandbox's context); `--cli-only` builds the CLI alone.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -26,6 +29,8 @@ if (only !== 'cli') {
     console.log(`${r.file.padEnd(40)} ${kb(r.loadedBytes).padStart(8)} loaded at cold start  ${kb(r.totalBytes).padStart(8)} in ${r.files} files`);
   }
   console.log(`built ${reports.length} Lambda bundles in ${Math.round(performance.now() - started)} ms`);
+  const sandbox = await buildSandboxContext();
+  console.log(`${`${SANDBOX_CONTEXT_DIR}/task.mjs`.padEnd(40)} ${kb(sandbox.bytes).padStart(8)} the sandbox image's runner, with its Dockerfile`);
 }
 
 if (only !== 'lambdas') {

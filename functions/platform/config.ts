@@ -54,7 +54,7 @@ export interface Config {
   signing: SigningConfig;
   oidc: OidcConfig;
   /**
-   * The observation state machine's ARN on AWS (`OBSERVATION_STATE_MACHINE_ARN`): versions with
+   * The observation state machine's ARN on AWS (`SKILLPRESS_OBSERVER_STATE_MACHINE`): versions with
    * runnable content run in the sandbox there. Unset locally, where the sandbox is a child process.
    */
   observationStateMachineArn?: string;
@@ -177,7 +177,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     edgeSecret: env.EDGE_SECRET || undefined,
     publicInstallsIntervalSeconds: positiveInt(env.SKILLPRESS_INSTALLS_INTERVAL_SECONDS) ?? 300,
     inlineDeliveryBytes: positiveInt(env.SKILLPRESS_INLINE_DELIVERY_BYTES) ?? limits.inlineDeliveryBytes,
-    observationStateMachineArn: env.OBSERVATION_STATE_MACHINE_ARN || undefined,
+    observationStateMachineArn: env.SKILLPRESS_OBSERVER_STATE_MACHINE || undefined,
     github: {
       clientId: env.GITHUB_CLIENT_ID || undefined,
       clientSecret: secretSource(env.GITHUB_CLIENT_SECRET, env.GITHUB_CLIENT_SECRET_NAME),

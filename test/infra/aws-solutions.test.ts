@@ -91,16 +91,23 @@ describe("cdk-nag's AwsSolutions pack", () => {
     // Each is explained where it is made (infra/stack.ts, infra/api-routes.ts): the app's own authorisation on API
     // routes, the default CloudFront certificate, no country refused, legacy CloudFront logging
     // replaced by v2, objects named at run time, third-party secrets rotated at their issuer,
-    // a dead-letter queue without one of its own, the log bucket not logging itself.
+    // a dead-letter queue without one of its own, the log bucket not logging itself; the sandbox's
+    // task given two names in its environment (infra/sandbox.ts). And two the CDK makes itself in
+    // the sandbox's stack: the zones its VPC takes from the stack's (W3010), and the flow log's
+    // destination options, which it writes in camelCase (F3002, F3003).
     expect([...acknowledged.keys()].sort()).toEqual([
       'AwsSolutions-APIG4',
       'AwsSolutions-CFR1',
       'AwsSolutions-CFR3',
       'AwsSolutions-CFR4',
+      'AwsSolutions-ECS2',
       'AwsSolutions-IAM5',
       'AwsSolutions-S1',
       'AwsSolutions-SMG4',
       'AwsSolutions-SQS3',
+      'CloudFormation-Validate::F3002',
+      'CloudFormation-Validate::F3003',
+      'CloudFormation-Validate::W3010',
     ]);
     // On each Lambda's role (and so its default policy): the objects of the buckets it may use; on
     // the full rebuild's state machine (and its role): its functions' versions, its own child

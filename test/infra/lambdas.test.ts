@@ -8,7 +8,9 @@ import { allRoutes } from '#functions/http/all-routes';
 import { createApp } from '#functions/http/app';
 import { finishShardedRebuild, rebuildShardTask } from '#functions/rebuild/fan-out';
 import { fullRebuild } from '#functions/rebuild/full-rebuild';
+import { recordObservation } from '#functions/services/behaviour';
 import { flushPendingSiteBuild, triggerSiteBuild } from '#functions/services/site-build';
+import { noEffects } from '#core/effects/effect';
 import { formatCdnLogRecord } from '#core/cdn-log';
 import { countCdnLog } from '#functions/services/install-log';
 import { publishInstallCounts } from '#functions/services/public-installs';
@@ -68,7 +70,7 @@ describe('the Lambda manifest', () => {
 
   it('has exactly one catch-all for unknown paths, and every Lambda is reachable', () => {
     expect(lambdas.filter((l) => l.catchAll)).toHaveLength(1);
-    for (const l of lambdas) expect(l.routes?.length || l.stream || l.cdnLog || l.schedules?.length || l.fullRebuild, l.name).toBeTruthy();
+    for (const l of lambdas) expect(l.routes?.length || l.stream || l.cdnLog || l.schedules?.length || l.fullRebuild || l.observer, l.name).toBeTruthy();
   });
 });
 
@@ -331,6 +333,14 @@ describe('least privilege is enough', () => {
     // The full rebuild fanned out, as its state machine runs it: two shards, then the finish.
     for (const shard of [0, 1]) await owner.run('rebuild-shard', () => rebuildShardTask(stack.deps, { run: 'access-run', shard, shards: 2 }));
     await owner.run('full-rebuild', () => finishShardedRebuild(stack.deps, 'access-run', 2));
+    // The observer state machine's last step, for a version no run is pending for: it reads, and its one write changes nothing.
+    await owner.run('observation', () =>
+      recordObservation(stack.deps, {
+        slug: 'access-free',
+        version: '1.0.0',
+        observation: { effects: noEffects(), verdict: 'clean', evidence: [], budgetsHit: [], steps: [] },
+      }),
+    );
     // Discovery downloads from the CDN's log (a record of each kind, one of them read twice), and the scheduled public counts.
     await owner.run('install-log', async () => {
       const counter = new DownloadCounter(stack.deps.db, stack.deps.log, {

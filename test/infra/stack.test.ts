@@ -5,7 +5,9 @@ import { DATA_CONTENT_SECURITY_POLICY, SECURITY_HEADERS, SITE_CONTENT_SECURITY_P
 import { CDN_LOG_FIELDS } from '#core/cdn-log';
 import { skillpressDeployment } from '../../infra/deployment.ts';
 import { type LambdaSpec, lambdas } from '../../infra/lambdas.ts';
+import { OBSERVER_STATE_MACHINE_ENV, S3_PREFIX_LISTS, TASK_START_SECONDS } from '../../infra/sandbox.ts';
 import { edgeTtl, fullRebuildShards, SITE_PAGES_ORIGIN_PATH, secretNames, SkillpressStack } from '../../infra/stack.ts';
+import { TASK_ERRORS, TASK_WORK_SECONDS } from '../../functions/sandbox/task.ts';
 
 /**
  * The synthesized CloudFormation template of the deployment `npm run synth` makes
@@ -296,7 +298,12 @@ describe('buckets', () => {
       if (allowed.some((s) => s.Principal.Service !== 'cloudfront.amazonaws.com')) {
         for (const s of allowed) {
           expect(['logging.s3.amazonaws.com', 'delivery.logs.amazonaws.com']).toContain(s.Principal.Service);
-          expect(actionsOf(s)).toEqual(['s3:PutObject']);
+          // The flow logs' delivery checks the bucket's ACL first (on the bucket, not its objects).
+          if (s.Sid === 'FlowLogsAclCheck') {
+            expect(s.Principal.Service).toBe('delivery.logs.amazonaws.com');
+            expect(actionsOf(s).sort()).toEqual(['s3:GetBucketAcl', 's3:ListBucket']);
+            expect(JSON.stringify(s.Resource)).not.toContain('/*');
+          } else expect(actionsOf(s)).toEqual(['s3:PutObject']);
         }
         continue;
       }
@@ -608,6 +615,7 @@ describe('least-privilege IAM', () => {
       'full-rebuild',
       'imports',
       'moderation',
+      'observation',
       'publish',
       'rebuild',
       'rebuild-shard',
@@ -676,5 +684,141 @@ describe('least-privilege IAM', () => {
     const env = (name: string) => resources[logicalId(byName(name))]!.Properties.Environment.Variables;
     for (const name of signers) expect(env(name).SIGNING_KMS_KEY_ID, name).toEqual(keyArn);
     expect(env('deliver').SIGNING_KMS_KEY_ID).toBeUndefined();
+  });
+});
+
+describe('the sandbox on AWS (docs/deploy.md, "The sandbox on AWS")', () => {
+  const sandbox = () => nested.get(`${stack.node.path}/Sandbox`)!;
+  const sandboxOfType = (type: string) => Object.entries(sandbox()).filter(([, r]) => r.Type === type);
+  /** The observer state machine's definition, its references replaced by `<ref>`. */
+  const definition = () => {
+    const [, machine] = sandboxOfType('AWS::StepFunctions::StateMachine')[0]!;
+    const parts = machine.Properties.DefinitionString['Fn::Join'][1] as unknown[];
+    return JSON.parse(parts.map((p) => (typeof p === 'string' ? p : '<ref>')).join('')) as { States: Record<string, any> };
+  };
+
+  it('is a nested stack of its own: an ECS cluster, one Fargate task definition and the observer state machine', () => {
+    expect(sandbox()).toBeDefined();
+    for (const type of ['AWS::ECS::Cluster', 'AWS::ECS::TaskDefinition', 'AWS::StepFunctions::StateMachine']) expect(sandboxOfType(type), type).toHaveLength(1);
+    expect(ofType('AWS::ECS::TaskDefinition')).toEqual([]);
+  });
+
+  it('runs the runner on Fargate with SYS_PTRACE added and nothing else: not privileged, no other capability', () => {
+    const [, task] = sandboxOfType('AWS::ECS::TaskDefinition')[0]!;
+    expect(task.Properties.RequiresCompatibilities).toEqual(['FARGATE']);
+    expect(task.Properties.NetworkMode).toBe('awsvpc');
+    const [container] = task.Properties.ContainerDefinitions;
+    expect(task.Properties.ContainerDefinitions).toHaveLength(1);
+    expect(container.LinuxParameters).toEqual({ Capabilities: { Add: ['SYS_PTRACE'] }, InitProcessEnabled: true });
+    expect(container.Privileged).toBeUndefined();
+    expect(JSON.stringify(container.Image)).toContain('container-assets');
+    expect(container.LogConfiguration.LogDriver).toBe('awslogs');
+  });
+
+  it('gives its subnets no route out: no internet or NAT gateway, no route but the S3 gateway endpoint’s', () => {
+    for (const template of [resources, ...nested.values()]) {
+      for (const type of [
+        'AWS::EC2::InternetGateway',
+        'AWS::EC2::NatGateway',
+        'AWS::EC2::EgressOnlyInternetGateway',
+        'AWS::EC2::Route',
+        'AWS::EC2::VPCGatewayAttachment',
+      ]) {
+        expect(
+          Object.values(template).filter((r) => r.Type === type),
+          type,
+        ).toEqual([]);
+      }
+    }
+    const subnets = sandboxOfType('AWS::EC2::Subnet');
+    expect(subnets.length).toBeGreaterThan(0);
+    for (const [, subnet] of subnets) expect(subnet.Properties.MapPublicIpOnLaunch).toBe(false);
+    const gateways = sandboxOfType('AWS::EC2::VPCEndpoint').filter(([, e]) => e.Properties.VpcEndpointType === 'Gateway');
+    expect(gateways.map(([, e]) => JSON.stringify(e.Properties.ServiceName))).toEqual([expect.stringContaining('.s3')]);
+    // The only route is the one the gateway endpoint adds, to S3's prefix list, in every route table.
+    expect(gateways[0]![1].Properties.RouteTableIds).toHaveLength(sandboxOfType('AWS::EC2::RouteTable').length);
+  });
+
+  it("lets the task's security group reach only the endpoints (HTTPS), and nothing reach it", () => {
+    const [taskSg, group] = sandboxOfType('AWS::EC2::SecurityGroup').find(([id]) => id.startsWith('TaskSecurityGroup'))!;
+    const [endpointsSg] = sandboxOfType('AWS::EC2::SecurityGroup').find(([id]) => id.startsWith('EndpointsSecurityGroup'))!;
+    // Listed in the group itself, so EC2's default allow-all rule is not there.
+    expect(group.Properties.SecurityGroupEgress).toEqual([
+      expect.objectContaining({ IpProtocol: 'tcp', FromPort: 443, ToPort: 443, DestinationPrefixListId: S3_PREFIX_LISTS['us-east-1'] }),
+    ]);
+    expect(group.Properties.SecurityGroupIngress ?? []).toEqual([]);
+    const ofGroup = (type: string) =>
+      sandboxOfType(type)
+        .map(([, r]) => r.Properties)
+        .filter((p) => JSON.stringify(p.GroupId).includes(`"${taskSg}"`));
+    expect(ofGroup('AWS::EC2::SecurityGroupEgress')).toEqual([
+      expect.objectContaining({ IpProtocol: 'tcp', FromPort: 443, ToPort: 443, DestinationSecurityGroupId: { 'Fn::GetAtt': [endpointsSg, 'GroupId'] } }),
+    ]);
+    expect(ofGroup('AWS::EC2::SecurityGroupIngress')).toEqual([]);
+    expect(JSON.stringify(sandbox())).not.toContain('0.0.0.0/0');
+    // The endpoints answer the task alone.
+    const intoEndpoints = sandboxOfType('AWS::EC2::SecurityGroupIngress').map(([, r]) => r.Properties);
+    expect(intoEndpoints).toEqual([expect.objectContaining({ FromPort: 443, ToPort: 443, SourceSecurityGroupId: { 'Fn::GetAtt': [taskSg, 'GroupId'] } })]);
+    const services = sandboxOfType('AWS::EC2::VPCEndpoint')
+      .filter(([, e]) => e.Properties.VpcEndpointType === 'Interface')
+      .map(([, e]) => {
+        expect(e.Properties.PrivateDnsEnabled).toBe(true);
+        expect(e.Properties.SecurityGroupIds).toEqual([{ 'Fn::GetAtt': [endpointsSg, 'GroupId'] }]);
+        return String(e.Properties.ServiceName).replace('com.amazonaws.us-east-1.', '');
+      });
+    expect(services.sort()).toEqual(['ecr.api', 'ecr.dkr', 'logs', 'states']);
+  });
+
+  it("lets the task's role read its execution's input and the content bucket's blobs, and answer its own task, nothing else", () => {
+    const [, task] = sandboxOfType('AWS::ECS::TaskDefinition')[0]!;
+    const roleId = task.Properties.TaskRoleArn['Fn::GetAtt'][0];
+    expect(sandbox()[roleId]!.Properties.ManagedPolicyArns).toBeUndefined();
+    const statements = sandboxOfType('AWS::IAM::Policy')
+      .filter(([, p]) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleId))
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+    const [machineId] = sandboxOfType('AWS::StepFunctions::StateMachine')[0]!;
+    expect(statements.map((s) => ({ actions: actionsOf(s).sort(), resource: s.Resource }))).toEqual([
+      { actions: ['s3:GetObject'], resource: { 'Fn::Join': ['', [{ Ref: 'ContentBucketArn' }, '/blobs/*']] } },
+      { actions: ['states:DescribeExecution'], resource: { 'Fn::Join': ['', expect.arrayContaining([':execution:Skillpress-observer:*'])] } },
+      { actions: ['states:SendTaskFailure', 'states:SendTaskHeartbeat', 'states:SendTaskSuccess'], resource: { Ref: machineId } },
+    ]);
+  });
+
+  it("runs the task with the state machine's token and waits for it, for the version's budget plus the start, retried, then records the observation", () => {
+    const { States } = definition();
+    const observe = States.Observe;
+    expect(observe.Resource).toBe('arn:<ref>:states:::ecs:runTask.waitForTaskToken');
+    expect(observe.Parameters.LaunchType).toBe('FARGATE');
+    expect(observe.Parameters.NetworkConfiguration.AwsvpcConfiguration.AssignPublicIp).toBeUndefined();
+    expect(observe.Parameters.Overrides.ContainerOverrides[0].Environment).toEqual([
+      { Name: 'SKILLPRESS_TASK_TOKEN', 'Value.$': '$$.Task.Token' },
+      { Name: 'SKILLPRESS_EXECUTION', 'Value.$': '$$.Execution.Id' },
+    ]);
+    // Both passes of a version to their kill (2 × (30 + 8) s), reading and answering, and ECS's start.
+    expect(TASK_WORK_SECONDS).toBe(106);
+    expect(observe.TimeoutSeconds).toBe(TASK_WORK_SECONDS + TASK_START_SECONDS);
+    expect(observe.Retry).toEqual([expect.objectContaining({ MaxAttempts: 2, ErrorEquals: expect.arrayContaining(['States.Timeout', TASK_ERRORS.failed]) })]);
+    expect(observe.Retry[0].ErrorEquals).not.toContain(TASK_ERRORS.badInput);
+    expect(observe.Catch).toEqual([expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'NotObserved' })]);
+    expect(observe.Next).toBe('Record');
+    // The version is the execution's input's, never what the task said.
+    expect(States.Record.Parameters).toEqual({ 'slug.$': '$.slug', 'version.$': '$.version', 'observation.$': '$.observation' });
+    const [, machine] = sandboxOfType('AWS::StepFunctions::StateMachine')[0]!;
+    expect(machine.Properties.LoggingConfiguration).toMatchObject({ Level: 'ALL', IncludeExecutionData: false });
+  });
+
+  it('lets every Lambda that writes skills start the observer, and gives it the ARN; no other Lambda', () => {
+    const starters = lambdas.filter((spec) => statementsOf(spec).some((s) => actionsOf(s).includes('states:StartExecution'))).map((l) => l.name);
+    expect(starters).toEqual(lambdas.filter((l) => l.table.write.includes('SKILL#')).map((l) => l.name));
+    for (const name of starters) {
+      const env = resources[logicalId(byName(name))]!.Properties.Environment.Variables;
+      expect(JSON.stringify(env[OBSERVER_STATE_MACHINE_ENV]), name).toContain(':stateMachine:Skillpress-observer');
+      const start = statementsOf(byName(name)).filter((s) => actionsOf(s).includes('states:StartExecution'));
+      expect(
+        start.map((s) => [actionsOf(s), s.Resource]),
+        name,
+      ).toEqual([[['states:StartExecution'], env[OBSERVER_STATE_MACHINE_ENV]]]);
+    }
+    expect(resources[logicalId(byName('deliver'))]!.Properties.Environment.Variables[OBSERVER_STATE_MACHINE_ENV]).toBeUndefined();
   });
 });

@@ -1,5 +1,6 @@
 import type { FileBytes } from '#core/bundle';
-import { type Effects, noEffects } from '#core/effects/effect';
+import { EFFECT_KINDS, type Effects, noEffects } from '#core/effects/effect';
+import { EffectList } from '#core/effects/effect-list';
 import { currentVersionOf } from '#core/registry-document';
 import { notFound } from '#core/errors';
 import { assertStrictVersion } from '#core/semver-order';
@@ -8,7 +9,7 @@ import type { Deps } from '../platform/composition.ts';
 import type { Observation } from '../sandbox/observe.ts';
 import { countFailedRun, recordBehaviour } from '../store/behaviour.ts';
 import { quarantineSkill } from '../store/moderation.ts';
-import { getSkillAndVersion, getSkillBySlug, getSkillWithVersions, setCurrentVersion } from '../store/skills.ts';
+import { getSkillAndVersion, getSkillBySlug, getSkillWithVersions, getVersion, setCurrentVersion } from '../store/skills.ts';
 import { allowSkill, type Principal } from './authorization.ts';
 
 /**
@@ -47,10 +48,21 @@ export const RUNS_BEFORE_UNOBSERVABLE = 2;
 /** The budgets whose hit means the run did not finish: the version was not seen whole. */
 const UNFINISHED = new Set(['version-time', 'pass-time']);
 
-/** What a version was published as: `pending` when it has anything to run, else `cleared` with no effects seen. */
+/**
+ * What a version is published as: `pending` when it has anything to run, else `cleared`; with
+ * the effects read in its text (`source: "static"`), to which its run adds what it did.
+ */
 export async function behaviourAtPublish(files: readonly FileBytes[]): Promise<{ behaviour: Behaviour; effects: Effects }> {
-  const { hasRunnableContent } = await import('#core/behaviour/plan');
-  return { behaviour: hasRunnableContent(files) ? 'pending' : 'cleared', effects: noEffects() };
+  const [{ hasRunnableContent }, { staticEffects }] = await Promise.all([import('#core/behaviour/plan'), import('#core/effects/static-effects')]);
+  return { behaviour: hasRunnableContent(files) ? 'pending' : 'cleared', effects: staticEffects(files) };
+}
+
+/** The effects a version was published with (read in its text), joined by what its run observed: one of each. */
+async function withPublished(deps: Deps, run: ObservationRun, observed: Effects): Promise<Effects> {
+  const published = (await getVersion(deps.db, run.skillId, run.version))?.effects ?? noEffects();
+  const joined = new EffectList('observed');
+  for (const kind of EFFECT_KINDS) for (const effect of [...published[kind], ...observed[kind]]) joined.add(kind, effect);
+  return joined.effects;
 }
 
 /**
@@ -82,7 +94,7 @@ export async function recordObservation(deps: Deps, report: { slug: string; vers
     return;
   }
   const evidence = observation.evidence.map((block) => ({ rule: block.rule, verdict: block.verdict, message: block.message }));
-  await settle(deps, run, behaviourOfVerdict(observation.verdict), observation.effects, {
+  await settle(deps, run, behaviourOfVerdict(observation.verdict), await withPublished(deps, run, observation.effects), {
     verdict: observation.verdict,
     evidence,
     at: deps.clock().toISOString(),
@@ -101,7 +113,7 @@ export async function recordFailedRun(deps: Deps, run: ObservationRun, why: stri
     await startObservation(deps, run);
     return;
   }
-  await settle(deps, run, 'refused', noEffects(), {
+  await settle(deps, run, 'refused', await withPublished(deps, run, noEffects()), {
     verdict: 'suspicious',
     evidence: [
       { rule: 'unobservable', verdict: 'suspicious', message: `no run of the version finished (${attempts} tried; the last: ${why}); an admin reviews it` },

@@ -39,7 +39,7 @@ export const fileInputSchema = z
     }
   });
 
-const filesSchema = z.array(fileInputSchema).superRefine((files, ctx) => {
+export const filesSchema = z.array(fileInputSchema).superRefine((files, ctx) => {
   const conflict = filenameConflict(files.map((f) => f.filename));
   if (conflict) ctx.addIssue({ code: 'custom', path: [conflict.index, 'filename'], message: conflict.message });
 });

@@ -46,6 +46,7 @@ export const skillCheckSchema = z.object({
       name: z.string().optional(),
       description: z.string().optional(),
       category: z.string().optional(),
+      dependencies: z.record(z.string(), z.string()).describe('metadata.dependencies, which the publish sends'),
     })
     .describe('what the SKILL.md lists the skill with, as skillpress publish reads it: the name is its first heading, else the slug'),
   issues: z.array(issueSchema).describe('every conformance problem (a publish of these files is 400 invalid_skill while there is one)'),

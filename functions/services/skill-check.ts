@@ -6,7 +6,7 @@ import { publishBodySchema, versionBodySchema } from '#core/schemas';
 import type { SkillCheck, SkillCheckBody } from '#core/skill-check';
 import type { SkillConformance } from '#core/skill-conformance';
 import { validate } from '#core/validate';
-import { allowSkill, type Principal } from './authorization.ts';
+import { allow, allowSkill, type Principal } from './authorization.ts';
 import { checkSkill, checkVersion, FIRST_VERSION, type Published, prepareFiles } from './publishing.ts';
 import { rateWindow } from './rate-windows.ts';
 import type { Deps } from '../platform/composition.ts';
@@ -27,16 +27,17 @@ export async function checkFiles(deps: Deps, principal: Principal, body: SkillCh
   const conformance = checkSkillConformance(files);
   const listing = await listingOf(files, conformance);
   const target = listing.slug && listing.description ? await checkTarget(deps, principal, body, files, conformance, listing) : undefined;
+  // Files that name no skill yet are still checked only for someone who may publish one.
+  if (!target) await allow(deps, principal, 'account.create_skill', { kind: 'account', userId: principal.user.id });
 
   const rate = await takeSlot(deps.db, principal.user.id, deps.clock(), rateWindow(deps.config, 'check'));
   // The author's own files, but scanned as their publish would be: a paid skill's findings quote nothing.
   const paid = target?.kind === 'version' ? target.paid : body.paid;
   const scan = await deps.scanner(files, { quote: !paid });
-  const { dependencies: _dependencies, ...listed } = listing;
   return {
     result: {
       ...(target ? { target } : {}),
-      listing: listed,
+      listing,
       issues: placedIssues(files, conformance.issues),
       warnings: conformance.warnings,
       scan,
@@ -46,7 +47,7 @@ export async function checkFiles(deps: Deps, principal: Principal, body: SkillCh
   };
 }
 
-type Listing = SkillCheck['listing'] & { dependencies: Record<string, string> };
+type Listing = SkillCheck['listing'];
 
 /**
  * What the `SKILL.md` lists the skill with, as `skillpress publish` reads a folder: the slug is

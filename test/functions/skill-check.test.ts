@@ -56,7 +56,7 @@ describe('POST /api/skills/check', () => {
     ]);
     // No valid slug yet: nothing to say about which skill the files would make.
     expect(answer.target).toBeUndefined();
-    expect(answer.listing).toEqual({ name: 'Broken' });
+    expect(answer.listing).toEqual({ name: 'Broken', dependencies: {} });
     expect(answer.scan).toEqual({ verdict: 'clean', rulesVersion: expect.any(String), findings: [] });
     expect(answer.effects).toEqual({ reads: [], writes: [], network: [], executes: [], asks: [] });
     expect(await stored()).toEqual(before);
@@ -123,7 +123,7 @@ describe('POST /api/skills/check', () => {
     expect(JSON.stringify(answer)).not.toContain('get.example.com');
   });
 
-  it('refuses a caller without credentials (401), a session write from another origin (403) and no files (400), in the error shape', async () => {
+  it('refuses a caller without credentials (401), a session write from another origin or a key without publish (403) and no files (400), in the error shape', async () => {
     const body = { files: [skillMdFile(skillMd('anonymous-check'))] };
     const anonymous = await stack.request('/api/skills/check', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect(anonymous.status).toBe(401);
@@ -131,6 +131,13 @@ describe('POST /api/skills/check', () => {
     const foreign = await alice.session('/api/skills/check', { method: 'POST', body, headers: { origin: 'https://evil.example' } });
     expect(foreign.status).toBe(403);
     expect((await json(foreign)).error.code).toBe('csrf_rejected');
+    // A key that may not publish may not ask either, whether or not the files name a skill.
+    const readOnly = (await json(await alice.session('/api/api-keys', { method: 'POST', body: { name: 'reader', scopes: ['read'] } }))).key;
+    for (const files of [body.files, [skillMdFile('no front matter')]]) {
+      const refused = await withKey(stack, readOnly, '/api/skills/check', { body: { files } });
+      expect(refused.status).toBe(403);
+      expect((await json(refused)).error.code).toBe('insufficient_scope');
+    }
     const empty = await check(alice, { files: [] });
     expect(empty.status).toBe(400);
     expect((await json(empty)).error.code).toBe('invalid_request');

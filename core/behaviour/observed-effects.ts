@@ -1,14 +1,6 @@
 import { formatOfPath, interpreterOf, looksLikeCode, rowForKey, rowForPath, rowsForCommand, rowsForHost, scopeOf } from '../effects/classify.ts';
-import {
-  type AskClass,
-  type Effects,
-  type ExecuteClass,
-  type NetworkEffect,
-  noEffects,
-  type ObservedEvidence,
-  type ReadClass,
-  type WriteClass,
-} from '../effects/effect.ts';
+import type { Effects, ExecuteClass, NetworkEffect, ObservedEvidence, WriteClass } from '../effects/effect.ts';
+import { EffectList } from '../effects/effect-list.ts';
 import type { SensitiveRow } from '../effects/sensitive-classes.ts';
 import { changedKeys } from './config-keys.ts';
 import { findHoneytokens } from './honeytoken-search.ts';
@@ -70,7 +62,6 @@ const NOISE =
 /** Scratch space: what is written there is gone with the run, and reaches nothing else. */
 const SCRATCH = /^\/(?:tmp|var\/tmp|dev\/shm)(?:\/|$)/;
 
-const MAX_PER_KIND = 100;
 /** The system call an event stands for, as evidence names it. */
 const CALLS: Partial<Record<TraceEvent['kind'], string>> = { exec: 'execve', open: 'openat', chdir: 'chdir' };
 const PROCESS_CHARS = 160;
@@ -94,32 +85,11 @@ const describe = (p: TracedProcess | undefined) => {
   return text.length > PROCESS_CHARS ? `${text.slice(0, PROCESS_CHARS)}…` : text || undefined;
 };
 
-class EffectList {
-  readonly effects: Effects = noEffects();
-  private readonly seen = new Set<string>();
-
-  add<K extends keyof Effects>(kind: K, effect: Effects[K][number]): void {
-    const key = `${kind}|${effect.class}|${effect.row ?? ''}|${effect.target}`;
-    const list = this.effects[kind] as Effects[K][number][];
-    if (this.seen.has(key) || list.length >= MAX_PER_KIND) return;
-    this.seen.add(key);
-    list.push(effect);
-  }
-
-  fromRow(row: SensitiveRow, target: string, evidence: ObservedEvidence, scope?: 'global' | 'project'): void {
-    const base = { row: row.id, reason: row.reason, target, evidence, source: 'observed' as const };
-    if (row.effect === 'reads') this.add('reads', { ...base, class: row.class as ReadClass });
-    else if (row.effect === 'writes') this.add('writes', { ...base, class: row.class as WriteClass, ...(scope ? { scope } : {}) });
-    else if (row.effect === 'executes') this.add('executes', { ...base, class: row.class as ExecuteClass });
-    else if (row.effect === 'asks') this.add('asks', { ...base, class: row.class as AskClass });
-  }
-}
-
 const isLoopback = (address: string) => address.startsWith('127.') || address === '::1';
 
 /** Effects of one pass in the sandbox. */
 export function observedEffects(pass: PassObservation): Effects {
-  const out = new EffectList();
+  const out = new EffectList('observed');
   const { trace } = pass;
   const processOf = (pid: number) => trace.processes.get(pid);
   const stepName = (step: number) => pass.steps[step] ?? 'the sandbox';

@@ -109,6 +109,14 @@ function wordsInOrder(words: readonly RegExp[], args: readonly string[]): boolea
   return true;
 }
 
+const PROGRAMS = COMPILED.flatMap((c) => (c.on === 'command' ? [c.program.source] : []));
+const ANY_PROGRAM = new RegExp(PROGRAMS.join('|'), 'i');
+
+/** Whether a word names a program some command row is about: a cheap test before `rowsForCommand`. */
+export function isTableProgram(word: string): boolean {
+  return ANY_PROGRAM.test(baseName(word));
+}
+
 /** The row of an environment variable that holds a secret, if it is one. */
 export function rowForEnv(name: string): SensitiveRow | undefined {
   return COMPILED.find((c) => c.on === 'env' && c.name === name)?.row;

@@ -31,6 +31,7 @@ import {
   zeroWidth,
 } from './line-checks.ts';
 import type { Rule } from './rule.ts';
+import { foreignIndex, sensitiveWrites, sensitiveWritesThatCallOut } from './effects.ts';
 import { sensitiveFlows } from './flows.ts';
 import { agentTakeover, imageExfiltration, instructedExfiltration, remoteInstructions, remoteOverride } from './instructions.ts';
 import { impersonatedInstaller } from './installers.ts';
@@ -673,6 +674,30 @@ export const rules: readonly Rule[] = [
     scope: 'line',
     keywords: ['helper'],
     check: gitCredentialHelper,
+  },
+  {
+    id: 'sensitive-write',
+    category: 'persistence',
+    severity: 'low',
+    reason: "changes the agent's configuration, a developer tool's, system start-up or privileges (the class and its reason are shown)",
+    scope: 'skill',
+    check: sensitiveWrites,
+  },
+  {
+    id: 'sensitive-write-calls-out',
+    category: 'persistence',
+    severity: 'critical',
+    reason: "writes an entry into the agent's configuration, a developer tool's, system start-up or privileges that talks to a host or runs a download",
+    scope: 'skill',
+    check: sensitiveWritesThatCallOut,
+  },
+  {
+    id: 'foreign-package-index',
+    category: 'download-execute',
+    severity: 'medium',
+    reason: "installs packages from an index or registry other than the package manager's own",
+    scope: 'skill',
+    check: foreignIndex,
   },
   {
     id: 'persistent-download',

@@ -41,7 +41,7 @@ export async function checkFiles(deps: Deps, principal: Principal, body: SkillCh
       issues: placedIssues(files, conformance.issues),
       warnings: conformance.warnings,
       scan,
-      effects: await textEffects(files),
+      effects: paid ? unquoted(await textEffects(files)) : await textEffects(files),
     },
     rate,
   };
@@ -135,11 +135,24 @@ async function filesApart(checks: Promise<unknown>): Promise<void> {
 }
 
 /**
- * The effects the files' text says they have when run: the one place the check reads them, so
- * the static reading of effects (`staticEffects`, core/effects) connects here alone. Until it
- * does, the answer says nothing was read rather than guessing.
+ * The effects the files' text says they have when run, read as the registry reads a version's
+ * (core/effects/static-effects.ts); loaded on first use, as the scanner is.
  */
-async function textEffects(_files: readonly FileBytes[]): Promise<Effects> {
-  const { noEffects } = await import('#core/effects/effect');
-  return noEffects();
+async function textEffects(files: readonly FileBytes[]): Promise<Effects> {
+  return (await import('#core/effects/static-effects')).staticEffects(files);
+}
+
+/**
+ * A paid skill's effects as its findings are: what kind, which class and where, never the text
+ * itself (a target is the command or path as written): each target names its row, else its class.
+ */
+function unquoted(effects: Effects): Effects {
+  const named = <E extends { target: string; row?: string; class: string }>(effect: E): E => ({ ...effect, target: effect.row ?? effect.class });
+  return {
+    reads: effects.reads.map(named),
+    writes: effects.writes.map(named),
+    network: effects.network.map(named),
+    executes: effects.executes.map(named),
+    asks: effects.asks.map(named),
+  };
 }

@@ -62,6 +62,14 @@ describe('POST /api/skills/check', () => {
     expect(await stored()).toEqual(before);
   });
 
+  it('answers the effects read in the text, with the file and line each was read on', async () => {
+    const files = [skillMdFile(skillMd('effects-checked')), { filename: 'scripts/a.py', content: 'import os\ncat ~/.aws/credentials\n' }];
+    const answer = skillCheckSchema.parse(await json(await check(alice, { files })));
+    expect(answer.effects.reads).toEqual([
+      expect.objectContaining({ class: 'cloud-credentials', target: '~/.aws/credentials', evidence: { file: 'scripts/a.py', line: 2 }, source: 'static' }),
+    ]);
+  });
+
   it('places a YAML error on its line', async () => {
     const res = await check(alice, { files: [skillMdFile('---\nname: yaml-broken\ndescription: "open\n---\n')] });
     const answer = skillCheckSchema.parse(await json(res));
@@ -110,6 +118,10 @@ describe('POST /api/skills/check', () => {
     expect(JSON.stringify(free.scan.findings)).toContain(SUSPICIOUS_EXCERPT);
     const paid = skillCheckSchema.parse(await json(await check(alice, { files, paid: true })));
     expect(paid.scan.verdict).toBe('suspicious');
+    // Its effects say what and where, not the command as written.
+    expect(paid.effects.executes).toEqual([
+      expect.objectContaining({ class: 'downloaded-content', target: 'downloaded-content', evidence: { file: 'SKILL.md', line: 8 } }),
+    ]);
     expect(JSON.stringify(paid)).not.toContain('get.example.com');
 
     // A new version of a paid skill is as paid as its skill, whatever the body says.

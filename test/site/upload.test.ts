@@ -17,7 +17,7 @@ import type { ServerProcess } from '../support/server-process.ts';
  * picked as a folder and dropped as a `.zip`, the check's preview before anything is stored,
  * publishing through the API, the next version from the same folder, on a phone and a desktop.
  */
-vi.setConfig({ testTimeout: 180_000 });
+vi.setConfig({ testTimeout: 900_000 });
 const eventually = <T>(probe: () => T | Promise<T>) => expect.poll(probe, { timeout: 15_000, interval: 100 });
 
 const fixtures = fileURLToPath(new URL('../fixtures/upload/', import.meta.url));

@@ -16,8 +16,7 @@ export interface IgnoreRule {
   pattern: string;
 }
 
-/** Folders never published, whatever the ignore files say: VCS data, dependencies, installs. */
-export const ALWAYS_SKIPPED = new Set(['.git', 'node_modules', '.agents', '.skills', '.hg', '.svn']);
+export { ALWAYS_SKIPPED } from '../core/skill-folders.ts';
 
 export function parseIgnoreFile(text: string, base = ''): IgnoreRule[] {
   const rules: IgnoreRule[] = [];

@@ -21,6 +21,12 @@ export const limits = {
   /** New organisations by one account: a team or two a day, not a namespace swept in a second. */
   orgsPerWindow: 10,
   orgWindowSeconds: 86_400,
+  /**
+   * Checks of files before a publish (the web upload's preview): each is a scan, so they are
+   * limited like publishes, but an author fixing a folder checks it again and again.
+   */
+  checksPerWindow: 30,
+  checkWindowSeconds: 60,
   registryVersions: 5,
   /** Skill folders one GitHub import publishes; a larger repository is imported a folder (`path`) at a time. */
   importFolders: 100,

@@ -1,4 +1,6 @@
 import inc from 'semver/functions/inc.js';
+import gt from 'semver/functions/gt.js';
+import valid from 'semver/functions/valid.js';
 
 /**
  * The pure rules of a GitHub import (docs/api.md §7.16): which entries of a commit's tree make up
@@ -113,4 +115,14 @@ export function importedVersion(current: string, metadata: unknown): string {
   const declared = typeof metadata === 'object' && metadata !== null ? (metadata as Record<string, unknown>).version : undefined;
   if (typeof declared === 'string' && declared.trim() !== '') return declared.trim();
   return inc(current, 'patch') ?? current;
+}
+
+/**
+ * The version the web upload suggests for a new version of a skill: the imported one when it is
+ * above the current version, else the current version with its patch bumped (a folder that
+ * declares the version already published asks for the next one).
+ */
+export function suggestedVersion(current: string, metadata: unknown): string {
+  const declared = importedVersion(current, metadata);
+  return valid(declared) && gt(declared, current) ? declared : (inc(current, 'patch') ?? current);
 }

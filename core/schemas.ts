@@ -44,7 +44,7 @@ export const fileInputSchema = lazySchema(() =>
     }),
 );
 
-const filesSchema = lazySchema(() =>
+export const filesSchema = lazySchema(() =>
   z.array(fileInputSchema).superRefine((files, ctx) => {
     const conflict = filenameConflict(files.map((f) => f.filename));
     if (conflict) ctx.addIssue({ code: 'custom', path: [conflict.index, 'filename'], message: conflict.message });

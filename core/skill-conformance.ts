@@ -1,6 +1,6 @@
 import type { FileBytes } from './bundle.ts';
 import { SKILL_FILE } from './filename.ts';
-import { isMapping, readFrontMatter, type SkillIssue } from './skill-front-matter.ts';
+import { isMapping, keyPath, readFrontMatter, type SkillIssue } from './skill-front-matter.ts';
 import { isValidSlug, SLUG_MAX } from './slug.ts';
 import { isSkillpressKey, topLevelKeyWarning } from './skillpress-metadata.ts';
 
@@ -53,7 +53,8 @@ export function checkSkillConformance(files: readonly SkillFile[], slug?: string
     return { issues: [{ file: SKILL_FILE, message: `${SKILL_FILE} must be UTF-8 text` }], warnings: [] };
   }
   const { data, bom, problems } = readFrontMatter(source);
-  const issues: SkillIssue[] = problems.map((problem) => ({ file: SKILL_FILE, ...problem }));
+  // Lines are placed on request (placedIssues): the issues here read the same wherever they are shown.
+  const issues: SkillIssue[] = problems.map(({ line: _line, ...problem }) => ({ file: SKILL_FILE, ...problem }));
   const warnings = bom
     ? [`${SKILL_FILE} starts with a byte-order mark; the reference validator (skills-ref) refuses it, so save the file as UTF-8 without one`]
     : [];
@@ -113,6 +114,30 @@ export function checkSkillConformance(files: readonly SkillFile[], slug?: string
   }
 
   return { issues, warnings, frontMatter: data, ...(description === undefined ? {} : { description }) };
+}
+
+/**
+ * The issues of {@link checkSkillConformance} with the line of `SKILL.md` each is on, for showing
+ * them against the text (the web upload's preview): a key's problem on the key's line, a YAML
+ * error on its own, and what is missing from the front matter on its opening line. Issues of the
+ * files as a whole (no `SKILL.md`, not UTF-8) have none.
+ */
+export function placedIssues(files: readonly SkillFile[], issues: readonly SkillIssue[]): SkillIssue[] {
+  const skillFile = files.find((file) => file.filename === SKILL_FILE);
+  let source: string | undefined;
+  try {
+    source = skillFile && utf8.decode(skillFile.bytes);
+  } catch {
+    source = undefined;
+  }
+  if (source === undefined) return [...issues];
+  const { problems, keyLines } = readFrontMatter(source);
+  const problemLines = new Map(problems.map((problem) => [problem.message, problem.line]));
+  return issues.map((issue) => {
+    if (issue.file !== SKILL_FILE) return issue;
+    const line = issue.path ? (keyLines?.get(keyPath(issue.path)) ?? 1) : problemLines.get(issue.message);
+    return line === undefined ? issue : { ...issue, line };
+  });
 }
 
 /** Why there is no root `SKILL.md`, naming the near miss when there is one. */

@@ -9,6 +9,12 @@ import { SKILL_FILE } from './filename.ts';
  * the install folders `.agents` and `.skills`) nor in `node_modules`.
  */
 
+/**
+ * Folders never published, whatever the ignore files say: VCS data, dependencies, installs. The
+ * CLI leaves them out of a folder it publishes, and the web upload out of a folder or a `.zip`.
+ */
+export const ALWAYS_SKIPPED: ReadonlySet<string> = new Set(['.git', 'node_modules', '.agents', '.skills', '.hg', '.svn']);
+
 /** How many levels below the root a skill folder may sit. */
 export const SKILL_FOLDER_DEPTH = 6;
 

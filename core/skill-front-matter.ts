@@ -1,4 +1,4 @@
-import { type CST, isMap, LineCounter, Parser, parseDocument, stringify } from 'yaml';
+import { type CST, isMap, isScalar, LineCounter, Parser, parseDocument, stringify } from 'yaml';
 import { SKILL_FILE } from './filename.ts';
 import { utf8Length } from './text.ts';
 
@@ -13,6 +13,12 @@ export interface SkillIssue {
   file: string;
   /** Keys from the front matter's root to the value at fault, e.g. `['metadata', 'author']`. */
   path?: (string | number)[];
+  /**
+   * The 1-based line of the file the problem is on, when it has one (placedIssues in
+   * skill-conformance.ts): the key at `path`, the YAML error's position, or line 1 (the front
+   * matter's opening) for what is missing from it.
+   */
+  line?: number;
   message: string;
 }
 
@@ -26,7 +32,15 @@ export interface FrontMatter {
   /** Whether the text started with a UTF-8 byte-order mark (which was skipped). */
   bom: boolean;
   problems: FrontMatterProblem[];
+  /**
+   * The line of each key of the root mapping and of the mappings directly under it, by
+   * {@link keyPath} of its path (`["metadata", "author"]`): where a problem with its value is.
+   */
+  keyLines?: ReadonlyMap<string, number>;
 }
+
+/** The key of a front-matter path in {@link FrontMatter.keyLines}. */
+export const keyPath = (path: readonly (string | number)[]): string => JSON.stringify(path);
 
 // The `skills` CLI takes only a bare `---` as the opening line; closing lines may trail spaces.
 const OPENING = /^---$/;
@@ -69,12 +83,16 @@ export function readFrontMatter(source: string): FrontMatter {
       body: lines.join('\n'),
       bom,
       problems: [
-        { message: `${SKILL_FILE} must begin with YAML front matter: a first line "---", then keys such as "name: my-skill", then a closing "---" line` },
+        {
+          line: 1,
+          message: `${SKILL_FILE} must begin with YAML front matter: a first line "---", then keys such as "name: my-skill", then a closing "---" line`,
+        },
       ],
     };
   }
   const end = lines.findIndex((line, i) => i > 0 && CLOSING.test(line));
-  if (end < 0) return { body: '', bom, problems: [{ message: `the front matter of ${SKILL_FILE} is not closed: add a "---" line after its last key` }] };
+  if (end < 0)
+    return { body: '', bom, problems: [{ line: 1, message: `the front matter of ${SKILL_FILE} is not closed: add a "---" line after its last key` }] };
   const body = lines.slice(end + 1).join('\n');
   return { ...parseYamlMapping(lines.slice(1, end).join('\n'), 2), body, bom };
 }
@@ -83,7 +101,7 @@ export function readFrontMatter(source: string): FrontMatter {
  * Parses the YAML between the delimiters, once it is within {@link FRONT_MATTER_LIMITS};
  * `firstLine` is its first line's number in the file.
  */
-function parseYamlMapping(yaml: string, firstLine: number): Pick<FrontMatter, 'data' | 'problems'> {
+function parseYamlMapping(yaml: string, firstLine: number): Pick<FrontMatter, 'data' | 'problems' | 'keyLines'> {
   const size = utf8Length(yaml);
   if (size > FRONT_MATTER_LIMITS.bytes)
     return {
@@ -97,12 +115,14 @@ function parseYamlMapping(yaml: string, firstLine: number): Pick<FrontMatter, 'd
   // `uniqueKeys` is the default; spelled out because a repeated key is refused by js-yaml (and
   // so by gray-matter clients) and an author should hear about it here first.
   const doc = parseDocument(yaml, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const at = (offset: number | undefined) => (offset === undefined ? '' : ` (line ${lineCounter.linePos(offset).line + firstLine - 1})`);
+  const lineAt = (offset: number) => lineCounter.linePos(offset).line + firstLine - 1;
+  const at = (offset: number | undefined) => (offset === undefined ? '' : ` (line ${lineAt(offset)})`);
   // Warnings too: an unknown tag such as `!foo` reads as plain text here but makes js-yaml throw,
   // and a client that throws drops the skill without a word.
   const errors = [...doc.errors, ...doc.warnings];
   // Every problem, up to a few: a broken block can hold thousands of errors of one mistake.
   const problems: FrontMatterProblem[] = errors.slice(0, YAML_ERRORS_SHOWN).map((e) => ({
+    line: lineAt(e.pos[0]),
     message: `invalid YAML in the front matter: ${e.message}${at(e.pos[0])}`,
   }));
   if (errors.length > YAML_ERRORS_SHOWN) problems.push({ message: `and ${errors.length - YAML_ERRORS_SHOWN} more YAML errors in the front matter` });
@@ -115,7 +135,18 @@ function parseYamlMapping(yaml: string, firstLine: number): Pick<FrontMatter, 'd
     // collections itself, with a process warning; here they become a problem instead.
     const value = doc.toJS({ mapAsMap: true, maxAliasCount: 100 });
     const data = value === null ? {} : (plainObjects(value, [], keyProblems) as Record<string, unknown>);
-    return { data, problems: keyProblems };
+    const keyLines = new Map<string, number>();
+    const keysOf = (node: unknown, path: string[]) => {
+      if (!isMap(node)) return;
+      for (const pair of node.items) {
+        if (!isScalar(pair.key) || !pair.key.range) continue;
+        const key = [...path, String(pair.key.value ?? '')];
+        keyLines.set(keyPath(key), lineAt(pair.key.range[0]));
+        if (path.length === 0) keysOf(pair.value, key);
+      }
+    };
+    keysOf(doc.contents, []);
+    return { data, problems: keyProblems, keyLines };
   } catch (error) {
     // An alias to a missing anchor, or too many aliases (a "billion laughs" document).
     return { problems: [{ message: `invalid YAML in the front matter: ${(error as Error).message}` }] };

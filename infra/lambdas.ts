@@ -175,6 +175,8 @@ export const lambdas: readonly LambdaSpec[] = [
     description: 'Publish a new version of a skill, change its price or visibility, transfer it, yank and deprecate (its owning side)',
     scans: true,
     routes: [
+      'POST /api/skills',
+      'POST /api/skills/check',
       'POST /api/skills/{id}/versions',
       'PATCH /api/skills/{id}',
       'POST /api/skills/{id}/transfer',

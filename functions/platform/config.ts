@@ -33,6 +33,8 @@ export interface Config {
   uploadQuota: { files: number; bytes: number };
   /** New organisations per rolling day and account (`SKILLPRESS_ORG_LIMIT`). */
   orgLimit: number;
+  /** Checks of files before a publish per rolling minute and account (`SKILLPRESS_CHECK_LIMIT`). */
+  checkLimit: number;
   /** Logins allowed to list reports, quarantine and release skills (`SKILLPRESS_ADMINS`, comma-separated). */
   admins: string[];
   /**
@@ -170,6 +172,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
       bytes: positiveInt(env.SKILLPRESS_UPLOAD_QUOTA_BYTES) ?? limits.clawhubUploads.bytes,
     },
     orgLimit: positiveInt(env.SKILLPRESS_ORG_LIMIT) ?? limits.orgsPerWindow,
+    checkLimit: positiveInt(env.SKILLPRESS_CHECK_LIMIT) ?? limits.checksPerWindow,
     admins: (env.SKILLPRESS_ADMINS ?? '')
       .split(',')
       .map((login) => login.trim())

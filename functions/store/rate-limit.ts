@@ -30,6 +30,7 @@ export const LIMITED_ACTIONS = {
   version: { key: 'VERSION', what: 'new versions' },
   report: { key: 'REPORT', what: 'reports' },
   org: { key: 'ORG', what: 'new organisations' },
+  check: { key: 'CHECK', what: 'checks of files' },
 } as const;
 export type LimitedAction = keyof typeof LIMITED_ACTIONS;
 

@@ -8,7 +8,23 @@ import {
   versionCreatedSchema,
   versionBehaviourSchema,
 } from '#core/schemas';
+import { skillCheckBodySchema, skillCheckSchema } from '#core/skill-check';
 import { operations } from '../operation.ts';
+
+/** What a new skill's publish can answer, whichever credential brings it. */
+const NEW_SKILL_ERRORS = [
+  'invalid_request',
+  'invalid_skill',
+  'payload_too_large',
+  'not_found',
+  'forbidden',
+  'insufficient_scope',
+  'slug_taken',
+  'slug_too_similar',
+  'name_too_similar',
+  'content_rejected',
+  'rate_limited',
+] as const;
 
 /** Publishing skills and their versions (docs/api.md §7.4, §8). */
 export const publishingOperations = operations(
@@ -27,17 +43,42 @@ export const publishingOperations = operations(
       auth: 'apiKey',
       body: publishBodySchema,
       success: { status: 201, description: 'Created', schema: publishedSkillSchema },
+      errors: NEW_SKILL_ERRORS,
+    },
+    createSkill: {
+      method: 'post',
+      path: '/api/skills',
+      summary: 'Publish a new skill at version 1.0.0, from a session or an API key (the web upload)',
+      description:
+        'POST /api/publish for a signed-in browser: the same body, checks, rate limit and answer; a session write carries the Origin rule. ' +
+        'POST /api/publish itself stays an API key only.',
+      auth: 'sessionOrApiKey',
+      body: publishBodySchema,
+      success: { status: 201, description: 'Created', schema: publishedSkillSchema },
+      errors: NEW_SKILL_ERRORS,
+    },
+    checkSkillFiles: {
+      method: 'post',
+      path: '/api/skills/check',
+      summary: "Judge a folder's files as publishing them would, storing nothing: the listing, conformance problems with their lines, the scan and the effects",
+      description:
+        'A new version when the SKILL.md names a skill the caller may publish versions of (with a suggested version), else a new skill. ' +
+        "The request's own refusals are those of the publish (404, 403, 409 slug_taken / slug_too_similar / name_too_similar, 403 quarantined); " +
+        "the files' problems and a malicious verdict are in the answer. Spends no publish slot; checks have their own rate limit (RateLimit-* headers, 429).",
+      auth: 'sessionOrApiKey',
+      body: skillCheckBodySchema,
+      success: { status: 200, description: 'What publishing the files would meet', schema: skillCheckSchema },
       errors: [
         'invalid_request',
-        'invalid_skill',
         'payload_too_large',
         'not_found',
         'forbidden',
         'insufficient_scope',
+        'quarantined',
         'slug_taken',
         'slug_too_similar',
         'name_too_similar',
-        'content_rejected',
+        'version_exists',
         'rate_limited',
       ],
     },

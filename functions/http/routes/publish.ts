@@ -1,6 +1,7 @@
 import { updateSkill } from '../../services/pricing.ts';
 import { versionBehaviour } from '../../services/behaviour.ts';
 import { publishSkill, publishVersion } from '../../services/publishing.ts';
+import { checkFiles } from '../../services/skill-check.ts';
 import { transferSkill } from '../../services/transfers.ts';
 import type { RouteGroup } from '../env.ts';
 import { rateLimitHeaders } from '../errors.ts';
@@ -16,8 +17,22 @@ export const publishRoutes: RouteGroup = (app) => {
   });
 };
 
-/** New versions of a skill, and the one thing about it that may change afterwards: its price. */
+/**
+ * New versions of a skill, and the one thing about it that may change afterwards: its price; a
+ * new skill from a session, and the check of files before either (the web upload).
+ */
 export const versionRoutes: RouteGroup = (app) => {
+  route(app, op.createSkill, async (c, { caller, body }) => {
+    const { result, rate } = await publishSkill(c.var.deps, caller, body);
+    const headers = rate ? rateLimitHeaders(rate.limit, rate.remaining, rate.resetSeconds) : {};
+    return c.json(result, 201, { ...headers, Location: `/api/registry/${result.slug}` });
+  });
+
+  route(app, op.checkSkillFiles, async (c, { caller, body }) => {
+    const { result, rate } = await checkFiles(c.var.deps, caller, body);
+    return c.json(result, 200, rate ? rateLimitHeaders(rate.limit, rate.remaining, rate.resetSeconds) : {});
+  });
+
   route(app, op.publishVersion, async (c, { caller, body, params }) => {
     const { result, rate } = await publishVersion(c.var.deps, caller, params.id, body);
     return c.json(result, 201, rate ? rateLimitHeaders(rate.limit, rate.remaining, rate.resetSeconds) : {});

@@ -10,6 +10,7 @@ import { type Shown, wireOrganisations } from './orgs.ts';
 import { wirePurchases } from './purchases.ts';
 import { wireModeration } from './moderation.ts';
 import { wireSkillPanel } from './skill-panel.ts';
+import { wireUpload } from './upload.ts';
 
 /**
  * The dashboard: who is signed in decides what shows. Signed out: GitHub sign-in, and the dev
@@ -44,6 +45,7 @@ async function start(root: HTMLElement): Promise<void> {
     () => login,
     (now) => showSkills(now),
   );
+  const upload = wireUpload(root, { orgs: () => orgs.orgs(), published: () => orgs.refresh() });
 
   const show = async () => {
     let user: User | undefined;
@@ -104,6 +106,7 @@ async function start(root: HTMLElement): Promise<void> {
     part('skills-table').hidden = skills.length === 0;
     byId = new Map(skills.map((s) => [s.id, s]));
     keys.reach(orgs.orgs(), skills);
+    upload.refresh();
     // The first skill's numbers are what an author most often comes for.
     if (skills[0]) {
       root.querySelector('[data-list=skills] tr')?.setAttribute('aria-current', 'true');

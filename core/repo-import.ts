@@ -108,21 +108,13 @@ function joinPath(base: string[], target: string): string | undefined {
 }
 
 /**
- * The version an imported folder whose files changed is published at: the version its
- * `SKILL.md` declares in `metadata.version`, else the current version with its patch bumped.
- */
-export function importedVersion(current: string, metadata: unknown): string {
-  const declared = typeof metadata === 'object' && metadata !== null ? (metadata as Record<string, unknown>).version : undefined;
-  if (typeof declared === 'string' && declared.trim() !== '') return declared.trim();
-  return inc(current, 'patch') ?? current;
-}
-
-/**
- * The version the web upload suggests for a new version of a skill: the imported one when it is
- * above the current version, else the current version with its patch bumped (a folder that
- * declares the version already published asks for the next one).
+ * The version a changed folder is published at, by an import or as the web upload suggests: the
+ * version its `SKILL.md` declares in `metadata.version` when that is above the current version,
+ * else the current version with its patch bumped (a folder whose declared version was not bumped
+ * with its content gets the next patch, rather than a refusal as `version_exists`).
  */
 export function suggestedVersion(current: string, metadata: unknown): string {
-  const declared = importedVersion(current, metadata);
-  return valid(declared) && gt(declared, current) ? declared : (inc(current, 'patch') ?? current);
+  const declared = typeof metadata === 'object' && metadata !== null ? (metadata as Record<string, unknown>).version : undefined;
+  const trimmed = typeof declared === 'string' ? declared.trim() : '';
+  return valid(trimmed) && gt(trimmed, current) ? trimmed : (inc(current, 'patch') ?? current);
 }

@@ -5,7 +5,7 @@ import { DomainError, isDomainError, notFound, payloadTooLarge, unauthenticated 
 import { SKILL_FILE } from '#core/filename';
 import { limits } from '#core/limits';
 import { mapLimit } from '#core/map-limit';
-import { folderFiles, importedVersion, isLink, type TreeEntry } from '#core/repo-import';
+import { folderFiles, isLink, suggestedVersion, type TreeEntry } from '#core/repo-import';
 import { type ImportBody, type ImportFolder, type ImportResult, type ImportView, publishBodySchema, versionBodySchema } from '#core/schemas';
 import { skillFolderPaths } from '#core/skill-folders';
 import { validate } from '#core/validate';
@@ -273,7 +273,7 @@ async function publishFolder(
     const { skill } = await allowSkill(deps, principal, await getSkill(deps.db, existing), existing, 'skill.publish_version');
     const current = await getVersion(deps.db, skill.id, skill.currentVersion);
     if (current?.integrity === bundleIntegrity(files)) return { path: source.path, slug, outcome: 'unchanged', version: skill.currentVersion };
-    const version = importedVersion(skill.currentVersion, conformance.frontMatter?.metadata);
+    const version = suggestedVersion(skill.currentVersion, conformance.frontMatter?.metadata);
     const { readSkillpressKeys } = await import('#core/skillpress-metadata');
     const body = validate(versionBodySchema, { version, files: wire, dependencies: readSkillpressKeys(conformance.frontMatter!).dependencies });
     await slotFor('version');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { folderFiles, importedVersion, type TreeEntry } from '#core/repo-import';
+import { folderFiles, suggestedVersion, type TreeEntry } from '#core/repo-import';
 import { skillFolderPaths } from '#core/skill-folders';
 
 describe('skillFolderPaths', () => {
@@ -61,10 +61,13 @@ describe('folderFiles', () => {
   });
 });
 
-describe('importedVersion', () => {
+describe('suggestedVersion', () => {
   it('takes metadata.version, else bumps the patch', () => {
-    expect(importedVersion('1.2.3', { version: '2.0.0' })).toBe('2.0.0');
-    expect(importedVersion('1.2.3', { category: 'x' })).toBe('1.2.4');
-    expect(importedVersion('1.2.3', undefined)).toBe('1.2.4');
+    expect(suggestedVersion('1.2.3', { version: '2.0.0' })).toBe('2.0.0');
+    // Content changed, the declared version not bumped with it: the next patch, not a refusal.
+    expect(suggestedVersion('1.2.3', { version: '1.2.3' })).toBe('1.2.4');
+    expect(suggestedVersion('1.2.3', { version: 'not-semver' })).toBe('1.2.4');
+    expect(suggestedVersion('1.2.3', { category: 'x' })).toBe('1.2.4');
+    expect(suggestedVersion('1.2.3', undefined)).toBe('1.2.4');
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLEAN_SKILL_MD, MALICIOUS_SKILL_MD, SUSPICIOUS_SKILL_MD } from '../support/scan-samples.ts';
+import { establishedPublisher } from '../support/behaviour.ts';
 import { runInProcess, stackFetch } from '../support/cli-in-process.ts';
 import { Client, createTestStack, type TestStack } from '../support/stack.ts';
 
@@ -22,9 +23,10 @@ const REGISTRY = 'http://localhost';
 
 beforeAll(async () => {
   stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000', SKILLPRESS_ADMINS: 'root' });
-  const alice = await Client.signIn(stack, 'alice');
+  // Publishes flagged versions on purpose: an established publisher's are published flagged, not held for review.
+  const alice = await establishedPublisher(stack, 'alice');
   root = await Client.signIn(stack, 'root');
-  env = { HOME: join(work, 'home'), XDG_CACHE_HOME: join(work, 'cache'), XDG_CONFIG_HOME: join(work, 'config'), SKILLPRESS_API_KEY: await alice.createKey() };
+  env = { HOME: join(work, 'home'), XDG_CACHE_HOME: join(work, 'cache'), XDG_CONFIG_HOME: join(work, 'config'), SKILLPRESS_API_KEY: alice.key };
 });
 
 const cli = (cwd: string, ...args: string[]) => runInProcess([...args, '--registry', REGISTRY], { cwd, env, fetch: stackFetch(stack) });

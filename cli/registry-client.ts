@@ -170,7 +170,7 @@ export class RegistryClient {
         const near = error instanceof CliError && error.code === 'not_found' ? await this.closestSlugs(slug) : undefined;
         return notFoundAs(`no skill "${slug}" in ${this.base}`, near ?? 'search for it with skillpress search <words>')(error);
       });
-    return notQuarantined(sameSkill(doc, slug, this.base));
+    return withVersions(sameSkill(doc, slug, this.base));
   }
 
   /** "did you mean …?" from the catalog, or undefined when nothing is close or it cannot be read. */
@@ -192,7 +192,7 @@ export class RegistryClient {
       })
       .catch((error: unknown) => this.privately<VersionsDocument>(error, `/api/me/registry/${slug}/versions`, ANSWER_BYTES.versions))
       .catch(notFoundAs(`no skill "${slug}" in ${this.base}`));
-    return notQuarantined(sameSkill(doc, slug, this.base));
+    return withVersions(sameSkill(doc, slug, this.base));
   }
 
   /**
@@ -317,13 +317,22 @@ function sameSkill<T extends { slug: string }>(doc: T, slug: string, base: strin
 
 /**
  * A quarantined skill's registry documents say only who it is (docs/api.md §11.2): nothing to
- * resolve or install, so it is the same refusal delivery would give.
+ * resolve or install, so it is the same refusal delivery would give. A new skill whose first
+ * version is still run in the sandbox has the same short shape with `status: "pending"`: no
+ * version to list yet, so it is the `being_observed` delivery would answer, not a document read
+ * as full.
  */
-function notQuarantined<T extends { slug: string }>(doc: T): T {
-  if ((doc as { status?: unknown }).status === 'quarantined')
+function withVersions<T extends { slug: string }>(doc: T): T {
+  const { status } = doc as { status?: unknown };
+  if (status === 'quarantined')
     throw new CliError('quarantined', `${doc.slug} is quarantined: it was taken out of the registry after reports or a scan`, {
       status: 403,
       hint: `it cannot be installed; remove it if it is installed: skillpress uninstall ${doc.slug}`,
+    });
+  if (status === 'pending')
+    throw new CliError('being_observed', `${doc.slug} is new and its first version is being run in the registry's sandbox before anyone installs it`, {
+      status: 409,
+      hint: 'it takes seconds: try again shortly',
     });
   return doc;
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readFrontMatter } from '#core/skill-front-matter';
 import { checkSkillConformance } from '#core/skill-conformance';
+import { OBSERVED_WITHIN_MS } from '../support/behaviour.ts';
 import { eventually } from '../support/eventually.ts';
 import { type CliResult, runCli } from '../support/cli-process.ts';
 import { call, type ServerProcess, startServer } from '../support/server-process.ts';
@@ -58,23 +59,35 @@ function skillWritten(root: string, slug: string, text: string): void {
   writeFileSync(join(root, slug, 'SKILL.md'), text);
 }
 
-/** The registry document of `slug`, once the rebuild after its publish has written it. */
+/**
+ * The registry document of `slug`, once the rebuild after its publish has written it in full: a
+ * new skill with something to run holds the short `status: "pending"` shape until its run in the
+ * sandbox clears it.
+ */
 async function registryDoc(slug: string) {
   return (
     await eventually(
       () => call(base, `/api/registry/${slug}`),
-      (res) => res.status === 200,
+      (res) => res.status === 200 && res.body.status === undefined,
+      OBSERVED_WITHIN_MS,
     )
   ).body;
 }
 
-/** The registry's versions of `slug` once `ready` holds (the static files are rebuilt just after a write). */
+/**
+ * The registry's versions of `slug` once `ready` holds (the static files are rebuilt just after a
+ * write; a new skill's first version with something to run is listed once its run cleared it).
+ */
 async function versionsOf(slug: string, ready: (versions: string[]) => boolean = (v) => v.length > 0): Promise<string[]> {
-  const doc = await eventually(
-    () => call(base, `/api/registry/${slug}/versions`),
-    (res) => ready(res.status === 200 ? res.body.versions.map((v: { version: string }) => v.version) : []),
+  const listed = (res: Awaited<ReturnType<typeof call>>): string[] =>
+    res.status === 200 && Array.isArray(res.body.versions) ? res.body.versions.map((v: { version: string }) => v.version).sort() : [];
+  return listed(
+    await eventually(
+      () => call(base, `/api/registry/${slug}/versions`),
+      (res) => ready(listed(res)),
+      OBSERVED_WITHIN_MS,
+    ),
   );
-  return doc.status === 200 ? doc.body.versions.map((v: { version: string }) => v.version).sort() : [];
 }
 
 beforeAll(async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sha256Hex } from '#core/bundle';
 import { slugify } from '#core/slug';
+import { OBSERVED_WITHIN_MS } from '../support/behaviour.ts';
 import { closedPort, type CliResult, runCli, startTamperProxy } from '../support/cli-process.ts';
 import { call, type ServerProcess, startServer } from '../support/server-process.ts';
 import { skillFile } from '../support/skill-md.ts';
@@ -55,12 +56,16 @@ const conforming = (slug: string, files: SentFile[] = []): SentFile[] =>
     ? files.map((f) => (f.filename === 'SKILL.md' && !f.content.startsWith('---') ? skillFile(slug, f.content, 'A test skill.') : f))
     : [skillFile(slug, '', 'A test skill.'), ...files];
 
-/** Polls the registry until `ready` holds: rebuilds land a few milliseconds after a write. */
+/**
+ * Polls the full registry document until `ready` holds: rebuilds land a few milliseconds after a
+ * write, and a version with something to run is the default once its run in the sandbox cleared
+ * it (a new skill's document is the short `status: "pending"` shape until then).
+ */
 async function registry(slug: string, ready: (doc: any) => boolean = (doc) => doc !== undefined): Promise<any> {
-  const deadline = Date.now() + 60_000; // a rebuild under load; the test's own timeout bounds it
+  const deadline = Date.now() + OBSERVED_WITHIN_MS; // a run and a rebuild under load; the test's own timeout bounds it
   for (;;) {
     const res = await call(base, `/api/registry/${slug}`);
-    const doc = res.status === 200 ? res.body : undefined;
+    const doc = res.status === 200 && res.body.status === undefined ? res.body : undefined;
     if (ready(doc) || Date.now() > deadline) return doc;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }

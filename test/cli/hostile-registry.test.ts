@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SIGNING_KEYS_KEY } from '#core/static-paths';
 import { runInProcess } from '../support/cli-in-process.ts';
 import { fileTree } from '../support/file-tree.ts';
 import { type FakeRegistry, type FakeSkill, fakeRegistryWorkspace, fakeSignature, type Route, skillRoutes } from '../support/fake-registry.ts';
@@ -11,6 +12,7 @@ import { type FakeRegistry, type FakeSkill, fakeRegistryWorkspace, fakeSignature
  */
 
 const { work, env, start } = fakeRegistryWorkspace('hostile');
+const SIGNING_KEYS_PATH = `/${SIGNING_KEYS_KEY}`;
 let registry: FakeRegistry | undefined;
 
 let sandboxes = 0;
@@ -46,8 +48,11 @@ describe('a registry that names paths outside the project', () => {
     expect(result.code, result.stdout + result.stderr).toBe(3);
     expect(result.json.error.code).toBe('unsafe_path');
     expect(fileTree(root)).toEqual(['a/', 'a/b/', 'a/b/project/']);
-    // The lie is refused before the dependency is even looked up.
-    expect(registry!.requests.filter((path) => !path.startsWith('/api/registry/app') && !path.startsWith('/api/registry/helper'))).toEqual([]);
+    // The lie is refused before the dependency is even looked up. The registry's public signing
+    // keys are asked for beside the first lookup, so the signature checks need not wait for them:
+    // a read of what the registry publishes to everyone, which writes nothing in the project.
+    const looked = registry!.requests.filter((path) => !path.startsWith('/api/registry/app') && !path.startsWith('/api/registry/helper'));
+    expect(looked.filter((path) => path !== SIGNING_KEYS_PATH)).toEqual([]);
   });
 
   it('refuses a registry document about another skill than the one asked for', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_ROOT } from '#cli/installer';
 import { LOCKFILE_NAME } from '#cli/lockfile';
+import { OBSERVED_WITHIN_MS } from '../support/behaviour.ts';
 import { type CliResult, runCli } from '../support/cli-process.ts';
 import { call, type ServerProcess, startServer } from '../support/server-process.ts';
 
@@ -59,12 +60,16 @@ function skillFolder(name: string, frontMatter: string, files: Record<string, st
   return folder;
 }
 
-/** Waits until the registry document satisfies `ready`: the rebuild lands just after a write. */
+/**
+ * Waits until the full registry document satisfies `ready`: the rebuild lands just after a write,
+ * and a new skill with something to run holds the short `status: "pending"` shape until its run
+ * in the sandbox clears its first version.
+ */
 async function registry(slug: string, ready: (doc: any) => boolean): Promise<any> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + OBSERVED_WITHIN_MS;
   for (;;) {
     const res = await call(base, `/api/registry/${slug}`);
-    if ((res.status === 200 && ready(res.body)) || Date.now() > deadline) return res.body;
+    if ((res.status === 200 && res.body.status === undefined && ready(res.body)) || Date.now() > deadline) return res.body;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }

@@ -1,10 +1,11 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CLEAN_SKILL_MD, MALICIOUS_SKILL_MD, SUSPICIOUS_SKILL_MD } from '../support/scan-samples.ts';
+import { establishedPublisher, OBSERVED_WITHIN_MS, untilObserved } from '../support/behaviour.ts';
 import { runInProcess, stackFetch } from '../support/cli-in-process.ts';
-import { Client, createTestStack, type TestStack } from '../support/stack.ts';
+import { Client, createTestStack, json, type TestStack, withKey } from '../support/stack.ts';
 
 /**
  * Scanning as the client shows it, against the real service: `skillpress scan` runs the
@@ -12,22 +13,38 @@ import { Client, createTestStack, type TestStack } from '../support/stack.ts';
  * after its findings are shown; a refused publish prints its findings; a quarantined skill cannot
  * be installed.
  */
+// A version with a shell block is run in the sandbox before it is installed by default.
+vi.setConfig({ testTimeout: OBSERVED_WITHIN_MS });
+
 const work = mkdtempSync(join(tmpdir(), 'skillpress-scan-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 let stack: TestStack;
 let env: Record<string, string>;
+let aliceKey: string;
 let root: Client;
 const REGISTRY = 'http://localhost';
 
 beforeAll(async () => {
   stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_VERSION_LIMIT: '1000', SKILLPRESS_ADMINS: 'root' });
-  const alice = await Client.signIn(stack, 'alice');
+  // Publishes flagged versions on purpose: an established publisher's are published flagged, not held for review.
+  const alice = await establishedPublisher(stack, 'alice');
   root = await Client.signIn(stack, 'root');
-  env = { HOME: join(work, 'home'), XDG_CACHE_HOME: join(work, 'cache'), XDG_CONFIG_HOME: join(work, 'config'), SKILLPRESS_API_KEY: await alice.createKey() };
+  env = { HOME: join(work, 'home'), XDG_CACHE_HOME: join(work, 'cache'), XDG_CONFIG_HOME: join(work, 'config'), SKILLPRESS_API_KEY: alice.key };
+  aliceKey = alice.key;
 });
 
 const cli = (cwd: string, ...args: string[]) => runInProcess([...args, '--registry', REGISTRY], { cwd, env, fetch: stackFetch(stack) });
+
+/**
+ * Waits for the run in the sandbox of `slug@version` (the samples have a shell block, so each
+ * version is published pending and installed by default once its run cleared it).
+ */
+async function observed(slug: string, version = '1.0.0'): Promise<void> {
+  const doc = await withKey(stack, aliceKey, `/api/me/registry/${slug}`, { method: 'GET' });
+  expect(doc.status, await doc.clone().text()).toBe(200);
+  expect((await untilObserved(stack, aliceKey, (await json<{ id: string }>(doc)).id, version)).behaviour).toBe('cleared');
+}
 
 let folders = 0;
 /** A skill folder whose SKILL.md is `text` under the name `slug`, with a category line in its front matter (so its lines move down by one). */
@@ -87,7 +104,10 @@ describe('publishing', () => {
   });
 
   it('says how to appeal a refused publish, and files the appeal with --appeal; an admin approves it and it installs', async () => {
-    const dir = skillFolder('appealed-skill', MALICIOUS_SKILL_MD);
+    // Refused by the scan, yet with nothing to run (a text block, not a shell one): the approved
+    // version is cleared at once, where the sample's shell block would be run and refused for
+    // what it does, which is not what this test is about.
+    const dir = skillFolder('appealed-skill', MALICIOUS_SKILL_MD.replace('```sh', '```text'));
     const refused = await cli(dir, 'publish');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/skillpress publish --appeal "<why>"/);
@@ -130,7 +150,7 @@ describe('publishing', () => {
 describe('installing a suspicious version', () => {
   it('is refused with exit 1 and suspicious_skill, listing the findings and writing nothing', async () => {
     expect((await cli(skillFolder('risky-installer', SUSPICIOUS_SKILL_MD), 'publish')).code).toBe(0);
-    await stack.idle();
+    await observed('risky-installer');
     const dir = project();
     const text = await cli(dir, 'install', 'risky-installer');
     expect(text.code).toBe(1);
@@ -155,7 +175,7 @@ describe('installing a suspicious version', () => {
 
   it('is installed with --allow-suspicious, with the findings shown and in the JSON result', async () => {
     expect((await cli(skillFolder('allowed-installer', SUSPICIOUS_SKILL_MD), 'publish')).code).toBe(0);
-    await stack.idle();
+    await observed('allowed-installer');
     const dir = project();
     const result = await cli(dir, 'install', 'allowed-installer', '--allow-suspicious', '--json');
     expect(result.code, result.stderr).toBe(0);
@@ -176,7 +196,7 @@ describe('installing a suspicious version', () => {
 
     writeFileSync(join(base, 'SKILL.md'), SUSPICIOUS_SKILL_MD.replace(/^name: .*$/m, 'name: dep-target'));
     expect((await cli(base, 'version', '1.1.0', '--changelog', 'adds an installer')).code).toBe(0);
-    await stack.idle();
+    await observed('dep-target', '1.1.0');
     const refused = await cli(dir, 'update');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/suspicious_skill: the registry's scan flags dep-target@1\.1\.0/);

@@ -6,7 +6,7 @@ import { notFound } from '#core/errors';
 import { assertStrictVersion } from '#core/semver-order';
 import { type Behaviour, behaviourOf, behaviourOfVerdict, refused, defaultVersionField, type ObservationRecord } from '#core/version-behaviour';
 import type { Deps } from '../platform/composition.ts';
-import type { Observation } from '../sandbox/observe.ts';
+import type { Observation } from '#core/behaviour/observation';
 import { countFailedRun, recordBehaviour } from '../store/behaviour.ts';
 import { quarantineSkill } from '../store/moderation.ts';
 import { getSkillAndVersion, getSkillBySlug, getSkillWithVersions, getVersion, setCurrentVersion } from '../store/skills.ts';

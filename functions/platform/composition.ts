@@ -11,7 +11,6 @@ import { createSigner, type Signer } from './signer.ts';
 import { DeliveryCache } from '../services/delivery-cache.ts';
 import type { Observer } from '../services/behaviour.ts';
 import type { Scanner } from '../services/scanning.ts';
-import { stepFunctionsObserver } from './step-functions.ts';
 import { createDb, type Db } from '../store/db.ts';
 import { DownloadCounter, type InstallCounter } from '../store/downloads.ts';
 import { indexPopularSkill } from '../store/lookalikes.ts';
@@ -95,8 +94,21 @@ export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config
       }),
     scanner: overrides.scanner,
     signer: overrides.signer ?? createSigner(config.signing),
-    observer:
-      overrides.observer ?? (config.observationStateMachineArn ? stepFunctionsObserver(config.observationStateMachineArn, config.region) : unobserved(log)),
+    observer: overrides.observer ?? (config.observationStateMachineArn ? stateMachine(config.observationStateMachineArn, config.region) : unobserved(log)),
+  };
+}
+
+/**
+ * The observation state machine (platform/step-functions.ts), loaded with the first version
+ * there is to observe: the root is in every Lambda's bundle, and most never start a run.
+ */
+function stateMachine(arn: string, region: string): Observer {
+  let started: Promise<Observer> | undefined;
+  return {
+    async start(deps, run) {
+      started ??= import('./step-functions.ts').then(({ stepFunctionsObserver }) => stepFunctionsObserver(arn, region));
+      await (await started).start(deps, run);
+    },
   };
 }
 

@@ -172,7 +172,8 @@ export const lambdas: readonly LambdaSpec[] = [
   },
   {
     name: 'versions',
-    description: 'Publish a new version of a skill, change its price or visibility, transfer it, yank and deprecate (its owning side)',
+    description:
+      'Publish a new version of a skill, see how it fared in the sandbox, change its price or visibility, transfer it, yank and deprecate (its owning side)',
     scans: true,
     routes: [
       'POST /api/skills',
@@ -182,6 +183,7 @@ export const lambdas: readonly LambdaSpec[] = [
       'POST /api/skills/{id}/transfer',
       'POST /api/skills/{id}/versions/{version}/yank',
       'DELETE /api/skills/{id}/versions/{version}/yank',
+      'GET /api/skills/{id}/versions/{version}/behaviour',
       'POST /api/skills/{id}/deprecate',
       'DELETE /api/skills/{id}/deprecate',
       'POST /api/skills/{id}/trusted-publishers',

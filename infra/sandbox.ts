@@ -11,7 +11,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as sfnTasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
 import type { Construct } from 'constructs';
-import { TASK_ERRORS, TASK_WORK_SECONDS } from '../functions/sandbox/task.ts';
+import { TASK_ERRORS, TASK_WORK_SECONDS } from '../functions/sandbox-task/task.ts';
 
 /**
  * The sandbox on AWS (docs/deploy.md, "The sandbox on AWS"), a nested stack of its own: the

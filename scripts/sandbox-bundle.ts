@@ -9,7 +9,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * Writes the sandbox image's build context under dist/sandbox: the Dockerfile, the task's entry
- * (functions/sandbox/task-main.ts) bundled into one file `task.mjs`, and the sandbox's first
+ * (functions/sandbox-task/task-main.ts) bundled into one file `task.mjs`, and the sandbox's first
  * process beside it at `inside/orchestrator.py`, where the runner looks for it (next to its own
  * module). One file, not chunks: the runner finds the orchestrator relative to the bundle.
  * A small folder of its own, so the CDK hashes and stages only what the image is made of.
@@ -20,7 +20,7 @@ export async function buildSandboxContext(outRoot = root): Promise<{ dir: string
   mkdirSync(join(dir, 'inside'), { recursive: true });
   await build({
     absWorkingDir: root,
-    entryPoints: [join(root, 'functions/sandbox/task-main.ts')],
+    entryPoints: [join(root, 'functions/sandbox-task/task-main.ts')],
     outfile: join(dir, 'task.mjs'),
     bundle: true,
     plugins: [embedGrammar()],

@@ -1,6 +1,6 @@
 // Lambda entry: the end of a version's run in the sandbox, from the observation state machine (docs/scanning.md, "Behaviour").
 import { awsDeps } from '../platform/composition.ts';
-import type { Observation } from '../sandbox/observe.ts';
+import type { Observation } from '#core/behaviour/observation';
 import { recordObservation } from '../services/behaviour.ts';
 
 const deps = awsDeps();

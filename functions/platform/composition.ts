@@ -11,8 +11,6 @@ import { createSigner, type Signer } from './signer.ts';
 import { DeliveryCache } from '../services/delivery-cache.ts';
 import type { Observer } from '../services/behaviour.ts';
 import type { Scanner } from '../services/scanning.ts';
-import { localObserver } from '../sandbox/local-observer.ts';
-import { stepFunctionsObserver } from './step-functions.ts';
 import { createDb, type Db } from '../store/db.ts';
 import { DownloadCounter, type InstallCounter } from '../store/downloads.ts';
 import { indexPopularSkill } from '../store/lookalikes.ts';
@@ -53,7 +51,8 @@ export interface Deps {
   signer: Signer;
   /**
    * Starts the sandbox run of a version published `pending` (services/behaviour.ts): the
-   * observation state machine on AWS, a child process locally. Never waits for the run.
+   * observation state machine on AWS, a child process locally (given by the local runtime).
+   * Never waits for the run.
    */
   observer: Observer;
 }
@@ -95,8 +94,35 @@ export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config
       }),
     scanner: overrides.scanner,
     signer: overrides.signer ?? createSigner(config.signing),
-    observer:
-      overrides.observer ?? (config.observationStateMachineArn ? stepFunctionsObserver(config.observationStateMachineArn, config.region) : localObserver(log)),
+    observer: overrides.observer ?? (config.observationStateMachineArn ? stateMachine(config.observationStateMachineArn, config.region) : unobserved(log)),
+  };
+}
+
+/**
+ * The observation state machine (platform/step-functions.ts), loaded with the first version
+ * there is to observe: the root is in every Lambda's bundle, and most never start a run.
+ */
+function stateMachine(arn: string, region: string): Observer {
+  let started: Promise<Observer> | undefined;
+  return {
+    async start(deps, run) {
+      started ??= import('./step-functions.ts').then(({ stepFunctionsObserver }) => stepFunctionsObserver(arn, region));
+      await (await started).start(deps, run);
+    },
+  };
+}
+
+/**
+ * The observer where there is no sandbox: a Lambda not given the state machine, a maintenance
+ * script. It runs nothing, so a version published there stays pending rather than be cleared
+ * unseen. The local runtime brings its own (scripts/local/observer.ts): a child process the
+ * Lambdas' bundles have no use for.
+ */
+function unobserved(log: Logger): Observer {
+  return {
+    async start(_deps, run) {
+      log.warn('no sandbox here to observe a version: it stays pending', { ...run });
+    },
   };
 }
 

@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import type { ObserverInput } from '../sandbox/task.ts';
+import type { ObserverInput } from '#core/behaviour/observer-input';
 import type { ObservationRun, Observer } from '../services/behaviour.ts';
 import { getVersion } from '../store/skills.ts';
 import type { Deps } from './composition.ts';
@@ -7,7 +7,7 @@ import type { Deps } from './composition.ts';
 /**
  * The observer on AWS: each run is an execution of the observation state machine (a Fargate task
  * running the sandbox, then the `observation` Lambda that records its result), started with
- * the version and its files by content hash (functions/sandbox/task.ts `ObserverInput`: the task
+ * the version and its files by content hash (core/behaviour/observer-input.ts `ObserverInput`: the task
  * reads those blobs and nothing else of the store). Only StartExecution is called, signed with
  * the Lambda's own credentials (its role may start that one state machine), so the publish
  * waits for the start alone.
@@ -45,7 +45,7 @@ function lambdaCredentials(env: NodeJS.ProcessEnv): Credentials {
 }
 
 /**
- * The three AWS Step Functions calls the sandbox's task makes (functions/sandbox/task-main.ts):
+ * The three AWS Step Functions calls the sandbox's task makes (functions/sandbox-task/task-main.ts):
  * read its execution's input, and hand back its result or its failure by the task token the
  * state machine gave it. Spoken as the service's JSON 1.0 protocol (`X-Amz-Target:
  * AWSStepFunctions.<Operation>`), signed with Signature Version 4: the task needs three calls,

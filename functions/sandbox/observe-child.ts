@@ -1,7 +1,7 @@
 import { observeVersion } from './observe.ts';
 
 /**
- * The local observer's child process (functions/sandbox/local-observer.ts): reads a version's
+ * The local observer's child process (scripts/local/observer.ts): reads a version's
  * files as JSON on stdin (`[{filename, base64, executable}]`), runs them through
  * {@link observeVersion}, and writes the observation as JSON on stdout. A process of its own so
  * the server's event loop never carries a run, and a run that crashes takes only itself down.

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Effects, noEffects, type ObservedEvidence } from '#core/effects/effect';
-import type { Verdict } from '#core/scan/finding';
 import { plantHoneytokens, type RandomText } from '#core/behaviour/honeytokens';
-import { type Block, judgeBehaviour } from '#core/behaviour/judge';
+import { judgeBehaviour } from '#core/behaviour/judge';
+import type { BudgetHit, Observation } from '#core/behaviour/observation';
 import { observedEffects, type SandboxLayout, type SinkRecord } from '#core/behaviour/observed-effects';
 import { type PlanFile, type PlannedStep, planSteps } from '#core/behaviour/plan';
 import { parseTrace } from '#core/behaviour/trace';
@@ -24,33 +24,9 @@ const LAYOUT: SandboxLayout = { home: '/home/dev', project: '/home/dev/work/app'
 const CANARY_ROOT = '/skillpress-canary/';
 const ORCHESTRATOR = fileURLToPath(new URL('./inside/orchestrator.py', import.meta.url));
 
-/** A budget a run reached: which, in which step, on which clock. */
-export interface BudgetHit {
-  budget: 'step-time' | 'output' | 'disk' | 'processes' | 'version-time' | 'pass-time' | 'trace';
-  step?: string;
-  clock: ObservedEvidence['clock'];
-}
-
-export interface StepOutcome {
-  name: string;
-  clock: ObservedEvidence['clock'];
-  exit: number | null;
-  timedOut: boolean;
-  seconds: number;
-}
-
 export interface ObserveOptions {
   /** The passes to run (both by default): today, and the clock a year ahead. */
   clocks?: ObservedEvidence['clock'][];
-}
-
-export interface Observation {
-  effects: Effects;
-  /** The verdict on what the version did (`core/behaviour/judge.ts`), and the blocks it rests on, each with its event. */
-  verdict: Verdict;
-  evidence: Block[];
-  budgetsHit: BudgetHit[];
-  steps: StepOutcome[];
 }
 
 const secureRandom: RandomText = (length, alphabet) => Array.from({ length }, () => alphabet[randomInt(alphabet.length)]).join('');

@@ -1,12 +1,13 @@
 import type { FileBytes } from '#core/bundle';
 import { EFFECT_KINDS, type Effects, noEffects } from '#core/effects/effect';
 import { EffectList } from '#core/effects/effect-list';
+import { unquotedEffects } from '#core/effects/unquoted';
 import { currentVersionOf } from '#core/registry-document';
 import { notFound } from '#core/errors';
 import { assertStrictVersion } from '#core/semver-order';
 import { type Behaviour, behaviourOf, behaviourOfVerdict, refused, defaultVersionField, type ObservationRecord } from '#core/version-behaviour';
 import type { Deps } from '../platform/composition.ts';
-import type { Observation } from '../sandbox/observe.ts';
+import type { Observation } from '#core/behaviour/observation';
 import { countFailedRun, recordBehaviour } from '../store/behaviour.ts';
 import { quarantineSkill } from '../store/moderation.ts';
 import { getSkillAndVersion, getSkillBySlug, getSkillWithVersions, getVersion, setCurrentVersion } from '../store/skills.ts';
@@ -52,9 +53,10 @@ const UNFINISHED = new Set(['version-time', 'pass-time']);
  * What a version is published as: `pending` when it has anything to run, else `cleared`; with
  * the effects read in its text (`source: "static"`), to which its run adds what it did.
  */
-export async function behaviourAtPublish(files: readonly FileBytes[]): Promise<{ behaviour: Behaviour; effects: Effects }> {
+export async function behaviourAtPublish(files: readonly FileBytes[], paid: boolean): Promise<{ behaviour: Behaviour; effects: Effects }> {
   const [{ hasRunnableContent }, { staticEffects }] = await Promise.all([import('#core/behaviour/plan'), import('#core/effects/static-effects')]);
-  return { behaviour: hasRunnableContent(files) ? 'pending' : 'cleared', effects: staticEffects(files) };
+  const effects = staticEffects(files);
+  return { behaviour: hasRunnableContent(files) ? 'pending' : 'cleared', effects: paid ? unquotedEffects(effects) : effects };
 }
 
 /** The effects a version was published with (read in its text), joined by what its run observed: one of each. */
@@ -94,7 +96,9 @@ export async function recordObservation(deps: Deps, report: { slug: string; vers
     return;
   }
   const evidence = observation.evidence.map((block) => ({ rule: block.rule, verdict: block.verdict, message: block.message }));
-  await settle(deps, run, behaviourOfVerdict(observation.verdict), await withPublished(deps, run, observation.effects), {
+  // A paid skill's effects are recorded as its findings are: what was run is its content.
+  const observed = skill.paid ? unquotedEffects(observation.effects) : observation.effects;
+  await settle(deps, run, behaviourOfVerdict(observation.verdict), await withPublished(deps, run, observed), {
     verdict: observation.verdict,
     evidence,
     at: deps.clock().toISOString(),

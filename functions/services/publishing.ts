@@ -1,5 +1,5 @@
 import { bundleIntegrity, decodeFile, type FileBytes, fileEntries } from '#core/bundle';
-import { type AppealBody, heldForReview } from '#core/appeals';
+import type { AppealBody } from '#core/appeals';
 import { clawhubFingerprint } from '#core/clawhub-fingerprint';
 import { DomainError, invalidRequest, notFound, payloadTooLarge } from '#core/errors';
 import { type Owner, ownerIdentity, ownerOf, sameLogin, type Visibility, visibilityOf } from '#core/policy';
@@ -17,7 +17,6 @@ import { record } from './audit.ts';
 import { rateWindow } from './rate-windows.ts';
 import { scanForPublish } from './scanning.ts';
 import { toSkill } from './skill-views.ts';
-import { behaviourAtPublish, startObservation } from './behaviour.ts';
 import { putBlobs } from '../content/blobs.ts';
 import type { Deps } from '../platform/composition.ts';
 import { signVersionFacts } from '../platform/signer.ts';
@@ -108,7 +107,8 @@ export async function publishSkill(
   // The scan: a refused version stores nothing and spends no publish slot.
   const scan = approved?.scan ?? (await scanForPublish(deps, files, body.paid));
   if (!approved) await holdNewPublisher(deps, principal, scan, { publish: body });
-  const observed = await behaviourAtPublish(files);
+  const { behaviourAtPublish, startObservation } = await behaviourService();
+  const observed = await behaviourAtPublish(files, body.paid);
 
   const window = rateWindow(deps.config, 'publish');
   const slot = approved || source ? undefined : await takeSlot(db, author.id, clock(), window);
@@ -249,7 +249,8 @@ export async function publishVersion(
   // The scan: a refused version stores nothing and spends no slot of the version limit.
   const scan = approved?.scan ?? (await scanForPublish(deps, files, skill.paid));
   if (!approved) await holdNewPublisher(deps, principal, scan, { skillId, version: body });
-  const observed = await behaviourAtPublish(files);
+  const { behaviourAtPublish, startObservation } = await behaviourService();
+  const observed = await behaviourAtPublish(files, skill.paid);
 
   const window = rateWindow(deps.config, 'version');
   const slot = approved || source ? undefined : await takeSlot(db, author.id, clock(), window);
@@ -285,13 +286,23 @@ export async function publishVersion(
 }
 
 /**
+ * Publishing's part of observing a version (services/behaviour.ts), loaded on the first publish:
+ * every Lambda that publishes carries publishing, and none needs this at its cold start.
+ */
+const behaviourService = () => import('./behaviour.ts');
+
+/**
  * Throws `held_for_review` when a new publisher's version is flagged (core/appeals.ts
  * {@link heldForReview}): it is filed in the appeal queue instead of published. Reads the account
  * and the author's skills only for a flagged version.
  */
 async function holdNewPublisher(deps: Deps, principal: Principal, scan: ScanResult, appeal: Omit<AppealBody, 'message'>): Promise<void> {
   if (scan.verdict !== 'suspicious') return;
-  const [account, skills] = await Promise.all([getUser(deps.db, principal.user.id), listSkillsByAuthor(deps.db, principal.user.id)]);
+  const [{ heldForReview }, account, skills] = await Promise.all([
+    import('#core/appeals'),
+    getUser(deps.db, principal.user.id),
+    listSkillsByAuthor(deps.db, principal.user.id),
+  ]);
   const current = await getVersions(
     deps.db,
     skills.map((s) => ({ skillId: s.id, version: s.currentVersion })),

@@ -3,6 +3,7 @@ import type { Effects } from '#core/effects/effect';
 import { isDomainError } from '#core/errors';
 import { SKILL_FILE } from '#core/filename';
 import { publishBodySchema, versionBodySchema } from '#core/schemas';
+import { unquotedEffects } from '#core/effects/unquoted';
 import type { SkillCheck, SkillCheckBody } from '#core/skill-check';
 import type { SkillConformance } from '#core/skill-conformance';
 import { validate } from '#core/validate';
@@ -42,7 +43,7 @@ export async function checkFiles(deps: Deps, principal: Principal, body: SkillCh
       issues: placedIssues(files, conformance.issues),
       warnings: conformance.warnings,
       scan,
-      effects: paid ? unquoted(await textEffects(files)) : await textEffects(files),
+      effects: paid ? unquotedEffects(await textEffects(files)) : await textEffects(files),
     },
     rate,
   };
@@ -141,19 +142,4 @@ async function filesApart(checks: Promise<unknown>): Promise<void> {
  */
 async function textEffects(files: readonly FileBytes[]): Promise<Effects> {
   return (await import('#core/effects/static-effects')).staticEffects(files);
-}
-
-/**
- * A paid skill's effects as its findings are: what kind, which class and where, never the text
- * itself (a target is the command or path as written): each target names its row, else its class.
- */
-function unquoted(effects: Effects): Effects {
-  const named = <E extends { target: string; row?: string; class: string }>(effect: E): E => ({ ...effect, target: effect.row ?? effect.class });
-  return {
-    reads: effects.reads.map(named),
-    writes: effects.writes.map(named),
-    network: effects.network.map(named),
-    executes: effects.executes.map(named),
-    asks: effects.asks.map(named),
-  };
 }

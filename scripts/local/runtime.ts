@@ -7,7 +7,7 @@ import { BLOB_CACHE_BYTES, createDeps, type Deps } from '#functions/platform/com
 import { createApp } from '#functions/http/app';
 import { allRoutes } from '#functions/http/all-routes';
 import type { AppEnv } from '#functions/http/env';
-import { errorFields } from '#functions/platform/log';
+import { createLogger, errorFields } from '#functions/platform/log';
 import { newKeyPem } from '#functions/platform/signer';
 import type { RebuilderOptions, RebuildReport } from '#functions/rebuild/rebuilder';
 import { countCdnLog } from '#functions/services/install-log';
@@ -16,6 +16,7 @@ import { BackgroundThread } from './background/thread.ts';
 import { ScanThread } from './scan/scan-thread.ts';
 import { type BackgroundWork, backgroundWork } from './background/work.ts';
 import { LocalSiteBuilder, type LocalSiteOptions } from './site-builder.ts';
+import { localObserver } from './observer.ts';
 
 /**
  * The one-machine service: every route group, the rebuild after each committed write (on AWS a
@@ -95,8 +96,11 @@ export function createLocalRuntime(given: Config, overrides: Partial<Omit<Deps, 
     ? { s3, bucket: config.contentBucket, cache: new ForwardingBlobCache(BLOB_CACHE_BYTES, (sha256, bytes) => thread.stored(sha256, bytes)) }
     : undefined;
   const scans = options.background === 'thread' && !overrides.scanner ? new ScanThread() : undefined;
+  const log = overrides.log ?? createLogger();
   const deps = createDeps(config, {
     s3,
+    log,
+    observer: overrides.observer ?? localObserver(log),
     ...(scans ? { scanner: scans.scan } : {}),
     delivery: new DeliveryCache(LOCAL_SKILL_TTL_MS),
     ...(thread ? { downloads: thread, blobs } : {}),

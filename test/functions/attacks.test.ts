@@ -7,6 +7,7 @@ import { indexLookalikes, lookalikeCandidates } from '#functions/store/lookalike
 import { NO_ORG } from '#functions/store/orgs';
 import { standInSkill } from '#functions/store/skills';
 import { type AwsCallRecorder, recordAwsCalls } from '../support/aws-calls.ts';
+import { establishedPublisher } from '../support/behaviour.ts';
 import { Client, createTestStack, json, skillBody, skillFile, type TestStack, withKey } from '../support/stack.ts';
 
 /**
@@ -34,7 +35,9 @@ const post = (client: Client, path: string, body?: unknown) => client.session(pa
 beforeAll(async () => {
   stack = await createTestStack({}, { SKILLPRESS_PUBLISH_LIMIT: '1000', SKILLPRESS_ADMINS: 'root' });
   recorder = recordAwsCalls(stack.deps);
-  [olive, mia, mel, eve] = (await Promise.all(['olive', 'mia', 'mel', 'eve'].map((login) => Client.signIn(stack, login)))) as [Client, Client, Client, Client];
+  [olive, mel, eve] = (await Promise.all(['olive', 'mel', 'eve'].map((login) => Client.signIn(stack, login)))) as [Client, Client, Client];
+  // Mia publishes flagged content on purpose: as an established publisher, it is published flagged rather than held for review.
+  ({ client: mia, key: mielKey } = await establishedPublisher(stack, 'mia'));
   expect((await post(olive, '/api/orgs', { login: 'vault', name: 'Vault' })).status).toBe(201);
   for (const [client, login, role] of [
     [mia, 'mia', 'maintainer'],
@@ -43,7 +46,6 @@ beforeAll(async () => {
     expect((await post(olive, '/api/orgs/vault/invitations', { login, role })).status).toBe(201);
     expect((await post(client, `/api/orgs/vault/invitations/${login}/accept`)).status).toBe(200);
   }
-  mielKey = await mia.createKey();
   eveKey = await eve.createKey();
   // A private skill whose content the scan flags: its findings must not reach anything public either.
   const res = await withKey(stack, mielKey, '/api/publish', {

@@ -4,6 +4,7 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bundleIntegrity, decodeFile } from '#core/bundle';
 import { getVersion, listVersions } from '#functions/store/skills';
+import { OBSERVED_WITHIN_MS, untilObserved } from '../support/behaviour.ts';
 import { rewriteAsLegacy } from '../support/legacy-version.ts';
 import { Client, createTestStack, json, skillBody, skillFile, skillMd, type TestStack, withKey } from '../support/stack.ts';
 
@@ -261,36 +262,46 @@ describe('the discovery index', () => {
 });
 
 describe('executable files', () => {
-  it('keep their flag from publish to the version item, delivery, the bundle (and its integrity) and the archive (0755)', async () => {
-    const slug = fresh('executable');
-    const files = [skillFile(slug), { filename: 'scripts/run.sh', content: '#!/bin/sh\necho hi\n', executable: true }, { filename: 'notes.md', content: 'n' }];
-    const { id } = await json(await publishWith(slug, files));
-    const stored = (await getVersion(stack.deps.db, id, '1.0.0'))!;
-    expect(stored.files.map((f) => [f.filename, f.executable ?? false])).toEqual([
-      ['SKILL.md', false],
-      ['notes.md', false],
-      ['scripts/run.sh', true],
-    ]);
-    const delivered = await json(await stack.request(`/api/deliver/${id}`));
-    expect(delivered.files.find((f: { filename: string }) => f.filename === 'scripts/run.sh')).toEqual({
-      filename: 'scripts/run.sh',
-      content: '#!/bin/sh\necho hi\n',
-      executable: true,
-    });
-    expect(delivered.files.find((f: { filename: string }) => f.filename === 'notes.md')).not.toHaveProperty('executable');
+  it(
+    'keep their flag from publish to the version item, delivery, the bundle (and its integrity) and the archive (0755)',
+    async () => {
+      const slug = fresh('executable');
+      const files = [
+        skillFile(slug),
+        { filename: 'scripts/run.sh', content: '#!/bin/sh\necho hi\n', executable: true },
+        { filename: 'notes.md', content: 'n' },
+      ];
+      const { id } = await json(await publishWith(slug, files));
+      // The script runs in the sandbox before the version is delivered by default.
+      await untilObserved(stack, aliceKey, id);
+      const stored = (await getVersion(stack.deps.db, id, '1.0.0'))!;
+      expect(stored.files.map((f) => [f.filename, f.executable ?? false])).toEqual([
+        ['SKILL.md', false],
+        ['notes.md', false],
+        ['scripts/run.sh', true],
+      ]);
+      const delivered = await json(await stack.request(`/api/deliver/${id}`));
+      expect(delivered.files.find((f: { filename: string }) => f.filename === 'scripts/run.sh')).toEqual({
+        filename: 'scripts/run.sh',
+        content: '#!/bin/sh\necho hi\n',
+        executable: true,
+      });
+      expect(delivered.files.find((f: { filename: string }) => f.filename === 'notes.md')).not.toHaveProperty('executable');
 
-    await stack.idle();
-    const registry = await json(await stack.request(`/api/registry/${slug}`));
-    const bundleText = await (await stack.request(`/bundles/${slug}/1.0.0.json`)).text();
-    expect(JSON.parse(bundleText).files).toEqual(delivered.files);
-    expect(`sha256-${createHash('sha256').update(bundleText).digest('base64')}`).toBe(registry.versions[0].integrity);
-    // The flag is part of the integrity: the same bytes without it hash differently.
-    const plain = files.map(({ filename, content }) => decodeFile({ filename, content })!);
-    expect(registry.versions[0].integrity).not.toBe(bundleIntegrity(plain));
+      await stack.idle();
+      const registry = await json(await stack.request(`/api/registry/${slug}`));
+      const bundleText = await (await stack.request(`/bundles/${slug}/1.0.0.json`)).text();
+      expect(JSON.parse(bundleText).files).toEqual(delivered.files);
+      expect(`sha256-${createHash('sha256').update(bundleText).digest('base64')}`).toBe(registry.versions[0].integrity);
+      // The flag is part of the integrity: the same bytes without it hash differently.
+      const plain = files.map(({ filename, content }) => decodeFile({ filename, content })!);
+      expect(registry.versions[0].integrity).not.toBe(bundleIntegrity(plain));
 
-    const archive = gunzipSync(Buffer.from(await (await stack.request(`/.well-known/agent-skills/${slug}/1.0.0.tar.gz`)).arrayBuffer()));
-    expect(tarModes(archive)).toEqual({ 'SKILL.md': 0o644, 'notes.md': 0o644, 'scripts/run.sh': 0o755 });
-  });
+      const archive = gunzipSync(Buffer.from(await (await stack.request(`/.well-known/agent-skills/${slug}/1.0.0.tar.gz`)).arrayBuffer()));
+      expect(tarModes(archive)).toEqual({ 'SKILL.md': 0o644, 'notes.md': 0o644, 'scripts/run.sh': 0o755 });
+    },
+    OBSERVED_WITHIN_MS,
+  );
 
   it('refuses an executable flag that is not a boolean', async () => {
     const slug = fresh('bad-flag');

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeGitHub, fakeGitHubEnv, type GitHubUser, startFakeGitHub } from '#scripts/local/fake-github';
+import { OBSERVED_WITHIN_MS, untilObserved } from '../support/behaviour.ts';
 import { GitRepo } from '../support/git-repo.ts';
 import { Client, createTestStack, json, ORIGIN, skillBody, type TestStack, withKey } from '../support/stack.ts';
 
@@ -57,46 +58,53 @@ async function versionsOf(client: Client, slug: string): Promise<{ version: stri
 }
 
 describe('POST /api/imports', () => {
-  it('publishes every skill folder of a repository in one step, following links inside a folder and recording where each was read', async () => {
-    const { user, client } = await gitHubUser();
-    const { repo, name } = repoOf(user);
-    const [pdf, notes, linked] = [`pdf-${suffix()}`, `notes-${suffix()}`, `linked-${suffix()}`];
-    const commit = repo.commit(
-      {
-        'README.md': '# Skills\n',
-        [`skills/${pdf}/SKILL.md`]: skillMd(pdf, 'Reads PDF files.'),
-        [`skills/${pdf}/scripts/extract.py`]: 'print("text")\n',
-        [`skills/group/${notes}/SKILL.md`]: `---\nname: ${notes}\ndescription: >\n  Takes notes in meetings,\n  folded over two lines.\n---\n# Notes\n`,
-        [`skills/${linked}/SKILL.md`]: skillMd(linked, 'Uses a shared reference.'),
-        [`skills/${linked}/shared/reference.md`]: '# Reference\n',
-        '.github/skills/hidden/SKILL.md': skillMd('hidden', 'Never imported.'),
-        'node_modules/dep/SKILL.md': skillMd('dep', 'Never imported.'),
-      },
-      { [`skills/${linked}/REFERENCE.md`]: 'shared/reference.md' },
-    );
+  it(
+    'publishes every skill folder of a repository in one step, following links inside a folder and recording where each was read',
+    async () => {
+      const { user, client } = await gitHubUser();
+      const { repo, name } = repoOf(user);
+      const [pdf, notes, linked] = [`pdf-${suffix()}`, `notes-${suffix()}`, `linked-${suffix()}`];
+      const commit = repo.commit(
+        {
+          'README.md': '# Skills\n',
+          [`skills/${pdf}/SKILL.md`]: skillMd(pdf, 'Reads PDF files.'),
+          [`skills/${pdf}/scripts/extract.py`]: 'print("text")\n',
+          [`skills/group/${notes}/SKILL.md`]: `---\nname: ${notes}\ndescription: >\n  Takes notes in meetings,\n  folded over two lines.\n---\n# Notes\n`,
+          [`skills/${linked}/SKILL.md`]: skillMd(linked, 'Uses a shared reference.'),
+          [`skills/${linked}/shared/reference.md`]: '# Reference\n',
+          '.github/skills/hidden/SKILL.md': skillMd('hidden', 'Never imported.'),
+          'node_modules/dep/SKILL.md': skillMd('dep', 'Never imported.'),
+        },
+        { [`skills/${linked}/REFERENCE.md`]: 'shared/reference.md' },
+      );
 
-    const res = await client.session('/api/imports', { method: 'POST', body: { repo: name } });
-    expect(res.status).toBe(201);
-    const body = await json(res);
-    expect(body).toMatchObject({ repo: name, ref: 'main', path: '', commit, webhookUrl: `${ORIGIN}/api/imports/${body.id}/webhook` });
-    expect(body.webhookSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    // In path order.
-    expect(body.folders).toEqual([
-      { path: `skills/group/${notes}`, slug: notes, outcome: 'published', version: '1.0.0' },
-      { path: `skills/${linked}`, slug: linked, outcome: 'published', version: '1.0.0' },
-      { path: `skills/${pdf}`, slug: pdf, outcome: 'published', version: '1.0.0' },
-    ]);
+      const res = await client.session('/api/imports', { method: 'POST', body: { repo: name } });
+      expect(res.status).toBe(201);
+      const body = await json(res);
+      expect(body).toMatchObject({ repo: name, ref: 'main', path: '', commit, webhookUrl: `${ORIGIN}/api/imports/${body.id}/webhook` });
+      expect(body.webhookSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      // In path order.
+      expect(body.folders).toEqual([
+        { path: `skills/group/${notes}`, slug: notes, outcome: 'published', version: '1.0.0' },
+        { path: `skills/${linked}`, slug: linked, outcome: 'published', version: '1.0.0' },
+        { path: `skills/${pdf}`, slug: pdf, outcome: 'published', version: '1.0.0' },
+      ]);
 
-    const [version] = await versionsOf(client, notes);
-    expect(version).toMatchObject({ version: '1.0.0', source: { repo: name, commit, path: `skills/group/${notes}` } });
-    const registry = await json(await client.session(`/api/me/registry/${notes}`));
-    expect(registry.description).toBe('Takes notes in meetings, folded over two lines.');
-    const linkedDoc = await json(await client.session(`/api/me/registry/${linked}`));
-    expect(linkedDoc.files.map((f: { filename: string }) => f.filename).sort()).toEqual(['REFERENCE.md', 'SKILL.md', 'shared/reference.md']);
-    expect(linkedDoc.files.find((f: { filename: string }) => f.filename === 'REFERENCE.md').size).toBe('# Reference\n'.length);
-    const pdfDoc = await json(await client.session(`/api/me/registry/${pdf}`));
-    expect(pdfDoc.files.map((f: { filename: string }) => f.filename).sort()).toEqual(['SKILL.md', 'scripts/extract.py']);
-  });
+      const [version] = await versionsOf(client, notes);
+      expect(version).toMatchObject({ version: '1.0.0', source: { repo: name, commit, path: `skills/group/${notes}` } });
+      const registry = await json(await client.session(`/api/me/registry/${notes}`));
+      expect(registry.description).toBe('Takes notes in meetings, folded over two lines.');
+      const linkedDoc = await json(await client.session(`/api/me/registry/${linked}`));
+      expect(linkedDoc.files.map((f: { filename: string }) => f.filename).sort()).toEqual(['REFERENCE.md', 'SKILL.md', 'shared/reference.md']);
+      expect(linkedDoc.files.find((f: { filename: string }) => f.filename === 'REFERENCE.md').size).toBe('# Reference\n'.length);
+      // Its script runs in the sandbox before its document lists the version.
+      const { id: pdfId } = await json(await client.session(`/api/me/registry/${pdf}`));
+      await untilObserved(stack, await client.createKey(), pdfId);
+      const pdfDoc = await json(await client.session(`/api/me/registry/${pdf}`));
+      expect(pdfDoc.files.map((f: { filename: string }) => f.filename).sort()).toEqual(['SKILL.md', 'scripts/extract.py']);
+    },
+    OBSERVED_WITHIN_MS,
+  );
 
   it('refuses a folder with a link pointing outside it, by name, and publishes the others', async () => {
     const { user, client } = await gitHubUser();

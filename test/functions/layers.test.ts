@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 /**
  * The dependency rule of docs/architecture.md, read from the imports themselves: handlers → http
  * → services → store and content, `core/` beneath everything and doing no I/O, `platform/`
- * beside. A change that makes a route reach the store, or a service see HTTP, fails here.
+ * beside; the sandbox sees only `core/`, and its task on AWS (`sandbox-task/`) wires it to the
+ * content bucket and Step Functions. A change that makes a route reach the store, or a service see HTTP, fails here.
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -21,6 +22,7 @@ const allowed: Record<string, string[]> = {
   'functions/http': ['core', 'functions/platform', 'functions/services'],
   'functions/handlers': ['core', 'functions/platform', 'functions/http', 'functions/services', 'functions/rebuild'],
   'functions/sandbox': ['core'],
+  'functions/sandbox-task': ['core', 'functions/platform', 'functions/content', 'functions/sandbox'],
 };
 
 function sources(folder: string): string[] {

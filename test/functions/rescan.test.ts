@@ -10,7 +10,7 @@ import { versionKey } from '#functions/store/keys';
 import { getVersion } from '#functions/store/skills';
 import { rescanAll } from '#functions/services/rescan';
 import { ruleEngine, type Scanner } from '#functions/services/scanning';
-import { MALICIOUS_SKILL_MD, SUSPICIOUS_SKILL_MD } from '../support/scan-samples.ts';
+import { CLEAN_SKILL_MD, MALICIOUS_SKILL_MD, SUSPICIOUS_SKILL_MD } from '../support/scan-samples.ts';
 import { call, startServer } from '../support/server-process.ts';
 import { Client, createTestStack, json, skillBodyWithSkillMd, skillMd, type TestStack, withKey } from '../support/stack.ts';
 
@@ -88,7 +88,8 @@ describe('npm run rescan', () => {
         const created = await call(server.baseUrl, '/api/api-keys', { method: 'POST', body: { name: 'ci' }, headers: { cookie, origin: server.baseUrl } });
         const published = await call(server.baseUrl, '/api/publish', {
           method: 'POST',
-          body: skillBodyWithSkillMd(SUSPICIOUS_SKILL_MD),
+          // Clean: a new account's flagged version would be held for review, not published.
+          body: skillBodyWithSkillMd(CLEAN_SKILL_MD),
           headers: { authorization: `Bearer ${created.body.key}` },
         });
         expect(published.status).toBe(201);

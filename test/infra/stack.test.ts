@@ -7,7 +7,7 @@ import { skillpressDeployment } from '../../infra/deployment.ts';
 import { type LambdaSpec, lambdas } from '../../infra/lambdas.ts';
 import { OBSERVER_STATE_MACHINE_ENV, S3_PREFIX_LISTS, TASK_START_SECONDS } from '../../infra/sandbox.ts';
 import { edgeTtl, fullRebuildShards, SITE_PAGES_ORIGIN_PATH, secretNames, SkillpressStack } from '../../infra/stack.ts';
-import { TASK_ERRORS, TASK_WORK_SECONDS } from '../../functions/sandbox/task.ts';
+import { TASK_ERRORS, TASK_WORK_SECONDS } from '../../functions/sandbox-task/task.ts';
 
 /**
  * The synthesized CloudFormation template of the deployment `npm run synth` makes

@@ -373,7 +373,8 @@ describe('ClawHub clients', () => {
     const form = new FormData();
     form.set('payload', JSON.stringify({ slug: 'bundle-claw', displayName: 'Bundle Claw', version: '0.1.0', changelog: 'first' }));
     form.append('files', new Blob([skillMd]), 'SKILL.md');
-    form.append('files', new Blob(['#!/bin/sh\necho claw\n']), 'scripts/run.sh');
+    // Nothing to run, so the version is the skill's latest at once: this is about the bytes, not the sandbox.
+    form.append('files', new Blob(['# Usage\n\nAsk for a claw.\n']), 'references/usage.md');
     const encoded = new Response(form);
     const body = Buffer.from(await encoded.arrayBuffer()).toString('utf8');
     const headers = { authorization: `Bearer ${key}`, 'content-type': encoded.headers.get('content-type')! };
@@ -395,7 +396,7 @@ describe('ClawHub clients', () => {
     const files = unzipSync(Buffer.from(zip.body!, 'base64'));
     expect(Object.fromEntries(Object.entries(files).map(([name, bytes]) => [name, Buffer.from(bytes).toString('utf8')]))).toEqual({
       'SKILL.md': skillMd,
-      'scripts/run.sh': '#!/bin/sh\necho claw\n',
+      'references/usage.md': '# Usage\n\nAsk for a claw.\n',
     });
     expect(bodyOf(resultOf(read, 1))).toEqual({ apiBase: SITE });
     expect(bodyOf(resultOf(read, 2)).latestVersion).toMatchObject({ version: '0.1.0', changelog: 'first' });

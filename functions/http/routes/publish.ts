@@ -1,7 +1,5 @@
 import { updateSkill } from '../../services/pricing.ts';
-import { versionBehaviour } from '../../services/behaviour.ts';
 import { publishSkill, publishVersion } from '../../services/publishing.ts';
-import { checkFiles } from '../../services/skill-check.ts';
 import { transferSkill } from '../../services/transfers.ts';
 import type { RouteGroup } from '../env.ts';
 import { rateLimitHeaders } from '../errors.ts';
@@ -28,7 +26,10 @@ export const versionRoutes: RouteGroup = (app) => {
     return c.json(result, 201, { ...headers, Location: `/api/registry/${result.slug}` });
   });
 
+  // The check and the behaviour read are loaded on their first request: publishing's Lambdas
+  // start without them (scripts/lambda-bundles.ts, the cold-start budget).
   route(app, op.checkSkillFiles, async (c, { caller, body }) => {
+    const { checkFiles } = await import('../../services/skill-check.ts');
     const { result, rate } = await checkFiles(c.var.deps, caller, body);
     return c.json(result, 200, rate ? rateLimitHeaders(rate.limit, rate.remaining, rate.resetSeconds) : {});
   });
@@ -38,7 +39,10 @@ export const versionRoutes: RouteGroup = (app) => {
     return c.json(result, 201, rate ? rateLimitHeaders(rate.limit, rate.remaining, rate.resetSeconds) : {});
   });
 
-  route(app, op.versionBehaviour, async (c, { caller, params }) => c.json(await versionBehaviour(c.var.deps, caller, params.id, params.version), 200));
+  route(app, op.versionBehaviour, async (c, { caller, params }) => {
+    const { versionBehaviour } = await import('../../services/behaviour.ts');
+    return c.json(await versionBehaviour(c.var.deps, caller, params.id, params.version), 200);
+  });
 
   route(app, op.updateSkill, async (c, { caller, body, params }) => c.json(await updateSkill(c.var.deps, caller, params.id, body), 200));
 

@@ -4,7 +4,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUDGETS } from '#functions/sandbox/budgets';
-import { type Observation, observeVersion } from '#functions/sandbox/observe';
+import type { Observation } from '#core/behaviour/observation';
+import { observeVersion } from '#functions/sandbox/observe';
 
 /**
  * The sandbox is attacked too, and holds: each attack is a version whose SKILL.md does it, run

@@ -5,13 +5,14 @@ import { putBlobs } from '#functions/content/blobs';
 import type { Blobs } from '#functions/content/blobs';
 import { createLogger } from '#functions/platform/log';
 import { signedHeaders, stepFunctions } from '#functions/platform/step-functions';
-import type { Observation } from '#functions/sandbox/observe';
-import { type ObserverInput, runObserverTask, TASK_ERRORS } from '#functions/sandbox/task';
+import type { Observation } from '#core/behaviour/observation';
+import type { ObserverInput } from '#core/behaviour/observer-input';
+import { runObserverTask, TASK_ERRORS } from '#functions/sandbox-task/task';
 import { type FakeStepFunctions, startFakeStepFunctions } from '../../support/fake-step-functions.ts';
 import { createTestStack } from '../../support/stack.ts';
 
 /**
- * The sandbox's task on AWS (functions/sandbox/task.ts), against a fake Step Functions on
+ * The sandbox's task on AWS (functions/sandbox-task/task.ts), against a fake Step Functions on
  * loopback and the embedded s3rver: it reads its execution's input, the blobs it names, runs the
  * version in the real sandbox and hands back the observation, or a failure, by its task token.
  */

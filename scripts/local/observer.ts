@@ -1,15 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { getFiles } from '../content/blobs.ts';
-import type { Deps } from '../platform/composition.ts';
-import type { Logger } from '../platform/log.ts';
-import { type ObservationRun, type Observer, recordFailedRun, recordObservation } from '../services/behaviour.ts';
-import { getVersion } from '../store/skills.ts';
-import type { Observation } from './observe.ts';
+import { getFiles } from '#functions/content/blobs';
+import type { Deps } from '#functions/platform/composition';
+import type { Logger } from '#functions/platform/log';
+import { type ObservationRun, type Observer, recordFailedRun, recordObservation } from '#functions/services/behaviour';
+import { getVersion } from '#functions/store/skills';
+import type { Observation } from '#core/behaviour/observation';
 
 /**
- * The observer of `npm start` and the tests: each run is a child process
+ * The observer of `npm start` and the tests, given to the deps by the local runtime (the AWS
+ * Lambdas never carry it): each run is a child process
  * (`observe-child.ts`, run from source through tsx, as the sandbox's own files are found beside
  * it) given the version's files from the content store; its observation is recorded when it
  * exits, while the server goes on. Without the sandbox's Debian tools the observer says so once

@@ -1,10 +1,11 @@
-import { z } from 'zod';
 import { type Blobs, getFiles } from '../content/blobs.ts';
 import type { Logger } from '../platform/log.ts';
 import { errorFields } from '../platform/log.ts';
 import type { StepFunctions } from '../platform/step-functions.ts';
-import { BUDGETS } from './budgets.ts';
-import { type Observation, observeVersion } from './observe.ts';
+import { BUDGETS } from '../sandbox/budgets.ts';
+import type { Observation } from '#core/behaviour/observation';
+import { type ObserverInput, observerInputSchema } from '#core/behaviour/observer-input';
+import { observeVersion } from '../sandbox/observe.ts';
 
 /**
  * The sandbox's run on AWS (docs/deploy.md, "The sandbox on AWS"): one ECS task per version,
@@ -16,14 +17,6 @@ import { type Observation, observeVersion } from './observe.ts';
  * task hands back the observation alone: which version it is about, the state machine takes
  * from its own input, never from what ran beside the skill's code.
  */
-
-/** What an execution of the observer state machine is started with: the version, and its files by content hash. */
-export const observerInputSchema = z.object({
-  slug: z.string().min(1).max(214),
-  version: z.string().min(1).max(256),
-  files: z.array(z.object({ filename: z.string().min(1).max(1024), sha256: z.string().regex(/^[0-9a-f]{64}$/), executable: z.boolean().optional() })).min(1),
-});
-export type ObserverInput = z.infer<typeof observerInputSchema>;
 
 /**
  * The longest a task works once started: both passes to their runner's kill, and room to read

@@ -29,10 +29,12 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /**
  * What a Lambda may load at cold start: the bundle and the chunks it imports before it answers.
  * 640 KiB since every Lambda that touches a skill carries the policy (core/policy.ts) and the
- * organisations' shapes, about 6 KiB each (docs/benchmarks.md). The test of the bundles and the
- * bench's table both hold them to it.
+ * organisations' shapes, about 6 KiB each; 680 KiB since the publishing Lambdas carry a version's
+ * behaviour and effects (the sandbox's pending state, the effects' schemas) and the upload's
+ * check, 27 KiB spread over a dozen modules with no one import to defer (docs/benchmarks.md).
+ * The test of the bundles and the bench's table both hold them to it.
  */
-export const COLD_START_BUDGET_BYTES = 640 * 1024;
+export const COLD_START_BUDGET_BYTES = 680 * 1024;
 
 export interface BundleReport {
   name: string;

@@ -157,12 +157,16 @@ export async function skillPage(deps: Deps, slug: string, ownerHandle?: string):
  * `GET /api/v1/resolve`: which version of the skill has the fingerprint `hash` of an installed
  * folder (core/clawhub-fingerprint.ts), in one read of the item its publish recorded
  * (store/fingerprints.ts): two reads in all, whatever the hash and however many versions the
- * skill has. A hash no item names matches nothing.
+ * skill has. A hash no item names matches nothing; a skill with no cleared version yet has no
+ * latest (`null`), rather than the 409 its other reads answer.
  */
 export async function resolveVersion(deps: Deps, slug: string, hash: string, ownerHandle?: string): Promise<z.output<typeof clawhubResolveSchema>> {
   const found = await getSkillAndFingerprintBySlug(deps.db, normaliseSlug(slug), hash);
   const skill = available(found.skill, ownerHandle);
-  return { slug: skill.slug, match: found.version ? { version: found.version } : null, latestVersion: { version: latestOf(skill) } };
+  // A new skill whose first version is being observed has no latest yet: ClawHub's answer for a
+  // skill with nothing installable, on which `clawhub sync` and `update` go on to the next skill.
+  const latest = defaultOfSkill(skill);
+  return { slug: skill.slug, match: found.version ? { version: found.version } : null, latestVersion: latest === null ? null : { version: latest } };
 }
 
 /**

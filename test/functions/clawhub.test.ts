@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { clawhubFingerprint } from '#core/clawhub-fingerprint';
 import { fingerprintKey } from '#functions/store/keys';
 import { recordAwsCalls } from '../support/aws-calls.ts';
+import { establishedPublisher, OBSERVED_WITHIN_MS, untilObserved } from '../support/behaviour.ts';
 import { MALICIOUS_SKILL_MD, SUSPICIOUS_SKILL_MD } from '../support/scan-samples.ts';
 import { Client, createTestStack, json, type TestStack, withKey } from '../support/stack.ts';
 
@@ -51,16 +52,16 @@ const expectError = (got: { status: number; body: any }, status: number, code: s
   expect({ status: got.status, code: got.body.error?.code }).toEqual({ status, code });
 };
 
-async function publish(slug: string, files: { filename: string; content: string; encoding?: 'base64' }[], paid = false): Promise<Published> {
-  const res = await withKey(stack, aliceKey, '/api/publish', {
+async function publish(slug: string, files: { filename: string; content: string; encoding?: 'base64' }[], paid = false, key = aliceKey): Promise<Published> {
+  const res = await withKey(stack, key, '/api/publish', {
     body: { name: slug, slug, description: `The ${slug} skill`, category: 'testing', paid, files },
   });
   expect(res.status).toBe(201);
   return json(res);
 }
 
-async function addVersion(skill: Published, version: string, files: { filename: string; content: string }[]) {
-  const res = await withKey(stack, aliceKey, `/api/skills/${skill.id}/versions`, { body: { version, changelog: `Changes in ${version}`, files } });
+async function addVersion(skill: Published, version: string, files: { filename: string; content: string }[], key = aliceKey) {
+  const res = await withKey(stack, key, `/api/skills/${skill.id}/versions`, { body: { version, changelog: `Changes in ${version}`, files } });
   expect(res.status).toBe(201);
 }
 
@@ -92,8 +93,10 @@ beforeAll(async () => {
   ]);
   beta = await publish('claw-beta', [{ filename: 'SKILL.md', content: skillMd('claw-beta', 'Checks beta spelling') }]);
   paid = await publish('claw-paid', [{ filename: 'SKILL.md', content: skillMd('claw-paid', 'Alpha for money') }], true);
+  // Alpha's script runs in the sandbox before alpha has a latest version to list, search or install.
+  await untilObserved(stack, aliceKey, alpha.id);
   await stack.idle();
-});
+}, OBSERVED_WITHIN_MS);
 
 describe('GET /.well-known/clawhub.json (and clawdhub.json)', () => {
   it.each(['clawhub', 'clawdhub'])('names this origin as the API base at %s.json, cacheable and readable from any origin', async (name) => {
@@ -281,7 +284,14 @@ describe('GET /api/v1/skills/{slug}', () => {
   });
 
   it("carries our scan's verdict of the current version in ClawHub's moderation fields, so clawhub install asks for --force", async () => {
-    const flagged = await publish('claw-flagged', [{ filename: 'SKILL.md', content: SUSPICIOUS_SKILL_MD.replace('name: installer', 'name: claw-flagged') }]);
+    // Flagged on purpose: by an established publisher, whose flagged versions are published rather than held for review.
+    const { key } = await establishedPublisher(stack, 'carol');
+    const flagged = await publish(
+      'claw-flagged',
+      [{ filename: 'SKILL.md', content: SUSPICIOUS_SKILL_MD.replace('name: installer', 'name: claw-flagged') }],
+      false,
+      key,
+    );
     const { status, body } = await get('/api/v1/skills/claw-flagged');
     expect(status).toBe(200);
     expect(body.moderation).toEqual({
@@ -294,7 +304,7 @@ describe('GET /api/v1/skills/{slug}', () => {
       updatedAt: expect.any(Number),
     });
     // The verdict is the current version's: a clean release clears it.
-    await addVersion(flagged, '1.1.0', [{ filename: 'SKILL.md', content: skillMd('claw-flagged') }]);
+    await addVersion(flagged, '1.1.0', [{ filename: 'SKILL.md', content: skillMd('claw-flagged') }], key);
     expect((await get('/api/v1/skills/claw-flagged')).body.moderation).toMatchObject({ isSuspicious: false, verdict: 'clean', reasonCodes: [] });
   });
 
@@ -338,6 +348,25 @@ describe('GET /api/v1/resolve', () => {
     expect(body).toEqual({ slug: 'claw-resolve', match: { version: '1.0.0' }, latestVersion: { version: '1.1.0' } });
     // Upper-case hex reads the same.
     expect((await get(`/api/v1/resolve?slug=claw-resolve&hash=${first.toUpperCase()}`)).body.match).toEqual({ version: '1.0.0' });
+  });
+
+  it('answers a new skill still being observed with no latest version, as for a skill with nothing installable, so clawhub sync goes on', async () => {
+    // An observer that never finishes: the first version stays pending for as long as the test looks.
+    const own = await createTestStack({ observer: { async start() {} } });
+    const ownKey = await (await Client.signIn(own, 'alice')).createKey();
+    const files = [
+      { filename: 'SKILL.md', content: skillMd('claw-watched') },
+      { filename: 'scripts/run.sh', content: '#!/bin/sh\necho watched\n' },
+    ];
+    const res = await withKey(own, ownKey, '/api/publish', { body: { name: 'claw-watched', description: 'd', category: 'testing', files } });
+    expect(res.status).toBe(201);
+    expect(await json(res)).toMatchObject({ behaviour: 'pending' });
+    const resolved = await json(await own.request(`/api/v1/resolve?slug=claw-watched&hash=${fingerprintOf(files)}`));
+    expect(resolved).toEqual({ slug: 'claw-watched', match: { version: '1.0.0' }, latestVersion: null });
+    const unknown = await json(await own.request(`/api/v1/resolve?slug=claw-watched&hash=${'0'.repeat(64)}`));
+    expect(unknown).toEqual({ slug: 'claw-watched', match: null, latestVersion: null });
+    // The skill page, which an install reads, still says why there is nothing to install yet.
+    expect((await own.request('/api/v1/skills/claw-watched')).status).toBe(409);
   });
 
   it('answers match null for a folder that matches no version (local changes)', async () => {
@@ -500,36 +529,42 @@ describe('POST /api/v1/skills (clawdhub publish)', () => {
     { name: 'assets/logo.png', bytes: LOGO },
   ];
 
-  it('publishes a new skill at the version given, described by its SKILL.md, with the files byte for byte', async () => {
-    const { status, body, res } = await clawhubPublish(
-      form({ slug: 'claw-new', displayName: 'Claw New', version: '0.1.0', changelog: 'First', tags: ['latest'] }, files('claw-new', '0.1.0')),
-    );
-    expect(status).toBe(201);
-    expect(body).toEqual({
-      ok: true,
-      skillId: expect.any(String),
-      versionId: 'claw-new@0.1.0',
-      slug: 'claw-new',
-      version: '0.1.0',
-      publicationStatus: 'published',
-    });
-    expect(res.headers.get('ratelimit-remaining')).not.toBeNull();
-    const delivered = await json(await stack.request(`/api/deliver/${body.skillId}`));
-    expect(delivered).toMatchObject({ slug: 'claw-new', version: '0.1.0' });
-    expect(delivered.files).toEqual([
-      { filename: 'SKILL.md', content: skillMd('claw-new', 'Publishes claw-new from ClawHub', 'metadata:\n  category: Data Tools\n') },
-      { filename: 'assets/logo.png', content: LOGO.toString('base64'), encoding: 'base64' },
-      { filename: 'scripts/run.sh', content: '#!/bin/sh\necho 0.1.0\n' },
-    ]);
-    await stack.idle();
-    expect(await json(await stack.request('/api/registry/claw-new'))).toMatchObject({
-      name: 'Claw New',
-      description: 'Publishes claw-new from ClawHub',
-      category: 'data-tools',
-      currentVersion: '0.1.0',
-      paid: false,
-    });
-  });
+  it(
+    'publishes a new skill at the version given, described by its SKILL.md, with the files byte for byte',
+    async () => {
+      const { status, body, res } = await clawhubPublish(
+        form({ slug: 'claw-new', displayName: 'Claw New', version: '0.1.0', changelog: 'First', tags: ['latest'] }, files('claw-new', '0.1.0')),
+      );
+      expect(status).toBe(201);
+      expect(body).toEqual({
+        ok: true,
+        skillId: expect.any(String),
+        versionId: 'claw-new@0.1.0',
+        slug: 'claw-new',
+        version: '0.1.0',
+        publicationStatus: 'published',
+      });
+      expect(res.headers.get('ratelimit-remaining')).not.toBeNull();
+      // Its script runs in the sandbox before it is delivered by default.
+      await untilObserved(stack, aliceKey, body.skillId, '0.1.0');
+      const delivered = await json(await stack.request(`/api/deliver/${body.skillId}`));
+      expect(delivered).toMatchObject({ slug: 'claw-new', version: '0.1.0' });
+      expect(delivered.files).toEqual([
+        { filename: 'SKILL.md', content: skillMd('claw-new', 'Publishes claw-new from ClawHub', 'metadata:\n  category: Data Tools\n') },
+        { filename: 'assets/logo.png', content: LOGO.toString('base64'), encoding: 'base64' },
+        { filename: 'scripts/run.sh', content: '#!/bin/sh\necho 0.1.0\n' },
+      ]);
+      await stack.idle();
+      expect(await json(await stack.request('/api/registry/claw-new'))).toMatchObject({
+        name: 'Claw New',
+        description: 'Publishes claw-new from ClawHub',
+        category: 'data-tools',
+        currentVersion: '0.1.0',
+        paid: false,
+      });
+    },
+    OBSERVED_WITHIN_MS,
+  );
 
   it('files a new skill whose SKILL.md names no category under general, and lists a block-scalar description on one line', async () => {
     const md = '---\nname: claw-plain\ndescription: >\n  Folded over\n  two lines.\n---\n# Plain\n';
@@ -541,16 +576,21 @@ describe('POST /api/v1/skills (clawdhub publish)', () => {
     expect(await json(await stack.request('/api/registry/claw-plain'))).toMatchObject({ category: 'general', description: 'Folded over two lines.' });
   });
 
-  it('publishes a new version of an existing skill, which resolve then names by its fingerprint', async () => {
-    const sent = files('claw-new', '0.2.0');
-    const { status, body } = await clawhubPublish(form({ slug: 'claw-new', displayName: 'Claw New', version: '0.2.0', changelog: 'Second' }, sent));
-    expect(status).toBe(201);
-    expect(body.versionId).toBe('claw-new@0.2.0');
-    const page = (await get('/api/v1/skills/claw-new')).body;
-    expect(page.latestVersion).toMatchObject({ version: '0.2.0', changelog: 'Second' });
-    const hash = clawhubFingerprint(sent.map((f) => ({ filename: f.name, sha256: sha256(f.bytes) })));
-    expect((await get(`/api/v1/resolve?slug=claw-new&hash=${hash}`)).body.match).toEqual({ version: '0.2.0' });
-  });
+  it(
+    'publishes a new version of an existing skill, which resolve then names by its fingerprint',
+    async () => {
+      const sent = files('claw-new', '0.2.0');
+      const { status, body } = await clawhubPublish(form({ slug: 'claw-new', displayName: 'Claw New', version: '0.2.0', changelog: 'Second' }, sent));
+      expect(status).toBe(201);
+      expect(body.versionId).toBe('claw-new@0.2.0');
+      await untilObserved(stack, aliceKey, body.skillId, '0.2.0');
+      const page = (await get('/api/v1/skills/claw-new')).body;
+      expect(page.latestVersion).toMatchObject({ version: '0.2.0', changelog: 'Second' });
+      const hash = clawhubFingerprint(sent.map((f) => ({ filename: f.name, sha256: sha256(f.bytes) })));
+      expect((await get(`/api/v1/resolve?slug=claw-new&hash=${hash}`)).body.match).toEqual({ version: '0.2.0' });
+    },
+    OBSERVED_WITHIN_MS,
+  );
 
   it('refuses what our own publish refuses: a taken version, a skill of another author, a malicious file, a prerelease first version', async () => {
     const again = await clawhubPublish(form({ slug: 'claw-new', displayName: 'Claw New', version: '0.2.0', changelog: '' }, files('claw-new', '0.2.0')));

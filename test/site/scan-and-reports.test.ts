@@ -6,9 +6,9 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { slugify } from '#core/slug';
 import { launchBrowser, type TestBrowser } from '../support/browser.ts';
-import { hasBuiltPage, ONE_BUILD, signInAs as signIntoDashboard, startSeededSite, until as untilReady } from '../support/site-browser.ts';
+import { accountMadeDaysAgoIn, hasBuiltPage, ONE_BUILD, signInAs as signIntoDashboard, startSeededSite, until as untilReady } from '../support/site-browser.ts';
 import { CLEAN_SKILL_MD, MALICIOUS_SKILL_MD, SUSPICIOUS_EXCERPT, SUSPICIOUS_SKILL_MD } from '../support/scan-samples.ts';
-import { call, type ServerProcess } from '../support/server-process.ts';
+import { call, type ServerProcess, untilObservedAt } from '../support/server-process.ts';
 import { renamedSkillMd } from '../support/skill-md.ts';
 import { createKey, publish, type PublishedSkill, signIn } from '../support/site-fixture.ts';
 
@@ -39,16 +39,20 @@ beforeAll(async () => {
     SKILLPRESS_VERSION_LIMIT: '100',
     SKILLPRESS_ADMINS: 'root',
   };
+  // An established publisher: her account is older than a week (docs/api.md §7.15).
+  await accountMadeDaysAgoIn(dataDir, 'alice', 8);
   ({ server, seeded: skills } = await startSeededSite(env, async (seedBase) => {
     const key = await createKey(seedBase, await signIn(seedBase, 'alice'));
     const skill = (name: string, text: string, paid = false) =>
       publish(seedBase, key, { name, description: `${name}, for the scan tests`, category: 'testing', paid, files: files(name, text) });
-    return {
-      flagged: await skill('Quick Installer', SUSPICIOUS_SKILL_MD),
-      paid: await skill('Premium Installer', SUSPICIOUS_SKILL_MD, true),
-      tidy: await skill('Tidy Notes', CLEAN_SKILL_MD),
-      target: await skill('Free Wallet Helper', CLEAN_SKILL_MD),
-    };
+    // Clean skills first: alice's flagged ones are then published flagged, not held for review.
+    const tidy = await skill('Tidy Notes', CLEAN_SKILL_MD);
+    const target = await skill('Free Wallet Helper', CLEAN_SKILL_MD);
+    const flagged = await skill('Quick Installer', SUSPICIOUS_SKILL_MD);
+    const paid = await skill('Premium Installer', SUSPICIOUS_SKILL_MD, true);
+    // Their shell blocks are run in the sandbox before they are the skills' default and have pages.
+    for (const run of [flagged, paid]) expect(await untilObservedAt(seedBase, key, run.id)).toBe('cleared');
+    return { flagged, paid, tidy, target };
   }));
   base = server.baseUrl;
   await until(async () => (await Promise.all(Object.values(skills).map((s) => hasBuiltPage(base, s.slug)))).every(Boolean), 240_000);
@@ -116,6 +120,8 @@ describe('the findings panel', () => {
       category: 'testing',
       files: files('Fresh Installer', SUSPICIOUS_SKILL_MD),
     });
+    // Its shell block is run in the sandbox before it is its skill's default.
+    expect(await untilObservedAt(base, key, fresh.id)).toBe('cleared');
     await until(async () => (await call(base, `/api/registry/${fresh.slug}`)).status === 200, 10_000);
     await page.goto(`${base}/skills/_/?slug=${fresh.slug}`);
     await eventually(() => page.locator('h1').textContent()).toBe('Fresh Installer');
@@ -142,8 +148,14 @@ describe('what a skill does when run', () => {
       .evaluateAll((rows) => rows.map((row) => ['sentence', 'evidence'].map((field) => row.querySelector(`[data-field=${field}]`)?.textContent ?? '')));
 
   it('claims nothing while no effects are known, says "When run, this skill…" with each effect once they are, and that a pending version is being observed', async () => {
+    // Every version is published with its effects: a skill of prose has none.
     await page.goto(`${base}/skills/${skills.tidy.slug}/`);
-    expect(await page.locator('[data-role=behaviour]').isVisible()).toBe(false);
+    const summary = page.locator('[data-field=behaviourSummary]');
+    expect(await summary.textContent()).toBe('When run, this skill does nothing outside its own folder.');
+    // A version stored before effects were known has none to show.
+    await serveObserved(skills.tidy.slug, { behaviour: undefined, effects: undefined });
+    await page.goto(`${base}/skills/${skills.tidy.slug}/`);
+    await eventually(() => page.locator('[data-role=behaviour]').isVisible()).toBe(false);
 
     await serveObserved(skills.tidy.slug, {
       behaviour: 'cleared',
@@ -317,7 +329,10 @@ describe('appeals', () => {
     expect(await review.locator('[data-list=appeal-findings] li', { hasText: 'decode-to-shell' }).count()).toBe(1);
     await row.getByRole('button', { name: 'Approve' }).click();
     await eventually(() => admin.locator('[data-role=appeals-status]').textContent()).toBe('appealed-fixture@1.0.0 is approved and published.');
-    await until(async () => (await call(base, '/api/registry/appealed-fixture')).body?.scan?.reviewed?.by === 'root', 10_000);
+    // Published as sent, it is run in the sandbox like any version, and refused on what it does: it decodes and runs a download.
+    const alices = await call(base, '/api/me/skills', { headers: { cookie: await signIn(base, 'alice') } });
+    const appealed = alices.body.skills.find((s: { slug: string }) => s.slug === 'appealed-fixture');
+    expect(await untilObservedAt(base, key, appealed.id)).toBe('refused');
 
     await admin.getByLabel('Reason given for a decline').fill('It does run what it decodes');
     await admin.locator('[data-list=admin-appeals] tr', { hasText: 'declined-fixture@1.0.0' }).getByRole('button', { name: 'Decline' }).click();

@@ -8,7 +8,7 @@ import { launchBrowser, type TestBrowser } from '../support/browser.ts';
 import { PAID_BODY, publishSkillPageFixture, type SkillPageFixture } from '../support/skill-page-fixture.ts';
 import { createKey, publish, signIn } from '../support/site-fixture.ts';
 import { hasBuiltPage, ONE_BUILD, startSeededSite, until as untilReady } from '../support/site-browser.ts';
-import { getFrom, type ServerProcess } from '../support/server-process.ts';
+import { getFrom, type ServerProcess, untilObservedAt } from '../support/server-process.ts';
 
 /**
  * What a skill page shows besides the registry's facts, in real headless Chromium against the
@@ -152,6 +152,8 @@ describe('SKILL.md on a skill page', () => {
       category: 'writing',
       files: [{ filename: 'SKILL.md', content: '---\nname: fresh-tables\ndescription: New.\nlicense: MIT\n---\n# Fresh Tables\n\n```bash\necho fresh\n```\n' }],
     });
+    // Its bash block is run in the sandbox before its SKILL.md is delivered by default.
+    expect(await untilObservedAt(base, carol, fresh.id)).toBe('cleared');
     await untilReady(server, async () => (await fetch(`${base}/api/registry/${fresh.slug}`)).status === 200, 15_000);
     await page.goto(`${base}/skills/_/?slug=${fresh.slug}`);
     await eventually(() => page.locator('[data-role=skill-file-body] h3').textContent()).toBe('Fresh Tables');

@@ -35,3 +35,19 @@ export async function call(base: string, path: string, init: { method?: string; 
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
 }
+
+/**
+ * Waits until the run of `skillId@version` in the sandbox ended, asking the running server as the
+ * holder of `key` might (`GET /api/skills/{id}/versions/{version}/behaviour`): a version with something to run is published pending,
+ * and only once observed is it its skill's default. Gives how it fared.
+ */
+export async function untilObservedAt(base: string, key: string, skillId: string, version = '1.0.0'): Promise<string> {
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    const res = await call(base, `/api/skills/${skillId}/versions/${version}/behaviour`, { headers: { authorization: `Bearer ${key}` } });
+    if (res.status !== 200) throw new Error(`behaviour ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.body.behaviour !== 'pending') return res.body.behaviour as string;
+    if (Date.now() > deadline) throw new Error(`${skillId}@${version} is still being observed`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}

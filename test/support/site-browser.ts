@@ -1,4 +1,8 @@
 import type { Page } from 'playwright-core';
+import { configFromEnv } from '#functions/platform/config';
+import { createDeps } from '#functions/platform/composition';
+import { upsertUser } from '#functions/store/users';
+import { ensureStorage, startEmbeddedServices } from '#scripts/local/stack';
 import { type ServerProcess, startServer } from './server-process.ts';
 
 /** Steps the site's browser tests share: waiting on the running server, and the dev sign-in. */
@@ -49,3 +53,21 @@ export async function hasBuiltPage(base: string, slug: string): Promise<boolean>
  * and the pages of what the tests publish afterwards render in the browser from the registry.
  */
 export const ONE_BUILD = String(30 * 60_000);
+
+/**
+ * Makes the dev account `login` in the store under `dataDir` as its dev sign-in would have
+ * `days` ago, before any runtime opens that store (a runtime's clock cannot be set from a
+ * test): an account that old publishes flagged versions once it has a clean one, instead of
+ * having them held for review (docs/api.md §7.15).
+ */
+export async function accountMadeDaysAgoIn(dataDir: string, login: string, days: number): Promise<void> {
+  const services = await startEmbeddedServices(dataDir);
+  try {
+    const config = configFromEnv({ ...process.env, DYNAMODB_ENDPOINT: services.dynamoEndpoint, S3_ENDPOINT: services.s3Endpoint });
+    const deps = createDeps(config);
+    await ensureStorage(config, deps.s3);
+    await upsertUser(deps.db, { id: `dev:${login.toLowerCase()}`, login }, new Date(Date.now() - days * 86_400_000));
+  } finally {
+    await services.stop();
+  }
+}

@@ -1,4 +1,4 @@
-import { getFrom } from './server-process.ts';
+import { getFrom, untilObservedAt } from './server-process.ts';
 import { createKey, type PublishedSkill, publish, signIn } from './site-fixture.ts';
 
 /**
@@ -94,6 +94,9 @@ export async function publishSkillPageFixture(base: string): Promise<SkillPageFi
     files: [{ filename: 'SKILL.md', content: `---\nname: secret-recipe\ndescription: A paid skill.\n---\n# Secret Recipe\n\n${PAID_BODY}\n` }],
   });
   const csv = await publish(base, bobKey, { name: 'CSV Joiner', description: 'Joins CSV files on a key column.', category: 'data' });
+  // PDF Tables has a script and a bash block: it is run in the sandbox before it is delivered.
+  const observed = await untilObservedAt(base, bobKey, rich.id);
+  if (observed !== 'cleared') throw new Error(`PDF Tables was ${observed} by its run in the sandbox`);
   // Popularity: CSV Joiner, then PDF Tables, then Markdown Probe; Secret Recipe has none.
   for (const [skill, count] of [
     [csv, 5],

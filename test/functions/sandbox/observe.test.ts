@@ -1,6 +1,7 @@
-import { readdirSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
 import { observeVersion } from '#functions/sandbox/observe';
 
 /** Runs of a few steps take seconds here; a slow machine gets room. */
@@ -8,13 +9,16 @@ const RUN = 120_000;
 
 const file = (filename: string, text: string, executable = false) => ({ filename, bytes: Buffer.from(text), executable });
 const skillMd = (body: string) => file('SKILL.md', `---\nname: sample\ndescription: a sample skill\n---\n# Sample\n\n${body}`);
-const runFolders = () => readdirSync(tmpdir()).filter((name) => name.startsWith('skillpress-sandbox-'));
+const runFolders = (dir: string) => readdirSync(dir).filter((name) => name.startsWith('skillpress-sandbox-'));
 
 describe('observing a version in the sandbox', () => {
   it(
     'sees what its steps read, write and send outside its folder, each with the step and the event',
     async () => {
-      const before = runFolders();
+      // A temporary folder of this run's own: other test files' observers make theirs in the shared one meanwhile.
+      const scratch = mkdtempSync(join(tmpdir(), 'observe-test-'));
+      chmodSync(scratch, 0o755);
+      vi.stubEnv('TMPDIR', scratch);
       const observation = await observeVersion(
         [
           skillMd('Set up:\n\n```bash\nbash scripts/setup.sh\n```\n'),
@@ -24,7 +28,7 @@ describe('observing a version in the sandbox', () => {
           ),
         ],
         { clocks: ['now'] },
-      );
+      ).finally(() => vi.unstubAllEnvs());
       const { effects } = observation;
       expect(observation.budgetsHit).toEqual([]);
       expect(effects.reads.map((r) => [r.class, r.target, r.evidence])).toContainEqual([
@@ -37,7 +41,8 @@ describe('observing a version in the sandbox', () => {
       expect(sent?.sent?.honeytokens).toEqual([{ token: 'ssh-private-key', class: 'ssh-keys', encoding: [] }]);
       expect(sent?.evidence).toMatchObject({ event: expect.stringContaining('HTTP POST collect.example.org/k') });
       // The run's folder (seed, trace) is gone with the run.
-      expect(runFolders()).toEqual(before);
+      expect(runFolders(scratch)).toEqual([]);
+      rmSync(scratch, { recursive: true });
     },
     RUN,
   );

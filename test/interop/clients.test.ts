@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePeerClients, type PeerClients } from '#scripts/peer-clients';
 import { skillsCommand } from '../../site/src/lib/format.ts';
 import { eventually } from '../support/eventually.ts';
-import { call, type ServerProcess, startServer } from '../support/server-process.ts';
+import { accountMadeDaysAgoIn } from '../support/site-browser.ts';
+import { call, type ServerProcess, startServer, untilObservedAt } from '../support/server-process.ts';
 
 /**
  * The clients people already install skills with, as real processes against the stack as
@@ -81,6 +82,15 @@ async function publishThroughOurApi(skill: keyof typeof published, version: '1.0
       : await call(base, `/api/skills/${ids[skill]}/versions`, { method: 'POST', headers: auth, body: { version, changelog: `Changes in ${version}`, files } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   if (version === '1.0.0') ids[skill] = res.body.id;
+  // A version with a script is run in the sandbox before the clients are given it (docs/api.md §7.4).
+  expect(await untilObservedAt(base, key, ids[skill]!, version)).toBe('cleared');
+}
+
+/** Waits until alice's `slug@version`, published by a client, has been run in the sandbox and cleared (docs/api.md §7.4). */
+async function observedAt(slug: string, version: string): Promise<void> {
+  const mine = await call(base, '/api/me/skills', { headers: { cookie } });
+  const id = mine.body.skills.find((s: { slug: string }) => s.slug === slug)?.id as string;
+  expect(await untilObservedAt(base, key, id, version)).toBe('cleared');
 }
 
 /** Waits until the discovery index and the catalog both name `version` for every skill. */
@@ -175,6 +185,8 @@ async function ok(script: string, args: string[], cwd: string, env?: Record<stri
 beforeAll(async () => {
   // Failing, not skipping, when npm cannot install them: CI must not pass without the clients.
   clients = ensurePeerClients(process.env.PEER_CLIENTS_DIR ?? join(tmpdir(), 'skillpress-peer-clients'));
+  // alice is an established publisher: her flagged skill is published flagged, not held for review (docs/api.md §7.15).
+  await accountMadeDaysAgoIn(join(work, 'data'), 'alice', 8);
   server = await startServer({ DATA_DIR: join(work, 'data') });
   base = server.baseUrl;
   const login = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' }, headers: { origin: base } });
@@ -423,6 +435,8 @@ describe('publishing with clawdhub', () => {
   });
 
   it('installs what it published, byte for byte, from the registry', async () => {
+    // Its script is run in the sandbox before the registry gives it by default.
+    await observedAt('interop-claw', '0.2.0');
     const installed = await claw(['install', 'interop-claw'], 'published');
     expect(installed.code, installed.output).toBe(0);
     expectInstalled(join(project, 'published/interop-claw'), second, '.clawdhub');
@@ -477,9 +491,11 @@ describe('clawhub (npm clawhub 0.23.3, the current release)', () => {
     write('interop-hub', v1);
     const created = await clawOk(['publish', folder('interop-hub'), '--version', '1.0.0', '--changelog', 'First from clawhub']);
     expect(created.output).toContain('Published interop-hub@1.0.0');
+    // Its script is run in the sandbox before the registry gives it by default.
+    await observedAt('interop-hub', '1.0.0');
     const registry = await eventually(
       () => call(base, '/api/registry/interop-hub'),
-      (r) => r.status === 200,
+      (r) => r.body?.currentVersion === '1.0.0',
       20_000,
     );
     expect(registry.body).toMatchObject({ description: 'Written with clawhub', author: 'alice', currentVersion: '1.0.0', category: 'hub-tools' });
@@ -489,6 +505,7 @@ describe('clawhub (npm clawhub 0.23.3, the current release)', () => {
     expect((await clawOk(['publish', folder('interop-hub'), '--version', '1.1.0', '--changelog', 'Second from clawhub'])).output).toContain(
       'Published interop-hub@1.1.0',
     );
+    await observedAt('interop-hub', '1.1.0');
     const again = await claw(['publish', folder('interop-hub'), '--version', '1.1.0']);
     expect(again.code).not.toBe(0);
     expect(again.output).toContain('Version 1.1.0 is already published');
@@ -563,6 +580,8 @@ describe('clawhub (npm clawhub 0.23.3, the current release)', () => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.scan.verdict).toBe('suspicious');
+    // Its shell block is run in the sandbox before ClawHub's client is given it.
+    expect(await untilObservedAt(base, key, res.body.id, '1.0.0')).toBe('cleared');
     const installs = async () => (await call(base, `/api/analytics/${res.body.id}`, { headers: { cookie } })).body.total as number;
     const refused = await claw(['install', 'interop-flagged'], 'flagged');
     expect(refused.code).not.toBe(0);

@@ -13,7 +13,7 @@ import { type ServerProcess, startServer } from './local/server-process.ts';
  * symlinked file) is imported from the fake GitHub (`npm run fake-github`) in one step, a push
  * re-imports only the skill it changed, the same folder publishes with `skillpress publish --all`
  * on a fresh registry, `skills find` (the `skills` CLI) lists ours, and `clawhub install` of the
- * suspicious skill among them warns. test/interop/authoring-demo.test.ts runs it, so it cannot rot.
+ * suspicious skill among them warns. It needs the authors' repositories (cloned from GitHub, or a local copy), so it is a demo run by hand, not a test: CI has no network.
  *
  * The skills are read from git repositories of their authors at pinned commits: from
  * `SKILLPRESS_DEMO_SOURCES` (a folder of `<owner>+<name>/repo` git folders, as a bare clone

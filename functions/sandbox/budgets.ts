@@ -2,7 +2,7 @@
  * The limits of a run in the sandbox, stated once. The runner (`run-pass.ts`) sets the ones the
  * kernel and bubblewrap enforce (tmpfs sizes, the wall clock of a pass, the trace's size); the
  * sandbox's first process (`inside/orchestrator.py`) receives the rest in its plan and sets them
- * on each step (rlimits, the step's time, its output). `test/functions/sandbox/attacks.test.ts`
+ * on each step (rlimits, the step's time, its output). `test/reliability/sandbox-attacks.test.ts`
  * attacks each of them.
  */
 

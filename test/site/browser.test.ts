@@ -633,7 +633,8 @@ describe('buying a paid skill', () => {
     await signInAs('alice');
     await page.locator('[data-list=skills] tr', { hasText: 'SQL Explainer' }).getByRole('button', { name: 'Analytics and access' }).click();
     await page.getByLabel('Amount').fill('12.99');
-    await page.getByLabel('Currency (ISO 4217)').fill('eur');
+    // The skill's price form, not the upload's, which asks for a currency too.
+    await page.getByRole('textbox', { name: 'Currency (ISO 4217)', exact: true }).and(page.locator('#price-currency')).fill('eur');
     await page.getByRole('button', { name: 'Set price' }).click();
     await eventually(() => page.locator('[data-role=skill-status]').textContent()).toBe('SQL Explainer is on sale at €12.99.');
     expect(await page.locator('[data-role=price-now]').textContent()).toContain('€12.99');

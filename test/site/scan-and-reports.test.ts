@@ -329,10 +329,11 @@ describe('appeals', () => {
     expect(await review.locator('[data-list=appeal-findings] li', { hasText: 'decode-to-shell' }).count()).toBe(1);
     await row.getByRole('button', { name: 'Approve' }).click();
     await eventually(() => admin.locator('[data-role=appeals-status]').textContent()).toBe('appealed-fixture@1.0.0 is approved and published.');
-    // Published as sent, it is run in the sandbox like any version, and refused on what it does: it decodes and runs a download.
+    // Published as sent: its sample quotes the attack in a fence without a language, nothing an
+    // agent would run, so it is cleared at once, as the admins reviewed it.
     const alices = await call(base, '/api/me/skills', { headers: { cookie: await signIn(base, 'alice') } });
     const appealed = alices.body.skills.find((s: { slug: string }) => s.slug === 'appealed-fixture');
-    expect(await untilObservedAt(base, key, appealed.id)).toBe('refused');
+    expect(await untilObservedAt(base, key, appealed.id)).toBe('cleared');
 
     await admin.getByLabel('Reason given for a decline').fill('It does run what it decodes');
     await admin.locator('[data-list=admin-appeals] tr', { hasText: 'declined-fixture@1.0.0' }).getByRole('button', { name: 'Decline' }).click();

@@ -1,6 +1,6 @@
 import { writeFrontMatter } from '#core/skill-front-matter';
 import { slugify } from '#core/slug';
-import { call } from './server-process.ts';
+import { call, untilObservedAt } from './server-process.ts';
 
 /**
  * A small, realistic catalog published through the API of a running server, for the site's
@@ -117,6 +117,8 @@ export async function publishFixture(base: string): Promise<SiteFixture> {
   ] as const) {
     await publish(base, key, { name, description, category, files: [{ filename: 'SKILL.md', content: skillMd(name, description) }] });
   }
+  // Pretty JSON has a script: each version is run in the sandbox before it is delivered by default.
+  for (const version of ['1.0.0', '1.1.0', '2.0.0']) await untilObservedAt(base, key, pretty.id, version);
   for (const source of ['cli', 'cli', 'cli', 'cli', 'cli', 'web', 'web', 'api']) {
     const res = await call(base, `/api/deliver/${pretty.id}?source=${source}`);
     if (res.status !== 200) throw new Error(`deliver ${res.status}`);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, type ServerProcess, startServer } from '../support/server-process.ts';
+import { accountMadeDaysAgoIn } from '../support/site-browser.ts';
 import { skillFile } from '../support/skill-md.ts';
 
 /**
@@ -20,11 +21,19 @@ afterAll(async () => {
 
 describe('a publish with a costly scan', () => {
   it('leaves /api/health answering at once while the scan runs', async () => {
+    // An established publisher (older than a week, a clean skill out): its flagged version is published flagged, not held for review.
+    await accountMadeDaysAgoIn(dir, 'alice', 8);
     server = await startServer({ DATA_DIR: dir, SKILLPRESS_SITE: '0' });
     const base = server.baseUrl;
     const login = await call(base, '/api/auth/dev-login', { method: 'POST', body: { login: 'alice' }, headers: { origin: base } });
     const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
     const key = (await call(base, '/api/api-keys', { method: 'POST', body: { name: 'ci' }, headers: { cookie, origin: base } })).body.key as string;
+    const clean = await call(base, '/api/publish', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: { name: 'clean', slug: 'clean', description: 'd', category: 'testing', files: [skillFile('clean', '# Clean')] },
+    });
+    expect(clean.status).toBe(201);
     const lines = '\u200b\n'.repeat(256 * 1024 - 1);
     const files = [skillFile('zero-width', '# Zero width'), ...[1, 2, 3, 4].map((i) => ({ filename: `references/part-${i}.md`, content: lines }))];
     const started = performance.now();

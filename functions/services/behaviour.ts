@@ -135,6 +135,7 @@ async function settle(
   effects: Effects,
   observation: ObservationRecord,
 ): Promise<void> {
+  deps.log.info('the run of a version is recorded', { ...run, behaviour });
   if (!(await recordBehaviour(deps.db, run.skillId, run.version, { behaviour, effects, observation }))) return;
   const { skill, versions } = await getSkillWithVersions(deps.db, run.skillId);
   if (skill) {

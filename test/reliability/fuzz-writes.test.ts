@@ -137,6 +137,8 @@ async function replenish(): Promise<boolean> {
 
 /** The store as the last batch left it, while nothing has written since. */
 let baseline: StoreSnapshot | undefined;
+/** Where the log stood when the last batch began: runs recorded since may have written into this batch's window. */
+let observedFrom = 0;
 
 async function runBatch(batch: FuzzRequest[]): Promise<void> {
   if (await replenish()) baseline = undefined;
@@ -151,6 +153,8 @@ async function runBatch(batch: FuzzRequest[]): Promise<void> {
   lap('snapshots');
   const footprint = new Footprint();
   const acceptedHere: string[] = [];
+  const runsFrom = observedFrom;
+  observedFrom = logLines.length;
   for (const request of batch) {
     const { path, init } = toHttp(request, world);
     const res = await stack.request(path, init);
@@ -178,6 +182,7 @@ async function runBatch(batch: FuzzRequest[]): Promise<void> {
   const after = await snapshotStore(stack.deps);
   baseline = after;
   lap('snapshots');
+  allowRecordedRuns(logLines.slice(runsFrom), footprint);
   expect(logLines.filter((line) => line.includes('"level":"error"'))).toEqual([]);
   const stray = changedKeys(before, after).filter((key) => !footprint.covers(key));
   if (stray.length > 0) {
@@ -207,6 +212,32 @@ function expectErrorShape(res: Response, text: string, what: string): void {
   expect(typeof message, what).toBe('string');
 }
 
+/**
+ * A version with anything to run is run in the sandbox after its publish was answered; whenever
+ * that run ends, its outcome is written on the version (behaviour, effects, the count of failed
+ * runs), its skill's current version may move, and the skill is rebuilt. That is no request's
+ * doing: each recorded run, named in the log as it is recorded, may have changed its own skill and
+ * that skill's files, within the batch in whose window (or the one before) its line appeared.
+ */
+function allowRecordedRuns(lines: string[], footprint: Footprint): void {
+  for (const line of lines) {
+    const entry = safeParse(line);
+    if (entry?.msg !== 'the run of a version is recorded' && entry?.msg !== 'a run of a version did not finish') continue;
+    allowRebuildOf(footprint.allowPrefix(`SKILL#${entry.skillId}|`), entry.slug);
+  }
+}
+
+/**
+ * What the rebuild of a skill writes: its own files, the index lock (whose item keeps the last
+ * holder's memo) and the shared indexes it patches: the catalog's page and index, and the files
+ * under .well-known.
+ */
+function allowRebuildOf(footprint: Footprint, slug: string): Footprint {
+  return footprint
+    .allow(`static/registry/${slug}.json`, `static/registry/${slug}/versions.json`, 'LOCK#static-indexes|LOCK')
+    .allowPrefix(`static/bundles/${slug}/`, 'static/.well-known/', 'static/catalog/', `static/skills/${slug}/.well-known/`);
+}
+
 /** Adds to `footprint` what an accepted request may change, and notes what it used up. */
 function account(path: string, init: RequestInit, res: Response, text: string, footprint: Footprint, what: string): void {
   const segments = new URL(path, 'http://x').pathname.split('/').slice(1).map(decodeSegment);
@@ -215,12 +246,6 @@ function account(path: string, init: RequestInit, res: Response, text: string, f
   const body = text ? JSON.parse(text) : undefined;
   const request = typeof init.body === 'string' ? safeParse(init.body) : undefined;
   const skillId = segments[2]!;
-  // The rebuild of an accepted write also takes the index lock, whose item keeps the last holder's memo,
-  // and patches the shared indexes: the catalog's page and index, and the files under .well-known.
-  const statics = (slug: string) =>
-    footprint
-      .allow(`static/registry/${slug}.json`, `static/registry/${slug}/versions.json`, 'LOCK#static-indexes|LOCK')
-      .allowPrefix(`static/bundles/${slug}/`, 'static/.well-known/', 'static/catalog/', `static/skills/${slug}/.well-known/`);
   switch (`${route} ${res.status}`) {
     case 'POST /api/publish 201':
       slugOf.set(body.id, body.slug);
@@ -228,12 +253,12 @@ function account(path: string, init: RequestInit, res: Response, text: string, f
       footprint
         .allowPrefix(`SKILL#${body.id}|`, 'RL#')
         .allow(`SLUG#${body.slug}|SLUG`, ...blobKeys(request.files?.length ? request : { files: [defaultSkillFile(body)] }));
-      statics(body.slug);
+      allowRebuildOf(footprint, body.slug);
       return;
     case 'POST /api/skills/:/versions 201':
       // The version, META and its fingerprint; the author's slot of the version rate limit.
       footprint.allowPrefix(`SKILL#${skillId}|`, 'RL#').allow(...blobKeys(request));
-      statics(slugOf.get(skillId)!);
+      allowRebuildOf(footprint, slugOf.get(skillId)!);
       return;
     case 'POST /api/api-keys 201':
       secrets.add(body.key);

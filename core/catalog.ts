@@ -1,8 +1,7 @@
 import { DISCOVERY_SCHEMA, archivePath, registryPath, SKILL_INDEX_MARK, skillMdPath } from './static-paths.ts';
 import type { z } from 'zod';
 import { publicSkill, type SkillFacts } from './registry-document.ts';
-import type { ScanResult } from './scan/finding.ts';
-import { standingVerdict } from './scan/standing-verdict.ts';
+import { type Judged, standingVerdict } from './scan/standing-verdict.ts';
 import type { catalogDocumentSchema, catalogEntrySchema, discoveryDocumentSchema } from './schemas.ts';
 import { SortedJsonList } from './sorted-json-list.ts';
 
@@ -17,11 +16,11 @@ export type DiscoveryDocument = z.output<typeof discoveryDocumentSchema>;
 export type DiscoveryEntry = DiscoveryDocument['skills'][number];
 
 /**
- * A skill's catalog entry. The catalog lists every public skill whatever its scan says, each
- * with the verdict its current version (whose scan is `scan`) stands under: it is the complete
+ * A skill's catalog entry. The catalog lists every public skill whatever its verdict, each with
+ * the verdict its current version (`judged`: its scan and run) stands under: it is the complete
  * list, for readers that can weigh a verdict.
  */
-export function catalogEntry(skill: SkillFacts, currentVersion: string, scan?: ScanResult): CatalogEntry {
+export function catalogEntry(skill: SkillFacts, currentVersion: string, judged?: Judged): CatalogEntry {
   // Every skill in the catalog is public: saying so in each entry would only grow it.
   const { visibility: _public, ...listing } = publicSkill(skill);
   return {
@@ -30,7 +29,7 @@ export function catalogEntry(skill: SkillFacts, currentVersion: string, scan?: S
     createdAt: skill.createdAt,
     updatedAt: skill.updatedAt,
     registry: registryPath(skill.slug),
-    verdict: standingVerdict(scan),
+    verdict: standingVerdict(judged),
   };
 }
 
@@ -60,17 +59,17 @@ export function catalogJson(list: SortedJsonList<CatalogEntry>, generatedAt: str
 const DISCOVERY_DESCRIPTION_MAX = 1024;
 
 /**
- * A free skill's discovery entry: its current version (whose scan is `scan`) as a `.tar.gz` with
+ * A free skill's discovery entry: its current version (`judged`: its scan and run) as a `.tar.gz` with
  * a `sha256:` digest, described by that version's `SKILL.md` description (what Agent Skills
  * clients show and match). The index has no field of its own for a warning, so the description
  * starts with one: `[suspicious: …]` for a version that does not stand as clean (which also
  * carries `verdict`, and is listed in its own index alone: {@link inSharedIndexes}), then
  * `[deprecated: <message>]` for a deprecated skill, cut to the length clients take.
  */
-export function discoveryEntry(skill: SkillFacts, version: string, archiveSha256Hex: string, description: string, scan?: ScanResult): DiscoveryEntry {
-  const verdict = standingVerdict(scan);
+export function discoveryEntry(skill: SkillFacts, version: string, archiveSha256Hex: string, description: string, judged?: Judged): DiscoveryEntry {
+  const verdict = standingVerdict(judged);
   const warnings = [
-    ...(verdict === 'clean' ? [] : [`[${verdict}: flagged by this registry's scan; read its findings on the skill's page before use]`]),
+    ...(verdict === 'clean' ? [] : [`[${verdict}: flagged by this registry's scan or its run in a sandbox; read why on the skill's page before use]`]),
     ...(skill.deprecated === undefined ? [] : [`[deprecated: ${skill.deprecated}]`]),
   ];
   const text = [...warnings, description].join(' ');
@@ -89,8 +88,8 @@ export function discoveryEntry(skill: SkillFacts, version: string, archiveSha256
  * The discovery entry of a free skill whose current version is its `SKILL.md` alone: that file
  * itself (`type: "skill-md"`, as the discovery spec asks of single-file skills), with its digest.
  */
-export function skillMdEntry(skill: SkillFacts, version: string, skillMdSha256Hex: string, description: string, scan?: ScanResult): DiscoveryEntry {
-  return { ...discoveryEntry(skill, version, skillMdSha256Hex, description, scan), type: 'skill-md', url: skillMdPath(skill.slug, version) };
+export function skillMdEntry(skill: SkillFacts, version: string, skillMdSha256Hex: string, description: string, judged?: Judged): DiscoveryEntry {
+  return { ...discoveryEntry(skill, version, skillMdSha256Hex, description, judged), type: 'skill-md', url: skillMdPath(skill.slug, version) };
 }
 
 /**

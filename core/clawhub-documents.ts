@@ -1,6 +1,6 @@
 import type { ClawhubModeration, ClawhubSkill, ClawhubVersion } from './clawhub-schemas.ts';
 import { type ScanResult, SEVERITIES, type Severity, severityRank } from './scan/finding.ts';
-import { standingVerdict } from './scan/standing-verdict.ts';
+import { type Judged, standingVerdict } from './scan/standing-verdict.ts';
 import type { User } from './schemas.ts';
 import { defaultOfSkill } from './version-behaviour.ts';
 
@@ -64,28 +64,32 @@ export function clawhubVersion(version: VersionListing): ClawhubVersion {
 
 /**
  * ClawHub's moderation fields for a skill whose current version has `scan` (run at `scannedAt`,
- * ISO 8601): the verdict it stands under, and for a flagged one the rules that flagged it and
- * a count of its findings by severity. Rule ids and counts only: nothing quotes the content, so
- * a paid skill's moderation says no more than its page does.
+ * ISO 8601) and, once its run in the sandbox ended, `observation`: the verdict it stands under,
+ * and for a flagged one the rules that flagged it (the scan's and the run's) and a count of the
+ * scan's findings by severity. Rule ids and counts only: nothing quotes the content, so a paid
+ * skill's moderation says no more than its page does.
  */
-export function clawhubModeration(scan: ScanResult | undefined, scannedAt: string): ClawhubModeration {
-  const verdict = standingVerdict(scan);
-  const flagging = verdict === 'clean' ? [] : (scan?.findings ?? []).filter((f) => severityRank(f.severity) >= severityRank('medium'));
+export function clawhubModeration(version: Judged & { scan?: ScanResult }, scannedAt: string): ClawhubModeration {
+  const { scan, observation } = version;
+  const verdict = standingVerdict(version);
+  const flagging = verdict === 'clean' || scan?.reviewed ? [] : (scan?.findings ?? []).filter((f) => severityRank(f.severity) >= severityRank('medium'));
+  const ran = verdict === 'clean' ? [] : (observation?.evidence ?? []).filter((block) => block.verdict !== 'clean');
   const bySeverity = new Map<Severity, number>();
   for (const finding of flagging) bySeverity.set(finding.severity, (bySeverity.get(finding.severity) ?? 0) + 1);
   const counts = [...SEVERITIES]
     .reverse()
     .filter((severity) => bySeverity.has(severity))
     .map((severity) => `${bySeverity.get(severity)} ${severity}`);
+  const said = [
+    ...(flagging.length === 0 ? [] : [`Skillpress's scan flagged ${flagging.length} finding${flagging.length === 1 ? '' : 's'} (${counts.join(', ')})`]),
+    ...(ran.length === 0 ? [] : [`its run in Skillpress's sandbox was flagged for ${[...new Set(ran.map((block) => block.rule))].join(', ')}`]),
+  ];
   return {
     isSuspicious: verdict === 'suspicious',
     isMalwareBlocked: verdict === 'malicious',
     verdict,
-    reasonCodes: [...new Set(flagging.map((f) => f.rule))].sort(),
-    summary:
-      flagging.length === 0
-        ? null
-        : `Skillpress's scan flagged ${flagging.length} finding${flagging.length === 1 ? '' : 's'} (${counts.join(', ')}): read them on the skill's page before use`,
+    reasonCodes: [...new Set([...flagging.map((f) => f.rule), ...ran.map((block) => block.rule)])].sort(),
+    summary: said.length === 0 ? null : `${said.join('; ')}: read them on the skill's page before use`,
     engineVersion: scan?.rulesVersion ?? null,
     updatedAt: scan ? epochMs(scannedAt) : null,
   };

@@ -1,13 +1,23 @@
 import type { ScanResult, Verdict } from './finding.ts';
 
+/** What a version was judged on: its scan, and the verdict of its run in the sandbox once it ended. */
+export interface Judged {
+  scan?: Pick<ScanResult, 'verdict' | 'reviewed'>;
+  observation?: { verdict: Verdict; evidence: readonly { rule: string; verdict: Verdict }[] };
+}
+
+const RANK: Record<Verdict, number> = { clean: 0, suspicious: 1, malicious: 2 };
+
 /**
  * The verdict a version stands under wherever a client is told it without its findings (the
- * catalog, the discovery indexes, ClawHub's moderation fields; docs/api.md §11.5): the scanner's,
- * except that a version an admin approved on appeal stands as `clean` (its findings were read and
- * accepted, as `skillpress install` treats it), and so does a version stored before scanning,
- * which no rule has found anything in.
+ * catalog, the discovery indexes, ClawHub's moderation fields; docs/api.md §11.5): the worse of
+ * what its scan and its run came to. The scan's counts as `clean` for a version an admin approved
+ * on appeal (its findings were read and accepted, as `skillpress install` treats it) and for a
+ * version stored before scanning, which no rule has found anything in. The run's is what it did:
+ * a version whose run wrote where it persists stands as suspicious, whatever its text looked like.
  */
-export function standingVerdict(scan: Pick<ScanResult, 'verdict' | 'reviewed'> | undefined): Verdict {
-  if (scan === undefined || scan.reviewed !== undefined) return 'clean';
-  return scan.verdict;
+export function standingVerdict(judged: Judged | undefined): Verdict {
+  const scanned = judged?.scan === undefined || judged.scan.reviewed !== undefined ? 'clean' : judged.scan.verdict;
+  const observed = judged?.observation?.verdict ?? 'clean';
+  return RANK[observed] > RANK[scanned] ? observed : scanned;
 }

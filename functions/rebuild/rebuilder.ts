@@ -535,10 +535,10 @@ export class Rebuilder {
       const key = skillMdKey(skill.slug, current.version);
       const listed = known?.version === current.version && known.type === 'skill-md';
       if (!listed && !existing?.has(key)) await this.deps.staticStore.put(key, (await this.readFiles(current))[0]!.bytes);
-      return { entry: skillMdEntry(skill, current.version, only!.sha256, description, current.scan) };
+      return { entry: skillMdEntry(skill, current.version, only!.sha256, description, current) };
     }
     if (known?.version === current.version && known.type === 'archive') {
-      return { entry: discoveryEntry(skill, current.version, known.digest.slice('sha256:'.length), description, current.scan) };
+      return { entry: discoveryEntry(skill, current.version, known.digest.slice('sha256:'.length), description, current) };
     }
     const key = archiveKey(skill.slug, current.version);
     let digest = existing?.has(key) ? (await this.deps.staticStore.metadata(key))?.sha256 : undefined;
@@ -547,7 +547,7 @@ export class Rebuilder {
       digest = sha256Hex(archive);
       await this.deps.staticStore.put(key, archive, { sha256: digest });
     }
-    return { entry: discoveryEntry(skill, current.version, digest, description, current.scan) };
+    return { entry: discoveryEntry(skill, current.version, digest, description, current) };
   }
 
   /**
@@ -770,7 +770,11 @@ function searchChange(state: SkillState | undefined, entry: CatalogEntry | undef
 
 /** A listed skill's catalog entry, with the verdict its current version stands under. */
 function catalogEntryOf({ skill, versions }: SkillState): CatalogEntry {
-  return catalogEntry(skill, skill.currentVersion, versions.find((v) => v.version === skill.currentVersion)?.scan);
+  return catalogEntry(
+    skill,
+    skill.currentVersion,
+    versions.find((v) => v.version === skill.currentVersion),
+  );
 }
 
 /**

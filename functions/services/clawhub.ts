@@ -149,7 +149,7 @@ export async function skillPage(deps: Deps, slug: string, ownerHandle?: string):
     skill: clawhubSkill(skill, installs.get(skill.id) ?? 0),
     latestVersion: clawhubVersion(version),
     owner: clawhubUser(author ?? { login: skill.authorLogin }),
-    moderation: clawhubModeration(version.scan, version.scannedAt ?? version.publishedAt),
+    moderation: clawhubModeration(version, version.scannedAt ?? version.publishedAt),
   };
 }
 

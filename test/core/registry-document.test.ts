@@ -254,19 +254,22 @@ describe('catalog and discovery index', () => {
       findings: [],
       ...(reviewed ? { reviewed } : {}),
     });
-    expect(catalogEntry(skill(), '1.0.0', scan('suspicious')).verdict).toBe('suspicious');
-    expect(catalogEntry(skill(), '1.0.0', scan('suspicious', { by: 'root', at: '2026-01-01T00:00:00.000Z' })).verdict).toBe('clean');
-    expect(catalogEntry(skill(), '1.0.0', scan('clean')).verdict).toBe('clean');
+    expect(catalogEntry(skill(), '1.0.0', { scan: scan('suspicious') }).verdict).toBe('suspicious');
+    expect(catalogEntry(skill(), '1.0.0', { scan: scan('suspicious', { by: 'root', at: '2026-01-01T00:00:00.000Z' }) }).verdict).toBe('clean');
+    expect(catalogEntry(skill(), '1.0.0', { scan: scan('clean') }).verdict).toBe('clean');
+    // What the version did when run counts as much as what its text looked like.
+    const ran = { verdict: 'suspicious' as const, evidence: [{ rule: 'persistence', verdict: 'suspicious' as const }] };
+    expect(catalogEntry(skill(), '1.0.0', { scan: scan('clean'), observation: ran }).verdict).toBe('suspicious');
   });
 
   it('keeps a skill that is not clean out of the shared indexes: its own entry carries the verdict and a warning first in its description', () => {
     const suspicious: ScanResult = { verdict: 'suspicious', rulesVersion: '1', findings: [] };
-    const entry = skillMdEntry(skill({ deprecated: 'Use pretty-json-2' }), '2.0.0', 'cd'.repeat(32), 'Checks spelling', suspicious);
+    const entry = skillMdEntry(skill({ deprecated: 'Use pretty-json-2' }), '2.0.0', 'cd'.repeat(32), 'Checks spelling', { scan: suspicious });
     expect(entry).toMatchObject({ verdict: 'suspicious', type: 'skill-md' });
     expect(entry.description).toMatch(/^\[suspicious: [^\]]+\] \[deprecated: Use pretty-json-2\] Checks spelling$/);
     expect(discoveryDocumentSchema.safeParse(discoveryDocument([entry])).success).toBe(true);
     expect(inSharedIndexes(entry)).toBe(false);
-    expect(inSharedIndexes(discoveryEntry(skill(), '2.0.0', 'cd'.repeat(32), 'Checks spelling', { ...suspicious, verdict: 'clean' }))).toBe(true);
+    expect(inSharedIndexes(discoveryEntry(skill(), '2.0.0', 'cd'.repeat(32), 'Checks spelling', { scan: { ...suspicious, verdict: 'clean' } }))).toBe(true);
   });
 
   it('cuts a description to the 1,024 characters discovery clients take, warnings included', () => {

@@ -19,7 +19,9 @@ export const isBump = (value: string): value is Bump => (BUMPS as readonly strin
 export type Standing =
   | { state: 'new' }
   /** `newest` is the highest version published (yanked ones too: their numbers are taken). */
-  | { state: 'unchanged' | 'changed'; id: string; newest: string };
+  | { state: 'unchanged' | 'changed'; id: string; newest: string }
+  /** Published moments ago: its first version is run in the registry's sandbox, and the registry lists none until that ends. */
+  | { state: 'being-observed' };
 
 /**
  * The folder's standing. "The same content" is the same canonical bundle integrity as the newest
@@ -32,6 +34,7 @@ export async function standingOf(client: RegistryClient, folder: SkillFolder): P
     doc = await client.versions(folder.slug);
   } catch (error) {
     if (error instanceof CliError && error.code === 'not_found') return { state: 'new' };
+    if (error instanceof CliError && error.code === 'being_observed') return { state: 'being-observed' };
     throw error;
   }
   const [newest] = [...doc.versions].sort((a, b) => byPrecedenceDesc(a.version, b.version));

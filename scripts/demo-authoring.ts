@@ -209,16 +209,24 @@ export async function runAuthoringDemo(options: DemoOptions): Promise<DemoResult
     const startEnv = Object.fromEntries(
       [.../(SKILLPRESS_GITHUB_API|GITHUB_CLIENT_ID|GITHUB_CLIENT_SECRET)=(\S+)/g[Symbol.matchAll](fakeOutput)].map((m) => [m[1]!, m[2]!]),
     );
+
+    print('\n# 3. octo signed up eight days ago: a first run of the registry with its clock 8 days back (faketime), where octo signs in');
+    print('#    with GitHub (the fake approves at once). A newer account would have its flagged versions held for review (step 6 shows it).');
+    const aged = await startRegistry(started, print, { ...startEnv, DATA_DIR: join(work, 'data') }, { eightDaysAgo: true });
+    vars.B = aged;
+    print(`$ B=${aged}`);
+    must('curl -s -c jar -b jar -L -o /dev/null -w "%{url_effective}\\n" $B/api/auth/github');
+    must('curl -s -b jar $B/api/me; echo');
+    await started.servers.pop()!.stop('SIGINT');
+    print('$ kill -INT %2   # that registry stops; today it starts again on the same data');
     const imported = await startRegistry(started, print, { ...startEnv, DATA_DIR: join(work, 'data') });
     print(`$ B=${imported}`);
     vars.B = imported;
-
-    print('\n# 3. Sign in with GitHub (the fake approves at once, as octo) and make an API key');
+    print('# Signed in again, today, and an API key');
     must('curl -s -c jar -b jar -L -o /dev/null -w "%{url_effective}\\n" $B/api/auth/github');
-    must('curl -s -b jar $B/api/me; echo');
     set('KEY', `curl -s -b jar -H "origin: $B" -H 'content-type: application/json' -d '{"name":"demo"}' $B/api/api-keys | field key`);
 
-    print('\n# 4. Import the repository: every skill folder in one step');
+    print('\n# 4. Import the repository: every skill folder in one step (the suspicious one published flagged: octo is no new publisher)');
     const importRan = must(
       `curl -s -H "authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"repo":"octo/skills"}' $B/api/imports | tee import.json | folders`,
     );
@@ -226,6 +234,16 @@ export async function runAuthoringDemo(options: DemoOptions): Promise<DemoResult
     if (importRan.code !== 0) throw new Error('the import failed');
     // Each write is followed by a rebuild of the registry's files, a moment later.
     await until(json, (catalog) => catalog.skills?.length === SKILLS.length);
+    print("# Versions with anything to run are run in the registry's sandbox before anyone installs them (seconds each):");
+    print(`#   the registry documents are full once each is cleared (until then: {"status":"pending"})`);
+    await untilCleared(
+      json,
+      '$B',
+      importAnswer.folders.flatMap((f) => (f.slug ? [f.slug] : [])),
+    );
+    must(
+      `for s in $(curl -s $B/.well-known/skills.json | node -pe "JSON.parse(require('fs').readFileSync(0)).skills.map(s => s.slug).join(' ')"); do printf '%-34s %s\\n' $s "$(curl -s $B/api/registry/$s/versions | node -pe "const v = JSON.parse(require('fs').readFileSync(0)).versions[0]; v.behaviour + ' · runs: ' + (v.effects ? ['reads','writes','network','executes'].map(k => k + ' ' + v.effects[k].length).join(', ') : 'nothing')")"; done`,
+    );
     must(`curl -s $B/api/registry/${BLOCK_SCALAR_SKILL} | field description`);
     const blockScalar = json(`curl -s $B/api/registry/${BLOCK_SCALAR_SKILL}`) as { description: string; id: string };
     const linked = json(`curl -s $B/api/registry/${LINKED_SKILL}`) as { id: string };
@@ -244,7 +262,8 @@ export async function runAuthoringDemo(options: DemoOptions): Promise<DemoResult
     );
     const reimported = readJson(work, 'reimport.json') as ImportAnswer;
 
-    print('\n# 6. The same folder with skillpress publish --all, in one run, on a fresh registry (the names are taken on the first)');
+    print('\n# 6. The same folder with skillpress publish --all, in one run, on a fresh registry (the names are taken on the first),');
+    print('#    by ada, whose account is new: the suspicious skill is held for review (an appeal the admins see), the rest published');
     const published = await startRegistry(started, print, { DATA_DIR: join(work, 'data-fresh') });
     print(`$ B2=${published}`);
     vars.B2 = published;
@@ -273,17 +292,28 @@ export async function runAuthoringDemo(options: DemoOptions): Promise<DemoResult
   }
 }
 
-/** Starts `npm start` (as scripts/local/server-process.ts does) on `env` and prints the command a reader would type. */
-async function startRegistry(started: { servers: ServerProcess[] }, print: (line: string) => void, env: Record<string, string>): Promise<string> {
+/** What `faketime -f -8d` sets: the registry's clock eight days back, and everything it runs with it. */
+const EIGHT_DAYS_AGO = { LD_PRELOAD: '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1', FAKETIME: '-8d' };
+
+/**
+ * Starts `npm start` (as scripts/local/server-process.ts does) on `env`, with its clock eight days
+ * back if asked (faketime), and prints the command a reader would type.
+ */
+async function startRegistry(
+  started: { servers: ServerProcess[] },
+  print: (line: string) => void,
+  env: Record<string, string>,
+  { eightDaysAgo = false } = {},
+): Promise<string> {
   const port = await freePort();
   // The site build costs CPU the demo does not look at.
   const shown = { ...env, PORT: String(port), SKILLPRESS_SITE: '0' };
   print(
     `$ ${Object.entries(shown)
       .map(([name, value]) => `${name}=${value}`)
-      .join(' ')} npm start &`,
+      .join(' ')} ${eightDaysAgo ? 'faketime -f -8d ' : ''}npm start &`,
   );
-  const server = await startServer(shown);
+  const server = await startServer(eightDaysAgo ? { ...shown, ...EIGHT_DAYS_AGO } : shown);
   started.servers.push(server);
   print(`Skillpress listening on ${server.baseUrl}`);
   return server.baseUrl;
@@ -300,6 +330,17 @@ async function until(json: (command: string) => unknown, done: (catalog: Catalog
   while (Date.now() < deadline && !done(json('curl -s $B/.well-known/skills.json') as Catalog)) await new Promise((resolve) => setTimeout(resolve, 500));
   // The ClawHub-compatible list reads the catalog at most once a second.
   await new Promise((resolve) => setTimeout(resolve, 1100));
+}
+
+/** Waits (five minutes at most: runs in the sandbox take seconds each on a quiet machine) until every slug's registry document on `origin` is full. */
+async function untilCleared(json: (command: string) => unknown, origin: string, slugs: string[]): Promise<void> {
+  const deadline = Date.now() + 300_000;
+  let pending = slugs;
+  while (pending.length > 0 && Date.now() < deadline) {
+    pending = pending.filter((slug) => (json(`curl -s ${origin}/api/registry/${slug}`) as { status?: string }).status !== undefined);
+    if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  if (pending.length > 0) throw new Error(`still being observed after five minutes: ${pending.join(', ')}`);
 }
 
 /** Clones `owner/name` (bare) into `sources` when it is not there; one that is there must hold `commit`. */

@@ -34,10 +34,14 @@ export interface PublishAllEntry {
   slug: string;
   /** The skill's folder, relative to the current one. */
   dir: string;
-  /** `publish`: a new skill at 1.0.0; `version`: a new version of a changed one; `unchanged`: nothing to send. */
-  action: 'publish' | 'version' | 'unchanged';
-  /** The version published (or that would be), or the newest for an unchanged skill. */
-  version: string;
+  /**
+   * `publish`: a new skill at 1.0.0; `version`: a new version of a changed one; `unchanged`:
+   * nothing to send; `observing`: nothing to send yet, its first version (published moments ago)
+   * being run in the registry's sandbox, which must end before a next version is numbered.
+   */
+  action: 'publish' | 'version' | 'unchanged' | 'observing';
+  /** The version published (or that would be), or the newest for an unchanged skill; absent while observed. */
+  version?: string;
   /** The newest version before, for `version`. */
   from?: string;
   /** A new skill's category: its SKILL.md's, else `--category`, else the default. */
@@ -53,6 +57,14 @@ export interface PublishAllResult {
   dryRun: boolean;
   skills: PublishAllEntry[];
 }
+
+/** What `publish --all` does with a folder of each standing. */
+const ACTION: Record<Standing['state'], PublishAllEntry['action']> = {
+  new: 'publish',
+  changed: 'version',
+  unchanged: 'unchanged',
+  'being-observed': 'observing',
+};
 
 interface Planned {
   folder: SkillFolder;
@@ -117,8 +129,10 @@ export async function publishAll(options: PublishAllOptions, io: CommandIo): Pro
     const entry: PublishAllEntry = {
       slug: folder.slug,
       dir: shown(dir),
-      action: standing.state === 'new' ? 'publish' : standing.state === 'changed' ? 'version' : 'unchanged',
-      version: standing.state === 'new' ? '1.0.0' : standing.state === 'changed' ? bumped(standing.newest, options.bump) : standing.newest,
+      action: ACTION[standing.state],
+      ...(standing.state === 'being-observed'
+        ? {}
+        : { version: standing.state === 'new' ? '1.0.0' : standing.state === 'changed' ? bumped(standing.newest, options.bump) : standing.newest }),
       ...(standing.state === 'changed' ? { from: standing.newest } : {}),
       ...(category ? { category } : {}),
       files: folder.files.length,
@@ -130,7 +144,7 @@ export async function publishAll(options: PublishAllOptions, io: CommandIo): Pro
       // Checked now, as the registry will check it, so a dry run finds what the real run would be refused.
       if (category)
         request = { publish: await publishBody(folder, { paid: false, changelog: options.changelog, org: options.org, private: options.private, category }) };
-      else if (standing.state === 'changed') request = { version: await versionBody(folder, entry.version, options.changelog) };
+      else if (standing.state === 'changed') request = { version: await versionBody(folder, entry.version!, options.changelog) };
     } catch (error) {
       if (!(error instanceof CliError)) throw error;
       problems[shown(dir)] = problemText(error);
@@ -141,24 +155,35 @@ export async function publishAll(options: PublishAllOptions, io: CommandIo): Pro
 
   const ordered = dependenciesFirst(planned);
   const rows = ordered.map(({ folder, entry }) => [
-    `  ${entry.action === 'unchanged' ? c.dim('=') : c.green(entry.action === 'publish' ? '+' : '↑')} ${c.bold(entry.slug)}`,
+    `  ${entry.action === 'unchanged' || entry.action === 'observing' ? c.dim('=') : c.green(entry.action === 'publish' ? '+' : '↑')} ${c.bold(entry.slug)}`,
     entry.action === 'publish'
       ? `${entry.version} (new, in ${entry.category}${folder.category ? '' : options.category ? ', from --category' : ', the default'})`
       : entry.action === 'version'
         ? `${entry.from} → ${entry.version}`
-        : c.dim(`${entry.version} unchanged`),
+        : entry.action === 'observing'
+          ? c.dim("published, its first version being run in the registry's sandbox: left alone")
+          : c.dim(`${entry.version} unchanged`),
     c.dim(`${entry.dir} · ${plural(entry.files, 'file')}, ${formatBytes(entry.bytes)}`),
   ]);
   for (const row of columns(rows)) ui.line(row);
-  const sending = ordered.filter((p) => p.entry.action !== 'unchanged');
+  const sending = ordered.filter((p) => p.entry.action === 'publish' || p.entry.action === 'version');
   for (const { folder } of sending) for (const warning of folder.warnings) ui.warn(`${folder.slug}: ${SKILL_FILE}: ${warning}`);
-  const tally = `${plural(sending.length, 'skill')} to publish, ${ordered.length - sending.length} unchanged`;
+  const unchanged = ordered.filter((p) => p.entry.action === 'unchanged').length;
+  const observing = ordered.filter((p) => p.entry.action === 'observing').length;
+  const leftAlone = `${unchanged} unchanged${observing ? `, ${observing} being observed` : ''}`;
+  const tally = `${plural(sending.length, 'skill')} to publish, ${leftAlone}`;
   if (options.dryRun) {
     ui.line(c.dim(`Dry run: ${tally}; nothing was sent.`));
     return { dryRun: true, skills: ordered.map((p) => p.entry) };
   }
   if (sending.length === 0) {
-    ui.line(c.dim(`Nothing to publish: every skill is as its newest version (${plural(ordered.length, 'skill')}).`));
+    ui.line(
+      c.dim(
+        observing
+          ? `Nothing to publish: ${leftAlone} (run it again once the registry's sandbox has cleared them to compare their files).`
+          : `Nothing to publish: every skill is as its newest version (${plural(ordered.length, 'skill')}).`,
+      ),
+    );
     return { dryRun: false, skills: ordered.map((p) => p.entry) };
   }
 
@@ -195,12 +220,11 @@ export async function publishAll(options: PublishAllOptions, io: CommandIo): Pro
     }
   }
   const failed = sending.filter((p) => p.entry.error);
-  const unchanged = ordered.length - sending.length;
   if (failed.length > 0) {
     const first = failed[0]!.entry.error!;
     throw new CliError(
       first.code,
-      `${plural(failed.length, 'skill')} of ${sending.length} could not be published; ${sending.length - failed.length} published, ${unchanged} unchanged`,
+      `${plural(failed.length, 'skill')} of ${sending.length} could not be published; ${sending.length - failed.length} published, ${leftAlone}`,
       {
         details: Object.fromEntries(
           failed.map(({ entry: { slug, error } }) => [slug, `${error!.code}: ${error!.message}${error!.hint ? ` (${error!.hint})` : ''}`]),
@@ -210,7 +234,7 @@ export async function publishAll(options: PublishAllOptions, io: CommandIo): Pro
     );
   }
   if (!options.changelog) ui.warn('no --changelog: people updating will see no notes for these versions');
-  ui.line(c.dim(`${plural(sending.length, 'skill')} published, ${unchanged} unchanged.`));
+  ui.line(c.dim(`${plural(sending.length, 'skill')} published, ${leftAlone}.`));
   return { dryRun: false, skills: ordered.map((p) => p.entry) };
 }
 

@@ -125,6 +125,10 @@ async function publishTokenFor(io: CommandIo, client: RegistryClient, slug: stri
 async function bumpedVersion(client: RegistryClient, folder: SkillFolder, bump: Bump, dir: string): Promise<string> {
   const standing = await standingOf(client, folder);
   if (standing.state === 'new') throw notPublishedYet(client, folder.slug)(new CliError('not_found', ''));
+  if (standing.state === 'being-observed')
+    throw new CliError('being_observed', `${folder.slug}'s first version is being run in the registry's sandbox: its next version is numbered once that ends`, {
+      hint: 'it takes seconds: try again shortly',
+    });
   const next = bumped(standing.newest, bump);
   if (standing.state === 'unchanged') {
     throw new CliError('usage', `${folder.slug}@${standing.newest} already has exactly these files; ${next} would publish them again`, {

@@ -34,11 +34,25 @@ describe('a new skill being observed', () => {
     expect(fileTree(project)).toEqual([]);
   });
 
-  it('stops publish --all with being_observed, as its newest version cannot be read yet', async () => {
+  it('leaves it alone in publish --all, which finishes: its first version cannot be compared until its run ends', async () => {
     const repo = join(work, 'repo');
     mkdirSync(join(repo, 'fresh-skill'), { recursive: true });
     writeFileSync(join(repo, 'fresh-skill', 'SKILL.md'), '---\nname: fresh-skill\ndescription: Fresh. Use in tests.\n---\n# Fresh\n');
-    const result = await runInProcess(['publish', '--all', '--dry-run', '--json', '--registry', await serve()], { cwd: repo, env });
+    const registry = await serve();
+    const dryRun = await runInProcess(['publish', '--all', '--dry-run', '--json', '--registry', registry], { cwd: repo, env });
+    expect(dryRun.code, dryRun.stdout + dryRun.stderr).toBe(0);
+    expect(dryRun.json.skills).toEqual([expect.objectContaining({ slug: 'fresh-skill', action: 'observing', published: false })]);
+    const run = await runInProcess(['publish', '--all', '--registry', registry], { cwd: repo, env: { ...env, SKILLPRESS_API_KEY: 'sk_test' } });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout + run.stderr).toMatch(/Nothing to publish: 0 unchanged, 1 being observed/);
+  });
+
+  it('refuses to number its next version with being_observed until its run ends', async () => {
+    const dir = join(work, 'repo', 'fresh-skill');
+    const result = await runInProcess(['version', 'patch', '--json', '--registry', await serve()], {
+      cwd: dir,
+      env: { ...env, SKILLPRESS_API_KEY: 'sk_test' },
+    });
     expect(result.code, result.stdout + result.stderr).toBe(1);
     expect(result.json.error).toMatchObject({ code: 'being_observed' });
   });

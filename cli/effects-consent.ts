@@ -5,7 +5,7 @@ import { CliError } from './cli-error.ts';
 import type { Target } from './installer.ts';
 import type { Lockfile } from './lockfile.ts';
 import type { CommandIo, Ui } from './ui.ts';
-import { choosable } from './version-spec.ts';
+import { choosable } from '../core/version-choice.ts';
 
 /**
  * Shown and consented (docs/api.md, "Behaviour"): before `install` or `update` writes anything,

@@ -75,7 +75,11 @@ describe('an install’s requests', () => {
     const project = join(work, 'project-typo');
     mkdirSync(project);
     const typo = `${skill.slug.slice(0, -1)}x`;
-    const result = await runInProcess(['install', skill.slug, typo, '--registry', 'http://localhost', '--json'], { cwd: project, env, fetch: stackFetch(stack) });
+    const result = await runInProcess(['install', skill.slug, typo, '--registry', 'http://localhost', '--json'], {
+      cwd: project,
+      env,
+      fetch: stackFetch(stack),
+    });
     expect(result.code).toBe(1);
     expect(result.json.error).toMatchObject({ code: 'not_found', message: expect.stringContaining(typo) });
     expect(result.json.error.hint).toContain(skill.slug);

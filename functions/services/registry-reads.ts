@@ -2,7 +2,7 @@ import { type ErrorCode, invalidRequest, isDomainError, notFound } from '#core/e
 import { limits } from '#core/limits';
 import { mapLimit } from '#core/map-limit';
 import { type PendingDocument, type QuarantinedDocument, type RegistryDocument, registryDocuments, type VersionsDocument } from '#core/registry-document';
-import { registryKey, versionsKey } from '#core/static-paths';
+import { REGISTRY_MAX_AGE_SECONDS, registryKey, versionsKey } from '#core/static-paths';
 import { needsAllVersions, readSkillRequest } from '#core/version-choice';
 import type { Deps } from '../platform/composition.ts';
 import { getSkillBySlug, listVersions, withRecordedYanks } from '../store/skills.ts';
@@ -50,8 +50,9 @@ export async function resolveSkills(deps: Pick<Deps, 'db' | 'config' | 'staticSt
       issues: [{ path: ['skills'], message: `at most ${limits.resolveSkills} entries` }],
     });
   }
+  // A copy read a moment ago is as current as what the CDN may serve for the same path.
   const json = async (key: string) => {
-    const bytes = await deps.staticStore.get(key);
+    const bytes = await deps.staticStore.getRecent(key, REGISTRY_MAX_AGE_SECONDS * 1000);
     return bytes === undefined ? undefined : (JSON.parse(Buffer.from(bytes).toString('utf8')) as unknown);
   };
   return mapLimit(asked, READS_AT_ONCE, async (entry): Promise<ResolvedSkill> => {

@@ -58,6 +58,20 @@ describe('GET /api/resolve', () => {
     expect((await json(await resolve(`${second.slug}@1.1.0`))).skills[0].versions).toBeUndefined();
   });
 
+  it('answers what the registry holds after a write, not a copy it read before', async () => {
+    const fresh = await publish(aliceKey);
+    await stack.idle();
+    expect((await json(await resolve(fresh.slug))).skills[0].registry.currentVersion).toBe('1.0.0');
+    const res = await withKey(stack, aliceKey, `/api/skills/${fresh.id}/versions`, {
+      body: { version: '1.0.1', changelog: 'Changes', files: [skillFile(fresh.slug, '# v1.0.1')] },
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    await stack.idle();
+    const { skills } = await json(await resolve(fresh.slug));
+    expect(skills[0].registry).toEqual(await json(await stack.request(`/api/registry/${fresh.slug}`)));
+    expect(skills[0].registry.currentVersion).toBe('1.0.1');
+  });
+
   it('adds the versions document when the spec may choose a version the document does not list', async () => {
     const { skills } = await json(await resolve(`${second.slug}@^1.0.0,${first.slug}@0.0.1`));
     expect(skills[0].versions).toEqual(await json(await stack.request(`/api/registry/${second.slug}/versions`)));

@@ -5,7 +5,7 @@ import { CliError } from './cli-error.ts';
 import type { Target } from './installer.ts';
 import type { Lockfile } from './lockfile.ts';
 import type { CommandIo, Ui } from './ui.ts';
-import { choosable } from './version-spec.ts';
+import { choosable } from '../core/version-choice.ts';
 
 /**
  * Shown and consented (docs/api.md, "Behaviour"): before `install` or `update` writes anything,
@@ -75,10 +75,26 @@ export interface ConsentOptions {
   strict?: boolean;
 }
 
+let schema: Promise<typeof import('../core/effects/effects-schema.ts')['effectsSchema']> | undefined;
+
+/**
+ * Loads the effects' schema (and zod) and builds it, once: what reading the first effects
+ * costs. Commands that will read effects call this before they wait on the network, so that
+ * cost is paid while the registry answers rather than after.
+ */
+export function prepareEffects(): Promise<typeof import('../core/effects/effects-schema.ts')['effectsSchema']> {
+  schema ??= import('../core/effects/effects-schema.ts').then(({ effectsSchema }) => {
+    // The first parse builds the schema's checks: done here, on an empty value, rather than on the first version's.
+    effectsSchema.safeParse(undefined);
+    return effectsSchema;
+  });
+  return schema;
+}
+
 /** The effects a registry served, read with the one schema; a registry serving others is refused. */
 async function readEffects(t: Pick<Target, 'slug' | 'version'>, value: unknown): Promise<Effects> {
-  // The schema (and zod) load only when a version carries effects, keeping them off the plain install path.
-  const { effectsSchema } = await import('../core/effects/effects-schema.ts');
+  // The schema (and zod) load only when a version carries effects, keeping them off the commands that read none.
+  const effectsSchema = await prepareEffects();
   const parsed = effectsSchema.safeParse(value);
   if (!parsed.success) throw new CliError('bad_response', `the registry's effects of ${t.slug}@${t.version} are malformed; refusing it`);
   return parsed.data as Effects;

@@ -25,7 +25,8 @@ import { LOCKFILE_NAME, type LockedSkill, type Lockfile, pruneOrphans } from './
 import type { RegistryClient } from './registry-client.ts';
 import { installFolder, installPathProblem, registryDependencies } from './registry-names.ts';
 import { plural, type Ui } from './ui.ts';
-import { needsAllVersions, resolveVersion, satisfies } from './version-spec.ts';
+import { LATEST, needsAllVersions } from '../core/version-choice.ts';
+import { resolveVersion, satisfies } from './version-spec.ts';
 import { type Verified, verifyDelivery } from './verify-delivery.ts';
 import { checkSignature, summaryFacts } from './verify-signature.ts';
 import type { SignedFacts } from '../core/version-signature.ts';
@@ -170,7 +171,10 @@ export async function resolveTargets(ctx: InstallContext, requests: Request[], l
         );
       }
     }
-    const resolved = await mapLimit([...todo.values()], LOOKUPS_AT_ONCE, (item) => resolveOne(ctx, item, lock, options));
+    // One request for the level, where it saves any: more than one skill, or a spec that would read a versions document too.
+    const asked = [...todo.values()];
+    if (asked.length > 1 || asked.some((item) => item.spec !== LATEST)) await ctx.client.resolveAll(asked);
+    const resolved = await mapLimit(asked, LOOKUPS_AT_ONCE, (item) => resolveOne(ctx, item, lock, options));
     level = [];
     for (const target of resolved) {
       chosen.set(target.slug, target);
@@ -201,7 +205,7 @@ async function resolveOne(ctx: InstallContext, request: Request, lock: Lockfile,
   const choice = { allowPending: options.allowPending, installed: locked?.version };
   let available: VersionSummary[] | undefined;
   const all = async () => (available ??= (await client.versions(request.slug)).versions);
-  if (options.allVersions || needsAllVersions(request.spec, doc.versions, doc.currentVersion, choice)) await all();
+  if (options.allVersions || needsAllVersions(request.spec, doc.versions, doc.currentVersion, options.allowPending)) await all();
 
   const list = available ?? doc.versions;
   // A version the lockfile pins still installs once yanked, when nothing else answers the spec.

@@ -1,4 +1,5 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { createRequire } from 'node:module';
+import type * as Util from 'node:util';
 import { CliError, EXIT, type ExitCode, usage } from './cli-error.ts';
 import { deprecate } from './commands/deprecate.ts';
 import { info } from './commands/info.ts';
@@ -33,7 +34,12 @@ import { findingDetailLines } from './scan-findings.ts';
  * code. The only place that ends the process.
  */
 
-type Options = NonNullable<ParseArgsConfig['options']>;
+// Required, not imported: the ES module face of node:util reads every export, and its getters
+// load util's diff and terminal-colour machinery, which no command uses (about a tenth of a
+// command's start, as the face of node:http was, cli/http-transport.ts).
+const { parseArgs } = createRequire(import.meta.url)('node:util') as typeof Util;
+
+type Options = NonNullable<Util.ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | undefined>;
 
 interface Context {

@@ -10,6 +10,7 @@ import type { CatalogIndex } from '../core/catalog-pages.ts';
 import { mapLimit } from '../core/map-limit.ts';
 import type { SearchAnswerDocument } from '../core/search/schemas.ts';
 import { BUNDLE_INSTALL_MARK, bundlePath, CATALOG_INDEX_KEY, CATALOG_KEY, registryPath, SIGNING_KEYS_KEY } from '../core/static-paths.ts';
+import { LATEST, type SkillRequest } from '../core/version-choice.ts';
 import { parseRegistryKeys, type RegistryKey } from '../core/version-signature.ts';
 import { CliError } from './cli-error.ts';
 import { configPath, normalRegistry, type PinnedKey, readConfig } from './config.ts';
@@ -81,6 +82,44 @@ export class RegistryClient {
   ) {
     this.http = new Http(base, io, cacheDir(io.env));
     this.env = io.env;
+  }
+
+  /**
+   * Registry documents the batch resolve answered ({@link resolveAll}), by slug: what
+   * {@link skill} and {@link versions} read before asking for a skill on its own.
+   */
+  private readonly resolved = new Map<string, { registry: unknown; versions?: unknown }>();
+
+  /**
+   * Asks `GET /api/resolve` (docs/api.md §7.17) for every skill in `requests` at once, in as few
+   * requests as its limits allow, and keeps each document it answers for {@link skill} and
+   * {@link versions}, which check it as they check a lookup's. An entry refused (a typo, a
+   * private skill this anonymous request is not told of) and a registry without the endpoint,
+   * or whose answer is not one, are left to the per-skill lookups, which give the errors, hints
+   * and private documents they always did.
+   */
+  async resolveAll(requests: readonly SkillRequest[]): Promise<void> {
+    const asked = requests.filter((r) => !this.resolved.has(r.slug)).map((r) => (r.spec === LATEST ? r.slug : `${r.slug}@${r.spec}`));
+    const batches: string[][] = [];
+    for (const entry of asked) {
+      const last = batches.at(-1);
+      if (last && last.length < limits.resolveSkills && [...last, entry].join(',').length <= limits.resolveChars) last.push(entry);
+      else batches.push([entry]);
+    }
+    await Promise.all(
+      batches.map(async (batch) => {
+        // Each entry may carry a versions document besides its registry document.
+        // A registry document each, and room for a versions document: a larger answer is left to the lookups.
+        const maxBytes = batch.length * ANSWER_BYTES.registry + ANSWER_BYTES.versions;
+        const query = { skills: batch.join(',') };
+        const answer = await this.http.json<{ skills?: unknown }>('/api/resolve', { query, maxBytes, compressed: true }).catch(() => undefined);
+        const entries = Array.isArray(answer?.skills) ? (answer.skills as { slug?: unknown; registry?: unknown; versions?: unknown }[]) : [];
+        for (const [i, entry] of entries.slice(0, batch.length).entries()) {
+          const slug = batch[i]!.split('@')[0]!;
+          if (entry?.slug === slug && entry.registry !== undefined) this.resolved.set(slug, { registry: entry.registry, versions: entry.versions });
+        }
+      }),
+    );
   }
 
   /** The API key this registry may be sent, if any. */
@@ -162,14 +201,17 @@ export class RegistryClient {
    */
   async skill(slug: string): Promise<RegistryDocument> {
     const path = registryPath(registrySlug(slug, 'asked to look up'));
-    const doc = await this.http
-      .json<RegistryDocument>(path, { revalidate: true, maxBytes: ANSWER_BYTES.registry })
-      .catch((error: unknown) => this.privately<RegistryDocument>(error, `/api/me/registry/${slug}`, ANSWER_BYTES.registry))
-      .catch(async (error: unknown) => {
-        // An unknown slug: the catalog's closest names, when one is near enough to be a typo.
-        const near = error instanceof CliError && error.code === 'not_found' ? await this.closestSlugs(slug) : undefined;
-        return notFoundAs(`no skill "${slug}" in ${this.base}`, near ?? 'search for it with skillpress search <words>')(error);
-      });
+    const resolved = this.resolved.get(slug)?.registry as RegistryDocument | undefined;
+    const doc =
+      resolved ??
+      (await this.http
+        .json<RegistryDocument>(path, { revalidate: true, maxBytes: ANSWER_BYTES.registry })
+        .catch((error: unknown) => this.privately<RegistryDocument>(error, `/api/me/registry/${slug}`, ANSWER_BYTES.registry))
+        .catch(async (error: unknown) => {
+          // An unknown slug: the catalog's closest names, when one is near enough to be a typo.
+          const near = error instanceof CliError && error.code === 'not_found' ? await this.closestSlugs(slug) : undefined;
+          return notFoundAs(`no skill "${slug}" in ${this.base}`, near ?? 'search for it with skillpress search <words>')(error);
+        }));
     return withVersions(sameSkill(doc, slug, this.base));
   }
 
@@ -184,14 +226,17 @@ export class RegistryClient {
   }
 
   async versions(slug: string): Promise<VersionsDocument> {
-    const doc = await this.http
-      .json<VersionsDocument>(`${registryPath(registrySlug(slug, 'asked to look up'))}/versions`, {
-        revalidate: true,
-        maxBytes: ANSWER_BYTES.versions,
-        compressed: true,
-      })
-      .catch((error: unknown) => this.privately<VersionsDocument>(error, `/api/me/registry/${slug}/versions`, ANSWER_BYTES.versions))
-      .catch(notFoundAs(`no skill "${slug}" in ${this.base}`));
+    const resolved = this.resolved.get(slug)?.versions as VersionsDocument | undefined;
+    const doc =
+      resolved ??
+      (await this.http
+        .json<VersionsDocument>(`${registryPath(registrySlug(slug, 'asked to look up'))}/versions`, {
+          revalidate: true,
+          maxBytes: ANSWER_BYTES.versions,
+          compressed: true,
+        })
+        .catch((error: unknown) => this.privately<VersionsDocument>(error, `/api/me/registry/${slug}/versions`, ANSWER_BYTES.versions))
+        .catch(notFoundAs(`no skill "${slug}" in ${this.base}`)));
     return withVersions(sameSkill(doc, slug, this.base));
   }
 

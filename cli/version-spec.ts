@@ -1,7 +1,7 @@
 import semver from 'semver';
-import { isValidSlug } from '../core/slug.ts';
 import { currentOf, isRelease } from '../core/semver-order.ts';
-import { isValidRange, maxSatisfying } from '../core/semver-range.ts';
+import { maxSatisfying } from '../core/semver-range.ts';
+import { type Candidate, choosable, LATEST, readSkillRequest, type SkillRequest } from '../core/version-choice.ts';
 import { usage } from './cli-error.ts';
 
 /**
@@ -9,33 +9,12 @@ import { usage } from './cli-error.ts';
  * and the rules that turn it into one published version. Pure: the caller fetches the lists.
  */
 
-export const LATEST = 'latest';
-
-export interface SkillRequest {
-  slug: string;
-  /** `latest`, an exact version or a semver range. */
-  spec: string;
-}
-
 export function parseRequest(arg: string): SkillRequest {
-  const at = arg.indexOf('@');
-  const slug = at < 0 ? arg : arg.slice(0, at);
-  const spec = at < 0 ? LATEST : arg.slice(at + 1).trim() || LATEST;
-  if (!isValidSlug(slug))
+  const request = readSkillRequest(arg);
+  if ('problem' in request && request.problem === 'slug')
     throw usage(`"${arg}" does not start with a skill slug (lower-case letters, digits and hyphens)`, 'e.g. skillpress install pretty-json@^1.2.0');
-  if (spec !== LATEST && !isValidRange(spec)) throw usage(`"${spec}" is neither a version nor a semver range`, 'use 1.2.3, ^1.2.0, ~1.2, >=1.0.0 <2 or latest');
-  return { slug, spec };
-}
-
-/**
- * A published version as resolution needs it: yanked ones are never chosen by a range, nor are
- * versions the registry has not cleared by observing them (docs/api.md, "Behaviour").
- */
-export interface Candidate {
-  version: string;
-  yanked?: boolean;
-  /** `pending` while the registry observes it, `refused` when it did not clear it; absent: cleared (published before observation). */
-  behaviour?: string;
+  if ('problem' in request) throw usage(`"${request.spec}" is neither a version nor a semver range`, 'use 1.2.3, ^1.2.0, ~1.2, >=1.0.0 <2 or latest');
+  return request;
 }
 
 export interface ResolveChoice {
@@ -43,12 +22,6 @@ export interface ResolveChoice {
   allowPending?: boolean;
   /** The version installed now, which stays when it is a pending one newer than what would be chosen. */
   installed?: string;
-}
-
-/** Whether a range or `latest` may choose a version by its behaviour: cleared, pending when allowed, refused never. */
-export function choosable(candidate: Candidate, allowPending = false): boolean {
-  const { behaviour } = candidate;
-  return behaviour === undefined || behaviour === 'cleared' || (allowPending && behaviour === 'pending');
 }
 
 /**
@@ -77,17 +50,6 @@ export function resolveVersion(spec: string, versions: readonly Candidate[], cur
   const installed = versions.find((v) => v.version === choice.installed);
   const keep = installed?.behaviour === 'pending' && !installed.yanked && satisfies(installed.version, spec);
   return keep && (chosen === null || semver.gt(installed.version, chosen)) ? installed.version : chosen;
-}
-
-/** Whether a spec can be answered from the registry document alone (no `/versions` fetch). */
-export function needsAllVersions(spec: string, newest: readonly Candidate[], currentVersion: string, choice: ResolveChoice = {}): boolean {
-  if (spec === LATEST) {
-    const current = newest.find((v) => v.version === currentVersion);
-    return current !== undefined && !choosable(current, choice.allowPending);
-  }
-  // A range is only safe to answer from all versions: an old backport may be its best match.
-  const exact = semver.valid(spec);
-  return !(exact && (exact === currentVersion || newest.some((v) => v.version === exact)));
 }
 
 /** Whether an installed version still answers a spec (a prerelease only when the spec names it). */

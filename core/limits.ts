@@ -28,6 +28,12 @@ export const limits = {
   checksPerWindow: 30,
   checkWindowSeconds: 60,
   registryVersions: 5,
+  /**
+   * Skills one batch resolve names (docs/api.md §7.17), and the characters of its list: the
+   * skills a project installs at once, in a URL every proxy and CDN passes.
+   */
+  resolveSkills: 50,
+  resolveChars: 4096,
   /** Skill folders one GitHub import publishes; a larger repository is imported a folder (`path`) at a time. */
   importFolders: 100,
   sessionSeconds: 30 * 24 * 60 * 60,

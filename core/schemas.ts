@@ -370,7 +370,7 @@ export const versionCreatedSchema = lazySchema(() =>
   }),
 );
 
-/** How a version fared when run in the sandbox, as those who may publish its versions see it (docs/api.md §7.17). */
+/** How a version fared when run in the sandbox, as those who may publish its versions see it (docs/api.md §7.4). */
 export const versionBehaviourSchema = lazySchema(() =>
   z.object({
     skillId: z.string(),
@@ -745,6 +745,29 @@ export const installsDocumentSchema = lazySchema(() =>
 
 /** `/bundles/<slug>/<version>.json`: a free version's files, as delivery returns them. */
 export const bundleDocumentSchema = lazySchema(() => deliverySchema.pick({ files: true }));
+
+/** `GET /api/resolve`: the skills to resolve, `slug[@spec]` separated by commas. */
+export const resolveQuerySchema = lazySchema(() =>
+  z.object({
+    skills: z.string().min(1).max(limits.resolveChars).describe(`slug, slug@1.2.3 or slug@range, separated by commas; at most ${limits.resolveSkills}`),
+  }),
+);
+
+/** `GET /api/resolve`: one entry per skill asked for, in the order asked (docs/api.md §7.17). */
+export const resolveAnswerSchema = lazySchema(() =>
+  z.object({
+    skills: z.array(
+      z.union([
+        z.object({
+          slug: z.string(),
+          registry: registryDocumentSchema.or(quarantinedDocumentSchema).or(pendingDocumentSchema).describe('as /api/registry/{slug} holds it'),
+          versions: versionsDocumentSchema.optional().describe('as /api/registry/{slug}/versions holds it, when the spec may need an older version'),
+        }),
+        z.object({ slug: z.string(), error: errorBodySchema.shape.error.describe("this skill's refusal, as a request for it alone would answer") }),
+      ]),
+    ),
+  }),
+);
 
 export const errorBodySchema = lazySchema(() =>
   z.object({

@@ -224,12 +224,19 @@ export function contentTypeOf(filename: string): string | null {
   return dot > 0 ? (CONTENT_TYPES[name.slice(dot + 1).toLowerCase()] ?? null) : null;
 }
 
+/** How old a registry document a client may be given: its Cache-Control's max-age (the CDN's s-maxage is longer). */
+export const REGISTRY_MAX_AGE_SECONDS = 60;
+
 export function headersForKey(key: string): ObjectHeaders {
   for (const document of PRECOMPRESSED_KEYS) {
     for (const encoding of ['br', 'gzip'] as const)
       if (key === precompressedKey(document, encoding)) return { ...headersForKey(document), contentEncoding: encoding };
   }
-  if (key.startsWith('registry/')) return { contentType: 'application/json', cacheControl: 'public, max-age=60, s-maxage=300, stale-while-revalidate=60' };
+  if (key.startsWith('registry/'))
+    return {
+      contentType: 'application/json',
+      cacheControl: `public, max-age=${REGISTRY_MAX_AGE_SECONDS}, s-maxage=300, stale-while-revalidate=${REGISTRY_MAX_AGE_SECONDS}`,
+    };
   const extension = key.slice(key.lastIndexOf('.') + 1).toLowerCase();
   const contentType = CONTENT_TYPES[extension] ?? 'application/octet-stream';
   // Bundles, archives and a version's lone SKILL.md never change; Astro's assets carry their content hash in their names.

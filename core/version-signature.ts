@@ -121,8 +121,20 @@ export function spkiPem(spkiDer: Uint8Array): string {
 /** Why a signature does not hold, or undefined when it does. */
 export type SignatureProblem = 'missing' | 'unknown_key' | 'expired_key' | 'malformed' | 'mismatch' | 'old_format';
 
+/**
+ * Keys already read, by id and PEM: an install checks a signature per version, nearly all by the
+ * same key, and reading and fingerprinting it each time cost more than the checks themselves.
+ */
+const checkedKeys = new Map<string, KeyObject | undefined>();
+
 /** The public key of `key` when it is a P-256 key whose id names it; undefined for any other. */
 function checkedPublicKey(key: Pick<RegistryKey, 'keyid' | 'publicKey'>): KeyObject | undefined {
+  const known = `${key.keyid}\n${key.publicKey}`;
+  if (!checkedKeys.has(known)) checkedKeys.set(known, readPublicKey(key));
+  return checkedKeys.get(known);
+}
+
+function readPublicKey(key: Pick<RegistryKey, 'keyid' | 'publicKey'>): KeyObject | undefined {
   try {
     const publicKey = createPublicKey(key.publicKey);
     const der = publicKey.export({ type: 'spki', format: 'der' });

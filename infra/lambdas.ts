@@ -200,8 +200,8 @@ export const lambdas: readonly LambdaSpec[] = [
   {
     name: 'deliver',
     description:
-      "Deliver a version's files (paid ones with a token or an entitled session, private ones to members), counting each; private skills' registry documents",
-    routes: ['GET /api/deliver/{skillId}', 'GET /api/me/registry/{slug}', 'GET /api/me/registry/{slug}/versions'],
+      "Deliver a version's files (paid ones with a token or an entitled session, private ones to members), counting each; private skills' registry documents and the batch resolve",
+    routes: ['GET /api/deliver/{skillId}', 'GET /api/me/registry/{slug}', 'GET /api/me/registry/{slug}/versions', 'GET /api/resolve'],
     // The install counters (DL#; ADD only), the day's secret and the clients seen (distinct
     // installs); TOKEN#: a download token's uses; LOOKALIKE#: a skill that reaches 100 distinct
     // installs joins the imitation check's index; APIKEY#: a key's lastUsedAt.

@@ -21,7 +21,7 @@ import { emptyLockfile, LOCKFILE_NAME, requireTrustedRoots, withDir } from '../l
 import { clientsFor, RegistryClient } from '../registry-client.ts';
 import type { SuspiciousVersion } from '../scan-findings.ts';
 import { checkSuspicious } from '../suspicious-check.ts';
-import { type Consent, type ConsentOptions, consentToEffects } from '../effects-consent.ts';
+import { type Consent, type ConsentOptions, consentToEffects, prepareEffects } from '../effects-consent.ts';
 import { formatBytes, plural, type Ui } from '../ui.ts';
 import { parseRequest } from '../version-spec.ts';
 
@@ -124,7 +124,11 @@ export async function install(options: InstallOptions, io: CommandIo): Promise<I
     });
     const repeated = requests.find((r, i) => requests.findIndex((o) => o.slug === r.slug) !== i);
     if (repeated) throw usage(`${repeated.slug} is named twice`);
-    const resolved = await resolveTargets(ctx, requests, lock, { allowPending: options.allowPending });
+    const resolving = resolveTargets(ctx, requests, lock, { allowPending: options.allowPending });
+    // Once the lookups are sent: the versions they resolve to carry effects to read, whose schema
+    // loads while the registry answers. A failure to load is the one reading effects then gives.
+    prepareEffects().catch(() => undefined);
+    const resolved = await resolving;
     if (options.requireProvenance) requireProvenance(resolved);
     warnLifecycle(io.ui, resolved);
     suspicious = checkSuspicious(resolved, lock, options.allowSuspicious === true, io.ui);

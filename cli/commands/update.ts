@@ -10,7 +10,8 @@ import type { SuspiciousVersion } from '../scan-findings.ts';
 import { checkSuspicious } from '../suspicious-check.ts';
 import { type Consent, type ConsentOptions, decideConsent, effectsToShow, printEffects } from '../effects-consent.ts';
 import { plural } from '../ui.ts';
-import { type Changelog, changelogsBetween, LATEST } from '../version-spec.ts';
+import { LATEST } from '../../core/version-choice.ts';
+import { type Changelog, changelogsBetween } from '../version-spec.ts';
 import { printOutcome } from './install.ts';
 
 export interface UpdateOptions {

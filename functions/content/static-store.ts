@@ -9,8 +9,14 @@ import { getObjectBytes, isMissing } from './s3.ts';
  */
 export type WriteListener = (key: string, body: Uint8Array) => void;
 
+/** What {@link StaticStore.getRecent} keeps in memory at most: thousands of registry documents. */
+const RECENT_BYTES = 16 * 1024 * 1024;
+
 export class StaticStore {
   private readonly listeners = new Set<WriteListener>();
+  /** Objects read by {@link getRecent}, oldest read first, with when; a write this process hears of replaces its object's. */
+  private readonly recent = new Map<string, { bytes: Uint8Array; at: number }>();
+  private recentBytes = 0;
 
   constructor(
     readonly s3: S3Client,
@@ -37,8 +43,51 @@ export class StaticStore {
         Metadata: metadata,
       }),
     );
+    this.heard(key, bytes);
     for (const listener of this.listeners) listener(key, bytes);
     return out.ETag;
+  }
+
+  /**
+   * `key` now holds `body`, written by another thread of this process (the local runtime's
+   * rebuild): what {@link getRecent} keeps of it is replaced. Writes through {@link put} call it.
+   */
+  heard(key: string, body: Uint8Array): void {
+    if (this.recent.has(key)) this.remember(key, body, Date.now());
+  }
+
+  /**
+   * The object as read from the bucket at most `maxAgeMs` ago, or as last written through this
+   * store or heard of ({@link heard}) since; undefined when it does not exist (not kept). For
+   * objects whose readers may be served a copy that old anyway (registry documents, within
+   * their Cache-Control): a warm process answers them without a request to S3 each.
+   */
+  async getRecent(key: string, maxAgeMs: number, now = Date.now()): Promise<Uint8Array | undefined> {
+    const kept = this.recent.get(key);
+    if (kept && now - kept.at <= maxAgeMs) return kept.bytes;
+    const bytes = await this.get(key);
+    if (bytes === undefined) this.forget(key);
+    else this.remember(key, bytes, now);
+    return bytes;
+  }
+
+  private remember(key: string, bytes: Uint8Array, at: number): void {
+    this.forget(key);
+    if (bytes.byteLength > RECENT_BYTES / 16) return;
+    this.recent.set(key, { bytes, at });
+    this.recentBytes += bytes.byteLength;
+    for (const [oldest, entry] of this.recent) {
+      if (this.recentBytes <= RECENT_BYTES) break;
+      this.recent.delete(oldest);
+      this.recentBytes -= entry.bytes.byteLength;
+    }
+  }
+
+  private forget(key: string): void {
+    const kept = this.recent.get(key);
+    if (!kept) return;
+    this.recent.delete(key);
+    this.recentBytes -= kept.bytes.byteLength;
   }
 
   get(key: string): Promise<Uint8Array | undefined> {

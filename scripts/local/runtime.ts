@@ -80,7 +80,10 @@ export function createLocalRuntime(given: Config, overrides: Partial<Omit<Deps, 
       logLevel: options.logLevel,
       rebuilder: options.rebuilder,
       maxRebuildBackoffMs: options.maxRebuildBackoffMs,
-      onWrite: (key, body) => cdn.wrote(key, body),
+      onWrite: (key, body) => {
+        cdn.wrote(key, body);
+        deps.staticStore.heard(key, body);
+      },
       onRebuilt: () => site?.changed(),
       onFailure: (error) => {
         deps.log.error('background thread failed', errorFields(error));

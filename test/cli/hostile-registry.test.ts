@@ -64,6 +64,33 @@ describe('a registry that names paths outside the project', () => {
     expect(fileTree(root)).toEqual(['a/', 'a/b/', 'a/b/project/']);
   });
 
+  it('refuses a batch resolve’s document about another skill as a lookup’s, and ignores entries out of place', async () => {
+    const { root, project } = sandbox();
+    const lookups = skillRoutes([{ slug: 'app' }, { slug: 'helper' }]);
+    const lying = {
+      skills: [
+        { slug: 'app', registry: { slug: '../../app' } },
+        { slug: 'helper', registry: { slug: 'helper' } },
+      ],
+    };
+    const url = await serve((url) => (url.pathname === '/api/resolve' ? { body: lying } : lookups(url)));
+    const result = await cli(project, url, 'install', 'app', 'helper', '--json');
+    expect(result.code).toBe(2);
+    expect(result.json.error).toMatchObject({ code: 'bad_response', message: expect.stringContaining('a document about "../../app"') });
+    expect(fileTree(root)).toEqual(['a/', 'a/b/', 'a/b/project/']);
+    // Entries answering other skills than the ones in their place are not read: the lookups answer.
+    const swapped = {
+      skills: [
+        { slug: 'helper', registry: { slug: 'helper' } },
+        { slug: 'app', registry: { slug: 'app' } },
+      ],
+    };
+    const honest = await serve((url) => (url.pathname === '/api/resolve' ? { body: swapped } : lookups(url)));
+    const installed = await cli(project, honest, 'install', 'app', 'helper', '--json');
+    expect(installed.code, installed.stdout + installed.stderr).toBe(0);
+    expect(fileTree(join(project, '.agents/skills'))).toEqual(['app/', 'app/SKILL.md', 'helper/', 'helper/SKILL.md']);
+  });
+
   it('refuses a current version that is not semver, which would go into the lockfile', async () => {
     const { project } = sandbox();
     const url = await serve([{ slug: 'app', version: '1.0.0\u001b[2J' }]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { changelogsBetween, needsAllVersions, parseRequest, resolveVersion, satisfies } from '#cli/version-spec';
+import { changelogsBetween, parseRequest, resolveVersion, satisfies } from '#cli/version-spec';
+import { needsAllVersions } from '#core/version-choice';
 
 const published = ['1.0.0', '1.1.0', '1.1.5', '1.2.0', '2.0.0-beta.1', '0.9.0'].map((version) => ({ version }));
 
@@ -75,7 +76,7 @@ describe('range resolution', () => {
 
   it('needs every version for latest when the current one may not be picked', () => {
     expect(needsAllVersions('latest', [{ version: '1.3.0', behaviour: 'pending' }], '1.3.0')).toBe(true);
-    expect(needsAllVersions('latest', [{ version: '1.3.0', behaviour: 'pending' }], '1.3.0', { allowPending: true })).toBe(false);
+    expect(needsAllVersions('latest', [{ version: '1.3.0', behaviour: 'pending' }], '1.3.0', true)).toBe(false);
     expect(needsAllVersions('latest', [{ version: '1.3.0' }], '1.3.0')).toBe(false);
   });
 

@@ -150,8 +150,20 @@ export function skillRoutes(skills: FakeSkill[]): Route {
     answers.set(`/api/deliver/${id}`, { skillId: id, slug: skill.slug, version, files: wire, ...skill.delivery });
   });
   answers.set(`/${SIGNING_KEYS_KEY}`, FAKE_KEYS);
-  return (url) => (answers.has(url.pathname) ? { body: answers.get(url.pathname) } : undefined);
+  return (url) => {
+    // The batch resolve (docs/api.md §7.17): for each entry asked, whatever the registry document's path holds, lies included.
+    if (url.pathname === '/api/resolve') return { body: { skills: (url.searchParams.get('skills') ?? '').split(',').map(resolvedEntry(answers)) } };
+    return answers.has(url.pathname) ? { body: answers.get(url.pathname) } : undefined;
+  };
 }
+
+/** One entry of a batch resolve from the documents a fake registry serves: both of them, or the 404 of a lookup. */
+const resolvedEntry = (answers: Map<string, unknown>) => (entry: string) => {
+  const slug = entry.split('@')[0]!;
+  const registry = answers.get(requestedPath(registryPath(slug)));
+  if (registry === undefined) return { slug, error: { code: 'not_found', message: `No skill ${JSON.stringify(slug)}` } };
+  return { slug, registry, versions: answers.get(requestedPath(`${registryPath(slug)}/versions`)) };
+};
 
 /** A signing key of a fake registry: its private half, and its entry as keys.json lists it. */
 export interface FakeSigningKey {

@@ -1,11 +1,19 @@
-import { pendingDocumentSchema, quarantinedDocumentSchema, registryDocumentSchema, versionsDocumentSchema } from '#core/schemas';
+import {
+  pendingDocumentSchema,
+  quarantinedDocumentSchema,
+  registryDocumentSchema,
+  resolveAnswerSchema,
+  resolveQuerySchema,
+  versionsDocumentSchema,
+} from '#core/schemas';
 import { operations } from '../operation.ts';
 
-/** Registry documents read through the API, for private skills (docs/api.md §7.13). */
+/** Registry documents read through the API: private skills' (docs/api.md §7.13), and many skills' in one request (§7.17). */
 export const registryReadOperations = operations(
   {
     name: 'Private registry',
-    description: "A skill's registry documents as the caller may see them: how members read their organisation's private skills.",
+    description:
+      "A skill's registry documents as the caller may see them: how members read their organisation's private skills, and how an install resolves every skill it names in one request.",
   },
   {
     myRegistryDocument: {
@@ -26,6 +34,18 @@ export const registryReadOperations = operations(
       auth: 'sessionOrApiKey',
       success: { status: 200, description: 'The versions document', schema: versionsDocumentSchema.or(quarantinedDocumentSchema).or(pendingDocumentSchema) },
       errors: ['not_found', 'insufficient_scope'],
+    },
+    resolveSkills: {
+      method: 'get',
+      path: '/api/resolve',
+      summary: 'Many skills’ registry documents in one request, as an install resolves them',
+      description:
+        'For each `slug[@spec]` asked for, in order: the registry document /api/registry/{slug} holds, and its versions document when the spec may choose a version the document does not list; ' +
+        'or that skill’s error ({code, message}), as a request for it alone would answer. With a session or API key, a skill with no static documents is read for the caller as /api/me/registry/{slug} reads it. ' +
+        'Cache-Control: private, no-store.',
+      auth: 'optional',
+      query: resolveQuerySchema,
+      success: { status: 200, description: 'One entry per skill asked for', schema: resolveAnswerSchema },
     },
   },
 );

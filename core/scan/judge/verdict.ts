@@ -1,8 +1,8 @@
 import type { Finding, Verdict } from '../finding.ts';
 import type { Audience } from '../analyse/audience.ts';
-import { lowerable } from '../analyse/audience.ts';
+import { documentable, lowerable } from '../analyse/audience.ts';
 import { knownInstallerOnly } from '../analyse/installers.ts';
-import type { Hit, Rule } from '../analyse/rule.ts';
+import type { Hit, RawFinding, Rule } from '../analyse/rule.ts';
 import type { LineContext } from '../read/source-text.ts';
 
 /**
@@ -22,6 +22,19 @@ export function loweredBecause(rule: Rule, hit: Hit, line: LineContext | undefin
   if (!lowerable(rule)) return null;
   const why = audience.documentation(line, hit === true ? undefined : hit.excerpt);
   return why ? `documentation: ${why}` : null;
+}
+
+/**
+ * A block rests on evidence that runs or on an imperative addressed to the agent
+ * (analyse/audience.ts, `evidenceOf`): a critical finding in text that only documents, quotes or
+ * detects an attack (a reference's prose, a block shown as an example) weighs `high`, so the
+ * version is at most flagged, and says so. Hidden text and committed secrets weigh what they weigh
+ * wherever they are.
+ */
+export function weighed(finding: RawFinding, evidence: (line: number) => string | null): RawFinding {
+  if ((finding.severity ?? finding.rule.severity) !== 'critical' || !documentable(finding.rule) || evidence(finding.line)) return finding;
+  const why = 'documentation: text that shows the attack, not code that runs or an imperative addressed to the agent';
+  return { ...finding, severity: 'high', note: finding.note ? `${finding.note}; ${why}` : why };
 }
 
 /**

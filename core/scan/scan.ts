@@ -4,6 +4,7 @@ import type { FlowFile, FlowLine } from './analyse/flows.ts';
 import { KeywordIndex } from './analyse/keyword-index.ts';
 import type { DerivedRule, FileScan, Hit, LineFile, LineRule, RawFinding, Rule, SkillRule } from './analyse/rule.ts';
 import { rules } from './analyse/rules.ts';
+import { asksForSecret } from '../effects/static-effects.ts';
 import { explain } from './explain/explain.ts';
 import { type Finding, type ScanResult, severityRank } from './finding.ts';
 import { loweredBecause, verdictOf, weighed } from './judge/verdict.ts';
@@ -144,7 +145,7 @@ export function scanFiles(files: readonly ScanFile[], options: ScanOptions = {})
     const scanned = scanFile(file, skill);
     raw.set(file.filename, scanned.findings);
     evidence.set(file.filename, scanned.evidence);
-    flows.push({ filename: file.filename, lines: scanned.flow });
+    flows.push({ filename: file.filename, lines: scanned.flow, ...(scanned.asks?.length ? { asks: scanned.asks } : {}) });
   }
   for (const rule of skillRules) for (const hit of rule.check(flows)) raw.get(hit.file)?.push({ rule, line: hit.line, note: hit.note });
   const findings: Finding[] = sorted.flatMap((file) =>
@@ -166,7 +167,10 @@ function instructionFiles(files: readonly ScanFile[]): Set<string> {
   return names;
 }
 
-function scanFile(file: ScanFile, skill: SkillScan): { findings: RawFinding[]; flow: FlowLine[]; evidence: (line: number) => string | null } {
+function scanFile(
+  file: ScanFile,
+  skill: SkillScan,
+): { findings: RawFinding[]; flow: FlowLine[]; asks?: FlowLine[]; evidence: (line: number) => string | null } {
   const content = readFileContent(file.bytes);
   if (content.kind === 'binary') {
     const binary = { filename: file.filename, bytes: file.bytes, executable: file.executable ?? false, format: content.format };
@@ -218,8 +222,15 @@ function scanFile(file: ScanFile, skill: SkillScan): { findings: RawFinding[]; f
     }
     findings.push(...reading);
   }
+  const evidence = evidenceOf(kind, lines, skill.roles.get(file.filename) ?? 'read');
   const flow: FlowLine[] = [];
-  for (const line of lines) {
+  const asks: FlowLine[] = [];
+  for (const [i, line] of lines.entries()) {
+    // A request to the user for a secret, addressed to the agent: read with the next line, for a sentence wraps.
+    if (kind === 'markdown' && !line.code && evidence(line.number) && asksForSecret(line.text) && !audience.documentation(line)) {
+      const next = lines[i + 1];
+      asks.push({ line: line.number, text: next && !next.code ? `${line.text} ${next.text}` : line.text });
+    }
     if (!(line.code || kind === 'code' || line.text.includes('`')) || audience.documentation(line)) continue;
     if (line.code || kind === 'code') flow.push({ line: line.number, text: line.text });
     // Commands in prose (`tar czf /tmp/k.tgz ~/.ssh`) are what a reader, or an agent, runs.
@@ -229,7 +240,7 @@ function scanFile(file: ScanFile, skill: SkillScan): { findings: RawFinding[]; f
     const source = numbered(d.line);
     if (!source || !audience.documentation(source)) flow.push({ line: d.line, text: matchingForm(d.text) });
   }
-  return { findings, flow, evidence: evidenceOf(kind, lines, skill.roles.get(file.filename) ?? 'read') };
+  return { findings, flow, asks, evidence };
 }
 
 const SHELL_FENCE = /^(?:|sh|bash|zsh|shell|console|terminal|shellsession|ksh|fish)$/;

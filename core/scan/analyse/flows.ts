@@ -23,6 +23,8 @@ export interface FlowLine {
 export interface FlowFile {
   filename: string;
   lines: readonly FlowLine[];
+  /** Prose addressed to the agent that asks the user for a secret (read as the `asks` effect). */
+  asks?: readonly FlowLine[];
 }
 
 export interface Flow {

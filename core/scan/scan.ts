@@ -222,7 +222,8 @@ function scanFile(
     }
     findings.push(...reading);
   }
-  const evidence = evidenceOf(kind, lines, skill.roles.get(file.filename) ?? 'read');
+  // A file marked executable is a program, whatever its name says.
+  const evidence = file.executable ? () => 'code that runs' : evidenceOf(kind, lines, skill.roles.get(file.filename) ?? 'read');
   const flow: FlowLine[] = [];
   const asks: FlowLine[] = [];
   for (const [i, line] of lines.entries()) {

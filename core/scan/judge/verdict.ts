@@ -1,4 +1,4 @@
-import type { Finding, Verdict } from '../finding.ts';
+import type { Category, Finding, Verdict } from '../finding.ts';
 import type { Audience } from '../analyse/audience.ts';
 import { documentable, lowerable } from '../analyse/audience.ts';
 import { knownInstallerOnly } from '../analyse/installers.ts';
@@ -24,17 +24,31 @@ export function loweredBecause(rule: Rule, hit: Hit, line: LineContext | undefin
   return why ? `documentation: ${why}` : null;
 }
 
+/** Words that act by being read: an injection in any text the agent reads is addressed to it. */
+const READ_TO_ACT = new Set<Category>(['prompt-injection', 'social-engineering']);
+
 /**
  * A block rests on evidence that runs or on an imperative addressed to the agent
- * (analyse/audience.ts, `evidenceOf`): a critical finding in text that only documents, quotes or
- * detects an attack (a reference's prose, a block shown as an example) weighs `high`, so the
- * version is at most flagged, and says so. Hidden text and committed secrets weigh what they weigh
- * wherever they are.
+ * (analyse/audience.ts, `evidenceOf`). In text that is neither (a reference loaded for context, a
+ * block shown as an example of an attack, prose that describes one), what the text shows is judged
+ * by whether reading it does anything: code shown there runs for no one, and its finding is `low`,
+ * context for a reader; words that act by being read (prompt injection, social engineering) still
+ * reach the agent that reads the file, and weigh at most `high`, so the version is flagged and not
+ * refused. Hidden text and committed secrets weigh what they weigh wherever they are.
  */
 export function weighed(finding: RawFinding, evidence: (line: number) => string | null): RawFinding {
-  if ((finding.severity ?? finding.rule.severity) !== 'critical' || !documentable(finding.rule) || evidence(finding.line)) return finding;
-  const why = 'documentation: text that shows the attack, not code that runs or an imperative addressed to the agent';
-  return { ...finding, severity: 'high', note: finding.note ? `${finding.note}; ${why}` : why };
+  if (!documentable(finding.rule) || evidence(finding.line)) return finding;
+  const severity = finding.severity ?? finding.rule.severity;
+  if (READ_TO_ACT.has(finding.rule.category)) {
+    if (severity !== 'critical') return finding;
+    return withNote({ ...finding, severity: 'high' }, 'documentation: text the agent may read, but no instruction to do what it shows');
+  }
+  if (severity === 'low') return finding;
+  return withNote({ ...finding, severity: 'low' }, 'documentation: code shown in text, which nothing runs and no one is told to run');
+}
+
+function withNote(finding: RawFinding, why: string): RawFinding {
+  return { ...finding, note: finding.note ? `${finding.note}; ${why}` : why };
 }
 
 /**

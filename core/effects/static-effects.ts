@@ -111,9 +111,17 @@ function readFile(filename: string, text: string, out: EffectList): void {
  * The effects of lines the scanner has already read (its flows: code lines and the commands of
  * prose, documentation left out), for the rules that judge them (`core/scan/analyse/effects.ts`).
  */
-export function effectsOfLines(files: ReadonlyArray<{ filename: string; lines: ReadonlyArray<{ line: number; text: string }> }>): Effects {
+export function effectsOfLines(
+  files: ReadonlyArray<{
+    filename: string;
+    lines: ReadonlyArray<{ line: number; text: string }>;
+    /** Prose addressed to the agent that asks the user for a secret (`asksForSecret`). */
+    asks?: ReadonlyArray<{ line: number; text: string }>;
+  }>,
+): Effects {
   const out = new EffectList('static');
   for (const file of files) {
+    for (const l of file.asks ?? []) askEffect(l.text, { file: file.filename, line: l.line }, out);
     if (file.lines.some((l) => MAY_HAVE_EFFECTS.test(l.text))) {
       readLines(
         file.filename,
@@ -155,8 +163,7 @@ function readLines(filename: string, lines: readonly Line[], out: EffectList): v
 
 /** Prose: its inline code spans are commands a reader runs; a sentence may ask for a secret. */
 function proseEffects(line: Line, evidence: Evidence, out: EffectList): void {
-  if (ASKS.test(line.text))
-    out.add('asks', { class: 'secret-prompt', reason: 'asks the user for a secret', target: line.text.trim().slice(0, 120), evidence, source: 'static' });
+  if (ASKS.test(line.text)) askEffect(line.text, evidence, out);
   if (!line.text.includes('`')) return;
   for (const m of line.text.matchAll(/`([^`\n]{4,400})`/g)) {
     const span = m[1]!;
@@ -164,6 +171,15 @@ function proseEffects(line: Line, evidence: Evidence, out: EffectList): void {
     for (const command of commandsOf(span)) commandEffects(command, span, evidence, out);
     otherEffects(span, evidence, out);
   }
+}
+
+/** Whether a sentence asks the user for a secret: what an agent following it would do. */
+export function asksForSecret(text: string): boolean {
+  return ASKS.test(text);
+}
+
+function askEffect(text: string, evidence: Evidence, out: EffectList): void {
+  out.add('asks', { class: 'secret-prompt', reason: 'asks the user for a secret', target: text.trim().slice(0, 120), evidence, source: 'static' });
 }
 
 /** A Makefile's variables (`NAME = value`), so `$(A)$(B)` reads as what make runs. */

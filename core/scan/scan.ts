@@ -1,12 +1,13 @@
 import type { FileBytes } from '../bundle.ts';
-import { type Audience, audienceOf, INSTRUCTIONS, lowerable } from './analyse/audience.ts';
+import { type Audience, audienceOf, evidenceOf, INSTRUCTIONS, lowerable, type Role, rolesOf } from './analyse/audience.ts';
 import type { FlowFile, FlowLine } from './analyse/flows.ts';
 import { KeywordIndex } from './analyse/keyword-index.ts';
 import type { DerivedRule, FileScan, Hit, LineFile, LineRule, RawFinding, Rule, SkillRule } from './analyse/rule.ts';
 import { rules } from './analyse/rules.ts';
+import { asksForSecret } from '../effects/static-effects.ts';
 import { explain } from './explain/explain.ts';
 import { type Finding, type ScanResult, severityRank } from './finding.ts';
-import { loweredBecause, verdictOf } from './judge/verdict.ts';
+import { loweredBecause, verdictOf, weighed } from './judge/verdict.ts';
 import { type Budget, type Decoded, decodeLine, decodeWrappedBase64, newBudget } from './normalise/decode.ts';
 import { invisibleMarks, smuggledText } from './normalise/invisible.ts';
 import { readFileContent } from './read/file-content.ts';
@@ -119,6 +120,8 @@ interface SkillScan {
   text: (path: string) => string | null;
   /** Files the agent is told to read: SKILL.md and the files it names. */
   instructions: ReadonlySet<string>;
+  /** How the agent meets each file: SKILL.md, a file it is told to follow, or one it reads. */
+  roles: ReadonlyMap<string, Role>;
 }
 
 /** Scans a version's files and returns the verdict with its findings. */
@@ -130,16 +133,24 @@ export function scanFiles(files: readonly ScanFile[], options: ScanOptions = {})
     const f = byName.get(path.replace(/^\.\//, ''));
     return f ? new TextDecoder().decode(f.bytes.subarray(0, 256 * 1024)) : null;
   };
-  const skill: SkillScan = { shell: newShellBudget(), text, instructions: instructionFiles(sorted) };
+  const roles = rolesOf(
+    text('SKILL.md'),
+    sorted.map((f) => f.filename),
+  );
+  const skill: SkillScan = { shell: newShellBudget(), text, instructions: instructionFiles(sorted), roles };
   const raw = new Map<string, RawFinding[]>();
+  const evidence = new Map<string, (line: number) => string | null>();
   const flows: FlowFile[] = [];
   for (const file of sorted) {
-    const { findings, flow } = scanFile(file, skill);
-    raw.set(file.filename, findings);
-    flows.push({ filename: file.filename, lines: flow });
+    const scanned = scanFile(file, skill);
+    raw.set(file.filename, scanned.findings);
+    evidence.set(file.filename, scanned.evidence);
+    flows.push({ filename: file.filename, lines: scanned.flow, ...(scanned.asks?.length ? { asks: scanned.asks } : {}) });
   }
   for (const rule of skillRules) for (const hit of rule.check(flows)) raw.get(hit.file)?.push({ rule, line: hit.line, note: hit.note });
-  const findings: Finding[] = sorted.flatMap((file) => perFile(raw.get(file.filename) ?? []).map((f) => explain(f, file.filename, quote)));
+  const findings: Finding[] = sorted.flatMap((file) =>
+    perFile((raw.get(file.filename) ?? []).map((f) => weighed(f, evidence.get(file.filename)!))).map((f) => explain(f, file.filename, quote)),
+  );
   return { verdict: verdictOf(findings), rulesVersion, findings: capped(findings) };
 }
 
@@ -156,7 +167,10 @@ function instructionFiles(files: readonly ScanFile[]): Set<string> {
   return names;
 }
 
-function scanFile(file: ScanFile, skill: SkillScan): { findings: RawFinding[]; flow: FlowLine[] } {
+function scanFile(
+  file: ScanFile,
+  skill: SkillScan,
+): { findings: RawFinding[]; flow: FlowLine[]; asks?: FlowLine[]; evidence: (line: number) => string | null } {
   const content = readFileContent(file.bytes);
   if (content.kind === 'binary') {
     const binary = { filename: file.filename, bytes: file.bytes, executable: file.executable ?? false, format: content.format };
@@ -165,7 +179,11 @@ function scanFile(file: ScanFile, skill: SkillScan): { findings: RawFinding[]; f
       return hit ? [found(rule, 0, hit)] : [];
     });
     // What a binary says in readable runs is read like a script: a polyglot runs in a shell.
-    return { findings: [...whole, ...scanText(file.filename, content.strings, 'code', 0, newBudget(content.strings.length))], flow: [] };
+    return {
+      findings: [...whole, ...scanText(file.filename, content.strings, 'code', 0, newBudget(content.strings.length))],
+      flow: [],
+      evidence: () => 'code that runs',
+    };
   }
   const { text } = content;
   const kind = fileKindOf(file.filename, text);
@@ -204,8 +222,16 @@ function scanFile(file: ScanFile, skill: SkillScan): { findings: RawFinding[]; f
     }
     findings.push(...reading);
   }
+  // A file marked executable is a program, whatever its name says.
+  const evidence = file.executable ? () => 'code that runs' : evidenceOf(kind, lines, skill.roles.get(file.filename) ?? 'read');
   const flow: FlowLine[] = [];
-  for (const line of lines) {
+  const asks: FlowLine[] = [];
+  for (const [i, line] of lines.entries()) {
+    // A request to the user for a secret, addressed to the agent: read with the next line, for a sentence wraps.
+    if (kind === 'markdown' && !line.code && asksForSecret(line.text) && evidence(line.number) && !audience.documentation(line)) {
+      const next = lines[i + 1];
+      asks.push({ line: line.number, text: next && !next.code ? `${line.text} ${next.text}` : line.text });
+    }
     if (!(line.code || kind === 'code' || line.text.includes('`')) || audience.documentation(line)) continue;
     if (line.code || kind === 'code') flow.push({ line: line.number, text: line.text });
     // Commands in prose (`tar czf /tmp/k.tgz ~/.ssh`) are what a reader, or an agent, runs.
@@ -215,7 +241,7 @@ function scanFile(file: ScanFile, skill: SkillScan): { findings: RawFinding[]; f
     const source = numbered(d.line);
     if (!source || !audience.documentation(source)) flow.push({ line: d.line, text: matchingForm(d.text) });
   }
-  return { findings, flow };
+  return { findings, flow, asks, evidence };
 }
 
 const SHELL_FENCE = /^(?:|sh|bash|zsh|shell|console|terminal|shellsession|ksh|fish)$/;

@@ -148,3 +148,77 @@ function detectionBlocks(lines: readonly LineContext[]): Set<number> {
   }
   return out;
 }
+
+/**
+ * How the agent meets a file: `skill` is SKILL.md (its prose is addressed to the agent and its
+ * blocks are what it runs); `followed` a file SKILL.md tells it to follow ("carry out the steps in
+ * docs/setup.md"); `read` any other file (references loaded for context, files never named).
+ */
+export type Role = 'skill' | 'followed' | 'read';
+
+/** A sentence of SKILL.md that tells the agent to follow a file it names, rather than read it for context. */
+const FOLLOWS_FILE =
+  /\b(?:run|execute|follow|carry\s{1,4}out|apply|perform|complete|obey|do\s{1,4}what|go\s{1,4}through|work\s{1,4}through|steps?\s{1,4}(?:in|from|listed))\b/i;
+
+/** The role of each file of a version: SKILL.md, the files it tells the agent to follow, and the rest. */
+export function rolesOf(skillText: string | null, filenames: readonly string[]): Map<string, Role> {
+  const roles = new Map<string, Role>(filenames.map((f) => [f, f === 'SKILL.md' ? 'skill' : 'read']));
+  if (skillText === null) return roles;
+  // Sentences: a wrapped one is read whole; a list item, table row or heading ends one.
+  let sentences: string[] | undefined;
+  for (const name of filenames) {
+    if (name === 'SKILL.md') continue;
+    const base = name.slice(name.lastIndexOf('/') + 1);
+    const names = (s: string) => s.includes(name) || (base.length > 4 && s.includes(base));
+    if (!names(skillText)) continue;
+    sentences ??= skillText.split(/(?<=[.!?])\s|\n\s*\n|\n(?=\s{0,3}(?:[-*|#]|\d{1,2}\.))/);
+    // The verb is the sentence's, not a code span's (`run:` blocks).
+    if (sentences.some((s) => names(s) && FOLLOWS_FILE.test(s.replace(/`[^`\n]*`/g, ' ')))) roles.set(name, 'followed');
+  }
+  return roles;
+}
+
+/** Whether a rule's finding can rest on documentation at all: hidden text and committed secrets are findings whoever reads them. */
+export function documentable(rule: { category: Category }): boolean {
+  return LOWERED.has(rule.category);
+}
+
+/**
+ * What a block may rest on (judge/verdict.ts): why a line is code that runs or an imperative
+ * addressed to the agent, or null when it only documents. Code files run (scripts, executable
+ * files, manifests, build files), and so does what a binary says (line 0). In Markdown and plain
+ * text: SKILL.md is addressed to the agent throughout, prose and blocks; so is a file SKILL.md tells
+ * the agent to follow. In any other text only a line that tells the reader to run something, and
+ * the blocks of a section that does, are addressed; the rest (a reference's prose, a block quoted
+ * as an example) documents, however much an attack it shows.
+ */
+export function evidenceOf(kind: FileKind, lines: readonly LineContext[], role: Role): (line: number) => string | null {
+  if (kind !== 'markdown') return () => 'code that runs';
+  if (role === 'skill') return (n) => (n === 0 ? 'code that runs' : 'SKILL.md, addressed to the agent');
+  if (role === 'followed') return () => 'a file SKILL.md tells the agent to follow';
+  // Read on the first question: most files are never asked about (only critical findings and requests for secrets are).
+  let running: Set<number> | undefined;
+  let imperative: Set<number> | undefined;
+  return (n) => {
+    if (n === 0) return 'code that runs';
+    imperative ??= new Set(lines.filter((l) => !l.code && RUN_IMPERATIVE.test(l.text)).map((l) => l.number));
+    if (imperative.has(n)) return 'an imperative addressed to the agent';
+    running ??= sectionsThatRun(lines);
+    return running.has(n) ? 'a block its section tells the reader to run' : null;
+  };
+}
+
+/** The code lines of Markdown sections whose prose tells the reader to run something. */
+function sectionsThatRun(lines: readonly LineContext[]): Set<number> {
+  const out = new Set<number>();
+  let start = 0;
+  const close = (end: number) => {
+    let runs = false;
+    for (let i = start; i < end && !runs; i++) runs = !lines[i]!.code && RUN_IMPERATIVE.test(lines[i]!.text);
+    if (runs) for (let i = start; i < end; i++) if (lines[i]!.code) out.add(lines[i]!.number);
+    start = end;
+  };
+  for (let i = 0; i < lines.length; i++) if (!lines[i]!.code && /^\s{0,3}#{1,6}\s/.test(lines[i]!.text)) close(i);
+  close(lines.length);
+  return out;
+}

@@ -79,3 +79,99 @@ export function foreignIndex(files: readonly FlowFile[]): Hit[] {
     .executes.filter((e) => e.class === 'foreign-index')
     .map((e) => ({ file: at(e).file, line: at(e).line, note: e.target }));
 }
+
+/** How far below a request for a secret the line that sends it may be: the steps of one procedure. */
+const ASK_REACH = 12;
+/** A line that carries a secret: it names one, or holds a placeholder for it (`<github token>`). */
+const CARRIES_SECRET = /\b(?:tokens?|api[\s_-]{0,2}keys?|keys?|passwords?|passphrases?|secrets?|credentials?|pat)\b/i;
+/** The service a secret is for, as the request names it: the word before "token", "API key", "password"… */
+const SECRET_OF =
+  /\b([a-z][\w.-]{1,30})\s{1,4}(?:(?:personal\s{1,4})?access\s{1,4}|api\s{0,2}|auth\s{1,4}|deploy\s{1,4}|publish(?:ing)?\s{1,4}|account\s{1,4})?(?:tokens?|keys?|passwords?|secrets?|credentials?)\b/gi;
+/** Words that stand before a secret's name without naming a service. */
+const NOT_A_SERVICE = new Set([
+  'their',
+  'your',
+  'the',
+  'a',
+  'an',
+  'any',
+  'all',
+  'every',
+  'each',
+  'user',
+  "user's",
+  'own',
+  'new',
+  'valid',
+  'secret',
+  'private',
+  'personal',
+  'access',
+  'api',
+  'auth',
+  'and',
+  'or',
+  'with',
+  'for',
+  'of',
+  'this',
+  'that',
+  'its',
+  'our',
+  'both',
+  'them',
+  'his',
+  'her',
+]);
+
+/**
+ * The name a host is registered under: `github` for api.github.com, `npmjs` for registry.npmjs.org,
+ * `evil` for github.com.evil.app (a service's name elsewhere in a host is no claim to it). A
+ * second-level label of two or three letters is a country's (`example.co.uk`), and the label before it is the name.
+ */
+function ownerOf(host: string): string {
+  const labels = host.toLowerCase().split('.');
+  const second = labels.at(-2) ?? '';
+  return (second.length <= 3 && labels.length > 2 ? labels.at(-3)! : second).replace(/[^a-z0-9]/g, '');
+}
+
+/** The services a request for a secret names ("your GitHub token and npm token": github, npm). */
+function servicesNamed(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.matchAll(SECRET_OF)) {
+    const word = m[1]!.toLowerCase();
+    if (!NOT_A_SERVICE.has(word)) out.add(word.replace(/[^a-z0-9]/g, ''));
+  }
+  return [...out].filter((w) => w.length > 1);
+}
+
+/**
+ * A secret the user is asked for, then sent to a host that is not the service it is for: an
+ * imperative addressed to the agent (ask, then post the token to a third party), whatever sends
+ * it. The request must name whose secret it is ("your GitHub token"); the secret's own service
+ * (api.github.com for a GitHub token) is where such a secret honestly goes.
+ */
+export function askedSecretSentElsewhere(files: readonly FlowFile[]): Hit[] {
+  const asked = files.flatMap((f) => (f.asks ?? []).map((a) => ({ file: f.filename, ...a })));
+  if (asked.length === 0) return [];
+  const effects = effectsOf(files);
+  const text = (file: string, line: number) => files.find((f) => f.filename === file)?.lines.find((l) => l.line === line)?.text ?? '';
+  const hits: Hit[] = [];
+  for (const ask of asked) {
+    const services = servicesNamed(ask.text);
+    if (services.length === 0) continue;
+    const sent = effects.network.find((n) => {
+      const where = at(n);
+      if (n.class !== 'host' || where.file !== ask.file || where.line < ask.line || where.line > ask.line + ASK_REACH) return false;
+      // A host of any of the services named is where such a secret honestly goes.
+      return CARRIES_SECRET.test(text(where.file, where.line)) && !services.some((s) => ownerOf(n.host).startsWith(s));
+    });
+    if (sent)
+      hits.push({
+        file: ask.file,
+        line: ask.line,
+        note: `asks for a ${services.join(' and ')} secret and sends it to ${sent.host} (${describeEvidence(sent.evidence)})`,
+      });
+  }
+  return hits;
+}

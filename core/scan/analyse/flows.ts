@@ -23,6 +23,8 @@ export interface FlowLine {
 export interface FlowFile {
   filename: string;
   lines: readonly FlowLine[];
+  /** Prose addressed to the agent that asks the user for a secret (read as the `asks` effect). */
+  asks?: readonly FlowLine[];
 }
 
 export interface Flow {
@@ -154,10 +156,15 @@ const SOURCE_GROUPS = 2;
 const SINK_GROUPS = SOURCE_GROUPS + SOURCES.length;
 const patternIndex = new KeywordIndex([['helper'], CREDENTIAL_WORDS, ...SOURCES.map((s) => s.keywords), ...SINKS.map((s) => s.keywords)]);
 
+/** A variable assigned: at the start of a line (indented inside an `if`, a function, a block), after a separator, or declared. */
 const ASSIGNED =
-  /(?:^|[;&|{(]\s{0,4}|\b(?:export|local|readonly|const|let|var|declare)\s{1,4})\$?([A-Za-z_]\w{0,40})\s{0,4}(?::\s{0,4}[\w[\]<>|. ]{1,40}\s{0,4})?=(?![=~])|\bfor\s{1,4}\(?\s{0,4}(?:const|let|var)?\s{0,4}([A-Za-z_]\w{0,40})\s{1,4}(?:in|of)\b|\bas\s{1,4}([A-Za-z_]\w{0,40})\s{0,4}:|\bread\b[^\n;|&]{0,200}?\s([A-Za-z_]\w{0,40})\s{0,4}(?:$|[;<&|])/g;
+  /(?:^\s{0,40}|[;&|{(]\s{0,4}|\b(?:export|local|readonly|const|let|var|declare)\s{1,4})\$?([A-Za-z_]\w{0,40})\s{0,4}(?::\s{0,4}[\w[\]<>|. ]{1,40}\s{0,4})?=(?![=~])|\bfor\s{1,4}\(?\s{0,4}(?:const|let|var)?\s{0,4}([A-Za-z_]\w{0,40})\s{1,4}(?:in|of)\b|\bas\s{1,4}([A-Za-z_]\w{0,40})\s{0,4}:|\bread\b[^\n;|&]{0,200}?\s([A-Za-z_]\w{0,40})\s{0,4}(?:$|[;<&|])/g;
+/** Where a redirection writes. */
+const REDIRECTED = /(?<![<&\d])>>?\s{0,4}["']?([^\s"';&|)<>]{2,200})/g;
+/** A redirection with its target (`2>/dev/null`, `>> log`, `2>&1`, `< in`), as it stands among a command's arguments. */
+const REDIRECTION = /\s\d?(?:>>?|<)&?\s{0,4}["']?[^\s"';&|)<>]{1,200}["']?/g;
+/** What the commands of a line write to, read once its redirections are left out. */
 const WRITTEN = [
-  /(?<![<&\d])>>?\s{0,4}["']?([^\s"';&|)<>]{2,200})/g,
   /\b(?:cp|mv|ditto|install)\s{1,4}(?:-\w{1,6}\s{1,4}){0,4}(?:["']?[^\s"';&|]{1,200}["']?\s{1,4}){1,20}["']?([^\s"';&|]{2,200}?)["']?\s{0,4}(?:$|[;&|])/g,
   /\b(?:tar\s{1,4}-?\w{0,6}[cr]\w{0,6}f\s{0,4}|zip\s{1,4}(?:-\w{1,6}\s{1,4}){0,4}|7z\s{1,4}a\s{1,4}(?:-\w{1,20}\s{1,4}){0,4}|Compress-Archive\b[^\n]{0,200}?-DestinationPath\s{1,4})["']?([^\s"';&|]{2,200})/g,
   /\bopen\(\s{0,4}[fr]?["']([^"'\n]{2,200})["']\s{0,4},\s{0,4}["'][wa]b?\+?["']/g,
@@ -292,7 +299,10 @@ function effectsOf(text: string): { assigned: string[]; written: string[] } {
     if (name) assigned.push(name);
   }
   const written: string[] = [];
-  for (const pattern of WRITTEN) for (const m of text.matchAll(pattern)) written.push(m[1]!);
+  for (const m of text.matchAll(REDIRECTED)) written.push(m[1]!);
+  // A redirection is not an argument: `cp ~/.aws/credentials /tmp/a 2>/dev/null` copies to /tmp/a.
+  const args = text.includes('>') || text.includes('<') ? text.replace(REDIRECTION, '') : text;
+  for (const pattern of WRITTEN) for (const m of args.matchAll(pattern)) written.push(m[1]!);
   return { assigned, written };
 }
 

@@ -62,6 +62,7 @@ const KNOWN = [
   'foundry.paradigm.xyz',
   'install.duckdb.org',
   'supabase.com/install.sh',
+  'community.chocolatey.org/install.ps1',
 ];
 /** Names of vendors whose installers are piped into shells; a host that uses one and is not theirs impersonates them. */
 const VENDOR_WORD =

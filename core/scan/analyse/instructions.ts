@@ -13,17 +13,23 @@ type FileHit = { line: number } & Exclude<Hit, true>;
 
 const URL_PART = String.raw`https?:\/\/[^\s)"'<>\x60]{3,300}`;
 const FETCH = String.raw`\b(?:fetch|download|retrieve|load|read|get|curl|wget|open|visit|pull|request)\b`;
-const REPLACES = String.raw`\b(?:override|overrides|replace|replaces|supersede|supersedes|take\s{1,4}(?:priority|precedence)|takes\s{1,4}(?:priority|precedence)|instead\s{1,4}of|(?:as|are)\s{1,4}(?:your\s{1,4})?(?:system|new|real)\s{1,4}(?:instructions|prompt|rules)|treat\s{1,4}(?:its|the|their)\s{1,4}contents?\s{1,4}as\s{1,4}(?:your\s{1,4})?(?:system\s{1,4})?instructions)\b`;
+/** Words that replace something; an override needs what they replace to be instructions (OVERRIDDEN). */
+const REPLACES = String.raw`\b(?:override|overrides|replace|replaces|supersede|supersedes|take\s{1,4}(?:priority|precedence)|takes\s{1,4}(?:priority|precedence)|instead\s{1,4}of)\b`;
+/**
+ * What an override replaces: the skill's or the user's instructions. "Use the pinned URL instead
+ * of `latest`" replaces a link, not an instruction, and is no override.
+ */
+const OVERRIDDEN = String.raw`\b(?:instructions?|this\s{1,4}(?:skill|file|document)|(?:the\s{1,4})?(?:skill|user)(?:'s)?\b|rules|prompt|guidance|anything|everything)`;
+/** Forms that say the fetched text is the agent's instructions, with no object to find. */
+const BECOMES_INSTRUCTIONS = String.raw`\b(?:(?:as|are)\s{1,4}(?:your\s{1,4})?(?:system|new|real)\s{1,4}(?:instructions|prompt|rules)|treat\s{1,4}(?:its|the|their)\s{1,4}contents?\s{1,4}as\s{1,4}(?:your\s{1,4})?(?:system\s{1,4})?instructions)\b`;
 /**
  * Words without one of which the patterns below cannot match, looked for first: most lines with a
  * URL replace nothing and ask to follow nothing, and the patterns are costly on them.
  */
 const REPLACES_WORD = /override|replace|supersede|priority|precedence|instead|instructions|prompt|rules/i;
 const FOLLOWS_WORD = /instruction|directive|steps|commands|says/i;
-const REMOTE_OVERRIDE = [
-  new RegExp(String.raw`${FETCH}[^\n]{0,160}?${URL_PART}[^\n]{0,240}?${REPLACES}`, 'i'),
-  new RegExp(String.raw`${URL_PART}[^\n]{0,240}?${REPLACES}[^\n]{0,120}?\b(?:instructions?|this\s{1,4}(?:skill|file)|rules|prompt|anything)`, 'i'),
-];
+/** A URL, then (in the same or a later sentence) an override whose object, in its own clause, is instructions. */
+const REMOTE_OVERRIDE = new RegExp(String.raw`${URL_PART}[^\n]{0,240}?(?:${BECOMES_INSTRUCTIONS}|${REPLACES}[^\n.;!?]{0,60}?${OVERRIDDEN})`, 'i');
 const REMOTE_FOLLOW = new RegExp(
   String.raw`${FETCH}[^\n]{0,160}?${URL_PART}[^\n]{0,200}?\b(?:follow|obey|execute|carry\s{1,4}out|do\s{1,4}what)\b[^\n]{0,60}?\b(?:instructions?|directives?|steps|commands|it\s{1,4}says|says)\b`,
   'i',
@@ -32,11 +38,8 @@ const REMOTE_FOLLOW = new RegExp(
 /** Tells the agent to fetch instructions from a URL that replace the skill's or the user's. */
 export function remoteOverride(line: LineContext): Hit | null {
   if (!line.text.includes('://') || !REPLACES_WORD.test(line.text)) return null;
-  for (const p of REMOTE_OVERRIDE) {
-    const m = p.exec(line.text);
-    if (m) return { excerpt: m[0] };
-  }
-  return null;
+  const m = REMOTE_OVERRIDE.exec(line.text);
+  return m ? { excerpt: m[0] } : null;
 }
 
 /** Tells the agent to fetch a URL and do what it says. */

@@ -31,7 +31,7 @@ import {
   zeroWidth,
 } from './line-checks.ts';
 import type { Rule } from './rule.ts';
-import { foreignIndex, sensitiveWrites, sensitiveWritesThatCallOut } from './effects.ts';
+import { askedSecretSentElsewhere, foreignIndex, sensitiveWrites, sensitiveWritesThatCallOut } from './effects.ts';
 import { sensitiveFlows } from './flows.ts';
 import { agentTakeover, imageExfiltration, instructedExfiltration, remoteInstructions, remoteOverride } from './instructions.ts';
 import { impersonatedInstaller } from './installers.ts';
@@ -690,6 +690,14 @@ export const rules: readonly Rule[] = [
     reason: 'writes an entry into agent, developer-tool or start-up configuration, or a grant, that talks to a host or runs a download',
     scope: 'skill',
     check: sensitiveWritesThatCallOut,
+  },
+  {
+    id: 'secret-asked-and-sent',
+    category: 'exfiltration',
+    severity: 'critical',
+    reason: "asks the user for a secret and sends it to a host that is not the secret's own service",
+    scope: 'skill',
+    check: askedSecretSentElsewhere,
   },
   {
     id: 'foreign-package-index',

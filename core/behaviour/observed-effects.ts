@@ -272,12 +272,11 @@ function networkEffects(pass: PassObservation, out: EffectList): void {
     if (r.type !== 'tcp') continue;
     const host = r.host ?? r.sni ?? (r.http?.host || r.address);
     connectedHosts.add(host);
-    const detail =
-      r.protocol === 'http' && r.http
-        ? `HTTP ${r.http.method} ${r.http.host}${r.http.path}`
-        : r.protocol === 'tls'
-          ? `TLS to ${r.sni ?? host}`
-          : `TCP to ${host}`;
+    const detail = r.http
+      ? `${r.protocol === 'tls' ? 'HTTPS' : 'HTTP'} ${r.http.method} ${r.http.host}${r.http.path}`
+      : r.protocol === 'tls'
+        ? `TLS to ${r.sni ?? host}`
+        : `TCP to ${host}`;
     const evidence: ObservedEvidence = {
       step: pass.steps[r.step] ?? 'the sandbox',
       event: `${detail} (${r.address}:${r.port}), ${r.size} bytes sent`,

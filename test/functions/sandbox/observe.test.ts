@@ -61,8 +61,10 @@ describe('observing a version in the sandbox', () => {
       expect(observation.steps.map((s) => [s.name, s.clock, s.exit])).toEqual([
         ['scripts/fmt.py', 'now', 0],
         ['scripts/fmt.py --help', 'now', 0],
+        ['the project opened in an editor', 'now', 0],
         ['scripts/fmt.py', 'year-ahead', 0],
         ['scripts/fmt.py --help', 'year-ahead', 0],
+        ['the project opened in an editor', 'year-ahead', 0],
       ]);
     },
     RUN,

@@ -342,12 +342,29 @@ function networkEffects(pass: PassObservation, out: EffectList): void {
   }
 }
 
+/** Request headers that present a credential to the service a request is for. */
+const CREDENTIAL_HEADERS = /^(?:authorization|proxy-authorization|x-api-key|api-key|private-token|x-auth-token|cookie)[ \t]*:.*$/gim;
+
+/**
+ * The honeytokens in bytes sent to `host`, but for a secret presented to its own service: to a
+ * host of the token's audience, what its credential headers carry is the secret used (a
+ * token in the body, the address or any other header there, or anywhere to any other host, is
+ * sent away).
+ */
+function sentAway(bytes: Uint8Array, host: string, tokens: readonly Honeytoken[]) {
+  const forHost = (t: Honeytoken) => (t.audience ?? []).some((a) => host === a || host.endsWith(`.${a}`));
+  const own = tokens.filter(forHost);
+  const hits = findHoneytokens(bytes, own.length ? tokens.filter((t) => !forHost(t)) : tokens);
+  if (own.length) hits.push(...findHoneytokens(Buffer.from(bytes).toString('latin1').replace(CREDENTIAL_HEADERS, ''), own));
+  return hits;
+}
+
 function addNetwork(
   out: EffectList,
   r: { host: string; address?: string; port?: number; protocol: NetworkEffect['protocol']; bytes: Uint8Array; size: number; evidence: ObservedEvidence },
   tokens: readonly Honeytoken[],
 ): void {
-  const honeytokens = findHoneytokens(r.bytes, tokens);
+  const honeytokens = sentAway(r.bytes, r.host, tokens);
   const rows = rowsForHost(r.host);
   const registry = rows.find((row) => row.effect === 'network');
   const target = `${r.host}${r.port ? `:${r.port}` : ''}`;

@@ -148,6 +148,31 @@ describe('effects of what the sandbox saw', () => {
     ]);
   });
 
+  it('takes a secret presented to its own service in the header that authenticates as used, and anything else as sent', () => {
+    const ghToken: Honeytoken = { ...envToken, audience: ['github.com'] };
+    const request = (host: string, headers: string, body = '') =>
+      ({
+        type: 'tcp',
+        step: 0,
+        address: '198.18.0.3',
+        port: 443,
+        host,
+        protocol: 'tls',
+        sni: host,
+        http: { method: 'POST', host, path: '/x' },
+        bytes: Buffer.from(`POST /x HTTP/1.1\r\nHost: ${host}\r\n${headers}\r\n\r\n${body}`),
+        size: 200,
+        canary: 'n0-1',
+      }) satisfies SinkRecord;
+    const sent = (record: SinkRecord) =>
+      observedEffects(pass([], { sink: [record], tokens: [ghToken] })).network.flatMap((n) => n.sent?.honeytokens.map((h) => h.token) ?? []);
+    expect(sent(request('api.github.com', `Authorization: Bearer ghp_${ghToken.value}`))).toEqual([]);
+    expect(sent(request('api.github.com', 'Authorization: Bearer x', JSON.stringify({ files: { t: { content: ghToken.value } } })))).toEqual([
+      'env:GITHUB_TOKEN',
+    ]);
+    expect(sent(request('collect.example.org', `Authorization: Bearer ghp_${ghToken.value}`))).toEqual(['env:GITHUB_TOKEN']);
+  });
+
   it('says downloaded content ran when the canary of a sink’s answer is executed, naming the download', () => {
     const sink: SinkRecord[] = [
       {

@@ -2,6 +2,7 @@ import { formatOfPath, interpreterOf, looksLikeCode, rowForKey, rowForPath, rows
 import type { Effects, ExecuteClass, NetworkEffect, ObservedEvidence, WriteClass } from '../effects/effect.ts';
 import { EffectList } from '../effects/effect-list.ts';
 import type { SensitiveRow } from '../effects/sensitive-classes.ts';
+import { knownInstallerOnly } from '../scan/analyse/installers.ts';
 import { changedKeys } from './config-keys.ts';
 import { findHoneytokens } from './honeytoken-search.ts';
 import type { Honeytoken } from './honeytokens.ts';
@@ -205,6 +206,16 @@ function runContent(
       const nonce = path.slice(pass.canaryRoot.length).split('/')[0]!;
       const served = canaries.get(nonce);
       const from = served ? (served.http ? `${served.http.host}${served.http.path}` : `${served.host ?? served.address}:${served.port}`) : 'a download';
+      if (served?.http && knownInstallerOnly(`https://${from}`)) {
+        add(
+          'package-install',
+          'runs a tool’s installer from its vendor’s own host and path, as the tool documents',
+          from,
+          e.pid,
+          `${CALLS[e.kind] ?? e.kind} of the canary in the answer from ${from}`,
+        );
+        continue;
+      }
       add(
         'downloaded-content',
         'runs what it downloaded: code that was never in the skill',

@@ -193,6 +193,12 @@ describe('effects of what the sandbox saw', () => {
     );
     expect(effects.executes.map((e) => [e.class, e.target])).toEqual([['downloaded-content', 'x.example/i.sh']]);
     expect(effects.network.map((n) => [n.class, n.host, n.protocol, n.sent?.honeytokens])).toEqual([['host', 'x.example', 'http', []]]);
+    // A tool's installer from its vendor's own host and path is that tool installed, as the static reading holds.
+    const vendor = [{ ...sink[0]!, http: { method: 'GET', host: 'sh.rustup.rs', path: '/' } }] as SinkRecord[];
+    const installed = observedEffects(
+      pass(['200 execve("/skillpress-canary/n0-1", ["/skillpress-canary/n0-1"], 0x1 /* 5 vars */) = -1 ENOENT (No such file or directory)'], { sink: vendor }),
+    );
+    expect(installed.executes.map((e) => [e.class, e.target])).toEqual([['package-install', 'sh.rustup.rs/']]);
   });
 
   it('finds honeytokens in bytes sent, and a secret variable in a command line as a read of it', () => {

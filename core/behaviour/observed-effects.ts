@@ -206,19 +206,13 @@ function runContent(
       const nonce = path.slice(pass.canaryRoot.length).split('/')[0]!;
       const served = canaries.get(nonce);
       const from = served ? (served.http ? `${served.http.host}${served.http.path}` : `${served.host ?? served.address}:${served.port}`) : 'a download';
-      if (served?.http && knownInstallerOnly(`https://${from}`)) {
-        add(
-          'package-install',
-          'runs a tool’s installer from its vendor’s own host and path, as the tool documents',
-          from,
-          e.pid,
-          `${CALLS[e.kind] ?? e.kind} of the canary in the answer from ${from}`,
-        );
-        continue;
-      }
+      // A tool's installer from its vendor's own host and path is that tool installed, as the static reading holds.
+      const vendor = served?.http !== undefined && knownInstallerOnly(`https://${from}`);
       add(
-        'downloaded-content',
-        'runs what it downloaded: code that was never in the skill',
+        vendor ? 'package-install' : 'downloaded-content',
+        vendor
+          ? 'runs a tool’s installer from its vendor’s own host and path, as the tool documents'
+          : 'runs what it downloaded: code that was never in the skill',
         from,
         e.pid,
         `${CALLS[e.kind] ?? e.kind} of the canary in the answer from ${from}`,

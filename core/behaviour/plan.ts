@@ -86,7 +86,10 @@ function scriptCommand(file: PlanFile): string[] | null {
   const extension = file.filename.includes('.') ? file.filename.slice(file.filename.lastIndexOf('.') + 1).toLowerCase() : '';
   const interpreter = SCRIPT_EXTENSIONS[extension];
   if (interpreter) return [interpreter, file.filename];
-  if (text(file.bytes).startsWith('#!') || file.executable) return [`./${file.filename}`];
+  if (file.executable) return [`./${file.filename}`];
+  // A script without its executable bit is run the way its `#!` line says (`sh x`, `env python3 x`), as a user would.
+  const shebang = /^#!\s*(\S+)(?:[ \t]+([^\n]*))?/.exec(text(file.bytes));
+  if (shebang) return [shebang[1]!, ...(shebang[2]?.trim().split(/\s+/).filter(Boolean) ?? []), file.filename];
   return null;
 }
 

@@ -38,6 +38,7 @@ import signal
 import socket
 import ssl
 import struct
+import subprocess
 import sys
 import time
 
@@ -446,15 +447,20 @@ async def run_step(index, step, env, deadline):
         pass
     budget = min(LIMITS["stepSeconds"], deadline - time.monotonic())
     started = time.monotonic()
-    proc = await asyncio.create_subprocess_exec(
-        *step["argv"],
-        cwd=step["cwd"],
-        env=env,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        preexec_fn=limit_step,
-    )
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *step["argv"],
+            cwd=step["cwd"],
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            preexec_fn=limit_step,
+        )
+    except (OSError, ValueError, subprocess.SubprocessError) as error:
+        # A step that cannot start (no such program, not executable) is a step that failed, not the run's end.
+        emit({"type": "step", "index": index, "exit": None, "timedOut": False, "outputCapped": False, "output": b64(str(error).encode()), "seconds": 0, "diskFull": False})
+        return
     output = asyncio.ensure_future(capped_output(proc, LIMITS["outputBytes"]))
     timed_out = False
     try:

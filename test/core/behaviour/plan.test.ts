@@ -29,7 +29,7 @@ describe('the plan of a run', () => {
     ]);
     expect(steps[2]).toEqual({ name: 'SKILL.md:4 (bash)', block: 'echo one\n', interpreter: 'bash' });
     expect(steps[6]).toEqual({ name: 'scripts/report.py', argv: ['python3', 'scripts/report.py'] });
-    expect(steps[4]).toEqual({ name: 'bin/tool', argv: ['./bin/tool'] });
+    expect(steps[4]).toEqual({ name: 'bin/tool', argv: ['/bin/sh', 'bin/tool'] });
   });
 
   it('runs what follows the prompt in a console block, and plans no more steps than its limit', () => {
@@ -63,6 +63,14 @@ describe('the plan of a run', () => {
       'the project opened in an editor',
     ]);
     expect(planSteps([file('SKILL.md', '# S\n'), file('.vscode/tasks.json', '{}')], 40)).toEqual([{ name: 'the project opened in an editor', editor: true }]);
+  });
+
+  it('runs a script without its executable bit by its #! line, and an executable one as a program', () => {
+    const steps = planSteps([file('bin/a', '#!/usr/bin/env python3\nprint(1)\n'), file('bin/b', '#!/bin/sh\necho b\n', true)], 40);
+    expect(steps.filter((s) => 'argv' in s && !s.name.endsWith('--help')).map((s) => ('argv' in s ? s.argv : []))).toEqual([
+      ['/usr/bin/env', 'python3', 'bin/a'],
+      ['./bin/b'],
+    ]);
   });
 
   it('finds nothing to run in a version of prose and data', () => {

@@ -70,6 +70,24 @@ describe('observing a version in the sandbox', () => {
     RUN,
   );
 
+  it(
+    'goes on past a step that cannot start (its #! names no program) and sees the next',
+    async () => {
+      const o = await observeVersion([file('bin/a', '#!/no/such/interpreter\n'), file('scripts/b.sh', '#!/bin/sh\ncat ~/.aws/credentials > /dev/null\n')], {
+        clocks: ['now'],
+      });
+      expect(o.steps.map((s) => [s.name, s.exit])).toEqual([
+        ['bin/a', null],
+        ['bin/a --help', null],
+        ['scripts/b.sh', 0],
+        ['scripts/b.sh --help', 0],
+        ['the project opened in an editor', 0],
+      ]);
+      expect(o.effects.reads.map((r) => r.target)).toEqual(['~/.aws/credentials']);
+    },
+    RUN,
+  );
+
   it('runs nothing for a version of prose and data', async () => {
     const observation = await observeVersion([skillMd('Read the table.\n'), file('data/table.csv', 'a,b\n1,2\n')]);
     expect(observation).toEqual({

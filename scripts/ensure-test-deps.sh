@@ -3,8 +3,10 @@
 # (test/site), driven by playwright-core (Playwright cannot download its own browsers here, so the
 # distribution's package is the browser); and the behaviour sandbox's tools (functions/sandbox):
 # bubblewrap, strace, nftables and iproute2 for its network, util-linux for setpriv and nsenter,
-# faketime for its pass a year ahead, python3 for its first process. CI runs as root; elsewhere
-# sudo is used if present.
+# faketime for its pass a year ahead, python3 for its first process, and Ruby and Go, which the
+# steps of a version run its `.rb` scripts and Go programs with (Go is the largest: about 80 MB
+# to download, its standard library precompiled, so `go run` builds in about a second). CI runs
+# as root; elsewhere sudo is used if present.
 set -euo pipefail
 
 # Each package, with the file that shows it is installed.
@@ -17,6 +19,8 @@ declare -A needed=(
   [util-linux]=/usr/bin/nsenter
   [faketime]=/usr/bin/faketime
   [python3]=/usr/bin/python3
+  [ruby]=/usr/bin/ruby
+  [golang-go]=/usr/bin/go
 )
 missing=()
 for package in "${!needed[@]}"; do

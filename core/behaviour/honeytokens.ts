@@ -81,11 +81,39 @@ const ENV_SHAPES: Record<string, string> = {
   ANTHROPIC_API_KEY: 'api',
 };
 
-/** A planted secret: its name, the class of the store it lies in, and its random part (what is searched for). */
+/**
+ * The services each secret is for: a secret presented to its own service, in the header that
+ * authenticates a request, is the secret used, not sent away (`gh api`, `npm publish`, a
+ * signed AWS call). The names are the bait's; a host matches a name and every name under it.
+ */
+const AUDIENCES: Record<string, readonly string[]> = {
+  'aws-access-key-id': ['amazonaws.com'],
+  'env:AWS_ACCESS_KEY_ID': ['amazonaws.com'],
+  'env:AWS_SESSION_TOKEN': ['amazonaws.com'],
+  'git-credentials-token': ['github.com'],
+  'gh-oauth-token': ['github.com'],
+  'netrc-password': ['github.com'],
+  'env:GITHUB_TOKEN': ['github.com'],
+  'env:GH_TOKEN': ['github.com'],
+  'npm-token': ['registry.npmjs.org'],
+  'env:NPM_TOKEN': ['registry.npmjs.org'],
+  'pypi-token': ['upload.pypi.org', 'test.pypi.org'],
+  'docker-auth': ['ghcr.io'],
+  'claude-oauth-token': ['anthropic.com', 'claude.ai'],
+  'env:ANTHROPIC_API_KEY': ['anthropic.com'],
+  'project-openai-key': ['openai.com'],
+  'env:OPENAI_API_KEY': ['openai.com'],
+  'env:STRIPE_SECRET_KEY': ['stripe.com'],
+  'env:SLACK_BOT_TOKEN': ['slack.com'],
+  'env:HF_TOKEN': ['huggingface.co'],
+};
+
+/** A planted secret: its name, the class of the store it lies in, its random part (what is searched for), and the services it is for. */
 export interface Honeytoken {
   name: string;
   class: ReadClass;
   value: string;
+  audience?: readonly string[];
 }
 
 export interface Bait {
@@ -101,7 +129,8 @@ export function plantHoneytokens(random: RandomText): Bait {
   const secret = (name: string, shapeName: string, cls: ReadClass) => {
     const shape = SHAPES[shapeName] ?? SHAPES.plain!;
     const value = random(shape.length, shape.alphabet);
-    tokens.push({ name, class: cls, value });
+    const audience = AUDIENCES[name];
+    tokens.push({ name, class: cls, value, ...(audience ? { audience } : {}) });
     return `${shape.prefix}${value}`;
   };
   const files = BAIT_FILES.map(({ path, template }) => {

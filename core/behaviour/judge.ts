@@ -1,5 +1,6 @@
 import { describeEvidence, type Effects, type Evidence, type ObservedEvidence, type WriteClass } from '../effects/effect.ts';
 import type { Verdict } from '../scan/finding.ts';
+import { SENSITIVE_ROWS } from '../effects/sensitive-classes.ts';
 
 /**
  * The verdict on what a version did, one policy in one place, resting only on evidence:
@@ -8,12 +9,25 @@ import type { Verdict } from '../scan/finding.ts';
  * - a write to the agent's configuration, developer tools' configuration, system persistence or
  *   a privilege grant: `suspicious` at least, `malicious` when the version also talked to any
  *   host (a package manager's own registry aside);
+ * - a privilege grant written into a file of this machine (a key authorised to log in): `malicious`
+ *   alone, for the grantee reaches in and needs no call home (a grant through a cloud's or
+ *   cluster's command never takes effect in the sandbox, and is judged as the writes above);
+ * - a package install from a host that is not its ecosystem's registry: `suspicious` (the
+ *   host's owner chooses what is installed, and its content is not in the version);
  * - a run that outgrew what the trace can hold: `suspicious`, for what it did past that point
  *   was not seen.
  * Each block names its evidence: the event the trace or the network sink recorded.
  */
 
-export type BlockRule = 'honeytoken-sent' | 'downloaded-code-run' | 'decoded-code-run' | 'persistence' | 'persistence-and-network' | 'unobserved';
+export type BlockRule =
+  | 'honeytoken-sent'
+  | 'downloaded-code-run'
+  | 'decoded-code-run'
+  | 'foreign-index'
+  | 'persistence'
+  | 'persistence-and-network'
+  | 'access-granted'
+  | 'unobserved';
 
 export interface Block {
   verdict: Exclude<Verdict, 'clean'>;
@@ -33,6 +47,12 @@ export const PERSISTENT_WRITES: readonly WriteClass[] = ['agent-config', 'develo
 
 /** The budgets whose hit leaves part of a run unseen. */
 const BLINDING_BUDGETS = new Set(['trace']);
+
+/** Whether a grant took effect on this machine: its row is a file of it, not a cloud's or cluster's command. */
+function grantedHere(w: Effects['writes'][number]): boolean {
+  const row = SENSITIVE_ROWS.find((r) => r.id === w.row);
+  return row !== undefined && 'path' in row.match;
+}
 
 /** The verdict on a version's effects, and the blocks it rests on (the worst first). */
 export function judgeBehaviour(effects: Effects, budgetsHit: ReadonlyArray<{ budget: string; clock?: ObservedEvidence['clock'] }> = []): BehaviourVerdict {
@@ -54,10 +74,22 @@ export function judgeBehaviour(effects: Effects, budgetsHit: ReadonlyArray<{ bud
     const what = e.class === 'downloaded-content' ? `ran what it downloaded from ${e.target}` : 'ran what a decoder produced';
     blocks.push({ verdict: 'malicious', rule, message: `${what}: ${describeEvidence(e.evidence)}`, evidence: e.evidence });
   }
+  for (const e of effects.executes.filter((x) => x.class === 'foreign-index')) {
+    blocks.push({
+      verdict: 'suspicious',
+      rule: 'foreign-index',
+      message: `installed packages from ${e.target}: ${describeEvidence(e.evidence)}`,
+      evidence: e.evidence,
+    });
+  }
   const talkedTo = effects.network.find((n) => n.class !== 'package-registry');
   for (const w of effects.writes) {
     if (!PERSISTENT_WRITES.includes(w.class)) continue;
     const message = `wrote ${w.target} (${w.class}: ${w.reason})`;
+    if (w.class === 'privilege-grant' && grantedHere(w)) {
+      blocks.push({ verdict: 'malicious', rule: 'access-granted', message: `${message}: ${describeEvidence(w.evidence)}`, evidence: w.evidence });
+      continue;
+    }
     blocks.push(
       talkedTo
         ? {

@@ -2,6 +2,7 @@ import { formatOfPath, interpreterOf, looksLikeCode, rowForKey, rowForPath, rows
 import type { Effects, ExecuteClass, NetworkEffect, ObservedEvidence, WriteClass } from '../effects/effect.ts';
 import { EffectList } from '../effects/effect-list.ts';
 import type { SensitiveRow } from '../effects/sensitive-classes.ts';
+import { knownInstallerOnly } from '../scan/analyse/installers.ts';
 import { changedKeys } from './config-keys.ts';
 import { findHoneytokens } from './honeytoken-search.ts';
 import type { Honeytoken } from './honeytokens.ts';
@@ -122,6 +123,7 @@ export function observedEffects(pass: PassObservation): Effects {
     }
   }
   runContent(pass, skillEvents, out, { connected, writerOf, decoderPids, evidence });
+  foreignIndexes(pass, skillEvents, out, evidence);
   networkEffects(pass, out);
   tokensOutsideTheNetwork(pass, skillEvents, out, evidence);
   return out.effects;
@@ -155,8 +157,23 @@ function fileEffects(e: TraceEvent, out: EffectList, pass: PassObservation, evid
     return;
   }
   const keys = keyRows(path, target, pass);
+  if (keys.length === 0 && keysDecide(row, path, target, pass)) {
+    out.add('writes', {
+      class: 'elsewhere',
+      reason: 'writes outside the project and the skill’s folder',
+      target: path,
+      evidence: evidence(e.pid, event),
+      source: 'observed',
+    });
+    return;
+  }
   if (keys.length === 0) out.fromRow(row, path, evidence(e.pid, event), scopeOf(path));
   for (const { key, row: keyRow } of keys) out.fromRow(keyRow, `${path}: ${key}`, evidence(e.pid, `${event}, key ${key}`), scopeOf(path));
+}
+
+/** Whether a write to a file whose entries decide (`keysDecide`) left it with content that was read: then the keys it changed are the whole story. */
+function keysDecide(row: SensitiveRow, path: string, sandboxPath: string, pass: PassObservation): boolean {
+  return 'path' in row.match && row.match.keysDecide === true && formatOfPath(path) !== undefined && pass.written.has(sandboxPath);
 }
 
 /** The keys a write changed in a configuration file, each with the row it falls under. */
@@ -189,9 +206,13 @@ function runContent(
       const nonce = path.slice(pass.canaryRoot.length).split('/')[0]!;
       const served = canaries.get(nonce);
       const from = served ? (served.http ? `${served.http.host}${served.http.path}` : `${served.host ?? served.address}:${served.port}`) : 'a download';
+      // A tool's installer from its vendor's own host and path is that tool installed, as the static reading holds.
+      const vendor = served?.http !== undefined && knownInstallerOnly(`https://${from}`);
       add(
-        'downloaded-content',
-        'runs what it downloaded: code that was never in the skill',
+        vendor ? 'package-install' : 'downloaded-content',
+        vendor
+          ? 'runs a tool’s installer from its vendor’s own host and path, as the tool documents'
+          : 'runs what it downloaded: code that was never in the skill',
         from,
         e.pid,
         `${CALLS[e.kind] ?? e.kind} of the canary in the answer from ${from}`,
@@ -256,6 +277,33 @@ function runContent(
   }
 }
 
+/**
+ * A package install that fetched from a host other than its ecosystem's registry (an index, a
+ * mirror or a URL its manifest named): whoever runs that host chooses what is installed. Seen
+ * where a process under an install connects to an address the sink gave a name that no
+ * registry row of the table knows.
+ */
+function foreignIndexes(pass: PassObservation, events: TraceEvent[], out: EffectList, evidence: Evidencer): void {
+  const hostOf = new Map(pass.sink.flatMap((r) => (r.type === 'tcp' ? [[r.address, r.host ?? r.sni ?? r.http?.host ?? r.address] as const] : [])));
+  for (const e of events) {
+    if (e.kind !== 'connect' || !e.ok || !e.family.startsWith('AF_INET')) continue;
+    const host = hostOf.get(e.address);
+    if (!host || rowsForHost(host).some((row) => row.effect === 'network')) continue;
+    const process = pass.trace.processes.get(e.pid);
+    const installer = [...(process ? [process] : []), ...ancestors(pass.trace, e.pid)].find((p) =>
+      rowsForCommand(p.argv).some((r) => r.class === 'package-install'),
+    );
+    if (!installer) continue;
+    out.add('executes', {
+      class: 'foreign-index',
+      reason: 'installs packages from a host that is not its ecosystem’s registry: whoever runs that host chooses what is installed',
+      target: host,
+      evidence: evidence(e.pid, `connect to ${host} (${e.address}:${e.port}) under ${installer.argv.slice(0, 4).join(' ')}`),
+      source: 'observed',
+    });
+  }
+}
+
 function ancestors(trace: Trace, pid: number): TracedProcess[] {
   const out: TracedProcess[] = [];
   let p = trace.processes.get(trace.processes.get(pid)?.parent ?? -1);
@@ -272,12 +320,11 @@ function networkEffects(pass: PassObservation, out: EffectList): void {
     if (r.type !== 'tcp') continue;
     const host = r.host ?? r.sni ?? (r.http?.host || r.address);
     connectedHosts.add(host);
-    const detail =
-      r.protocol === 'http' && r.http
-        ? `HTTP ${r.http.method} ${r.http.host}${r.http.path}`
-        : r.protocol === 'tls'
-          ? `TLS to ${r.sni ?? host}`
-          : `TCP to ${host}`;
+    const detail = r.http
+      ? `${r.protocol === 'tls' ? 'HTTPS' : 'HTTP'} ${r.http.method} ${r.http.host}${r.http.path}`
+      : r.protocol === 'tls'
+        ? `TLS to ${r.sni ?? host}`
+        : `TCP to ${host}`;
     const evidence: ObservedEvidence = {
       step: pass.steps[r.step] ?? 'the sandbox',
       event: `${detail} (${r.address}:${r.port}), ${r.size} bytes sent`,
@@ -300,12 +347,29 @@ function networkEffects(pass: PassObservation, out: EffectList): void {
   }
 }
 
+/** Request headers that present a credential to the service a request is for. */
+const CREDENTIAL_HEADERS = /^(?:authorization|proxy-authorization|x-api-key|api-key|private-token|x-auth-token|cookie)[ \t]*:.*$/gim;
+
+/**
+ * The honeytokens in bytes sent to `host`, but for a secret presented to its own service: to a
+ * host of the token's audience, what its credential headers carry is the secret used (a
+ * token in the body, the address or any other header there, or anywhere to any other host, is
+ * sent away).
+ */
+function sentAway(bytes: Uint8Array, host: string, tokens: readonly Honeytoken[]) {
+  const forHost = (t: Honeytoken) => (t.audience ?? []).some((a) => host === a || host.endsWith(`.${a}`));
+  const own = tokens.filter(forHost);
+  const hits = findHoneytokens(bytes, own.length ? tokens.filter((t) => !forHost(t)) : tokens);
+  if (own.length) hits.push(...findHoneytokens(Buffer.from(bytes).toString('latin1').replace(CREDENTIAL_HEADERS, ''), own));
+  return hits;
+}
+
 function addNetwork(
   out: EffectList,
   r: { host: string; address?: string; port?: number; protocol: NetworkEffect['protocol']; bytes: Uint8Array; size: number; evidence: ObservedEvidence },
   tokens: readonly Honeytoken[],
 ): void {
-  const honeytokens = findHoneytokens(r.bytes, tokens);
+  const honeytokens = sentAway(r.bytes, r.host, tokens);
   const rows = rowsForHost(r.host);
   const registry = rows.find((row) => row.effect === 'network');
   const target = `${r.host}${r.port ? `:${r.port}` : ''}`;

@@ -4,18 +4,25 @@ import { fencedBlocks, splitLines } from '../scan/read/source-text.ts';
  * The first stage of observing a version: what to run, in what order, the way its users would.
  * Package manifests first (`npm install` for a package.json, `pip install -r` for a
  * requirements.txt, `make` for a Makefile, as a reader setting the skill up does), then the
- * shell, Python and JavaScript blocks of `SKILL.md` in order (as an agent following it does),
- * then each script with no arguments and with `--help`. Pure: the sandbox runner
+ * shell, Python, JavaScript and Ruby blocks of `SKILL.md` in order (as an agent following it
+ * does), then each script (and each Go program, by `go run`) with no arguments and with
+ * `--help`, and last what an editor does when the project is opened in it (its folder-open
+ * tasks and dev-container commands, whichever step wrote them). Pure: the sandbox runner
  * (functions/sandbox) turns each step into a process.
  */
 
-export type Interpreter = 'bash' | 'python3' | 'node';
+export type Interpreter = 'bash' | 'python3' | 'node' | 'ruby';
 
 export type PlannedStep =
   /** A block of SKILL.md, written to a file of its own and given to its interpreter. */
   | { name: string; block: string; interpreter: Interpreter }
   /** A command run in the skill's folder. */
-  | { name: string; argv: string[] };
+  | { name: string; argv: string[] }
+  /** The project (and the skill's folder) opened in an editor, after every other step. */
+  | { name: string; editor: true };
+
+/** The last step's name. */
+export const EDITOR_STEP = 'the project opened in an editor';
 
 /** What a file of the version needs to be planned: its name, bytes and executable bit. */
 export interface PlanFile {
@@ -39,6 +46,8 @@ const FENCE_LANGUAGES: Record<string, Interpreter> = {
   node: 'node',
   mjs: 'node',
   cjs: 'node',
+  ruby: 'ruby',
+  rb: 'ruby',
 };
 
 const SCRIPT_EXTENSIONS: Record<string, Interpreter> = {
@@ -49,6 +58,7 @@ const SCRIPT_EXTENSIONS: Record<string, Interpreter> = {
   js: 'node',
   mjs: 'node',
   cjs: 'node',
+  rb: 'ruby',
 };
 
 /** A `console` block shows prompts and output: what follows `$ ` is what runs. */
@@ -76,7 +86,10 @@ function scriptCommand(file: PlanFile): string[] | null {
   const extension = file.filename.includes('.') ? file.filename.slice(file.filename.lastIndexOf('.') + 1).toLowerCase() : '';
   const interpreter = SCRIPT_EXTENSIONS[extension];
   if (interpreter) return [interpreter, file.filename];
-  if (text(file.bytes).startsWith('#!') || file.executable) return [`./${file.filename}`];
+  if (file.executable) return [`./${file.filename}`];
+  // A script without its executable bit is run the way its `#!` line says (`sh x`, `env python3 x`), as a user would.
+  const shebang = /^#!\s*(\S+)(?:[ \t]+([^\n]*))?/.exec(text(file.bytes));
+  if (shebang) return [shebang[1]!, ...(shebang[2]?.trim().split(/\s+/).filter(Boolean) ?? []), file.filename];
   return null;
 }
 
@@ -87,6 +100,22 @@ const INSTALLS: Record<string, string[]> = {
   Makefile: ['make'],
   makefile: ['make'],
 };
+
+/** The folders holding a Go `main` package, each run as `go run ./folder` (Go's files are a program together, not each alone). */
+function goPrograms(files: readonly PlanFile[]): PlannedStep[] {
+  const folders = new Set(
+    files
+      .filter((f) => f.filename.endsWith('.go') && !f.filename.endsWith('_test.go') && /^\s*package\s+main\b/m.test(new TextDecoder().decode(f.bytes)))
+      .map((f) => (f.filename.includes('/') ? `./${f.filename.slice(0, f.filename.lastIndexOf('/'))}` : '.')),
+  );
+  return [...folders].sort().flatMap((folder) => [
+    { name: `go run ${folder}`, argv: ['go', 'run', folder] },
+    { name: `go run ${folder} --help`, argv: ['go', 'run', folder, '--help'] },
+  ]);
+}
+
+/** Files an editor acts on when it opens their folder: tasks that run on open, a dev container's commands. */
+const EDITOR_FILES = /(?:^|\/)(?:\.vscode\/tasks\.json|\.devcontainer\/devcontainer\.json|\.devcontainer\.json)$/;
 
 /** The steps of a version, at most `limit` of them, in the order described above. */
 export function planSteps(files: readonly PlanFile[], limit: number): PlannedStep[] {
@@ -107,7 +136,10 @@ export function planSteps(files: readonly PlanFile[], limit: number): PlannedSte
         ]
       : [];
   });
-  return [...installs, ...blocks, ...scripts].slice(0, limit);
+  const steps = [...installs, ...blocks, ...scripts, ...goPrograms(files)];
+  // Whatever ran may have written the editor's tasks: opening the folder comes last, when anything ran or the version ships them.
+  if (steps.length === 0 && !files.some((f) => EDITOR_FILES.test(f.filename))) return [];
+  return [...steps.slice(0, limit - 1), { name: EDITOR_STEP, editor: true }];
 }
 
 /** Whether a version has anything to run: no step, no run. */

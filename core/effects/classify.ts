@@ -81,6 +81,15 @@ const COMPILED: readonly Compiled[] = SENSITIVE_ROWS.map(compile);
 
 const baseName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
+/** The programs the table's command rows name, each spelled out (names with a wildcard left out). */
+export function tablePrograms(): string[] {
+  const names = COMPILED.filter((c) => c.on === 'command').flatMap((c) => {
+    const m = c.row.match as { command: string };
+    return expandBraces(m.command.split(/\s+/)[0]!);
+  });
+  return [...new Set(names.filter((n) => /^[\w.-]+$/.test(n)))].sort();
+}
+
 /** The row a path falls under for an effect (reads, writes or asks), if any. */
 export function rowForPath(effect: EffectKind, path: string): SensitiveRow | undefined {
   return COMPILED.find((c) => c.on === 'path' && c.row.effect === effect && c.pattern.test(path) && !c.unless?.test(baseName(path)))?.row;

@@ -26,11 +26,15 @@ import type { EffectKind } from './effect.ts';
  */
 
 /** The formats whose keys the `key` rows read. */
-export const CONFIG_FORMATS = ['json', 'git-config', 'ini', 'npmrc'] as const;
+export const CONFIG_FORMATS = ['json', 'git-config', 'ini', 'npmrc', 'ssh-config'] as const;
 export type ConfigFormat = (typeof CONFIG_FORMATS)[number];
 
 export type RowMatch =
-  | { path: string; unless?: string; format?: ConfigFormat }
+  /**
+   * `keysDecide`: what a write puts in the file decides, not its path: one that changes only keys
+   * no row names (a plain SSH host alias) is an ordinary write outside the project.
+   */
+  | { path: string; unless?: string; format?: ConfigFormat; keysDecide?: boolean }
   | { key: string; format: ConfigFormat }
   | { command: string }
   | { env: string }
@@ -423,6 +427,17 @@ export const SENSITIVE_ROWS: readonly SensitiveRow[] = [
     example: 'permissions.allow',
   },
   {
+    id: 'agent-unattended',
+    effect: 'writes',
+    class: 'agent-config',
+    match: {
+      command:
+        '{claude,gemini,codex,qwen,cursor-agent,copilot,q} {--dangerously-skip-permissions,--dangerously-bypass-approvals-and-sandbox,--yolo,--trust-all-tools,--allow-all-tools,bypassPermissions}',
+    },
+    reason: 'runs an AI agent with its permission checks off: whatever it is told is done without asking the user',
+    example: 'claude -p inventory --dangerously-skip-permissions',
+  },
+  {
     id: 'agent-api-key-helper',
     effect: 'writes',
     class: 'agent-config',
@@ -666,20 +681,48 @@ export const SENSITIVE_ROWS: readonly SensitiveRow[] = [
     example: './.git/hooks/pre-commit',
   },
   {
+    // A grant, not a setting: the key's holder logs in from anywhere, and needs no call home to.
     id: 'ssh-authorized-keys',
     effect: 'writes',
-    class: 'developer-tools',
+    class: 'privilege-grant',
     match: { path: '~/.ssh/authorized_keys*' },
     reason: 'lets whoever holds a key log in to this machine',
     example: '~/.ssh/authorized_keys',
   },
   {
+    id: 'ssh-config-runs',
+    effect: 'writes',
+    class: 'developer-tools',
+    match: {
+      key: '{localcommand,permitlocalcommand,proxycommand,knownhostscommand,proxyjump,include,match.exec,*.localcommand,*.permitlocalcommand,*.proxycommand,*.knownhostscommand,*.proxyjump,*.include}',
+      format: 'ssh-config',
+    },
+    reason: 'makes SSH run a command or go through another host on its connections',
+    example: 'host.*.localcommand',
+  },
+  {
+    id: 'ssh-config-forwards',
+    effect: 'writes',
+    class: 'developer-tools',
+    match: { key: '{forwardagent,sendenv,*.forwardagent,*.sendenv}', format: 'ssh-config' },
+    reason: 'hands the user’s SSH keys or environment to the hosts SSH connects to',
+    example: 'host.*.forwardagent',
+  },
+  {
     id: 'ssh-config',
     effect: 'writes',
     class: 'developer-tools',
-    match: { path: '~/.ssh/{config,rc}' },
-    reason: 'decides where SSH connects, through what proxy command, and what runs at log-in',
+    match: { path: '~/.ssh/config', format: 'ssh-config', keysDecide: true },
+    reason: 'decides where SSH connects, through what proxy command, and what it runs',
     example: '~/.ssh/config',
+  },
+  {
+    id: 'ssh-rc',
+    effect: 'writes',
+    class: 'developer-tools',
+    match: { path: '~/.ssh/rc' },
+    reason: 'runs at every SSH log-in to this machine',
+    example: '~/.ssh/rc',
   },
   {
     id: 'npm-registry',

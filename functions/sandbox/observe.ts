@@ -1,17 +1,19 @@
-import { randomInt } from 'node:crypto';
+import { generateKeyPair, type KeyObject, randomInt } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { type Effects, noEffects, type ObservedEvidence } from '#core/effects/effect';
 import { plantHoneytokens, type RandomText } from '#core/behaviour/honeytokens';
 import { judgeBehaviour } from '#core/behaviour/judge';
 import type { BudgetHit, Observation } from '#core/behaviour/observation';
 import { observedEffects, type SandboxLayout, type SinkRecord } from '#core/behaviour/observed-effects';
 import { type PlanFile, type PlannedStep, planSteps } from '#core/behaviour/plan';
+import { tablePrograms } from '#core/effects/classify';
 import { parseTrace } from '#core/behaviour/trace';
 import { BUDGETS } from './budgets.ts';
-import { OWN_ETC, type PassRecord, RUN_MOUNT, runPass, SANDBOX_UID, SINK_RESOLVER, SINK_TCP_PORT, SINK_UDP_PORT } from './run-pass.ts';
+import { CA_BUNDLE, OWN_ETC, type PassRecord, RUN_MOUNT, runPass, SANDBOX_UID, SINK_RESOLVER, SINK_TCP_PORT, SINK_UDP_PORT } from './run-pass.ts';
 
 /**
  * Observing a version: its files are laid into a fake project in a fresh fake home seeded with
@@ -23,6 +25,10 @@ import { OWN_ETC, type PassRecord, RUN_MOUNT, runPass, SANDBOX_UID, SINK_RESOLVE
 const LAYOUT: SandboxLayout = { home: '/home/dev', project: '/home/dev/work/app', skill: '/home/dev/work/app/.claude/skills/skill' };
 const CANARY_ROOT = '/skillpress-canary/';
 const ORCHESTRATOR = fileURLToPath(new URL('./inside/orchestrator.py', import.meta.url));
+const OPEN_FOLDER = fileURLToPath(new URL('./inside/open-folder.py', import.meta.url));
+/** Where the stand-ins for absent programs lie inside the sandbox: last in PATH, so an installed program always wins. */
+const ABSENT = `${RUN_MOUNT}/absent`;
+const BLOCK_EXTENSIONS: Record<string, string> = { bash: 'sh', node: 'mjs', python3: 'py', ruby: 'rb' };
 
 export interface ObserveOptions {
   /** The passes to run (both by default): today, and the clock a year ahead. */
@@ -66,6 +72,8 @@ function prepare(files: readonly PlanFile[], steps: PlannedStep[], inDir: string
   mkdirSync(join(inDir, 'etc'), { recursive: true });
   mkdirSync(join(inDir, 'steps'), { recursive: true });
   copyFileSync(ORCHESTRATOR, join(inDir, 'orchestrator.py'));
+  copyFileSync(OPEN_FOLDER, join(inDir, 'open-folder.py'));
+  standIns(join(inDir, 'absent'));
   const etc: Record<string, string> = {
     passwd: `dev:x:${SANDBOX_UID}:${SANDBOX_UID}:Dev:${LAYOUT.home}:/bin/bash\n`,
     group: `dev:x:${SANDBOX_UID}:\n`,
@@ -85,7 +93,8 @@ function prepare(files: readonly PlanFile[], steps: PlannedStep[], inDir: string
   for (const file of files) seed(inDir, join(LAYOUT.skill, file.filename), file.bytes, file.executable ? 0o755 : 0o644);
   const argv = steps.map((step, i) => {
     if ('argv' in step) return step.argv;
-    const name = `${i}.${step.interpreter === 'bash' ? 'sh' : step.interpreter === 'node' ? 'mjs' : 'py'}`;
+    if ('editor' in step) return ['python3', '-I', `${RUN_MOUNT}/open-folder.py`, LAYOUT.project, LAYOUT.skill];
+    const name = `${i}.${BLOCK_EXTENSIONS[step.interpreter]}`;
     writeFileSync(join(inDir, 'steps', name), step.block);
     return [step.interpreter, `${RUN_MOUNT}/steps/${name}`];
   });
@@ -97,10 +106,47 @@ function prepare(files: readonly PlanFile[], steps: PlannedStep[], inDir: string
   return { bait, seeded, argv };
 }
 
-function passPlan(steps: PlannedStep[], argv: string[][], env: Record<string, string>, nonce: string) {
+const rsaKeys = promisify(generateKeyPair);
+const TLS_KEY_FILE = 'tls-key.pem';
+
+/**
+ * The run's TLS authority and the key of the certificates the sink makes with it
+ * (`inside/orchestrator.py`): the sandbox trusts only this authority, so what a version sends
+ * over HTTPS is read as plainly as HTTP. Made afresh for each run; the authority's key is handed
+ * to the sink as its modulus and private exponent, which is all an RSA signature needs.
+ */
+async function tlsAuthority(inDir: string) {
+  const [authority, leaf] = await Promise.all([rsaKeys('rsa', { modulusLength: 2048 }), rsaKeys('rsa', { modulusLength: 2048 })]);
+  writeFileSync(join(inDir, TLS_KEY_FILE), leaf.privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  const jwk = authority.privateKey.export({ format: 'jwk' });
+  const hex = (b64url: string | undefined) => Buffer.from(b64url ?? '', 'base64url').toString('hex');
+  const spki = (key: KeyObject) => key.export({ type: 'spki', format: 'der' }).toString('base64');
+  return {
+    caN: hex(jwk.n),
+    caD: hex(jwk.d),
+    caSpki: spki(authority.publicKey),
+    leafSpki: spki(leaf.publicKey),
+    leafKeyFile: `${RUN_MOUNT}/${TLS_KEY_FILE}`,
+    caFile: CA_BUNDLE,
+  };
+}
+
+/**
+ * Stand-ins for the programs the classes table names that this system lacks (an AI agent's
+ * CLI, a cloud's, a keychain's): each does nothing and succeeds, so a step that runs one is
+ * seen running it, with its arguments, as it would be on a developer's machine.
+ */
+function standIns(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  const installed = (name: string) => ['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin'].some((d) => existsSync(`${d}/${name}`));
+  for (const name of tablePrograms().filter((p) => !installed(p))) writeFileSync(join(dir, name), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+}
+
+function passPlan(steps: PlannedStep[], argv: string[][], env: Record<string, string>, nonce: string, tls: Awaited<ReturnType<typeof tlsAuthority>>) {
   return {
     limits: BUDGETS,
     nonce,
+    tls,
     home: LAYOUT.home,
     skill: LAYOUT.skill,
     seed: `${RUN_MOUNT}/seed`,
@@ -116,7 +162,7 @@ const BASE_ENV: Record<string, string> = {
   USER: 'dev',
   LOGNAME: 'dev',
   SHELL: '/bin/bash',
-  PATH: `${LAYOUT.home}/.local/bin:/usr/local/bin:/usr/bin:/bin`,
+  PATH: `${LAYOUT.home}/.local/bin:/usr/local/bin:/usr/bin:/bin:${ABSENT}`,
   LANG: 'C.UTF-8',
   TERM: 'dumb',
   TMPDIR: '/tmp',
@@ -125,6 +171,11 @@ const BASE_ENV: Record<string, string> = {
   npm_config_update_notifier: 'false',
   PIP_DISABLE_PIP_VERSION_CHECK: '1',
   PYTHONDONTWRITEBYTECODE: '1',
+  // Go builds with the toolchain it has and the modules a version names, as `go run` on a developer's machine does.
+  GOTOOLCHAIN: 'local',
+  GOFLAGS: '-mod=mod',
+  // Node keeps its own list of authorities: the sandbox's is added to it (the system's bundle is the sandbox's alone).
+  NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt',
 };
 
 function sinkRecords(records: PassRecord[]): SinkRecord[] {
@@ -161,13 +212,15 @@ export async function observeVersion(files: readonly PlanFile[], options: Observ
   try {
     const inDir = join(runDir, 'in');
     const { bait, seeded, argv } = prepare(files, steps, inDir);
+    const tls = await tlsAuthority(inDir);
+    chmodSync(join(inDir, TLS_KEY_FILE), 0o644);
     const skillText = files.map((f) => new TextDecoder().decode(f.bytes)).join('\n');
     for (const clock of options.clocks ?? (['now', 'year-ahead'] as const)) {
       const nonce = secureRandom(16, 'abcdefghijklmnopqrstuvwxyz0123456789');
       const env = { ...BASE_ENV, ...bait.env };
       if (clock === 'year-ahead') Object.assign(env, { LD_PRELOAD: fakeTimeLibrary(), FAKETIME: '+365d', FAKETIME_DONT_FAKE_MONOTONIC: '1' });
       const planFile = `plan-${clock}.json`;
-      writeFileSync(join(inDir, planFile), JSON.stringify(passPlan(steps, argv, env, nonce)));
+      writeFileSync(join(inDir, planFile), JSON.stringify(passPlan(steps, argv, env, nonce, tls)));
       chmodSync(join(inDir, planFile), 0o644);
       const traceFile = join(runDir, `trace-${clock}.txt`);
       const result = await runPass(inDir, planFile, traceFile);

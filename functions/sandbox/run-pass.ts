@@ -64,8 +64,7 @@ const TRACED = [
 /** Host files the sandbox's programs need from /etc (read-only); the rest of /etc stays out (it may hold the host's secrets). */
 const HOST_ETC = [
   'alternatives',
-  'ssl',
-  'ca-certificates',
+  'ssl/openssl.cnf',
   'ld.so.cache',
   'ld.so.conf',
   'ld.so.conf.d',
@@ -79,6 +78,14 @@ const HOST_ETC = [
   'python3.12',
   'perl',
 ];
+/**
+ * Where the sink writes the run's TLS authority (`inside/orchestrator.py`), and the system's CA
+ * bundle points: the host's authorities are of no use where no address is real, and the
+ * sandbox's programs then trust the sink's certificates for every name.
+ */
+export const CA_BUNDLE = '/tmp/.skillpress-tls/authority.pem';
+const SYSTEM_CA_BUNDLES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt'];
+
 /** Files of /etc the run writes itself (users, name resolution). */
 export const OWN_ETC = ['passwd', 'group', 'hosts', 'resolv.conf', 'nsswitch.conf', 'hostname'];
 
@@ -141,6 +148,7 @@ export function bwrapArgs(inDir: string, planFile: string): string[] {
     ...lib64,
     ...etc,
     ...own,
+    ...SYSTEM_CA_BUNDLES.flatMap((path) => ['--symlink', CA_BUNDLE, path]),
     '--proc',
     '/proc',
     '--dev',

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUDGETS } from '#functions/sandbox/budgets';
 import type { Observation } from '#core/behaviour/observation';
+import { EDITOR_STEP } from '#core/behaviour/plan';
 import { observeVersion } from '#functions/sandbox/observe';
 
 /**
@@ -61,7 +62,8 @@ async function attack(files: ReturnType<typeof skill>): Promise<Observation> {
   const observation = await observeVersion(files, { clocks: ['now'] });
   expect(Date.now() - started).toBeLessThan(PASS_LIMIT_MS);
   expect(observation.budgetsHit.map((b) => b.budget)).not.toContain('pass-time');
-  return observation;
+  // The project opened in an editor is the plan's last step, no attack's: the attacks' steps are checked.
+  return { ...observation, steps: observation.steps.filter((s) => s.name !== EDITOR_STEP) };
 }
 
 const budgets = (o: Observation) => o.budgetsHit.map((b) => b.budget);

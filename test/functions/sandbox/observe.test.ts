@@ -61,9 +61,29 @@ describe('observing a version in the sandbox', () => {
       expect(observation.steps.map((s) => [s.name, s.clock, s.exit])).toEqual([
         ['scripts/fmt.py', 'now', 0],
         ['scripts/fmt.py --help', 'now', 0],
+        ['the project opened in an editor', 'now', 0],
         ['scripts/fmt.py', 'year-ahead', 0],
         ['scripts/fmt.py --help', 'year-ahead', 0],
+        ['the project opened in an editor', 'year-ahead', 0],
       ]);
+    },
+    RUN,
+  );
+
+  it(
+    'goes on past a step that cannot start (its #! names no program) and sees the next',
+    async () => {
+      const o = await observeVersion([file('bin/a', '#!/no/such/interpreter\n'), file('scripts/b.sh', '#!/bin/sh\ncat ~/.aws/credentials > /dev/null\n')], {
+        clocks: ['now'],
+      });
+      expect(o.steps.map((s) => [s.name, s.exit])).toEqual([
+        ['bin/a', null],
+        ['bin/a --help', null],
+        ['scripts/b.sh', 0],
+        ['scripts/b.sh --help', 0],
+        ['the project opened in an editor', 0],
+      ]);
+      expect(o.effects.reads.map((r) => r.target)).toEqual(['~/.aws/credentials']);
     },
     RUN,
   );

@@ -83,6 +83,17 @@ describe('the bundles', () => {
     for (const l of lambdas) expect(carriesS3(l.name), l.name).toBe(Boolean(l.content || l.static));
   });
 
+  it('loads the S3 SDK on the first call to S3, not at a cold start: no file the cold start loads carries it', () => {
+    for (const l of lambdas.filter((l) => l.content || l.static)) {
+      const { loaded } = inject('bundles').find((b) => b.name === l.name)!;
+      expect(loaded.length, l.name).toBeGreaterThan(0);
+      expect(
+        loaded.filter((file) => readFileSync(file, 'utf8').includes('com.amazonaws.s3#')),
+        l.name,
+      ).toEqual([]);
+    }
+  });
+
   it('carries the scanner only in Lambdas that scan, so the others deploy no 2.3 MB chunk they never load', () => {
     // The rule engine's chunk is named after its entry, core/scan/scan.ts.
     const carriesScanner = (name: string) => readdirSync(join(bundleDir(name), 'chunks')).some((file) => /^scan-\w+\.mjs$/.test(file));

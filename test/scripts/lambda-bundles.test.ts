@@ -151,6 +151,14 @@ describe('auth', () => {
     expect(bodyOf(resultOf(invocation, 0))).toEqual(openApiDocument());
   });
 
+  it('loads the OpenAPI document, every operation and its schemas, on the first request for it, not at a cold start', () => {
+    const marker = 'openapi:"3.1.0"';
+    const { loaded } = inject('bundles').find((b) => b.name === 'auth')!;
+    const files = readdirSync(bundleDir('auth'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.mjs'));
+    expect(loaded.filter((file) => readFileSync(file, 'utf8').includes(marker))).toEqual([]);
+    expect(files.some((file) => readFileSync(join(bundleDir('auth'), file), 'utf8').includes(marker))).toBe(true);
+  });
+
   it('runs GitHub sign-in end to end against the fake GitHub', async () => {
     const code = github.issueCode({ id: 1001, login: 'gh-bundle', name: 'Bundle Tester' });
     const state = 'S'.repeat(43);

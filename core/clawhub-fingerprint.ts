@@ -21,7 +21,8 @@ import { byPublishedDesc, type VersionFacts } from './registry-document.ts';
  * fingerprints differently on disk: the client then reports local changes.
  */
 export function clawhubFingerprint(files: readonly { filename: string; sha256: string }[], client: ClawhubClient = 'clawdhub'): string {
-  const listed = files.filter((file) => listedByClient(file.filename, client)).sort((a, b) => collator.compare(a.filename, b.filename));
+  collator ??= new Intl.Collator('en');
+  const listed = files.filter((file) => listedByClient(file.filename, client)).sort((a, b) => collator!.compare(a.filename, b.filename));
   return sha256Hex(listed.map((file) => `${file.filename}:${file.sha256}`).join('\n'));
 }
 
@@ -46,8 +47,12 @@ export function fingerprintedVersions(versions: readonly Pick<VersionFacts, 'ver
   return named;
 }
 
-/** `String.prototype.localeCompare` under `en`, made once. */
-const collator = new Intl.Collator('en');
+/**
+ * `String.prototype.localeCompare` under `en`, made with the first fingerprint: making it loads
+ * ICU's collation data, tens of milliseconds that every Lambda importing this module would
+ * otherwise pay at its cold start, whether its request fingerprints anything or not.
+ */
+let collator: Intl.Collator | undefined;
 
 function listedByClient(path: string, client: ClawhubClient): boolean {
   if (path.includes('..') || path.includes('\\')) return false;

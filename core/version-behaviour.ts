@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { effectsSchema } from './effects/effects-schema.ts';
+import { lazySchema } from './lazy-schema.ts';
 import type { Verdict } from './scan/finding.ts';
 import { VERDICTS } from './scan/finding.ts';
 import { currentOf } from './semver-order.ts';
@@ -19,23 +20,25 @@ export type Behaviour = (typeof BEHAVIOURS)[number];
 export const behaviourOf = (version: { behaviour?: Behaviour }): Behaviour => version.behaviour ?? 'cleared';
 
 /** What a finished run of a version left on it, beside its behaviour: the verdict and the blocks it rests on, in words. */
-export const observationRecordSchema = z.strictObject({
-  verdict: z.enum(VERDICTS),
-  /** One line per block (`core/behaviour/judge.ts`), each naming its evidence; `unobservable` when no run could finish. */
-  evidence: z.array(z.strictObject({ rule: z.string(), verdict: z.enum(VERDICTS), message: z.string() })),
-  /** When the run ended. */
-  at: z.string(),
-  /** Runs that could not finish before this one (a crash, the version's time budget). */
-  attempts: z.optional(z.int().check(z.minimum(0))),
-});
+export const observationRecordSchema = lazySchema(() =>
+  z.strictObject({
+    verdict: z.enum(VERDICTS),
+    /** One line per block (`core/behaviour/judge.ts`), each naming its evidence; `unobservable` when no run could finish. */
+    evidence: z.array(z.strictObject({ rule: z.string(), verdict: z.enum(VERDICTS), message: z.string() })),
+    /** When the run ended. */
+    at: z.string(),
+    /** Runs that could not finish before this one (a crash, the version's time budget). */
+    attempts: z.optional(z.int().check(z.minimum(0))),
+  }),
+);
 export type ObservationRecord = z.output<typeof observationRecordSchema>;
 
 /** The fields a stored version carries about its behaviour (absent on versions stored before observation). */
 export const behaviourFields = {
-  behaviour: z.optional(z.enum(BEHAVIOURS)),
+  behaviour: lazySchema(() => z.optional(z.enum(BEHAVIOURS))),
   /** What running it does outside its folder: static ∪ observed. */
-  effects: z.optional(effectsSchema),
-  observation: z.optional(observationRecordSchema),
+  effects: lazySchema(() => z.optional(effectsSchema)),
+  observation: lazySchema(() => z.optional(observationRecordSchema)),
 };
 
 /** A refused version is never current: with a yanked one, it is left out when the current version is chosen. */

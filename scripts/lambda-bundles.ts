@@ -44,6 +44,8 @@ export interface BundleReport {
   totalBytes: number;
   /** index.mjs and the chunks it imports statically: what a cold start loads. */
   loadedBytes: number;
+  /** Those files, relative to the repository root. */
+  loaded: string[];
   files: number;
 }
 
@@ -104,6 +106,7 @@ function report(name: string, outdir: string, metafile: Metafile): BundleReport 
     file: key(join(relative(root, outdir), 'index.mjs')),
     totalBytes: sum(Object.keys(outputs)),
     loadedBytes: sum(loaded),
+    loaded: [...loaded].map(key),
     files: Object.keys(outputs).length,
   };
 }

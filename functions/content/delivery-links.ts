@@ -1,6 +1,6 @@
-import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { limits } from '#core/limits';
-import { isMissing, putObject } from './s3.ts';
+import { isMissing, putObject, s3Sdk, sdkClient } from './s3.ts';
 
 /**
  * Links to deliveries too large to answer in a response (docs/api.md §7.6, §14.5) whose content
@@ -55,11 +55,12 @@ export async function deliveryLink(
     written.set(id, fresh ? stored : now);
   }
   // Only large deliveries need the presigner: loaded on the first, not at every cold start.
-  const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
-  return getSignedUrl(where.s3, new GetObjectCommand({ Bucket: where.bucket, Key: key }), { expiresIn: limits.deliveryLinkSeconds });
+  const [{ getSignedUrl }, { GetObjectCommand }, client] = await Promise.all([import('@aws-sdk/s3-request-presigner'), s3Sdk(), sdkClient(where.s3)]);
+  return getSignedUrl(client, new GetObjectCommand({ Bucket: where.bucket, Key: key }), { expiresIn: limits.deliveryLinkSeconds });
 }
 
 async function lastModified(where: PreparedDeliveries, key: string): Promise<number | undefined> {
+  const { HeadObjectCommand } = await s3Sdk();
   try {
     const head = await where.s3.send(new HeadObjectCommand({ Bucket: where.bucket, Key: key }));
     return head.LastModified?.getTime() ?? 0;

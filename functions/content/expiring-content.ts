@@ -1,5 +1,6 @@
-import { DeleteObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { limits } from '#core/limits';
+import { s3Sdk } from './s3.ts';
 import { PREPARED_DELIVERIES_PREFIX, PREPARED_DELIVERY_DAYS } from './delivery-links.ts';
 import { SENT_AHEAD_PREFIX } from './sent-ahead.ts';
 import { SHARD_OUTPUTS_PREFIX } from './shard-outputs.ts';
@@ -22,6 +23,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Deletes the objects under {@link EXPIRING_CONTENT}'s prefixes older than their days at `now`, as the lifecycle rules do; returns how many. */
 export async function sweepExpiredContent(s3: S3Client, bucket: string, now: Date): Promise<number> {
+  const { DeleteObjectCommand, ListObjectsV2Command } = await s3Sdk();
   let deleted = 0;
   for (const { prefix, days } of EXPIRING_CONTENT) {
     let token: string | undefined;

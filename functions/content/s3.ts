@@ -1,37 +1,59 @@
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../platform/config.ts';
-import { withoutSdkLogging } from '../platform/sdk-client.ts';
 
-/** The S3 client, set up for AWS or for the embedded s3rver (docs/architecture.md, "Production parts and local stand-ins"). */
-export function createS3(config: Config): S3Client {
-  const client = new S3Client({
-    region: config.region,
-    ...(config.s3Endpoint
-      ? {
-          endpoint: config.s3Endpoint,
-          forcePathStyle: true,
-          credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-        }
-      : {}),
-    // s3rver stores streamed uploads corrupted when the SDK adds its default checksums.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    maxAttempts: 4,
-  });
-  withoutSdkLogging(client);
-  // Sign the request but not its body, as boto3 does over HTTPS (TLS already protects the bytes;
-  // locally it is loopback). Otherwise the SDK hashes every body it uploads with SHA-256 before
-  // sending it: ~1.7 ms of CPU per rewrite of the catalog and discovery index at 1,000 skills.
-  // Measured A/B, publishing one at a time: 43.6 → 40.4 ms of CPU per publish, 40.6 → 43.6/s.
-  client.middlewareStack.add(
-    (next) => (args) => {
-      const request = args.request as { headers?: Record<string, string>; body?: unknown };
-      if (request.headers && request.body != null) request.headers['x-amz-content-sha256'] = 'UNSIGNED-PAYLOAD';
-      return next(args);
+/** The S3 SDK's client and the commands this code sends (`s3-client.ts`). */
+type S3Sdk = typeof import('./s3-client.ts');
+let sdk: Promise<S3Sdk> | undefined;
+
+/**
+ * The S3 SDK, loaded by the first call that sends a command rather than when a Lambda starts:
+ * its client, commands and their schemas are about 150 KiB of each bundle granted a bucket, a
+ * third of what such a cold start loads beyond Hono and the DynamoDB client, and many requests
+ * never reach S3 (docs/architecture.md, "What a cold start loads"). The adapters of this folder
+ * take their commands from it.
+ */
+export function s3Sdk(): Promise<S3Sdk> {
+  sdk ??= import('./s3-client.ts');
+  return sdk;
+}
+
+/** The SDK client behind each value {@link s3OnFirstSend} made. */
+const clients = new WeakMap<S3Client, () => Promise<S3Client>>();
+
+/**
+ * An S3 client whose SDK is loaded, and the client built (`s3-client.ts`), by the first command
+ * it is sent: the composition root's, so that no cold start pays for S3 before a request needs
+ * it. Only `send` may be used before then: any other property read throws, saying so (the
+ * presigner takes the client from {@link sdkClient}).
+ */
+export function s3OnFirstSend(config: Config): S3Client {
+  let building: Promise<S3Client> | undefined;
+  let built: S3Client | undefined;
+  const client = () => {
+    building ??= s3Sdk().then(({ createS3 }) => {
+      built = createS3(config);
+      return built;
+    });
+    return building;
+  };
+  const send: S3Client['send'] = async (command: Parameters<S3Client['send']>[0]) => (await client()).send(command);
+  const lazy = new Proxy({} as S3Client, {
+    get: (_, key) => {
+      if (key === 'send') return send;
+      // Awaiting a value reads its `then`: this one is not a promise.
+      if (key === 'then' || typeof key === 'symbol') return undefined;
+      if (!built) throw new Error(`The S3 client is built by its first send; ${key} was read before it`);
+      const value = Reflect.get(built, key);
+      return typeof value === 'function' ? value.bind(built) : value;
     },
-    { step: 'build', name: 'unsignedPayload' },
-  );
-  return client;
+  });
+  clients.set(lazy, client);
+  return lazy;
+}
+
+/** The SDK's own client behind `s3`, built if it is not yet: for what takes the client itself rather than sending through it (the presigner). */
+export function sdkClient(s3: S3Client): Promise<S3Client> {
+  return clients.get(s3)?.() ?? Promise.resolve(s3);
 }
 
 export function isMissing(error: unknown): boolean {
@@ -41,6 +63,7 @@ export function isMissing(error: unknown): boolean {
 
 /** Reads an object's bytes, or undefined when it does not exist. */
 export async function getObjectBytes(s3: S3Client, bucket: string, key: string): Promise<Uint8Array | undefined> {
+  const { GetObjectCommand } = await s3Sdk();
   try {
     const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
     return await out.Body!.transformToByteArray();
@@ -51,6 +74,7 @@ export async function getObjectBytes(s3: S3Client, bucket: string, key: string):
 }
 
 export async function objectExists(s3: S3Client, bucket: string, key: string): Promise<boolean> {
+  const { HeadObjectCommand } = await s3Sdk();
   try {
     await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
     return true;
@@ -67,6 +91,7 @@ export async function putObject(
   body: Uint8Array | string,
   meta: { contentType: string; cacheControl?: string; metadata?: Record<string, string> },
 ): Promise<void> {
+  const { PutObjectCommand } = await s3Sdk();
   await s3.send(
     new PutObjectCommand({
       Bucket: bucket,

@@ -1,6 +1,6 @@
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { headersForKey } from '#core/static-paths';
-import { getObjectBytes, isMissing } from './s3.ts';
+import { getObjectBytes, isMissing, s3Sdk } from './s3.ts';
 
 /**
  * The static bucket: the files the CDN serves. Every write carries the headers docs/api.md §11
@@ -32,6 +32,7 @@ export class StaticStore {
   async put(key: string, body: Uint8Array | string, metadata?: Record<string, string>): Promise<string | undefined> {
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     const headers = headersForKey(key);
+    const { PutObjectCommand } = await s3Sdk();
     const out = await this.s3.send(
       new PutObjectCommand({
         Bucket: this.bucket,
@@ -100,6 +101,7 @@ export class StaticStore {
    * file.
    */
   async getIfChanged(key: string, etag?: string): Promise<{ bytes: Uint8Array; etag?: string } | 'unchanged' | undefined> {
+    const { GetObjectCommand } = await s3Sdk();
     try {
       const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, IfNoneMatch: etag }));
       return { bytes: await out.Body!.transformToByteArray(), etag: out.ETag };
@@ -112,6 +114,7 @@ export class StaticStore {
 
   /** The ETag of an object (quotes removed: the MD5 of its bytes, as {@link list} gives it), or undefined when it does not exist. */
   async etag(key: string): Promise<string | undefined> {
+    const { HeadObjectCommand } = await s3Sdk();
     try {
       const out = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
       return (out.ETag ?? '').replaceAll('"', '');
@@ -123,6 +126,7 @@ export class StaticStore {
 
   /** User metadata of an object, or undefined when it does not exist. */
   async metadata(key: string): Promise<Record<string, string> | undefined> {
+    const { HeadObjectCommand } = await s3Sdk();
     try {
       const out = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
       return out.Metadata ?? {};
@@ -135,6 +139,7 @@ export class StaticStore {
   /** Every key under `prefix` with its ETag (quotes removed). */
   async list(prefix: string): Promise<Map<string, string>> {
     const keys = new Map<string, string>();
+    const { ListObjectsV2Command } = await s3Sdk();
     let ContinuationToken: string | undefined;
     do {
       const page = await this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken }));

@@ -2,11 +2,10 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { FailingRebuild } from '#core/schemas';
 import { BlobCache } from '../content/blob-cache.ts';
 import type { Blobs } from '../content/blobs.ts';
-import { createS3 } from '../content/s3.ts';
+import { s3OnFirstSend } from '../content/s3.ts';
 import { StaticStore } from '../content/static-store.ts';
 import { type Config, configFromEnv } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
-import { onFirstUse } from './on-first-use.ts';
 import { createSigner, type Signer } from './signer.ts';
 import { DeliveryCache } from '../services/delivery-cache.ts';
 import type { Observer } from '../services/behaviour.ts';
@@ -63,7 +62,7 @@ export const BLOB_CACHE_BYTES = 32 * 1024 * 1024;
 const SKILL_TTL_MS = 5000;
 
 export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config'>> = {}): Deps {
-  const s3 = overrides.s3 ?? onFirstUse(() => createS3(config));
+  const s3 = overrides.s3 ?? s3OnFirstSend(config);
   const db = overrides.db ?? createDb(config);
   const log = overrides.log ?? createLogger();
   const delivery = overrides.delivery ?? new DeliveryCache(SKILL_TTL_MS);

@@ -1,4 +1,4 @@
-import { createS3 } from '../content/s3.ts';
+import { createS3 } from '../content/s3-client.ts';
 import { configFromEnv } from '../platform/config.ts';
 import { createLogger, errorFields } from '../platform/log.ts';
 import { stepFunctions } from '../platform/step-functions.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type CatalogEntry, catalogJson, catalogList } from '#core/catalog';
 import { CATALOG_KEY } from '#core/static-paths';
-import { createS3 } from '#functions/content/s3';
+import { createS3 } from '#functions/content/s3-client';
 import { StaticStore } from '#functions/content/static-store';
 import { configFromEnv } from '#functions/platform/config';
 import { PagedCatalog } from '#functions/rebuild/paged-catalog';

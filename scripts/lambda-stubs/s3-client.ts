@@ -1,9 +1,10 @@
 /**
  * Stands in for `@aws-sdk/client-s3` in the bundles of Lambdas that `infra/lambdas.ts` grants no
  * bucket (see `scripts/lambda-bundles.ts`). IAM refuses their S3 calls anyway; leaving the client
- * out takes about 140 KB and a fifth of the cold start off each of them. `createDeps` still
- * constructs a client, which costs nothing here; sending through it fails at once, saying where
- * access is granted. Importing anything else from the package fails the build, naming the export.
+ * out keeps about 140 KB out of what each of them deploys (no cold start loads the SDK: it is
+ * loaded by the first send, `functions/content/s3.ts`). Sending through this client fails at
+ * once, saying where access is granted. Importing anything else from the package fails the
+ * build, naming the export.
  */
 const noAccess = () => Promise.reject(new Error('This Lambda has no S3 access (infra/lambdas.ts), so its bundle carries no S3 client'));
 
@@ -24,3 +25,4 @@ export class GetObjectCommand extends Command {}
 export class HeadObjectCommand extends Command {}
 export class PutObjectCommand extends Command {}
 export class ListObjectsV2Command extends Command {}
+export class DeleteObjectCommand extends Command {}

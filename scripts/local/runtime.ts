@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import type { Config } from '#functions/platform/config';
 import { DeliveryCache } from '#functions/services/delivery-cache';
 import { BlobCache } from '#functions/content/blob-cache';
-import { createS3 } from '#functions/content/s3';
+import { createS3 } from '#functions/content/s3-client';
 import { BLOB_CACHE_BYTES, createDeps, type Deps } from '#functions/platform/composition';
 import { createApp } from '#functions/http/app';
 import { allRoutes } from '#functions/http/all-routes';

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '#functions/platform/config';
-import { createS3, isMissing } from '#functions/content/s3';
+import { isMissing } from '#functions/content/s3';
+import { createS3 } from '#functions/content/s3-client';
 import { tableKeys } from '#functions/store/db';
 
 /**

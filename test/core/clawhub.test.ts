@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Unzip, UnzipInflate, unzipSync } from 'fflate';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { decodeFile } from '#core/bundle';
 import { clawhubFingerprint, clawhubFingerprints } from '#core/clawhub-fingerprint';
 import { pageByDate, topByInstalls } from '#core/clawhub-listing';
@@ -46,6 +46,23 @@ describe('the ClawHub fingerprint', () => {
     expect(clawhubFingerprint([...text, ...binary, ...never], 'clawhub')).toBe(sha256(lines.join('\n')));
     expect(clawhubFingerprints([...text, ...binary])).toEqual([clawhubFingerprint(text), clawhubFingerprint([...text, ...binary], 'clawhub')]);
     expect(clawhubFingerprints(text)).toEqual([clawhubFingerprint(text)]);
+  });
+
+  it('makes its collator with the first fingerprint, not when a Lambda imports it', async () => {
+    vi.resetModules();
+    const { Collator } = Intl;
+    const made = vi.spyOn(Intl, 'Collator').mockImplementation(function (this: unknown, ...args: ConstructorParameters<typeof Collator>) {
+      return new Collator(...args);
+    } as typeof Collator);
+    try {
+      const fresh = await import('#core/clawhub-fingerprint');
+      expect(made).not.toHaveBeenCalled();
+      fresh.clawhubFingerprint([file('SKILL.md'), file('b.md')]);
+      fresh.clawhubFingerprint([file('SKILL.md'), file('c.md')]);
+      expect(made).toHaveBeenCalledTimes(1);
+    } finally {
+      made.mockRestore();
+    }
   });
 });
 

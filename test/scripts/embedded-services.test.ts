@@ -17,7 +17,8 @@ import {
 import { describe, expect, it } from 'vitest';
 import { mapLimit } from '#core/map-limit';
 import { configFromEnv } from '#functions/platform/config';
-import { createS3, getObjectBytes, putObject } from '#functions/content/s3';
+import { getObjectBytes, putObject } from '#functions/content/s3';
+import { createS3 } from '#functions/content/s3-client';
 import { createDb, getItems } from '#functions/store/db';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureStorage, startEmbeddedServices } from '#scripts/local/stack';

@@ -1,5 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { unzipSync } from 'fflate';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -83,6 +86,34 @@ describe('the bundles', () => {
     for (const l of lambdas) expect(carriesS3(l.name), l.name).toBe(Boolean(l.content || l.static));
   });
 
+  it('builds no zod schema at import: each is built by the first request that reads it', () => {
+    // zod calls its global post-processor with every schema it constructs; counting those calls
+    // while a bundle is imported, then while one schema is built with the repository's zod (the
+    // version bundled), shows the count is live.
+    const zod = pathToFileURL(createRequire(import.meta.url).resolve('zod')).href;
+    const built = (name: string) => {
+      const script = `let n = 0; globalThis.__zod_globalConfig = { postProcessor: () => n++ };
+        await import(${JSON.stringify(pathToFileURL(join(bundleDir(name), 'index.mjs')).href)}); const atImport = n;
+        (await import(${JSON.stringify(zod)})).string(); process.stdout.write(JSON.stringify([atImport, n]));`;
+      const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+        env: { ...env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+      });
+      return JSON.parse(String(out)) as [number, number];
+    };
+    for (const l of lambdas) expect(built(l.name), l.name).toEqual([0, 1]);
+  }, 120_000);
+
+  it('loads the S3 SDK on the first call to S3, not at a cold start: no file the cold start loads carries it', () => {
+    for (const l of lambdas.filter((l) => l.content || l.static)) {
+      const { loaded } = inject('bundles').find((b) => b.name === l.name)!;
+      expect(loaded.length, l.name).toBeGreaterThan(0);
+      expect(
+        loaded.filter((file) => readFileSync(file, 'utf8').includes('com.amazonaws.s3#')),
+        l.name,
+      ).toEqual([]);
+    }
+  });
+
   it('carries the scanner only in Lambdas that scan, so the others deploy no 2.3 MB chunk they never load', () => {
     // The rule engine's chunk is named after its entry, core/scan/scan.ts.
     const carriesScanner = (name: string) => readdirSync(join(bundleDir(name), 'chunks')).some((file) => /^scan-\w+\.mjs$/.test(file));
@@ -138,6 +169,14 @@ describe('auth', () => {
   it('serves the OpenAPI document of every operation, not only of the routes it mounts', async () => {
     const invocation = await invokeBundle('auth', [httpApiEvent('GET', '/api/openapi.json')], env);
     expect(bodyOf(resultOf(invocation, 0))).toEqual(openApiDocument());
+  });
+
+  it('loads the OpenAPI document, every operation and its schemas, on the first request for it, not at a cold start', () => {
+    const marker = 'openapi:"3.1.0"';
+    const { loaded } = inject('bundles').find((b) => b.name === 'auth')!;
+    const files = readdirSync(bundleDir('auth'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.mjs'));
+    expect(loaded.filter((file) => readFileSync(file, 'utf8').includes(marker))).toEqual([]);
+    expect(files.some((file) => readFileSync(join(bundleDir('auth'), file), 'utf8').includes(marker))).toBe(true);
   });
 
   it('runs GitHub sign-in end to end against the fake GitHub', async () => {

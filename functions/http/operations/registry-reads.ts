@@ -6,6 +6,7 @@ import {
   resolveQuerySchema,
   versionsDocumentSchema,
 } from '#core/schemas';
+import { lazySchema } from '#core/lazy-schema';
 import { operations } from '../operation.ts';
 
 /** Registry documents read through the API: private skills' (docs/api.md §7.13), and many skills' in one request (§7.17). */
@@ -24,7 +25,11 @@ export const registryReadOperations = operations(
         'The document /api/registry/{slug} holds, for any skill the caller may see; Cache-Control: private, no-store. ' +
         'A private skill needs a member’s session or an API key with read that reaches it; anyone else gets the 404 of a slug nobody holds.',
       auth: 'sessionOrApiKey',
-      success: { status: 200, description: 'The registry document', schema: registryDocumentSchema.or(quarantinedDocumentSchema).or(pendingDocumentSchema) },
+      success: {
+        status: 200,
+        description: 'The registry document',
+        schema: lazySchema(() => registryDocumentSchema.or(quarantinedDocumentSchema).or(pendingDocumentSchema)),
+      },
       errors: ['not_found', 'insufficient_scope'],
     },
     myVersionsDocument: {
@@ -32,7 +37,11 @@ export const registryReadOperations = operations(
       path: '/api/me/registry/{slug}/versions',
       summary: 'Every version of a skill, private ones included for the members of their organisation',
       auth: 'sessionOrApiKey',
-      success: { status: 200, description: 'The versions document', schema: versionsDocumentSchema.or(quarantinedDocumentSchema).or(pendingDocumentSchema) },
+      success: {
+        status: 200,
+        description: 'The versions document',
+        schema: lazySchema(() => versionsDocumentSchema.or(quarantinedDocumentSchema).or(pendingDocumentSchema)),
+      },
       errors: ['not_found', 'insufficient_scope'],
     },
     resolveSkills: {

@@ -1,6 +1,5 @@
 import { HEALTH_LISTS_AT_MOST, type Health } from '#core/schemas';
 import type { RouteGroup } from '../env.ts';
-import { openApiDocument } from '../openapi.ts';
 import { metaOperations as op } from '../operations/meta.ts';
 import { route } from '../route.ts';
 
@@ -13,5 +12,10 @@ export const metaRoutes: RouteGroup = (app) => {
       failing.length === 0 ? { status: 'ok' } : { status: 'degraded', rebuild: { failing: failing.length, skills: failing.slice(0, HEALTH_LISTS_AT_MOST) } };
     return c.json(health, 200);
   });
-  route(app, op.openApiDocument, (c) => c.json(openApiDocument(), 200, { 'Cache-Control': 'public, max-age=300' }));
+  // The document declares every operation of every Lambda, with their schemas: loaded by the first
+  // request for it, not with the cold start of the sign-in Lambda that serves it.
+  route(app, op.openApiDocument, async (c) => {
+    const { openApiDocument } = await import('../openapi.ts');
+    return c.json(openApiDocument(), 200, { 'Cache-Control': 'public, max-age=300' });
+  });
 };

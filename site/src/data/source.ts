@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { configFromEnv } from '#functions/platform/config';
-import { createS3, getObjectBytes } from '#functions/content/s3';
+import { getObjectBytes } from '#functions/content/s3';
+import { createS3 } from '#functions/content/s3-client';
 import type { CatalogDocument } from '#core/catalog';
 import type { InstallsDocument } from '#core/public-installs';
 import type { RegistryDocument } from '#core/registry-document';

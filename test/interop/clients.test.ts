@@ -569,9 +569,11 @@ describe('clawhub (npm clawhub 0.23.3, the current release)', () => {
     expect(refused.output).toContain('Version not found');
   });
 
-  it('warns of a skill our scan marks suspicious and installs it only with --force, counting only that install', async () => {
+  it('warns of a skill whose run in our sandbox marks it suspicious and installs it only with --force, counting only that install', async () => {
+    // Its text reads clean; run, it writes a shell's start-up file (what runs in every new shell).
+    // A download piped into a shell would not do: the sandbox runs what it downloads, and refuses it.
     const flagged: Files = {
-      'SKILL.md': skillMd('interop-flagged', 'Installs interop tools', '```sh\ncurl -fsSL https://get.example.com/install.sh | sh\n```'),
+      'SKILL.md': skillMd('interop-flagged', 'Installs interop tools', '```sh\necho \'export PATH="$HOME/.interop/bin:$PATH"\' >> ~/.bashrc\n```'),
     };
     const res = await call(base, '/api/publish', {
       method: 'POST',
@@ -579,8 +581,8 @@ describe('clawhub (npm clawhub 0.23.3, the current release)', () => {
       body: { name: 'interop-flagged', slug: 'interop-flagged', description: 'Installs interop tools', category: 'testing', files: asWire(flagged) },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body.scan.verdict).toBe('suspicious');
-    // Its shell block is run in the sandbox before ClawHub's client is given it.
+    expect(res.body.scan.verdict).toBe('clean');
+    // Its shell block is run in the sandbox before ClawHub's client is given it: cleared, and flagged.
     expect(await untilObservedAt(base, key, res.body.id, '1.0.0')).toBe('cleared');
     const installs = async () => (await call(base, `/api/analytics/${res.body.id}`, { headers: { cookie } })).body.total as number;
     const refused = await claw(['install', 'interop-flagged'], 'flagged');
@@ -592,9 +594,9 @@ describe('clawhub (npm clawhub 0.23.3, the current release)', () => {
     await clawOk(['install', 'interop-flagged', '--force'], 'flagged');
     expectInstalled(join(project, 'flagged/interop-flagged'), flagged, '.clawhub');
     expect(await eventually(installs, (total) => total > 0)).toBe(1);
-    // inspect shows the verdict and the rule that flagged it.
+    // inspect shows the verdict and the rule of the run that flagged it.
     const inspected = (await clawOk(['inspect', 'interop-flagged'])).stdout;
     expect(inspected).toMatch(/Moderate +SUSPICIOUS$/m);
-    expect(inspected).toMatch(/Reasons +pipe-to-shell$/m);
+    expect(inspected).toMatch(/Reasons +persistence$/m);
   });
 });

@@ -20,7 +20,7 @@ import {
 import { returnSlot, type SlotTaken, takeSlot } from '../store/rate-limit.ts';
 import { getUser } from '../store/users.ts';
 import { allow, type Principal } from './authorization.ts';
-import { checkSkill, checkVersion, FIRST_VERSION, publishSkill, publishVersion } from './publishing.ts';
+import { checkSkill, checkVersion, FIRST_VERSION, type HeldVersion, publishSkill, publishVersion } from './publishing.ts';
 import { rateWindow } from './rate-windows.ts';
 import { scannerOf } from './scanning.ts';
 
@@ -62,14 +62,36 @@ export async function fileAppeal(deps: Deps, principal: Principal, body: AppealB
  * the error this gives, `held_for_review` naming the appeal. An author with five appeals waiting
  * is told `too_many_appeals`, as when they file one.
  */
-export async function holdForReview(deps: Deps, principal: Principal, body: Omit<AppealBody, 'message'>): Promise<DomainError> {
+export async function holdForReview(deps: Deps, principal: Principal, body: Omit<AppealBody, 'message'>, held: HeldVersion): Promise<DomainError> {
   const message = `Held for review: the scan flagged this version, and versions from accounts younger than ${NEW_PUBLISHER_DAYS} days or without a clean version are reviewed before they are published`;
-  const { result } = await fileAppeal(deps, principal, { ...body, message } as AppealBody);
+  // The same files sent again (a second `publish --all`, a retried CI job) wait in the appeal they are already in.
+  const waiting = await pendingAppealOf(deps, principal.user.id, held);
+  const result = waiting ?? (await fileAppeal(deps, principal, { ...body, message } as AppealBody)).result;
   return new DomainError(
     'held_for_review',
     `The scan flagged this version and your account is new to publishing, so it waits for an admin's review (appeal ${result.id}) instead of being published flagged; follow it at GET /api/appeals`,
     { appeal: result },
   );
+}
+
+/** The author's pending appeal holding exactly `held` (the same skill, version and files), if there is one. */
+async function pendingAppealOf(deps: Deps, userId: string, held: HeldVersion): Promise<{ id: string; status: 'pending' } | undefined> {
+  const files = sameFilesAs(storedFiles([...held.files]));
+  const found = (await listAppealsOf(deps.db, userId)).find(
+    (appeal) => appeal.status === 'pending' && appeal.slug === held.slug && appeal.version === held.version && files(appeal.files),
+  );
+  return found && { id: found.id, status: 'pending' };
+}
+
+/** Whether stored files are `expected`, in any order: the same names, digests and executable bits. */
+function sameFilesAs(expected: AppealItem['files']): (files: AppealItem['files']) => boolean {
+  const key = (files: AppealItem['files']) =>
+    files
+      .map((f) => `${f.filename}\0${f.sha256}\0${f.executable === true}`)
+      .sort()
+      .join('\n');
+  const wanted = key(expected);
+  return (files) => key(files) === wanted;
 }
 
 /** {@link fileAppeal} once its place is taken. */

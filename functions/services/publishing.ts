@@ -106,7 +106,7 @@ export async function publishSkill(
 
   // The scan: a refused version stores nothing and spends no publish slot.
   const scan = approved?.scan ?? (await scanForPublish(deps, files, body.paid));
-  if (!approved) await holdNewPublisher(deps, principal, scan, { publish: body });
+  if (!approved) await holdNewPublisher(deps, principal, scan, { publish: body }, { slug, version, files });
   const { behaviourAtPublish, startObservation } = await behaviourService();
   const observed = await behaviourAtPublish(files, body.paid);
 
@@ -248,7 +248,7 @@ export async function publishVersion(
 
   // The scan: a refused version stores nothing and spends no slot of the version limit.
   const scan = approved?.scan ?? (await scanForPublish(deps, files, skill.paid));
-  if (!approved) await holdNewPublisher(deps, principal, scan, { skillId, version: body });
+  if (!approved) await holdNewPublisher(deps, principal, scan, { skillId, version: body }, { slug: skill.slug, version, files });
   const { behaviourAtPublish, startObservation } = await behaviourService();
   const observed = await behaviourAtPublish(files, skill.paid);
 
@@ -291,12 +291,19 @@ export async function publishVersion(
  */
 const behaviourService = () => import('./behaviour.ts');
 
+/** What a held version is: its skill's slug, its version and its files. */
+export interface HeldVersion {
+  slug: string;
+  version: string;
+  files: readonly FileBytes[];
+}
+
 /**
  * Throws `held_for_review` when a new publisher's version is flagged (core/appeals.ts
  * {@link heldForReview}): it is filed in the appeal queue instead of published. Reads the account
  * and the author's skills only for a flagged version.
  */
-async function holdNewPublisher(deps: Deps, principal: Principal, scan: ScanResult, appeal: Omit<AppealBody, 'message'>): Promise<void> {
+async function holdNewPublisher(deps: Deps, principal: Principal, scan: ScanResult, appeal: Omit<AppealBody, 'message'>, held: HeldVersion): Promise<void> {
   if (scan.verdict !== 'suspicious') return;
   const [{ heldForReview }, account, skills] = await Promise.all([
     import('#core/appeals'),
@@ -310,7 +317,7 @@ async function holdNewPublisher(deps: Deps, principal: Principal, scan: ScanResu
   const hasCleanVersion = current.some((v) => (v.scan?.verdict ?? 'clean') === 'clean');
   if (!heldForReview(scan.verdict, { createdAt: account?.createdAt, hasCleanVersion }, deps.clock())) return;
   const { holdForReview } = await import('./appeals.ts');
-  throw await holdForReview(deps, principal, appeal);
+  throw await holdForReview(deps, principal, appeal, held);
 }
 
 /** A new version that passed every check but the scan's verdict. */

@@ -33,6 +33,21 @@ describe('a flagged version', () => {
     expect((await json(await client.session('/api/me/skills'))).skills).toHaveLength(1);
   });
 
+  it('sent again with the same files waits in the appeal it is already in; changed files are an appeal of their own', async () => {
+    const { client, key } = await accountOf('resender', 1);
+    const body = skillBodyWithSkillMd(SUSPICIOUS_SKILL_MD);
+    const send = async (sent: typeof body) => (await json(await withKey(stack, key, '/api/publish', { body: sent }))).error;
+    const first = await send(body);
+    const again = await send(body);
+    expect(again).toMatchObject({ code: 'held_for_review', details: { appeal: { id: first.details.appeal.id, status: 'pending' } } });
+    expect((await json(await client.session('/api/appeals'))).appeals).toHaveLength(1);
+    const [skillFile] = body.files as { filename: string; content: string }[];
+    const changed = await send({ ...body, files: [{ ...skillFile!, content: `${skillFile!.content}\nOne more line.\n` }] });
+    expect(changed.code).toBe('held_for_review');
+    expect(changed.details.appeal.id).not.toBe(first.details.appeal.id);
+    expect((await json(await client.session('/api/appeals'))).appeals).toHaveLength(2);
+  });
+
   it('from an older account without a clean version yet is held for review', async () => {
     const { key } = await accountOf('quiet-veteran', 30);
     const res = await publish(key, SUSPICIOUS_SKILL_MD);

@@ -270,7 +270,11 @@ export async function runAuthoringDemo(options: DemoOptions): Promise<DemoResult
     must('curl -s -c jar2 -H "origin: $B2" -H \'content-type: application/json\' -d \'{"login":"ada"}\' $B2/api/auth/dev-login; echo');
     set('KEY2', `curl -s -b jar2 -H "origin: $B2" -H 'content-type: application/json' -d '{"name":"cli"}' $B2/api/api-keys | field key`);
     const publishAll = sh('SKILLPRESS_REGISTRY=$B2 SKILLPRESS_API_KEY=$KEY2 skillpress publish --all . --changelog "First"', { cwd: repo, shown: 80 });
-    must('SKILLPRESS_REGISTRY=$B2 SKILLPRESS_API_KEY=$KEY2 skillpress publish --all .', { cwd: repo, shown: 6 });
+    print('# Run again: nothing to send, but the held skill, which waits in the appeal it is already in (no second appeal is filed)');
+    sh('SKILLPRESS_REGISTRY=$B2 SKILLPRESS_API_KEY=$KEY2 skillpress publish --all .', { cwd: repo, shown: 24 });
+    must(
+      `curl -s -H "authorization: Bearer $KEY2" $B2/api/appeals | node -pe "JSON.parse(require('fs').readFileSync(0)).appeals.map(a => a.slug + ' ' + a.version + ' ' + a.status).join('\\n')"`,
+    );
 
     print('\n# 7. Other clients: skills find lists ours, clawhub install of the suspicious skill warns');
     await until(json, (catalog) => catalog.skills?.some((s) => s.slug === CHANGED_SKILL && s.currentVersion !== '1.0.0'));

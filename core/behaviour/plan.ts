@@ -16,8 +16,11 @@ export type Interpreter = 'bash' | 'python3' | 'node' | 'ruby';
 export type PlannedStep =
   /** A block of SKILL.md, written to a file of its own and given to its interpreter. */
   | { name: string; block: string; interpreter: Interpreter }
-  /** A command run in the skill's folder. */
-  | { name: string; argv: string[] }
+  /**
+   * A command run in the skill's folder. `afterBare`: the `--help` run of the step before it, left
+   * out when that bare run used its whole step (a server or a watcher: it would only wait again).
+   */
+  | { name: string; argv: string[]; afterBare?: true }
   /** The project (and the skill's folder) opened in an editor, after every other step. */
   | { name: string; editor: true };
 
@@ -110,7 +113,7 @@ function goPrograms(files: readonly PlanFile[]): PlannedStep[] {
   );
   return [...folders].sort().flatMap((folder) => [
     { name: `go run ${folder}`, argv: ['go', 'run', folder] },
-    { name: `go run ${folder} --help`, argv: ['go', 'run', folder, '--help'] },
+    { name: `go run ${folder} --help`, argv: ['go', 'run', folder, '--help'], afterBare: true },
   ]);
 }
 
@@ -132,7 +135,7 @@ export function planSteps(files: readonly PlanFile[], limit: number): PlannedSte
     return argv
       ? [
           { name: f.filename, argv },
-          { name: `${f.filename} --help`, argv: [...argv, '--help'] },
+          { name: `${f.filename} --help`, argv: [...argv, '--help'], afterBare: true },
         ]
       : [];
   });

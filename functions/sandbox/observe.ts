@@ -153,7 +153,7 @@ function passPlan(steps: PlannedStep[], argv: string[][], env: Record<string, st
     udpPort: SINK_UDP_PORT,
     tcpPort: SINK_TCP_PORT,
     env,
-    steps: steps.map((_, i) => ({ argv: argv[i], cwd: LAYOUT.skill })),
+    steps: steps.map((step, i) => ({ argv: argv[i], cwd: LAYOUT.skill, ...('afterBare' in step && step.afterBare ? { afterBare: true } : {}) })),
   };
 }
 

@@ -460,7 +460,7 @@ async def run_step(index, step, env, deadline):
     except (OSError, ValueError, subprocess.SubprocessError) as error:
         # A step that cannot start (no such program, not executable) is a step that failed, not the run's end.
         emit({"type": "step", "index": index, "exit": None, "timedOut": False, "outputCapped": False, "output": b64(str(error).encode()), "seconds": 0, "diskFull": False})
-        return
+        return False
     output = asyncio.ensure_future(capped_output(proc, LIMITS["outputBytes"]))
     timed_out = False
     try:
@@ -486,6 +486,7 @@ async def run_step(index, step, env, deadline):
             "diskFull": disk.free < LIMITS["diskFreeBytes"],
         }
     )
+    return timed_out
 
 
 def written_files(since):
@@ -525,11 +526,18 @@ async def main():
     server = await asyncio.start_server(connection, "127.0.0.1", PLAN["tcpPort"], limit=1 << 20)
     emit({"type": "ready"})
     deadline = time.monotonic() + LIMITS["passSeconds"]
+    bare_timed_out = False
     for index, step in enumerate(PLAN["steps"]):
         if time.monotonic() >= deadline:
             emit({"type": "skipped", "index": index})
             continue
-        await run_step(index, step, PLAN["env"], deadline)
+        if step.get("afterBare") and bare_timed_out:
+            # The bare run of the same program used its whole step (it serves, or watches): run
+            # with --help it would wait again, spending the pass on what was already seen.
+            emit({"type": "step", "index": index, "exit": None, "timedOut": False, "outputCapped": False, "output": b64(b"not run: its bare run used its whole step"), "seconds": 0, "diskFull": False})
+            bare_timed_out = False
+            continue
+        bare_timed_out = await run_step(index, step, PLAN["env"], deadline)
     # What runs in the background gets the rest of its grace, then everything but this process ends.
     await asyncio.sleep(min(LIMITS["graceSeconds"], max(0, deadline - time.monotonic())))
     kill_the_rest()

@@ -30,6 +30,8 @@ describe('the plan of a run', () => {
     expect(steps[2]).toEqual({ name: 'SKILL.md:4 (bash)', block: 'echo one\n', interpreter: 'bash' });
     expect(steps[6]).toEqual({ name: 'scripts/report.py', argv: ['python3', 'scripts/report.py'] });
     expect(steps[4]).toEqual({ name: 'bin/tool', argv: ['/bin/sh', 'bin/tool'] });
+    // A --help run is left out when the bare run before it used its whole step (a server, a watcher).
+    expect(steps[7]).toEqual({ name: 'scripts/report.py --help', argv: ['python3', 'scripts/report.py', '--help'], afterBare: true });
   });
 
   it('runs what follows the prompt in a console block, and plans no more steps than its limit', () => {

@@ -88,6 +88,24 @@ describe('observing a version in the sandbox', () => {
     RUN,
   );
 
+  it(
+    'runs a script that serves once: its --help run is left out when the bare run used its whole step',
+    async () => {
+      const o = await observeVersion([file('scripts/serve.sh', '#!/bin/sh\nexec sleep 600\n'), file('scripts/b.sh', '#!/bin/sh\necho b\n')], {
+        clocks: ['now'],
+      });
+      expect(o.steps.map((s) => [s.name, s.exit, s.timedOut])).toEqual([
+        ['scripts/b.sh', 0, false],
+        ['scripts/b.sh --help', 0, false],
+        ['scripts/serve.sh', expect.any(Number), true],
+        ['scripts/serve.sh --help', null, false],
+        ['the project opened in an editor', 0, false],
+      ]);
+      expect(o.budgetsHit.filter((hit) => hit.budget === 'step-time')).toEqual([{ budget: 'step-time', step: 'scripts/serve.sh', clock: 'now' }]);
+    },
+    RUN,
+  );
+
   it('runs nothing for a version of prose and data', async () => {
     const observation = await observeVersion([skillMd('Read the table.\n'), file('data/table.csv', 'a,b\n1,2\n')]);
     expect(observation).toEqual({

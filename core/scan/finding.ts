@@ -32,6 +32,9 @@ export interface Finding {
 export const VERDICTS = ['clean', 'suspicious', 'malicious'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
+/** The worse of two verdicts: the order of {@link VERDICTS}. */
+export const worseVerdict = (a: Verdict, b: Verdict): Verdict => (VERDICTS.indexOf(b) > VERDICTS.indexOf(a) ? b : a);
+
 /** An admin's approval, on appeal, of a version whose scan refused or flagged it (docs/api.md §7.15). */
 export interface Review {
   /** The admin's login. */

@@ -1,12 +1,10 @@
-import type { ScanResult, Verdict } from './finding.ts';
+import { type ScanResult, type Verdict, worseVerdict } from './finding.ts';
 
 /** What a version was judged on: its scan, and the verdict of its run in the sandbox once it ended. */
 export interface Judged {
   scan?: Pick<ScanResult, 'verdict' | 'reviewed'>;
   observation?: { verdict: Verdict; evidence: readonly { rule: string; verdict: Verdict }[] };
 }
-
-const RANK: Record<Verdict, number> = { clean: 0, suspicious: 1, malicious: 2 };
 
 /**
  * The verdict a version stands under wherever a client is told it without its findings (the
@@ -18,6 +16,5 @@ const RANK: Record<Verdict, number> = { clean: 0, suspicious: 1, malicious: 2 };
  */
 export function standingVerdict(judged: Judged | undefined): Verdict {
   const scanned = judged?.scan === undefined || judged.scan.reviewed !== undefined ? 'clean' : judged.scan.verdict;
-  const observed = judged?.observation?.verdict ?? 'clean';
-  return RANK[observed] > RANK[scanned] ? observed : scanned;
+  return worseVerdict(scanned, judged?.observation?.verdict ?? 'clean');
 }

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { hasRunnableContent } from '#core/behaviour/plan';
-import type { Verdict } from '#core/scan/finding';
+import { type Verdict, worseVerdict } from '#core/scan/finding';
 import { scanFiles, type ScanFile } from '#core/scan/scan';
 import { observeVersion } from '#functions/sandbox/observe';
 
@@ -11,9 +11,6 @@ import { observeVersion } from '#functions/sandbox/observe';
  * malicious, what the run did is judged on its evidence). Runs are what cost: a sample the scan
  * already refuses, or one with nothing to run, is not observed (a run could not change it).
  */
-
-const RANK: Record<Verdict, number> = { clean: 0, suspicious: 1, malicious: 2 };
-const worse = (a: Verdict, b: Verdict) => (RANK[b] > RANK[a] ? b : a);
 
 export interface Combined {
   scan: Verdict;
@@ -43,5 +40,5 @@ export async function combinedVerdict(files: readonly ScanFile[], sandbox: boole
   const why =
     observation.evidence[0]?.message ??
     (observation.budgetsHit.length ? `budgets hit: ${observation.budgetsHit.map((b) => b.budget).join(', ')}` : 'nothing judged');
-  return { scan, observed: { verdict: observation.verdict, ms, why }, verdict: worse(scan, observation.verdict) };
+  return { scan, observed: { verdict: observation.verdict, ms, why }, verdict: worseVerdict(scan, observation.verdict) };
 }

@@ -103,6 +103,15 @@ describe('the bundles', () => {
     for (const l of lambdas) expect(built(l.name), l.name).toEqual([0, 1]);
   }, 120_000);
 
+  it("carries zod's functional API (zod/mini) only, never the classic one, whose every method is defined at import", () => {
+    // Each classic schema class is made by `$constructor("ZodString", ...)` and so on; mini's are ZodMini….
+    const carriesClassicZod = (name: string) =>
+      readdirSync(bundleDir(name), { recursive: true, encoding: 'utf8' })
+        .filter((file) => file.endsWith('.mjs'))
+        .some((file) => readFileSync(join(bundleDir(name), file), 'utf8').includes('"ZodString"'));
+    for (const l of lambdas) expect(carriesClassicZod(l.name), l.name).toBe(false);
+  });
+
   it('loads the S3 SDK on the first call to S3, not at a cold start: no file the cold start loads carries it', () => {
     for (const l of lambdas.filter((l) => l.content || l.static)) {
       const { loaded } = inject('bundles').find((b) => b.name === l.name)!;

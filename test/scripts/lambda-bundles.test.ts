@@ -70,11 +70,13 @@ afterAll(async () => {
 const bodyOf = (result: APIGatewayProxyStructuredResultV2) => JSON.parse(result.body ?? 'null');
 
 describe('the bundles', () => {
-  it.each(lambdas.map((l) => l.name))('%s is ESM with the createRequire banner, within the size budget at cold start', (name) => {
+  it.each(lambdas.map((l) => l.name))('%s is ESM with the createRequire banner, one file at cold start within the size budget', (name) => {
     const report = inject('bundles').find((b) => b.name === name)!;
     const source = readFileSync(`${bundleDir(name)}/index.mjs`, 'utf8');
     expect(source.startsWith(REQUIRE_BANNER)).toBe(true);
     expect(source).toMatch(/export\s*\{[^}]*\bhandler\b/);
+    // One file at cold start: it imports no chunk before it runs, only packages and built-ins.
+    expect(source).not.toMatch(/(?:^|[;}])\s*import\s*(?:[\w$*{}\s,]+?\s*from\s*)?["']\./);
     expect(report.loadedBytes).toBeLessThanOrEqual(COLD_START_BUDGET_BYTES);
   });
 

@@ -1,6 +1,6 @@
 import { didYouMean } from './did-you-mean.ts';
 import { PACKAGED } from './packaged-registry.ts';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { CatalogDocument } from '../core/catalog.ts';
 import { limits } from '../core/limits.ts';
 import type { RegistryDocument, VersionsDocument } from '../core/registry-document.ts';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Finding, ScanResult } from './scan/finding.ts';
 import { scanResultSchema } from './scan/scan-result-schema.ts';
 import { textRule } from './schema-fields.ts';
@@ -36,12 +36,12 @@ export function heldForReview(verdict: ScanResult['verdict'], author: { createdA
 export const PENDING_APPEALS_PER_AUTHOR = 5;
 
 const messageSchema = lazySchema(() =>
-  z
-    .string()
-    .min(1)
-    .max(2000)
-    .refine((s) => s.trim().length > 0, 'must not be blank')
-    .superRefine(textRule(multiLineTextProblem)),
+  z.string().check(
+    z.minLength(1),
+    z.maxLength(2000),
+    z.refine((s) => s.trim().length > 0, 'must not be blank'),
+    z.superRefine(textRule(multiLineTextProblem)),
+  ),
 );
 
 /**
@@ -51,26 +51,28 @@ const messageSchema = lazySchema(() =>
 export const appealBodySchema = lazySchema(() =>
   z
     .strictObject({
-      message: messageSchema.describe('why the findings are mistaken, for the admins who review it'),
-      publish: publishBodySchema.optional().describe('a new skill: the body of POST /api/publish'),
-      skillId: z.string().min(1).max(128).optional().describe('a new version: the skill it is a version of'),
-      version: versionBodySchema.optional().describe('a new version: the body of POST /api/skills/{id}/versions'),
+      message: messageSchema.check(z.describe('why the findings are mistaken, for the admins who review it')),
+      publish: z.optional(publishBodySchema).check(z.describe('a new skill: the body of POST /api/publish')),
+      skillId: z.optional(z.string().check(z.minLength(1), z.maxLength(128))).check(z.describe('a new version: the skill it is a version of')),
+      version: z.optional(versionBodySchema).check(z.describe('a new version: the body of POST /api/skills/{id}/versions')),
     })
-    .superRefine((body, ctx) => {
-      const asSkill = body.publish !== undefined;
-      const asVersion = body.skillId !== undefined || body.version !== undefined;
-      if (asSkill === asVersion) {
-        ctx.addIssue({ code: 'custom', path: ['publish'], message: 'send either publish (a new skill) or skillId and version (a new version)' });
-        return;
-      }
-      if (asVersion && body.skillId === undefined) ctx.addIssue({ code: 'custom', path: ['skillId'], message: 'required with version' });
-      if (asVersion && body.version === undefined) ctx.addIssue({ code: 'custom', path: ['version'], message: 'required with skillId' });
-    }),
+    .check(
+      z.superRefine((body, ctx) => {
+        const asSkill = body.publish !== undefined;
+        const asVersion = body.skillId !== undefined || body.version !== undefined;
+        if (asSkill === asVersion) {
+          ctx.addIssue({ code: 'custom', path: ['publish'], message: 'send either publish (a new skill) or skillId and version (a new version)' });
+          return;
+        }
+        if (asVersion && body.skillId === undefined) ctx.addIssue({ code: 'custom', path: ['skillId'], message: 'required with version' });
+        if (asVersion && body.version === undefined) ctx.addIssue({ code: 'custom', path: ['version'], message: 'required with skillId' });
+      }),
+    ),
 );
 export type AppealBody = z.output<typeof appealBodySchema>;
 
 /** `POST /api/admin/appeals/<id>/decline`: why, for the author. */
-export const declineBodySchema = lazySchema(() => z.strictObject({ reason: messageSchema.describe('why, for the author') }));
+export const declineBodySchema = lazySchema(() => z.strictObject({ reason: messageSchema.check(z.describe('why, for the author')) }));
 
 /** An appeal as its author sees it. */
 export const appealSchema = lazySchema(() =>
@@ -78,39 +80,39 @@ export const appealSchema = lazySchema(() =>
     id: z.string(),
     status: z.enum(APPEAL_STATES),
     kind: z.enum(APPEAL_KINDS),
-    slug: z.string().describe('the skill it publishes (for a new skill, the slug it asks for)'),
-    skillId: z.string().optional().describe('the skill: a version appeal from the start, a new skill once approved'),
+    slug: z.string().check(z.describe('the skill it publishes (for a new skill, the slug it asks for)')),
+    skillId: z.optional(z.string()).check(z.describe('the skill: a version appeal from the start, a new skill once approved')),
     version: z.string(),
     message: z.string(),
     createdAt: z.string(),
     /** The scan the version got when the appeal was filed: what the admins review. */
     scan: scanResultSchema,
-    decidedAt: z.string().optional(),
-    reason: z.string().optional().describe('a declined appeal: why'),
+    decidedAt: z.optional(z.string()),
+    reason: z.optional(z.string()).check(z.describe('a declined appeal: why')),
   }),
 );
 export type Appeal = z.output<typeof appealSchema>;
-export const appealListSchema = lazySchema(() => z.object({ appeals: z.array(appealSchema).describe('newest first') }));
+export const appealListSchema = lazySchema(() => z.object({ appeals: z.array(appealSchema).check(z.describe('newest first')) }));
 
 /** What filing an appeal answers: its id and state. */
 export const appealFiledSchema = lazySchema(() => z.object({ id: z.string(), status: z.literal('pending') }));
 
 /** An appeal as admins see it: who filed it and what it would publish. */
 export const adminAppealSchema = lazySchema(() =>
-  appealSchema.extend({
-    author: z.string().describe("the author's login"),
-    owner: z.string().optional().describe('a new skill published into an organisation: its login'),
+  z.extend(appealSchema, {
+    author: z.string().check(z.describe("the author's login")),
+    owner: z.optional(z.string()).check(z.describe('a new skill published into an organisation: its login')),
     paid: z.boolean(),
     files: z.array(fileEntrySchema),
   }),
 );
 export type AdminAppeal = z.output<typeof adminAppealSchema>;
-export const adminAppealListSchema = lazySchema(() => z.object({ appeals: z.array(adminAppealSchema).describe('pending appeals, oldest first') }));
+export const adminAppealListSchema = lazySchema(() => z.object({ appeals: z.array(adminAppealSchema).check(z.describe('pending appeals, oldest first')) }));
 
 /** One appeal with its files' contents, for the admin reviewing it: text as UTF-8, anything else as base64. */
 export const adminAppealDetailSchema = lazySchema(() =>
-  adminAppealSchema.extend({
-    files: z.array(fileEntrySchema.extend({ content: z.string(), encoding: z.enum(['utf8', 'base64']) })),
+  z.extend(adminAppealSchema, {
+    files: z.array(z.extend(fileEntrySchema, { content: z.string(), encoding: z.enum(['utf8', 'base64']) })),
   }),
 );
 export type AdminAppealDetail = z.output<typeof adminAppealDetailSchema>;

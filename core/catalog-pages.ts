@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { type CatalogEntry, catalogList } from './catalog.ts';
 import { canonicalJson } from './canonical-json.ts';
 import type { catalogIndexSchema } from './schemas.ts';

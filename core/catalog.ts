@@ -1,5 +1,5 @@
 import { DISCOVERY_SCHEMA, archivePath, registryPath, SKILL_INDEX_MARK, skillMdPath } from './static-paths.ts';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { publicSkill, type SkillFacts } from './registry-document.ts';
 import { type Judged, standingVerdict } from './scan/standing-verdict.ts';
 import type { catalogDocumentSchema, catalogEntrySchema, discoveryDocumentSchema } from './schemas.ts';

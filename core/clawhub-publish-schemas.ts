@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { limits } from './limits.ts';
 import { changelogSchema, slugSchema, visibleText } from './schema-fields.ts';
 import { lazySchema } from './lazy-schema.ts';
@@ -10,30 +10,32 @@ import { lazySchema } from './lazy-schema.ts';
  */
 
 const sha256Hex = lazySchema(() =>
-  z
-    .string()
-    .regex(/^[0-9a-fA-F]{64}$/, '64 hexadecimal characters')
-    .transform((hash) => hash.toLowerCase()),
+  z.pipe(
+    z.string().check(z.regex(/^[0-9a-fA-F]{64}$/, '64 hexadecimal characters')),
+    z.transform((hash) => hash.toLowerCase()),
+  ),
 );
 
 /** `POST /api/v1/skills/-/upload-url`: one file `clawhub publish` is about to send. */
 export const clawhubUploadUrlBodySchema = lazySchema(() =>
   z.object({
-    path: z.string().min(1).max(limits.filenameChars),
-    size: z.number().int().min(0).max(limits.fileBytes),
+    path: z.string().check(z.minLength(1), z.maxLength(limits.filenameChars)),
+    size: z.number().check(z.int(), z.minimum(0), z.maximum(limits.fileBytes)),
     sha256: sha256Hex,
-    contentType: z.string().max(200).optional(),
+    contentType: z.optional(z.string().check(z.maxLength(200))),
   }),
 );
 
 export const clawhubUploadUrlSchema = lazySchema(() =>
   z.object({
-    uploadUrl: z.string().describe('where to POST the bytes, with the same API key'),
-    uploadTicket: z.string().describe('names the file (path, size, SHA-256) for the publish'),
+    uploadUrl: z.string().check(z.describe('where to POST the bytes, with the same API key')),
+    uploadTicket: z.string().check(z.describe('names the file (path, size, SHA-256) for the publish')),
   }),
 );
 
-export const clawhubUploadedSchema = lazySchema(() => z.object({ storageId: z.string().describe("the bytes' SHA-256: the publish names the file by it") }));
+export const clawhubUploadedSchema = lazySchema(() =>
+  z.object({ storageId: z.string().check(z.describe("the bytes' SHA-256: the publish names the file by it")) }),
+);
 
 /**
  * A JSON publish, as `clawhub` 0.23 sends it after uploading each file. What ClawHub records and
@@ -44,40 +46,33 @@ export const clawhubJsonPublishSchema = lazySchema(() =>
   z.object({
     slug: slugSchema,
     displayName: visibleText(100),
-    ownerHandle: z.string().max(100).optional(),
-    version: z.string().min(1).max(limits.versionChars),
-    changelog: changelogSchema.default(''),
-    acceptLicenseTerms: z.boolean().optional(),
+    ownerHandle: z.optional(z.string().check(z.maxLength(100))),
+    version: z.string().check(z.minLength(1), z.maxLength(limits.versionChars)),
+    changelog: z._default(changelogSchema, ''),
+    acceptLicenseTerms: z.optional(z.boolean()),
     tags: z
-      .array(z.string())
-      .max(20)
-      .optional()
-      .refine((tags) => (tags ?? []).every((tag) => tag === 'latest'), 'Skillpress has no tags: the current version is always latest'),
-    categories: z.array(z.string().max(100)).max(20).optional().describe("a new skill's category: the first"),
-    topics: z.array(z.string().max(100)).max(50).optional(),
-    source: z.unknown().optional(),
-    sourceOwnerHandle: z.string().max(100).optional(),
+      .optional(z.array(z.string()).check(z.maxLength(20)))
+      .check(z.refine((tags) => (tags ?? []).every((tag) => tag === 'latest'), 'Skillpress has no tags: the current version is always latest')),
+    categories: z.optional(z.array(z.string().check(z.maxLength(100))).check(z.maxLength(20))).check(z.describe("a new skill's category: the first")),
+    topics: z.optional(z.array(z.string().check(z.maxLength(100))).check(z.maxLength(50))),
+    source: z.optional(z.unknown()),
+    sourceOwnerHandle: z.optional(z.string().check(z.maxLength(100))),
     migrateOwner: z
-      .boolean()
-      .optional()
-      .refine((migrate) => migrate !== true, 'Skillpress skills keep their author: publish without --migrate-owner'),
-    forkOf: z
-      .unknown()
-      .refine((fork) => fork === undefined, 'Skillpress does not record forks: publish without --fork-of')
-      .optional(),
+      .optional(z.boolean())
+      .check(z.refine((migrate) => migrate !== true, 'Skillpress skills keep their author: publish without --migrate-owner')),
+    forkOf: z.optional(z.unknown().check(z.refine((fork) => fork === undefined, 'Skillpress does not record forks: publish without --fork-of'))),
     files: z
       .array(
         z.object({
-          path: z.string().min(1).max(limits.filenameChars),
-          size: z.number().int().min(0).max(limits.fileBytes),
-          storageId: z.string().max(200),
+          path: z.string().check(z.minLength(1), z.maxLength(limits.filenameChars)),
+          size: z.number().check(z.int(), z.minimum(0), z.maximum(limits.fileBytes)),
+          storageId: z.string().check(z.maxLength(200)),
           sha256: sha256Hex,
-          contentType: z.string().max(200).optional(),
-          uploadTicket: z.string().max(2000),
+          contentType: z.optional(z.string().check(z.maxLength(200))),
+          uploadTicket: z.string().check(z.maxLength(2000)),
         }),
       )
-      .min(1)
-      .max(limits.filesPerVersion),
+      .check(z.minLength(1), z.maxLength(limits.filesPerVersion)),
   }),
 );
 export type ClawhubJsonPublish = z.output<typeof clawhubJsonPublishSchema>;
@@ -90,17 +85,12 @@ export const clawhubPublishPayloadSchema = lazySchema(() =>
   z.strictObject({
     slug: slugSchema,
     displayName: visibleText(100),
-    version: z.string().min(1).max(limits.versionChars),
-    changelog: changelogSchema.default(''),
+    version: z.string().check(z.minLength(1), z.maxLength(limits.versionChars)),
+    changelog: z._default(changelogSchema, ''),
     tags: z
-      .array(z.string())
-      .max(20)
-      .optional()
-      .refine((tags) => (tags ?? []).every((tag) => tag === 'latest'), 'Skillpress has no tags: the current version is always latest'),
-    forkOf: z
-      .unknown()
-      .refine((fork) => fork === undefined, 'Skillpress does not record forks: publish without --fork-of')
-      .optional(),
+      .optional(z.array(z.string()).check(z.maxLength(20)))
+      .check(z.refine((tags) => (tags ?? []).every((tag) => tag === 'latest'), 'Skillpress has no tags: the current version is always latest')),
+    forkOf: z.optional(z.unknown().check(z.refine((fork) => fork === undefined, 'Skillpress does not record forks: publish without --fork-of'))),
   }),
 );
 export type ClawhubPublishPayload = z.output<typeof clawhubPublishPayloadSchema>;
@@ -108,8 +98,8 @@ export type ClawhubPublishPayload = z.output<typeof clawhubPublishPayloadSchema>
 /** The multipart body, for the OpenAPI document: `route()` does not read it, the handler does. */
 export const clawhubPublishFormSchema = lazySchema(() =>
   z.object({
-    payload: z.string().describe('JSON: {slug, displayName, version, changelog, tags?}'),
-    files: z.array(z.string().meta({ format: 'binary' })).describe("one part per file, its name the file's path in the skill"),
+    payload: z.string().check(z.describe('JSON: {slug, displayName, version, changelog, tags?}')),
+    files: z.array(z.string().check(z.meta({ format: 'binary' }))).check(z.describe("one part per file, its name the file's path in the skill")),
   }),
 );
 
@@ -119,9 +109,9 @@ export const clawhubPublishedSchema = lazySchema(() =>
   z.object({
     ok: z.literal(true),
     skillId: z.string(),
-    versionId: z.string().describe('<slug>@<version>'),
+    versionId: z.string().check(z.describe('<slug>@<version>')),
     slug: z.string(),
     version: z.string(),
-    publicationStatus: z.literal('published').describe('public at once (its static files follow within the rebuild targets)'),
+    publicationStatus: z.literal('published').check(z.describe('public at once (its static files follow within the rebuild targets)')),
   }),
 );

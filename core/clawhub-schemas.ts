@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { limits } from './limits.ts';
 import { VERDICTS } from './scan/finding.ts';
 import { lazySchema } from './lazy-schema.ts';
@@ -14,22 +14,20 @@ import { lazySchema } from './lazy-schema.ts';
  * The publisher a ClawHub client names beside a slug (`ownerHandle`, with or without `@`): the
  * author's login here. A handle that is not the author's finds no skill, as on ClawHub.
  */
-const ownerHandle = lazySchema(() => z.string().max(100).optional().describe("the author's login (ClawHub's owner handle); another finds nothing"));
+const ownerHandle = lazySchema(() =>
+  z.optional(z.string().check(z.maxLength(100))).check(z.describe("the author's login (ClawHub's owner handle); another finds nothing")),
+);
 
 /** A positive whole number in a query string, at most `max`. */
 const countParam = (max: number) =>
-  z
-    .string()
-    .regex(/^\d{1,4}$/, 'a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(max));
+  z.pipe(z.pipe(z.string().check(z.regex(/^\d{1,4}$/, 'a whole number')), z.transform(Number)), z.number().check(z.int(), z.minimum(1), z.maximum(max)));
 
 export const CLAWHUB_PAGE_MAX = 200;
 
 export const clawhubSearchQuerySchema = lazySchema(() =>
   z.object({
-    q: z.string().max(200).optional().describe('the words to find; none finds nothing'),
-    limit: countParam(CLAWHUB_PAGE_MAX).optional().describe('at most this many results (1–200, default 20)'),
+    q: z.optional(z.string().check(z.maxLength(200))).check(z.describe('the words to find; none finds nothing')),
+    limit: z.optional(countParam(CLAWHUB_PAGE_MAX)).check(z.describe('at most this many results (1–200, default 20)')),
   }),
 );
 
@@ -39,35 +37,37 @@ export type ClawhubSort = (typeof CLAWHUB_SORTS)[number];
 
 export const clawhubListQuerySchema = lazySchema(() =>
   z.object({
-    limit: countParam(CLAWHUB_PAGE_MAX).optional().describe('skills per page (1–200, default 25)'),
-    cursor: z.string().max(200).optional().describe('the nextCursor of the page before (sort=updated and createdAt)'),
+    limit: z.optional(countParam(CLAWHUB_PAGE_MAX)).check(z.describe('skills per page (1–200, default 25)')),
+    cursor: z.optional(z.string().check(z.maxLength(200))).check(z.describe('the nextCursor of the page before (sort=updated and createdAt)')),
     sort: z
-      .enum(CLAWHUB_SORTS)
-      .optional()
-      .describe(
-        'updated (default, last updated first); createdAt (first published, newest first, what clawhub explore asks for); downloads, installs, installsCurrent and installsAllTime all rank by installs; trending, stars and rating are not supported',
+      .optional(z.enum(CLAWHUB_SORTS))
+      .check(
+        z.describe(
+          'updated (default, last updated first); createdAt (first published, newest first, what clawhub explore asks for); downloads, installs, installsCurrent and installsAllTime all rank by installs; trending, stars and rating are not supported',
+        ),
       ),
   }),
 );
 
 export const clawhubResolveQuerySchema = lazySchema(() =>
   z.object({
-    slug: z.string().min(1).max(200),
+    slug: z.string().check(z.minLength(1), z.maxLength(200)),
     ownerHandle,
     hash: z
-      .string()
-      .regex(/^[0-9a-fA-F]{64}$/, '64 hexadecimal characters')
-      .transform((hash) => hash.toLowerCase())
-      .describe("the folder's fingerprint, as clawdhub computes it"),
+      .pipe(
+        z.string().check(z.regex(/^[0-9a-fA-F]{64}$/, '64 hexadecimal characters')),
+        z.transform((hash) => hash.toLowerCase()),
+      )
+      .check(z.describe("the folder's fingerprint, as clawdhub computes it")),
   }),
 );
 
 export const clawhubDownloadQuerySchema = lazySchema(() =>
   z.object({
-    slug: z.string().min(1).max(200),
+    slug: z.string().check(z.minLength(1), z.maxLength(200)),
     ownerHandle,
-    version: z.string().min(1).max(limits.versionChars).optional().describe('exact semver; default the current version'),
-    tag: z.string().min(1).max(100).optional().describe('only latest: Skillpress has no other tags'),
+    version: z.optional(z.string().check(z.minLength(1), z.maxLength(limits.versionChars))).check(z.describe('exact semver; default the current version')),
+    tag: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('only latest: Skillpress has no other tags')),
   }),
 );
 
@@ -76,38 +76,37 @@ export const clawhubSkillQuerySchema = lazySchema(() => z.object({ ownerHandle }
 export const clawhubVersionsQuerySchema = lazySchema(() =>
   z.object({
     ownerHandle,
-    limit: countParam(CLAWHUB_PAGE_MAX).optional().describe('versions per page (1–200, default 25)'),
-    cursor: z.string().max(200).optional().describe('the nextCursor of the page before'),
+    limit: z.optional(countParam(CLAWHUB_PAGE_MAX)).check(z.describe('versions per page (1–200, default 25)')),
+    cursor: z.optional(z.string().check(z.maxLength(200))).check(z.describe('the nextCursor of the page before')),
   }),
 );
 
 export const clawhubFileQuerySchema = lazySchema(() =>
   z.object({
     ownerHandle,
-    path: z.string().min(1).max(limits.filenameChars).describe("the file's path in the skill"),
-    version: z.string().min(1).max(limits.versionChars).optional().describe('default: the current version'),
-    tag: z.string().min(1).max(100).optional().describe('only latest'),
+    path: z.string().check(z.minLength(1), z.maxLength(limits.filenameChars), z.describe("the file's path in the skill")),
+    version: z.optional(z.string().check(z.minLength(1), z.maxLength(limits.versionChars))).check(z.describe('default: the current version')),
+    tag: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('only latest')),
   }),
 );
 
-export const clawhubWellKnownSchema = lazySchema(() => z.object({ apiBase: z.string().describe('where the ClawHub-compatible API is: this origin') }));
+export const clawhubWellKnownSchema = lazySchema(() => z.object({ apiBase: z.string().check(z.describe('where the ClawHub-compatible API is: this origin')) }));
 
 export const clawhubWhoamiSchema = lazySchema(() =>
   z.object({
-    user: z.object({ handle: z.string().nullable(), displayName: z.string().nullable(), image: z.string().nullable() }),
+    user: z.object({ handle: z.nullable(z.string()), displayName: z.nullable(z.string()), image: z.nullable(z.string()) }),
   }),
 );
 
 const clawhubVersionSchema = lazySchema(() =>
   z.object({
     version: z.string(),
-    createdAt: z.number().describe('epoch milliseconds'),
+    createdAt: z.number().check(z.describe('epoch milliseconds')),
     changelog: z.string(),
     license: z
-      .literal('MIT-0')
-      .nullable()
-      .describe("the SKILL.md license when it is MIT-0, else null: ClawHub's clients accept no other value (and print MIT-0 for null)"),
-    declaredLicense: z.string().nullable().describe('the SKILL.md license as written, whatever it is (clawhub inspect --json shows it)'),
+      .nullable(z.literal('MIT-0'))
+      .check(z.describe("the SKILL.md license when it is MIT-0, else null: ClawHub's clients accept no other value (and print MIT-0 for null)")),
+    declaredLicense: z.nullable(z.string()).check(z.describe('the SKILL.md license as written, whatever it is (clawhub inspect --json shows it)')),
   }),
 );
 
@@ -115,11 +114,11 @@ const clawhubSkillSchema = lazySchema(() =>
   z.object({
     slug: z.string(),
     displayName: z.string(),
-    summary: z.string().nullable(),
-    tags: z.object({ latest: z.string() }).describe('latest: the current version'),
-    stats: z.object({ downloads: z.number(), installsAllTime: z.number() }).describe('installs counted by Skillpress, all sources'),
-    createdAt: z.number().describe('epoch milliseconds'),
-    updatedAt: z.number().describe('epoch milliseconds'),
+    summary: z.nullable(z.string()),
+    tags: z.object({ latest: z.string() }).check(z.describe('latest: the current version')),
+    stats: z.object({ downloads: z.number(), installsAllTime: z.number() }).check(z.describe('installs counted by Skillpress, all sources')),
+    createdAt: z.number().check(z.describe('epoch milliseconds')),
+    updatedAt: z.number().check(z.describe('epoch milliseconds')),
   }),
 );
 export type ClawhubSkill = z.output<typeof clawhubSkillSchema>;
@@ -127,8 +126,8 @@ export type ClawhubVersion = z.output<typeof clawhubVersionSchema>;
 
 export const clawhubSkillListSchema = lazySchema(() =>
   z.object({
-    items: z.array(clawhubSkillSchema.extend({ latestVersion: clawhubVersionSchema })),
-    nextCursor: z.string().nullable(),
+    items: z.array(z.extend(clawhubSkillSchema, { latestVersion: clawhubVersionSchema })),
+    nextCursor: z.nullable(z.string()),
   }),
 );
 
@@ -139,13 +138,13 @@ export const clawhubSkillListSchema = lazySchema(() =>
  */
 const clawhubModerationSchema = lazySchema(() =>
   z.object({
-    isSuspicious: z.boolean().describe('the current version stands as suspicious'),
-    isMalwareBlocked: z.boolean().describe('the current version stands as malicious'),
-    verdict: z.enum(VERDICTS).describe('the verdict the current version stands under (clean once an admin approved it on appeal)'),
-    reasonCodes: z.array(z.string()).describe("the rules of the scan's findings of medium severity or more, sorted; none when it stands as clean"),
-    summary: z.string().nullable().describe('how many findings of which severity; null when it stands as clean'),
-    engineVersion: z.string().nullable().describe("the scan's rulesVersion; null for a version stored before scanning"),
-    updatedAt: z.number().nullable().describe('when the scan ran, epoch milliseconds'),
+    isSuspicious: z.boolean().check(z.describe('the current version stands as suspicious')),
+    isMalwareBlocked: z.boolean().check(z.describe('the current version stands as malicious')),
+    verdict: z.enum(VERDICTS).check(z.describe('the verdict the current version stands under (clean once an admin approved it on appeal)')),
+    reasonCodes: z.array(z.string()).check(z.describe("the rules of the scan's findings of medium severity or more, sorted; none when it stands as clean")),
+    summary: z.nullable(z.string()).check(z.describe('how many findings of which severity; null when it stands as clean')),
+    engineVersion: z.nullable(z.string()).check(z.describe("the scan's rulesVersion; null for a version stored before scanning")),
+    updatedAt: z.nullable(z.number()).check(z.describe('when the scan ran, epoch milliseconds')),
   }),
 );
 export type ClawhubModeration = z.output<typeof clawhubModerationSchema>;
@@ -161,16 +160,16 @@ export const clawhubSkillPageSchema = lazySchema(() =>
 
 export const clawhubVersionListSchema = lazySchema(() =>
   z.object({
-    items: z.array(clawhubVersionSchema.pick({ version: true, createdAt: true, changelog: true })),
-    nextCursor: z.string().nullable(),
+    items: z.array(z.pick(clawhubVersionSchema, { version: true, createdAt: true, changelog: true })),
+    nextCursor: z.nullable(z.string()),
   }),
 );
 
 export const clawhubVersionPageSchema = lazySchema(() =>
   z.object({
     skill: z.object({ slug: z.string(), displayName: z.string() }),
-    version: clawhubVersionSchema.extend({
-      files: z.array(z.object({ path: z.string(), size: z.number(), sha256: z.string(), contentType: z.string().nullable() })),
+    version: z.extend(clawhubVersionSchema, {
+      files: z.array(z.object({ path: z.string(), size: z.number(), sha256: z.string(), contentType: z.nullable(z.string()) })),
     }),
   }),
 );
@@ -181,12 +180,12 @@ export const clawhubSearchSchema = lazySchema(() =>
       z.object({
         slug: z.string(),
         displayName: z.string(),
-        summary: z.string().nullable(),
+        summary: z.nullable(z.string()),
         version: z.string(),
-        score: z.number().describe('orders the results, 1 for the best; not a similarity'),
+        score: z.number().check(z.describe('orders the results, 1 for the best; not a similarity')),
         updatedAt: z.number(),
-        ownerHandle: z.string().describe("the author's login"),
-        owner: z.object({ handle: z.string(), displayName: z.string().nullable(), image: z.string().nullable() }),
+        ownerHandle: z.string().check(z.describe("the author's login")),
+        owner: z.object({ handle: z.string(), displayName: z.nullable(z.string()), image: z.nullable(z.string()) }),
       }),
     ),
   }),
@@ -195,7 +194,7 @@ export const clawhubSearchSchema = lazySchema(() =>
 export const clawhubResolveSchema = lazySchema(() =>
   z.object({
     slug: z.string(),
-    match: z.object({ version: z.string() }).nullable().describe('the version whose files the folder holds, if any'),
-    latestVersion: z.object({ version: z.string() }).nullable(),
+    match: z.nullable(z.object({ version: z.string() })).check(z.describe('the version whose files the folder holds, if any')),
+    latestVersion: z.nullable(z.object({ version: z.string() })),
   }),
 );

@@ -1,5 +1,11 @@
-import { globalRegistry } from 'zod/mini';
+import { config, globalRegistry } from 'zod/mini';
 import type * as core from 'zod/v4/core';
+import en from 'zod/v4/locales/en.js';
+
+// zod/mini leaves the message of a failed built-in check ("Too big: expected string to have
+// <=100 characters") to a locale it does not load itself; the API's validation errors quote them.
+// Every module that declares a schema imports this one, so the locale is set before any parse.
+config(en());
 
 /**
  * A schema built the first time anything reads it, instead of when its module loads. Building

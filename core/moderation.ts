@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { textRule, visibleText } from './schema-fields.ts';
 import { multiLineTextProblem } from './text.ts';
 import { lazySchema } from './lazy-schema.ts';
@@ -102,7 +102,9 @@ export type ReportState = (typeof REPORT_STATES)[number];
 export const reportBodySchema = lazySchema(() =>
   z.strictObject({
     reason: z.enum(REPORT_REASONS),
-    details: z.string().max(2000).superRefine(textRule(multiLineTextProblem)).optional().describe('what the reporter saw, for the admins'),
+    details: z
+      .optional(z.string().check(z.maxLength(2000), z.superRefine(textRule(multiLineTextProblem))))
+      .check(z.describe('what the reporter saw, for the admins')),
   }),
 );
 export type ReportBody = z.output<typeof reportBodySchema>;
@@ -114,7 +116,7 @@ export const reportSchema = lazySchema(() =>
   z.object({
     skillId: z.string(),
     reason: z.enum(REPORT_REASONS),
-    details: z.string().optional(),
+    details: z.optional(z.string()),
     createdAt: z.string(),
     status: z.enum(REPORT_STATES),
   }),
@@ -124,17 +126,19 @@ export const reportListSchema = lazySchema(() => z.object({ reports: z.array(rep
 
 /** A report as admins see it: who reported and what their report weighs, and the skill as it stands. */
 export const adminReportSchema = lazySchema(() =>
-  reportSchema.extend({
-    reporter: z.string().describe("the reporter's login"),
-    weight: z.number().describe("how much the report counts towards hiding the skill before review (0, 1 or 2), from the reporter's standing when filed"),
-    basis: z.string().describe('why it weighs that, in words'),
+  z.extend(reportSchema, {
+    reporter: z.string().check(z.describe("the reporter's login")),
+    weight: z
+      .number()
+      .check(z.describe("how much the report counts towards hiding the skill before review (0, 1 or 2), from the reporter's standing when filed")),
+    basis: z.string().check(z.describe('why it weighs that, in words')),
     slug: z.string(),
     name: z.string(),
     quarantined: z.boolean(),
   }),
 );
 export type AdminReport = z.output<typeof adminReportSchema>;
-export const adminReportListSchema = lazySchema(() => z.object({ reports: z.array(adminReportSchema).describe('open reports, newest first') }));
+export const adminReportListSchema = lazySchema(() => z.object({ reports: z.array(adminReportSchema).check(z.describe('open reports, newest first')) }));
 
 export const quarantineSchema = lazySchema(() =>
   z.object({

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { limits } from './limits.ts';
 import { contentIsPublic, type Owner, ownerOf, type Visibility, visibilityOf } from './policy.ts';
 import type { Price } from './price.ts';

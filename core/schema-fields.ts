@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { LOGIN_PATTERN } from './login.ts';
 import { SLUG_MAX, SLUG_PATTERN } from './slug.ts';
 import { multiLineTextProblem, singleLineTextProblem } from './text.ts';
@@ -13,30 +13,30 @@ import { lazySchema } from './lazy-schema.ts';
  */
 
 /** Refines a string schema with one of the text rules of text.ts. */
-export const textRule = (problem: (text: string) => string | null) => (text: string, ctx: z.RefinementCtx) => {
+export const textRule = (problem: (text: string) => string | null) => (text: string, ctx: z.core.$RefinementCtx) => {
   const found = problem(text);
   if (found) ctx.addIssue({ code: 'custom', message: found });
 };
 
 /** One line of visible text: a name, a description, a label; `tooLong` says what to do when it is over `max`. */
 export const visibleText = (max: number, tooLong?: string) =>
-  z
-    .string()
-    .min(1)
-    .max(max, tooLong)
-    .refine((s) => s.trim().length > 0, 'must not be blank')
-    .superRefine(textRule(singleLineTextProblem));
+  z.string().check(
+    z.minLength(1),
+    z.maxLength(max, tooLong),
+    z.refine((s) => s.trim().length > 0, 'must not be blank'),
+    z.superRefine(textRule(singleLineTextProblem)),
+  );
 
 export const slugSchema = lazySchema(() =>
-  z.string().max(SLUG_MAX).regex(SLUG_PATTERN, '1 to 64 lower-case letters and digits, in words joined by single hyphens'),
+  z.string().check(z.maxLength(SLUG_MAX), z.regex(SLUG_PATTERN, '1 to 64 lower-case letters and digits, in words joined by single hyphens')),
 );
 
-export const changelogSchema = lazySchema(() => z.string().max(20_000).superRefine(textRule(multiLineTextProblem)));
+export const changelogSchema = lazySchema(() => z.string().check(z.maxLength(20_000), z.superRefine(textRule(multiLineTextProblem))));
 
-export const loginSchema = lazySchema(() => z.string().regex(LOGIN_PATTERN, 'a GitHub-style login: letters, digits and hyphens, up to 39'));
+export const loginSchema = lazySchema(() => z.string().check(z.regex(LOGIN_PATTERN, 'a GitHub-style login: letters, digits and hyphens, up to 39')));
 
 /** Turns zod issues into the `details` of an invalid_request error. */
-export function issueDetails(error: z.ZodError): { issues: { path: (string | number)[]; message: string }[] } {
+export function issueDetails(error: z.core.$ZodError): { issues: { path: (string | number)[]; message: string }[] } {
   return {
     issues: error.issues.slice(0, 20).map((issue) => ({
       path: issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { effectsSchema } from './effects/effects-schema.ts';
 import { scanResultSchema } from './scan/scan-result-schema.ts';
 import { lazySchema } from './lazy-schema.ts';
@@ -13,11 +13,13 @@ import { loginSchema } from './schema-fields.ts';
 
 export const skillCheckBodySchema = lazySchema(() =>
   z.strictObject({
-    files: filesSchema.min(1).describe("the folder's files, as a publish sends them"),
-    owner: loginSchema
-      .optional()
-      .describe('an organisation the new skill would be published into (its owner or maintainer); default: yourself. Ignored for a new version'),
-    paid: z.boolean().default(false).describe('whether the new skill would be paid: its findings then quote nothing. A new version is as paid as its skill'),
+    files: filesSchema.check(z.minLength(1), z.describe("the folder's files, as a publish sends them")),
+    owner: z
+      .optional(loginSchema)
+      .check(z.describe('an organisation the new skill would be published into (its owner or maintainer); default: yourself. Ignored for a new version')),
+    paid: z
+      ._default(z.boolean(), false)
+      .check(z.describe('whether the new skill would be paid: its findings then quote nothing. A new version is as paid as its skill')),
   }),
 );
 export type SkillCheckBody = z.output<typeof skillCheckBodySchema>;
@@ -25,8 +27,10 @@ export type SkillCheckBody = z.output<typeof skillCheckBodySchema>;
 const issueSchema = lazySchema(() =>
   z.object({
     file: z.string(),
-    path: z.array(z.union([z.string(), z.number()])).optional(),
-    line: z.number().int().min(1).optional().describe("the 1-based line of the file: the key at fault, or the front matter's opening for a missing key"),
+    path: z.optional(z.array(z.union([z.string(), z.number()]))),
+    line: z
+      .optional(z.number().check(z.int(), z.minimum(1)))
+      .check(z.describe("the 1-based line of the file: the key at fault, or the front matter's opening for a missing key")),
     message: z.string(),
   }),
 );
@@ -34,28 +38,31 @@ const issueSchema = lazySchema(() =>
 export const skillCheckSchema = lazySchema(() =>
   z.object({
     target: z
-      .discriminatedUnion('kind', [
-        z.object({ kind: z.literal('skill').describe('a new skill, published with POST /api/publish (an API key) or POST /api/skills (a session)') }),
-        z.object({
-          kind: z.literal('version').describe("a new version of the caller's skill of that slug, published with POST /api/skills/{id}/versions"),
-          skillId: z.string(),
-          currentVersion: z.string(),
-          suggestedVersion: z.string().describe("the SKILL.md's metadata.version, else the current version with its patch bumped"),
-          paid: z.boolean(),
-        }),
-      ])
-      .optional()
-      .describe('what publishing these files would make; absent while the SKILL.md names no valid slug'),
+      .optional(
+        z.discriminatedUnion('kind', [
+          z.object({
+            kind: z.literal('skill').check(z.describe('a new skill, published with POST /api/publish (an API key) or POST /api/skills (a session)')),
+          }),
+          z.object({
+            kind: z.literal('version').check(z.describe("a new version of the caller's skill of that slug, published with POST /api/skills/{id}/versions")),
+            skillId: z.string(),
+            currentVersion: z.string(),
+            suggestedVersion: z.string().check(z.describe("the SKILL.md's metadata.version, else the current version with its patch bumped")),
+            paid: z.boolean(),
+          }),
+        ]),
+      )
+      .check(z.describe('what publishing these files would make; absent while the SKILL.md names no valid slug')),
     listing: z
       .object({
-        slug: z.string().optional(),
-        name: z.string().optional(),
-        description: z.string().optional(),
-        category: z.string().optional(),
-        dependencies: z.record(z.string(), z.string()).describe('metadata.dependencies, which the publish sends'),
+        slug: z.optional(z.string()),
+        name: z.optional(z.string()),
+        description: z.optional(z.string()),
+        category: z.optional(z.string()),
+        dependencies: z.record(z.string(), z.string()).check(z.describe('metadata.dependencies, which the publish sends')),
       })
-      .describe('what the SKILL.md lists the skill with, as skillpress publish reads it: the name is its first heading, else the slug'),
-    issues: z.array(issueSchema).describe('every conformance problem (a publish of these files is 400 invalid_skill while there is one)'),
+      .check(z.describe('what the SKILL.md lists the skill with, as skillpress publish reads it: the name is its first heading, else the slug')),
+    issues: z.array(issueSchema).check(z.describe('every conformance problem (a publish of these files is 400 invalid_skill while there is one)')),
     warnings: z.array(z.string()),
     // The scan a publish would store (a malicious verdict is what its 422 would carry), and what the
     // text says the skill does when it runs, read without running it.

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { invalidRequest } from './errors.ts';
 import { issueDetails } from './schema-fields.ts';
 
@@ -6,7 +6,7 @@ import { issueDetails } from './schema-fields.ts';
  * `value` as `schema` reads it, or an `invalid_request` naming the first problem in its message
  * and up to 20 in its details (docs/api.md §5.1): how every body and form the API reads is checked.
  */
-export function validate<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+export function validate<S extends z.ZodMiniType>(schema: S, value: unknown): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const first = parsed.error.issues[0];

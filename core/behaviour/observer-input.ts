@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { lazySchema } from '../lazy-schema.ts';
 
 /**
@@ -10,9 +10,17 @@ import { lazySchema } from '../lazy-schema.ts';
 /** What an execution of the observer state machine is started with: the version, and its files by content hash. */
 export const observerInputSchema = lazySchema(() =>
   z.object({
-    slug: z.string().min(1).max(214),
-    version: z.string().min(1).max(256),
-    files: z.array(z.object({ filename: z.string().min(1).max(1024), sha256: z.string().regex(/^[0-9a-f]{64}$/), executable: z.boolean().optional() })).min(1),
+    slug: z.string().check(z.minLength(1), z.maxLength(214)),
+    version: z.string().check(z.minLength(1), z.maxLength(256)),
+    files: z
+      .array(
+        z.object({
+          filename: z.string().check(z.minLength(1), z.maxLength(1024)),
+          sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
+          executable: z.optional(z.boolean()),
+        }),
+      )
+      .check(z.minLength(1)),
   }),
 );
 export type ObserverInput = z.infer<typeof observerInputSchema>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { catalogEntrySchema } from '../schemas.ts';
 import { CATEGORY_PATTERN } from '../slug.ts';
 import { SEARCH_SORTS } from './documents.ts';
@@ -11,42 +11,47 @@ export const SEARCH_QUERY_MAX = 200;
 
 export const searchQuerySchema = lazySchema(() =>
   z.object({
-    q: z.string().max(SEARCH_QUERY_MAX).optional().describe('the words to find; none lists every skill (filtered), most installed first'),
+    q: z
+      .optional(z.string().check(z.maxLength(SEARCH_QUERY_MAX)))
+      .check(z.describe('the words to find; none lists every skill (filtered), most installed first')),
     category: z
-      .string()
-      .max(40)
-      .regex(CATEGORY_PATTERN, 'a category: lower-case letters, digits and hyphens')
-      .optional()
-      .describe('only skills of this category'),
+      .optional(z.string().check(z.maxLength(40), z.regex(CATEGORY_PATTERN, 'a category: lower-case letters, digits and hyphens')))
+      .check(z.describe('only skills of this category')),
     paid: z
-      .enum(['true', 'false'])
-      .transform((v) => v === 'true')
-      .optional()
-      .describe('only paid (true) or only free (false) skills'),
-    sort: z.enum(SEARCH_SORTS).optional().describe('relevance (the default: relevance blended with installs and freshness), installs, or newest'),
+      .optional(
+        z.pipe(
+          z.enum(['true', 'false']),
+          z.transform((v) => v === 'true'),
+        ),
+      )
+      .check(z.describe('only paid (true) or only free (false) skills')),
+    sort: z.optional(z.enum(SEARCH_SORTS)).check(z.describe('relevance (the default: relevance blended with installs and freshness), installs, or newest')),
     limit: z
-      .string()
-      .regex(/^\d{1,3}$/, 'a whole number')
-      .transform(Number)
-      .pipe(z.number().int().min(1).max(SEARCH_LIMIT_MAX))
-      .optional()
-      .describe(`at most this many skills (1–${SEARCH_LIMIT_MAX}, default 20)`),
-    owner: z.string().max(100).optional().describe("only in the skills CLI's shape (skills find --owner): only skills of this owner's login"),
+      .optional(
+        z.pipe(
+          z.pipe(z.string().check(z.regex(/^\d{1,3}$/, 'a whole number')), z.transform(Number)),
+          z.number().check(z.int(), z.minimum(1), z.maximum(SEARCH_LIMIT_MAX)),
+        ),
+      )
+      .check(z.describe(`at most this many skills (1–${SEARCH_LIMIT_MAX}, default 20)`)),
+    owner: z
+      .optional(z.string().check(z.maxLength(100)))
+      .check(z.describe("only in the skills CLI's shape (skills find --owner): only skills of this owner's login")),
   }),
 );
 
 export const searchAnswerSchema = lazySchema(() =>
   z.object({
     query: z.string(),
-    total: z.number().describe('skills that match, however many are returned'),
+    total: z.number().check(z.describe('skills that match, however many are returned')),
     skills: z.array(
-      catalogEntrySchema.extend({
-        installs: z.number().describe('the popularity figure ranking uses (public installs)'),
-        score: z.number().describe('what the results are ordered by with sort=relevance; comparable within one answer only'),
+      z.extend(catalogEntrySchema, {
+        installs: z.number().check(z.describe('the popularity figure ranking uses (public installs)')),
+        score: z.number().check(z.describe('what the results are ordered by with sort=relevance; comparable within one answer only')),
       }),
     ),
-    didYouMean: z.string().optional().describe('a corrected query that finds skills, when a word of this one looks misspelt'),
-    corrected: z.boolean().optional().describe('true when the query as typed found nothing and the skills are those of didYouMean'),
+    didYouMean: z.optional(z.string()).check(z.describe('a corrected query that finds skills, when a word of this one looks misspelt')),
+    corrected: z.optional(z.boolean()).check(z.describe('true when the query as typed found nothing and the skills are those of didYouMean')),
   }),
 );
 
@@ -61,14 +66,14 @@ export const skillsFindAnswerSchema = lazySchema(() =>
   z.object({
     skills: z.array(
       z.object({
-        id: z.string().describe('the slug'),
-        skillId: z.string().describe('the slug'),
-        name: z.string().describe('the slug: the name the skill has in its discovery index, which skills add --skill takes'),
-        installs: z.number().describe('its public installs'),
-        source: z.string().describe("the skill's own URL, <origin>/skills/<slug>, which skills add installs from its own discovery index"),
+        id: z.string().check(z.describe('the slug')),
+        skillId: z.string().check(z.describe('the slug')),
+        name: z.string().check(z.describe('the slug: the name the skill has in its discovery index, which skills add --skill takes')),
+        installs: z.number().check(z.describe('its public installs')),
+        source: z.string().check(z.describe("the skill's own URL, <origin>/skills/<slug>, which skills add installs from its own discovery index")),
       }),
     ),
-    count: z.number().describe('how many skills are listed'),
+    count: z.number().check(z.describe('how many skills are listed')),
   }),
 );
 

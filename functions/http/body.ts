@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { DomainError, invalidRequest } from '#core/errors';
 import { validate } from '#core/validate';
 
@@ -8,7 +8,7 @@ import { validate } from '#core/validate';
  * 400 for malformed JSON or a schema violation (with the field issues as details). The size
  * limit is enforced before this by the body-limit middleware.
  */
-export async function readBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
+export async function readBody<S extends z.ZodMiniType>(c: Context, schema: S): Promise<z.output<S>> {
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type.trim())) {
     throw new DomainError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json');

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { type ErrorCode, statusOf } from '#core/errors';
 import { errorBodySchema } from '#core/schemas';
 import { headersForKey } from '#core/static-paths';
@@ -79,11 +79,11 @@ function operationObject(operation: Operation | StaticFile): object {
   };
 }
 
-const json = (schema: z.ZodType, io: 'input' | 'output' = 'output') => ({
+const json = (schema: z.ZodMiniType, io: 'input' | 'output' = 'output') => ({
   content: { 'application/json': { schema: jsonSchema(schema, io) } },
 });
 
-const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => z.toJSONSchema(schema, { io, unrepresentable: 'any' });
+const jsonSchema = (schema: z.ZodMiniType, io: 'input' | 'output') => z.toJSONSchema(schema, { io, unrepresentable: 'any' });
 
 const pathParameters = (path: string) =>
   [...path.matchAll(/\{(\w+)(\+?)\}/g)].map(([, name, greedy]) => ({
@@ -94,7 +94,7 @@ const pathParameters = (path: string) =>
     schema: { type: 'string' },
   }));
 
-function queryParameters(query: z.ZodObject): object[] {
+function queryParameters(query: z.ZodMiniObject): object[] {
   const { properties = {}, required = [] } = jsonSchema(query, 'input') as { properties?: Record<string, { description?: string }>; required?: string[] };
   return Object.entries(properties).map(([name, schema]) => ({
     name,
@@ -130,7 +130,7 @@ function errorResponses(codes: ErrorCode[]): Record<number, object> {
   return Object.fromEntries(
     statuses.map((status) => {
       const shared = byStatus.get(status)!;
-      const body = errorBodySchema.extend({ error: errorBodySchema.shape.error.extend({ code: z.enum(shared) }) });
+      const body = z.extend(errorBodySchema, { error: z.extend(errorBodySchema.shape.error, { code: z.enum(shared) }) });
       return [status, { description: shared.join(', '), ...json(body) }];
     }),
   );

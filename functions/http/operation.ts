@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { ErrorCode } from '#core/errors';
 
 /**
@@ -26,12 +26,12 @@ interface Success {
   status: 200 | 201 | 202 | 204 | 302;
   description: string;
   /** The JSON body's schema; none for 204 and redirects. */
-  schema?: z.ZodType;
+  schema?: z.ZodMiniType;
   /**
    * A second success: a redirect to where the answer is fetched instead (303), the same answer
    * for what already existed (200), or nothing to do (204).
    */
-  also?: { status: 200 | 204 | 303; description: string; schema?: z.ZodType };
+  also?: { status: 200 | 204 | 303; description: string; schema?: z.ZodMiniType };
 }
 
 interface OperationSpec {
@@ -42,19 +42,19 @@ interface OperationSpec {
   description?: string;
   auth: Auth;
   /** The JSON body, read after the credentials: 415 without a JSON content type, 400 off-schema. */
-  body?: z.ZodType;
+  body?: z.ZodMiniType;
   /**
    * A body documented but not read by `route()`: the handler needs its exact bytes (a signed
    * webhook), so neither the JSON content-type rule nor the schema applies before it.
    */
-  rawBody?: z.ZodType;
+  rawBody?: z.ZodMiniType;
   /**
    * A `multipart/form-data` body, documented but read by the handler (`route()` reads only JSON):
    * 415 for another content type, 400 for a malformed form or a part off-schema.
    */
-  form?: z.ZodType;
+  form?: z.ZodMiniType;
   /** The query string, read after the body: 400 off-schema or for a repeated parameter. */
-  query?: z.ZodObject;
+  query?: z.ZodMiniObject;
   success: Success;
   /**
    * The codes the handler and the services below it can answer. Those `route()` and the app
@@ -130,7 +130,7 @@ interface StaticFileSpec {
   summary: string;
   description?: string;
   /** The JSON document's schema; absent for an archive. */
-  schema?: z.ZodType;
+  schema?: z.ZodMiniType;
   /** Its object key in the static bucket, from the path's parameters (core/static-paths.ts). */
   key: (params: Record<string, string>) => string;
   /** Whether a path of this shape may name nothing (an unknown slug or version). */

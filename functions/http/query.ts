@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { invalidRequest } from '#core/errors';
 import { issueDetails } from '#core/schema-fields';
 
@@ -8,7 +8,7 @@ import { issueDetails } from '#core/schema-fields';
  * A parameter the schema knows that appears twice is refused rather than guessed at; parameters
  * it does not know are ignored, as clients add cache busters and tracking fields.
  */
-export function readQuery<S extends z.ZodObject>(c: Context, schema: S): z.output<S> {
+export function readQuery<S extends z.ZodMiniObject>(c: Context, schema: S): z.output<S> {
   const all = c.req.queries();
   const value: Record<string, string> = {};
   for (const name of Object.keys(schema.shape)) {

@@ -1,5 +1,5 @@
 import type { Context, Hono, TypedResponse } from 'hono';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { type Caller, requireApiKey, requireSession, requireSessionOrApiKey } from './auth.ts';
 import { readBody } from './body.ts';
 import type { AppEnv } from './env.ts';
@@ -29,8 +29,8 @@ type ParamNames<P extends string> = P extends `${string}{${infer Name}}${infer R
 /** What `route()` has checked and read for the handler, typed by the declaration. */
 interface RouteInput<O extends Operation> {
   caller: O['auth'] extends 'session' | 'apiKey' | 'sessionOrApiKey' | 'publisher' ? Caller : undefined;
-  body: O extends { body: infer B extends z.ZodType } ? z.output<B> : undefined;
-  query: O extends { query: infer Q extends z.ZodObject } ? z.output<Q> : undefined;
+  body: O extends { body: infer B extends z.ZodMiniType } ? z.output<B> : undefined;
+  query: O extends { query: infer Q extends z.ZodMiniObject } ? z.output<Q> : undefined;
   params: Record<ParamNames<O['path']>, string>;
 }
 

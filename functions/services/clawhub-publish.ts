@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { WireFile } from '#core/bundle';
 import type { ClawhubPublishPayload, clawhubPublishedSchema } from '#core/clawhub-publish-schemas';
 import { forbidden, invalidRequest, isDomainError } from '#core/errors';

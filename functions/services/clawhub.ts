@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { CatalogEntry } from '#core/catalog';
 import { clawhubModeration, clawhubSkill, clawhubUser, clawhubVersion } from '#core/clawhub-documents';
 import { pageByDate, refuseCursorByInstalls, topByInstalls } from '#core/clawhub-listing';

@@ -1,5 +1,5 @@
 import type { Octokit } from '@octokit/core';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { DomainError, notFound, payloadTooLarge } from '#core/errors';
 import type { TreeEntry } from '#core/repo-import';
 import type { User } from '#core/schemas';
@@ -29,11 +29,11 @@ const repositorySchema = lazySchema(() =>
     default_branch: z.string(),
   }),
 );
-const commitSchema = lazySchema(() => z.object({ sha: z.string().regex(/^[0-9a-f]{40}$/) }));
+const commitSchema = lazySchema(() => z.object({ sha: z.string().check(z.regex(/^[0-9a-f]{40}$/)) }));
 const treeSchema = lazySchema(() =>
   z.object({
-    truncated: z.boolean().optional(),
-    tree: z.array(z.object({ path: z.string(), mode: z.string(), type: z.enum(['blob', 'tree', 'commit']), sha: z.string(), size: z.number().optional() })),
+    truncated: z.optional(z.boolean()),
+    tree: z.array(z.object({ path: z.string(), mode: z.string(), type: z.enum(['blob', 'tree', 'commit']), sha: z.string(), size: z.optional(z.number()) })),
   }),
 );
 const blobSchema = lazySchema(() => z.object({ content: z.string(), encoding: z.literal('base64') }));
@@ -116,7 +116,7 @@ export class GitHubRepos {
     }
   }
 
-  private async get<S extends z.ZodType>(schema: S, route: string, params: Record<string, string>, missing: string): Promise<z.output<S>> {
+  private async get<S extends z.ZodMiniType>(schema: S, route: string, params: Record<string, string>, missing: string): Promise<z.output<S>> {
     let data: unknown;
     try {
       ({ data } = await this.api.request(route, params));

@@ -1,5 +1,5 @@
 import { exchangeWebFlowCode, getWebFlowAuthorizationUrl } from '@octokit/oauth-methods';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { invalidRequest } from '#core/errors';
 import { loginSchema } from '#core/schema-fields';
 import type { User } from '#core/schemas';
@@ -34,10 +34,10 @@ export function authorizeUrl(app: GitHubApp, state: string, redirectUrl: string)
 // GitHub sends much more; these are the fields a Skillpress user is made of.
 const githubUserSchema = lazySchema(() =>
   z.object({
-    id: z.number().int().positive(),
+    id: z.number().check(z.int(), z.positive()),
     login: loginSchema,
-    name: z.string().max(255).nullish(),
-    avatar_url: z.string().max(2048).nullish(),
+    name: z.nullish(z.string().check(z.maxLength(255))),
+    avatar_url: z.nullish(z.string().check(z.maxLength(2048))),
   }),
 );
 

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { DomainError, notFound } from '#core/errors';
 import { limits } from '#core/limits';
 import { isAdmin } from '#core/moderation';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { DomainError, invalidRequest } from '#core/errors';
 import { fromStripeAmount } from '#core/price';
 import type { Deps } from '../platform/composition.ts';
@@ -31,24 +31,29 @@ type WebhookPorts = Pick<Deps, 'db' | 'config' | 'clock' | 'log'>;
 export type WebhookOutcome = 'granted' | 'duplicate' | 'revoked' | 'suspended' | 'restored' | 'ignored';
 
 /** Stripe ids are short; anything longer is not one and must not become part of a key. */
-const stripeId = lazySchema(() => z.string().min(1).max(255));
+const stripeId = lazySchema(() => z.string().check(z.minLength(1), z.maxLength(255)));
 
 /** The fields of a Checkout Session the purchase is made of; Stripe sends many more. */
 const paidSessionSchema = lazySchema(() =>
   z.object({
     id: stripeId,
     payment_status: z.string(),
-    amount_total: z.number().int().nonnegative(),
-    currency: z.string().length(3),
+    amount_total: z.number().check(z.int(), z.nonnegative()),
+    currency: z.string().check(z.length(3)),
     payment_intent: z.union([stripeId, z.object({ id: stripeId })]),
-    metadata: z.object({ skillId: z.string().min(1).max(128), slug: z.string().max(64), userId: z.string().min(1).max(128), login: z.string().max(64) }),
+    metadata: z.object({
+      skillId: z.string().check(z.minLength(1), z.maxLength(128)),
+      slug: z.string().check(z.maxLength(64)),
+      userId: z.string().check(z.minLength(1), z.maxLength(128)),
+      login: z.string().check(z.maxLength(64)),
+    }),
   }),
 );
 
 const refundedChargeSchema = lazySchema(() =>
   z.object({
     refunded: z.boolean(),
-    payment_intent: z.union([stripeId, z.object({ id: stripeId })]).nullish(),
+    payment_intent: z.nullish(z.union([stripeId, z.object({ id: stripeId })])),
   }),
 );
 
@@ -56,7 +61,7 @@ const refundedChargeSchema = lazySchema(() =>
 const disputeSchema = lazySchema(() =>
   z.object({
     status: z.string(),
-    payment_intent: z.union([stripeId, z.object({ id: stripeId })]).nullish(),
+    payment_intent: z.nullish(z.union([stripeId, z.object({ id: stripeId })])),
   }),
 );
 

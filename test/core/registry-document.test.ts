@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '#core/canonical-json';
 import { catalogDocument, catalogEntry, discoveryDocument, discoveryEntry, inSharedIndexes, skillMdEntry } from '#core/catalog';
@@ -104,8 +105,8 @@ describe('registry document', () => {
   });
 
   it('matches the published schema exactly (no extra fields)', () => {
-    expect(registryDocumentSchema.strict().safeParse(registryDocument(skill({ paid: true }), versions)).success).toBe(true);
-    expect(versionsDocumentSchema.strict().safeParse(versionsDocument(skill(), versions)).success).toBe(true);
+    expect(z.strictObject(registryDocumentSchema.shape).safeParse(registryDocument(skill({ paid: true }), versions)).success).toBe(true);
+    expect(z.strictObject(versionsDocumentSchema.shape).safeParse(versionsDocument(skill(), versions)).success).toBe(true);
   });
 
   it('has exactly the fields of docs/api.md §11.2', () => {
@@ -150,7 +151,7 @@ describe('registry document', () => {
     expect(registryDocument(skill(), rescanned).versions.map((v) => v.scannedAt)).toEqual(
       registryDocument(skill(), scanned).versions.map((v) => (v.version === '2.0.0' ? '2027-01-01T00:00:00.000Z' : v.publishedAt)),
     );
-    expect(registryDocumentSchema.strict().parse(doc)).toEqual(doc);
+    expect(z.strictObject(registryDocumentSchema.shape).parse(doc)).toEqual(doc);
     // Versions published before scanning have none, and the documents say nothing about them.
     expect('scan' in registryDocument(skill(), versions)).toBe(false);
   });
@@ -160,7 +161,7 @@ describe('registry document', () => {
     const documents = registryDocuments(quarantined, versions);
     const stub = { id: 'id-1', slug: 'pretty-json', name: 'Pretty JSON', author: 'alice', status: 'quarantined' };
     expect(documents).toEqual({ registry: stub, versions: stub });
-    expect(quarantinedDocumentSchema.strict().parse(documents.registry)).toEqual(stub);
+    expect(z.strictObject(quarantinedDocumentSchema.shape).parse(documents.registry)).toEqual(stub);
     expect(registryDocuments(skill(), versions)).toEqual({ registry: registryDocument(skill(), versions), versions: versionsDocument(skill(), versions) });
   });
 

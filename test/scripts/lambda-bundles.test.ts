@@ -70,11 +70,13 @@ afterAll(async () => {
 const bodyOf = (result: APIGatewayProxyStructuredResultV2) => JSON.parse(result.body ?? 'null');
 
 describe('the bundles', () => {
-  it.each(lambdas.map((l) => l.name))('%s is ESM with the createRequire banner, within the size budget at cold start', (name) => {
+  it.each(lambdas.map((l) => l.name))('%s is ESM with the createRequire banner, one file at cold start within the size budget', (name) => {
     const report = inject('bundles').find((b) => b.name === name)!;
     const source = readFileSync(`${bundleDir(name)}/index.mjs`, 'utf8');
     expect(source.startsWith(REQUIRE_BANNER)).toBe(true);
     expect(source).toMatch(/export\s*\{[^}]*\bhandler\b/);
+    // One file at cold start: it imports no chunk before it runs, only packages and built-ins.
+    expect(source).not.toMatch(/(?:^|[;}])\s*import\s*(?:[\w$*{}\s,]+?\s*from\s*)?["']\./);
     expect(report.loadedBytes).toBeLessThanOrEqual(COLD_START_BUDGET_BYTES);
   });
 
@@ -102,6 +104,15 @@ describe('the bundles', () => {
     };
     for (const l of lambdas) expect(built(l.name), l.name).toEqual([0, 1]);
   }, 120_000);
+
+  it("carries zod's functional API (zod/mini) only, never the classic one, whose every method is defined at import", () => {
+    // Each classic schema class is made by `$constructor("ZodString", ...)` and so on; mini's are ZodMini….
+    const carriesClassicZod = (name: string) =>
+      readdirSync(bundleDir(name), { recursive: true, encoding: 'utf8' })
+        .filter((file) => file.endsWith('.mjs'))
+        .some((file) => readFileSync(join(bundleDir(name), file), 'utf8').includes('"ZodString"'));
+    for (const l of lambdas) expect(carriesClassicZod(l.name), l.name).toBe(false);
+  });
 
   it('loads the S3 SDK on the first call to S3, not at a cold start: no file the cold start loads carries it', () => {
     for (const l of lambdas.filter((l) => l.content || l.static)) {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import {
   clawhubPublishedSchema,
   clawhubPublishFormSchema,
@@ -60,8 +60,8 @@ export const clawhubUploadOperations = operations(tag, {
     summary: 'The bytes of a file announced with upload-url, at the URL it gave',
     description: 'Any Content-Type; the body is the file. They must match the ticket: a different size or digest is a 400.',
     auth: 'apiKey',
-    query: lazySchema(() => z.object({ ticket: z.string().min(1).max(200).describe('the uploadTicket') })),
-    rawBody: lazySchema(() => z.string().meta({ format: 'binary' }).describe("the file's bytes")),
+    query: lazySchema(() => z.object({ ticket: z.string().check(z.minLength(1), z.maxLength(200), z.describe('the uploadTicket')) })),
+    rawBody: lazySchema(() => z.string().check(z.meta({ format: 'binary' }), z.describe("the file's bytes"))),
     success: { status: 200, description: 'Stored; storageId is the SHA-256', schema: clawhubUploadedSchema },
     errors: ['invalid_request', 'not_found', 'insufficient_scope'],
   },

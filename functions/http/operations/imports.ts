@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { importBodySchema, importResultSchema, importsSchema } from '#core/schemas';
 import { operations } from '../operation.ts';
 import { lazySchema } from '#core/lazy-schema';
@@ -57,7 +57,7 @@ export const importOperations = operations(
         "For GitHub only. The signature (HMAC-SHA256 of the exact body with the import's secret) is checked before anything else; a missing or wrong one " +
         'is a 401 and changes nothing. A push (X-GitHub-Event: push) to the tracked ref imports again (202); a ping, another event or another ref is a 204.',
       auth: 'none',
-      rawBody: lazySchema(() => z.object({ ref: z.string() }).describe("GitHub's push event (or another event, which is acknowledged and ignored)")),
+      rawBody: lazySchema(() => z.object({ ref: z.string() }).check(z.describe("GitHub's push event (or another event, which is acknowledged and ignored)"))),
       success: {
         status: 202,
         description: 'A push to the tracked ref: imported again',

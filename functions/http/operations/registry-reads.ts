@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import {
   pendingDocumentSchema,
   quarantinedDocumentSchema,
@@ -28,7 +29,7 @@ export const registryReadOperations = operations(
       success: {
         status: 200,
         description: 'The registry document',
-        schema: lazySchema(() => registryDocumentSchema.or(quarantinedDocumentSchema).or(pendingDocumentSchema)),
+        schema: lazySchema(() => z.union([z.union([registryDocumentSchema, quarantinedDocumentSchema]), pendingDocumentSchema])),
       },
       errors: ['not_found', 'insufficient_scope'],
     },
@@ -40,7 +41,7 @@ export const registryReadOperations = operations(
       success: {
         status: 200,
         description: 'The versions document',
-        schema: lazySchema(() => versionsDocumentSchema.or(quarantinedDocumentSchema).or(pendingDocumentSchema)),
+        schema: lazySchema(() => z.union([z.union([versionsDocumentSchema, quarantinedDocumentSchema]), pendingDocumentSchema])),
       },
       errors: ['not_found', 'insufficient_scope'],
     },

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { searchAnswerSchema, searchQuerySchema, skillsFindAnswerSchema } from '#core/search/schemas';
 import { operations } from '../operation.ts';
 import { lazySchema } from '#core/lazy-schema';

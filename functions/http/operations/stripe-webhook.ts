@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { webhookReceivedSchema } from '#core/schemas';
 import { operations } from '../operation.ts';
 import { lazySchema } from '#core/lazy-schema';
@@ -17,7 +17,7 @@ export const stripeWebhookOperations = operations(
         'session, however often the event is delivered; charge.refunded (a full refund) revokes it; other events are acknowledged and ignored.',
       auth: 'stripeSignature',
       rawBody: lazySchema(() =>
-        z.object({ id: z.string(), type: z.string(), data: z.object({ object: z.record(z.string(), z.unknown()) }) }).describe('a Stripe event'),
+        z.object({ id: z.string(), type: z.string(), data: z.object({ object: z.record(z.string(), z.unknown()) }) }).check(z.describe('a Stripe event')),
       ),
       success: { status: 200, description: 'Received', schema: webhookReceivedSchema },
       errors: ['invalid_request', 'payments_unavailable'],

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { configFromEnv } from '#functions/platform/config';
 import { getObjectBytes } from '#functions/content/s3';
 import { createS3 } from '#functions/content/s3-client';

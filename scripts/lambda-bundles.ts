@@ -15,15 +15,17 @@ import { embedGrammar, REQUIRE_BANNER } from './esm-bundle.mjs';
  *   about four times slower here (and the code would run against an SDK version nobody tested).
  * - `mainFields: module, main` makes esbuild take the SDK's ES builds, which tree-shake; its
  *   CommonJS builds do not (913 KB against 650 KB for the same entry).
- * - Code splitting: what the code only `import()`s (the SDK's credential providers other than
- *   the environment's, which Lambda never uses, and Secrets Manager until a secret is read)
- *   lands in chunks that are loaded only when called, so they cost nothing at cold start. The
+ * - Code splitting: what the code only `import()`s (Secrets Manager until a secret is read, the
+ *   S3 client until the first command is sent) lands in chunks that are loaded only when called, so they cost nothing at cold start. The
  *   budget (600 KB) is therefore held against the bytes a cold start loads; the deployed total
  *   is reported beside it.
  * - One file at cold start: the chunks index.mjs imports statically are merged into it
  *   (`mergeColdStart`), since Node pays for each module file it loads.
  * - A Lambda granted no bucket gets `scripts/lambda-stubs/s3-client.ts` instead of the S3 client:
  *   what IAM denies, the bundle need not carry.
+ * - Every bundle gets `scripts/lambda-stubs/credential-provider.ts` instead of the SDK's default
+ *   credential chain: Lambda's credentials are in the environment, and the chain's other links
+ *   (SSO, profiles, processes, metadata services) were 13–39 KB of every cold start.
  */
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -83,7 +85,7 @@ export async function bundleEntry(name: string, entry: string, outdir: string, a
     treeShaking: true,
     // Imported only by the SDK's browser user-agent code, which never runs on Node.
     external: ['bowser'],
-    alias,
+    alias: { '@aws-sdk/credential-provider-node': join(root, 'scripts/lambda-stubs/credential-provider.ts'), ...alias },
     banner: { js: REQUIRE_BANNER },
     metafile: true,
     logLevel: 'warning',

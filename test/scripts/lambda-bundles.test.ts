@@ -107,11 +107,11 @@ describe('the bundles', () => {
 
   it("carries zod's functional API (zod/mini) only, never the classic one, whose every method is defined at import", () => {
     // Each classic schema class is made by `$constructor("ZodString", ...)` and so on; mini's are ZodMini….
-    const carriesClassicZod = (name: string) =>
-      readdirSync(bundleDir(name), { recursive: true, encoding: 'utf8' })
-        .filter((file) => file.endsWith('.mjs'))
-        .some((file) => readFileSync(join(bundleDir(name), file), 'utf8').includes('"ZodString"'));
-    for (const l of lambdas) expect(carriesClassicZod(l.name), l.name).toBe(false);
+    for (const l of lambdas) expect(carries(l.name, '"ZodString"'), l.name).toBe(false);
+  });
+
+  it("takes Lambda's credentials from the environment, without the SDK's default chain (SSO, profiles, processes, metadata)", () => {
+    for (const l of lambdas) expect(carries(l.name, 'defaultProvider::fromSSO'), l.name).toBe(false);
   });
 
   it('loads the S3 SDK on the first call to S3, not at a cold start: no file the cold start loads carries it', () => {
@@ -487,3 +487,10 @@ describe('the stream rebuild with a skill it cannot rebuild', () => {
     expect(registry).toMatchObject({ id: good.id, currentVersion: '1.0.0' });
   });
 });
+
+/** Whether any module file of a Lambda's bundle holds `text`. */
+function carries(name: string, text: string): boolean {
+  return readdirSync(bundleDir(name), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.mjs'))
+    .some((file) => readFileSync(join(bundleDir(name), file), 'utf8').includes(text));
+}

@@ -94,10 +94,13 @@ const LATIN_LOOKALIKES: Readonly<Record<string, string>> = {
   xll: 'Ⅻ',
 };
 
-/** Each lookalike character and the Latin letters or digits it passes for. */
-const PROTOTYPE_OF: ReadonlyMap<string, string> = new Map(
-  Object.entries(LATIN_LOOKALIKES).flatMap(([prototype, lookalikes]) => [...lookalikes].map((c) => [c, prototype] as const)),
-);
+/**
+ * Each lookalike character and the Latin letters or digits it passes for: made with the first
+ * reading, not when a Lambda loads the module (only a new skill's name is ever read).
+ */
+let prototypeOf: ReadonlyMap<string, string> | undefined;
+const prototypes = (): ReadonlyMap<string, string> =>
+  (prototypeOf ??= new Map(Object.entries(LATIN_LOOKALIKES).flatMap(([prototype, lookalikes]) => [...lookalikes].map((c) => [c, prototype] as const))));
 
 /**
  * The text as a person reads it in Latin letters, in lower case: compatibility forms unified and
@@ -106,8 +109,9 @@ const PROTOTYPE_OF: ReadonlyMap<string, string> = new Map(
  * nothing Latin stay as they are.
  */
 export function latinReading(text: string): string {
+  const prototypeOf = prototypes();
   let out = '';
-  for (const c of withoutMarks(text)) out += PROTOTYPE_OF.get(c) ?? c;
+  for (const c of withoutMarks(text)) out += prototypeOf.get(c) ?? c;
   return withoutMarks(out).toLowerCase();
 }
 

@@ -20,7 +20,6 @@ import {
 import type { SortedJsonList } from '#core/sorted-json-list';
 import { contentIsPublic, hasStaticFiles, isPublicListing } from '#core/policy';
 import { registryDocuments, type VersionsDocument } from '#core/registry-document';
-import { skillArchive } from '#core/skill-archive';
 import type { SkillIssue } from '#core/skill-front-matter';
 import { SKILL_FILE } from '#core/filename';
 import { type RecordedSignature, SIGNATURE_FORMAT, signedDigest } from '#core/version-signature';
@@ -543,6 +542,8 @@ export class Rebuilder {
     const key = archiveKey(skill.slug, current.version);
     let digest = existing?.has(key) ? (await this.deps.staticStore.metadata(key))?.sha256 : undefined;
     if (!digest) {
+      // tar (its one minified module, 82 KB) is loaded with the first archive to make, not at every cold start.
+      const { skillArchive } = await import('#core/skill-archive');
       const archive = skillArchive(await this.readFiles(current));
       digest = sha256Hex(archive);
       await this.deps.staticStore.put(key, archive, { sha256: digest });

@@ -1,5 +1,4 @@
 import type { Deps } from '../platform/composition.ts';
-import { githubApi, statusOfGitHubError } from '../platform/octokit.ts';
 import { readSecret } from '../platform/secrets-manager.ts';
 import { claimWindow, markPending, readLock, releaseWindow } from '../store/site-build-lock.ts';
 import { publishInstallCounts } from './public-installs.ts';
@@ -62,6 +61,8 @@ export async function flushPendingSiteBuild(deps: Deps): Promise<SiteBuildOutcom
 
 async function dispatchOrRelease(deps: Deps, windowEndsAt: number): Promise<SiteBuildOutcome> {
   const workflow = workflowOf(deps)!;
+  // Octokit is loaded with the first dispatch: the rebuilds that import this module rarely make one.
+  const { githubApi, statusOfGitHubError } = await import('../platform/octokit.ts');
   try {
     const token = await readSecret(deps.config.siteBuild.token, deps.config.region);
     if (!token) {

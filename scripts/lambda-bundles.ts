@@ -16,9 +16,9 @@ import { embedGrammar, REQUIRE_BANNER } from './esm-bundle.mjs';
  * - `mainFields: module, main` makes esbuild take the SDK's ES builds, which tree-shake; its
  *   CommonJS builds do not (913 KB against 650 KB for the same entry).
  * - Code splitting: what the code only `import()`s (Secrets Manager until a secret is read, the
- *   S3 client until the first command is sent) lands in chunks that are loaded only when called, so they cost nothing at cold start. The
- *   budget (600 KB) is therefore held against the bytes a cold start loads; the deployed total
- *   is reported beside it.
+ *   S3 client until the first command is sent) lands in chunks that are loaded only when called,
+ *   so they cost nothing at cold start. The budget ({@link COLD_START_BUDGET_BYTES}) is therefore
+ *   held against the bytes a cold start loads; the deployed total is reported beside it.
  * - One file at cold start: the chunks index.mjs imports statically are merged into it
  *   (`mergeColdStart`), since Node pays for each module file it loads.
  * - A Lambda granted no bucket gets `scripts/lambda-stubs/s3-client.ts` instead of the S3 client:
@@ -95,13 +95,13 @@ export async function bundleEntry(name: string, entry: string, outdir: string, a
 
 /**
  * Merges the chunks a cold start loads into index.mjs. esbuild's code splitting makes a chunk for
- * each set of entries (the bundle and each `import()`, the SDK's credential providers included)
- * that share modules, so a cold start loaded 8 to 28 files, and Node resolves, reads, compiles and
- * links each module file apart: imported in turns, the publish Lambda's 28 files took 124 ms p50,
- * the same code in one file 100 ms (the floor's 8 files 80 ms, in one 69). index.mjs is rebuilt
- * from those files, exporting what the other chunks import of them, and each other chunk is
- * rebuilt to import that from index.mjs: every module still exists once, and the chunks are only
- * ever loaded by an `import()` made after index.mjs has run.
+ * each set of entries (the bundle and each `import()`) that share modules, so a cold start loaded
+ * 8 to 28 files, and Node resolves, reads, compiles and links each module file apart: imported in
+ * turns, the publish Lambda's 28 files took 124 ms p50, the same code in one file 100 ms (the
+ * floor's 8 files 80 ms, in one 69). index.mjs is rebuilt from those files, exporting what the
+ * other chunks import of them, and each other chunk is rebuilt to import that from index.mjs:
+ * every module still exists once, and the chunks are only ever loaded by an `import()` made after
+ * index.mjs has run.
  */
 async function mergeColdStart(name: string, outdir: string, metafile: Metafile): Promise<BundleReport> {
   const outputs = metafile.outputs;
